@@ -1,0 +1,143 @@
+/* shardtab.h - public API of libshardtab: one table of shard pointers per node,
+ * usable from kernels on every GPU of that node.
+ *
+ * Each MPI rank binds one device (shardtab_init), allocates its shard on it
+ * (shardtab_mem_alloc) and joins a collective shardtab_create. The ranks of a
+ * node exchange IPC handles over MPI, every rank maps its peers' shards into its
+ * own address space and uploads its own replica of the pointer table to its own
+ * device. A kernel on any rank of the node can then dereference
+ * table[node_rank][i] for every shard of the node. MPI is used only here, at
+ * set-up and tear-down; the kernels touch peer memory directly.
+ *
+ * Conventions: every function returns a shardtab_status_t; output arguments come
+ * last and are written only on success. Collective calls (marked so) return the
+ * same status on every rank of the communicator, and on failure every rank holds
+ * the same message in shardtab_last_error(), naming the host, rank, device and
+ * call that failed first.
+ */
+#ifndef SHARDTAB_H
+#define SHARDTAB_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHARDTAB_VERSION_MAJOR 0
+#define SHARDTAB_VERSION_MINOR 1
+#define SHARDTAB_VERSION_PATCH 0
+
+typedef enum shardtab_status {
+    SHARDTAB_SUCCESS = 0,
+    SHARDTAB_ERR_INVALID_ARG,   /* bad argument or environment: the caller's fault */
+    SHARDTAB_ERR_NO_MEMORY,     /* host or device allocation failed */
+    SHARDTAB_ERR_NO_DEVICE,     /* no usable device for this rank */
+    SHARDTAB_ERR_DEVICE,        /* a device or OS runtime call failed */
+    SHARDTAB_ERR_IPC,           /* exporting or opening an IPC handle failed */
+    SHARDTAB_ERR_PEER_ACCESS,   /* a device cannot reach a peer's memory */
+    SHARDTAB_ERR_DESCRIPTOR,    /* a peer sent a descriptor that fails validation */
+    SHARDTAB_ERR_MPI,           /* an MPI call failed */
+    SHARDTAB_ERR_UNSUPPORTED,   /* not possible with this backend or build */
+    SHARDTAB_ERR_FAULT,         /* failure injected through SHARDTAB_FAULT */
+    SHARDTAB_ERR_VERIFY,        /* an application-level check failed */
+    SHARDTAB_STATUS_COUNT
+} shardtab_status_t;
+
+typedef enum shardtab_backend {
+    SHARDTAB_BACKEND_HOST = 0, /* CPUs; shards in POSIX shared memory */
+    SHARDTAB_BACKEND_HIP,      /* AMD GPUs through the HIP runtime */
+    SHARDTAB_BACKEND_CUDA,     /* NVIDIA GPUs: the same HIP code on the CUDA runtime */
+    SHARDTAB_BACKEND_COUNT
+} shardtab_backend_t;
+
+typedef struct shardtab shardtab_t;
+
+typedef struct shardtab_init_params {
+    /* Let several ranks of a node share one device (round robin). Off by default:
+     * more node ranks than devices is usually a launch mistake. */
+    int allow_shared_device;
+} shardtab_init_params_t;
+
+typedef struct shardtab_device_info {
+    shardtab_backend_t backend;
+    int device;            /* ordinal of the bound device, as this process sees it */
+    int visible_devices;   /* devices this process can see */
+    int shared;            /* another rank of this node binds the same device */
+    char name[64];         /* e.g. "NVIDIA H200", "AMD Instinct MI250X", "cpu" */
+    char pci_bus_id[32];   /* "0000:c1:00.0", or "-" for the host backend */
+} shardtab_device_info_t;
+
+/* ---- Process set-up: bind this rank's device (collective) ------------------ */
+
+/* Picks this rank's device from its rank inside its node (never the global rank),
+ * checks that no two ranks of the node share a device unless allowed. */
+shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *params);
+shardtab_status_t shardtab_finalize(void);
+shardtab_status_t shardtab_device_info(shardtab_device_info_t *info);
+shardtab_backend_t shardtab_backend(void);
+const char *shardtab_backend_name(shardtab_backend_t backend);
+
+/* ---- Memory on the bound device (local) ------------------------------------ */
+
+/* Memory that can be shared through a table. Never write it from the host:
+ * copy into it. A zero-byte request returns a valid, unique pointer. */
+shardtab_status_t shardtab_mem_alloc(size_t bytes, void **ptr);
+shardtab_status_t shardtab_mem_free(void *ptr);
+shardtab_status_t shardtab_memcpy_to_device(void *dst, const void *src, size_t bytes);
+shardtab_status_t shardtab_memcpy_to_host(void *dst, const void *src, size_t bytes);
+shardtab_status_t shardtab_device_synchronize(void);
+
+/* ---- The table (collective over comm) -------------------------------------- */
+
+/* shard may point inside a larger allocation from shardtab_mem_alloc; shard may
+ * be NULL only with bytes == 0 (the peers then see a NULL entry).
+ * SHARDTAB_RANKS_PER_NODE=R in the environment splits each real node into groups
+ * of R consecutive ranks, to test multi-node logic on one machine. */
+shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes,
+                                  shardtab_t **table);
+/* Synchronizes the device, lets every importer unmap, then releases. Sets *table
+ * to NULL. The shards themselves stay allocated: free them afterwards. */
+shardtab_status_t shardtab_destroy(shardtab_t **table);
+
+int shardtab_node_size(const shardtab_t *table);  /* ranks in this node's table */
+int shardtab_node_rank(const shardtab_t *table);  /* this rank's index in it */
+int shardtab_node_id(const shardtab_t *table);    /* 0 .. node_count-1 */
+int shardtab_node_count(const shardtab_t *table);
+/* Device-resident array of node_size pointers, indexed by node rank; hand it
+ * to kernels as (T *const *). Each rank's replica lives on its own device. */
+void *const *shardtab_device_table(const shardtab_t *table);
+/* Communicator rank of the member with node rank node_rank, or -1. */
+int shardtab_member(const shardtab_t *table, int node_rank);
+/* Node rank of a communicator rank, or -1 when it is on another node. */
+int shardtab_node_rank_of(const shardtab_t *table, int comm_rank);
+/* A peer's shard as mapped in this process (host copy of the table). *base is
+ * NULL and *bytes 0 for a rank on another node, or an empty shard. */
+shardtab_status_t shardtab_peer(const shardtab_t *table, int comm_rank, void **base,
+                                size_t *bytes);
+/* Milliseconds this rank spent in shardtab_create, and in its IPC opens. */
+double shardtab_create_ms(const shardtab_t *table);
+double shardtab_open_ms(const shardtab_t *table);
+
+/* ---- Errors --------------------------------------------------------------- */
+
+const char *shardtab_status_string(shardtab_status_t status);
+/* The message of the last failure seen by this thread ("" when none). */
+const char *shardtab_last_error(void);
+/* Record an application error, so that shardtab_agree can share it. */
+shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Collective: every rank passes its local status and gets back the status of
+ * the lowest failing rank (SHARDTAB_SUCCESS when none failed); that rank's
+ * message becomes everybody's shardtab_last_error(). Nobody is left waiting. */
+shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHARDTAB_H */

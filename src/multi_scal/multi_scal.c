@@ -1,0 +1,341 @@
+/* multi_scal.c - the program: scale a distributed vector through one table of
+ * shard pointers per node, and verify every element.
+ *
+ * PURPOSE  Show that one pointer table works from kernels launched on every GPU
+ *          of a node (the AMDGPU.jl bug this project grew out of), and measure it.
+ * USAGE    mpirun -np <ranks> ./multi_scal [--n N] [--alpha A] [--mode M]
+ *                 [--iters K] [--json FILE] [--allow-shared-gpu]
+ * NOTES    One rank per GPU. Each mode reaches memory only through the table, never
+ *          through the local pointer: local (own shard), ring (the next node rank's
+ *          shard), global (a shard-sized stretch of the node's index space that
+ *          straddles two shards). After each mode every rank checks its own shard
+ *          exactly against the same multiplications done on the host. MPI carries
+ *          set-up, timing and verification only.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "partition.h"
+#include "report.h"
+#include "scal.h"
+#include "shardtab.h"
+
+typedef struct ms_run {
+    ms_options_t opts;
+    int rank, size;
+    ms_shard_t mine;
+    shardtab_t *table;
+    double *shard;              /* device: this rank's shard */
+    double *staging;            /* host: a copy of it */
+    uint64_t *offsets_host;     /* [node_size + 1] the node's index space */
+    uint64_t *offsets;          /* device copy, for the global kernel */
+    double expected[7];         /* the value each residue class must end with */
+    ms_report_t report;
+} ms_run_t;
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+/* Element g starts as 1 + g mod 7: never all ones, so an indexing slip shows. */
+static double initial_value(uint64_t g)
+{
+    return (double)(1 + g % 7);
+}
+
+static shardtab_status_t allocate(ms_run_t *run)
+{
+    size_t len = (size_t)run->mine.length;
+    shardtab_status_t status;
+
+    if (run->mine.length > SIZE_MAX / sizeof(double))
+        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "a shard of %" PRIu64
+                                  " doubles does not fit in memory", run->mine.length);
+    run->staging = malloc(len ? len * sizeof(double) : 1);
+    if (run->staging == NULL)
+        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY,
+                                  "malloc of a %zu-byte host staging buffer failed",
+                                  len * sizeof(double));
+    status = shardtab_mem_alloc(len * sizeof(double), (void **)&run->shard);
+    return status;
+}
+
+/* The node's index space is its members' shards in node-rank order. */
+static shardtab_status_t build_offsets(ms_run_t *run)
+{
+    int nodes = shardtab_node_size(run->table);
+    size_t bytes = ((size_t)nodes + 1) * sizeof(uint64_t);
+    shardtab_status_t status;
+
+    run->offsets_host = malloc(bytes);
+    if (run->offsets_host == NULL)
+        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of node offsets failed");
+    run->offsets_host[0] = 0;
+    for (int q = 0; q < nodes; q++) {
+        int member = shardtab_member(run->table, q);
+        run->offsets_host[q + 1] =
+            run->offsets_host[q] + ms_partition(run->opts.n, run->size, member).length;
+    }
+    status = shardtab_mem_alloc(bytes, (void **)&run->offsets);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(run->offsets, run->offsets_host, bytes);
+    return status;
+}
+
+/* ---- one mode ------------------------------------------------------------------ */
+
+static uint64_t shard_length(const ms_run_t *run, int node_rank)
+{
+    return run->offsets_host[node_rank + 1] - run->offsets_host[node_rank];
+}
+
+static shardtab_status_t launch(const ms_run_t *run, unsigned mode)
+{
+    double *const *table = (double *const *)shardtab_device_table(run->table);
+    int me = shardtab_node_rank(run->table), nodes = shardtab_node_size(run->table);
+    const char *kernel = "scal_shard";
+    int code = 0;
+
+    if (mode == MS_MODE_LOCAL) {
+        code = scal_shard(table, me, shard_length(run, me), run->opts.alpha);
+    } else if (mode == MS_MODE_RING) {
+        int next = (me + 1) % nodes;
+        code = scal_shard(table, next, shard_length(run, next), run->opts.alpha);
+    } else {
+        /* The same shift for every rank, so the stretches tile the node exactly. */
+        uint64_t total = run->offsets_host[nodes], shift = total / (uint64_t)nodes / 2;
+        scal_range_t range = {
+            .table = table,
+            .offsets = run->offsets,
+            .nshards = nodes,
+            .total = total,
+            .begin = total ? (run->offsets_host[me] + shift) % total : 0,
+            .count = shard_length(run, me),
+        };
+        kernel = "scal_range";
+        code = scal_range(&range, run->opts.alpha);
+    }
+    if (code != 0)
+        return shardtab_error_set(SHARDTAB_ERR_DEVICE, "kernel %s (mode %s) failed: %s", kernel,
+                                  ms_mode_name(mode), scal_error_string(code));
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t reset_shard(ms_run_t *run)
+{
+    for (uint64_t i = 0; i < run->mine.length; i++)
+        run->staging[i] = initial_value(run->mine.start + i);
+    shardtab_status_t status = shardtab_memcpy_to_device(
+        run->shard, run->staging, (size_t)run->mine.length * sizeof(double));
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_device_synchronize();
+    return status;
+}
+
+/* Test hook: MULTI_SCAL_TEST_CORRUPT=<global index> nudges that element by one
+ * ulp after the kernels, so the tests can prove the verifier sees a single
+ * wrong bit. Not for users; it never fires unless set. */
+static shardtab_status_t corrupt_for_test(ms_run_t *run)
+{
+    const char *text = getenv("MULTI_SCAL_TEST_CORRUPT");
+    uint64_t g;
+    double value;
+    char *end;
+
+    if (text == NULL || *text == '\0')
+        return SHARDTAB_SUCCESS;
+    g = strtoull(text, &end, 10);
+    if (*end != '\0' || g < run->mine.start || g - run->mine.start >= run->mine.length)
+        return SHARDTAB_SUCCESS;
+    double *element = run->shard + (g - run->mine.start);
+    shardtab_status_t status = shardtab_memcpy_to_host(&value, element, sizeof value);
+    value = nextafter(value, INFINITY);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(element, &value, sizeof value);
+    return status;
+}
+
+/* Compares every element of this rank's shard exactly; then the counts and the
+ * first bad element travel to rank 0. */
+static shardtab_status_t verify(ms_run_t *run, ms_mode_result_t *res)
+{
+    uint64_t bad = 0, first = UINT64_MAX, total_bad = 0, global_first = UINT64_MAX;
+    double pair[2] = {0.0, 0.0};
+    shardtab_status_t status;
+
+    status = shardtab_memcpy_to_host(run->staging, run->shard,
+                                     (size_t)run->mine.length * sizeof(double));
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    for (uint64_t i = 0; i < run->mine.length; i++) {
+        uint64_t g = run->mine.start + i;
+        double want = run->expected[g % 7];
+        /* memcmp, not ==: exact to the bit, and a NaN never passes */
+        if (memcmp(&run->staging[i], &want, sizeof want) != 0) {
+            if (bad++ == 0) {
+                first = g;
+                pair[0] = run->staging[i];
+                pair[1] = want;
+            }
+        }
+    }
+    MPI_Allreduce(&bad, &total_bad, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&first, &global_first, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    if (total_bad > 0)
+        MPI_Bcast(pair, 2, MPI_DOUBLE, ms_partition_owner(run->opts.n, run->size, global_first),
+                  MPI_COMM_WORLD);
+    res->mismatches = total_bad;
+    res->first_bad = global_first;
+    res->got = pair[0];
+    res->want = pair[1];
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t run_mode(ms_run_t *run, unsigned mode, ms_mode_result_t *res)
+{
+    shardtab_status_t status;
+    double start, seconds, slowest;
+
+    memset(res, 0, sizeof *res);
+    res->mode = mode;
+    res->iters = run->opts.iters;
+    status = shardtab_agree(MPI_COMM_WORLD, reset_shard(run));
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    start = MPI_Wtime();
+    for (int it = 0; it < run->opts.iters && status == SHARDTAB_SUCCESS; it++)
+        status = launch(run, mode);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_device_synchronize();
+    seconds = MPI_Wtime() - start;
+    if (status == SHARDTAB_SUCCESS)
+        status = corrupt_for_test(run);
+    /* also the barrier before verification: every writer of my shard is done */
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    res->seconds = slowest;
+    res->gbps = slowest > 0 ? 2.0 * sizeof(double) * (double)run->opts.n * run->opts.iters /
+                                  slowest / 1e9
+                            : 0.0;
+    return verify(run, res);
+}
+
+/* ---- main ---------------------------------------------------------------------- */
+
+static int exit_code_for(shardtab_status_t status)
+{
+    return status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
+}
+
+static void say_error(int rank, const char *message)
+{
+    if (rank == 0) {
+        fprintf(stderr, "multi_scal: error: %s\n", message);
+        fflush(stderr);
+    }
+}
+
+static void release(ms_run_t *run)
+{
+    if (run->table)
+        shardtab_destroy(&run->table);
+    shardtab_mem_free(run->offsets);
+    shardtab_mem_free(run->shard);
+    free(run->offsets_host);
+    free(run->staging);
+}
+
+int main(int argc, char **argv)
+{
+    static const unsigned mode_order[] = {MS_MODE_LOCAL, MS_MODE_RING, MS_MODE_GLOBAL};
+    shardtab_init_params_t params = {0};
+    shardtab_status_t status;
+    ms_run_t run;
+    char err[256];
+    int exit_code = 0, failed = 0;
+
+    memset(&run, 0, sizeof run);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &run.size);
+
+    /* ---- options: every rank parses, rank 0 speaks ---- */
+    switch (ms_options_parse(argc, argv, &run.opts, err, sizeof err)) {
+    case MS_PARSE_HELP:
+        if (run.rank == 0)
+            fputs(ms_usage_text(), stdout);
+        MPI_Finalize();
+        return 0;
+    case MS_PARSE_ERROR:
+        if (run.rank == 0)
+            fprintf(stderr, "multi_scal: %s\nTry 'multi_scal --help' for more information.\n", err);
+        MPI_Finalize();
+        return 2;
+    case MS_PARSE_OK:
+        break;
+    }
+    status = shardtab_agree(MPI_COMM_WORLD, ms_report_open_json(&run.report, &run.opts, run.rank));
+    if (status != SHARDTAB_SUCCESS) {
+        say_error(run.rank, shardtab_last_error());
+        MPI_Finalize();
+        return 2;
+    }
+
+    /* ---- device, shard, table ---- */
+    params.allow_shared_device = run.opts.allow_shared_gpu;
+    status = shardtab_init(MPI_COMM_WORLD, &params);
+    if (status != SHARDTAB_SUCCESS) {
+        say_error(run.rank, shardtab_last_error());
+        ms_report_discard_json(&run.report);
+        MPI_Finalize();
+        return exit_code_for(status);
+    }
+    run.mine = ms_partition(run.opts.n, run.size, run.rank);
+    for (int k = 0; k < 7; k++) {
+        run.expected[k] = initial_value((uint64_t)k);
+        for (int it = 0; it < run.opts.iters; it++)
+            run.expected[k] = run.expected[k] * run.opts.alpha;
+    }
+    status = shardtab_agree(MPI_COMM_WORLD, allocate(&run));
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_create(MPI_COMM_WORLD, run.mine.length ? run.shard : NULL,
+                                 (size_t)run.mine.length * sizeof(double), &run.table);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_agree(MPI_COMM_WORLD, build_offsets(&run));
+    if (status == SHARDTAB_SUCCESS)
+        status = ms_report_header(&run.report, &run.opts, run.table, run.mine);
+
+    /* ---- the modes, each verified ---- */
+    for (size_t m = 0; m < 3 && status == SHARDTAB_SUCCESS; m++) {
+        ms_mode_result_t res;
+        if (!(run.opts.modes & mode_order[m]))
+            continue;
+        status = run_mode(&run, mode_order[m], &res);
+        if (status == SHARDTAB_SUCCESS) {
+            ms_report_mode(&run.report, &res);
+            failed |= res.mismatches > 0;
+        }
+    }
+
+    if (status != SHARDTAB_SUCCESS) {
+        say_error(run.rank, shardtab_last_error());
+        exit_code = exit_code_for(status);
+    } else if (failed) {
+        exit_code = 1;
+    }
+    release(&run);
+    shardtab_finalize();
+    if (status == SHARDTAB_SUCCESS)
+        ms_report_finish(&run.report, exit_code);
+    else
+        ms_report_discard_json(&run.report);
+    MPI_Finalize();
+    return exit_code;
+}

@@ -1,0 +1,215 @@
+/* options.c - parsing and checking multi_scal's command line. Pure C, no MPI:
+ * each rank parses the same argv to the same verdict, and rank 0 alone
+ * speaks. */
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "Usage: multi_scal [options]\n"
+    "Scale a vector sharded over the MPI ranks (one per GPU) through one table of\n"
+    "shard pointers per node, and verify every element.\n"
+    "\n"
+    "  -n, --n N            global number of doubles; K, M, G, T suffixes are powers\n"
+    "                       of 1024 (default 600)\n"
+    "  -a, --alpha A        scale factor, a finite number (default 2.0)\n"
+    "  -m, --mode MODE      local | ring | global | all (default all)\n"
+    "                         local:  each rank scales its own shard through the table\n"
+    "                         ring:   each rank scales the next node rank's shard\n"
+    "                         global: each rank scales a shard-sized stretch of the\n"
+    "                                 node's index space, shifted by half a shard\n"
+    "  -i, --iters K        apply each mode's kernel K times (default 1)\n"
+    "  -j, --json FILE      also write the results as JSON to FILE\n"
+    "  -s, --allow-shared-gpu\n"
+    "                       let several ranks of a node share one GPU\n"
+    "  -h, --help           print this help and exit\n"
+    "\n"
+    "Environment: SHARDTAB_RANKS_PER_NODE=R splits each node into groups of R ranks.\n"
+    "Exit status: 0 all verified, 1 a verification or runtime failure, 2 bad usage.\n";
+
+const char *ms_usage_text(void)
+{
+    return usage_text;
+}
+
+void ms_options_default(ms_options_t *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->n = 600;
+    opts->alpha = 2.0;
+    opts->modes = MS_MODE_ALL;
+    opts->iters = 1;
+}
+
+int ms_parse_count(const char *text, uint64_t *count, char *err, size_t err_bytes)
+{
+    unsigned long long value;
+    uint64_t scale = 1;
+    char *end;
+
+    if (text == NULL || !isdigit((unsigned char)text[0])) {
+        snprintf(err, err_bytes, "invalid size '%s': expected a positive integer, optionally "
+                                 "followed by K, M, G or T",
+                 text ? text : "");
+        return -1;
+    }
+    errno = 0;
+    value = strtoull(text, &end, 10);
+    if (errno == ERANGE) {
+        snprintf(err, err_bytes, "size '%s' is too large", text);
+        return -1;
+    }
+    if (*end != '\0') {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': scale = 1ull << 10; break;
+        case 'M': scale = 1ull << 20; break;
+        case 'G': scale = 1ull << 30; break;
+        case 'T': scale = 1ull << 40; break;
+        default:
+            snprintf(err, err_bytes, "invalid size suffix in '%s': use K, M, G or T", text);
+            return -1;
+        }
+        if (end[1] != '\0') {
+            snprintf(err, err_bytes, "invalid size suffix in '%s': use K, M, G or T", text);
+            return -1;
+        }
+    }
+    if (value == 0) {
+        snprintf(err, err_bytes, "size '%s' must be at least 1 element", text);
+        return -1;
+    }
+    /* elements * scale * sizeof(double) must fit in 64 bits */
+    if (value > UINT64_MAX / scale || value * scale > UINT64_MAX / sizeof(double)) {
+        snprintf(err, err_bytes, "size '%s' is too large: its byte count overflows 64 bits", text);
+        return -1;
+    }
+    *count = value * scale;
+    return 0;
+}
+
+int ms_parse_alpha(const char *text, double *alpha, char *err, size_t err_bytes)
+{
+    char *end;
+    double value;
+
+    errno = 0;
+    value = text && *text && !isspace((unsigned char)*text) ? strtod(text, &end) : 0.0;
+    if (text == NULL || *text == '\0' || isspace((unsigned char)*text) || *end != '\0') {
+        snprintf(err, err_bytes, "invalid alpha '%s': expected a number", text ? text : "");
+        return -1;
+    }
+    if (!isfinite(value) || errno == ERANGE) {
+        snprintf(err, err_bytes, "invalid alpha '%s': must be finite (no inf, nan or overflow)",
+                 text);
+        return -1;
+    }
+    *alpha = value;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    unsigned bits;
+} mode_names[] = {
+    {"local", MS_MODE_LOCAL},
+    {"ring", MS_MODE_RING},
+    {"global", MS_MODE_GLOBAL},
+    {"all", MS_MODE_ALL},
+};
+
+int ms_parse_modes(const char *text, unsigned *modes, char *err, size_t err_bytes)
+{
+    for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++) {
+        if (strcmp(text, mode_names[i].name) == 0) {
+            *modes = mode_names[i].bits;
+            return 0;
+        }
+    }
+    snprintf(err, err_bytes, "invalid mode '%s': expected local, ring, global or all", text);
+    return -1;
+}
+
+const char *ms_mode_name(unsigned mode)
+{
+    for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++)
+        if (mode_names[i].bits == mode)
+            return mode_names[i].name;
+    return "?";
+}
+
+static int parse_iters(const char *text, int *iters, char *err, size_t err_bytes)
+{
+    char *end;
+    long value;
+
+    errno = 0;
+    value = isdigit((unsigned char)text[0]) ? strtol(text, &end, 10) : -1;
+    if (value < 1 || errno == ERANGE || *end != '\0' || value > MS_MAX_ITERS) {
+        snprintf(err, err_bytes, "invalid iteration count '%s': expected an integer from 1 to %d",
+                 text, MS_MAX_ITERS);
+        return -1;
+    }
+    *iters = (int)value;
+    return 0;
+}
+
+ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
+                                   size_t err_bytes)
+{
+    static const struct option longopts[] = {
+        {"n", required_argument, NULL, 'n'},
+        {"alpha", required_argument, NULL, 'a'},
+        {"mode", required_argument, NULL, 'm'},
+        {"iters", required_argument, NULL, 'i'},
+        {"json", required_argument, NULL, 'j'},
+        {"allow-shared-gpu", no_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc = 0;
+
+    ms_options_default(opts);
+    optind = 0; /* glibc: a full reset, so tests can parse many times */
+    opterr = 0; /* we word the messages ourselves */
+    while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:sh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n': rc = ms_parse_count(optarg, &opts->n, err, err_bytes); break;
+        case 'a': rc = ms_parse_alpha(optarg, &opts->alpha, err, err_bytes); break;
+        case 'm': rc = ms_parse_modes(optarg, &opts->modes, err, err_bytes); break;
+        case 'i': rc = parse_iters(optarg, &opts->iters, err, err_bytes); break;
+        case 'j':
+            if (optarg[0] == '\0') {
+                snprintf(err, err_bytes, "option --json needs a file name");
+                rc = -1;
+            }
+            opts->json = optarg;
+            break;
+        case 's': opts->allow_shared_gpu = 1; break;
+        case 'h': opts->help = 1; break;
+        case ':':
+            snprintf(err, err_bytes, "option '%s' needs a value", argv[optind - 1]);
+            rc = -1;
+            break;
+        default:
+            if (optopt)
+                snprintf(err, err_bytes, "unknown option '-%c'", optopt);
+            else
+                snprintf(err, err_bytes, "unknown option '%s'", argv[optind - 1]);
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0 && optind < argc) {
+        snprintf(err, err_bytes, "unexpected argument '%s'", argv[optind]);
+        rc = -1;
+    }
+    if (rc != 0)
+        return MS_PARSE_ERROR;
+    return opts->help ? MS_PARSE_HELP : MS_PARSE_OK;
+}

@@ -1,0 +1,48 @@
+/* options.h - multi_scal's command line: what the user asked for, parsed and
+ * checked without MPI so that every rank reaches the same verdict alone. */
+#ifndef MS_OPTIONS_H
+#define MS_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    MS_MODE_LOCAL = 1u << 0,
+    MS_MODE_RING = 1u << 1,
+    MS_MODE_GLOBAL = 1u << 2,
+    MS_MODE_ALL = MS_MODE_LOCAL | MS_MODE_RING | MS_MODE_GLOBAL,
+};
+
+#define MS_MAX_ITERS 1000000
+
+typedef struct ms_options {
+    uint64_t n;           /* global number of doubles */
+    double alpha;
+    unsigned modes;       /* MS_MODE_* bits */
+    int iters;
+    const char *json;     /* NULL: no JSON output */
+    int allow_shared_gpu;
+    int check_peers;
+    int help;
+} ms_options_t;
+
+typedef enum ms_parse_result {
+    MS_PARSE_OK = 0,
+    MS_PARSE_HELP,  /* -h: print usage, exit 0 */
+    MS_PARSE_ERROR, /* message in err: print it, exit 2 */
+} ms_parse_result_t;
+
+void ms_options_default(ms_options_t *opts);
+/* Parses argv (getopt_long, reentrant across calls); on error writes one line
+ * into err. */
+ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
+                                   size_t err_bytes);
+/* "600", "4K", "1G": a positive count of doubles, suffixes are powers of 1024;
+ * the byte size must fit in 64 bits. Returns 0 on success. */
+int ms_parse_count(const char *text, uint64_t *count, char *err, size_t err_bytes);
+int ms_parse_alpha(const char *text, double *alpha, char *err, size_t err_bytes);
+int ms_parse_modes(const char *text, unsigned *modes, char *err, size_t err_bytes);
+const char *ms_mode_name(unsigned mode);
+const char *ms_usage_text(void);
+
+#endif /* MS_OPTIONS_H */

@@ -1,0 +1,236 @@
+/* report.c - multi_scal's output: the header, the result rows, the verify
+ * lines, and the JSON rendering of the same structs. */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+shardtab_status_t ms_report_open_json(ms_report_t *r, const ms_options_t *opts, int rank)
+{
+    memset(r, 0, sizeof *r);
+    r->opts = opts;
+    r->rank = rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &r->size);
+    if (rank != 0 || opts->json == NULL)
+        return SHARDTAB_SUCCESS;
+    r->json = fopen(opts->json, "w");
+    if (r->json == NULL)
+        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "cannot write JSON file '%s': %s",
+                                  opts->json, strerror(errno));
+    return SHARDTAB_SUCCESS;
+}
+
+void ms_report_discard_json(ms_report_t *r)
+{
+    if (r->json) {
+        fclose(r->json);
+        r->json = NULL;
+        remove(r->opts->json);
+    }
+    free(r->ranks);
+    r->ranks = NULL;
+}
+
+static const char *human_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 5) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", bytes, units[u]);
+    return buf;
+}
+
+static void mode_list(unsigned modes, char *buf, size_t len)
+{
+    static const unsigned order[] = {MS_MODE_LOCAL, MS_MODE_RING, MS_MODE_GLOBAL};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int m = 0; m < 3; m++)
+        if (modes & order[m])
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+                                     ms_mode_name(order[m]));
+}
+
+/* Node layout from the gathered lines: counts of nodes, ranks and devices. */
+static void summarize_nodes(ms_report_t *r)
+{
+    r->nodes = 0;
+    r->min_per_node = r->size;
+    r->max_per_node = 0;
+    r->max_devices_per_node = 0;
+    for (int i = 0; i < r->size; i++) {
+        const ms_rank_info_t *a = &r->ranks[i];
+        int devices = 0;
+        if (a->node_rank != 0)
+            continue;
+        r->nodes++;
+        if (a->node_size < r->min_per_node)
+            r->min_per_node = a->node_size;
+        if (a->node_size > r->max_per_node)
+            r->max_per_node = a->node_size;
+        /* distinct devices among this node's ranks */
+        for (int j = 0; j < r->size; j++) {
+            const ms_rank_info_t *b = &r->ranks[j];
+            int seen = 0;
+            if (b->node_id != a->node_id)
+                continue;
+            for (int k = 0; k < j && !seen; k++)
+                seen = r->ranks[k].node_id == a->node_id &&
+                       strcmp(r->ranks[k].pci_bus_id, b->pci_bus_id) == 0 &&
+                       strcmp(r->ranks[k].host, b->host) == 0 && strcmp(b->pci_bus_id, "-") != 0;
+            devices += !seen;
+        }
+        if (devices > r->max_devices_per_node)
+            r->max_devices_per_node = devices;
+    }
+}
+
+shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
+                                   const shardtab_t *table, ms_shard_t mine)
+{
+    shardtab_device_info_t dev;
+    ms_rank_info_t me;
+    double times[2], max_times[2];
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    char buf[64], modes[64];
+
+    memset(&me, 0, sizeof me);
+    shardtab_device_info(&dev);
+    me.rank = r->rank;
+    me.node_id = shardtab_node_id(table);
+    me.node_rank = shardtab_node_rank(table);
+    me.node_size = shardtab_node_size(table);
+    me.device = dev.device;
+    me.start = mine.start;
+    me.length = mine.length;
+    MPI_Get_processor_name(buf, &(int){0});
+    snprintf(me.host, sizeof me.host, "%s", buf);
+    snprintf(me.device_name, sizeof me.device_name, "%s", dev.name);
+    snprintf(me.pci_bus_id, sizeof me.pci_bus_id, "%s", dev.pci_bus_id);
+    times[0] = shardtab_create_ms(table);
+    times[1] = shardtab_open_ms(table);
+    MPI_Reduce(times, max_times, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+
+    if (r->rank == 0) {
+        r->ranks = calloc((size_t)r->size, sizeof *r->ranks);
+        if (r->ranks == NULL)
+            status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of %d rank lines failed",
+                                        r->size);
+    }
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    MPI_Gather(&me, (int)sizeof me, MPI_BYTE, r->ranks, (int)sizeof me, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+    if (r->rank != 0)
+        return SHARDTAB_SUCCESS;
+
+    r->create_ms = max_times[0];
+    r->open_ms = max_times[1];
+    summarize_nodes(r);
+    mode_list(opts->modes, modes, sizeof modes);
+    printf("# multi_scal %d.%d.%d: one pointer table per node, every shard reachable from every "
+           "kernel of the node\n",
+           SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
+    printf("# backend %s, %d ranks, %d nodes, %d to %d ranks per node, %d devices per node\n",
+           shardtab_backend_name(shardtab_backend()), r->size, r->nodes, r->min_per_node,
+           r->max_per_node, r->max_devices_per_node);
+    printf("# n %" PRIu64 " doubles (%s), alpha %.17g, iters %d, modes %s\n", opts->n,
+           human_bytes((double)opts->n * sizeof(double), buf, sizeof buf), opts->alpha,
+           opts->iters, modes);
+    for (int i = 0; i < r->size; i++) {
+        const ms_rank_info_t *a = &r->ranks[i];
+        printf("# Rank %3d on %-16s node %3d node-rank %3d device %2d %-14s [%s] shard [%" PRIu64
+               ", %" PRIu64 ") %" PRIu64 " elements\n",
+               a->rank, a->host, a->node_id, a->node_rank, a->device, a->device_name,
+               a->pci_bus_id, a->start, a->start + a->length, a->length);
+    }
+    printf("# table created in %.3f ms (max over ranks), IPC opens %.3f ms\n", r->create_ms,
+           r->open_ms);
+    printf("#\n# %6s %6s %12s %12s\n", "mode", "iters", "time_s", "GB/s");
+    fflush(stdout);
+    return SHARDTAB_SUCCESS;
+}
+
+void ms_report_mode(ms_report_t *r, const ms_mode_result_t *res)
+{
+    if (r->rank != 0)
+        return;
+    if (r->nresults < 3)
+        r->results[r->nresults++] = *res;
+    printf("  %6s %6d %12.4e %12.3f\n", ms_mode_name(res->mode), res->iters, res->seconds,
+           res->gbps);
+    if (res->mismatches == 0)
+        printf("# verify %s: OK (%" PRIu64 " elements, %d shards)\n", ms_mode_name(res->mode),
+               r->opts->n, r->size);
+    else
+        printf("# verify %s: FAILED (%" PRIu64 " mismatches, first at global index %" PRIu64
+               ": got %.17g, want %.17g)\n",
+               ms_mode_name(res->mode), res->mismatches, res->first_bad, res->got, res->want);
+    fflush(stdout);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void ms_report_finish(ms_report_t *r, int exit_code)
+{
+    FILE *f = r->json;
+
+    if (r->rank == 0 && f != NULL) {
+        fprintf(f, "{\n  \"program\": \"multi_scal\",\n  \"version\": \"%d.%d.%d\",\n",
+                SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
+        fprintf(f, "  \"backend\": \"%s\",\n", shardtab_backend_name(shardtab_backend()));
+        fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"ranks_per_node_min\": %d,\n"
+                   "  \"ranks_per_node_max\": %d,\n  \"devices_per_node\": %d,\n",
+                r->size, r->nodes, r->min_per_node, r->max_per_node, r->max_devices_per_node);
+        fprintf(f, "  \"n\": %" PRIu64 ",\n  \"alpha\": %.17g,\n  \"iters\": %d,\n", r->opts->n,
+                r->opts->alpha, r->opts->iters);
+        fprintf(f, "  \"table_create_ms\": %.6f,\n  \"ipc_open_ms\": %.6f,\n", r->create_ms,
+                r->open_ms);
+        fprintf(f, "  \"rank_info\": [\n");
+        for (int i = 0; i < r->size; i++) {
+            const ms_rank_info_t *a = &r->ranks[i];
+            fprintf(f, "    {\"rank\": %d, \"host\": ", a->rank);
+            json_string(f, a->host);
+            fprintf(f, ", \"node\": %d, \"node_rank\": %d, \"device\": %d, \"device_name\": ",
+                    a->node_id, a->node_rank, a->device);
+            json_string(f, a->device_name);
+            fprintf(f, ", \"pci_bus_id\": ");
+            json_string(f, a->pci_bus_id);
+            fprintf(f, ", \"shard_start\": %" PRIu64 ", \"shard_length\": %" PRIu64 "}%s\n",
+                    a->start, a->length, i + 1 < r->size ? "," : "");
+        }
+        fprintf(f, "  ],\n  \"results\": [\n");
+        for (int i = 0; i < r->nresults; i++) {
+            const ms_mode_result_t *m = &r->results[i];
+            fprintf(f, "    {\"mode\": \"%s\", \"iters\": %d, \"time_s\": %.9e, \"gbps\": %.6f, "
+                       "\"verified\": %s, \"mismatches\": %" PRIu64 "}%s\n",
+                    ms_mode_name(m->mode), m->iters, m->seconds, m->gbps,
+                    m->mismatches ? "false" : "true", m->mismatches,
+                    i + 1 < r->nresults ? "," : "");
+        }
+        fprintf(f, "  ],\n  \"exit_status\": %d\n}\n", exit_code);
+        fclose(f);
+        r->json = NULL;
+    }
+    free(r->ranks);
+    r->ranks = NULL;
+}

@@ -1,0 +1,53 @@
+/* report.h - what multi_scal tells its user: '#' metadata lines, fixed-width
+ * result rows, the verify lines, and the same structs rendered as JSON. Rank 0
+ * prints everything, in rank order, so lines never interleave. */
+#ifndef MS_REPORT_H
+#define MS_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "options.h"
+#include "partition.h"
+#include "shardtab.h"
+
+typedef struct ms_mode_result {
+    unsigned mode;
+    int iters;
+    double seconds;      /* max over ranks */
+    double gbps;         /* bytes read + written over seconds */
+    uint64_t mismatches; /* summed over ranks */
+    uint64_t first_bad;  /* lowest bad global index, UINT64_MAX if none */
+    double got, want;
+} ms_mode_result_t;
+
+typedef struct ms_rank_info {
+    int rank, node_id, node_rank, node_size, device;
+    char host[64];
+    char device_name[64];
+    char pci_bus_id[32];
+    uint64_t start, length;
+} ms_rank_info_t;
+
+typedef struct ms_report {
+    const ms_options_t *opts;
+    int rank, size;
+    FILE *json;
+    ms_rank_info_t *ranks; /* rank 0 only: every rank's line */
+    int nodes, min_per_node, max_per_node, max_devices_per_node;
+    double create_ms, open_ms; /* max over ranks */
+    ms_mode_result_t results[3];
+    int nresults;
+} ms_report_t;
+
+/* Rank 0 opens --json FILE now, so that an unwritable path is a usage error
+ * before any work. Returns the status to agree on. */
+shardtab_status_t ms_report_open_json(ms_report_t *r, const ms_options_t *opts, int rank);
+void ms_report_discard_json(ms_report_t *r);
+/* Collective: gathers every rank's description and prints the header. */
+shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
+                                   const shardtab_t *table, ms_shard_t mine);
+void ms_report_mode(ms_report_t *r, const ms_mode_result_t *res);
+void ms_report_finish(ms_report_t *r, int exit_code);
+
+#endif /* MS_REPORT_H */

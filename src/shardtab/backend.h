@@ -1,0 +1,71 @@
+/* backend.h - the one boundary between the table protocol and a device runtime.
+ *
+ * shardtab.c and runtime.c speak only to this ops table; backend_host.c (POSIX
+ * shared memory) and backend_gpu.c (HIP, also compiled against CUDA) fill it in.
+ * A backend that is not compiled in has no entry, and asking for it answers
+ * SHARDTAB_ERR_UNSUPPORTED (see runtime.c).
+ */
+#ifndef SHARDTAB_BACKEND_H
+#define SHARDTAB_BACKEND_H
+
+#include <stddef.h>
+#include "shardtab.h"
+
+/* Bytes of an opaque IPC handle: hipIpcMemHandle_t and cudaIpcMemHandle_t are 64;
+ * the host backend stores a shared-memory name there. */
+#define ST_IPC_HANDLE_BYTES 64
+
+typedef struct st_ipc_handle {
+    unsigned char bytes[ST_IPC_HANDLE_BYTES];
+} st_ipc_handle_t;
+
+/* What the backend learns about an allocation when it exports it. */
+typedef struct st_export {
+    st_ipc_handle_t handle;
+    size_t offset;      /* of the shard inside the exported allocation */
+    size_t alloc_bytes; /* size of the whole allocation */
+} st_export_t;
+
+/* The node as device binding sees it: the real shared-memory node. */
+typedef struct st_bind_request {
+    int node_rank;
+    int node_size;
+    int allow_shared_device;
+} st_bind_request_t;
+
+typedef struct st_backend_ops {
+    shardtab_backend_t kind;
+    const char *name;
+
+    /* Choose and bind a device; fill what info can be known locally. */
+    shardtab_status_t (*bind)(const st_bind_request_t *req, shardtab_device_info_t *info);
+    shardtab_status_t (*unbind)(void);
+
+    shardtab_status_t (*mem_alloc)(size_t bytes, void **ptr);
+    shardtab_status_t (*mem_free)(void *ptr);
+    shardtab_status_t (*copy_to_device)(void *dst, const void *src, size_t bytes);
+    shardtab_status_t (*copy_to_host)(void *dst, const void *src, size_t bytes);
+    shardtab_status_t (*synchronize)(void);
+
+    /* Make [ptr, ptr+bytes) openable by other processes of this node. */
+    shardtab_status_t (*ipc_export)(void *ptr, size_t bytes, st_export_t *out);
+    /* Every node peer has opened it: drop whatever name made it reachable. */
+    shardtab_status_t (*ipc_unpublish)(void *ptr);
+    /* Map a peer's allocation; *base is the start of the whole allocation. */
+    shardtab_status_t (*ipc_open)(const st_ipc_handle_t *handle, size_t alloc_bytes,
+                                  void **base);
+    shardtab_status_t (*ipc_close)(void *base, size_t alloc_bytes);
+    /* Can this rank's device load and store peer_device's memory? NULL when
+     * every pair can (host backend). */
+    shardtab_status_t (*can_access_peer)(const char *peer_pci_bus_id, int *can);
+} st_backend_ops_t;
+
+extern const st_backend_ops_t st_backend_host_ops;
+#if defined(SHARDTAB_WITH_GPU)
+extern const st_backend_ops_t st_backend_gpu_ops;
+#endif
+
+/* The ops of the backend this process runs; never NULL after shardtab_init. */
+const st_backend_ops_t *st_backend(void);
+
+#endif /* SHARDTAB_BACKEND_H */

@@ -1,0 +1,266 @@
+/* backend_host.c - the host backend: "device memory" is POSIX shared memory and
+ * kernels run on the CPU, so the whole protocol runs on machines without a GPU.
+ *
+ * Shards start as anonymous shared mappings and have no name. Exporting one
+ * moves it into a fresh segment, shm_open(O_CREAT|O_EXCL, 0600) under an
+ * unguessable name, mapped over the same address (MAP_FIXED), so the caller's
+ * pointer stays valid. The name is the IPC handle. Once every node peer has
+ * mapped it, ipc_unpublish unlinks it: a name exists only during create, and
+ * nothing of ours outlives the job in /dev/shm, even when it is killed later.
+ * Each export copies the shard once (a host-backend cost, not a GPU one), and
+ * a shard should belong to one live table at a time on this backend.
+ */
+#define _GNU_SOURCE
+#include "backend.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SEGMENT_PREFIX "/shardtab-"
+
+typedef struct host_alloc {
+    void *base;
+    size_t bytes;                   /* mapped length, whole pages */
+    char name[ST_IPC_HANDLE_BYTES]; /* linked name while published, else "" */
+    struct host_alloc *next;
+} host_alloc_t;
+
+static host_alloc_t *allocations;
+
+static size_t page_round(size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (bytes == 0)
+        bytes = 1;
+    if (bytes > SIZE_MAX - page)
+        return 0;
+    return (bytes + page - 1) / page * page;
+}
+
+static host_alloc_t *find_containing(const void *ptr, size_t bytes)
+{
+    const char *p = ptr;
+    for (host_alloc_t *a = allocations; a; a = a->next) {
+        const char *base = a->base;
+        if (p >= base && p < base + a->bytes && bytes <= (size_t)(base + a->bytes - p))
+            return a;
+    }
+    return NULL;
+}
+
+static shardtab_status_t host_bind(const st_bind_request_t *req, shardtab_device_info_t *info)
+{
+    (void)req;
+    info->backend = SHARDTAB_BACKEND_HOST;
+    info->device = 0;
+    info->visible_devices = 1;
+    snprintf(info->name, sizeof info->name, "cpu");
+    snprintf(info->pci_bus_id, sizeof info->pci_bus_id, "-");
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_unbind(void)
+{
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_mem_alloc(size_t bytes, void **ptr)
+{
+    size_t len = page_round(bytes);
+    host_alloc_t *a;
+    void *base;
+
+    if (len == 0)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "allocation of %zu bytes overflows", bytes);
+    a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of an allocation record failed");
+    base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+        int err = errno;
+        free(a);
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "mmap of %zu bytes failed: %s", len, strerror(err));
+    }
+    a->base = base;
+    a->bytes = len;
+    a->next = allocations;
+    allocations = a;
+    *ptr = base;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_mem_free(void *ptr)
+{
+    for (host_alloc_t **link = &allocations; *link; link = &(*link)->next) {
+        host_alloc_t *a = *link;
+        if (a->base != ptr)
+            continue;
+        if (a->name[0] != '\0')
+            shm_unlink(a->name);
+        munmap(a->base, a->bytes);
+        *link = a->next;
+        free(a);
+        return SHARDTAB_SUCCESS;
+    }
+    return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                   "shardtab_mem_free(%p): not an allocation of shardtab_mem_alloc", ptr);
+}
+
+static shardtab_status_t host_copy(void *dst, const void *src, size_t bytes)
+{
+    memmove(dst, src, bytes);
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_synchronize(void)
+{
+    return SHARDTAB_SUCCESS; /* host kernels complete before their launcher returns */
+}
+
+static shardtab_status_t random_segment_name(char name[ST_IPC_HANDLE_BYTES])
+{
+    unsigned char noise[16];
+    int used;
+
+    if (getrandom(noise, sizeof noise, 0) != (ssize_t)sizeof noise)
+        return st_fail(SHARDTAB_ERR_DEVICE, "getrandom failed: %s", strerror(errno));
+    used = snprintf(name, ST_IPC_HANDLE_BYTES, SEGMENT_PREFIX "%u-", (unsigned)getuid());
+    for (size_t i = 0; i < sizeof noise && used + 2 < ST_IPC_HANDLE_BYTES; i++)
+        used += snprintf(name + used, (size_t)(ST_IPC_HANDLE_BYTES - used), "%02x", noise[i]);
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_ipc_export(void *ptr, size_t bytes, st_export_t *out)
+{
+    host_alloc_t *a = find_containing(ptr, bytes);
+    char name[ST_IPC_HANDLE_BYTES];
+    shardtab_status_t status;
+    void *staging, *moved;
+    int fd, err;
+
+    if (a == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shard %p (%zu bytes) is not inside an allocation of shardtab_mem_alloc",
+                       ptr, bytes);
+    if (a->name[0] != '\0')
+        return st_fail(SHARDTAB_ERR_UNSUPPORTED,
+                       "shard %p is already being published by another shardtab_create", ptr);
+
+    status = random_segment_name(name);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return st_fail(SHARDTAB_ERR_IPC, "shm_open(%s, O_CREAT|O_EXCL, 0600) failed: %s", name,
+                       strerror(errno));
+    /* Reserve the pages now: a full /dev/shm must fail here, not SIGBUS later. */
+    err = ftruncate(fd, (off_t)a->bytes) != 0 ? errno : posix_fallocate(fd, 0, (off_t)a->bytes);
+    if (err != 0) {
+        close(fd);
+        shm_unlink(name);
+        return st_fail(SHARDTAB_ERR_NO_MEMORY,
+                       "reserving %zu bytes in /dev/shm failed: %s; /dev/shm is too small "
+                       "(check df -h /dev/shm; containers: raise --shm-size)",
+                       a->bytes, strerror(err));
+    }
+    staging = mmap(NULL, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (staging == MAP_FAILED) {
+        err = errno;
+        close(fd);
+        shm_unlink(name);
+        return st_fail(SHARDTAB_ERR_IPC, "mmap of segment %s failed: %s", name, strerror(err));
+    }
+    memcpy(staging, a->base, a->bytes);
+    munmap(staging, a->bytes);
+    /* Atomically replace the old pages at the same address. */
+    moved = mmap(a->base, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    err = errno;
+    close(fd);
+    if (moved == MAP_FAILED) {
+        shm_unlink(name);
+        return st_fail(SHARDTAB_ERR_IPC, "mmap(MAP_FIXED) of segment %s over the shard failed: %s",
+                       name, strerror(err));
+    }
+    memcpy(a->name, name, sizeof a->name);
+    memset(out, 0, sizeof *out);
+    memcpy(out->handle.bytes, name, strlen(name) + 1);
+    out->offset = (size_t)((char *)ptr - (char *)a->base);
+    out->alloc_bytes = a->bytes;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_ipc_unpublish(void *ptr)
+{
+    host_alloc_t *a = find_containing(ptr, 0);
+
+    if (a == NULL || a->name[0] == '\0')
+        return SHARDTAB_SUCCESS;
+    if (shm_unlink(a->name) != 0 && errno != ENOENT)
+        return st_fail(SHARDTAB_ERR_IPC, "shm_unlink(%s) failed: %s", a->name, strerror(errno));
+    a->name[0] = '\0';
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_ipc_open(const st_ipc_handle_t *handle, size_t alloc_bytes,
+                                       void **base)
+{
+    char name[ST_IPC_HANDLE_BYTES];
+    struct stat st;
+    void *mapped;
+    int fd, err;
+
+    memcpy(name, handle->bytes, sizeof name);
+    if (memchr(name, '\0', sizeof name) == NULL ||
+        strncmp(name, SEGMENT_PREFIX, strlen(SEGMENT_PREFIX)) != 0 || strchr(name + 1, '/'))
+        return st_fail(SHARDTAB_ERR_DESCRIPTOR, "peer handle is not a shardtab segment name");
+    fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return st_fail(SHARDTAB_ERR_IPC, "shm_open(%s) failed: %s", name, strerror(errno));
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != alloc_bytes) {
+        close(fd);
+        return st_fail(SHARDTAB_ERR_DESCRIPTOR,
+                       "segment %s holds %lld bytes, the descriptor says %zu", name,
+                       (long long)st.st_size, alloc_bytes);
+    }
+    mapped = mmap(NULL, alloc_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    err = errno;
+    close(fd);
+    if (mapped == MAP_FAILED)
+        return st_fail(SHARDTAB_ERR_IPC, "mmap of peer segment %s failed: %s", name,
+                       strerror(err));
+    *base = mapped;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_ipc_close(void *base, size_t alloc_bytes)
+{
+    if (munmap(base, alloc_bytes) != 0)
+        return st_fail(SHARDTAB_ERR_IPC, "munmap of a peer segment failed: %s", strerror(errno));
+    return SHARDTAB_SUCCESS;
+}
+
+const st_backend_ops_t st_backend_host_ops = {
+    .kind = SHARDTAB_BACKEND_HOST,
+    .name = "host",
+    .bind = host_bind,
+    .unbind = host_unbind,
+    .mem_alloc = host_mem_alloc,
+    .mem_free = host_mem_free,
+    .copy_to_device = host_copy,
+    .copy_to_host = host_copy,
+    .synchronize = host_synchronize,
+    .ipc_export = host_ipc_export,
+    .ipc_unpublish = host_ipc_unpublish,
+    .ipc_open = host_ipc_open,
+    .ipc_close = host_ipc_close,
+    .can_access_peer = NULL,
+};

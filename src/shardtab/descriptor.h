@@ -1,0 +1,57 @@
+/* descriptor.h - the fixed-size record every rank sends its node peers at
+ * create: what its shard is, where it lives, and the IPC handle that opens it.
+ * Packed into a byte layout of its own so that a receiver can validate every
+ * field before trusting any of it. */
+#ifndef SHARDTAB_DESCRIPTOR_H
+#define SHARDTAB_DESCRIPTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "backend.h"
+#include "internal.h"
+
+#define ST_DESCRIPTOR_MAGIC 0x53544231u /* "STB1" */
+#define ST_DESCRIPTOR_VERSION 1u
+
+enum { ST_DESCRIPTOR_EMPTY = 1u }; /* flags: the shard has no bytes, no handle */
+
+typedef struct st_descriptor {
+    uint32_t flags;
+    int32_t comm_rank;
+    int32_t node_rank;
+    int32_t backend;     /* shardtab_backend_t of the sender */
+    int32_t device;
+    uint64_t bytes;      /* of the shard */
+    uint64_t offset;     /* of the shard inside the exported allocation */
+    uint64_t alloc_bytes;
+    char host[ST_HOST_NAME_BYTES];
+    char boot_id[ST_BOOT_ID_BYTES];
+    char pci_bus_id[32];
+    st_ipc_handle_t handle;
+} st_descriptor_t;
+
+/* magic, version, flags, 4 x int32, 3 x uint64, the strings, the handle */
+#define ST_DESCRIPTOR_PACKED_BYTES \
+    (4 + 4 + 4 + 4 * 4 + 3 * 8 + ST_HOST_NAME_BYTES + ST_BOOT_ID_BYTES + 32 + ST_IPC_HANDLE_BYTES)
+
+void st_descriptor_pack(const st_descriptor_t *desc, unsigned char out[ST_DESCRIPTOR_PACKED_BYTES]);
+/* Returns SHARDTAB_SUCCESS and fills *desc, or SHARDTAB_ERR_DESCRIPTOR with a
+ * message saying which field is wrong. */
+shardtab_status_t st_descriptor_unpack(const unsigned char in[ST_DESCRIPTOR_PACKED_BYTES],
+                                       st_descriptor_t *desc);
+
+/* Check a peer's descriptor against what this rank expects of a node peer:
+ * same node (host name and boot id), same backend, the node rank it was sent
+ * for, and sizes that add up. */
+typedef struct st_descriptor_expect {
+    int32_t comm_rank;
+    int32_t node_rank;
+    int32_t backend;
+    const char *host;
+    const char *boot_id;
+} st_descriptor_expect_t;
+
+shardtab_status_t st_descriptor_validate(const st_descriptor_t *desc,
+                                         const st_descriptor_expect_t *expect);
+
+#endif /* SHARDTAB_DESCRIPTOR_H */

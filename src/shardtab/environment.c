@@ -1,0 +1,100 @@
+/* environment.c - what the library reads from the node and the environment:
+ * host name and boot id (which together identify a running node), the
+ * SHARDTAB_FAULT injection points and integer variables. */
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYTES])
+{
+    FILE *f;
+
+    if (gethostname(host, ST_HOST_NAME_BYTES) != 0)
+        snprintf(host, ST_HOST_NAME_BYTES, "unknown-host");
+    host[ST_HOST_NAME_BYTES - 1] = '\0';
+
+    /* Host names repeat across containers and clusters; the boot id does not. */
+    snprintf(boot_id, ST_BOOT_ID_BYTES, "unknown-boot");
+    f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (fgets(boot_id, ST_BOOT_ID_BYTES, f) == NULL)
+            snprintf(boot_id, ST_BOOT_ID_BYTES, "unknown-boot");
+        boot_id[strcspn(boot_id, "\n")] = '\0';
+        fclose(f);
+    }
+}
+
+int st_parse_positive_int(const char *text, int *value)
+{
+    char *end;
+    long v;
+
+    if (text == NULL || *text == '\0' || *text == '-' || *text == '+')
+        return -1;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v <= 0 || v > INT_MAX)
+        return -1;
+    *value = (int)v;
+    return 0;
+}
+
+static const char *const fault_names[ST_FAULT_STEP_COUNT] = {
+    [ST_FAULT_ALLOC] = "alloc",   [ST_FAULT_EXPORT] = "export", [ST_FAULT_EXCHANGE] = "exchange",
+    [ST_FAULT_OPEN] = "open",     [ST_FAULT_UPLOAD] = "upload", [ST_FAULT_CLOSE] = "close",
+    [ST_FAULT_FREE] = "free",
+};
+
+const char *st_fault_step_name(st_fault_step_t step)
+{
+    return (unsigned)step < ST_FAULT_STEP_COUNT ? fault_names[step] : "?";
+}
+
+int st_fault_parse(const char *text, st_fault_step_t *step, int *rank)
+{
+    const char *colon = text ? strchr(text, ':') : NULL;
+    int r;
+
+    if (colon == NULL)
+        return -1;
+    for (int s = 0; s < ST_FAULT_STEP_COUNT; s++) {
+        size_t len = strlen(fault_names[s]);
+        if ((size_t)(colon - text) == len && strncmp(text, fault_names[s], len) == 0) {
+            /* rank 0 is a valid target, so parse it by hand */
+            if (strcmp(colon + 1, "0") == 0)
+                r = 0;
+            else if (st_parse_positive_int(colon + 1, &r) != 0)
+                return -1;
+            *step = (st_fault_step_t)s;
+            *rank = r;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+shardtab_status_t st_fault_check(st_fault_step_t step)
+{
+    const char *text = getenv("SHARDTAB_FAULT");
+    st_fault_step_t target;
+    int rank, me = st_rt.world_rank;
+
+    if (text == NULL || *text == '\0')
+        return SHARDTAB_SUCCESS;
+    if (st_fault_parse(text, &target, &rank) != 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "SHARDTAB_FAULT='%s' is not <step>:<rank> with step one of "
+                       "alloc, export, exchange, open, upload, close, free",
+                       text);
+    if (!st_rt.initialized)
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (target != step || rank != me)
+        return SHARDTAB_SUCCESS;
+    return st_fail(SHARDTAB_ERR_FAULT, "fault injected at step '%s' (SHARDTAB_FAULT=%s)",
+                   st_fault_step_name(step), text);
+}

@@ -1,0 +1,110 @@
+/* error.c - how failures are named and agreed on: the thread's last-error
+ * message (with host, rank and device), status strings, and the collective
+ * shardtab_agree that turns one rank's failure into every rank's. */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static _Thread_local char last_error[ST_ERROR_BYTES];
+
+static const char *const status_strings[SHARDTAB_STATUS_COUNT] = {
+    [SHARDTAB_SUCCESS] = "success",
+    [SHARDTAB_ERR_INVALID_ARG] = "invalid argument",
+    [SHARDTAB_ERR_NO_MEMORY] = "out of memory",
+    [SHARDTAB_ERR_NO_DEVICE] = "no usable device",
+    [SHARDTAB_ERR_DEVICE] = "device runtime error",
+    [SHARDTAB_ERR_IPC] = "IPC error",
+    [SHARDTAB_ERR_PEER_ACCESS] = "peer access missing",
+    [SHARDTAB_ERR_DESCRIPTOR] = "invalid peer descriptor",
+    [SHARDTAB_ERR_MPI] = "MPI error",
+    [SHARDTAB_ERR_UNSUPPORTED] = "not supported",
+    [SHARDTAB_ERR_FAULT] = "injected fault",
+    [SHARDTAB_ERR_VERIFY] = "verification failed",
+};
+
+const char *shardtab_status_string(shardtab_status_t status)
+{
+    if ((int)status < 0 || status >= SHARDTAB_STATUS_COUNT)
+        return "unknown status";
+    return status_strings[status];
+}
+
+const char *shardtab_last_error(void)
+{
+    return last_error;
+}
+
+static void vrecord(const char *fmt, va_list ap)
+{
+    int used = 0;
+    if (st_rt.initialized) {
+        if (st_rt.device.backend == SHARDTAB_BACKEND_HOST)
+            used = snprintf(last_error, sizeof last_error, "%s rank %d (cpu): ", st_rt.host,
+                            st_rt.world_rank);
+        else
+            used = snprintf(last_error, sizeof last_error, "%s rank %d device %d [%s]: ",
+                            st_rt.host, st_rt.world_rank, st_rt.device.device,
+                            st_rt.device.pci_bus_id);
+    } else {
+        char host[ST_HOST_NAME_BYTES], boot[ST_BOOT_ID_BYTES];
+        int rank = -1, mpi_up = 0;
+        st_node_identity(host, boot);
+        MPI_Initialized(&mpi_up);
+        if (mpi_up)
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        used = snprintf(last_error, sizeof last_error, "%s rank %d: ", host, rank);
+    }
+    if (used < 0 || (size_t)used >= sizeof last_error)
+        used = 0;
+    vsnprintf(last_error + used, sizeof last_error - (size_t)used, fmt, ap);
+}
+
+shardtab_status_t st_fail(shardtab_status_t status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vrecord(fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* The lowest failing rank broadcasts its status and message; everyone returns
+ * them. Two collectives, entered by every rank whatever happened locally. */
+shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
+{
+    int rank, size, first, failed_rank;
+    struct {
+        int status;
+        char message[ST_ERROR_BYTES];
+    } verdict;
+
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_rank/size failed on the communicator "
+                                         "passed to shardtab");
+    first = local != SHARDTAB_SUCCESS ? rank : INT_MAX;
+    if (MPI_Allreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Allreduce of the error status failed");
+    if (failed_rank == INT_MAX)
+        return SHARDTAB_SUCCESS;
+    if (rank == failed_rank) {
+        verdict.status = (int)local;
+        memcpy(verdict.message, last_error, sizeof verdict.message);
+    }
+    if (MPI_Bcast(&verdict, (int)sizeof verdict, MPI_BYTE, failed_rank, comm) != MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Bcast of rank %d's error failed", failed_rank);
+    memcpy(last_error, verdict.message, sizeof last_error);
+    last_error[sizeof last_error - 1] = '\0';
+    return (shardtab_status_t)verdict.status;
+}

@@ -1,0 +1,63 @@
+/* internal.h - what the library's files share and the public header hides:
+ * error recording with context, node identity, the process runtime state and
+ * fault injection. */
+#ifndef SHARDTAB_INTERNAL_H
+#define SHARDTAB_INTERNAL_H
+
+#include <stdint.h>
+#include "shardtab.h"
+#include "backend.h"
+
+#define ST_HOST_NAME_BYTES 64
+#define ST_BOOT_ID_BYTES 40
+#define ST_ERROR_BYTES 512
+
+/* Where this process runs: filled once by shardtab_init. */
+typedef struct st_runtime {
+    int initialized;
+    int world_rank;
+    char host[ST_HOST_NAME_BYTES];
+    char boot_id[ST_BOOT_ID_BYTES];
+    shardtab_device_info_t device;
+    const st_backend_ops_t *ops;
+} st_runtime_t;
+
+extern st_runtime_t st_rt;
+
+/* Record a failure in this thread's last-error buffer, prefixed with host, rank
+ * and device: "<host> rank <r> device <d>: <message>". Returns status, so a
+ * caller can write `return st_fail(...)`. */
+shardtab_status_t st_fail(shardtab_status_t status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Fills host name and boot id (the pair that identifies a running node). */
+void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYTES]);
+
+/* Steps at which SHARDTAB_FAULT=<step>:<rank> injects a failure. */
+typedef enum st_fault_step {
+    ST_FAULT_ALLOC,
+    ST_FAULT_EXPORT,
+    ST_FAULT_EXCHANGE,
+    ST_FAULT_OPEN,
+    ST_FAULT_UPLOAD,
+    ST_FAULT_CLOSE,
+    ST_FAULT_FREE,
+    ST_FAULT_STEP_COUNT
+} st_fault_step_t;
+
+/* SHARDTAB_SUCCESS, or SHARDTAB_ERR_FAULT (with a message) when the environment
+ * asks this rank to fail at this step. A malformed variable is reported as
+ * SHARDTAB_ERR_INVALID_ARG at every step. */
+shardtab_status_t st_fault_check(st_fault_step_t step);
+const char *st_fault_step_name(st_fault_step_t step);
+/* Parse "<step>:<rank>"; returns 0 and fills both on success. */
+int st_fault_parse(const char *text, st_fault_step_t *step, int *rank);
+
+/* Parse SHARDTAB_RANKS_PER_NODE-style text: a positive decimal integer that
+ * fits an int. Returns 0 and sets *value on success. */
+int st_parse_positive_int(const char *text, int *value);
+
+#endif /* SHARDTAB_INTERNAL_H */

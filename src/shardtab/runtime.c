@@ -1,0 +1,196 @@
+/* runtime.c - the process side of shardtab: which backend runs, which device
+ * this rank binds (by its rank inside the node), and the memory calls that
+ * forward to the backend. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+st_runtime_t st_rt;
+
+/* Every backend this build knows, indexed by kind; a hole means "not built in". */
+static const st_backend_ops_t *const backends[SHARDTAB_BACKEND_COUNT] = {
+    [SHARDTAB_BACKEND_HOST] = &st_backend_host_ops,
+#if defined(SHARDTAB_WITH_GPU) && defined(SHARDTAB_GPU_IS_HIP)
+    [SHARDTAB_BACKEND_HIP] = &st_backend_gpu_ops,
+#elif defined(SHARDTAB_WITH_GPU)
+    [SHARDTAB_BACKEND_CUDA] = &st_backend_gpu_ops,
+#endif
+};
+
+#if defined(SHARDTAB_WITH_GPU) && defined(SHARDTAB_GPU_IS_HIP)
+#define ST_BUILD_BACKEND SHARDTAB_BACKEND_HIP
+#elif defined(SHARDTAB_WITH_GPU)
+#define ST_BUILD_BACKEND SHARDTAB_BACKEND_CUDA
+#else
+#define ST_BUILD_BACKEND SHARDTAB_BACKEND_HOST
+#endif
+
+static const char *const backend_names[SHARDTAB_BACKEND_COUNT] = {
+    [SHARDTAB_BACKEND_HOST] = "host",
+    [SHARDTAB_BACKEND_HIP] = "hip",
+    [SHARDTAB_BACKEND_CUDA] = "cuda",
+};
+
+const char *shardtab_backend_name(shardtab_backend_t backend)
+{
+    return (unsigned)backend < SHARDTAB_BACKEND_COUNT ? backend_names[backend] : "unknown";
+}
+
+shardtab_backend_t shardtab_backend(void)
+{
+    return ST_BUILD_BACKEND;
+}
+
+const st_backend_ops_t *st_backend(void)
+{
+    return st_rt.ops;
+}
+
+/* Two ranks of a node on one device is a launch mistake unless asked for. */
+static shardtab_status_t check_device_sharing(MPI_Comm node, const st_bind_request_t *req,
+                                              shardtab_device_info_t *info)
+{
+    char *ids = malloc((size_t)req->node_size * sizeof info->pci_bus_id);
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    int sharers = 0;
+
+    if (ids == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "malloc of %d bus ids failed", req->node_size);
+    if (MPI_Allgather(info->pci_bus_id, (int)sizeof info->pci_bus_id, MPI_CHAR, ids,
+                      (int)sizeof info->pci_bus_id, MPI_CHAR, node) != MPI_SUCCESS) {
+        free(ids);
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Allgather of device bus ids failed");
+    }
+    for (int r = 0; r < req->node_size; r++)
+        if (r != req->node_rank && strcmp(ids + (size_t)r * sizeof info->pci_bus_id,
+                                          info->pci_bus_id) == 0)
+            sharers++;
+    free(ids);
+    if (sharers > 0 && !req->allow_shared_device)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG,
+                         "%d rank(s) of this node bind the same GPU [%s] (%d ranks on the "
+                         "node, %d GPU(s) visible to this rank): launch one rank per GPU, "
+                         "or allow sharing (multi_scal --allow-shared-gpu)",
+                         sharers + 1, info->pci_bus_id, req->node_size,
+                         info->visible_devices);
+    info->shared = sharers > 0;
+    return status;
+}
+
+shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *params)
+{
+    st_bind_request_t req = {0};
+    shardtab_device_info_t info;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    MPI_Comm node = MPI_COMM_NULL;
+    int rank;
+
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "shardtab_init: MPI_Comm_rank failed");
+    if (st_rt.initialized)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_init called twice");
+    status = shardtab_agree(comm, status);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+
+    memset(&st_rt, 0, sizeof st_rt);
+    MPI_Comm_rank(MPI_COMM_WORLD, &st_rt.world_rank);
+    st_node_identity(st_rt.host, st_rt.boot_id);
+    st_rt.ops = backends[ST_BUILD_BACKEND];
+
+    /* Devices belong to the real node: split by shared memory, never by the
+     * global rank (rank % ndevices goes wrong as soon as nodes differ). */
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+    MPI_Comm_rank(node, &req.node_rank);
+    MPI_Comm_size(node, &req.node_size);
+    req.allow_shared_device = params ? params->allow_shared_device : 0;
+
+    memset(&info, 0, sizeof info);
+    status = st_rt.ops->bind(&req, &info);
+    status = shardtab_agree(comm, status);
+    if (status == SHARDTAB_SUCCESS) {
+        st_rt.device = info;
+        st_rt.initialized = 1;
+        if (info.backend != SHARDTAB_BACKEND_HOST)
+            status = check_device_sharing(node, &req, &st_rt.device);
+        status = shardtab_agree(comm, status);
+        if (status != SHARDTAB_SUCCESS) {
+            st_rt.ops->unbind();
+            st_rt.initialized = 0;
+        }
+    }
+    MPI_Comm_free(&node);
+    return status;
+}
+
+shardtab_status_t shardtab_finalize(void)
+{
+    shardtab_status_t status;
+
+    if (!st_rt.initialized)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_finalize without shardtab_init");
+    status = st_rt.ops->unbind();
+    st_rt.initialized = 0;
+    return status;
+}
+
+shardtab_status_t shardtab_device_info(shardtab_device_info_t *info)
+{
+    if (!st_rt.initialized)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_device_info before shardtab_init");
+    *info = st_rt.device;
+    return SHARDTAB_SUCCESS;
+}
+
+#define REQUIRE_INIT(what)                                                                   \
+    do {                                                                                     \
+        if (!st_rt.initialized)                                                              \
+            return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s called before shardtab_init", what); \
+    } while (0)
+
+shardtab_status_t shardtab_mem_alloc(size_t bytes, void **ptr)
+{
+    shardtab_status_t status;
+
+    REQUIRE_INIT("shardtab_mem_alloc");
+    if (ptr == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_mem_alloc: ptr is NULL");
+    status = st_fault_check(ST_FAULT_ALLOC);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    return st_rt.ops->mem_alloc(bytes, ptr);
+}
+
+shardtab_status_t shardtab_mem_free(void *ptr)
+{
+    shardtab_status_t status;
+
+    REQUIRE_INIT("shardtab_mem_free");
+    if (ptr == NULL)
+        return SHARDTAB_SUCCESS;
+    /* An injected failure still frees: the fault tests count leaks too. */
+    status = st_fault_check(ST_FAULT_FREE);
+    shardtab_status_t freed = st_rt.ops->mem_free(ptr);
+    return status != SHARDTAB_SUCCESS ? status : freed;
+}
+
+shardtab_status_t shardtab_memcpy_to_device(void *dst, const void *src, size_t bytes)
+{
+    REQUIRE_INIT("shardtab_memcpy_to_device");
+    return bytes ? st_rt.ops->copy_to_device(dst, src, bytes) : SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t shardtab_memcpy_to_host(void *dst, const void *src, size_t bytes)
+{
+    REQUIRE_INIT("shardtab_memcpy_to_host");
+    return bytes ? st_rt.ops->copy_to_host(dst, src, bytes) : SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t shardtab_device_synchronize(void)
+{
+    REQUIRE_INIT("shardtab_device_synchronize");
+    return st_rt.ops->synchronize();
+}

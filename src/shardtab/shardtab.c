@@ -1,0 +1,505 @@
+/* shardtab.c - the collective protocol that builds and tears down a node's
+ * table of shard pointers.
+ *
+ * create, step by step (each step ends where all ranks agree on its outcome, so
+ * a failure on one rank is everybody's failure and nobody waits alone):
+ *   1. dup the communicator and split it into nodes (real, or simulated with
+ *      SHARDTAB_RANKS_PER_NODE);
+ *   2. export this rank's shard: IPC handle of the allocation base, plus offset;
+ *   3. allgather fixed-size descriptors inside the node and validate each;
+ *   4. check that this device can reach every peer's device;
+ *   5. open every peer's handle but our own (our entry is the local pointer);
+ *      then the exporters drop the names that made their shards reachable;
+ *   6. upload this rank's replica of the table to its own device.
+ * destroy: synchronize the device, agree, every importer closes its mappings,
+ * agree again; only then may the owners free their shards.
+ */
+#include "descriptor.h"
+#include "internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct shardtab {
+    MPI_Comm comm; /* private dup of the caller's communicator */
+    MPI_Comm node; /* this table's node, a subset of comm */
+    int rank, size;
+    int node_rank, node_size, node_id, node_count;
+    int *members;      /* [node_size] comm rank of each node rank */
+    int *node_rank_of; /* [size] node rank of each comm rank, -1 off node */
+    void **mapped;     /* [node_size] base of each opened peer allocation */
+    size_t *mapped_bytes;
+    void **entries;    /* [node_size] host copy of the table */
+    size_t *entry_bytes;
+    void **device_table;
+    void *shard;
+    int published;
+    double create_ms, open_ms;
+};
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static shardtab_status_t mpi_check(int rc, const char *call)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+
+    if (rc == MPI_SUCCESS)
+        return SHARDTAB_SUCCESS;
+    MPI_Error_string(rc, text, &len);
+    return st_fail(SHARDTAB_ERR_MPI, "%s failed: %s", call, text);
+}
+
+static void *calloc_or_fail(size_t count, size_t size, const char *what,
+                            shardtab_status_t *status)
+{
+    void *p = calloc(count ? count : 1, size);
+    if (p == NULL && *status == SHARDTAB_SUCCESS)
+        *status = st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of %zu %s failed", count, what);
+    return p;
+}
+
+static void table_release_host(shardtab_t *t)
+{
+    if (t->node != MPI_COMM_NULL)
+        MPI_Comm_free(&t->node);
+    if (t->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&t->comm);
+    free(t->members);
+    free(t->node_rank_of);
+    free(t->mapped);
+    free(t->mapped_bytes);
+    free(t->entries);
+    free(t->entry_bytes);
+    free(t);
+}
+
+/* Unmap every opened peer; keeps going past failures and reports the first. */
+static shardtab_status_t close_peers(shardtab_t *t)
+{
+    shardtab_status_t first = st_fault_check(ST_FAULT_CLOSE);
+
+    for (int q = 0; q < t->node_size; q++) {
+        if (t->mapped[q] == NULL)
+            continue;
+        shardtab_status_t s = st_backend()->ipc_close(t->mapped[q], t->mapped_bytes[q]);
+        if (s != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+            first = s;
+        t->mapped[q] = NULL;
+    }
+    return first;
+}
+
+/* ---- step 1: nodes ---------------------------------------------------------- */
+
+static shardtab_status_t ranks_per_node_from_env(int *ranks_per_node)
+{
+    const char *text = getenv("SHARDTAB_RANKS_PER_NODE");
+
+    *ranks_per_node = 0;
+    if (text == NULL || *text == '\0')
+        return SHARDTAB_SUCCESS;
+    if (st_parse_positive_int(text, ranks_per_node) != 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "SHARDTAB_RANKS_PER_NODE='%s' is not a positive integer", text);
+    return SHARDTAB_SUCCESS;
+}
+
+/* Splits comm into this table's nodes and learns who is where. Collective. */
+static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
+{
+    MPI_Comm real = MPI_COMM_NULL;
+    shardtab_status_t status;
+    int real_rank, *leaders = NULL;
+
+    status = mpi_check(MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank,
+                                           MPI_INFO_NULL, &real),
+                       "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (ranks_per_node > 0) {
+        /* Simulated nodes never cross a real node: shared memory must be real. */
+        MPI_Comm_rank(real, &real_rank);
+        status = mpi_check(MPI_Comm_split(real, real_rank / ranks_per_node, real_rank, &t->node),
+                           "MPI_Comm_split for SHARDTAB_RANKS_PER_NODE");
+        MPI_Comm_free(&real);
+        if (status != SHARDTAB_SUCCESS)
+            return status;
+    } else {
+        t->node = real;
+    }
+    MPI_Comm_rank(t->node, &t->node_rank);
+    MPI_Comm_size(t->node, &t->node_size);
+
+    t->members = calloc_or_fail((size_t)t->node_size, sizeof *t->members, "node members", &status);
+    t->node_rank_of = calloc_or_fail((size_t)t->size, sizeof *t->node_rank_of, "ranks", &status);
+    leaders = calloc_or_fail((size_t)t->size * 2, sizeof *leaders, "node leaders", &status);
+    t->mapped = calloc_or_fail((size_t)t->node_size, sizeof *t->mapped, "mappings", &status);
+    t->mapped_bytes = calloc_or_fail((size_t)t->node_size, sizeof *t->mapped_bytes,
+                                     "mapping sizes", &status);
+    t->entries = calloc_or_fail((size_t)t->node_size, sizeof *t->entries, "entries", &status);
+    t->entry_bytes = calloc_or_fail((size_t)t->node_size, sizeof *t->entry_bytes,
+                                    "entry sizes", &status);
+    status = shardtab_agree(t->comm, status);
+    if (status != SHARDTAB_SUCCESS) {
+        free(leaders);
+        return status;
+    }
+
+    status = mpi_check(MPI_Allgather(&t->rank, 1, MPI_INT, t->members, 1, MPI_INT, t->node),
+                       "MPI_Allgather of node members");
+    if (status == SHARDTAB_SUCCESS) {
+        /* Each rank: (comm rank of its node's leader, its node rank). */
+        int mine[2] = {t->members[0], t->node_rank};
+        status = mpi_check(MPI_Allgather(mine, 2, MPI_INT, leaders, 2, MPI_INT, t->comm),
+                           "MPI_Allgather of node leaders");
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        t->node_count = 0;
+        t->node_id = 0;
+        for (int r = 0; r < t->size; r++) {
+            int leader = leaders[2 * r], node_rank = leaders[2 * r + 1];
+            t->node_rank_of[r] = leader == t->members[0] ? node_rank : -1;
+            if (leader == r) {
+                t->node_count++;
+                if (r < t->members[0])
+                    t->node_id++;
+            }
+        }
+    }
+    free(leaders);
+    return status;
+}
+
+/* ---- steps 2 and 3: export and exchange ------------------------------------ */
+
+static shardtab_status_t export_shard(shardtab_t *t, void *shard, size_t bytes,
+                                      st_descriptor_t *desc)
+{
+    st_export_t exp;
+    shardtab_status_t status;
+
+    memset(desc, 0, sizeof *desc);
+    desc->comm_rank = t->rank;
+    desc->node_rank = t->node_rank;
+    desc->backend = (int32_t)st_rt.device.backend;
+    desc->device = st_rt.device.device;
+    desc->bytes = bytes;
+    memcpy(desc->host, st_rt.host, sizeof desc->host);
+    memcpy(desc->boot_id, st_rt.boot_id, sizeof desc->boot_id);
+    memcpy(desc->pci_bus_id, st_rt.device.pci_bus_id, sizeof desc->pci_bus_id);
+
+    status = st_fault_check(ST_FAULT_EXPORT);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (shard == NULL) {
+        desc->flags = ST_DESCRIPTOR_EMPTY;
+        return SHARDTAB_SUCCESS;
+    }
+    status = st_backend()->ipc_export(shard, bytes, &exp);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    t->published = 1;
+    desc->offset = exp.offset;
+    desc->alloc_bytes = exp.alloc_bytes;
+    desc->handle = exp.handle;
+    return SHARDTAB_SUCCESS;
+}
+
+/* Allgathers packed descriptors in the node; fills descs[node_size] on success.
+ * Every rank enters the allgather, even one that already failed. */
+static shardtab_status_t exchange(shardtab_t *t, const st_descriptor_t *mine,
+                                  st_descriptor_t *descs)
+{
+    unsigned char packed[ST_DESCRIPTOR_PACKED_BYTES];
+    unsigned char *all;
+    shardtab_status_t status = st_fault_check(ST_FAULT_EXCHANGE);
+
+    all = calloc_or_fail((size_t)t->node_size, sizeof packed, "packed descriptors", &status);
+    st_descriptor_pack(mine, packed);
+    if (all != NULL) {
+        shardtab_status_t s = mpi_check(MPI_Allgather(packed, (int)sizeof packed, MPI_BYTE, all,
+                                                      (int)sizeof packed, MPI_BYTE, t->node),
+                                        "MPI_Allgather of shard descriptors");
+        if (status == SHARDTAB_SUCCESS)
+            status = s;
+    }
+    for (int q = 0; q < t->node_size && status == SHARDTAB_SUCCESS; q++) {
+        st_descriptor_expect_t expect = {
+            .comm_rank = t->members[q],
+            .node_rank = q,
+            .backend = (int32_t)st_rt.device.backend,
+            .host = st_rt.host,
+            .boot_id = st_rt.boot_id,
+        };
+        status = st_descriptor_unpack(all + (size_t)q * sizeof packed, &descs[q]);
+        if (status == SHARDTAB_SUCCESS)
+            status = st_descriptor_validate(&descs[q], &expect);
+    }
+    free(all);
+    return status;
+}
+
+/* ---- step 4: peer access, the whole matrix at once ------------------------- */
+
+static shardtab_status_t check_peer_access(shardtab_t *t, const st_descriptor_t *descs)
+{
+    const st_backend_ops_t *ops = st_backend();
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    int n = t->node_size, *row, *matrix, missing = 0;
+    char *msg;
+    size_t used;
+
+    if (ops->can_access_peer == NULL)
+        return SHARDTAB_SUCCESS;
+    row = calloc_or_fail((size_t)n, sizeof *row, "peer row", &status);
+    matrix = calloc_or_fail((size_t)n * (size_t)n, sizeof *matrix, "peer matrix", &status);
+    for (int q = 0; q < n && status == SHARDTAB_SUCCESS; q++)
+        status = q == t->node_rank ? (row[q] = 1, SHARDTAB_SUCCESS)
+                                   : ops->can_access_peer(descs[q].pci_bus_id, &row[q]);
+    /* Everyone enters the allgather, so that every rank can name every gap. */
+    if (row != NULL && matrix != NULL) {
+        shardtab_status_t s = mpi_check(
+            MPI_Allgather(row, n, MPI_INT, matrix, n, MPI_INT, t->node), "MPI_Allgather of peer access");
+        if (status == SHARDTAB_SUCCESS)
+            status = s;
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        for (int i = 0; i < n * n; i++)
+            missing += matrix[i] == 0;
+    }
+    if (status == SHARDTAB_SUCCESS && missing > 0) {
+        size_t cap = 256 + (size_t)missing * 160;
+        msg = malloc(cap);
+        if (msg == NULL) {
+            status = st_fail(SHARDTAB_ERR_PEER_ACCESS, "%d device pairs lack peer access", missing);
+        } else {
+            used = (size_t)snprintf(msg, cap, "%d of %d device pairs of this node lack peer access:",
+                                    missing, n * (n - 1));
+            for (int a = 0; a < n; a++)
+                for (int b = 0; b < n; b++)
+                    if (!matrix[a * n + b] && used < cap)
+                        used += (size_t)snprintf(msg + used, cap - used,
+                                                 " rank %d device %d [%s] -> rank %d [%s];",
+                                                 descs[a].comm_rank, descs[a].device,
+                                                 descs[a].pci_bus_id, descs[b].comm_rank,
+                                                 descs[b].pci_bus_id);
+            status = st_fail(SHARDTAB_ERR_PEER_ACCESS,
+                             "%s check the GPU topology (rocm-smi --showtopo, nvidia-smi topo -m) "
+                             "and Slurm's GPU binding", msg);
+            free(msg);
+        }
+    }
+    free(row);
+    free(matrix);
+    return status;
+}
+
+/* ---- step 5: open ---------------------------------------------------------- */
+
+static shardtab_status_t open_peers(shardtab_t *t, void *shard, const st_descriptor_t *descs)
+{
+    shardtab_status_t status = st_fault_check(ST_FAULT_OPEN);
+    double start = MPI_Wtime();
+
+    for (int q = 0; q < t->node_size && status == SHARDTAB_SUCCESS; q++) {
+        const st_descriptor_t *d = &descs[q];
+        t->entry_bytes[q] = (size_t)d->bytes;
+        if (d->flags & ST_DESCRIPTOR_EMPTY) {
+            t->entries[q] = NULL;
+        } else if (q == t->node_rank) {
+            t->entries[q] = shard; /* opening our own handle would fail */
+        } else {
+            void *base = NULL;
+            status = st_backend()->ipc_open(&d->handle, (size_t)d->alloc_bytes, &base);
+            if (status == SHARDTAB_SUCCESS) {
+                t->mapped[q] = base;
+                t->mapped_bytes[q] = (size_t)d->alloc_bytes;
+                t->entries[q] = (char *)base + d->offset;
+            } else {
+                char detail[ST_ERROR_BYTES];
+                snprintf(detail, sizeof detail, "%s", shardtab_last_error());
+                status = st_fail(status, "opening the shard of rank %d (node rank %d, device "
+                                         "%d [%s]) failed: %s",
+                                 d->comm_rank, q, d->device, d->pci_bus_id,
+                                 strchr(detail, ':') ? strchr(detail, ':') + 2 : detail);
+            }
+        }
+    }
+    t->open_ms = (MPI_Wtime() - start) * 1e3;
+    return status;
+}
+
+/* ---- step 6: upload -------------------------------------------------------- */
+
+static shardtab_status_t upload(shardtab_t *t)
+{
+    size_t bytes = (size_t)t->node_size * sizeof(void *);
+    shardtab_status_t status = st_fault_check(ST_FAULT_UPLOAD);
+    void *device_table = NULL;
+
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    /* Built on the host, then copied: never store into device memory from the host. */
+    status = st_backend()->mem_alloc(bytes, &device_table);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    status = st_backend()->copy_to_device(device_table, t->entries, bytes);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->synchronize();
+    if (status != SHARDTAB_SUCCESS) {
+        st_backend()->mem_free(device_table);
+        return status;
+    }
+    t->device_table = device_table;
+    return SHARDTAB_SUCCESS;
+}
+
+/* ---- create / destroy ------------------------------------------------------ */
+
+shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shardtab_t **table)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    st_descriptor_t mine, *descs = NULL;
+    double start = MPI_Wtime();
+    int ranks_per_node = 0;
+    shardtab_t *t;
+
+    if (!st_rt.initialized)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_create before shardtab_init");
+    else if (table == NULL)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_create: table is NULL");
+    else if (shard == NULL && bytes != 0)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG,
+                         "shardtab_create: shard is NULL but bytes is %zu", bytes);
+    if (status == SHARDTAB_SUCCESS)
+        status = ranks_per_node_from_env(&ranks_per_node);
+    t = calloc_or_fail(1, sizeof *t, "table", &status);
+    status = shardtab_agree(comm, status);
+    if (status != SHARDTAB_SUCCESS) {
+        free(t);
+        return status;
+    }
+    t->comm = t->node = MPI_COMM_NULL;
+    t->shard = shard;
+
+    /* 1. nodes */
+    status = mpi_check(MPI_Comm_dup(comm, &t->comm), "MPI_Comm_dup");
+    if (status != SHARDTAB_SUCCESS) {
+        free(t);
+        return status;
+    }
+    MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(t->comm, &t->rank);
+    MPI_Comm_size(t->comm, &t->size);
+    status = shardtab_agree(t->comm, split_nodes(t, ranks_per_node));
+    if (status != SHARDTAB_SUCCESS)
+        goto err_release;
+
+    /* 2. export */
+    descs = calloc_or_fail((size_t)t->node_size, sizeof *descs, "descriptors", &status);
+    if (status == SHARDTAB_SUCCESS)
+        status = export_shard(t, shard, bytes, &mine);
+    status = shardtab_agree(t->comm, status);
+    if (status != SHARDTAB_SUCCESS)
+        goto err_unpublish;
+
+    /* 3. exchange, 4. peer access */
+    status = shardtab_agree(t->comm, exchange(t, &mine, descs));
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_agree(t->comm, check_peer_access(t, descs));
+    if (status != SHARDTAB_SUCCESS)
+        goto err_unpublish;
+
+    /* 5. open; after the agreement every peer has mapped us (or given up), so
+     * the exporter can drop the names that made its shard reachable */
+    status = shardtab_agree(t->comm, open_peers(t, shard, descs));
+    if (status == SHARDTAB_SUCCESS) {
+        shardtab_status_t s = t->published ? st_backend()->ipc_unpublish(shard) : SHARDTAB_SUCCESS;
+        t->published = 0;
+        status = shardtab_agree(t->comm, s); /* every rank, published or not */
+    }
+    if (status != SHARDTAB_SUCCESS)
+        goto err_close;
+
+    /* 6. upload */
+    status = shardtab_agree(t->comm, upload(t));
+    if (status != SHARDTAB_SUCCESS)
+        goto err_close;
+
+    free(descs);
+    t->create_ms = (MPI_Wtime() - start) * 1e3;
+    *table = t;
+    return SHARDTAB_SUCCESS;
+
+err_close:
+    close_peers(t);
+    /* nobody may free a shard a peer still maps */
+    MPI_Barrier(t->comm);
+err_unpublish:
+    if (t->published)
+        st_backend()->ipc_unpublish(shard);
+err_release:
+    free(descs);
+    table_release_host(t);
+    return status;
+}
+
+shardtab_status_t shardtab_destroy(shardtab_t **table)
+{
+    shardtab_status_t status, closed, freed;
+    shardtab_t *t;
+
+    if (table == NULL || *table == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_destroy: no table");
+    t = *table;
+
+    /* Kernels still running may read peers: finish them everywhere first. */
+    status = shardtab_agree(t->comm, st_backend()->synchronize());
+    closed = shardtab_agree(t->comm, close_peers(t));
+    freed = st_backend()->mem_free(t->device_table);
+    table_release_host(t);
+    *table = NULL;
+    if (status == SHARDTAB_SUCCESS)
+        status = closed;
+    if (status == SHARDTAB_SUCCESS)
+        status = freed;
+    return status;
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+int shardtab_node_size(const shardtab_t *t) { return t->node_size; }
+int shardtab_node_rank(const shardtab_t *t) { return t->node_rank; }
+int shardtab_node_id(const shardtab_t *t) { return t->node_id; }
+int shardtab_node_count(const shardtab_t *t) { return t->node_count; }
+void *const *shardtab_device_table(const shardtab_t *t) { return t->device_table; }
+double shardtab_create_ms(const shardtab_t *t) { return t->create_ms; }
+double shardtab_open_ms(const shardtab_t *t) { return t->open_ms; }
+
+int shardtab_member(const shardtab_t *t, int node_rank)
+{
+    return node_rank >= 0 && node_rank < t->node_size ? t->members[node_rank] : -1;
+}
+
+int shardtab_node_rank_of(const shardtab_t *t, int comm_rank)
+{
+    return comm_rank >= 0 && comm_rank < t->size ? t->node_rank_of[comm_rank] : -1;
+}
+
+shardtab_status_t shardtab_peer(const shardtab_t *t, int comm_rank, void **base, size_t *bytes)
+{
+    int q;
+
+    if (t == NULL || base == NULL || bytes == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_peer: NULL argument");
+    if (comm_rank < 0 || comm_rank >= t->size)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_peer: rank %d outside [0, %d)",
+                       comm_rank, t->size);
+    q = t->node_rank_of[comm_rank];
+    *base = q < 0 ? NULL : t->entries[q];
+    *bytes = q < 0 ? 0 : t->entry_bytes[q];
+    return SHARDTAB_SUCCESS;
+}
