@@ -26,5 +26,7 @@ if(SHARDTAB_RESOLVED_BACKEND STREQUAL "hip")
 elseif(SHARDTAB_RESOLVED_BACKEND STREQUAL "cuda")
   set(SHARDTAB_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart")
 endif()
+# relative to the .pc file, so that `cmake --install --prefix` elsewhere works
+file(RELATIVE_PATH SHARDTAB_PC_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
 configure_file(cmake/shardtab.pc.in ${CMAKE_CURRENT_BINARY_DIR}/shardtab.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/shardtab.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

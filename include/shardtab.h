@@ -116,6 +116,11 @@ int shardtab_node_rank_of(const shardtab_t *table, int comm_rank);
  * NULL and *bytes 0 for a rank on another node, or an empty shard. */
 shardtab_status_t shardtab_peer(const shardtab_t *table, int comm_rank, void **base,
                                 size_t *bytes);
+/* What the runtime reported at create about the device of node rank `from`
+ * reaching the memory of node rank `to`: 1 yes, 0 no, -1 unknown (the GPU of
+ * `to` is invisible to `from`, as with one visible GPU per rank). Reported is
+ * not proven: multi_scal --check-peers writes and verifies every pair. */
+int shardtab_peer_access(const shardtab_t *table, int from, int to);
 /* Milliseconds this rank spent in shardtab_create, and in its IPC opens. */
 double shardtab_create_ms(const shardtab_t *table);
 double shardtab_open_ms(const shardtab_t *table);

@@ -4,7 +4,7 @@
  * PURPOSE  Show that one pointer table works from kernels launched on every GPU
  *          of a node (the AMDGPU.jl bug this project grew out of), and measure it.
  * USAGE    mpirun -np <ranks> ./multi_scal [--n N] [--alpha A] [--mode M]
- *                 [--iters K] [--json FILE] [--allow-shared-gpu]
+ *                 [--iters K] [--json FILE] [--allow-shared-gpu] [--check-peers]
  * NOTES    One rank per GPU. Each mode reaches memory only through the table, never
  *          through the local pointer: local (own shard), ring (the next node rank's
  *          shard), global (a shard-sized stretch of the node's index space that
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_peers.h"
 #include "options.h"
 #include "partition.h"
 #include "report.h"
@@ -242,14 +243,21 @@ static void say_error(int rank, const char *message)
     }
 }
 
-static void release(ms_run_t *run)
+/* Tears down in reverse order of set-up; keeps going past a failure and
+ * returns the first. Collective (shardtab_destroy). */
+static shardtab_status_t release(ms_run_t *run)
 {
-    if (run->table)
-        shardtab_destroy(&run->table);
-    shardtab_mem_free(run->offsets);
-    shardtab_mem_free(run->shard);
+    shardtab_status_t first = SHARDTAB_SUCCESS, s;
+
+    if (run->table && (s = shardtab_destroy(&run->table)) != SHARDTAB_SUCCESS)
+        first = s;
+    if ((s = shardtab_mem_free(run->offsets)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+        first = s;
+    if ((s = shardtab_mem_free(run->shard)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+        first = s;
     free(run->offsets_host);
     free(run->staging);
+    return first;
 }
 
 int main(int argc, char **argv)
@@ -312,8 +320,16 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS)
         status = ms_report_header(&run.report, &run.opts, run.table, run.mine);
 
+    /* ---- --check-peers: every pair written and verified, instead of the modes ---- */
+    if (status == SHARDTAB_SUCCESS && run.opts.check_peers) {
+        ms_check_peers_args_t check = {run.table, run.shard, run.staging, run.offsets_host};
+        int all_ok = 0;
+        status = ms_check_peers(&check, &all_ok);
+        failed |= !all_ok;
+    }
+
     /* ---- the modes, each verified ---- */
-    for (size_t m = 0; m < 3 && status == SHARDTAB_SUCCESS; m++) {
+    for (size_t m = 0; m < 3 && status == SHARDTAB_SUCCESS && !run.opts.check_peers; m++) {
         ms_mode_result_t res;
         if (!(run.opts.modes & mode_order[m]))
             continue;
@@ -324,13 +340,18 @@ int main(int argc, char **argv)
         }
     }
 
+    /* Teardown failures count too: a leaked mapping is a failed run. */
+    {
+        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release(&run));
+        if (status == SHARDTAB_SUCCESS)
+            status = released;
+    }
     if (status != SHARDTAB_SUCCESS) {
         say_error(run.rank, shardtab_last_error());
         exit_code = exit_code_for(status);
     } else if (failed) {
         exit_code = 1;
     }
-    release(&run);
     shardtab_finalize();
     if (status == SHARDTAB_SUCCESS)
         ms_report_finish(&run.report, exit_code);

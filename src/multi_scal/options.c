@@ -28,6 +28,9 @@ static const char usage_text[] =
     "  -j, --json FILE      also write the results as JSON to FILE\n"
     "  -s, --allow-shared-gpu\n"
     "                       let several ranks of a node share one GPU\n"
+    "  -c, --check-peers    instead of the modes, print the peer-access matrix, then\n"
+    "                       write and verify a pattern through the table for every\n"
+    "                       pair of ranks of each node; exit 0 only if all pass\n"
     "  -h, --help           print this help and exit\n"
     "\n"
     "Environment: SHARDTAB_RANKS_PER_NODE=R splits each node into groups of R ranks.\n"
@@ -104,7 +107,8 @@ int ms_parse_alpha(const char *text, double *alpha, char *err, size_t err_bytes)
         snprintf(err, err_bytes, "invalid alpha '%s': expected a number", text ? text : "");
         return -1;
     }
-    if (!isfinite(value) || errno == ERANGE) {
+    /* ERANGE also flags underflow: a tiny alpha is finite and allowed */
+    if (!isfinite(value) || (errno == ERANGE && fabs(value) > 1.0)) {
         snprintf(err, err_bytes, "invalid alpha '%s': must be finite (no inf, nan or overflow)",
                  text);
         return -1;
@@ -169,6 +173,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         {"iters", required_argument, NULL, 'i'},
         {"json", required_argument, NULL, 'j'},
         {"allow-shared-gpu", no_argument, NULL, 's'},
+        {"check-peers", no_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -177,7 +182,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
     ms_options_default(opts);
     optind = 0; /* glibc: a full reset, so tests can parse many times */
     opterr = 0; /* we word the messages ourselves */
-    while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:sh", longopts, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:sch", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': rc = ms_parse_count(optarg, &opts->n, err, err_bytes); break;
         case 'a': rc = ms_parse_alpha(optarg, &opts->alpha, err, err_bytes); break;
@@ -191,13 +196,17 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
             opts->json = optarg;
             break;
         case 's': opts->allow_shared_gpu = 1; break;
+        case 'c': opts->check_peers = 1; break;
         case 'h': opts->help = 1; break;
         case ':':
             snprintf(err, err_bytes, "option '%s' needs a value", argv[optind - 1]);
             rc = -1;
             break;
         default:
-            if (optopt)
+            /* glibc sets optopt to a flag's letter when --flag=value was given */
+            if (optopt && strncmp(argv[optind - 1], "--", 2) == 0 && strchr(argv[optind - 1], '='))
+                snprintf(err, err_bytes, "option '%s' takes no value", argv[optind - 1]);
+            else if (optopt)
                 snprintf(err, err_bytes, "unknown option '-%c'", optopt);
             else
                 snprintf(err, err_bytes, "unknown option '%s'", argv[optind - 1]);

@@ -22,7 +22,7 @@ typedef struct ms_options {
     int iters;
     const char *json;     /* NULL: no JSON output */
     int allow_shared_gpu;
-    int check_peers;
+    int check_peers;      /* write-and-verify every pair instead of the modes */
     int help;
 } ms_options_t;
 

@@ -2,6 +2,8 @@
  * lines, and the JSON rendering of the same structs. */
 #include "report.h"
 
+#include "mpi_gpu.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -143,6 +145,11 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     printf("# n %" PRIu64 " doubles (%s), alpha %.17g, iters %d, modes %s\n", opts->n,
            human_bytes((double)opts->n * sizeof(double), buf, sizeof buf), opts->alpha,
            opts->iters, modes);
+    {
+        char mpi_line[256];
+        ms_mpi_gpu_support(mpi_line, sizeof mpi_line);
+        printf("# MPI: %s\n", mpi_line);
+    }
     for (int i = 0; i < r->size; i++) {
         const ms_rank_info_t *a = &r->ranks[i];
         printf("# Rank %3d on %-16s node %3d node-rank %3d device %2d %-14s [%s] shard [%" PRIu64
@@ -152,7 +159,8 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     }
     printf("# table created in %.3f ms (max over ranks), IPC opens %.3f ms\n", r->create_ms,
            r->open_ms);
-    printf("#\n# %6s %6s %12s %12s\n", "mode", "iters", "time_s", "GB/s");
+    if (!opts->check_peers)
+        printf("#\n# %6s %6s %12s %12s\n", "mode", "iters", "time_s", "GB/s");
     fflush(stdout);
     return SHARDTAB_SUCCESS;
 }

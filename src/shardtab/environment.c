@@ -3,6 +3,7 @@
  * SHARDTAB_FAULT injection points and integer variables. */
 #include "internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ int st_parse_positive_int(const char *text, int *value)
     char *end;
     long v;
 
-    if (text == NULL || *text == '\0' || *text == '-' || *text == '+')
+    if (text == NULL || !isdigit((unsigned char)*text)) /* no sign, no blanks */
         return -1;
     errno = 0;
     v = strtol(text, &end, 10);

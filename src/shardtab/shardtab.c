@@ -34,6 +34,7 @@ struct shardtab {
     void **entries;    /* [node_size] host copy of the table */
     size_t *entry_bytes;
     void **device_table;
+    int *peer_access;  /* [node_size^2] 1 yes, 0 no, -1 unknown; NULL: all yes */
     void *shard;
     int published;
     double create_ms, open_ms;
@@ -73,6 +74,7 @@ static void table_release_host(shardtab_t *t)
     free(t->mapped_bytes);
     free(t->entries);
     free(t->entry_bytes);
+    free(t->peer_access);
     free(t);
 }
 
@@ -293,7 +295,7 @@ static shardtab_status_t check_peer_access(shardtab_t *t, const st_descriptor_t 
         }
     }
     free(row);
-    free(matrix);
+    t->peer_access = matrix; /* kept for shardtab_peer_access */
     return status;
 }
 
@@ -443,6 +445,8 @@ err_unpublish:
         st_backend()->ipc_unpublish(shard);
 err_release:
     free(descs);
+    if (t->device_table)
+        st_backend()->mem_free(t->device_table);
     table_release_host(t);
     return status;
 }
@@ -478,6 +482,13 @@ int shardtab_node_count(const shardtab_t *t) { return t->node_count; }
 void *const *shardtab_device_table(const shardtab_t *t) { return t->device_table; }
 double shardtab_create_ms(const shardtab_t *t) { return t->create_ms; }
 double shardtab_open_ms(const shardtab_t *t) { return t->open_ms; }
+
+int shardtab_peer_access(const shardtab_t *t, int from, int to)
+{
+    if (from < 0 || to < 0 || from >= t->node_size || to >= t->node_size)
+        return 0;
+    return t->peer_access ? t->peer_access[from * t->node_size + to] : 1;
+}
 
 int shardtab_member(const shardtab_t *t, int node_rank)
 {

@@ -1,0 +1,142 @@
+/* check_peers.c - multi_scal --check-peers: P2P can be reported and still not
+ * work, so write a pattern through the table for every ordered pair of a node's
+ * ranks and have the owner verify it, then show the whole matrix at once.
+ *
+ * Round d = 1 .. L-1: node rank q writes the shard of node rank (q + d) mod L
+ * through the table; every owner then checks the pattern of its writer. Every
+ * pair is exercised once, and all ranks stay in step through the agreements. */
+#include "check_peers.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scal.h"
+#include "scal_op.h"
+
+enum { PAIR_UNTESTED = 0, PAIR_OK = 1, PAIR_FAILED = 2, PAIR_EMPTY = 3 };
+
+static uint64_t pair_seed(int writer, int owner, int nodes)
+{
+    return (uint64_t)writer * (uint64_t)nodes + (uint64_t)owner + 1;
+}
+
+/* rows: [size][size] gathered on rank 0; row r = outcome by writer for owner r */
+static int print_matrix(const shardtab_t *table, const int *rows, const int *where, int size)
+{
+    int failed = 0, pairs = 0;
+
+    for (int leader = 0; leader < size; leader++) {
+        int node = where[3 * leader], node_rank = where[3 * leader + 1], nodes = where[3 * leader + 2];
+        if (node_rank != 0)
+            continue;
+        printf("# check-peers node %d: cell = reported access (Y yes, N no, ? unknown) / "
+               "write through the table, verified by the owner\n",
+               node);
+        printf("#   %-14s", "writer\\owner");
+        for (int o = 0; o < nodes; o++)
+            printf(" %8d", o);
+        printf("\n");
+        for (int w = 0; w < nodes; w++) {
+            printf("#   %-14d", w);
+            for (int o = 0; o < nodes; o++) {
+                int owner_rank = -1;
+                for (int r = 0; r < size; r++)
+                    if (where[3 * r] == node && where[3 * r + 1] == o)
+                        owner_rank = r;
+                int outcome = rows[owner_rank * size + w];
+                int reported = node == shardtab_node_id(table) ? shardtab_peer_access(table, w, o) : -2;
+                const char *rep = reported == 1 ? "Y" : reported == 0 ? "N" : reported == -1 ? "?" : "";
+                const char *res = w == o ? "self" : outcome == PAIR_OK ? "ok" : outcome == PAIR_EMPTY ? "empty" : "FAIL";
+                char cell[16];
+                snprintf(cell, sizeof cell, "%s%s%s", w == o ? "" : rep, w == o || !*rep ? "" : "/", res);
+                printf(" %8s", cell);
+                if (w != o) {
+                    pairs++;
+                    failed += outcome == PAIR_FAILED || outcome == PAIR_UNTESTED;
+                }
+            }
+            printf("\n");
+        }
+    }
+    if (failed == 0)
+        printf("# check-peers: OK (%d pairs written and verified through the table)\n", pairs);
+    else
+        printf("# check-peers: FAILED (%d of %d pairs)\n", failed, pairs);
+    fflush(stdout);
+    return failed;
+}
+
+shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok)
+{
+    shardtab_t *table = a->table;
+    double *const *device_table = (double *const *)shardtab_device_table(table);
+    int me = shardtab_node_rank(table), nodes = shardtab_node_size(table);
+    int rank, size, rounds = 0, failed = 0, where[3];
+    int *row = NULL, *rows = NULL, *wheres = NULL;
+    uint64_t my_length = a->offsets[me + 1] - a->offsets[me];
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    row = calloc((size_t)size, sizeof *row);
+    if (rank == 0) {
+        rows = calloc((size_t)size * (size_t)size, sizeof *rows);
+        wheres = calloc((size_t)size * 3, sizeof *wheres);
+    }
+    if (row == NULL || (rank == 0 && (rows == NULL || wheres == NULL)))
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc for the peer matrix failed");
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    /* Nodes may differ in size: every rank runs the rounds of the largest one,
+     * so that all ranks enter the same agreements. */
+    MPI_Allreduce(&nodes, &rounds, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+
+    for (int d = 1; d < rounds && status == SHARDTAB_SUCCESS; d++) {
+        int active = d < nodes;
+        int target = (me + d) % nodes, writer = (me - d + nodes) % nodes;
+        uint64_t length = a->offsets[target + 1] - a->offsets[target];
+        int code = active ? scal_fill(device_table, target, length, pair_seed(me, target, nodes)) : 0;
+
+        if (code != 0)
+            status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "kernel scal_fill into node rank %d "
+                                        "failed: %s", target, scal_error_string(code));
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_device_synchronize();
+        status = shardtab_agree(MPI_COMM_WORLD, status); /* all writes done */
+        if (status != SHARDTAB_SUCCESS)
+            break;
+        if (active)
+            status = shardtab_memcpy_to_host(a->staging, a->shard, (size_t)my_length * sizeof(double));
+        if (active && status == SHARDTAB_SUCCESS) {
+            uint64_t seed = pair_seed(writer, me, nodes), bad = 0;
+            for (uint64_t k = 0; k < my_length; k++) {
+                double want = scal_pattern(seed, k);
+                bad += memcmp(&a->staging[k], &want, sizeof want) != 0;
+            }
+            row[writer] = my_length == 0 ? PAIR_EMPTY : bad ? PAIR_FAILED : PAIR_OK;
+            failed += bad != 0;
+        }
+        status = shardtab_agree(MPI_COMM_WORLD, status); /* all reads done */
+    }
+    if (status != SHARDTAB_SUCCESS) {
+        free(row);
+        free(rows);
+        free(wheres);
+        return status;
+    }
+
+    where[0] = shardtab_node_id(table);
+    where[1] = me;
+    where[2] = nodes;
+    MPI_Gather(row, size, MPI_INT, rows, size, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(where, 3, MPI_INT, wheres, 3, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        failed = print_matrix(table, rows, wheres, size);
+    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    *all_ok = failed == 0;
+    free(row);
+    free(rows);
+    free(wheres);
+    return SHARDTAB_SUCCESS;
+}

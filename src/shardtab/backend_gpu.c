@@ -1,0 +1,211 @@
+/* backend_gpu.c - the GPU backend: shards in hipMalloc memory, shared through
+ * HIP IPC handles. Plain C11 on the HIP runtime API; the same file runs on
+ * NVIDIA through include/gpu/gpu_runtime.h, which maps each HIP name onto CUDA.
+ *
+ * The IPC rules that bite (see docs/design.md): a handle names a whole
+ * allocation, so we export the allocation base and send the offset beside it;
+ * opening our own handle fails, so the library never asks; the only open flag
+ * is hipIpcMemLazyEnablePeerAccess, by name (its value differs between
+ * vendors and releases); importers close before the owner frees (the library's
+ * destroy orders that).
+ */
+#include "backend.h"
+#include "gpu_runtime.h"
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int bound_device = -1;
+
+/* Report a failed runtime call with its name, the runtime's words and what the
+ * user can do; returns from the calling function. */
+#define GPU_CHECK(status_on_error, call)                                                    \
+    do {                                                                                    \
+        hipError_t gpu_check_err_ = (call);                                                 \
+        if (gpu_check_err_ != hipSuccess)                                                   \
+            return st_fail((status_on_error), "%s failed: %s (%s)", #call,                  \
+                           hipGetErrorString(gpu_check_err_), hipGetErrorName(gpu_check_err_)); \
+    } while (0)
+
+static const char *visible_devices_hint(void)
+{
+#if defined(GPU_BACKEND_CUDA)
+    return "check CUDA_VISIBLE_DEVICES, the driver (nvidia-smi) and Slurm's --gpus-per-task";
+#else
+    return "check HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, rocm-smi and Slurm's "
+           "--gpus-per-task";
+#endif
+}
+
+static shardtab_status_t gpu_bind(const st_bind_request_t *req, shardtab_device_info_t *info)
+{
+    hipDeviceProp_t props;
+    int count = 0, device;
+    hipError_t err = hipGetDeviceCount(&count);
+
+    if (err == hipErrorNoDevice || err == hipErrorInsufficientDriver || (err == hipSuccess && count == 0))
+        return st_fail(SHARDTAB_ERR_NO_DEVICE,
+                       "no GPU found: hipGetDeviceCount says '%s'; %s; on a machine without "
+                       "GPUs build with -DSHARDTAB_BACKEND=host",
+                       err == hipSuccess ? "0 devices" : hipGetErrorString(err),
+                       visible_devices_hint());
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, err);
+
+    /* One visible GPU per rank is Frontier's --gpu-bind=closest: device 0. Else the
+     * rank inside the node picks; the bus-id check in runtime.c catches the rest. */
+    if (count == 1)
+        device = 0;
+    else if (req->node_size <= count)
+        device = req->node_rank;
+    else if (req->allow_shared_device)
+        device = req->node_rank % count;
+    else
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%d ranks on this node but only %d GPUs visible: launch at most %d ranks "
+                       "per node, or let ranks share GPUs (multi_scal --allow-shared-gpu)",
+                       req->node_size, count, count);
+
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipSetDevice(device));
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipGetDeviceProperties(&props, device));
+    GPU_CHECK(SHARDTAB_ERR_DEVICE,
+              hipDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, device));
+    info->backend = st_backend_gpu_ops.kind;
+    info->device = device;
+    info->visible_devices = count;
+    snprintf(info->name, sizeof info->name, "%.63s", props.name);
+    bound_device = device;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_unbind(void)
+{
+    bound_device = -1;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_mem_alloc(size_t bytes, void **ptr)
+{
+    void *p = NULL;
+    hipError_t err = hipMalloc(&p, bytes ? bytes : 1); /* a unique pointer even for 0 */
+
+    if (err == hipErrorOutOfMemory)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "hipMalloc of %zu bytes: out of device memory",
+                       bytes);
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, err);
+    *ptr = p;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_mem_free(void *ptr)
+{
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipFree(ptr));
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_copy_to_device(void *dst, const void *src, size_t bytes)
+{
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice));
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_copy_to_host(void *dst, const void *src, size_t bytes)
+{
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost));
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_synchronize(void)
+{
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipDeviceSynchronize());
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_ipc_export(void *ptr, size_t bytes, st_export_t *out)
+{
+    hipIpcMemHandle_t handle;
+    hipDeviceptr_t base = NULL;
+    size_t size = 0;
+
+    /* The handle names the whole allocation: export its base, send the offset. */
+    GPU_CHECK(SHARDTAB_ERR_IPC, hipMemGetAddressRange(&base, &size, (hipDeviceptr_t)ptr));
+    if ((char *)ptr < (char *)base || bytes > size - (size_t)((char *)ptr - (char *)base))
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shard %p + %zu bytes runs past its allocation [%p, +%zu)", ptr, bytes,
+                       (void *)base, size);
+    GPU_CHECK(SHARDTAB_ERR_IPC, hipIpcGetMemHandle(&handle, (void *)base));
+    memset(out, 0, sizeof *out);
+    memcpy(out->handle.bytes, &handle, sizeof handle);
+    out->offset = (size_t)((char *)ptr - (char *)base);
+    out->alloc_bytes = size;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_ipc_unpublish(void *ptr)
+{
+    (void)ptr; /* a GPU IPC handle has no name to withdraw */
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_ipc_open(const st_ipc_handle_t *handle, size_t alloc_bytes,
+                                      void **base)
+{
+    hipIpcMemHandle_t h;
+    void *p = NULL;
+
+    (void)alloc_bytes;
+    memcpy(&h, handle->bytes, sizeof h);
+    GPU_CHECK(SHARDTAB_ERR_IPC, hipIpcOpenMemHandle(&p, h, hipIpcMemLazyEnablePeerAccess));
+    *base = p;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_ipc_close(void *base, size_t alloc_bytes)
+{
+    (void)alloc_bytes;
+    GPU_CHECK(SHARDTAB_ERR_IPC, hipIpcCloseMemHandle(base));
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_can_access_peer(const char *peer_pci_bus_id, int *can)
+{
+    int peer = -1, access = 0;
+
+    /* A peer GPU this process cannot see (one visible GPU per rank) cannot be
+     * asked about; -1 says "unknown", and the write-and-verify check decides. */
+    if (hipDeviceGetByPCIBusId(&peer, peer_pci_bus_id) != hipSuccess) {
+        (void)hipGetLastError(); /* clear the sticky "last error" of the query */
+        *can = -1;
+        return SHARDTAB_SUCCESS;
+    }
+    if (peer == bound_device) {
+        *can = 1; /* ranks sharing one GPU */
+        return SHARDTAB_SUCCESS;
+    }
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipDeviceCanAccessPeer(&access, bound_device, peer));
+    *can = access ? 1 : 0;
+    return SHARDTAB_SUCCESS;
+}
+
+const st_backend_ops_t st_backend_gpu_ops = {
+#if defined(GPU_BACKEND_CUDA)
+    .kind = SHARDTAB_BACKEND_CUDA,
+    .name = "cuda",
+#else
+    .kind = SHARDTAB_BACKEND_HIP,
+    .name = "hip",
+#endif
+    .bind = gpu_bind,
+    .unbind = gpu_unbind,
+    .mem_alloc = gpu_mem_alloc,
+    .mem_free = gpu_mem_free,
+    .copy_to_device = gpu_copy_to_device,
+    .copy_to_host = gpu_copy_to_host,
+    .synchronize = gpu_synchronize,
+    .ipc_export = gpu_ipc_export,
+    .ipc_unpublish = gpu_ipc_unpublish,
+    .ipc_open = gpu_ipc_open,
+    .ipc_close = gpu_ipc_close,
+    .can_access_peer = gpu_can_access_peer,
+};
