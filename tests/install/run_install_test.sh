@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# run_install_test.sh - installs a built shardtab into a scratch prefix, then
+# builds and runs a consumer program against that tree only: once through
+# find_package(shardtab) (CMAKE_PREFIX_PATH), once through pkg-config and mpicc.
+#
+# Usage: run_install_test.sh --build DIR --work DIR --consumer DIR --cmake CMAKE
+#          --cc CC --mpicc MPICC --libdir LIBDIR --generator GEN --source DIR
+#          --mpiexec MPIEXEC --np-flag FLAG [--preflags "FLAGS"] [--postflags "FLAGS"]
+set -u
+
+build="" work="" consumer="" cmake=cmake cc="" mpicc=mpicc libdir=lib generator=""
+source_dir="" mpiexec=mpiexec np_flag=-n preflags="" postflags=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --build) build=$2 ;;
+    --work) work=$2 ;;
+    --consumer) consumer=$2 ;;
+    --cmake) cmake=${2:-cmake} ;;
+    --cc) cc=$2 ;;
+    --mpicc) mpicc=${2:-mpicc} ;;
+    --libdir) libdir=${2:-lib} ;;
+    --generator) generator=$2 ;;
+    --source) source_dir=$2 ;;
+    --mpiexec) mpiexec=${2:-mpiexec} ;;
+    --np-flag) np_flag=${2:--n} ;;
+    --preflags) preflags=$2 ;;
+    --postflags) postflags=$2 ;;
+    *) echo "run_install_test.sh: unknown option '$1'" >&2; exit 2 ;;
+    esac
+    shift 2
+done
+if [ -z "$build" ] || [ -z "$work" ] || [ -z "$consumer" ]; then
+    echo "run_install_test.sh: --build, --work and --consumer are required" >&2
+    exit 2
+fi
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
+unset SHARDTAB_FAULT SHARDTAB_RANKS_PER_NODE MULTI_SCAL_TEST_CORRUPT CMAKE_PREFIX_PATH
+unset PKG_CONFIG_PATH
+
+prefix=$work/prefix
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+step() {
+    echo
+    echo "==== $*"
+}
+# run LIMIT CMD... : runs with a time limit, output shown; returns the status
+run() {
+    local limit=$1
+    shift
+    echo "+ $*"
+    timeout -k 5 "$limit" "$@"
+}
+
+is_openmpi=0
+if "$mpiexec" --version 2>&1 | grep -Eq 'Open MPI|OpenRTE'; then
+    is_openmpi=1
+fi
+read -r -a pre <<<"$preflags"
+read -r -a post <<<"$postflags"
+# mpirun_np N PROGRAM [ARGS...]
+mpirun_np() {
+    local n=$1 program=$2 mpi_flags=()
+    shift 2
+    if [ "$is_openmpi" -eq 1 ]; then
+        mpi_flags+=(--oversubscribe)
+        [ -n "${SHARDTAB_RANKS_PER_NODE+set}" ] && mpi_flags+=(-x SHARDTAB_RANKS_PER_NODE)
+    fi
+    run 60 "$mpiexec" "${mpi_flags[@]+"${mpi_flags[@]}"}" "$np_flag" "$n" \
+        "${pre[@]+"${pre[@]}"}" "$program" "${post[@]+"${post[@]}"}" "$@"
+}
+
+shm_list() {
+    local f
+    for f in /dev/shm/shardtab-*; do
+        [ -e "$f" ] && printf '%s\n' "$f"
+    done
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+shm_list | sort >"$work/shm.before"
+
+# ---- 1. install -----------------------------------------------------------------------
+step "install into $prefix"
+run 120 "$cmake" --install "$build" --prefix "$prefix" || fail "cmake --install failed"
+for f in "include/shardtab.h" "$libdir/libshardtab.a" "bin/multi_scal" \
+         "$libdir/cmake/shardtab/shardtabConfig.cmake" \
+         "$libdir/cmake/shardtab/shardtabConfigVersion.cmake" \
+         "$libdir/cmake/shardtab/shardtabTargets.cmake" "$libdir/pkgconfig/shardtab.pc"; do
+    [ -f "$prefix/$f" ] || fail "not installed: $f"
+done
+# An installed package must not point back into the build or source tree.
+for dir in "$build" ${source_dir:+"$source_dir"}; do
+    if grep -rF -- "$dir" "$prefix/$libdir/cmake" "$prefix/$libdir/pkgconfig" 2>/dev/null |
+        grep -vF -- "$prefix"; then
+        fail "installed package files refer to $dir"
+    fi
+done
+
+# ---- 2. find_package(shardtab) -----------------------------------------------------------
+step "consumer through find_package(shardtab)"
+gen=()
+[ -n "$generator" ] && gen=(-G "$generator")
+cc_arg=()
+[ -n "$cc" ] && cc_arg=("-DCMAKE_C_COMPILER=$cc")
+if run 120 "$cmake" -S "$consumer" -B "$work/consumer-build" "${gen[@]+"${gen[@]}"}" \
+        "${cc_arg[@]+"${cc_arg[@]}"}" "-DCMAKE_PREFIX_PATH=$prefix" &&
+    run 120 "$cmake" --build "$work/consumer-build"; then
+    found=$(sed -n 's/^shardtab_DIR:PATH=//p' "$work/consumer-build/CMakeCache.txt")
+    echo "shardtab_DIR=$found"
+    case "$found" in
+    "$prefix"/*) ;;
+    *) fail "find_package found shardtab at '$found', not in $prefix" ;;
+    esac
+    exe=$work/consumer-build/consumer
+    out=$(mpirun_np 2 "$exe" 2>&1)
+    rc=$?
+    echo "$out"
+    [ "$rc" -eq 0 ] || fail "consumer (find_package) at 2 ranks exited $rc"
+    grep -q '^consumer: OK (2 ranks' <<<"$out" || fail "consumer (find_package) did not say OK"
+
+    out=$(SHARDTAB_RANKS_PER_NODE=1 mpirun_np 2 "$exe" 2>&1)
+    rc=$?
+    echo "$out"
+    [ "$rc" -eq 0 ] || fail "consumer with SHARDTAB_RANKS_PER_NODE=1 exited $rc"
+    grep -q '^consumer: OK (2 ranks' <<<"$out" || fail "consumer with SHARDTAB_RANKS_PER_NODE=1 did not say OK"
+else
+    fail "configuring or building the consumer against $prefix failed"
+fi
+
+# ---- 3. pkg-config ----------------------------------------------------------------------
+step "consumer through pkg-config and $mpicc"
+if ! command -v pkg-config >/dev/null 2>&1; then
+    fail "pkg-config is not installed"
+else
+    pc_dir=$prefix/$libdir/pkgconfig
+    flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs shardtab)
+    rc=$?
+    echo "pkg-config --cflags --libs shardtab: $flags"
+    [ "$rc" -eq 0 ] || fail "pkg-config found no shardtab in $pc_dir"
+    # The flags must name the tree that was installed, wherever it was put
+    # (compared as resolved paths: a .pc file may say ${pcfiledir}/../..).
+    inc_ok=0 lib_ok=0
+    for word in $flags; do
+        case "$word" in
+        -I*) [ "$(realpath -m -- "${word#-I}")" = "$(realpath -m -- "$prefix/include")" ] && inc_ok=1 ;;
+        -L*) [ "$(realpath -m -- "${word#-L}")" = "$(realpath -m -- "$prefix/$libdir")" ] && lib_ok=1 ;;
+        esac
+    done
+    [ "$inc_ok" -eq 1 ] ||
+        fail "pkg-config --cflags has no -I for $prefix/include (the .pc file's prefix is wrong)"
+    [ "$lib_ok" -eq 1 ] ||
+        fail "pkg-config --libs has no -L for $prefix/$libdir (the .pc file's prefix is wrong)"
+    # shellcheck disable=SC2086 # the flags are words, by design
+    if run 120 "$mpicc" "$consumer/consumer.c" $flags -o "$work/consumer-pc"; then
+        out=$(mpirun_np 2 "$work/consumer-pc" 2>&1)
+        rc=$?
+        echo "$out"
+        [ "$rc" -eq 0 ] || fail "consumer (pkg-config) at 2 ranks exited $rc"
+        grep -q '^consumer: OK (2 ranks' <<<"$out" || fail "consumer (pkg-config) did not say OK"
+    else
+        fail "mpicc consumer.c \$(pkg-config --cflags --libs shardtab) failed"
+    fi
+fi
+
+# ---- 4. the installed program ------------------------------------------------------------
+step "installed multi_scal"
+out=$(mpirun_np 2 "$prefix/bin/multi_scal" --n 1000 2>&1)
+rc=$?
+echo "$out"
+[ "$rc" -eq 0 ] || fail "installed multi_scal exited $rc"
+[ "$(grep -c '^# verify [a-z]*: OK (1000 elements, 2 shards)' <<<"$out")" -eq 3 ] ||
+    fail "installed multi_scal did not verify all three modes"
+
+# ---- nothing of ours left in /dev/shm ------------------------------------------------------
+leaked=""
+for _ in 1 2 3 4 5 6; do
+    leaked=$(shm_list | sort | comm -13 "$work/shm.before" -)
+    [ -z "$leaked" ] && break
+    sleep 0.5
+done
+[ -z "$leaked" ] || fail "shared-memory segments left behind: $(echo "$leaked" | tr '\n' ' ')"
+
+echo
+if [ "$failures" -gt 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+rm -rf "$work"
+echo "PASS"
