@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# deps.sh - installs the Debian packages this project needs, only those missing.
+# Usage: scripts/deps.sh [--hip]   (--hip adds Debian's ROCm: hipcc, libamdhip64-dev)
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libcmocka-dev
+          python3 shellcheck iproute2 util-linux procps)
+if [[ "${1:-}" == "--hip" ]]; then
+  packages+=(hipcc libamdhip64-dev rocm-device-libs)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+if ! command -v apt-get >/dev/null; then
+  echo "deps.sh: missing ${missing[*]} and no apt-get here: install them by hand" >&2
+  exit 1
+fi
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  sudo="sudo"
+fi
+echo "# installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

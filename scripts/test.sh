@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# test.sh - sets up and runs every test that needs no GPU:
+#   1. host backend: unit tests, MPI tests, install test (ctest);
+#   2. HIP backend for gfx90a with Debian's ROCm: compile, link, and a clean
+#      "no GPU found" from the binary;
+#   3. CUDA backend with nvcc (sm_90), when nvcc is here: compile and link.
+# Usage: scripts/test.sh [--host-only]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc)
+host_only=0
+[[ "${1:-}" == "--host-only" ]] && host_only=1
+
+if ((host_only)); then "$top/scripts/deps.sh"; else "$top/scripts/deps.sh" --hip; fi
+# shellcheck source=scripts/mpi-env.sh
+source "$top/scripts/mpi-env.sh"
+
+echo "# [1/3] host backend: build and ctest"
+cmake -S "$top" -B "$top/build-test-host" -DSHARDTAB_BACKEND=host >/dev/null
+cmake --build "$top/build-test-host" -j "$jobs" >/dev/null
+(cd "$top/build-test-host" && ctest -j "$jobs" --output-on-failure)
+
+((host_only)) && exit 0
+
+echo "# [2/3] HIP backend (gfx90a): build, link, run without a GPU"
+cmake -S "$top" -B "$top/build-test-hip" -DSHARDTAB_BACKEND=hip -DSHARDTAB_BUILD_TESTS=OFF >/dev/null
+cmake --build "$top/build-test-hip" -j "$jobs" >/dev/null
+"$top/scripts/check-no-gpu.sh" "$top/build-test-hip/multi_scal"
+
+echo "# [3/3] CUDA backend (sm_90)"
+if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  cmake -S "$top" -B "$top/build-test-cuda" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$top/build-test-cuda" -j "$jobs" >/dev/null
+  "$top/scripts/check-no-gpu.sh" "$top/build-test-cuda/multi_scal"
+else
+  echo "# skipped: no nvcc on this machine"
+fi
+echo "# all tests passed"
