@@ -26,8 +26,37 @@ typedef struct scal_range {
 int scal_shard(double *const *table, int shard, uint64_t n, double alpha);
 /* Every element of the range, each located in its shard through the table. */
 int scal_range(const scal_range_t *range, double alpha);
+/* table[shard][k] = scal_pattern(seed, k) for k in [0, n): a write through the
+ * table, for the write-and-verify peer check. */
+int scal_fill(double *const *table, int shard, uint64_t n, uint64_t seed);
 /* The runtime's text for a code returned above. */
 const char *scal_error_string(int code);
+
+/* Kernel variants, kept so that the benchmark can show why the default won
+ * (docs/performance.md). Every variant computes the same values. */
+typedef enum scal_variant {
+    SCAL_VARIANT_NAIVE = 0, /* one double per thread per grid-stride step */
+    SCAL_VARIANT_VEC2,      /* 16-byte loads, one per step */
+    SCAL_VARIANT_VEC2X4,    /* 16-byte loads, four in flight per thread */
+    SCAL_VARIANT_COUNT
+} scal_variant_t;
+#define SCAL_VARIANT_DEFAULT SCAL_VARIANT_VEC2X4
+
+/* Selects the variant for the following launches; returns its name or NULL. */
+const char *scal_set_variant(int variant);
+const char *scal_variant_name(int variant);
+
+/* ---- services the benchmark needs, on the same stream as the kernels ---- */
+
+/* Device-to-device copy; either side may be a peer's shard opened by IPC. */
+int scal_copy(void *dst, const void *src, uint64_t bytes);
+
+typedef struct scal_timer scal_timer_t;
+int scal_timer_create(scal_timer_t **timer);
+int scal_timer_start(scal_timer_t *timer);
+/* Waits for the work queued since start; *ms is its device time. */
+int scal_timer_stop(scal_timer_t *timer, double *ms);
+void scal_timer_destroy(scal_timer_t *timer);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,9 @@
 /* scal_host.c - the host backend's "kernels": the same per-element bodies as
  * the GPU kernels (scal_op.h), run by a loop on the CPU. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "scal.h"
 #include "scal_op.h"
 
@@ -23,7 +27,66 @@ int scal_range(const scal_range_t *r, double alpha)
     return 0;
 }
 
+int scal_fill(double *const *table, int shard, uint64_t n, uint64_t seed)
+{
+    double *x = table[shard];
+    for (uint64_t k = 0; k < n; k++)
+        x[k] = scal_pattern(seed, k);
+    return 0;
+}
+
 const char *scal_error_string(int code)
 {
-    return code == 0 ? "no error" : "host kernel error";
+    return code == 0 ? "no error" : code == 1 ? "out of host memory" : "host kernel error";
+}
+
+/* ---- variants and benchmark services on the CPU ---------------------------- */
+
+static const char *const variant_names[SCAL_VARIANT_COUNT] = {"naive", "vec2", "vec2x4"};
+
+const char *scal_variant_name(int variant)
+{
+    return variant >= 0 && variant < SCAL_VARIANT_COUNT ? variant_names[variant] : NULL;
+}
+
+const char *scal_set_variant(int variant)
+{
+    /* one loop on the CPU: the compiler vectorizes it whatever the name */
+    return scal_variant_name(variant);
+}
+
+int scal_copy(void *dst, const void *src, uint64_t bytes)
+{
+    memcpy(dst, src, (size_t)bytes);
+    return 0;
+}
+
+struct scal_timer {
+    struct timespec start;
+};
+
+int scal_timer_create(scal_timer_t **timer)
+{
+    *timer = calloc(1, sizeof **timer);
+    return *timer ? 0 : 1;
+}
+
+int scal_timer_start(scal_timer_t *timer)
+{
+    clock_gettime(CLOCK_MONOTONIC, &timer->start);
+    return 0;
+}
+
+int scal_timer_stop(scal_timer_t *timer, double *ms)
+{
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    *ms = (double)(end.tv_sec - timer->start.tv_sec) * 1e3 +
+          (double)(end.tv_nsec - timer->start.tv_nsec) / 1e6;
+    return 0;
+}
+
+void scal_timer_destroy(scal_timer_t *timer)
+{
+    free(timer);
 }

@@ -11,10 +11,23 @@
 #define SCAL_HD
 #endif
 
-/* One element: a plain IEEE multiply, so host and device agree bit for bit. */
+/* One value: a plain IEEE multiply, so host and device agree bit for bit. */
+static SCAL_HD inline double scal_value(double v, double alpha)
+{
+    return v * alpha;
+}
+
+/* One element in place; the vector kernels apply scal_value lane by lane. */
 static SCAL_HD inline void scal_element(double *x, uint64_t i, double alpha)
 {
-    x[i] = x[i] * alpha;
+    x[i] = scal_value(x[i], alpha);
+}
+
+/* The pattern --check-peers writes through the table: distinct per writer
+ * (seed) and element, never 0 or 1, exact in double. */
+static SCAL_HD inline double scal_pattern(uint64_t seed, uint64_t k)
+{
+    return (double)((seed * 1000003u + k * 7919u) % 1048573u) + 0.25;
 }
 
 /* Which shard holds node index g, given prefix offsets[0..nshards] of the

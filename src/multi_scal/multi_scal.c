@@ -5,6 +5,7 @@
  *          of a node (the AMDGPU.jl bug this project grew out of), and measure it.
  * USAGE    mpirun -np <ranks> ./multi_scal [--n N] [--alpha A] [--mode M]
  *                 [--iters K] [--json FILE] [--allow-shared-gpu] [--check-peers]
+ *                 [--bench [--bench-min B] [--bench-max B]] [--variant V]
  * NOTES    One rank per GPU. Each mode reaches memory only through the table, never
  *          through the local pointer: local (own shard), ring (the next node rank's
  *          shard), global (a shard-sized stretch of the node's index space that
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "check_peers.h"
 #include "options.h"
 #include "partition.h"
@@ -267,6 +269,7 @@ int main(int argc, char **argv)
     shardtab_status_t status;
     ms_run_t run;
     char err[256];
+    ms_bench_row_t *bench_rows = NULL;
     int exit_code = 0, failed = 0;
 
     memset(&run, 0, sizeof run);
@@ -295,6 +298,9 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
+
+    if (run.opts.variant >= 0)
+        scal_set_variant(run.opts.variant);
 
     /* ---- device, shard, table ---- */
     params.allow_shared_device = run.opts.allow_shared_gpu;
@@ -328,8 +334,18 @@ int main(int argc, char **argv)
         failed |= !all_ok;
     }
 
+    /* ---- --bench: the sweep, verified, instead of the modes ---- */
+    if (status == SHARDTAB_SUCCESS && run.opts.bench) {
+        int verified = 0, nrows = 0;
+        status = ms_bench_run(&run.opts, &bench_rows, &nrows, &verified);
+        if (status == SHARDTAB_SUCCESS)
+            ms_report_bench(&run.report, bench_rows, nrows, verified);
+        failed |= !verified;
+    }
+
     /* ---- the modes, each verified ---- */
-    for (size_t m = 0; m < 3 && status == SHARDTAB_SUCCESS && !run.opts.check_peers; m++) {
+    for (size_t m = 0; m < 3 && status == SHARDTAB_SUCCESS && !run.opts.check_peers &&
+                       !run.opts.bench; m++) {
         ms_mode_result_t res;
         if (!(run.opts.modes & mode_order[m]))
             continue;
@@ -357,6 +373,7 @@ int main(int argc, char **argv)
         ms_report_finish(&run.report, exit_code);
     else
         ms_report_discard_json(&run.report);
+    free(bench_rows);
     MPI_Finalize();
     return exit_code;
 }

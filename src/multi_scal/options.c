@@ -31,6 +31,12 @@ static const char usage_text[] =
     "  -c, --check-peers    instead of the modes, print the peer-access matrix, then\n"
     "                       write and verify a pattern through the table for every\n"
     "                       pair of ranks of each node; exit 0 only if all pass\n"
+    "  -b, --bench          instead of the modes, the benchmark sweep: the table's modes\n"
+    "                       against device and peer copies, a host-staged update and\n"
+    "                       MPI messages, per-shard sizes from --bench-min to --bench-max\n"
+    "      --bench-min B    first bytes per shard of the sweep (default 1M)\n"
+    "      --bench-max B    last bytes per shard, x4 steps (default 4G; at most 8G)\n"
+    "      --variant V      kernel variant: naive, vec2, vec2x4 (default vec2x4)\n"
     "  -h, --help           print this help and exit\n"
     "\n"
     "Environment: SHARDTAB_RANKS_PER_NODE=R splits each node into groups of R ranks.\n"
@@ -48,6 +54,9 @@ void ms_options_default(ms_options_t *opts)
     opts->alpha = 2.0;
     opts->modes = MS_MODE_ALL;
     opts->iters = 1;
+    opts->bench_min = 1ull << 20;
+    opts->bench_max = 4ull << 30;
+    opts->variant = -1;
 }
 
 int ms_parse_count(const char *text, uint64_t *count, char *err, size_t err_bytes)
@@ -163,6 +172,35 @@ static int parse_iters(const char *text, int *iters, char *err, size_t err_bytes
     return 0;
 }
 
+static int parse_bench_bytes(const char *text, uint64_t *bytes, char *err, size_t err_bytes)
+{
+    uint64_t value;
+
+    if (ms_parse_count(text, &value, err, err_bytes) != 0)
+        return -1;
+    if (value < 4096 || value > MS_BENCH_MAX_BYTES || value % sizeof(double) != 0) {
+        snprintf(err, err_bytes, "invalid bench size '%s': bytes per shard, a multiple of 8 "
+                                 "from 4K to 8G", text);
+        return -1;
+    }
+    *bytes = value;
+    return 0;
+}
+
+static int parse_variant(const char *text, int *variant, char *err, size_t err_bytes)
+{
+    static const char *const names[] = {"naive", "vec2", "vec2x4"}; /* scal_variant_t */
+
+    for (int v = 0; v < (int)(sizeof names / sizeof names[0]); v++) {
+        if (strcmp(text, names[v]) == 0) {
+            *variant = v;
+            return 0;
+        }
+    }
+    snprintf(err, err_bytes, "invalid variant '%s': expected naive, vec2 or vec2x4", text);
+    return -1;
+}
+
 ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
                                    size_t err_bytes)
 {
@@ -174,6 +212,10 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         {"json", required_argument, NULL, 'j'},
         {"allow-shared-gpu", no_argument, NULL, 's'},
         {"check-peers", no_argument, NULL, 'c'},
+        {"bench", no_argument, NULL, 'b'},
+        {"bench-min", required_argument, NULL, 'B'},
+        {"bench-max", required_argument, NULL, 'M'},
+        {"variant", required_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -182,7 +224,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
     ms_options_default(opts);
     optind = 0; /* glibc: a full reset, so tests can parse many times */
     opterr = 0; /* we word the messages ourselves */
-    while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:sch", longopts, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:schb", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': rc = ms_parse_count(optarg, &opts->n, err, err_bytes); break;
         case 'a': rc = ms_parse_alpha(optarg, &opts->alpha, err, err_bytes); break;
@@ -197,6 +239,10 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
             break;
         case 's': opts->allow_shared_gpu = 1; break;
         case 'c': opts->check_peers = 1; break;
+        case 'b': opts->bench = 1; break;
+        case 'B': rc = parse_bench_bytes(optarg, &opts->bench_min, err, err_bytes); break;
+        case 'M': rc = parse_bench_bytes(optarg, &opts->bench_max, err, err_bytes); break;
+        case 'V': rc = parse_variant(optarg, &opts->variant, err, err_bytes); break;
         case 'h': opts->help = 1; break;
         case ':':
             snprintf(err, err_bytes, "option '%s' needs a value", argv[optind - 1]);
@@ -216,6 +262,14 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
     }
     if (rc == 0 && optind < argc) {
         snprintf(err, err_bytes, "unexpected argument '%s'", argv[optind]);
+        rc = -1;
+    }
+    if (rc == 0 && opts->bench_min > opts->bench_max) {
+        snprintf(err, err_bytes, "--bench-min is larger than --bench-max");
+        rc = -1;
+    }
+    if (rc == 0 && opts->bench && opts->check_peers) {
+        snprintf(err, err_bytes, "--bench and --check-peers exclude each other");
         rc = -1;
     }
     if (rc != 0)

@@ -14,6 +14,8 @@ enum {
 };
 
 #define MS_MAX_ITERS 1000000
+/* MPI counts are int: a shard of the MPI baseline must stay below 2^31 doubles */
+#define MS_BENCH_MAX_BYTES (8ull << 30)
 
 typedef struct ms_options {
     uint64_t n;           /* global number of doubles */
@@ -23,6 +25,10 @@ typedef struct ms_options {
     const char *json;     /* NULL: no JSON output */
     int allow_shared_gpu;
     int check_peers;      /* write-and-verify every pair instead of the modes */
+    int bench;            /* the benchmark sweep instead of the modes */
+    uint64_t bench_min;   /* bytes per shard, first size of the sweep */
+    uint64_t bench_max;   /* bytes per shard, last size (x4 steps) */
+    int variant;          /* kernel variant (scal.h), -1: the default */
     int help;
 } ms_options_t;
 

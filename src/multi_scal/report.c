@@ -3,6 +3,7 @@
 #include "report.h"
 
 #include "mpi_gpu.h"
+#include "scal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -142,9 +143,10 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     printf("# backend %s, %d ranks, %d nodes, %d to %d ranks per node, %d devices per node\n",
            shardtab_backend_name(shardtab_backend()), r->size, r->nodes, r->min_per_node,
            r->max_per_node, r->max_devices_per_node);
-    printf("# n %" PRIu64 " doubles (%s), alpha %.17g, iters %d, modes %s\n", opts->n,
+    printf("# n %" PRIu64 " doubles (%s), alpha %.17g, iters %d, modes %s, kernel %s\n", opts->n,
            human_bytes((double)opts->n * sizeof(double), buf, sizeof buf), opts->alpha,
-           opts->iters, modes);
+           opts->iters, modes,
+           scal_variant_name(opts->variant >= 0 ? opts->variant : SCAL_VARIANT_DEFAULT));
     {
         char mpi_line[256];
         ms_mpi_gpu_support(mpi_line, sizeof mpi_line);
@@ -159,7 +161,7 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     }
     printf("# table created in %.3f ms (max over ranks), IPC opens %.3f ms\n", r->create_ms,
            r->open_ms);
-    if (!opts->check_peers)
+    if (!opts->check_peers && !opts->bench)
         printf("#\n# %6s %6s %12s %12s\n", "mode", "iters", "time_s", "GB/s");
     fflush(stdout);
     return SHARDTAB_SUCCESS;
@@ -180,6 +182,35 @@ void ms_report_mode(ms_report_t *r, const ms_mode_result_t *res)
         printf("# verify %s: FAILED (%" PRIu64 " mismatches, first at global index %" PRIu64
                ": got %.17g, want %.17g)\n",
                ms_mode_name(res->mode), res->mismatches, res->first_bad, res->got, res->want);
+    fflush(stdout);
+}
+
+void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int verified)
+{
+    if (r->rank != 0)
+        return;
+    r->bench = rows;
+    r->nbench = nrows;
+    printf("# bench: GB/s = bytes read + written per GPU over the median of the repeats "
+           "(each the max over ranks), [min, max] beside it;\n"
+           "# link = bytes per link direction; ratio = link (remote, ring) or GB/s (local) "
+           "over the baseline measured at the same size\n");
+    printf("# %10s %-15s %5s %10s %10s %10s %10s %7s %-15s %9s\n", "shard_MiB", "operation",
+           "reps", "GB/s", "min", "max", "link_GB/s", "ratio", "baseline", "create_ms");
+    for (int i = 0; i < nrows; i++) {
+        const ms_bench_row_t *b = &rows[i];
+        char link[16] = "-", ratio[16] = "-";
+        if (b->link_gbps > 0)
+            snprintf(link, sizeof link, "%.1f", b->link_gbps);
+        if (b->baseline >= 0)
+            snprintf(ratio, sizeof ratio, "%.3f", b->ratio);
+        printf("  %10.2f %-15s %5d %10.1f %10.1f %10.1f %10s %7s %-15s %9.2f\n",
+               (double)b->shard_bytes / (1 << 20), ms_bench_op_name(b->op), b->reps,
+               b->gbps_median, b->gbps_min, b->gbps_max, link, ratio,
+               b->baseline >= 0 ? ms_bench_op_name(b->baseline) : "-", b->create_ms);
+    }
+    printf("# bench verify: %s (every table mode, host-staged and MPI update left every "
+           "element exact)\n", verified ? "OK" : "FAILED");
     fflush(stdout);
 }
 
@@ -235,7 +266,21 @@ void ms_report_finish(ms_report_t *r, int exit_code)
                     m->mismatches ? "false" : "true", m->mismatches,
                     i + 1 < r->nresults ? "," : "");
         }
-        fprintf(f, "  ],\n  \"exit_status\": %d\n}\n", exit_code);
+        fprintf(f, "  ],\n  \"bench\": [\n");
+        for (int i = 0; i < r->nbench; i++) {
+            const ms_bench_row_t *b = &r->bench[i];
+            fprintf(f, "    {\"shard_bytes\": %" PRIu64 ", \"operation\": \"%s\", \"reps\": %d, "
+                       "\"gbps_median\": %.3f, \"gbps_min\": %.3f, \"gbps_max\": %.3f, "
+                       "\"link_gbps\": %.3f, \"ratio\": %.4f, \"baseline\": \"%s\", "
+                       "\"create_ms\": %.3f}%s\n",
+                    b->shard_bytes, ms_bench_op_name(b->op), b->reps, b->gbps_median, b->gbps_min,
+                    b->gbps_max, b->link_gbps, b->ratio,
+                    b->baseline >= 0 ? ms_bench_op_name(b->baseline) : "", b->create_ms,
+                    i + 1 < r->nbench ? "," : "");
+        }
+        fprintf(f, "  ],\n  \"kernel\": \"%s\",\n  \"exit_status\": %d\n}\n",
+                scal_variant_name(r->opts->variant >= 0 ? r->opts->variant : SCAL_VARIANT_DEFAULT),
+                exit_code);
         fclose(f);
         r->json = NULL;
     }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench.h"
 #include "options.h"
 #include "partition.h"
 #include "shardtab.h"
@@ -38,6 +39,8 @@ typedef struct ms_report {
     double create_ms, open_ms; /* max over ranks */
     ms_mode_result_t results[3];
     int nresults;
+    const ms_bench_row_t *bench; /* rank 0, --bench only */
+    int nbench;
 } ms_report_t;
 
 /* Rank 0 opens --json FILE now, so that an unwritable path is a usage error
@@ -48,6 +51,8 @@ void ms_report_discard_json(ms_report_t *r);
 shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
                                    const shardtab_t *table, ms_shard_t mine);
 void ms_report_mode(ms_report_t *r, const ms_mode_result_t *res);
+/* Rank 0 prints the sweep as a fixed-width table, kept for the JSON. */
+void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int verified);
 void ms_report_finish(ms_report_t *r, int exit_code);
 
 #endif /* MS_REPORT_H */

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# gpu-validate.sh - builds the CUDA backend on an NVIDIA machine and runs the GPU
+# test set: every mode at 2 ranks and at 4 ranks sharing the GPUs, uneven and
+# empty shards and >= 1 GiB per shard, --check-peers, every kernel variant, the
+# seed scenario, the unit tests, compute-sanitizer, then the benchmark sweep.
+# Usage: scripts/gpu-validate.sh [outdir]    (logs and JSON land in outdir)
+# On the lent machine: carry .debs (cmocka) and call with "$OUT".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$top/validate-out}
+mkdir -p "$out"
+log=$out/validate.log
+# shellcheck source=scripts/mpi-env.sh disable=SC1091
+source "$top/scripts/mpi-env.sh"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+failures=0
+
+say() { echo "$*" | tee -a "$log"; }
+# step NAME CMD...: runs, logs, counts a failure without stopping the rest
+step() {
+  local name=$1 rc
+  shift
+  say "## $name"
+  say "\$ $*"
+  "$@" >>"$log" 2>&1
+  rc=$?
+  if ((rc == 0)); then say "## $name: PASS"; else say "## $name: FAIL (exit $rc)"; failures=$((failures + 1)); fi
+}
+
+say "# gpu-validate $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+{
+  nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total --format=csv
+  nvidia-smi topo -m
+  nvcc --version | tail -2
+  cmake --version | head -1
+  mpirun --version | head -1
+} >>"$log" 2>&1
+
+# cmocka is not on that machine: unpack the carried Debian packages aside
+prefix=()
+if compgen -G "$top/.debs/*.deb" >/dev/null; then
+  for deb in "$top"/.debs/*.deb; do dpkg -x "$deb" /tmp/cmocka-root; done
+  prefix=(-DCMAKE_PREFIX_PATH=/tmp/cmocka-root/usr)
+  export LD_LIBRARY_PATH=/tmp/cmocka-root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
+
+build=$top/build-gpu-validate
+step "configure (cuda)" cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda "${prefix[@]}"
+step "build" cmake --build "$build" -j 16
+ms=$build/multi_scal
+# shellcheck disable=SC2086,SC2154,SC2317  # word-split flag from mpi-env.sh; called via step
+run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }
+# shellcheck disable=SC2317  # called via step
+expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
+# shellcheck disable=SC2317  # called via step
+expect_message_once() {
+  local pattern=$1 count; shift
+  count=$("$@" 2>&1 >/dev/null | grep -c "$pattern")
+  echo "'$pattern' printed $count time(s), want 1"; ((count == 1))
+}
+
+step "unit tests" ctest --test-dir "$build" -L unit --output-on-failure
+step "seed scenario" "$build/tests/gpu/seed_scenario"
+step "np2 default" run -np 2 "$ms"
+step "np2 --n 1G (4 GiB per shard), every mode" run -np 2 "$ms" --n 1G --json "$out/np2-1G.json"
+step "np2 uneven --n 1000003 -i 3 -a 0.5" run -np 2 "$ms" --n 1000003 -i 3 -a 0.5
+step "np2 --n 1" run -np 2 "$ms" --n 1
+step "np4 shared GPUs, default" run -np 4 "$ms" --allow-shared-gpu
+step "np4 shared GPUs, --n 2 (empty shards)" run -np 4 "$ms" --allow-shared-gpu --n 2
+step "np4 shared GPUs, --n 256M uneven+1" run -np 4 "$ms" --allow-shared-gpu --n 268435457
+step "np4 without --allow-shared-gpu must exit 2" expect_rc 2 run -np 4 "$ms"
+step "np4 SHARDTAB_RANKS_PER_NODE=2, shared" run -np 4 -x SHARDTAB_RANKS_PER_NODE=2 "$ms" --allow-shared-gpu
+for variant in naive vec2 vec2x4; do
+  step "np2 variant $variant, --n 100000007" run -np 2 "$ms" --variant "$variant" --n 100000007 -i 2
+done
+step "np2 --check-peers" run -np 2 "$ms" --check-peers
+step "np4 --check-peers, shared" run -np 4 "$ms" --check-peers --allow-shared-gpu
+step "np2 fault at open on rank 1: one message" expect_message_once "fault injected" run -np 2 -x SHARDTAB_FAULT=open:1 "$ms"
+step "compute-sanitizer memcheck np2" run -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 "$ms" --n 100003
+step "compute-sanitizer racecheck np2" run -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 "$ms" --n 100003 -m local
+step "bench np2 1M..4G" run -np 2 "$ms" --bench --json "$out/bench-np2.json"
+for variant in naive vec2; do
+  step "bench np2 variant $variant 16M..1G" run -np 2 "$ms" --bench --bench-min 16M --bench-max 1G --variant "$variant" --json "$out/bench-np2-$variant.json"
+done
+say "# gpu-validate: $failures failure(s)"
+grep -E "^## .*: (PASS|FAIL)" "$log" | tail -40
+exit $((failures > 0))
