@@ -408,7 +408,8 @@ static void test_scal_error_string_names_success(void **state)
 {
     (void)state;
     assert_string_equal(scal_error_string(0), "no error");
-    assert_string_equal(scal_error_string(1), "host kernel error");
+    assert_string_equal(scal_error_string(1), "out of host memory");
+    assert_string_equal(scal_error_string(2), "host kernel error");
 }
 
 int main(void)
