@@ -38,6 +38,8 @@ typedef enum scal_variant {
     SCAL_VARIANT_NAIVE = 0, /* one double per thread per grid-stride step */
     SCAL_VARIANT_VEC2,      /* 16-byte loads, one per step */
     SCAL_VARIANT_VEC2X4,    /* 16-byte loads, four in flight per thread */
+    SCAL_VARIANT_VEC2X8,    /* 16-byte loads, eight in flight per thread */
+    SCAL_VARIANT_VEC2X4S,   /* vec2x4 with streaming (evict-first) loads and stores */
     SCAL_VARIANT_COUNT
 } scal_variant_t;
 #define SCAL_VARIANT_DEFAULT SCAL_VARIANT_VEC2X4

@@ -10,6 +10,20 @@
 #include "scal_op.h"
 
 #define SCAL_BLOCK 256
+#define SCAL_DEFAULT_BLOCKS_PER_SM 32
+
+/* Resident blocks per multiprocessor the grid aims at; SCAL_BLOCKS_PER_SM
+ * overrides it for tuning runs (docs/performance.md), 1 to 64. */
+static uint64_t blocks_per_sm(void)
+{
+    static uint64_t value = 0;
+    if (value == 0) {
+        const char *text = getenv("SCAL_BLOCKS_PER_SM");
+        long v = text ? strtol(text, NULL, 10) : 0;
+        value = v >= 1 && v <= 64 ? (uint64_t)v : SCAL_DEFAULT_BLOCKS_PER_SM;
+    }
+    return value;
+}
 
 /* Blocks for n elements: enough to fill the GPU several times over, grid-stride
  * beyond that. Asked of the runtime once per device. */
@@ -28,7 +42,7 @@ static hipError_t grid_for(uint64_t n, unsigned *blocks)
         cached_device = device;
     }
     uint64_t wanted = (n + SCAL_BLOCK - 1) / SCAL_BLOCK;
-    uint64_t cap = (uint64_t)cached_sms * 32;
+    uint64_t cap = (uint64_t)cached_sms * blocks_per_sm();
     *blocks = (unsigned)(wanted < cap ? wanted : cap);
     return hipSuccess;
 }
@@ -45,7 +59,32 @@ __global__ void scal_shard_naive(double *const *table, int shard, uint64_t n, do
 /* 16-byte loads, UNROLL of them in flight per thread before any store: a remote
  * shard is far away (a link, not HBM), so bytes in flight decide the rate.
  * The entry may be 8-byte aligned only: peel one element to reach 16. */
-template <int UNROLL>
+/* Streaming (evict-first) 16-byte accesses: the data is touched once. */
+__device__ inline double2 load_stream(const double2 *p)
+{
+#if defined(__CUDACC__)
+    return __ldcs(p);
+#else
+    const double *q = reinterpret_cast<const double *>(p);
+    double2 v;
+    v.x = __builtin_nontemporal_load(q);
+    v.y = __builtin_nontemporal_load(q + 1);
+    return v;
+#endif
+}
+
+__device__ inline void store_stream(double2 *p, double2 v)
+{
+#if defined(__CUDACC__)
+    __stcs(p, v);
+#else
+    double *q = reinterpret_cast<double *>(p);
+    __builtin_nontemporal_store(static_cast<double>(v.x), q);
+    __builtin_nontemporal_store(static_cast<double>(v.y), q + 1);
+#endif
+}
+
+template <int UNROLL, bool STREAM>
 __global__ void scal_shard_vec2(double *const *table, int shard, uint64_t n, double alpha)
 {
     double *x = table[shard];
@@ -65,7 +104,7 @@ __global__ void scal_shard_vec2(double *const *table, int shard, uint64_t n, dou
         for (int u = 0; u < UNROLL; u++) {
             uint64_t i = base + (uint64_t)u * stride;
             if (i < pairs)
-                v[u] = x2[i];
+                v[u] = STREAM ? load_stream(&x2[i]) : x2[i];
         }
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) {
@@ -73,7 +112,10 @@ __global__ void scal_shard_vec2(double *const *table, int shard, uint64_t n, dou
             if (i < pairs) {
                 v[u].x = scal_value(v[u].x, alpha);
                 v[u].y = scal_value(v[u].y, alpha);
-                x2[i] = v[u];
+                if (STREAM)
+                    store_stream(&x2[i], v[u]);
+                else
+                    x2[i] = v[u];
             }
         }
     }
@@ -103,7 +145,8 @@ __global__ void scal_fill_kernel(double *const *table, int shard, uint64_t n, ui
 
 static scal_variant_t current_variant = SCAL_VARIANT_DEFAULT;
 
-static const char *const variant_names[SCAL_VARIANT_COUNT] = {"naive", "vec2", "vec2x4"};
+static const char *const variant_names[SCAL_VARIANT_COUNT] = {"naive", "vec2", "vec2x4",
+                                                               "vec2x8", "vec2x4s"};
 
 extern "C" const char *scal_variant_name(int variant)
 {
@@ -133,10 +176,16 @@ extern "C" int scal_shard(double *const *table, int shard, uint64_t n, double al
         scal_shard_naive<<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
         break;
     case SCAL_VARIANT_VEC2:
-        scal_shard_vec2<1><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
+        scal_shard_vec2<1, false><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
+        break;
+    case SCAL_VARIANT_VEC2X8:
+        scal_shard_vec2<8, false><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
+        break;
+    case SCAL_VARIANT_VEC2X4S:
+        scal_shard_vec2<4, true><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
         break;
     default:
-        scal_shard_vec2<4><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
+        scal_shard_vec2<4, false><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
         break;
     }
     return (int)hipGetLastError();

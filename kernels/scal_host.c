@@ -42,7 +42,8 @@ const char *scal_error_string(int code)
 
 /* ---- variants and benchmark services on the CPU ---------------------------- */
 
-static const char *const variant_names[SCAL_VARIANT_COUNT] = {"naive", "vec2", "vec2x4"};
+static const char *const variant_names[SCAL_VARIANT_COUNT] = {"naive", "vec2", "vec2x4", "vec2x8",
+                                                               "vec2x4s"};
 
 const char *scal_variant_name(int variant)
 {

@@ -207,8 +207,8 @@ static void release_ctx(bench_ctx_t *c)
 }
 
 /* One size: a fresh table, every operation, the table modes verified. */
-static shardtab_status_t sweep_size(bench_ctx_t *c, uint64_t shard_bytes, ms_bench_row_t *rows,
-                                    int *nrows, int *verified)
+static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, uint64_t shard_bytes,
+                                    ms_bench_row_t *rows, int *nrows, int *verified)
 {
     static const int order[] = {MS_OP_LOCAL, MS_OP_REMOTE, MS_OP_RING, MS_OP_GLOBAL,
                                 MS_OP_HOST_STAGED, MS_OP_MPI, MS_OP_D2D_COPY, MS_OP_PEER_ONE,
@@ -271,26 +271,25 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, uint64_t shard_bytes, ms_ben
         int op = order[k];
         int n = op == MS_OP_HOST_STAGED || op == MS_OP_MPI ? slow_reps : reps;
         ms_bench_row_t *row = &rows[*nrows];
+        /* every operation before the copies ran an even number of times with
+         * alpha 2 and 1/2: the shards must hold their initial values again */
+        if (op == MS_OP_D2D_COPY)
+            status = verify_initial(c, &ok);
         /* the MPI ring runs over all ranks, the table's only inside a node */
         if ((op == MS_OP_REMOTE || op == MS_OP_PEER_ONE || op == MS_OP_RING ||
              op == MS_OP_PEER_BOTH) && c->nodes < 2)
             continue;
-        if (op == MS_OP_MPI && c->size < 2)
+        if ((op == MS_OP_MPI && c->size < 2) ||
+            ((op == MS_OP_MPI || op == MS_OP_HOST_STAGED) && opts->bench_device_only))
             continue;
         memset(row, 0, sizeof *row);
         row->shard_bytes = shard_bytes;
         row->create_ms = max_create_ms;
-        status = measure(c, op, 2, n, row);
+        if (status == SHARDTAB_SUCCESS)
+            status = measure(c, op, 2, n, row);
         if (status == SHARDTAB_SUCCESS)
             (*nrows)++;
-        if (status == SHARDTAB_SUCCESS && op == MS_OP_MPI) {
-            /* every table mode, the host-staged and MPI paths ran an even
-             * number of times with alpha 2 and 1/2: initial values again */
-            status = verify_initial(c, &ok);
-        }
     }
-    if (status == SHARDTAB_SUCCESS && c->size < 2)
-        status = verify_initial(c, &ok);
     *verified &= ok;
 
     /* ratios against the physical baselines measured at this size */
@@ -333,7 +332,7 @@ shardtab_status_t ms_bench_run(const ms_options_t *opts, ms_bench_row_t **rows_o
     *nrows = 0;
     *verified = 1;
     for (uint64_t s = opts->bench_min; s <= opts->bench_max && status == SHARDTAB_SUCCESS; s *= 4)
-        status = sweep_size(&c, s, rows, nrows, verified);
+        status = sweep_size(&c, opts, s, rows, nrows, verified);
     if (c.timer)
         scal_timer_destroy(c.timer);
     if (status != SHARDTAB_SUCCESS) {

@@ -36,7 +36,10 @@ static const char usage_text[] =
     "                       MPI messages, per-shard sizes from --bench-min to --bench-max\n"
     "      --bench-min B    first bytes per shard of the sweep (default 1M)\n"
     "      --bench-max B    last bytes per shard, x4 steps (default 4G; at most 8G)\n"
-    "      --variant V      kernel variant: naive, vec2, vec2x4 (default vec2x4)\n"
+    "      --bench-device-only\n"
+    "                       skip the host-staged and MPI updates (kernel tuning runs)\n"
+    "      --variant V      kernel variant: naive, vec2, vec2x4, vec2x8, vec2x4s\n"
+    "                       (default vec2x4)\n"
     "  -h, --help           print this help and exit\n"
     "\n"
     "Environment: SHARDTAB_RANKS_PER_NODE=R splits each node into groups of R ranks.\n"
@@ -189,7 +192,7 @@ static int parse_bench_bytes(const char *text, uint64_t *bytes, char *err, size_
 
 static int parse_variant(const char *text, int *variant, char *err, size_t err_bytes)
 {
-    static const char *const names[] = {"naive", "vec2", "vec2x4"}; /* scal_variant_t */
+    static const char *const names[] = {"naive", "vec2", "vec2x4", "vec2x8", "vec2x4s"}; /* scal_variant_t */
 
     for (int v = 0; v < (int)(sizeof names / sizeof names[0]); v++) {
         if (strcmp(text, names[v]) == 0) {
@@ -197,7 +200,7 @@ static int parse_variant(const char *text, int *variant, char *err, size_t err_b
             return 0;
         }
     }
-    snprintf(err, err_bytes, "invalid variant '%s': expected naive, vec2 or vec2x4", text);
+    snprintf(err, err_bytes, "invalid variant '%s': expected naive, vec2, vec2x4, vec2x8 or vec2x4s", text);
     return -1;
 }
 
@@ -216,6 +219,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         {"bench-min", required_argument, NULL, 'B'},
         {"bench-max", required_argument, NULL, 'M'},
         {"variant", required_argument, NULL, 'V'},
+        {"bench-device-only", no_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -242,6 +246,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         case 'b': opts->bench = 1; break;
         case 'B': rc = parse_bench_bytes(optarg, &opts->bench_min, err, err_bytes); break;
         case 'M': rc = parse_bench_bytes(optarg, &opts->bench_max, err, err_bytes); break;
+        case 'D': opts->bench_device_only = 1; break;
         case 'V': rc = parse_variant(optarg, &opts->variant, err, err_bytes); break;
         case 'h': opts->help = 1; break;
         case ':':

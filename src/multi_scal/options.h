@@ -29,6 +29,7 @@ typedef struct ms_options {
     uint64_t bench_min;   /* bytes per shard, first size of the sweep */
     uint64_t bench_max;   /* bytes per shard, last size (x4 steps) */
     int variant;          /* kernel variant (scal.h), -1: the default */
+    int bench_device_only; /* skip the host-staged and MPI paths (tuning runs) */
     int help;
 } ms_options_t;
 

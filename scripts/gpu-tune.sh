@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# gpu-tune.sh - the kernel tuning runs behind docs/performance.md: every kernel
+# variant at several grid sizes (resident blocks per SM) on two sizes, then the
+# full device sweep (1 MiB .. 4 GiB per shard) of every variant, all in one go,
+# so that the default is chosen by measurement. Writes JSON and a log to outdir.
+# Usage: scripts/gpu-tune.sh [outdir]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$top/tune-out}
+mkdir -p "$out"
+# shellcheck source=scripts/mpi-env.sh disable=SC1091
+source "$top/scripts/mpi-env.sh"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+build=$top/build-gpu-tune
+log=$out/tune.log
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
+} >"$log"
+cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >>"$log" 2>&1
+cmake --build "$build" -j 16 >>"$log" 2>&1 || { echo "build failed"; tail -30 "$log"; exit 1; }
+ms=$build/multi_scal
+variants=(naive vec2 vec2x4 vec2x8 vec2x4s)
+# shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
+bench() { timeout 300 mpirun $mpi_oversubscribe --bind-to none -np 2 "$@" >>"$log" 2>&1; }
+
+for variant in "${variants[@]}"; do
+  for bps in 4 8 16 32; do
+    echo "## grid: variant $variant blocks/SM $bps" >>"$log"
+    bench -x SCAL_BLOCKS_PER_SM=$bps "$ms" --bench --bench-device-only --bench-min 256M --bench-max 1G \
+      --variant "$variant" --json "$out/grid-$variant-$bps.json"
+  done
+done
+for variant in "${variants[@]}"; do
+  echo "## sweep: variant $variant" >>"$log"
+  bench "$ms" --bench --bench-device-only --variant "$variant" --json "$out/sweep-$variant.json"
+done
+python3 - "$out" <<'PY'
+import glob, json, os, sys
+out = sys.argv[1]
+def rows(path):
+    return {(b["shard_bytes"], b["operation"]): b for b in json.load(open(path))["bench"]}
+print("# grid (1 GiB per shard): variant, blocks/SM, local/d2d, remote link ratio, ring link ratio")
+for path in sorted(glob.glob(os.path.join(out, "grid-*.json"))):
+    r = rows(path); k = 1 << 30
+    name = os.path.basename(path)[5:-5]
+    print("%-14s %6.3f %6.3f %6.3f" % (name, r[(k, "local")]["ratio"], r[(k, "remote")]["ratio"], r[(k, "ring")]["ratio"]))
+PY
