@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""summarize.py - turns multi_scal --json result files into a scaling table (text and CSV).
+
+Usage: python3 jobs/summarize.py [--csv FILE] [--plot FILE.png] [--study auto|weak|strong] PATH...
+
+PATH is a result JSON file or a folder searched for *.json (results/weak, say).
+Files that are not multi_scal results, or hold no results (--check-peers runs),
+are skipped with a note. Runs with the same nodes, ranks and n are repeats: the
+table keeps the best GB/s of each mode and counts the runs.
+
+Efficiency is the GB/s per rank relative to the run with the fewest ranks:
+  (gbps / ranks) / (gbps_base / ranks_base)
+For weak scaling (n per rank fixed) that is t_base / t; for strong scaling
+(n fixed) it is the speed-up divided by the growth in ranks. 1.0 is perfect.
+
+Exit status: 0 all runs verified, 1 some run failed verification or exited
+non-zero (the table still prints, the row marked FAILED), 2 bad usage or no data.
+Python 3 standard library only; with matplotlib importable, --plot draws GB/s
+and efficiency against nodes, otherwise the plot is skipped with a message.
+"""
+
+import argparse
+import csv
+import json
+import os
+import sys
+
+MODE_ORDER = ["local", "ring", "global"]
+
+
+def find_json_files(paths):
+    """Every *.json under the given files and folders, sorted, each once."""
+    found = []
+    for path in paths:
+        if os.path.isdir(path):
+            for folder, _, names in os.walk(path):
+                found.extend(os.path.join(folder, name) for name in names if name.endswith(".json"))
+        elif os.path.isfile(path):
+            found.append(path)
+        else:
+            raise FileNotFoundError(path)
+    return sorted(set(found))
+
+
+def load_run(path):
+    """A multi_scal result as a dict, or None (with the reason) when it is not one."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = json.load(stream)
+    except (OSError, ValueError) as error:
+        return None, f"unreadable ({error})"
+    if not isinstance(data, dict) or data.get("program", "multi_scal") != "multi_scal":
+        return None, "not a multi_scal result"
+    if not data.get("results"):
+        if data.get("bench"):
+            return None, "a --bench sweep (not summarized here: run the modes, without --bench)"
+        return None, "no benchmark results (a --check-peers run?)"
+    for key in ("ranks", "nodes", "n"):
+        if not isinstance(data.get(key), int):
+            return None, f"field '{key}' missing or not an integer"
+    return data, None
+
+
+def group_runs(runs):
+    """Rows keyed by (kernel, nodes, ranks, n): best GB/s per mode over the repeats."""
+    rows = {}
+    for path, data in runs:
+        key = (str(data.get("kernel", "-")), data["nodes"], data["ranks"], data["n"])
+        row = rows.setdefault(key, {
+            "kernel": key[0], "nodes": key[1], "ranks": key[2], "n": key[3], "runs": 0, "gbps": {},
+            "table_create_ms": None, "failed": False, "failed_files": [],
+            "backend": data.get("backend", "?"),
+        })
+        row["runs"] += 1
+        verified = data.get("exit_status", 0) == 0 and all(
+            r.get("verified", False) and not r.get("mismatches", 0) for r in data["results"])
+        if not verified:
+            row["failed"] = True
+            row["failed_files"].append(path)
+        ms = data.get("table_create_ms")
+        if isinstance(ms, (int, float)):
+            row["table_create_ms"] = ms if row["table_create_ms"] is None else min(row["table_create_ms"], ms)
+        for result in data["results"]:
+            if not result.get("verified", False) or result.get("mismatches", 0):
+                continue  # an unverified figure means nothing
+            mode = result.get("mode", "?")
+            row["gbps"][mode] = max(row["gbps"].get(mode, 0.0), float(result.get("gbps", 0.0)))
+    return sorted(rows.values(), key=lambda r: (r["kernel"], r["ranks"], r["nodes"], r["n"]))
+
+
+def guess_study(rows):
+    if len({r["n"] for r in rows}) == 1:
+        return "strong"
+    if len({r["n"] / r["ranks"] for r in rows}) == 1:
+        return "weak"
+    return "mixed"
+
+
+def add_efficiency(rows, modes):
+    """Per kernel variant, relative to its row with the fewest ranks (rows are sorted)."""
+    bases = {}
+    for row in rows:
+        base = bases.setdefault(row["kernel"], row)
+        row["efficiency"] = {}
+        for mode in modes:
+            if mode in row["gbps"] and base["gbps"].get(mode):
+                per_rank = row["gbps"][mode] / row["ranks"]
+                base_per_rank = base["gbps"][mode] / base["ranks"]
+                row["efficiency"][mode] = per_rank / base_per_rank
+
+
+def format_table(rows, modes, study):
+    base = rows[0]
+    lines = [
+        f"# multi_scal {study} scaling, backend {base['backend']}: {len(rows)} configurations",
+        f"# GB/s: bytes read + written by all ranks / slowest rank's time, best of the runs;"
+        f" eff: GB/s per rank vs the fewest ranks ({base['nodes']} nodes x {base['ranks'] // base['nodes']} ranks)",
+    ]
+    header = f"{'kernel':>8} {'nodes':>6} {'ranks':>6} {'n':>14} {'n/rank':>12} {'runs':>4} {'table_ms':>9}"
+    for mode in modes:
+        header += f" {mode + ' GB/s':>13} {'eff':>5}"
+    header += "  status"
+    lines.append(header)
+    for row in rows:
+        ms = row["table_create_ms"]
+        line = (f"{row['kernel']:>8} {row['nodes']:>6} {row['ranks']:>6} {row['n']:>14} {row['n'] // row['ranks']:>12}"
+                f" {row['runs']:>4} {(f'{ms:.3f}' if ms is not None else '-'):>9}")
+        for mode in modes:
+            gbps = row["gbps"].get(mode)
+            eff = row["efficiency"].get(mode)
+            line += f" {(f'{gbps:.2f}' if gbps is not None else '-'):>13}"
+            line += f" {(f'{eff:.2f}' if eff is not None else '-'):>5}"
+        line += "  FAILED" if row["failed"] else "  ok"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def write_csv(path, rows, modes, study):
+    with open(path, "w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream)
+        header = ["study", "kernel", "nodes", "ranks", "n", "n_per_rank", "runs", "table_create_ms"]
+        for mode in modes:
+            header += [f"{mode}_gbps", f"{mode}_efficiency"]
+        writer.writerow(header + ["verified"])
+        for row in rows:
+            record = [study, row["kernel"], row["nodes"], row["ranks"], row["n"], row["n"] // row["ranks"], row["runs"],
+                      "" if row["table_create_ms"] is None else f"{row['table_create_ms']:.6f}"]
+            for mode in modes:
+                gbps = row["gbps"].get(mode)
+                eff = row["efficiency"].get(mode)
+                record += ["" if gbps is None else f"{gbps:.6f}", "" if eff is None else f"{eff:.6f}"]
+            writer.writerow(record + ["false" if row["failed"] else "true"])
+
+
+def write_plot(path, rows, modes, study):
+    try:
+        import matplotlib  # pylint: disable=import-outside-toplevel
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        print(f"# plot skipped: matplotlib is not importable (pip install matplotlib), {path} not written")
+        return
+    figure, (rate_axes, eff_axes) = plt.subplots(1, 2, figsize=(11, 4))
+    for kernel in sorted({row["kernel"] for row in rows}):
+        mine = [row for row in rows if row["kernel"] == kernel]
+        nodes = [row["nodes"] for row in mine]
+        for mode in modes:
+            label = mode if kernel == "-" else f"{mode} ({kernel})"
+            rate_axes.plot(nodes, [r["gbps"].get(mode, float("nan")) for r in mine], marker="o", label=label)
+            eff_axes.plot(nodes, [r["efficiency"].get(mode, float("nan")) for r in mine], marker="o", label=label)
+    rate_axes.set(xscale="log", yscale="log", xlabel="nodes", ylabel="GB/s (all ranks)", title=f"{study} scaling")
+    eff_axes.set(xscale="log", xlabel="nodes", ylabel="efficiency", ylim=(0, 1.2), title="GB/s per rank vs smallest")
+    for axes in (rate_axes, eff_axes):
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    print(f"# plot written to {path}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Scaling table from multi_scal --json result files.")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="result JSON files or folders holding them")
+    parser.add_argument("--csv", default="scaling.csv", help="CSV file to write (default scaling.csv; '-' for none)")
+    parser.add_argument("--plot", help="PNG file to draw (needs matplotlib)")
+    parser.add_argument("--study", choices=["auto", "weak", "strong"], default="auto",
+                        help="label of the study (default: weak if n per rank is constant, strong if n is)")
+    args = parser.parse_args(argv)
+
+    try:
+        files = find_json_files(args.paths)
+    except FileNotFoundError as missing:
+        print(f"summarize.py: no such file or folder: {missing}", file=sys.stderr)
+        return 2
+    runs = []
+    for path in files:
+        data, reason = load_run(path)
+        if data is None:
+            print(f"# skipped {path}: {reason}", file=sys.stderr)
+        else:
+            runs.append((path, data))
+    if not runs:
+        print(f"summarize.py: no multi_scal results among {len(files)} JSON files in {' '.join(args.paths)}",
+              file=sys.stderr)
+        return 2
+
+    rows = group_runs(runs)
+    modes = [m for m in MODE_ORDER if any(m in r["gbps"] for r in rows)]
+    modes += sorted({m for r in rows for m in r["gbps"]} - set(modes))
+    add_efficiency(rows, modes)
+    study = guess_study(rows) if args.study == "auto" else args.study
+    if args.study == "auto" and study == "mixed":
+        print("# note: neither n nor n per rank is constant across these runs: is this one study?")
+
+    print(format_table(rows, modes, study))
+    if args.csv != "-":
+        write_csv(args.csv, rows, modes, study)
+        print(f"# CSV written to {args.csv}")
+    if args.plot:
+        write_plot(args.plot, rows, modes, study)
+
+    failed = [path for row in rows for path in row["failed_files"]]
+    if failed:
+        print(f"summarize.py: {len(failed)} run(s) not verified or exited non-zero; their rows say FAILED:"
+              f" {' '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

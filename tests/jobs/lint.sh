@@ -1,0 +1,42 @@
+#!/bin/bash
+# lint.sh - checks every job and test script of the jobs/ and multihost/ suites: 'bash -n' (syntax) or shellcheck.
+#
+# Usage: lint.sh syntax|shellcheck SOURCE_DIR
+# syntax also byte-compiles jobs/summarize.py when python3 is there. shellcheck
+# exits 77 (ctest: skipped) when shellcheck is not installed.
+set -euo pipefail
+
+mode=${1:?usage: lint.sh syntax|shellcheck SOURCE_DIR}
+source_dir=${2:?usage: lint.sh syntax|shellcheck SOURCE_DIR}
+cd "$source_dir"
+scripts=(jobs/frontier/*.sh jobs/frontier/*.sbatch jobs/local/*.sh
+         tests/jobs/*.sh tests/jobs/standins/* tests/multihost/*.sh)
+for script in "${scripts[@]}"; do
+  [[ -f $script ]] || { echo "lint.sh: $script is missing" >&2; exit 1; }
+done
+
+failures=0
+case $mode in
+  syntax)
+    for script in "${scripts[@]}"; do
+      bash -n "$script" || { echo "lint.sh: syntax error in $script" >&2; failures=$((failures + 1)); }
+      [[ $(sed -n 2p "$script") == '# '* ]] || { echo "lint.sh: $script: line 2 is not its one-line purpose comment" >&2; failures=$((failures + 1)); }
+      grep -q '^set -euo pipefail$' "$script" || { echo "lint.sh: $script lacks 'set -euo pipefail'" >&2; failures=$((failures + 1)); }
+    done
+    if command -v python3 >/dev/null 2>&1; then
+      python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' jobs/summarize.py ||
+        failures=$((failures + 1))
+    fi
+    ;;
+  shellcheck)
+    if ! command -v shellcheck >/dev/null 2>&1; then
+      echo "lint.sh: shellcheck is not installed (apt-get install shellcheck): skipped"
+      exit 77
+    fi
+    shellcheck --version | sed -n 2p
+    shellcheck -x --source-path=SCRIPTDIR --shell=bash "${scripts[@]}" || failures=$((failures + 1))
+    ;;
+  *) echo "lint.sh: mode '$mode': expected syntax or shellcheck" >&2; exit 2 ;;
+esac
+echo "lint.sh: $mode: ${#scripts[@]} scripts, $failures failure(s)"
+((failures == 0))

@@ -1,0 +1,223 @@
+#!/bin/bash
+# two_hosts.sh - a real two-host MPI launch of multi_scal on one machine (network namespaces as hosts); checks one table per host.
+#
+# Usage: two_hosts.sh --program MULTI_SCAL [--mpiexec MPIRUN] [--timeout S]
+#
+# Builds, as root, three network namespaces joined by a bridge in the root
+# namespace: stmh-<pid>-a and -b are the hosts (10.213.X.2 and .3, names host-a
+# and host-b), stmh-<pid>-l the launcher (10.213.X.1) where mpirun runs, as on a
+# login node. The /24 exists only inside these namespaces: the root namespace
+# holds the bridge and the veth ends, no address, so no traffic leaves them.
+# mpirun reaches the hosts through launch_agent.sh (ip netns exec + unshare --uts),
+# with Open MPI's TCP transport pinned to the subnet. Then, on 2 hosts x 2 ranks:
+#   - the header says 2 nodes, 2 to 2 ranks per node;
+#   - every Rank line names host-a or host-b, each host holds node-ranks 0 and 1
+#     of one node of its own (the table of a node holds its own ranks only);
+#   - local, ring and global verify; --check-peers passes on both nodes.
+# Everything made is torn down on exit (trap). When namespaces are refused (no
+# CAP_NET_ADMIN, no ip/unshare, a container), it says why, runs the same checks
+# on one host split by SHARDTAB_RANKS_PER_NODE=2, and exits 77 (ctest: skipped)
+# if that passed, 1 if not. STMH_FORCE_SIMULATION=1 takes that path on purpose.
+set -euo pipefail
+
+readonly skip_code=77
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+program=""
+mpiexec=mpirun
+limit=60
+while (($#)); do
+  case $1 in
+    --program) program=$2; shift 2 ;;
+    --mpiexec) mpiexec=$2; shift 2 ;;
+    --timeout) limit=$2; shift 2 ;;
+    *) echo "two_hosts.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+[[ -x $program ]] || { echo "two_hosts.sh: --program '$program' is not an executable" >&2; exit 2; }
+program=$(cd "$(dirname "$program")" && pwd)/$(basename "$program")
+mpiexec=$(command -v "$mpiexec") || { echo "two_hosts.sh: no mpiexec" >&2; exit 2; }
+
+# shellcheck source=../../scripts/mpi-env.sh
+source "$here/../../scripts/mpi-env.sh"
+
+tag=$$
+subnet_octet=$((RANDOM % 200 + 20))
+prefix=10.213.$subnet_octet
+subnet=$prefix.0/24
+bridge=stmh${tag}br
+roles=(l a b)
+declare -A namespace=() address=() hostname=()
+for role in "${roles[@]}"; do
+  namespace[$role]=stmh-$tag-$role
+done
+address=([l]=$prefix.1 [a]=$prefix.2 [b]=$prefix.3)
+hostname=([a]=host-a [b]=host-b)
+work=$(mktemp -d "${TMPDIR:-/tmp}/stmh-$tag.XXXXXX")
+made_namespaces=()
+made_links=()
+
+# ---- teardown: whatever was made, in reverse --------------------------------------------
+teardown() {
+  local status=$? ns pid
+  for ns in "${made_namespaces[@]}"; do
+    # processes this test started in the namespace (a hung orted, say)
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do
+      kill -KILL "$pid" 2>/dev/null || true
+    done
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  for link in "${made_links[@]}"; do
+    ip link del "$link" 2>/dev/null || true   # veth ends vanish with their namespace
+  done
+  rm -rf "$work"
+  exit "$status"
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+# ---- the checks, shared by the real and the simulated run -----------------------------------
+# check_run OUTPUT KEY: KEY is 'host' (real hosts: group ranks by host name) or
+# 'node' (simulation: group by node index). Prints every failure; returns 1 on any.
+check_run() {
+  local output=$1 key=$2 failures=0 line rank host node node_rank group mode
+  declare -A ranks_of=() node_of=()
+  fail() { echo "two_hosts.sh: FAIL: $*" >&2; failures=$((failures + 1)); }
+
+  grep -Eq '^# backend [a-z]+, 4 ranks, 2 nodes, 2 to 2 ranks per node' "$output" ||
+    fail "no '# backend ..., 4 ranks, 2 nodes, 2 to 2 ranks per node' line"
+  while IFS= read -r line; do
+    [[ $line =~ ^#\ Rank\ +([0-9]+)\ on\ ([^ ]+)\ +node\ +([0-9]+)\ node-rank\ +([0-9]+)\  ]] || continue
+    rank=${BASH_REMATCH[1]} host=${BASH_REMATCH[2]} node=${BASH_REMATCH[3]} node_rank=${BASH_REMATCH[4]}
+    if [[ $key == host ]]; then
+      [[ $host == host-a || $host == host-b ]] || fail "rank $rank runs on '$host', not host-a or host-b"
+      group=$host
+      if [[ -n ${node_of[$host]:-} && ${node_of[$host]} != "$node" ]]; then
+        fail "$host holds ranks of nodes ${node_of[$host]} and $node: one host, one table"
+      fi
+      node_of[$host]=$node
+    else
+      group=node$node
+    fi
+    ranks_of[$group]="${ranks_of[$group]:-}$node_rank "
+  done <"$output"
+  if ((${#ranks_of[@]} != 2)); then
+    fail "ranks are spread over ${#ranks_of[@]} ${key}s (${!ranks_of[*]}), not 2"
+  fi
+  for group in "${!ranks_of[@]}"; do
+    [[ $(tr ' ' '\n' <<<"${ranks_of[$group]}" | sed '/^$/d' | sort -n | paste -sd' ') == "0 1" ]] ||
+      fail "$group holds node-ranks '${ranks_of[$group]}', expected exactly 0 and 1"
+  done
+  if [[ $key == host && ${node_of[host-a]:-x} == "${node_of[host-b]:-y}" ]]; then
+    fail "host-a and host-b share node index ${node_of[host-a]:-?}: their tables are not separate"
+  fi
+  for mode in local ring global; do
+    grep -Eq "^# verify $mode: OK \\([0-9]+ elements, 4 shards\\)$" "$output" || fail "mode $mode did not verify"
+  done
+  ((failures == 0))
+}
+
+# check_peers OUTPUT: both nodes' 2 x 2 peer matrices written and verified
+check_peers() {
+  local output=$1
+  if ! grep -q '^# check-peers node 0:' "$output" || ! grep -q '^# check-peers node 1:' "$output" ||
+     ! grep -q '^# check-peers: OK (4 pairs' "$output"; then
+    echo "two_hosts.sh: FAIL: --check-peers did not pass on two nodes of two ranks (4 pairs)" >&2
+    return 1
+  fi
+}
+
+# ---- fallback: one host, split in two by the library's simulation ----------------------------
+simulate() {
+  local reason=$1
+  echo "two_hosts.sh: no network namespaces here: $reason"
+  echo "two_hosts.sh: running the SHARDTAB_RANKS_PER_NODE=2 simulation instead (skip if it passes)"
+  local run extra
+  read -r -a extra <<<"$mpi_oversubscribe"   # empty unless mpiexec is Open MPI
+  run=("$mpiexec" "${extra[@]}" -np 4 -x SHARDTAB_RANKS_PER_NODE)
+  export SHARDTAB_RANKS_PER_NODE=2
+  if timeout "$limit" "${run[@]}" "$program" -n 4096 >"$work/sim.out" 2>&1 &&
+     check_run "$work/sim.out" node &&
+     timeout "$limit" "${run[@]}" "$program" --check-peers >"$work/sim-peers.out" 2>&1 &&
+     check_peers "$work/sim-peers.out"; then
+    echo "two_hosts.sh: simulation passed; the real two-host launch was skipped"
+    exit "$skip_code"
+  fi
+  cat "$work"/sim*.out
+  echo "two_hosts.sh: FAIL: the simulation failed too" >&2
+  exit 1
+}
+
+# step DESCRIPTION COMMAND...: runs COMMAND; on failure, falls back with the reason
+step() {
+  local description=$1
+  shift
+  if ! "$@" 2>"$work/step.err"; then
+    simulate "$description failed ($*): $(tr '\n' ' ' <"$work/step.err")"
+  fi
+}
+
+# ---- 1. the network: a bridge, and one namespace per role on a veth pair ---------------------
+[[ ${STMH_FORCE_SIMULATION:-0} != 1 ]] || simulate "STMH_FORCE_SIMULATION=1 (a test of this fallback)"
+command -v ip >/dev/null || simulate "no 'ip' command (iproute2)"
+command -v unshare >/dev/null || simulate "no 'unshare' command (util-linux)"
+"$mpiexec" --version 2>/dev/null | grep -Eq "Open MPI|OpenRTE" ||
+  simulate "$mpiexec is not Open MPI (the launch agent and --mca flags are Open MPI's)"
+[[ $(id -u) -eq 0 ]] || simulate "not root (network namespaces need CAP_NET_ADMIN)"
+step "unshare --uts" unshare --uts true
+step "creating bridge $bridge" ip link add "$bridge" type bridge
+made_links+=("$bridge")
+step "bringing up $bridge" ip link set "$bridge" up
+for role in "${roles[@]}"; do
+  ns=${namespace[$role]}
+  step "ip netns add $ns" ip netns add "$ns"
+  made_namespaces+=("$ns")
+  step "creating veth stmh${tag}$role" ip link add "stmh${tag}$role" type veth peer name "stmh${tag}${role}p"
+  made_links+=("stmh${tag}$role")
+  step "attaching stmh${tag}$role" ip link set "stmh${tag}$role" master "$bridge" up
+  step "moving stmh${tag}${role}p into $ns" ip link set "stmh${tag}${role}p" netns "$ns"
+  step "addressing $ns" ip -n "$ns" addr add "${address[$role]}/24" dev "stmh${tag}${role}p"
+  step "bringing up $ns" ip -n "$ns" link set "stmh${tag}${role}p" up
+  step "bringing up lo in $ns" ip -n "$ns" link set lo up
+done
+echo "# two_hosts.sh: namespaces ${namespace[*]} on $subnet (bridge $bridge)"
+
+# ---- 2. the launch: mpirun in the launcher namespace, the ranks on host-a and host-b ---------------
+printf '%s slots=2\n' "${address[a]}" "${address[b]}" >"$work/hostfile"
+export STMH_HOSTS="${address[a]}:${namespace[a]}:${hostname[a]} ${address[b]}:${namespace[b]}:${hostname[b]}"
+# shellcheck disable=SC2054 # tcp,self,vader is one argument
+launch=(ip netns exec "${namespace[l]}" timeout "$limit"
+        "$mpiexec" -np 4 --hostfile "$work/hostfile"
+        --mca plm_rsh_agent "$here/launch_agent.sh" --mca plm_rsh_no_tree_spawn 1
+        --mca btl tcp,self,vader --mca pml ob1
+        --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$subnet"
+        -x PATH -x LD_LIBRARY_PATH -x OMPI_MCA_btl_vader_single_copy_mechanism)
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
+cd "$work"   # the remote 'hosts' share this filesystem: same paths everywhere
+
+status=0
+"${launch[@]}" "$program" -n 4096 --json "$work/two_hosts.json" >"$work/run.out" 2>&1 || status=$?
+cat "$work/run.out"
+if ((status != 0)); then
+  echo "two_hosts.sh: FAIL: multi_scal on two hosts exited $status (124: no end within ${limit}s)" >&2
+  exit 1
+fi
+check_run "$work/run.out" host
+# the JSON must tell the same story (skipped without python3)
+! command -v python3 >/dev/null || python3 - "$work/two_hosts.json" <<'PYTHON'
+import json, sys
+data = json.load(open(sys.argv[1]))
+hosts = {}
+for info in data["rank_info"]:
+    hosts.setdefault(info["host"], set()).add((info["node"], info["node_rank"]))
+assert data["nodes"] == 2 and data["exit_status"] == 0, data
+assert sorted(hosts) == ["host-a", "host-b"], hosts
+assert all(sorted(r for _, r in v) == [0, 1] and len({n for n, _ in v}) == 1 for v in hosts.values()), hosts
+assert all(r["verified"] for r in data["results"]) and len(data["results"]) == 3, data["results"]
+PYTHON
+
+status=0
+"${launch[@]}" "$program" --check-peers >"$work/peers.out" 2>&1 || status=$?
+cat "$work/peers.out"
+((status == 0)) || { echo "two_hosts.sh: FAIL: --check-peers on two hosts exited $status" >&2; exit 1; }
+check_peers "$work/peers.out"
+echo "two_hosts.sh: OK: 2 hosts x 2 ranks, one table per host, every mode verified, every pair checked"
