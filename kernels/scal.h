@@ -50,8 +50,12 @@ const char *scal_variant_name(int variant);
 
 /* ---- services the benchmark needs, on the same stream as the kernels ---- */
 
-/* Device-to-device copy; either side may be a peer's shard opened by IPC. */
+/* Device-to-device copy by the copy engines; either side may be a peer's
+ * shard opened by IPC. */
 int scal_copy(void *dst, const void *src, uint64_t bytes);
+/* The same copy done by a kernel's loads and stores (16-byte, four in flight):
+ * separates what SM-issued remote reads and writes cost from the DMA engines. */
+int scal_copy_kernel(double *dst, const double *src, uint64_t n);
 
 typedef struct scal_timer scal_timer_t;
 int scal_timer_create(scal_timer_t **timer);

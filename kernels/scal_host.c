@@ -62,6 +62,12 @@ int scal_copy(void *dst, const void *src, uint64_t bytes)
     return 0;
 }
 
+int scal_copy_kernel(double *dst, const double *src, uint64_t n)
+{
+    memcpy(dst, src, (size_t)n * sizeof(double));
+    return 0;
+}
+
 struct scal_timer {
     struct timespec start;
 };

@@ -18,6 +18,8 @@ STYLE = {  # operation: (label, line style)
     "ring": ("table: ring, both GPUs at once", "-^"),
     "copy-peer-2way": ("copy engine: to the peer, both ways", "--^"),
     "global": ("table: global (half local, half remote)", "-d"),
+    "kernel-push": ("kernel copy to the peer (remote stores)", ":s"),
+    "kernel-pull": ("kernel copy from the peer (remote loads)", ":v"),
     "host-staged": ("host-staged update", ":x"),
     "mpi-p2p": ("MPI messages through the host", ":+"),
 }

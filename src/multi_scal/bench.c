@@ -9,6 +9,9 @@
  * GB/s counts bytes read plus bytes written per GPU. Link GB/s counts bytes that
  * cross a link per direction: a remote scale moves its shard once each way, a
  * ring scale twice (its own reads and the neighbour's writes share the link).
+ * kernel-push and kernel-pull copy a shard to or from the peer with a kernel's
+ * own stores or loads, to tell the cost of SM-issued remote traffic from the
+ * copy engines'.
  * The table modes alternate alpha between 2 and 1/2, so after an even number of
  * runs every shard must hold its initial values again: the sweep verifies that
  * exactly before it trusts the figures. */
@@ -28,6 +31,7 @@ static const char *const op_names[MS_OP_COUNT] = {
     [MS_OP_HOST_STAGED] = "host-staged", [MS_OP_MPI] = "mpi-p2p",
     [MS_OP_D2D_COPY] = "copy-d2d",    [MS_OP_PEER_ONE] = "copy-peer-1way",
     [MS_OP_PEER_BOTH] = "copy-peer-2way",
+    [MS_OP_KERNEL_PUSH] = "kernel-push",  [MS_OP_KERNEL_PULL] = "kernel-pull",
 };
 
 const char *ms_bench_op_name(int op)
@@ -76,7 +80,8 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
     size_t peer_bytes = 0;
 
     *ms = 0.0;
-    if ((op == MS_OP_REMOTE || op == MS_OP_PEER_ONE) && !(c->me == 0 && c->nodes > 1))
+    if ((op == MS_OP_REMOTE || op == MS_OP_PEER_ONE || op == MS_OP_KERNEL_PUSH ||
+         op == MS_OP_KERNEL_PULL) && !(c->me == 0 && c->nodes > 1))
         active = 0;
     if (!active)
         return SHARDTAB_SUCCESS;
@@ -103,6 +108,14 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
                                &peer, &peer_bytes);
         if (status == SHARDTAB_SUCCESS && peer != (void *)c->shard)
             code = code ? code : scal_copy(peer, c->shard, bytes);
+        break;
+    case MS_OP_KERNEL_PUSH:
+    case MS_OP_KERNEL_PULL:
+        status = shardtab_peer(c->table, shardtab_member(c->table, 1), &peer, &peer_bytes);
+        if (status == SHARDTAB_SUCCESS && op == MS_OP_KERNEL_PUSH)
+            code = code ? code : scal_copy_kernel(peer, c->shard, c->len);
+        else if (status == SHARDTAB_SUCCESS)
+            code = code ? code : scal_copy_kernel(c->scratch, peer, c->len);
         break;
     case MS_OP_HOST_STAGED:
         status = shardtab_memcpy_to_host(c->host, c->shard, bytes);
@@ -160,7 +173,8 @@ static shardtab_status_t measure(bench_ctx_t *c, int op, int warmups, int reps, 
         row->gbps_min = bytes / (times[reps - 1] * 1e-3) / 1e9;
         row->gbps_max = bytes / (times[0] * 1e-3) / 1e9;
         /* link bytes per direction: see the file comment */
-        if (op == MS_OP_REMOTE || op == MS_OP_PEER_ONE || op == MS_OP_PEER_BOTH)
+        if (op == MS_OP_REMOTE || op == MS_OP_PEER_ONE || op == MS_OP_PEER_BOTH ||
+            op == MS_OP_KERNEL_PUSH || op == MS_OP_KERNEL_PULL)
             row->link_gbps = row->gbps_median / 2.0;
         else if (op == MS_OP_RING)
             row->link_gbps = row->gbps_median;
@@ -212,7 +226,7 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, ui
 {
     static const int order[] = {MS_OP_LOCAL, MS_OP_REMOTE, MS_OP_RING, MS_OP_GLOBAL,
                                 MS_OP_HOST_STAGED, MS_OP_MPI, MS_OP_D2D_COPY, MS_OP_PEER_ONE,
-                                MS_OP_PEER_BOTH};
+                                MS_OP_PEER_BOTH, MS_OP_KERNEL_PUSH, MS_OP_KERNEL_PULL};
     size_t bytes = (size_t)shard_bytes;
     shardtab_status_t status = SHARDTAB_SUCCESS;
     double create_ms, max_create_ms;
@@ -277,7 +291,8 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, ui
             status = verify_initial(c, &ok);
         /* the MPI ring runs over all ranks, the table's only inside a node */
         if ((op == MS_OP_REMOTE || op == MS_OP_PEER_ONE || op == MS_OP_RING ||
-             op == MS_OP_PEER_BOTH) && c->nodes < 2)
+             op == MS_OP_PEER_BOTH || op == MS_OP_KERNEL_PUSH || op == MS_OP_KERNEL_PULL) &&
+            c->nodes < 2)
             continue;
         if ((op == MS_OP_MPI && c->size < 2) ||
             ((op == MS_OP_MPI || op == MS_OP_HOST_STAGED) && opts->bench_device_only))

@@ -18,6 +18,8 @@ typedef enum ms_bench_op {
     MS_OP_D2D_COPY,    /* baseline: device-to-device copy on one GPU */
     MS_OP_PEER_ONE,    /* baseline: node rank 0 copies into node rank 1 through IPC */
     MS_OP_PEER_BOTH,   /* baseline: every rank copies into the next one at once */
+    MS_OP_KERNEL_PUSH, /* diagnosis: a kernel on node rank 0 copies into rank 1 (remote stores) */
+    MS_OP_KERNEL_PULL, /* diagnosis: a kernel on node rank 0 copies rank 1 in (remote loads) */
     MS_OP_COUNT
 } ms_bench_op_t;
 
