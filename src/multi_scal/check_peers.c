@@ -22,18 +22,32 @@ static uint64_t pair_seed(int writer, int owner, int nodes)
     return (uint64_t)writer * (uint64_t)nodes + (uint64_t)owner + 1;
 }
 
-/* rows: [size][size] gathered on rank 0; row r = outcome by writer for owner r */
-static int print_matrix(const shardtab_t *table, const int *rows, const int *where, int size)
+static const char *outcome_name(int outcome)
 {
-    int failed = 0, pairs = 0;
+    return outcome == PAIR_OK ? "ok" : outcome == PAIR_EMPTY ? "empty" : "FAIL";
+}
+
+/* Rank 0: every node's matrix from the gathered rows. outcomes[r][w]: what
+ * owner r saw from writer w; reported[r][o]: what writer r's runtime said about
+ * reaching o; where[r] = (node, node rank, node size). Fills pairs. */
+static int print_matrix(const int *outcomes, const int *reported, const int *where, int size,
+                        ms_peer_pair_t *pairs, int *npairs)
+{
+    int failed = 0, count = 0;
 
     for (int leader = 0; leader < size; leader++) {
-        int node = where[3 * leader], node_rank = where[3 * leader + 1], nodes = where[3 * leader + 2];
-        if (node_rank != 0)
+        int node = where[3 * leader], nodes = where[3 * leader + 2];
+        int *ranks;
+        if (where[3 * leader + 1] != 0)
             continue;
-        printf("# check-peers node %d: cell = reported access (Y yes, N no, ? unknown) / "
-               "write through the table, verified by the owner\n",
-               node);
+        ranks = calloc((size_t)nodes, sizeof *ranks);
+        if (ranks == NULL)
+            return -1;
+        for (int r = 0; r < size; r++)
+            if (where[3 * r] == node)
+                ranks[where[3 * r + 1]] = r;
+        printf("# check-peers node %d: cell = reported access (Y yes, N no, ? unknown) / write "
+               "through the table, verified by the owner\n", node);
         printf("#   %-14s", "writer\\owner");
         for (int o = 0; o < nodes; o++)
             printf(" %8d", o);
@@ -41,51 +55,56 @@ static int print_matrix(const shardtab_t *table, const int *rows, const int *whe
         for (int w = 0; w < nodes; w++) {
             printf("#   %-14d", w);
             for (int o = 0; o < nodes; o++) {
-                int owner_rank = -1;
-                for (int r = 0; r < size; r++)
-                    if (where[3 * r] == node && where[3 * r + 1] == o)
-                        owner_rank = r;
-                int outcome = rows[owner_rank * size + w];
-                int reported = node == shardtab_node_id(table) ? shardtab_peer_access(table, w, o) : -2;
-                const char *rep = reported == 1 ? "Y" : reported == 0 ? "N" : reported == -1 ? "?" : "";
-                const char *res = w == o ? "self" : outcome == PAIR_OK ? "ok" : outcome == PAIR_EMPTY ? "empty" : "FAIL";
+                int rep = reported[ranks[w] * size + o], outcome = outcomes[ranks[o] * size + w];
                 char cell[16];
-                snprintf(cell, sizeof cell, "%s%s%s", w == o ? "" : rep, w == o || !*rep ? "" : "/", res);
-                printf(" %8s", cell);
-                if (w != o) {
-                    pairs++;
-                    failed += outcome == PAIR_FAILED || outcome == PAIR_UNTESTED;
+                if (w == o) {
+                    printf(" %8s", "self");
+                    continue;
                 }
+                snprintf(cell, sizeof cell, "%s/%s", rep == 1 ? "Y" : rep == 0 ? "N" : "?",
+                         outcome_name(outcome));
+                printf(" %8s", cell);
+                failed += outcome == PAIR_FAILED || outcome == PAIR_UNTESTED;
+                pairs[count++] = (ms_peer_pair_t){node, w, o, ranks[w], ranks[o], rep,
+                                                  outcome == PAIR_OK || outcome == PAIR_EMPTY};
             }
             printf("\n");
         }
+        free(ranks);
     }
     if (failed == 0)
-        printf("# check-peers: OK (%d pairs written and verified through the table)\n", pairs);
+        printf("# check-peers: OK (%d pairs written and verified through the table)\n", count);
     else
-        printf("# check-peers: FAILED (%d of %d pairs)\n", failed, pairs);
+        printf("# check-peers: FAILED (%d of %d pairs)\n", failed, count);
     fflush(stdout);
+    *npairs = count;
     return failed;
 }
 
-shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok)
+shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok,
+                                 ms_peer_pair_t **pairs_out, int *npairs)
 {
     shardtab_t *table = a->table;
     double *const *device_table = (double *const *)shardtab_device_table(table);
     int me = shardtab_node_rank(table), nodes = shardtab_node_size(table);
     int rank, size, rounds = 0, failed = 0, where[3];
-    int *row = NULL, *rows = NULL, *wheres = NULL;
+    int *row = NULL, *rows = NULL, *wheres = NULL, *reported = NULL, *reported_rows = NULL;
+    ms_peer_pair_t *pairs = NULL;
     uint64_t my_length = a->offsets[me + 1] - a->offsets[me];
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     row = calloc((size_t)size, sizeof *row);
+    reported = calloc((size_t)size, sizeof *reported);
     if (rank == 0) {
         rows = calloc((size_t)size * (size_t)size, sizeof *rows);
+        reported_rows = calloc((size_t)size * (size_t)size, sizeof *reported_rows);
         wheres = calloc((size_t)size * 3, sizeof *wheres);
+        pairs = calloc((size_t)size * (size_t)size + 1, sizeof *pairs);
     }
-    if (row == NULL || (rank == 0 && (rows == NULL || wheres == NULL)))
+    if (row == NULL || reported == NULL ||
+        (rank == 0 && (rows == NULL || wheres == NULL || reported_rows == NULL || pairs == NULL)))
         status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc for the peer matrix failed");
     status = shardtab_agree(MPI_COMM_WORLD, status);
     /* Nodes may differ in size: every rank runs the rounds of the largest one,
@@ -119,24 +138,34 @@ shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok)
         }
         status = shardtab_agree(MPI_COMM_WORLD, status); /* all reads done */
     }
-    if (status != SHARDTAB_SUCCESS) {
-        free(row);
-        free(rows);
-        free(wheres);
-        return status;
+    if (status == SHARDTAB_SUCCESS) {
+        where[0] = shardtab_node_id(table);
+        where[1] = me;
+        where[2] = nodes;
+        for (int o = 0; o < nodes; o++)
+            reported[o] = shardtab_peer_access(table, me, o);
+        MPI_Gather(row, size, MPI_INT, rows, size, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Gather(reported, size, MPI_INT, reported_rows, size, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Gather(where, 3, MPI_INT, wheres, 3, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rank == 0)
+            failed = print_matrix(rows, reported_rows, wheres, size, pairs, npairs);
+        if (rank == 0 && failed < 0)
+            status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc for the peer matrix failed");
+        status = shardtab_agree(MPI_COMM_WORLD, status);
     }
-
-    where[0] = shardtab_node_id(table);
-    where[1] = me;
-    where[2] = nodes;
-    MPI_Gather(row, size, MPI_INT, rows, size, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Gather(where, 3, MPI_INT, wheres, 3, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        failed = print_matrix(table, rows, wheres, size);
-    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    *all_ok = failed == 0;
+    if (status == SHARDTAB_SUCCESS) {
+        MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        *all_ok = failed == 0;
+        if (rank == 0) {
+            *pairs_out = pairs;
+            pairs = NULL;
+        }
+    }
+    free(pairs);
     free(row);
     free(rows);
+    free(reported);
+    free(reported_rows);
     free(wheres);
-    return SHARDTAB_SUCCESS;
+    return status;
 }

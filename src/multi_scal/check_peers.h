@@ -14,7 +14,18 @@ typedef struct ms_check_peers_args {
     const uint64_t *offsets; /* host: [node_size + 1] the node's shard offsets */
 } ms_check_peers_args_t;
 
-/* Collective. Prints the matrix on rank 0; *all_ok is the same on every rank. */
-shardtab_status_t ms_check_peers(const ms_check_peers_args_t *args, int *all_ok);
+/* One ordered pair of a node: what the runtime reported, what the write through
+ * the table showed. */
+typedef struct ms_peer_pair {
+    int node, writer, owner;           /* node id, node ranks */
+    int writer_rank, owner_rank;       /* communicator ranks */
+    int reported;                      /* 1 yes, 0 no, -1 unknown */
+    int verified;                      /* the owner found the writer's pattern */
+} ms_peer_pair_t;
+
+/* Collective. Prints the matrix on rank 0; *all_ok is the same on every rank;
+ * rank 0 gets the pairs (malloc'd) for the JSON. */
+shardtab_status_t ms_check_peers(const ms_check_peers_args_t *args, int *all_ok,
+                                 ms_peer_pair_t **pairs, int *npairs);
 
 #endif /* MS_CHECK_PEERS_H */

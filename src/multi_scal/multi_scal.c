@@ -270,6 +270,7 @@ int main(int argc, char **argv)
     ms_run_t run;
     char err[256];
     ms_bench_row_t *bench_rows = NULL;
+    ms_peer_pair_t *peer_pairs = NULL;
     int exit_code = 0, failed = 0;
 
     memset(&run, 0, sizeof run);
@@ -330,7 +331,8 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS && run.opts.check_peers) {
         ms_check_peers_args_t check = {run.table, run.shard, run.staging, run.offsets_host};
         int all_ok = 0;
-        status = ms_check_peers(&check, &all_ok);
+        status = ms_check_peers(&check, &all_ok, &peer_pairs, &run.report.npairs);
+        run.report.pairs = peer_pairs;
         failed |= !all_ok;
     }
 
@@ -374,6 +376,7 @@ int main(int argc, char **argv)
     else
         ms_report_discard_json(&run.report);
     free(bench_rows);
+    free(peer_pairs);
     MPI_Finalize();
     return exit_code;
 }

@@ -266,6 +266,14 @@ void ms_report_finish(ms_report_t *r, int exit_code)
                     m->mismatches ? "false" : "true", m->mismatches,
                     i + 1 < r->nresults ? "," : "");
         }
+        fprintf(f, "  ],\n  \"check_peers\": [\n");
+        for (int i = 0; i < r->npairs; i++) {
+            const ms_peer_pair_t *p = &r->pairs[i];
+            fprintf(f, "    {\"node\": %d, \"writer\": %d, \"owner\": %d, \"writer_rank\": %d, "
+                       "\"owner_rank\": %d, \"reported\": %d, \"verified\": %s}%s\n",
+                    p->node, p->writer, p->owner, p->writer_rank, p->owner_rank, p->reported,
+                    p->verified ? "true" : "false", i + 1 < r->npairs ? "," : "");
+        }
         fprintf(f, "  ],\n  \"bench\": [\n");
         for (int i = 0; i < r->nbench; i++) {
             const ms_bench_row_t *b = &r->bench[i];

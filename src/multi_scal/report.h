@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "check_peers.h"
 #include "options.h"
 #include "partition.h"
 #include "shardtab.h"
@@ -41,6 +42,8 @@ typedef struct ms_report {
     int nresults;
     const ms_bench_row_t *bench; /* rank 0, --bench only */
     int nbench;
+    const ms_peer_pair_t *pairs; /* rank 0, --check-peers only */
+    int npairs;
 } ms_report_t;
 
 /* Rank 0 opens --json FILE now, so that an unwritable path is a usage error
