@@ -32,6 +32,7 @@ static const char *const op_names[MS_OP_COUNT] = {
     [MS_OP_D2D_COPY] = "copy-d2d",    [MS_OP_PEER_ONE] = "copy-peer-1way",
     [MS_OP_PEER_BOTH] = "copy-peer-2way",
     [MS_OP_KERNEL_PUSH] = "kernel-push",  [MS_OP_KERNEL_PULL] = "kernel-pull",
+    [MS_OP_PAIR] = "pair",
 };
 
 const char *ms_bench_op_name(int op)
@@ -48,6 +49,7 @@ typedef struct bench_ctx {
     uint64_t len;                /* doubles per shard */
     int rank, size, me, nodes, next;
     int mpi_next, mpi_prev; /* the MPI ring runs over all ranks */
+    int pair_writer, pair_owner; /* MS_OP_PAIR: who scales whose shard */
     scal_timer_t *timer;
 } bench_ctx_t;
 
@@ -83,6 +85,8 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
     if ((op == MS_OP_REMOTE || op == MS_OP_PEER_ONE || op == MS_OP_KERNEL_PUSH ||
          op == MS_OP_KERNEL_PULL) && !(c->me == 0 && c->nodes > 1))
         active = 0;
+    if (op == MS_OP_PAIR && !(c->me == c->pair_writer && c->pair_owner < c->nodes))
+        active = 0;
     if (!active)
         return SHARDTAB_SUCCESS;
     if (device_timed)
@@ -94,6 +98,7 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
     case MS_OP_LOCAL: code = code ? code : scal_shard(c->device_table, c->me, c->len, alpha); break;
     case MS_OP_REMOTE: code = code ? code : scal_shard(c->device_table, 1, c->len, alpha); break;
     case MS_OP_RING: code = code ? code : scal_shard(c->device_table, c->next, c->len, alpha); break;
+    case MS_OP_PAIR: code = code ? code : scal_shard(c->device_table, c->pair_owner, c->len, alpha); break;
     case MS_OP_GLOBAL: {
         scal_range_t r = {c->device_table, c->offsets_device, c->nodes,
                           c->len * (uint64_t)c->nodes, 0, c->len};
@@ -220,21 +225,12 @@ static void release_ctx(bench_ctx_t *c)
     c->host = c->host_peer = NULL;
 }
 
-/* One size: a fresh table, every operation, the table modes verified. */
-static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, uint64_t shard_bytes,
-                                    ms_bench_row_t *rows, int *nrows, int *verified)
+/* A fresh table over fresh shards of shard_bytes on every rank. Collective. */
+static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double *max_create_ms)
 {
-    static const int order[] = {MS_OP_LOCAL, MS_OP_REMOTE, MS_OP_RING, MS_OP_GLOBAL,
-                                MS_OP_HOST_STAGED, MS_OP_MPI, MS_OP_D2D_COPY, MS_OP_PEER_ONE,
-                                MS_OP_PEER_BOTH, MS_OP_KERNEL_PUSH, MS_OP_KERNEL_PULL};
     size_t bytes = (size_t)shard_bytes;
     shardtab_status_t status = SHARDTAB_SUCCESS;
-    double create_ms, max_create_ms;
-    int reps = (int)fmin(40.0, fmax(6.0, (double)(2ull << 30) / (double)shard_bytes));
-    int slow_reps = shard_bytes >= (1ull << 30) ? 2 : shard_bytes >= (64ull << 20) ? 4 : reps;
-    int ok = 1, first = *nrows;
 
-    reps += reps % 2;
     c->len = shard_bytes / sizeof(double);
     c->host = malloc(bytes);
     c->host_peer = malloc(bytes);
@@ -278,8 +274,32 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, ui
         free(offsets);
     }
     status = shardtab_agree(MPI_COMM_WORLD, status);
-    create_ms = shardtab_create_ms(c->table);
-    MPI_Allreduce(&create_ms, &max_create_ms, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (status == SHARDTAB_SUCCESS) {
+        double create_ms = shardtab_create_ms(c->table);
+        MPI_Allreduce(&create_ms, max_create_ms, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    } else {
+        release_ctx(c);
+    }
+    return status;
+}
+
+/* One size: a fresh table, every operation, the table modes verified. */
+static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, uint64_t shard_bytes,
+                                    ms_bench_row_t *rows, int *nrows, int *verified)
+{
+    static const int order[] = {MS_OP_LOCAL, MS_OP_REMOTE, MS_OP_RING, MS_OP_GLOBAL,
+                                MS_OP_HOST_STAGED, MS_OP_MPI, MS_OP_D2D_COPY, MS_OP_PEER_ONE,
+                                MS_OP_PEER_BOTH, MS_OP_KERNEL_PUSH, MS_OP_KERNEL_PULL};
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    double max_create_ms = 0.0;
+    int reps = (int)fmin(40.0, fmax(6.0, (double)(2ull << 30) / (double)shard_bytes));
+    int slow_reps = shard_bytes >= (1ull << 30) ? 2 : shard_bytes >= (64ull << 20) ? 4 : reps;
+    int ok = 1, first = *nrows;
+
+    reps += reps % 2;
+    status = setup_size(c, shard_bytes, &max_create_ms);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
 
     for (size_t k = 0; k < sizeof order / sizeof order[0] && status == SHARDTAB_SUCCESS; k++) {
         int op = order[k];
@@ -355,5 +375,54 @@ shardtab_status_t ms_bench_run(const ms_options_t *opts, ms_bench_row_t **rows_o
         return status;
     }
     *rows_out = rows;
+    return SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t ms_bench_pairs(const ms_options_t *opts, double **matrix_out, int *n_out,
+                                 int *verified)
+{
+    bench_ctx_t c;
+    double create_ms, *matrix = NULL;
+    int largest = 0, ok = 1;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    memset(&c, 0, sizeof c);
+    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c.size);
+    if (scal_timer_create(&c.timer) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "creating the bench timer failed");
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS)
+        status = setup_size(&c, opts->bench_max, &create_ms);
+    if (status == SHARDTAB_SUCCESS) {
+        /* every rank walks the pairs of the largest node, so all stay in step */
+        MPI_Allreduce(&c.nodes, &largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        matrix = calloc((size_t)largest * (size_t)largest, sizeof *matrix);
+        if (matrix == NULL)
+            status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of the pair matrix failed");
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+    }
+    for (int w = 0; w < largest && status == SHARDTAB_SUCCESS; w++) {
+        for (int o = 0; o < largest && status == SHARDTAB_SUCCESS; o++) {
+            ms_bench_row_t row;
+            memset(&row, 0, sizeof row);
+            c.pair_writer = w;
+            c.pair_owner = o;
+            status = measure(&c, MS_OP_PAIR, 2, 8, &row);
+            matrix[w * largest + o] = row.gbps_median;
+        }
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = verify_initial(&c, &ok);
+    release_ctx(&c);
+    if (c.timer)
+        scal_timer_destroy(c.timer);
+    if (status != SHARDTAB_SUCCESS) {
+        free(matrix);
+        return status;
+    }
+    *matrix_out = matrix;
+    *n_out = largest;
+    *verified = ok;
     return SHARDTAB_SUCCESS;
 }

@@ -20,6 +20,7 @@ typedef enum ms_bench_op {
     MS_OP_PEER_BOTH,   /* baseline: every rank copies into the next one at once */
     MS_OP_KERNEL_PUSH, /* diagnosis: a kernel on node rank 0 copies into rank 1 (remote stores) */
     MS_OP_KERNEL_PULL, /* diagnosis: a kernel on node rank 0 copies rank 1 in (remote loads) */
+    MS_OP_PAIR,        /* --bench-pairs: one writer scales one owner's shard, others idle */
     MS_OP_COUNT
 } ms_bench_op_t;
 
@@ -40,5 +41,11 @@ const char *ms_bench_op_name(int op);
  * is 0 when a table mode left a wrong value (the sweep checks itself). */
 shardtab_status_t ms_bench_run(const ms_options_t *opts, ms_bench_row_t **rows, int *nrows,
                                int *verified);
+
+/* Collective. --bench-pairs: for every ordered pair (writer, owner) of a node,
+ * the writer alone scales the owner's shard (--bench-max bytes) through the
+ * table. Rank 0 gets the n x n matrix of GB/s (max over nodes). */
+shardtab_status_t ms_bench_pairs(const ms_options_t *opts, double **matrix, int *n,
+                                 int *verified);
 
 #endif /* MS_BENCH_H */

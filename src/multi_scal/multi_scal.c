@@ -271,6 +271,7 @@ int main(int argc, char **argv)
     char err[256];
     ms_bench_row_t *bench_rows = NULL;
     ms_peer_pair_t *peer_pairs = NULL;
+    double *pair_gbps = NULL;
     int exit_code = 0, failed = 0;
 
     memset(&run, 0, sizeof run);
@@ -345,9 +346,18 @@ int main(int argc, char **argv)
         failed |= !verified;
     }
 
+    /* ---- --bench-pairs: the pairwise matrix, verified, instead of the modes ---- */
+    if (status == SHARDTAB_SUCCESS && run.opts.bench_pairs) {
+        int verified = 0, n = 0;
+        status = ms_bench_pairs(&run.opts, &pair_gbps, &n, &verified);
+        if (status == SHARDTAB_SUCCESS)
+            ms_report_pairs(&run.report, pair_gbps, n, verified);
+        failed |= !verified;
+    }
+
     /* ---- the modes, each verified ---- */
     for (size_t m = 0; m < 3 && status == SHARDTAB_SUCCESS && !run.opts.check_peers &&
-                       !run.opts.bench; m++) {
+                       !run.opts.bench && !run.opts.bench_pairs; m++) {
         ms_mode_result_t res;
         if (!(run.opts.modes & mode_order[m]))
             continue;
@@ -377,6 +387,7 @@ int main(int argc, char **argv)
         ms_report_discard_json(&run.report);
     free(bench_rows);
     free(peer_pairs);
+    free(pair_gbps);
     MPI_Finalize();
     return exit_code;
 }

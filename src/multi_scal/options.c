@@ -36,6 +36,9 @@ static const char usage_text[] =
     "                       MPI messages, per-shard sizes from --bench-min to --bench-max\n"
     "      --bench-min B    first bytes per shard of the sweep (default 1M)\n"
     "      --bench-max B    last bytes per shard, x4 steps (default 4G; at most 8G)\n"
+    "      --bench-pairs    instead of the modes, every ordered pair of a node's ranks:\n"
+    "                       the writer alone scales the owner's shard (--bench-max bytes)\n"
+    "                       through the table; prints the matrix of GB/s\n"
     "      --bench-device-only\n"
     "                       skip the host-staged and MPI updates (kernel tuning runs)\n"
     "      --variant V      kernel variant: naive, vec2, vec2x4, vec2x8, vec2x4s\n"
@@ -220,6 +223,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         {"bench-max", required_argument, NULL, 'M'},
         {"variant", required_argument, NULL, 'V'},
         {"bench-device-only", no_argument, NULL, 'D'},
+        {"bench-pairs", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -247,6 +251,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         case 'B': rc = parse_bench_bytes(optarg, &opts->bench_min, err, err_bytes); break;
         case 'M': rc = parse_bench_bytes(optarg, &opts->bench_max, err, err_bytes); break;
         case 'D': opts->bench_device_only = 1; break;
+        case 'P': opts->bench_pairs = 1; break;
         case 'V': rc = parse_variant(optarg, &opts->variant, err, err_bytes); break;
         case 'h': opts->help = 1; break;
         case ':':
@@ -273,8 +278,8 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         snprintf(err, err_bytes, "--bench-min is larger than --bench-max");
         rc = -1;
     }
-    if (rc == 0 && opts->bench && opts->check_peers) {
-        snprintf(err, err_bytes, "--bench and --check-peers exclude each other");
+    if (rc == 0 && opts->bench + opts->check_peers + opts->bench_pairs > 1) {
+        snprintf(err, err_bytes, "--bench, --bench-pairs and --check-peers exclude each other");
         rc = -1;
     }
     if (rc != 0)

@@ -26,6 +26,7 @@ typedef struct ms_options {
     int allow_shared_gpu;
     int check_peers;      /* write-and-verify every pair instead of the modes */
     int bench;            /* the benchmark sweep instead of the modes */
+    int bench_pairs;      /* the pairwise matrix instead of the modes */
     uint64_t bench_min;   /* bytes per shard, first size of the sweep */
     uint64_t bench_max;   /* bytes per shard, last size (x4 steps) */
     int variant;          /* kernel variant (scal.h), -1: the default */

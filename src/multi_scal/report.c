@@ -161,7 +161,7 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     }
     printf("# table created in %.3f ms (max over ranks), IPC opens %.3f ms\n", r->create_ms,
            r->open_ms);
-    if (!opts->check_peers && !opts->bench)
+    if (!opts->check_peers && !opts->bench && !opts->bench_pairs)
         printf("#\n# %6s %6s %12s %12s\n", "mode", "iters", "time_s", "GB/s");
     fflush(stdout);
     return SHARDTAB_SUCCESS;
@@ -211,6 +211,33 @@ void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int 
     }
     printf("# bench verify: %s (every table mode, host-staged and MPI update left every "
            "element exact)\n", verified ? "OK" : "FAILED");
+    fflush(stdout);
+}
+
+void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified)
+{
+    char size[32];
+
+    if (r->rank != 0)
+        return;
+    r->pair_gbps = gbps;
+    r->pair_n = n;
+    printf("# bench-pairs: GB/s (bytes read + written) when node rank <row> alone scales the "
+           "shard of node rank <column> through the table, %s per shard,\n# median of 8 after "
+           "2 warm-ups, max over nodes\n",
+           human_bytes((double)r->opts->bench_max, size, sizeof size));
+    printf("#   %-14s", "writer\\owner");
+    for (int o = 0; o < n; o++)
+        printf(" %9d", o);
+    printf("\n");
+    for (int w = 0; w < n; w++) {
+        printf("    %-14d", w);
+        for (int o = 0; o < n; o++)
+            printf(" %9.1f", gbps[w * n + o]);
+        printf("\n");
+    }
+    printf("# bench-pairs verify: %s (every shard back to its initial values)\n",
+           verified ? "OK" : "FAILED");
     fflush(stdout);
 }
 
@@ -274,7 +301,15 @@ void ms_report_finish(ms_report_t *r, int exit_code)
                     p->node, p->writer, p->owner, p->writer_rank, p->owner_rank, p->reported,
                     p->verified ? "true" : "false", i + 1 < r->npairs ? "," : "");
         }
-        fprintf(f, "  ],\n  \"bench\": [\n");
+        fprintf(f, "  ],\n  \"pairs_shard_bytes\": %" PRIu64 ",\n  \"pairs_gbps\": [",
+                r->pair_n ? r->opts->bench_max : 0);
+        for (int w = 0; w < r->pair_n; w++) {
+            fprintf(f, "%s\n    [", w ? "," : "");
+            for (int o = 0; o < r->pair_n; o++)
+                fprintf(f, "%s%.3f", o ? ", " : "", r->pair_gbps[w * r->pair_n + o]);
+            fprintf(f, "]");
+        }
+        fprintf(f, "%s],\n  \"bench\": [\n", r->pair_n ? "\n  " : "");
         for (int i = 0; i < r->nbench; i++) {
             const ms_bench_row_t *b = &r->bench[i];
             fprintf(f, "    {\"shard_bytes\": %" PRIu64 ", \"operation\": \"%s\", \"reps\": %d, "

@@ -44,6 +44,8 @@ typedef struct ms_report {
     int nbench;
     const ms_peer_pair_t *pairs; /* rank 0, --check-peers only */
     int npairs;
+    const double *pair_gbps;     /* rank 0, --bench-pairs only: [n x n] */
+    int pair_n;
 } ms_report_t;
 
 /* Rank 0 opens --json FILE now, so that an unwritable path is a usage error
@@ -56,6 +58,8 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
 void ms_report_mode(ms_report_t *r, const ms_mode_result_t *res);
 /* Rank 0 prints the sweep as a fixed-width table, kept for the JSON. */
 void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int verified);
+/* Rank 0 prints the --bench-pairs matrix, kept for the JSON. */
+void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified);
 void ms_report_finish(ms_report_t *r, int exit_code);
 
 #endif /* MS_REPORT_H */
