@@ -74,12 +74,16 @@ step "np4 SHARDTAB_RANKS_PER_NODE=2, shared" run -np 4 -x SHARDTAB_RANKS_PER_NOD
 for variant in naive vec2 vec2x4 vec2x8 vec2x4s; do
   step "np2 variant $variant, --n 100000007" run -np 2 "$ms" --variant "$variant" --n 100000007 -i 2
 done
+step "np8 shared GPUs (4 ranks per GPU), every mode, --n 1G" run -np 8 "$ms" --allow-shared-gpu --n 1G
+step "np8 shared GPUs, --check-peers" run -np 8 "$ms" --check-peers --allow-shared-gpu --json "$out/np8-check-peers.json"
 step "np2 --check-peers" run -np 2 "$ms" --check-peers
 step "np4 --check-peers, shared" run -np 4 "$ms" --check-peers --allow-shared-gpu
 step "np2 fault at open on rank 1: one message" expect_message_once "fault injected" run -np 2 -x SHARDTAB_FAULT=open:1 "$ms"
 step "compute-sanitizer memcheck np2" run -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 "$ms" --n 100003
 step "compute-sanitizer racecheck np2" run -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 "$ms" --n 100003 -m local
 step "bench np2 1M..4G" run -np 2 "$ms" --bench --json "$out/bench-np2.json"
+step "bench-pairs np2 1G" run -np 2 "$ms" --bench-pairs --bench-min 1G --bench-max 1G --json "$out/pairs-np2.json"
+step "bench-pairs np8 shared 256M" run -np 8 "$ms" --allow-shared-gpu --bench-pairs --bench-min 256M --bench-max 256M --json "$out/pairs-np8-shared.json"
 say "# gpu-validate: $failures failure(s)"
 grep -E "^## .*: (PASS|FAIL)" "$log" | tail -40
 exit $((failures > 0))
