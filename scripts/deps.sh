@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libcmocka-dev
-          python3 shellcheck iproute2 util-linux procps)
+          python3 shellcheck iproute2 util-linux procps valgrind)
 if [[ "${1:-}" == "--hip" ]]; then
   packages+=(hipcc libamdhip64-dev rocm-device-libs)
 fi

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - sets up and runs every test that needs no GPU:
-#   1. host backend: unit tests, MPI tests, install test (ctest);
+#   1. host backend: unit, MPI, install, job, multi-host and reliability tests
+#      (ctest), then the same unit and MPI tests under ASan+UBSan+LSan and a
+#      valgrind run (tests/reliability/sanitize.sh);
 #   2. HIP backend for gfx90a with Debian's ROCm: compile, link, and a clean
 #      "no GPU found" from the binary;
 #   3. CUDA backend with nvcc (sm_90), when nvcc is here: compile and link.
@@ -19,6 +21,8 @@ echo "# [1/3] host backend: build and ctest"
 cmake -S "$top" -B "$top/build-test-host" -DSHARDTAB_BACKEND=host >/dev/null
 cmake --build "$top/build-test-host" -j "$jobs" >/dev/null
 (cd "$top/build-test-host" && ctest -j "$jobs" --output-on-failure)
+echo "# [1/3] sanitizers: ASan+UBSan+LSan and valgrind"
+"$top/tests/reliability/sanitize.sh" --asan-dir "$top/build-test-asan" --plain-dir "$top/build-test-host"
 
 ((host_only)) && exit 0
 

@@ -9,6 +9,7 @@
 #define SHARDTAB_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "shardtab.h"
 
 /* Bytes of an opaque IPC handle: hipIpcMemHandle_t and cudaIpcMemHandle_t are 64;
@@ -47,6 +48,11 @@ typedef struct st_backend_ops {
     shardtab_status_t (*copy_to_host)(void *dst, const void *src, size_t bytes);
     shardtab_status_t (*synchronize)(void);
 
+    /* Brackets the part of create during which shards are published; key is
+     * random and the same on every rank of the node. NULL when the backend
+     * publishes nothing that could outlive a killed job (GPU handles). */
+    shardtab_status_t (*ipc_begin)(uint64_t key);
+    void (*ipc_end)(void);
     /* Make [ptr, ptr+bytes) openable by other processes of this node. */
     shardtab_status_t (*ipc_export)(void *ptr, size_t bytes, st_export_t *out);
     /* Every node peer has opened it: drop whatever name made it reachable. */

@@ -7,8 +7,9 @@
  * pointer stays valid. The name is the IPC handle. Once every node peer has
  * mapped it, ipc_unpublish unlinks it: a name exists only during create, and
  * nothing of ours outlives the job in /dev/shm, even when it is killed later.
- * Each export copies the shard once (a host-backend cost, not a GPU one), and
- * a shard should belong to one live table at a time on this backend.
+ * A job killed during create is covered by the signal handlers below. Each
+ * export copies the shard once (a host-backend cost, not a GPU one), and a
+ * shard should belong to one live table at a time on this backend.
  */
 #define _GNU_SOURCE
 #include "backend.h"
@@ -16,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define SEGMENT_PREFIX "/shardtab-"
@@ -126,16 +129,99 @@ static shardtab_status_t host_synchronize(void)
     return SHARDTAB_SUCCESS; /* host kernels complete before their launcher returns */
 }
 
+/* ---- names, and removing them when the job is told to die ---------------- *
+ * A segment is named /shardtab-<uid>-<key><noise>: 16 hex digits of the key
+ * this create's node shares (ipc_begin), 16 of fresh noise. While a create
+ * publishes, SIGTERM, SIGINT, SIGHUP and SIGQUIT first remove every name of
+ * the node's key, then take their old course. A rank killed outright (SIGKILL)
+ * cannot clean, but MPI launchers and Slurm send SIGTERM to the survivors,
+ * whose handlers remove its names too. */
+
+static const int cleanup_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+#define CLEANUP_SIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
+static struct sigaction saved_actions[CLEANUP_SIGNALS];
+static volatile sig_atomic_t publishing;
+static uint64_t publish_key;
+static char key_prefix[ST_IPC_HANDLE_BYTES]; /* "shardtab-<uid>-<key>", no slash */
+static size_t key_prefix_len;
+
+/* Async-signal-safe: raw getdents64 and unlinkat over /dev/shm. */
+static void remove_key_names(void)
+{
+    struct dirent64_raw {
+        uint64_t ino;
+        int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[];
+    };
+    char buf[4096] __attribute__((aligned(8)));
+    int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    long n;
+
+    if (dir < 0)
+        return;
+    while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+        for (long at = 0; at < n;) {
+            struct dirent64_raw *d = (struct dirent64_raw *)(buf + at);
+            size_t i = 0;
+            while (i < key_prefix_len && d->name[i] == key_prefix[i])
+                i++;
+            if (i == key_prefix_len)
+                unlinkat(dir, d->name, 0);
+            at += d->reclen;
+        }
+    }
+    close(dir);
+}
+
+static void on_terminating_signal(int sig)
+{
+    if (publishing)
+        remove_key_names();
+    for (size_t i = 0; i < CLEANUP_SIGNALS; i++) {
+        if (cleanup_signals[i] == sig) {
+            sigaction(sig, &saved_actions[i], NULL);
+            break;
+        }
+    }
+    raise(sig); /* the old disposition, usually death, now runs */
+}
+
+static shardtab_status_t host_ipc_begin(uint64_t key)
+{
+    struct sigaction act;
+
+    publish_key = key;
+    key_prefix_len = (size_t)snprintf(key_prefix, sizeof key_prefix, "shardtab-%u-%016llx",
+                                      (unsigned)getuid(), (unsigned long long)key);
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_terminating_signal;
+    sigemptyset(&act.sa_mask);
+    for (size_t i = 0; i < CLEANUP_SIGNALS; i++)
+        sigaction(cleanup_signals[i], &act, &saved_actions[i]);
+    publishing = 1;
+    return SHARDTAB_SUCCESS;
+}
+
+static void host_ipc_end(void)
+{
+    publishing = 0;
+    for (size_t i = 0; i < CLEANUP_SIGNALS; i++)
+        sigaction(cleanup_signals[i], &saved_actions[i], NULL);
+    publish_key = 0;
+}
+
 static shardtab_status_t random_segment_name(char name[ST_IPC_HANDLE_BYTES])
 {
-    unsigned char noise[16];
-    int used;
+    uint64_t noise[2];
 
     if (getrandom(noise, sizeof noise, 0) != (ssize_t)sizeof noise)
         return st_fail(SHARDTAB_ERR_DEVICE, "getrandom failed: %s", strerror(errno));
-    used = snprintf(name, ST_IPC_HANDLE_BYTES, SEGMENT_PREFIX "%u-", (unsigned)getuid());
-    for (size_t i = 0; i < sizeof noise && used + 2 < ST_IPC_HANDLE_BYTES; i++)
-        used += snprintf(name + used, (size_t)(ST_IPC_HANDLE_BYTES - used), "%02x", noise[i]);
+    if (publishing)
+        noise[0] = publish_key;
+    snprintf(name, ST_IPC_HANDLE_BYTES, SEGMENT_PREFIX "%u-%016llx%016llx", (unsigned)getuid(),
+             (unsigned long long)noise[0], (unsigned long long)noise[1]);
     return SHARDTAB_SUCCESS;
 }
 
@@ -258,6 +344,8 @@ const st_backend_ops_t st_backend_host_ops = {
     .copy_to_device = host_copy,
     .copy_to_host = host_copy,
     .synchronize = host_synchronize,
+    .ipc_begin = host_ipc_begin,
+    .ipc_end = host_ipc_end,
     .ipc_export = host_ipc_export,
     .ipc_unpublish = host_ipc_unpublish,
     .ipc_open = host_ipc_open,

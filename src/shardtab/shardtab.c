@@ -18,6 +18,7 @@
 #include "internal.h"
 
 #include <limits.h>
+#include <sys/random.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ struct shardtab {
     void **device_table;
     int *peer_access;  /* [node_size^2] 1 yes, 0 no, -1 unknown; NULL: all yes */
     void *shard;
+    int publishing; /* inside the backend's ipc_begin/ipc_end bracket */
     int published;
     double create_ms, open_ms;
 };
@@ -176,6 +178,31 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
 }
 
 /* ---- steps 2 and 3: export and exchange ------------------------------------ */
+
+/* Node rank 0 draws the key, the node shares it; the backend may use it. */
+static shardtab_status_t begin_publishing(shardtab_t *t)
+{
+    uint64_t key = 0;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    if (st_backend()->ipc_begin == NULL)
+        return SHARDTAB_SUCCESS;
+    if (t->node_rank == 0 && getrandom(&key, sizeof key, 0) != (ssize_t)sizeof key)
+        status = st_fail(SHARDTAB_ERR_DEVICE, "getrandom for the publishing key failed");
+    if (MPI_Bcast(&key, 1, MPI_UINT64_T, 0, t->node) != MPI_SUCCESS && status == SHARDTAB_SUCCESS)
+        status = st_fail(SHARDTAB_ERR_MPI, "MPI_Bcast of the publishing key failed");
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->ipc_begin(key);
+    t->publishing = status == SHARDTAB_SUCCESS;
+    return status;
+}
+
+static void end_publishing(shardtab_t *t)
+{
+    if (t->publishing && st_backend()->ipc_end != NULL)
+        st_backend()->ipc_end();
+    t->publishing = 0;
+}
 
 static shardtab_status_t export_shard(shardtab_t *t, void *shard, size_t bytes,
                                       st_descriptor_t *desc)
@@ -400,7 +427,10 @@ shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shar
     if (status != SHARDTAB_SUCCESS)
         goto err_release;
 
-    /* 2. export */
+    /* 2. export, inside the backend's publishing bracket (the host backend
+     * names its segments after a key the node shares, so that any rank that
+     * is told to terminate can remove the whole node's names) */
+    status = begin_publishing(t);
     descs = calloc_or_fail((size_t)t->node_size, sizeof *descs, "descriptors", &status);
     if (status == SHARDTAB_SUCCESS)
         status = export_shard(t, shard, bytes, &mine);
@@ -422,6 +452,7 @@ shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shar
         shardtab_status_t s = t->published ? st_backend()->ipc_unpublish(shard) : SHARDTAB_SUCCESS;
         t->published = 0;
         status = shardtab_agree(t->comm, s); /* every rank, published or not */
+        end_publishing(t);
     }
     if (status != SHARDTAB_SUCCESS)
         goto err_close;
@@ -443,6 +474,7 @@ err_close:
 err_unpublish:
     if (t->published)
         st_backend()->ipc_unpublish(shard);
+    end_publishing(t);
 err_release:
     free(descs);
     if (t->device_table)

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# sanitize.sh - ASan+UBSan+LSan build running the unit and MPI tests, then valgrind memcheck on multi_scal at 2 ranks: 0 errors from our code.
+#
+# Usage: tests/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR]
+#                                       [--jobs N] [--skip-asan] [--skip-valgrind]
+#   --asan-dir DIR   build tree configured with -DSHARDTAB_SANITIZE=ON
+#                    (default ${TMPDIR:-/tmp}/shardtab-asan)
+#   --plain-dir DIR  build tree without sanitizers, for valgrind
+#                    (default ${TMPDIR:-/tmp}/shardtab-plain)
+#   --jobs N         parallel build and ctest jobs (default: nproc)
+# Both trees are configured (host backend) and built when needed. Sanitizer
+# reports go to files (log_path) besides making the process exit 86, so that a
+# report is never lost, even from a rank that was killed or whose status a test
+# expects to be non-zero. Open MPI's own leaks are suppressed by lsan.supp and
+# valgrind-openmpi.supp, which only match stacks through MPI's libraries.
+# Exits 0 when every test passed and no report was written.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+asan_dir=${TMPDIR:-/tmp}/shardtab-asan
+plain_dir=${TMPDIR:-/tmp}/shardtab-plain
+jobs=$(nproc)
+do_asan=1
+do_valgrind=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+    --asan-dir) asan_dir=$2; shift 2 ;;
+    --plain-dir) plain_dir=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --skip-asan) do_asan=0; shift ;;
+    --skip-valgrind) do_valgrind=0; shift ;;
+    *) echo "sanitize.sh: unknown option '$1'" >&2; exit 2 ;;
+    esac
+done
+
+# what scripts/mpi-env.sh and tests/mpi/run_case.sh set for root and containers
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
+# Keep Open MPI's and PMIx's plugins loaded until exit: the frames of their
+# allocations then name their libraries, and the suppressions can match them.
+export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
+launch=(mpiexec)
+if mpiexec --version 2>&1 | grep -Eq 'Open MPI|OpenRTE'; then launch+=(--oversubscribe); fi
+
+logs=$(mktemp -d "${TMPDIR:-/tmp}/sanitize.XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+failures=0
+t0=$SECONDS
+
+configure() { # DIR SANITIZE
+    if [[ ! -f $1/CMakeCache.txt ]] || ! grep -q "^SHARDTAB_SANITIZE:BOOL=$2$" "$1/CMakeCache.txt"; then
+        cmake -S "$top" -B "$1" -DSHARDTAB_BACKEND=host -DSHARDTAB_SANITIZE="$2" >"$logs/cmake-$2.log" 2>&1 ||
+            { cat "$logs/cmake-$2.log"; return 1; }
+    fi
+    cmake --build "$1" -j "$jobs" >"$logs/build-$2.log" 2>&1 || { tail -50 "$logs/build-$2.log"; return 1; }
+}
+
+reports() { # DIR: print and count the sanitizer report files in DIR
+    local f n=0
+    for f in "$1"/*; do
+        if [[ ! -s $f ]]; then continue; fi
+        n=$((n + 1))
+        echo "---- $f"
+        head -60 "$f"
+    done
+    return "$n"
+}
+
+# ---- 1. ASan + UBSan + LSan: ctest -L 'unit|mpi' ----------------------------------------
+if [[ $do_asan -eq 1 ]]; then
+    echo "# [1/2] ASan+UBSan+LSan build in $asan_dir, then ctest -L 'unit|mpi' -j $jobs"
+    configure "$asan_dir" ON
+    mkdir -p "$logs/asan"
+    common="exitcode=86:log_path=$logs/asan/report:print_suppressions=0"
+    export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:strict_string_checks=1:detect_stack_use_after_return=1:$common"
+    export LSAN_OPTIONS="suppressions=$here/lsan.supp:$common"
+    export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:$common"
+    t=$SECONDS
+    if ! (cd "$asan_dir" && ctest -L 'unit|mpi' -j "$jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
+        grep -E "tests passed|Failed|\*\*\*|Timeout" "$logs/ctest.log" | tail -40
+        failures=$((failures + 1))
+    fi
+    grep -E "tests passed" "$logs/ctest.log" || true
+    echo "# ctest under sanitizers: $((SECONDS - t)) s"
+    n=0
+    reports "$logs/asan" || n=$?
+    echo "# sanitizer reports from the tests: $n"
+    if [[ $n -ne 0 ]]; then failures=$((failures + 1)); fi
+
+    # the detector itself: a leak on purpose must be reported
+    rm -f "$logs/asan"/*
+    set +e
+    "${launch[@]}" -n 2 "$asan_dir/tests/reliability/cycle_table" \
+        --cycles 20 --warmup 10 --inject-leak >"$logs/selftest.log" 2>&1
+    rc=$?
+    set -e
+    if grep -qs "LeakSanitizer: detected memory leaks" "$logs/asan"/*; then
+        echo "# LeakSanitizer self-test: an injected leak was reported (status $rc), as it must"
+    else
+        echo "FAIL: LeakSanitizer missed the leak cycle_table --inject-leak makes"
+        failures=$((failures + 1))
+    fi
+    rm -f "$logs/asan"/*
+    unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+fi
+
+# ---- 2. valgrind memcheck: multi_scal --n 1000 at 2 ranks --------------------------------------
+if [[ $do_valgrind -eq 1 ]]; then
+    echo "# [2/2] valgrind memcheck in $plain_dir: mpiexec -n 2 valgrind ... multi_scal --n 1000"
+    command -v valgrind >/dev/null || { echo "FAIL: valgrind is not installed"; exit 1; }
+    configure "$plain_dir" OFF
+    supp=(--suppressions="$here/valgrind-openmpi.supp")
+    for f in /usr/share/openmpi/openmpi-valgrind.supp /usr/share/openmpi/openmpi-valgrind.supp.gz; do
+        if [[ -f $f && $f != *.gz ]]; then supp+=(--suppressions="$f"); fi
+    done
+    vg=(valgrind -q --tool=memcheck --num-callers=40 --error-exitcode=3 --leak-check=full
+        "--show-leak-kinds=definite,indirect,possible" "--errors-for-leak-kinds=definite,indirect,possible"
+        --track-origins=yes "${supp[@]}")
+    mkdir -p "$logs/vg" "$logs/vg-self"
+    t=$SECONDS
+    for run in "multi_scal --n 1000" "multi_scal --n 1000 --check-peers" "cycle_table --cycles 20 --warmup 10"; do
+        read -r -a words <<<"$run"
+        prog=$plain_dir/${words[0]}
+        if [[ ${words[0]} == cycle_table ]]; then prog=$plain_dir/tests/reliability/cycle_table; fi
+        rm -f "$logs/vg"/*
+        set +e
+        "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg/vg.%p" \
+            "$prog" "${words[@]:1}" >"$logs/vg.out" 2>&1
+        rc=$?
+        set -e
+        n=0
+        reports "$logs/vg" || n=$?
+        echo "# valgrind: $run at 2 ranks: status $rc, $n rank(s) with errors"
+        if [[ $rc -ne 0 || $n -ne 0 ]]; then
+            tail -20 "$logs/vg.out"
+            failures=$((failures + 1))
+        fi
+    done
+    # the detector itself
+    set +e
+    "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg-self/vg.%p" \
+        "$plain_dir/tests/reliability/cycle_table" --cycles 20 --warmup 10 --inject-leak \
+        >"$logs/vg.out" 2>&1
+    set -e
+    if grep -qs "definitely lost" "$logs/vg-self"/*; then
+        echo "# valgrind self-test: an injected leak was reported, as it must"
+    else
+        echo "FAIL: valgrind missed the leak cycle_table --inject-leak makes"
+        failures=$((failures + 1))
+    fi
+    echo "# valgrind runs: $((SECONDS - t)) s"
+fi
+
+echo "# sanitize.sh: $((SECONDS - t0)) s in all, $failures failure(s)"
+[[ $failures -eq 0 ]]

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# sigkill.sh - SIGKILLs one non-zero rank of a running multi_scal job and checks the job ends fast, leaving no process and nothing in /dev/shm.
+#
+# Usage: sigkill.sh [--phase run|create] [--np N] [--rank R] [--end-within S]
+#                   MPIEXEC PROGRAM [PROGRAM ARGS...]
+#   --phase run     (default) kill 1 s after the table is created, while the
+#                   kernels run; the program's arguments must make the run last
+#                   well over 10 s
+#   --phase create  kill as soon as a /dev/shm/shardtab-* segment appears, that
+#                   is inside shardtab_create, while segment names exist
+#   --np N          ranks (default 3); --rank R the rank to kill (default 1)
+#   --end-within S  seconds the whole job may take to end after the kill (10)
+# Run it alone (ctest RUN_SERIAL): it scans /dev/shm and the process table.
+set -euo pipefail
+
+phase=run
+np=3
+victim_rank=1
+end_within=10
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+    --phase) phase=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --rank) victim_rank=$2; shift 2 ;;
+    --end-within) end_within=$2; shift 2 ;;
+    -*) echo "sigkill.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+if [[ $# -lt 2 || ! $phase =~ ^(run|create)$ ]]; then
+    echo "usage: sigkill.sh [--phase run|create] [--np N] [--rank R] [--end-within S] MPIEXEC PROGRAM [ARGS...]" >&2
+    exit 2
+fi
+if [[ $victim_rank -eq 0 || $victim_rank -ge $np ]]; then
+    echo "sigkill.sh: --rank must be in [1, $np)" >&2
+    exit 2
+fi
+mpiexec=$1
+shift
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
+unset SHARDTAB_FAULT SHARDTAB_RANKS_PER_NODE MULTI_SCAL_TEST_CORRUPT
+flags=()
+if "$mpiexec" --version 2>&1 | grep -Eq 'Open MPI|OpenRTE'; then
+    flags+=(--oversubscribe)
+fi
+
+workdir=$(mktemp -d "${TMPDIR:-/tmp}/sigkill.XXXXXX")
+job=""
+cleanup() {
+    # only what this script started: the job's own process group
+    if [[ -n $job ]] && kill -0 "$job" 2>/dev/null; then
+        kill -KILL -- "-$job" 2>/dev/null || true
+    fi
+    rm -rf "$workdir"
+}
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+shm_list() {
+    local f
+    for f in /dev/shm/shardtab-*; do
+        if [[ -e $f ]]; then printf '%s\n' "$f"; fi
+    done
+}
+new_segments() { shm_list | sort | comm -13 "$workdir/shm.before" -; }
+# every live process of the job's session (setsid below makes the session ours)
+session_pids() { ps -e -o pid=,sid=,stat= | awk -v s="$job" '$2 == s && $3 !~ /^Z/ { print $1 }'; }
+rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p'; }
+
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+shm_list | sort >"$workdir/shm.before"
+echo "command: $mpiexec ${flags[*]} -n $np $*"
+echo "phase:   $phase; kill rank $victim_rank with SIGKILL; the job must end within ${end_within} s"
+t_start=$(now)
+# A new session, so that every process of the job can be found (and, on a
+# failure, ended) by its session and process group, never by name.
+setsid "$mpiexec" "${flags[@]+"${flags[@]}"}" -n "$np" "$@" \
+    >"$workdir/stdout" 2>"$workdir/stderr" </dev/null &
+job=$!
+
+# ---- wait for the moment to strike ----------------------------------------------------
+deadline=$(($(date +%s) + 120))
+ready=0
+while [[ $(date +%s) -lt $deadline ]] && kill -0 "$job" 2>/dev/null; do
+    if [[ $phase == run ]]; then
+        if grep -q '^# table created' "$workdir/stdout"; then
+            sleep 1
+            ready=1
+            break
+        fi
+        sleep 0.05
+    else
+        if [[ -n $(new_segments) ]]; then
+            ready=1
+            break
+        fi
+        if grep -q '^# table created' "$workdir/stdout"; then
+            break # create is over: the window was missed
+        fi
+        sleep 0.002
+    fi
+done
+segments_at_kill=$(new_segments | tr '\n' ' ')
+
+victim=""
+if [[ $ready -eq 1 ]] && kill -0 "$job" 2>/dev/null; then
+    for p in $(session_pids); do
+        if [[ $(rank_of "$p") == "$victim_rank" ]]; then victim=$p; fi
+    done
+fi
+ranks_seen=""
+for p in $(session_pids); do
+    r=$(rank_of "$p")
+    if [[ -n $r ]]; then ranks_seen+="$r:$p "; fi
+done
+
+if [[ -z $victim ]]; then
+    if [[ $ready -eq 0 && $phase == create ]]; then
+        fail "no segment seen in /dev/shm before the table was created: window missed"
+    elif ! kill -0 "$job" 2>/dev/null; then
+        fail "the job ended before the kill: give it a longer run"
+    else
+        fail "rank $victim_rank not found among the job's processes ($ranks_seen)"
+    fi
+    t_kill=$(now)
+else
+    t_kill=$(now)
+    echo "kill:    rank $victim_rank (pid $victim) at $(elapsed "$t_start" "$t_kill") s; ranks (rank:pid) $ranks_seen"
+    if [[ $phase == create ]]; then echo "         segments of this job at the kill: ${segments_at_kill:-none}"; fi
+    kill -KILL "$victim"
+fi
+
+# ---- the whole job must end ---------------------------------------------------------------
+ended=0
+limit_at=$(awk -v t="$t_kill" -v s="$end_within" 'BEGIN { printf "%.3f", t + s }')
+while awk -v l="$limit_at" -v n="$(now)" 'BEGIN { exit !(n < l) }'; do
+    if ! kill -0 "$job" 2>/dev/null; then
+        ended=1
+        break
+    fi
+    sleep 0.05
+done
+t_end=$(now)
+rc=0
+if [[ $ended -eq 1 ]]; then
+    wait "$job" || rc=$?
+    echo "ended:   mpiexec exited $rc, $(elapsed "$t_kill" "$t_end") s after the kill"
+    if [[ $rc -eq 0 ]]; then fail "mpiexec exited 0 although a rank was killed"; fi
+    if grep -q '^# verify' "$workdir/stdout"; then
+        fail "a mode finished and was verified: the run was too short to test the kill"
+    fi
+else
+    fail "the job still runs ${end_within} s after the kill"
+fi
+
+# ---- nothing may be left -------------------------------------------------------------------
+left=""
+for _ in $(seq 20); do
+    left=$(session_pids | tr '\n' ' ')
+    if [[ -z ${left// /} ]]; then break; fi
+    sleep 0.1
+done
+if [[ -n ${left// /} ]]; then
+    fail "processes of the job still alive: $left"
+    ps -o pid,ppid,stat,etime,args -p "${left// /,}" 2>/dev/null | sed 's/^/    /' || true
+    kill -KILL -- "-$job" 2>/dev/null || true
+fi
+job_pid=$job
+job="" # ended (or just killed): cleanup need not touch it
+for pr in $ranks_seen; do
+    p=${pr#*:}
+    if kill -0 "$p" 2>/dev/null && [[ $(ps -o stat= -p "$p") != Z* ]]; then
+        fail "rank ${pr%%:*} (pid $p) is still alive"
+    fi
+done
+
+leaked=""
+for _ in 1 2 3 4 5 6; do
+    leaked=$(new_segments)
+    if [[ -z $leaked ]]; then break; fi
+    sleep 0.5
+done
+if [[ -n $leaked ]]; then
+    fail "segments left in /dev/shm: $(echo "$leaked" | tr '\n' ' ')"
+    echo "$leaked" | xargs ls -l | sed 's/^/    /'
+    # remove what this job leaked, so that later tests and the machine keep their memory
+    echo "$leaked" | xargs rm -f
+fi
+
+echo "---- stdout (mpiexec pid $job_pid)"
+sed 's/^/    /' "$workdir/stdout"
+echo "---- stderr"
+sed 's/^/    /' "$workdir/stderr"
+echo "----"
+if [[ $failures -gt 0 ]]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "PASS: job ended $(elapsed "$t_kill" "$t_end") s after SIGKILL of rank $victim_rank; no process and no segment left"
