@@ -62,15 +62,6 @@ static void vrecord(const char *fmt, va_list ap)
     vsnprintf(last_error + used, sizeof last_error - (size_t)used, fmt, ap);
 }
 
-shardtab_status_t st_fail(shardtab_status_t status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vrecord(fmt, ap);
-    va_end(ap);
-    return status;
-}
-
 shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, ...)
 {
     va_list ap;

@@ -26,12 +26,9 @@ extern st_runtime_t st_rt;
 
 /* Record a failure in this thread's last-error buffer, prefixed with host, rank
  * and device: "<host> rank <r> device <d>: <message>". Returns status, so a
- * caller can write `return st_fail(...)`. */
-shardtab_status_t st_fail(shardtab_status_t status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+ * caller can write `return st_fail(...)`. The library's own name for the
+ * public shardtab_error_set. */
+#define st_fail(...) shardtab_error_set(__VA_ARGS__)
 
 /* Fills host name and boot id (the pair that identifies a running node). */
 void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYTES]);
