@@ -248,12 +248,16 @@ static shardtab_status_t exchange(shardtab_t *t, const st_descriptor_t *mine,
 
     all = calloc_or_fail((size_t)t->node_size, sizeof packed, "packed descriptors", &status);
     st_descriptor_pack(mine, packed);
-    if (all != NULL) {
+    /* an allocation failure on any rank must keep every rank out of the allgather */
+    if (shardtab_agree(t->comm, all == NULL ? SHARDTAB_ERR_NO_MEMORY : SHARDTAB_SUCCESS) ==
+        SHARDTAB_SUCCESS) {
         shardtab_status_t s = mpi_check(MPI_Allgather(packed, (int)sizeof packed, MPI_BYTE, all,
                                                       (int)sizeof packed, MPI_BYTE, t->node),
                                         "MPI_Allgather of shard descriptors");
         if (status == SHARDTAB_SUCCESS)
             status = s;
+    } else if (status == SHARDTAB_SUCCESS) {
+        status = SHARDTAB_ERR_NO_MEMORY; /* the message came with the agreement */
     }
     for (int q = 0; q < t->node_size && status == SHARDTAB_SUCCESS; q++) {
         st_descriptor_expect_t expect = {
@@ -288,12 +292,17 @@ static shardtab_status_t check_peer_access(shardtab_t *t, const st_descriptor_t 
     for (int q = 0; q < n && status == SHARDTAB_SUCCESS; q++)
         status = q == t->node_rank ? (row[q] = 1, SHARDTAB_SUCCESS)
                                    : ops->can_access_peer(descs[q].pci_bus_id, &row[q]);
-    /* Everyone enters the allgather, so that every rank can name every gap. */
-    if (row != NULL && matrix != NULL) {
+    /* Everyone enters the allgather, so that every rank can name every gap;
+     * unless a rank could not allocate, which all learn first. */
+    if (shardtab_agree(t->comm, row == NULL || matrix == NULL ? SHARDTAB_ERR_NO_MEMORY
+                                                             : SHARDTAB_SUCCESS) ==
+        SHARDTAB_SUCCESS) {
         shardtab_status_t s = mpi_check(
             MPI_Allgather(row, n, MPI_INT, matrix, n, MPI_INT, t->node), "MPI_Allgather of peer access");
         if (status == SHARDTAB_SUCCESS)
             status = s;
+    } else if (status == SHARDTAB_SUCCESS) {
+        status = SHARDTAB_ERR_NO_MEMORY; /* the message came with the agreement */
     }
     if (status == SHARDTAB_SUCCESS) {
         for (int i = 0; i < n * n; i++)
