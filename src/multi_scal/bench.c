@@ -48,6 +48,7 @@ typedef struct bench_ctx {
     uint64_t *offsets_device, offsets[2]; /* global mode: a node of equal shards */
     uint64_t len;                /* doubles per shard */
     int rank, size, me, nodes, next;
+    int max_nodes; /* largest node: every rank runs the same operations */
     int mpi_next, mpi_prev; /* the MPI ring runs over all ranks */
     int pair_writer, pair_owner; /* MS_OP_PAIR: who scales whose shard */
     scal_timer_t *timer;
@@ -86,6 +87,8 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
          op == MS_OP_KERNEL_PULL) && !(c->me == 0 && c->nodes > 1))
         active = 0;
     if (op == MS_OP_PAIR && !(c->me == c->pair_writer && c->pair_owner < c->nodes))
+        active = 0;
+    if ((op == MS_OP_RING || op == MS_OP_PEER_BOTH) && c->nodes < 2)
         active = 0;
     if (!active)
         return SHARDTAB_SUCCESS;
@@ -182,7 +185,9 @@ static shardtab_status_t measure(bench_ctx_t *c, int op, int warmups, int reps, 
             op == MS_OP_KERNEL_PUSH || op == MS_OP_KERNEL_PULL)
             row->link_gbps = row->gbps_median / 2.0;
         else if (op == MS_OP_RING)
-            row->link_gbps = row->gbps_median;
+            /* two ranks: both streams share one link; more: each direction of
+             * a link carries one shard (the writes one way, the reads back) */
+            row->link_gbps = c->max_nodes == 2 ? row->gbps_median : row->gbps_median / 2.0;
         row->baseline = -1;
     }
     free(times);
@@ -211,18 +216,25 @@ static shardtab_status_t verify_initial(bench_ctx_t *c, int *ok)
     return status;
 }
 
-static void release_ctx(bench_ctx_t *c)
+/* Collective (shardtab_destroy). Keeps going past failures, returns the first. */
+static shardtab_status_t release_ctx(bench_ctx_t *c)
 {
-    if (c->table)
-        shardtab_destroy(&c->table);
-    shardtab_mem_free(c->shard);
-    shardtab_mem_free(c->scratch);
-    shardtab_mem_free(c->offsets_device);
+    shardtab_status_t first = SHARDTAB_SUCCESS, s;
+
+    if (c->table && (s = shardtab_destroy(&c->table)) != SHARDTAB_SUCCESS)
+        first = s;
+    if ((s = shardtab_mem_free(c->shard)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+        first = s;
+    if ((s = shardtab_mem_free(c->scratch)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+        first = s;
+    if ((s = shardtab_mem_free(c->offsets_device)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+        first = s;
     free(c->host);
     free(c->host_peer);
     c->shard = c->scratch = NULL;
     c->offsets_device = NULL;
     c->host = c->host_peer = NULL;
+    return first;
 }
 
 /* A fresh table over fresh shards of shard_bytes on every rank. Collective. */
@@ -254,6 +266,7 @@ static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double
     c->device_table = (double *const *)shardtab_device_table(c->table);
     c->me = shardtab_node_rank(c->table);
     c->nodes = shardtab_node_size(c->table);
+    MPI_Allreduce(&c->nodes, &c->max_nodes, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     c->next = (c->me + 1) % c->nodes;
     c->next = c->nodes > 1 ? c->next : c->me;
     c->mpi_next = (c->rank + 1) % c->size;
@@ -293,10 +306,10 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, ui
     shardtab_status_t status = SHARDTAB_SUCCESS;
     double max_create_ms = 0.0;
     int reps = (int)fmin(40.0, fmax(6.0, (double)(2ull << 30) / (double)shard_bytes));
-    int slow_reps = shard_bytes >= (1ull << 30) ? 2 : shard_bytes >= (64ull << 20) ? 4 : reps;
-    int ok = 1, first = *nrows;
+    int slow_reps, ok = 1, first = *nrows;
 
-    reps += reps % 2;
+    reps += reps % 2; /* even, so alpha 2 and 1/2 cancel (see the file comment) */
+    slow_reps = shard_bytes >= (1ull << 30) ? 2 : shard_bytes >= (64ull << 20) ? 4 : reps;
     status = setup_size(c, shard_bytes, &max_create_ms);
     if (status != SHARDTAB_SUCCESS)
         return status;
@@ -310,9 +323,11 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, ui
         if (op == MS_OP_D2D_COPY)
             status = verify_initial(c, &ok);
         /* the MPI ring runs over all ranks, the table's only inside a node */
+        /* decided by the largest node, so that all ranks enter the same
+         * collectives; a rank alone on its node idles (run_once) */
         if ((op == MS_OP_REMOTE || op == MS_OP_PEER_ONE || op == MS_OP_RING ||
              op == MS_OP_PEER_BOTH || op == MS_OP_KERNEL_PUSH || op == MS_OP_KERNEL_PULL) &&
-            c->nodes < 2)
+            c->max_nodes < 2)
             continue;
         if ((op == MS_OP_MPI && c->size < 2) ||
             ((op == MS_OP_MPI || op == MS_OP_HOST_STAGED) && opts->bench_device_only))
@@ -341,7 +356,11 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, ui
                                               : r->link_gbps / rows[j].link_gbps;
         }
     }
-    release_ctx(c);
+    {
+        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release_ctx(c));
+        if (status == SHARDTAB_SUCCESS)
+            status = released;
+    }
     return status;
 }
 
@@ -414,7 +433,11 @@ shardtab_status_t ms_bench_pairs(const ms_options_t *opts, double **matrix_out, 
     }
     if (status == SHARDTAB_SUCCESS)
         status = verify_initial(&c, &ok);
-    release_ctx(&c);
+    {
+        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release_ctx(&c));
+        if (status == SHARDTAB_SUCCESS)
+            status = released;
+    }
     if (c.timer)
         scal_timer_destroy(c.timer);
     if (status != SHARDTAB_SUCCESS) {

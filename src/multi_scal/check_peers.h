@@ -21,6 +21,7 @@ typedef struct ms_peer_pair {
     int writer_rank, owner_rank;       /* communicator ranks */
     int reported;                      /* 1 yes, 0 no, -1 unknown */
     int verified;                      /* the owner found the writer's pattern */
+    int empty;                         /* the owner's shard is empty: nothing to write */
 } ms_peer_pair_t;
 
 /* Collective. Prints the matrix on rank 0; *all_ok is the same on every rank;

@@ -274,7 +274,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         snprintf(err, err_bytes, "unexpected argument '%s'", argv[optind]);
         rc = -1;
     }
-    if (rc == 0 && opts->bench_min > opts->bench_max) {
+    if (rc == 0 && opts->bench && opts->bench_min > opts->bench_max) {
         snprintf(err, err_bytes, "--bench-min is larger than --bench-max");
         rc = -1;
     }

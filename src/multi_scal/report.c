@@ -111,8 +111,11 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     me.device = dev.device;
     me.start = mine.start;
     me.length = mine.length;
-    MPI_Get_processor_name(buf, &(int){0});
-    snprintf(me.host, sizeof me.host, "%s", buf);
+    {
+        char name[MPI_MAX_PROCESSOR_NAME];
+        MPI_Get_processor_name(name, &(int){0});
+        snprintf(me.host, sizeof me.host, "%.63s", name); /* long FQDNs: the first 63 */
+    }
     snprintf(me.device_name, sizeof me.device_name, "%s", dev.name);
     snprintf(me.pci_bus_id, sizeof me.pci_bus_id, "%s", dev.pci_bus_id);
     times[0] = shardtab_create_ms(table);
@@ -224,7 +227,7 @@ void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified)
     r->pair_n = n;
     printf("# bench-pairs: GB/s (bytes read + written) when node rank <row> alone scales the "
            "shard of node rank <column> through the table, %s per shard,\n# median of 8 after "
-           "2 warm-ups, max over nodes\n",
+           "2 warm-ups; each repeat timed by the slowest node\n",
            human_bytes((double)r->opts->bench_max, size, sizeof size));
     printf("#   %-14s", "writer\\owner");
     for (int o = 0; o < n; o++)
@@ -297,9 +300,10 @@ void ms_report_finish(ms_report_t *r, int exit_code)
         for (int i = 0; i < r->npairs; i++) {
             const ms_peer_pair_t *p = &r->pairs[i];
             fprintf(f, "    {\"node\": %d, \"writer\": %d, \"owner\": %d, \"writer_rank\": %d, "
-                       "\"owner_rank\": %d, \"reported\": %d, \"verified\": %s}%s\n",
+                       "\"owner_rank\": %d, \"reported\": %d, \"verified\": %s, \"empty\": %s}%s\n",
                     p->node, p->writer, p->owner, p->writer_rank, p->owner_rank, p->reported,
-                    p->verified ? "true" : "false", i + 1 < r->npairs ? "," : "");
+                    p->verified ? "true" : "false", p->empty ? "true" : "false",
+                    i + 1 < r->npairs ? "," : "");
         }
         fprintf(f, "  ],\n  \"pairs_shard_bytes\": %" PRIu64 ",\n  \"pairs_gbps\": [",
                 r->pair_n ? r->opts->bench_max : 0);

@@ -19,15 +19,17 @@
 
 static int bound_device = -1;
 
-/* Report a failed runtime call with its name, the runtime's words and what the
- * user can do; returns from the calling function. */
-#define GPU_CHECK(status_on_error, call)                                                    \
+/* Report a failed runtime call with its name and the runtime's words; returns
+ * from the calling function. GPU_CHECK names the call by its source text,
+ * GPU_CHECK_AS by the text given (for a status computed earlier). */
+#define GPU_CHECK_AS(status_on_error, what, expr)                                           \
     do {                                                                                    \
-        hipError_t gpu_check_err_ = (call);                                                 \
+        hipError_t gpu_check_err_ = (expr);                                                 \
         if (gpu_check_err_ != hipSuccess)                                                   \
-            return st_fail((status_on_error), "%s failed: %s (%s)", #call,                  \
+            return st_fail((status_on_error), "%s failed: %s (%s)", (what),                 \
                            hipGetErrorString(gpu_check_err_), hipGetErrorName(gpu_check_err_)); \
     } while (0)
+#define GPU_CHECK(status_on_error, call) GPU_CHECK_AS(status_on_error, #call, (call))
 
 static const char *visible_devices_hint(void)
 {
@@ -51,7 +53,7 @@ static shardtab_status_t gpu_bind(const st_bind_request_t *req, shardtab_device_
                        "GPUs build with -DSHARDTAB_BACKEND=host",
                        err == hipSuccess ? "0 devices" : hipGetErrorString(err),
                        visible_devices_hint());
-    GPU_CHECK(SHARDTAB_ERR_DEVICE, err);
+    GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "hipGetDeviceCount", err);
 
     /* One visible GPU per rank is Frontier's --gpu-bind=closest: device 0. Else the
      * rank inside the node picks; the bus-id check in runtime.c catches the rest. */
@@ -67,7 +69,10 @@ static shardtab_status_t gpu_bind(const st_bind_request_t *req, shardtab_device_
                        "per node, or let ranks share GPUs (multi_scal --allow-shared-gpu)",
                        req->node_size, count, count);
 
-    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipSetDevice(device));
+    err = hipSetDevice(device);
+    if (err != hipSuccess)
+        return st_fail(SHARDTAB_ERR_DEVICE, "hipSetDevice(%d) failed: %s (%s); %s", device,
+                       hipGetErrorString(err), hipGetErrorName(err), visible_devices_hint());
     GPU_CHECK(SHARDTAB_ERR_DEVICE, hipGetDeviceProperties(&props, device));
     GPU_CHECK(SHARDTAB_ERR_DEVICE,
               hipDeviceGetPCIBusId(info->pci_bus_id, (int)sizeof info->pci_bus_id, device));
@@ -93,7 +98,7 @@ static shardtab_status_t gpu_mem_alloc(size_t bytes, void **ptr)
     if (err == hipErrorOutOfMemory)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "hipMalloc of %zu bytes: out of device memory",
                        bytes);
-    GPU_CHECK(SHARDTAB_ERR_DEVICE, err);
+    GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "hipMalloc", err);
     *ptr = p;
     return SHARDTAB_SUCCESS;
 }
@@ -152,11 +157,19 @@ static shardtab_status_t gpu_ipc_open(const st_ipc_handle_t *handle, size_t allo
                                       void **base)
 {
     hipIpcMemHandle_t h;
+    hipError_t err;
     void *p = NULL;
 
     (void)alloc_bytes;
     memcpy(&h, handle->bytes, sizeof h);
-    GPU_CHECK(SHARDTAB_ERR_IPC, hipIpcOpenMemHandle(&p, h, hipIpcMemLazyEnablePeerAccess));
+    err = hipIpcOpenMemHandle(&p, h, hipIpcMemLazyEnablePeerAccess);
+    if (err != hipSuccess)
+        return st_fail(SHARDTAB_ERR_IPC,
+                       "hipIpcOpenMemHandle failed: %s (%s); IPC needs the ranks of a node to "
+                       "see each other's GPUs: in containers share the IPC and PID namespaces, "
+                       "under Slurm GPU isolation add --gres-flags=allow-task-sharing, and run "
+                       "multi_scal --check-peers",
+                       hipGetErrorString(err), hipGetErrorName(err));
     *base = p;
     return SHARDTAB_SUCCESS;
 }

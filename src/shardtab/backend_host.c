@@ -177,6 +177,8 @@ static void remove_key_names(void)
 
 static void on_terminating_signal(int sig)
 {
+    int saved_errno = errno; /* if the old disposition returns, nobody sees ours */
+
     if (publishing)
         remove_key_names();
     for (size_t i = 0; i < CLEANUP_SIGNALS; i++) {
@@ -186,6 +188,7 @@ static void on_terminating_signal(int sig)
         }
     }
     raise(sig); /* the old disposition, usually death, now runs */
+    errno = saved_errno;
 }
 
 static shardtab_status_t host_ipc_begin(uint64_t key)
@@ -198,8 +201,13 @@ static shardtab_status_t host_ipc_begin(uint64_t key)
     memset(&act, 0, sizeof act);
     act.sa_handler = on_terminating_signal;
     sigemptyset(&act.sa_mask);
-    for (size_t i = 0; i < CLEANUP_SIGNALS; i++)
-        sigaction(cleanup_signals[i], &act, &saved_actions[i]);
+    for (size_t i = 0; i < CLEANUP_SIGNALS; i++) {
+        sigaction(cleanup_signals[i], NULL, &saved_actions[i]);
+        /* an ignored signal (SIGHUP under nohup) stays ignored: it must not
+         * unlink the node's names while the job goes on */
+        if (saved_actions[i].sa_handler != SIG_IGN)
+            sigaction(cleanup_signals[i], &act, NULL);
+    }
     publishing = 1;
     return SHARDTAB_SUCCESS;
 }
@@ -267,13 +275,17 @@ static shardtab_status_t host_ipc_export(void *ptr, size_t bytes, st_export_t *o
     }
     memcpy(staging, a->base, a->bytes);
     munmap(staging, a->bytes);
-    /* Atomically replace the old pages at the same address. */
+    /* Replace the old pages at the same address in one call (no other thread
+     * may write the shard during create: it is a collective). */
     moved = mmap(a->base, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     err = errno;
     close(fd);
     if (moved == MAP_FAILED) {
+        /* Linux may have dropped the old pages already: keep the range valid */
+        mmap(a->base, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         shm_unlink(name);
-        return st_fail(SHARDTAB_ERR_IPC, "mmap(MAP_FIXED) of segment %s over the shard failed: %s",
+        return st_fail(SHARDTAB_ERR_IPC, "mmap(MAP_FIXED) of segment %s over the shard failed: "
+                                         "%s; the shard's contents are lost",
                        name, strerror(err));
     }
     memcpy(a->name, name, sizeof a->name);
@@ -311,7 +323,12 @@ static shardtab_status_t host_ipc_open(const st_ipc_handle_t *handle, size_t all
     fd = shm_open(name, O_RDWR, 0);
     if (fd < 0)
         return st_fail(SHARDTAB_ERR_IPC, "shm_open(%s) failed: %s", name, strerror(errno));
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size != alloc_bytes) {
+    if (fstat(fd, &st) != 0) {
+        err = errno;
+        close(fd);
+        return st_fail(SHARDTAB_ERR_IPC, "fstat of peer segment %s failed: %s", name, strerror(err));
+    }
+    if ((size_t)st.st_size != alloc_bytes) {
         close(fd);
         return st_fail(SHARDTAB_ERR_DESCRIPTOR,
                        "segment %s holds %lld bytes, the descriptor says %zu", name,

@@ -9,6 +9,12 @@
 #include <string.h>
 
 static _Thread_local char last_error[ST_ERROR_BYTES];
+static _Thread_local size_t last_prefix; /* bytes of "<host> rank <r> ...: " */
+
+size_t st_error_prefix_bytes(void)
+{
+    return last_prefix;
+}
 
 static const char *const status_strings[SHARDTAB_STATUS_COUNT] = {
     [SHARDTAB_SUCCESS] = "success",
@@ -59,6 +65,7 @@ static void vrecord(const char *fmt, va_list ap)
     }
     if (used < 0 || (size_t)used >= sizeof last_error)
         used = 0;
+    last_prefix = (size_t)used;
     vsnprintf(last_error + used, sizeof last_error - (size_t)used, fmt, ap);
 }
 
@@ -97,5 +104,6 @@ shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Bcast of rank %d's error failed", failed_rank);
     memcpy(last_error, verdict.message, sizeof last_error);
     last_error[sizeof last_error - 1] = '\0';
+    last_prefix = 0; /* another rank's words: keep them whole */
     return (shardtab_status_t)verdict.status;
 }

@@ -29,6 +29,9 @@ extern st_runtime_t st_rt;
  * caller can write `return st_fail(...)`. The library's own name for the
  * public shardtab_error_set. */
 #define st_fail(...) shardtab_error_set(__VA_ARGS__)
+/* Bytes of the host/rank/device prefix at the start of this thread's last
+ * error, so that a caller can quote the message without repeating it. */
+size_t st_error_prefix_bytes(void);
 
 /* Fills host name and boot id (the pair that identifies a running node). */
 void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYTES]);

@@ -55,8 +55,14 @@ static shardtab_status_t check_device_sharing(MPI_Comm node, const st_bind_reque
     shardtab_status_t status = SHARDTAB_SUCCESS;
     int sharers = 0;
 
-    if (ids == NULL)
-        return st_fail(SHARDTAB_ERR_NO_MEMORY, "malloc of %d bus ids failed", req->node_size);
+    /* every rank learns of a failed malloc before anyone enters the allgather */
+    status = shardtab_agree(node, ids == NULL ? st_fail(SHARDTAB_ERR_NO_MEMORY, "malloc of %d bus ids failed",
+                                                        req->node_size)
+                                              : SHARDTAB_SUCCESS);
+    if (status != SHARDTAB_SUCCESS) {
+        free(ids);
+        return status;
+    }
     if (MPI_Allgather(info->pci_bus_id, (int)sizeof info->pci_bus_id, MPI_CHAR, ids,
                       (int)sizeof info->pci_bus_id, MPI_CHAR, node) != MPI_SUCCESS) {
         free(ids);
@@ -82,7 +88,7 @@ shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *par
 {
     st_bind_request_t req = {0};
     shardtab_device_info_t info;
-    shardtab_status_t status = SHARDTAB_SUCCESS;
+    shardtab_status_t status = SHARDTAB_SUCCESS, bound;
     MPI_Comm node = MPI_COMM_NULL;
     int rank;
 
@@ -103,14 +109,19 @@ shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *par
      * global rank (rank % ndevices goes wrong as soon as nodes differ). */
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
         MPI_SUCCESS)
-        return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+        status = st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
+    status = shardtab_agree(comm, status);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
     MPI_Comm_rank(node, &req.node_rank);
     MPI_Comm_size(node, &req.node_size);
     req.allow_shared_device = params ? params->allow_shared_device : 0;
 
     memset(&info, 0, sizeof info);
-    status = st_rt.ops->bind(&req, &info);
-    status = shardtab_agree(comm, status);
+    bound = st_rt.ops->bind(&req, &info);
+    status = shardtab_agree(comm, bound);
+    if (status != SHARDTAB_SUCCESS && bound == SHARDTAB_SUCCESS)
+        st_rt.ops->unbind(); /* another rank failed: give our device back */
     if (status == SHARDTAB_SUCCESS) {
         st_rt.device = info;
         st_rt.initialized = 1;

@@ -118,9 +118,12 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
     shardtab_status_t status;
     int real_rank, *leaders = NULL;
 
+    /* Each MPI step is agreed before the next, so that no rank returns early
+     * while the others go on into a collective. */
     status = mpi_check(MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank,
                                            MPI_INFO_NULL, &real),
                        "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+    status = shardtab_agree(t->comm, status);
     if (status != SHARDTAB_SUCCESS)
         return status;
     if (ranks_per_node > 0) {
@@ -129,6 +132,7 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
         status = mpi_check(MPI_Comm_split(real, real_rank / ranks_per_node, real_rank, &t->node),
                            "MPI_Comm_split for SHARDTAB_RANKS_PER_NODE");
         MPI_Comm_free(&real);
+        status = shardtab_agree(t->comm, status);
         if (status != SHARDTAB_SUCCESS)
             return status;
     } else {
@@ -154,6 +158,7 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
 
     status = mpi_check(MPI_Allgather(&t->rank, 1, MPI_INT, t->members, 1, MPI_INT, t->node),
                        "MPI_Allgather of node members");
+    status = shardtab_agree(t->comm, status);
     if (status == SHARDTAB_SUCCESS) {
         /* Each rank: (comm rank of its node's leader, its node rank). */
         int mine[2] = {t->members[0], t->node_rank};
@@ -357,12 +362,12 @@ static shardtab_status_t open_peers(shardtab_t *t, void *shard, const st_descrip
                 t->mapped_bytes[q] = (size_t)d->alloc_bytes;
                 t->entries[q] = (char *)base + d->offset;
             } else {
+                /* the backend's words, without the prefix st_fail adds again */
                 char detail[ST_ERROR_BYTES];
-                snprintf(detail, sizeof detail, "%s", shardtab_last_error());
+                snprintf(detail, sizeof detail, "%s", shardtab_last_error() + st_error_prefix_bytes());
                 status = st_fail(status, "opening the shard of rank %d (node rank %d, device "
                                          "%d [%s]) failed: %s",
-                                 d->comm_rank, q, d->device, d->pci_bus_id,
-                                 strchr(detail, ':') ? strchr(detail, ':') + 2 : detail);
+                                 d->comm_rank, q, d->device, d->pci_bus_id, detail);
             }
         }
     }
