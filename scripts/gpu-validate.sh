@@ -5,7 +5,11 @@
 # seed scenario, the unit tests, compute-sanitizer, then the benchmark sweep
 # (kernel variants against each other: scripts/gpu-tune.sh).
 # Usage: scripts/gpu-validate.sh [outdir]    (logs and JSON land in outdir)
-# On the lent machine: carry .debs (cmocka) and call with "$OUT".
+# On the lent machine (no cmocka, no network) the unit tests need Debian's
+# cmocka packages carried along: here, once,
+#   mkdir -p .debs && (cd .debs && apt-get download libcmocka0 libcmocka-dev)
+#   echo /.debs/ >> .git/info/exclude
+# then run this script with carry [".debs"] and "$OUT" as outdir.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/validate-out}
