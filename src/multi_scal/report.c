@@ -5,10 +5,15 @@
 #include "mpi_gpu.h"
 #include "scal.h"
 
+#ifndef MS_GIT_COMMIT
+#define MS_GIT_COMMIT "unknown"
+#endif
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 shardtab_status_t ms_report_open_json(ms_report_t *r, const ms_options_t *opts, int rank)
 {
@@ -267,6 +272,19 @@ void ms_report_finish(ms_report_t *r, int exit_code)
         fprintf(f, "{\n  \"program\": \"multi_scal\",\n  \"version\": \"%d.%d.%d\",\n",
                 SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
         fprintf(f, "  \"backend\": \"%s\",\n", shardtab_backend_name(shardtab_backend()));
+        {
+            /* where the result came from: commit, Slurm job, time */
+            const char *job = getenv("SLURM_JOB_ID");
+            char when[32];
+            time_t now = time(NULL);
+            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+            fprintf(f, "  \"git_commit\": \"%s\",\n  \"date_utc\": \"%s\",\n  \"slurm_job_id\": ",
+                    MS_GIT_COMMIT, when);
+            if (job && *job)
+                json_string(f, job), fputs(",\n", f);
+            else
+                fputs("null,\n", f);
+        }
         fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"ranks_per_node_min\": %d,\n"
                    "  \"ranks_per_node_max\": %d,\n  \"devices_per_node\": %d,\n",
                 r->size, r->nodes, r->min_per_node, r->max_per_node, r->max_devices_per_node);
