@@ -85,6 +85,7 @@ step "np4 --check-peers, shared" run -np 4 "$ms" --check-peers --allow-shared-gp
 step "np2 fault at open on rank 1: one message" expect_message_once "fault injected" run -np 2 -x SHARDTAB_FAULT=open:1 "$ms"
 step "1000 create/destroy cycles np2: fds, mappings, memory flat" run -np 2 "$build/tests/reliability/cycle_table"
 step "compute-sanitizer memcheck np2" run -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 "$ms" --n 100003
+step "compute-sanitizer initcheck np2" run -np 2 compute-sanitizer --tool initcheck --error-exitcode 9 "$ms" --n 100003
 step "compute-sanitizer racecheck np2" run -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 "$ms" --n 100003 -m local
 step "bench np2 1M..4G" run -np 2 "$ms" --bench --json "$out/bench-np2.json"
 step "bench-pairs np2 1G" run -np 2 "$ms" --bench-pairs --bench-min 1G --bench-max 1G --json "$out/pairs-np2.json"
