@@ -4,16 +4,11 @@
 # direction for a remote read-modify-write against a one-way copy. Evidence for
 # docs/performance.md. Usage: scripts/gpu-nvlink.sh [outdir]
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$top/nvlink-out}
-mkdir -p "$out"
-# shellcheck source=scripts/mpi-env.sh disable=SC1091
-source "$top/scripts/mpi-env.sh"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# shellcheck source=scripts/gpu-common.sh disable=SC1091
+source "$(dirname "$0")/gpu-common.sh"
+gpu_start "${1:-$top/nvlink-out}" nvlink.log
 build=$top/build-gpu-nvlink
-log=$out/nvlink.log
-cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >"$log" 2>&1
-cmake --build "$build" -j 16 >>"$log" 2>&1 || { echo "build failed"; tail -20 "$log"; exit 1; }
+gpu_build_cuda "$build"
 
 # the counter names differ between Nsight Compute releases: ask this one
 ncu --query-metrics >"$out/ncu-metrics.txt" 2>&1

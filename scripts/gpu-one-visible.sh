@@ -4,15 +4,11 @@
 # CUDA_VISIBLE_DEVICES set per rank: does the table still build, and if not, is
 # the message clear? Usage: scripts/gpu-one-visible.sh [outdir]
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$top/one-visible-out}
-mkdir -p "$out"
-# shellcheck source=scripts/mpi-env.sh disable=SC1091
-source "$top/scripts/mpi-env.sh"
+# shellcheck source=scripts/gpu-common.sh disable=SC1091
+source "$(dirname "$0")/gpu-common.sh"
+gpu_start "${1:-$top/one-visible-out}" one-visible.log
 build=$top/build-gpu-one-visible
-log=$out/one-visible.log
-cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >"$log" 2>&1
-cmake --build "$build" -j 16 >>"$log" 2>&1 || { echo "build failed"; tail -20 "$log"; exit 1; }
+gpu_build_cuda "$build"
 for args in "" "--check-peers" "--n 1G"; do
   echo "## one visible GPU per rank: multi_scal $args" | tee -a "$log"
   # shellcheck disable=SC2086,SC2154,SC2016  # per-rank expansion inside bash -c

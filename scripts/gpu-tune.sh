@@ -5,24 +5,18 @@
 # so that the default is chosen by measurement. Writes JSON and a log to outdir.
 # Usage: scripts/gpu-tune.sh [outdir]
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$top/tune-out}
-mkdir -p "$out"
-# shellcheck source=scripts/mpi-env.sh disable=SC1091
-source "$top/scripts/mpi-env.sh"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# shellcheck source=scripts/gpu-common.sh disable=SC1091
+source "$(dirname "$0")/gpu-common.sh"
+gpu_start "${1:-$top/tune-out}" tune.log
 build=$top/build-gpu-tune
-log=$out/tune.log
 {
   date -u +%Y-%m-%dT%H:%M:%SZ
   nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
-} >"$log"
-cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >>"$log" 2>&1
-cmake --build "$build" -j 16 >>"$log" 2>&1 || { echo "build failed"; tail -30 "$log"; exit 1; }
+} >>"$log"
+gpu_build_cuda "$build"
 ms=$build/multi_scal
 variants=(naive vec2 vec2x4 vec2x8 vec2x4s)
-# shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
-bench() { timeout 300 mpirun $mpi_oversubscribe --bind-to none -np 2 "$@" >>"$log" 2>&1; }
+bench() { run -np 2 "$@" >>"$log" 2>&1; }
 
 for variant in "${variants[@]}"; do
   for bps in 4 8 16 32; do

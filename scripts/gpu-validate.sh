@@ -11,26 +11,9 @@
 #   echo /.debs/ >> .git/info/exclude
 # then run this script with carry [".debs"] and "$OUT" as outdir.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$top/validate-out}
-mkdir -p "$out"
-log=$out/validate.log
-# shellcheck source=scripts/mpi-env.sh disable=SC1091
-source "$top/scripts/mpi-env.sh"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-failures=0
-
-say() { echo "$*" | tee -a "$log"; }
-# step NAME CMD...: runs, logs, counts a failure without stopping the rest
-step() {
-  local name=$1 rc
-  shift
-  say "## $name"
-  say "\$ $*"
-  "$@" >>"$log" 2>&1
-  rc=$?
-  if ((rc == 0)); then say "## $name: PASS"; else say "## $name: FAIL (exit $rc)"; failures=$((failures + 1)); fi
-}
+# shellcheck source=scripts/gpu-common.sh disable=SC1091
+source "$(dirname "$0")/gpu-common.sh"
+gpu_start "${1:-$top/validate-out}" validate.log
 
 say "# gpu-validate $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
 {
@@ -53,8 +36,6 @@ build=$top/build-gpu-validate
 step "configure (cuda)" cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda "${prefix[@]}"
 step "build" cmake --build "$build" -j 16
 ms=$build/multi_scal
-# shellcheck disable=SC2086,SC2154,SC2317  # word-split flag from mpi-env.sh; called via step
-run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }
 # shellcheck disable=SC2317  # called via step
 expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
 # shellcheck disable=SC2317  # called via step

@@ -34,10 +34,9 @@ if [ -z "$build" ] || [ -z "$work" ] || [ -z "$consumer" ]; then
     exit 2
 fi
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
-export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
-unset SHARDTAB_FAULT SHARDTAB_RANKS_PER_NODE MULTI_SCAL_TEST_CORRUPT CMAKE_PREFIX_PATH
+# shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/mpi-test-env.sh"
+unset CMAKE_PREFIX_PATH
 unset PKG_CONFIG_PATH
 
 prefix=$work/prefix

@@ -34,10 +34,9 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-# what scripts/mpi-env.sh and tests/mpi/run_case.sh set for root and containers
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
-export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
+# the MPI environment every test driver uses (root, containers, oversubscription)
+# shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/mpi-test-env.sh"
 # Keep Open MPI's and PMIx's plugins loaded until exit: the frames of their
 # allocations then name their libraries, and the suppressions can match them.
 export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1

@@ -38,12 +38,10 @@ fi
 mpiexec=$1
 shift
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
-export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
-unset SHARDTAB_FAULT SHARDTAB_RANKS_PER_NODE MULTI_SCAL_TEST_CORRUPT
+# shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/mpi-test-env.sh"
 flags=()
-if "$mpiexec" --version 2>&1 | grep -Eq 'Open MPI|OpenRTE'; then
+if mpiexec_is_openmpi "$mpiexec"; then
     flags+=(--oversubscribe)
 fi
 

@@ -1,0 +1,45 @@
+# gpu-common.sh - sourced by the scripts/gpu-*.sh runs on the NVIDIA machine:
+# the shared set-up (outdir, log, MPI environment, NVLink multicast off), the
+# CUDA build, and the step/run helpers that log and count failures.
+# shellcheck shell=bash
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/mpi-env.sh disable=SC1091
+source "$top/scripts/mpi-env.sh"
+# the machine's GPUs are shared with others: never use NVLink multicast
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+failures=0
+
+# gpu_start OUTDIR LOGNAME: creates OUTDIR, sets out and log (a fresh file)
+gpu_start() {
+  out=$1
+  mkdir -p "$out"
+  log=$out/$2
+  : >"$log"
+}
+
+say() { echo "$*" | tee -a "$log"; }
+
+# step NAME CMD...: runs, logs, counts a failure without stopping the rest
+step() {
+  local name=$1 rc
+  shift
+  say "## $name"
+  say "\$ $*"
+  "$@" >>"$log" 2>&1
+  rc=$?
+  if ((rc == 0)); then say "## $name: PASS"; else say "## $name: FAIL (exit $rc)"; failures=$((failures + 1)); fi
+}
+
+# run ARGS...: mpirun with this machine's settings and a time limit
+# shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
+run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }
+
+# gpu_build_cuda DIR: the CUDA backend without tests into DIR; exits on failure
+gpu_build_cuda() {
+  if ! cmake -S "$top" -B "$1" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >>"$log" 2>&1 ||
+    ! cmake --build "$1" -j 16 >>"$log" 2>&1; then
+    echo "build failed"
+    tail -30 "$log"
+    exit 1
+  fi
+}
