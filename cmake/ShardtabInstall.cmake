@@ -7,7 +7,7 @@ set(SHARDTAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/shardtab)
 install(TARGETS shardtab EXPORT shardtabTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES include/shardtab.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/shardtab.h include/shardtab_device.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS multi_scal RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT shardtabTargets NAMESPACE shardtab:: DESTINATION ${SHARDTAB_CMAKE_DIR})
 

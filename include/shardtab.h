@@ -42,6 +42,9 @@ typedef enum shardtab_status {
     SHARDTAB_ERR_UNSUPPORTED,   /* not possible with this backend or build */
     SHARDTAB_ERR_FAULT,         /* failure injected through SHARDTAB_FAULT */
     SHARDTAB_ERR_VERIFY,        /* an application-level check failed */
+    SHARDTAB_ERR_TIMEOUT,       /* a device-side wait ran out of time (shardtab_signal_check) */
+    SHARDTAB_ERR_ABORTED,       /* stopped because another rank failed first: when ranks
+                                   agree, any other failure is reported before this one */
     SHARDTAB_STATUS_COUNT
 } shardtab_status_t;
 
@@ -53,6 +56,12 @@ typedef enum shardtab_backend {
 } shardtab_backend_t;
 
 typedef struct shardtab shardtab_t;
+typedef struct shardtab_signals shardtab_signals_t; /* shardtab_device.h */
+
+/* A GPU stream (hipStream_t, cudaStream_t) as an opaque pointer, so that this
+ * header needs no GPU runtime. NULL is the default stream. The host backend
+ * runs everything at once and ignores it. */
+typedef void *shardtab_stream_t;
 
 typedef struct shardtab_init_params {
     /* Let several ranks of a node share one device (round robin). Off by default:
@@ -88,6 +97,18 @@ shardtab_status_t shardtab_mem_free(void *ptr);
 shardtab_status_t shardtab_memcpy_to_device(void *dst, const void *src, size_t bytes);
 shardtab_status_t shardtab_memcpy_to_host(void *dst, const void *src, size_t bytes);
 shardtab_status_t shardtab_device_synchronize(void);
+/* Memory that node peers may write while this device's kernels run, and whose
+ * writes a system-scope acquire (shardtab_device.h) makes visible: halo rows,
+ * flags. AMD: fine-grained (hipExtMallocWithFlags), because plain hipMalloc
+ * memory is coherent only at kernel boundaries and downgrades system-scope
+ * atomics to device scope; NVIDIA: ordinary device memory; host: the same as
+ * shardtab_mem_alloc. Free it with shardtab_mem_free. */
+shardtab_status_t shardtab_mem_alloc_coherent(size_t bytes, void **ptr);
+/* Stream-ordered copy, either direction, either side a peer's mapping. */
+shardtab_status_t shardtab_memcpy_async(void *dst, const void *src, size_t bytes,
+                                        shardtab_stream_t stream);
+/* Waits for one stream only: never stalls other libraries' streams. */
+shardtab_status_t shardtab_stream_synchronize(shardtab_stream_t stream);
 
 /* ---- The table (collective over comm) -------------------------------------- */
 
@@ -97,8 +118,29 @@ shardtab_status_t shardtab_device_synchronize(void);
  * of R consecutive ranks, to test multi-node logic on one machine. */
 shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes,
                                   shardtab_t **table);
-/* Synchronizes the device, lets every importer unmap, then releases. Sets *table
- * to NULL. The shards themselves stay allocated: free them afterwards. */
+
+#define SHARDTAB_SIGNAL_SLOTS_DEFAULT 64
+#define SHARDTAB_WAIT_TIMEOUT_DEFAULT_S 10.0
+
+typedef struct shardtab_create_params {
+    /* The stream the table's kernels run on: create uploads the table on it and
+     * destroy waits for it alone (never the whole device). NULL: default stream. */
+    shardtab_stream_t stream;
+    /* User slots of each rank's signal pad; the same on every rank of a node.
+     * 0: SHARDTAB_SIGNAL_SLOTS_DEFAULT. */
+    int signal_slots;
+    /* Seconds any device-side wait may take before it gives up (shardtab_device.h).
+     * 0: $SHARDTAB_WAIT_TIMEOUT, else SHARDTAB_WAIT_TIMEOUT_DEFAULT_S. */
+    double wait_timeout_s;
+} shardtab_create_params_t;
+
+/* shardtab_create with parameters (params may be NULL: all defaults). */
+shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
+                                       const shardtab_create_params_t *params,
+                                       shardtab_t **table);
+/* Waits for the table's stream, lets every importer unmap, then releases. Sets
+ * *table to NULL. Kernels on other streams that use the table must be finished
+ * by the caller. The shards themselves stay allocated: free them afterwards. */
 shardtab_status_t shardtab_destroy(shardtab_t **table);
 
 int shardtab_node_size(const shardtab_t *table);  /* ranks in this node's table */
@@ -121,6 +163,20 @@ shardtab_status_t shardtab_peer(const shardtab_t *table, int comm_rank, void **b
  * `to` is invisible to `from`, as with one visible GPU per rank). Reported is
  * not proven: multi_scal --check-peers writes and verifies every pair. */
 int shardtab_peer_access(const shardtab_t *table, int from, int to);
+/* ---- Signals between the ranks of a node (kernels: shardtab_device.h) ------- */
+
+/* The by-value handle a kernel takes to signal, wait and join barriers. */
+shardtab_status_t shardtab_signals(const shardtab_t *table, shardtab_signals_t *signals);
+/* Enqueues a node-wide barrier on stream (one thread of one block joins it, like
+ * nvshmemx_barrier_all_on_stream): work enqueued after it on any rank runs after
+ * the work enqueued before it on every rank of the node. Host backend: now. */
+shardtab_status_t shardtab_barrier_on_stream(const shardtab_t *table, shardtab_stream_t stream);
+/* Local, after the table's stream has drained: did a device wait of this rank
+ * give up? SHARDTAB_ERR_TIMEOUT with the rank, slot, value and time it waited,
+ * SHARDTAB_ERR_ABORTED when another rank gave up first, else SHARDTAB_SUCCESS.
+ * Pass the result to shardtab_agree: every rank then reports the first cause. */
+shardtab_status_t shardtab_signal_check(const shardtab_t *table);
+
 /* Milliseconds this rank spent in shardtab_create, and in its IPC opens. */
 double shardtab_create_ms(const shardtab_t *table);
 double shardtab_open_ms(const shardtab_t *table);
@@ -138,7 +194,9 @@ shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, 
     ;
 /* Collective: every rank passes its local status and gets back the status of
  * the lowest failing rank (SHARDTAB_SUCCESS when none failed); that rank's
- * message becomes everybody's shardtab_last_error(). Nobody is left waiting. */
+ * message becomes everybody's shardtab_last_error(). A failure that is only a
+ * consequence of another rank's (SHARDTAB_ERR_ABORTED) loses to any other, so
+ * the cause is what every rank reports. Nobody is left waiting. */
 shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local);
 
 #ifdef __cplusplus

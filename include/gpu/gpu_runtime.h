@@ -26,6 +26,25 @@
 #    endif
 #    include <hip/hip_runtime_api.h>
 #  endif
+#  include <string.h>
+
+/* Ticks per second of wall_clock64() (s_memrealtime) in kernels: the device
+ * attribute where the runtime has it (ROCm >= 5.4), else by architecture:
+ * 25 MHz on gfx9 before gfx940 (MI100, MI200), 100 MHz on gfx940+ (MI300)
+ * and gfx10+ (as LLVM libc's GPU clock and RCCL assume). */
+static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
+{
+#  if HIP_VERSION >= 50400000
+    int khz = 0;
+    if (hipDeviceGetAttribute(&khz, hipDeviceAttributeWallClockRate, device) == hipSuccess && khz > 0)
+        return khz * 1e3;
+    (void)hipGetLastError();
+#  endif
+    (void)device;
+    if (strncmp(props->gcnArchName, "gfx9", 4) == 0 && strncmp(props->gcnArchName, "gfx94", 5) != 0)
+        return 25e6;
+    return 1e8;
+}
 
 #else
 /* --------------------------------------------------------------- NVIDIA */
@@ -115,6 +134,40 @@ typedef void                  *hipDeviceptr_t;      /* HIP: void*, CUDA driver: 
 #define hipEventRecord             cudaEventRecord
 #define hipEventSynchronize        cudaEventSynchronize
 #define hipEventElapsedTime        cudaEventElapsedTime
+/* graphs: a captured stream replayed with one launch */
+typedef cudaGraph_t            hipGraph_t;
+typedef cudaGraphExec_t        hipGraphExec_t;
+#define hipStreamBeginCapture            cudaStreamBeginCapture
+#define hipStreamEndCapture              cudaStreamEndCapture
+#define hipStreamCaptureModeThreadLocal  cudaStreamCaptureModeThreadLocal
+#define hipGraphInstantiateWithFlags     cudaGraphInstantiateWithFlags
+#define hipGraphLaunch                   cudaGraphLaunch
+#define hipGraphExecDestroy              cudaGraphExecDestroy
+#define hipGraphDestroy                  cudaGraphDestroy
+#define hipEventCreateWithFlags          cudaEventCreateWithFlags
+#define hipEventDisableTiming            cudaEventDisableTiming
+#define hipStreamWaitEvent               cudaStreamWaitEvent
+#define hipPointerGetAttributes          cudaPointerGetAttributes
+
+/* Allocation flags of hipExtMallocWithFlags. CUDA device memory already takes
+ * system-scope loads, stores and atomics from peers while kernels run (over
+ * NVLink, with native peer atomics): no flag is needed, plain cudaMalloc is it. */
+#define hipDeviceMallocDefault      0x0
+#define hipDeviceMallocFinegrained  0x1
+#define hipDeviceMallocUncached     0x3
+static inline cudaError_t hipExtMallocWithFlags(void **ptr, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    return cudaMalloc(ptr, bytes);
+}
+
+/* %globaltimer, which the kernels read, counts nanoseconds. */
+static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
+{
+    (void)device, (void)props;
+    return 1e9;
+}
+
 /* functions whose names differ */
 #define hipHostMalloc              cudaHostAlloc      /* (void**, size_t, unsigned) */
 #define hipHostFree                cudaFreeHost

@@ -157,8 +157,8 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
            scal_variant_name(opts->variant >= 0 ? opts->variant : SCAL_VARIANT_DEFAULT));
     {
         char mpi_line[256];
-        ms_mpi_gpu_support(mpi_line, sizeof mpi_line);
-        printf("# MPI: %s\n", mpi_line);
+        app_mpi_gpu_support(mpi_line, sizeof mpi_line);
+        printf("# MPI: %s (verification is host-staged, so either way works)\n", mpi_line);
     }
     for (int i = 0; i < r->size; i++) {
         const ms_rank_info_t *a = &r->ranks[i];

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "shardtab.h"
+#include "shardtab_device.h"
 
 /* Bytes of an opaque IPC handle: hipIpcMemHandle_t and cudaIpcMemHandle_t are 64;
  * the host backend stores a shared-memory name there. */
@@ -47,6 +48,19 @@ typedef struct st_backend_ops {
     shardtab_status_t (*copy_to_device)(void *dst, const void *src, size_t bytes);
     shardtab_status_t (*copy_to_host)(void *dst, const void *src, size_t bytes);
     shardtab_status_t (*synchronize)(void);
+    /* Memory peers may write while this device's kernels run (shardtab_device.h):
+     * fine-grained, or uncached where asked and available (signal pads). */
+    shardtab_status_t (*mem_alloc_coherent)(size_t bytes, int uncached, void **ptr);
+    shardtab_status_t (*copy_async)(void *dst, const void *src, size_t bytes,
+                                    shardtab_stream_t stream);
+    shardtab_status_t (*stream_synchronize)(shardtab_stream_t stream);
+    /* Ticks per second of shardtab_clock() in this backend's device code. */
+    double (*clock_hz)(void);
+    /* Enqueue shardtab_barrier(signals) on stream (the host backend runs it
+     * now); a wait that gives up is reported by shardtab_signal_check. The
+     * handle's pad table must be readable where the barrier runs. */
+    shardtab_status_t (*barrier_on_stream)(const shardtab_signals_t *signals,
+                                           shardtab_stream_t stream);
 
     /* Brackets the part of create during which shards are published; key is
      * random and the same on every rank of the node. NULL when the backend

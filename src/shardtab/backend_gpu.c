@@ -18,6 +18,10 @@
 #include <string.h>
 
 static int bound_device = -1;
+static double wall_clock_hz = 1e9;
+
+/* The GPU barrier kernel's launcher (signal_gpu.hip); 0 or a hipError_t. */
+int st_gpu_barrier_launch(const shardtab_signals_t *signals, void *stream);
 
 /* Report a failed runtime call with its name and the runtime's words; returns
  * from the calling function. GPU_CHECK names the call by its source text,
@@ -80,9 +84,20 @@ static shardtab_status_t gpu_bind(const st_bind_request_t *req, shardtab_device_
     info->device = device;
     info->visible_devices = count;
     snprintf(info->name, sizeof info->name, "%.63s", props.name);
+    wall_clock_hz = gpu_wall_clock_hz(device, &props);
     bound_device = device;
     return SHARDTAB_SUCCESS;
 }
+
+/* A thread's current device is its own: every call that touches the device
+ * binds this rank's first, so a table made or used from another thread (an
+ * OpenMP region, a Python or Julia thread) lands on the right GPU. */
+#define USE_BOUND_DEVICE()                                                                  \
+    do {                                                                                    \
+        if (bound_device >= 0)                                                              \
+            GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "hipSetDevice of the bound device",           \
+                         hipSetDevice(bound_device));                                       \
+    } while (0)
 
 static shardtab_status_t gpu_unbind(void)
 {
@@ -93,7 +108,10 @@ static shardtab_status_t gpu_unbind(void)
 static shardtab_status_t gpu_mem_alloc(size_t bytes, void **ptr)
 {
     void *p = NULL;
-    hipError_t err = hipMalloc(&p, bytes ? bytes : 1); /* a unique pointer even for 0 */
+    hipError_t err;
+
+    USE_BOUND_DEVICE();
+    err = hipMalloc(&p, bytes ? bytes : 1); /* a unique pointer even for 0 */
 
     if (err == hipErrorOutOfMemory)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "hipMalloc of %zu bytes: out of device memory",
@@ -105,25 +123,89 @@ static shardtab_status_t gpu_mem_alloc(size_t bytes, void **ptr)
 
 static shardtab_status_t gpu_mem_free(void *ptr)
 {
+    USE_BOUND_DEVICE();
     GPU_CHECK(SHARDTAB_ERR_DEVICE, hipFree(ptr));
     return SHARDTAB_SUCCESS;
 }
 
 static shardtab_status_t gpu_copy_to_device(void *dst, const void *src, size_t bytes)
 {
+    USE_BOUND_DEVICE();
     GPU_CHECK(SHARDTAB_ERR_DEVICE, hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice));
     return SHARDTAB_SUCCESS;
 }
 
 static shardtab_status_t gpu_copy_to_host(void *dst, const void *src, size_t bytes)
 {
+    USE_BOUND_DEVICE();
     GPU_CHECK(SHARDTAB_ERR_DEVICE, hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost));
     return SHARDTAB_SUCCESS;
 }
 
 static shardtab_status_t gpu_synchronize(void)
 {
+    USE_BOUND_DEVICE();
     GPU_CHECK(SHARDTAB_ERR_DEVICE, hipDeviceSynchronize());
+    return SHARDTAB_SUCCESS;
+}
+
+/* Fine-grained memory stays coherent while kernels run and takes system-scope
+ * atomics; uncached (ROCm >= 5.7) bypasses the caches too, which is what the
+ * signal pads want (RCCL, vLLM and MSCCL++ allocate their flags so). On NVIDIA
+ * gpu_runtime.h makes this a plain cudaMalloc: ordinary device memory already is. */
+static shardtab_status_t gpu_mem_alloc_coherent(size_t bytes, int uncached, void **ptr)
+{
+    void *p = NULL;
+    hipError_t err = hipErrorInvalidValue;
+
+    USE_BOUND_DEVICE();
+#if defined(hipDeviceMallocUncached)
+    if (uncached) {
+        err = hipExtMallocWithFlags(&p, bytes ? bytes : 1, hipDeviceMallocUncached);
+        if (err != hipSuccess)
+            (void)hipGetLastError(); /* not on this device or driver: fine-grained below */
+    }
+#else
+    (void)uncached;
+#endif
+    if (err != hipSuccess)
+        err = hipExtMallocWithFlags(&p, bytes ? bytes : 1, hipDeviceMallocFinegrained);
+    if (err == hipErrorOutOfMemory)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY,
+                       "hipExtMallocWithFlags(fine-grained) of %zu bytes: out of device memory",
+                       bytes);
+    GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "hipExtMallocWithFlags(hipDeviceMallocFinegrained)", err);
+    *ptr = p;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_copy_async(void *dst, const void *src, size_t bytes,
+                                        shardtab_stream_t stream)
+{
+    USE_BOUND_DEVICE();
+    GPU_CHECK(SHARDTAB_ERR_DEVICE,
+              hipMemcpyAsync(dst, src, bytes, hipMemcpyDefault, (hipStream_t)stream));
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_stream_synchronize(shardtab_stream_t stream)
+{
+    USE_BOUND_DEVICE();
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipStreamSynchronize((hipStream_t)stream));
+    return SHARDTAB_SUCCESS;
+}
+
+static double gpu_clock_hz(void)
+{
+    return wall_clock_hz;
+}
+
+static shardtab_status_t gpu_barrier_on_stream(const shardtab_signals_t *signals,
+                                               shardtab_stream_t stream)
+{
+    USE_BOUND_DEVICE();
+    GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "launch of the barrier kernel",
+                 (hipError_t)st_gpu_barrier_launch(signals, stream));
     return SHARDTAB_SUCCESS;
 }
 
@@ -133,6 +215,7 @@ static shardtab_status_t gpu_ipc_export(void *ptr, size_t bytes, st_export_t *ou
     hipDeviceptr_t base = NULL;
     size_t size = 0;
 
+    USE_BOUND_DEVICE();
     /* The handle names the whole allocation: export its base, send the offset. */
     GPU_CHECK(SHARDTAB_ERR_IPC, hipMemGetAddressRange(&base, &size, (hipDeviceptr_t)ptr));
     if ((char *)ptr < (char *)base || bytes > size - (size_t)((char *)ptr - (char *)base))
@@ -161,6 +244,7 @@ static shardtab_status_t gpu_ipc_open(const st_ipc_handle_t *handle, size_t allo
     void *p = NULL;
 
     (void)alloc_bytes;
+    USE_BOUND_DEVICE();
     memcpy(&h, handle->bytes, sizeof h);
     err = hipIpcOpenMemHandle(&p, h, hipIpcMemLazyEnablePeerAccess);
     if (err != hipSuccess)
@@ -177,6 +261,7 @@ static shardtab_status_t gpu_ipc_open(const st_ipc_handle_t *handle, size_t allo
 static shardtab_status_t gpu_ipc_close(void *base, size_t alloc_bytes)
 {
     (void)alloc_bytes;
+    USE_BOUND_DEVICE();
     GPU_CHECK(SHARDTAB_ERR_IPC, hipIpcCloseMemHandle(base));
     return SHARDTAB_SUCCESS;
 }
@@ -185,6 +270,7 @@ static shardtab_status_t gpu_can_access_peer(const char *peer_pci_bus_id, int *c
 {
     int peer = -1, access = 0;
 
+    USE_BOUND_DEVICE();
     /* A peer GPU this process cannot see (one visible GPU per rank) cannot be
      * asked about; -1 says "unknown", and the write-and-verify check decides. */
     if (hipDeviceGetByPCIBusId(&peer, peer_pci_bus_id) != hipSuccess) {
@@ -216,6 +302,11 @@ const st_backend_ops_t st_backend_gpu_ops = {
     .copy_to_device = gpu_copy_to_device,
     .copy_to_host = gpu_copy_to_host,
     .synchronize = gpu_synchronize,
+    .mem_alloc_coherent = gpu_mem_alloc_coherent,
+    .copy_async = gpu_copy_async,
+    .stream_synchronize = gpu_stream_synchronize,
+    .clock_hz = gpu_clock_hz,
+    .barrier_on_stream = gpu_barrier_on_stream,
     .ipc_begin = NULL, /* nothing of a GPU IPC handle outlives its process */
     .ipc_end = NULL,
     .ipc_export = gpu_ipc_export,

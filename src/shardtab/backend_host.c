@@ -129,6 +129,41 @@ static shardtab_status_t host_synchronize(void)
     return SHARDTAB_SUCCESS; /* host kernels complete before their launcher returns */
 }
 
+/* Shared memory is coherent between processes: C11 atomics order it. */
+static shardtab_status_t host_mem_alloc_coherent(size_t bytes, int uncached, void **ptr)
+{
+    (void)uncached;
+    return host_mem_alloc(bytes, ptr);
+}
+
+static shardtab_status_t host_copy_async(void *dst, const void *src, size_t bytes,
+                                         shardtab_stream_t stream)
+{
+    (void)stream;
+    return host_copy(dst, src, bytes);
+}
+
+static shardtab_status_t host_stream_synchronize(shardtab_stream_t stream)
+{
+    (void)stream;
+    return SHARDTAB_SUCCESS;
+}
+
+static double host_clock_hz(void)
+{
+    return 1e9; /* shardtab_clock() on the host: CLOCK_MONOTONIC nanoseconds */
+}
+
+/* There is no stream: the barrier runs now; a wait that gives up has recorded
+ * itself in the pad, where shardtab_signal_check finds it. */
+static shardtab_status_t host_barrier_on_stream(const shardtab_signals_t *signals,
+                                                shardtab_stream_t stream)
+{
+    (void)stream;
+    (void)shardtab_barrier(signals);
+    return SHARDTAB_SUCCESS;
+}
+
 /* ---- names, and removing them when the job is told to die ---------------- *
  * A segment is named /shardtab-<uid>-<key><noise>: 16 hex digits of the key
  * this create's node shares (ipc_begin), 16 of fresh noise. While a create
@@ -361,6 +396,11 @@ const st_backend_ops_t st_backend_host_ops = {
     .copy_to_device = host_copy,
     .copy_to_host = host_copy,
     .synchronize = host_synchronize,
+    .mem_alloc_coherent = host_mem_alloc_coherent,
+    .copy_async = host_copy_async,
+    .stream_synchronize = host_stream_synchronize,
+    .clock_hz = host_clock_hz,
+    .barrier_on_stream = host_barrier_on_stream,
     .ipc_begin = host_ipc_begin,
     .ipc_end = host_ipc_end,
     .ipc_export = host_ipc_export,

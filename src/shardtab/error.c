@@ -29,6 +29,8 @@ static const char *const status_strings[SHARDTAB_STATUS_COUNT] = {
     [SHARDTAB_ERR_UNSUPPORTED] = "not supported",
     [SHARDTAB_ERR_FAULT] = "injected fault",
     [SHARDTAB_ERR_VERIFY] = "verification failed",
+    [SHARDTAB_ERR_TIMEOUT] = "device wait timed out",
+    [SHARDTAB_ERR_ABORTED] = "stopped after another rank failed",
 };
 
 const char *shardtab_status_string(shardtab_status_t status)
@@ -79,7 +81,9 @@ shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, 
 }
 
 /* The lowest failing rank broadcasts its status and message; everyone returns
- * them. Two collectives, entered by every rank whatever happened locally. */
+ * them. A rank that only stopped because another failed (ABORTED) ranks after
+ * every rank with a failure of its own. Two collectives, entered by every rank
+ * whatever happened locally. */
 shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
 {
     int rank, size, first, failed_rank;
@@ -91,11 +95,16 @@ shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_rank/size failed on the communicator "
                                          "passed to shardtab");
-    first = local != SHARDTAB_SUCCESS ? rank : INT_MAX;
+    /* key: causes first (rank), consequences after them (size + rank) */
+    first = local == SHARDTAB_SUCCESS         ? INT_MAX
+            : local == SHARDTAB_ERR_ABORTED && rank < INT_MAX - size ? size + rank
+                                                                     : rank;
     if (MPI_Allreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Allreduce of the error status failed");
     if (failed_rank == INT_MAX)
         return SHARDTAB_SUCCESS;
+    if (failed_rank >= size)
+        failed_rank -= size;
     if (rank == failed_rank) {
         verdict.status = (int)local;
         memcpy(verdict.message, last_error, sizeof verdict.message);

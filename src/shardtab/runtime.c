@@ -205,3 +205,29 @@ shardtab_status_t shardtab_device_synchronize(void)
     REQUIRE_INIT("shardtab_device_synchronize");
     return st_rt.ops->synchronize();
 }
+
+shardtab_status_t shardtab_mem_alloc_coherent(size_t bytes, void **ptr)
+{
+    shardtab_status_t status;
+
+    REQUIRE_INIT("shardtab_mem_alloc_coherent");
+    if (ptr == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_mem_alloc_coherent: ptr is NULL");
+    status = st_fault_check(ST_FAULT_ALLOC);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    return st_rt.ops->mem_alloc_coherent(bytes, 0, ptr);
+}
+
+shardtab_status_t shardtab_memcpy_async(void *dst, const void *src, size_t bytes,
+                                        shardtab_stream_t stream)
+{
+    REQUIRE_INIT("shardtab_memcpy_async");
+    return bytes ? st_rt.ops->copy_async(dst, src, bytes, stream) : SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t shardtab_stream_synchronize(shardtab_stream_t stream)
+{
+    REQUIRE_INIT("shardtab_stream_synchronize");
+    return st_rt.ops->stream_synchronize(stream);
+}

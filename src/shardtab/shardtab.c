@@ -1,18 +1,22 @@
 /* shardtab.c - the collective protocol that builds and tears down a node's
  * table of shard pointers.
  *
+ * Two regions travel the same way: the caller's shard, and the signal pad the
+ * table allocates for each rank (shardtab_device.h).
+ *
  * create, step by step (each step ends where all ranks agree on its outcome, so
  * a failure on one rank is everybody's failure and nobody waits alone):
  *   1. dup the communicator and split it into nodes (real, or simulated with
  *      SHARDTAB_RANKS_PER_NODE);
- *   2. export this rank's shard: IPC handle of the allocation base, plus offset;
- *   3. allgather fixed-size descriptors inside the node and validate each;
- *   4. check that this device can reach every peer's device;
- *   5. open every peer's handle but our own (our entry is the local pointer);
- *      then the exporters drop the names that made their shards reachable;
- *   6. upload this rank's replica of the table to its own device.
- * destroy: synchronize the device, agree, every importer closes its mappings,
- * agree again; only then may the owners free their shards.
+ *   2. allocate and zero this rank's signal pad (coherent memory);
+ *   3. export the shard and the pad: IPC handle of each allocation base, plus offset;
+ *   4. allgather fixed-size descriptors inside the node and validate each;
+ *   5. check that this device can reach every peer's device;
+ *   6. open every peer's handles but our own (our entries are the local pointers);
+ *      then the exporters drop the names that made their regions reachable;
+ *   7. upload this rank's replica of the table (shards, then pads) to its device.
+ * destroy: wait for the table's stream, agree, every importer closes its
+ * mappings, agree again; only then may the owners free their shards and pads.
  */
 #include "descriptor.h"
 #include "internal.h"
@@ -23,6 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One exported allocation per rank (the shard, or the signal pad), and every
+ * node peer's as this process maps it. */
+typedef struct st_region {
+    const char *what;     /* "shard" or "signal pad", for messages */
+    void *local;          /* this rank's, NULL for an empty shard */
+    size_t bytes;
+    void **entries;       /* [node_size] host copy of this region's table */
+    size_t *entry_bytes;
+    void **mapped;        /* [node_size] base of each opened peer allocation */
+    size_t *mapped_bytes;
+    int published;
+} st_region_t;
+
 struct shardtab {
     MPI_Comm comm; /* private dup of the caller's communicator */
     MPI_Comm node; /* this table's node, a subset of comm */
@@ -30,15 +47,13 @@ struct shardtab {
     int node_rank, node_size, node_id, node_count;
     int *members;      /* [node_size] comm rank of each node rank */
     int *node_rank_of; /* [size] node rank of each comm rank, -1 off node */
-    void **mapped;     /* [node_size] base of each opened peer allocation */
-    size_t *mapped_bytes;
-    void **entries;    /* [node_size] host copy of the table */
-    size_t *entry_bytes;
-    void **device_table;
+    st_region_t shard, pad;
+    void **device_table; /* [2 * node_size]: the shards' entries, then the pads' */
     int *peer_access;  /* [node_size^2] 1 yes, 0 no, -1 unknown; NULL: all yes */
-    void *shard;
+    shardtab_stream_t stream;
+    int signal_slots;
+    double wait_timeout_s, clock_hz;
     int publishing; /* inside the backend's ipc_begin/ipc_end bracket */
-    int published;
     double create_ms, open_ms;
 };
 
@@ -64,6 +79,14 @@ static void *calloc_or_fail(size_t count, size_t size, const char *what,
     return p;
 }
 
+static void region_release_host(st_region_t *r)
+{
+    free(r->mapped);
+    free(r->mapped_bytes);
+    free(r->entries);
+    free(r->entry_bytes);
+}
+
 static void table_release_host(shardtab_t *t)
 {
     if (t->node != MPI_COMM_NULL)
@@ -72,28 +95,45 @@ static void table_release_host(shardtab_t *t)
         MPI_Comm_free(&t->comm);
     free(t->members);
     free(t->node_rank_of);
-    free(t->mapped);
-    free(t->mapped_bytes);
-    free(t->entries);
-    free(t->entry_bytes);
+    region_release_host(&t->shard);
+    region_release_host(&t->pad);
     free(t->peer_access);
     free(t);
 }
 
-/* Unmap every opened peer; keeps going past failures and reports the first. */
+/* Unmap every opened peer region; keeps going past failures, reports the first. */
+static shardtab_status_t close_region(const shardtab_t *t, st_region_t *r)
+{
+    shardtab_status_t first = SHARDTAB_SUCCESS;
+
+    for (int q = 0; q < t->node_size; q++) {
+        if (r->mapped == NULL || r->mapped[q] == NULL)
+            continue;
+        shardtab_status_t s = st_backend()->ipc_close(r->mapped[q], r->mapped_bytes[q]);
+        if (s != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+            first = s;
+        r->mapped[q] = NULL;
+    }
+    return first;
+}
+
 static shardtab_status_t close_peers(shardtab_t *t)
 {
     shardtab_status_t first = st_fault_check(ST_FAULT_CLOSE);
+    shardtab_status_t s = close_region(t, &t->shard);
 
-    for (int q = 0; q < t->node_size; q++) {
-        if (t->mapped[q] == NULL)
-            continue;
-        shardtab_status_t s = st_backend()->ipc_close(t->mapped[q], t->mapped_bytes[q]);
-        if (s != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-            first = s;
-        t->mapped[q] = NULL;
-    }
-    return first;
+    if (first == SHARDTAB_SUCCESS)
+        first = s;
+    s = close_region(t, &t->pad);
+    return first != SHARDTAB_SUCCESS ? first : s;
+}
+
+static void region_alloc_host(st_region_t *r, int n, shardtab_status_t *status)
+{
+    r->mapped = calloc_or_fail((size_t)n, sizeof *r->mapped, "mappings", status);
+    r->mapped_bytes = calloc_or_fail((size_t)n, sizeof *r->mapped_bytes, "mapping sizes", status);
+    r->entries = calloc_or_fail((size_t)n, sizeof *r->entries, "entries", status);
+    r->entry_bytes = calloc_or_fail((size_t)n, sizeof *r->entry_bytes, "entry sizes", status);
 }
 
 /* ---- step 1: nodes ---------------------------------------------------------- */
@@ -144,12 +184,8 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
     t->members = calloc_or_fail((size_t)t->node_size, sizeof *t->members, "node members", &status);
     t->node_rank_of = calloc_or_fail((size_t)t->size, sizeof *t->node_rank_of, "ranks", &status);
     leaders = calloc_or_fail((size_t)t->size * 2, sizeof *leaders, "node leaders", &status);
-    t->mapped = calloc_or_fail((size_t)t->node_size, sizeof *t->mapped, "mappings", &status);
-    t->mapped_bytes = calloc_or_fail((size_t)t->node_size, sizeof *t->mapped_bytes,
-                                     "mapping sizes", &status);
-    t->entries = calloc_or_fail((size_t)t->node_size, sizeof *t->entries, "entries", &status);
-    t->entry_bytes = calloc_or_fail((size_t)t->node_size, sizeof *t->entry_bytes,
-                                    "entry sizes", &status);
+    region_alloc_host(&t->shard, t->node_size, &status);
+    region_alloc_host(&t->pad, t->node_size, &status);
     status = shardtab_agree(t->comm, status);
     if (status != SHARDTAB_SUCCESS) {
         free(leaders);
@@ -209,8 +245,8 @@ static void end_publishing(shardtab_t *t)
     t->publishing = 0;
 }
 
-static shardtab_status_t export_shard(shardtab_t *t, void *shard, size_t bytes,
-                                      st_descriptor_t *desc)
+/* Fills this rank's descriptor of one region and, unless it is empty, exports it. */
+static shardtab_status_t export_region(shardtab_t *t, st_region_t *r, st_descriptor_t *desc)
 {
     st_export_t exp;
     shardtab_status_t status;
@@ -220,26 +256,30 @@ static shardtab_status_t export_shard(shardtab_t *t, void *shard, size_t bytes,
     desc->node_rank = t->node_rank;
     desc->backend = (int32_t)st_rt.device.backend;
     desc->device = st_rt.device.device;
-    desc->bytes = bytes;
+    desc->bytes = r->bytes;
     memcpy(desc->host, st_rt.host, sizeof desc->host);
     memcpy(desc->boot_id, st_rt.boot_id, sizeof desc->boot_id);
     memcpy(desc->pci_bus_id, st_rt.device.pci_bus_id, sizeof desc->pci_bus_id);
 
-    status = st_fault_check(ST_FAULT_EXPORT);
-    if (status != SHARDTAB_SUCCESS)
-        return status;
-    if (shard == NULL) {
+    if (r->local == NULL) {
         desc->flags = ST_DESCRIPTOR_EMPTY;
         return SHARDTAB_SUCCESS;
     }
-    status = st_backend()->ipc_export(shard, bytes, &exp);
+    status = st_backend()->ipc_export(r->local, r->bytes, &exp);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    t->published = 1;
+    r->published = 1;
     desc->offset = exp.offset;
     desc->alloc_bytes = exp.alloc_bytes;
     desc->handle = exp.handle;
     return SHARDTAB_SUCCESS;
+}
+
+static void unpublish_region(st_region_t *r)
+{
+    if (r->published)
+        st_backend()->ipc_unpublish(r->local);
+    r->published = 0;
 }
 
 /* Allgathers packed descriptors in the node; fills descs[node_size] on success.
@@ -340,63 +380,157 @@ static shardtab_status_t check_peer_access(shardtab_t *t, const st_descriptor_t 
     return status;
 }
 
-/* ---- step 5: open ---------------------------------------------------------- */
+/* ---- step 6: open ---------------------------------------------------------- */
 
-static shardtab_status_t open_peers(shardtab_t *t, void *shard, const st_descriptor_t *descs)
+static shardtab_status_t open_region(shardtab_t *t, st_region_t *r, const st_descriptor_t *descs)
 {
-    shardtab_status_t status = st_fault_check(ST_FAULT_OPEN);
-    double start = MPI_Wtime();
+    shardtab_status_t status = SHARDTAB_SUCCESS;
 
     for (int q = 0; q < t->node_size && status == SHARDTAB_SUCCESS; q++) {
         const st_descriptor_t *d = &descs[q];
-        t->entry_bytes[q] = (size_t)d->bytes;
+        r->entry_bytes[q] = (size_t)d->bytes;
         if (d->flags & ST_DESCRIPTOR_EMPTY) {
-            t->entries[q] = NULL;
+            r->entries[q] = NULL;
         } else if (q == t->node_rank) {
-            t->entries[q] = shard; /* opening our own handle would fail */
+            r->entries[q] = r->local; /* opening our own handle would fail */
         } else {
             void *base = NULL;
             status = st_backend()->ipc_open(&d->handle, (size_t)d->alloc_bytes, &base);
             if (status == SHARDTAB_SUCCESS) {
-                t->mapped[q] = base;
-                t->mapped_bytes[q] = (size_t)d->alloc_bytes;
-                t->entries[q] = (char *)base + d->offset;
+                r->mapped[q] = base;
+                r->mapped_bytes[q] = (size_t)d->alloc_bytes;
+                r->entries[q] = (char *)base + d->offset;
             } else {
                 /* the backend's words, without the prefix st_fail adds again */
                 char detail[ST_ERROR_BYTES];
                 snprintf(detail, sizeof detail, "%s", shardtab_last_error() + st_error_prefix_bytes());
-                status = st_fail(status, "opening the shard of rank %d (node rank %d, device "
+                status = st_fail(status, "opening the %s of rank %d (node rank %d, device "
                                          "%d [%s]) failed: %s",
-                                 d->comm_rank, q, d->device, d->pci_bus_id, detail);
+                                 r->what, d->comm_rank, q, d->device, d->pci_bus_id, detail);
             }
         }
     }
+    return status;
+}
+
+static shardtab_status_t open_peers(shardtab_t *t, const st_descriptor_t *shard_descs,
+                                    const st_descriptor_t *pad_descs)
+{
+    shardtab_status_t status = st_fault_check(ST_FAULT_OPEN);
+    double start = MPI_Wtime();
+
+    if (status == SHARDTAB_SUCCESS)
+        status = open_region(t, &t->shard, shard_descs);
+    if (status == SHARDTAB_SUCCESS)
+        status = open_region(t, &t->pad, pad_descs);
     t->open_ms = (MPI_Wtime() - start) * 1e3;
     return status;
 }
 
-/* ---- step 6: upload -------------------------------------------------------- */
+/* ---- step 7: upload -------------------------------------------------------- */
 
 static shardtab_status_t upload(shardtab_t *t)
 {
-    size_t bytes = (size_t)t->node_size * sizeof(void *);
+    size_t n = (size_t)t->node_size, bytes = 2 * n * sizeof(void *);
     shardtab_status_t status = st_fault_check(ST_FAULT_UPLOAD);
-    void *device_table = NULL;
+    void *device_table = NULL, **host_table;
 
     if (status != SHARDTAB_SUCCESS)
         return status;
-    /* Built on the host, then copied: never store into device memory from the host. */
+    host_table = malloc(bytes);
+    if (host_table == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "malloc of a %zu-byte table failed", bytes);
+    memcpy(host_table, t->shard.entries, n * sizeof(void *));
+    memcpy(host_table + n, t->pad.entries, n * sizeof(void *));
+    /* Built on the host, then copied: never store into device memory from the
+     * host. On the table's stream, and waiting for that stream alone. */
     status = st_backend()->mem_alloc(bytes, &device_table);
-    if (status != SHARDTAB_SUCCESS)
-        return status;
-    status = st_backend()->copy_to_device(device_table, t->entries, bytes);
     if (status == SHARDTAB_SUCCESS)
-        status = st_backend()->synchronize();
+        status = st_backend()->copy_async(device_table, host_table, bytes, t->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(t->stream);
+    free(host_table);
     if (status != SHARDTAB_SUCCESS) {
-        st_backend()->mem_free(device_table);
+        if (device_table)
+            st_backend()->mem_free(device_table);
         return status;
     }
     t->device_table = device_table;
+    return SHARDTAB_SUCCESS;
+}
+
+/* ---- step 2: the signal pad -------------------------------------------------- */
+
+static size_t pad_bytes(int node_size, int slots)
+{
+    return ((size_t)SHARDTAB_PAD_HEADER + (size_t)node_size + (size_t)slots) * sizeof(uint64_t);
+}
+
+/* Coherent memory, zeroed by a copy (never a host store into device memory). */
+static shardtab_status_t allocate_pad(shardtab_t *t)
+{
+    size_t bytes = pad_bytes(t->node_size, t->signal_slots);
+    shardtab_status_t status;
+    void *zeros = calloc(1, bytes);
+
+    if (zeros == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of a %zu-byte signal pad failed", bytes);
+    status = st_backend()->mem_alloc_coherent(bytes, 1, &t->pad.local);
+    if (status == SHARDTAB_SUCCESS) {
+        t->pad.bytes = bytes;
+        status = st_backend()->copy_async(t->pad.local, zeros, bytes, t->stream);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(t->stream);
+    free(zeros);
+    return status;
+}
+
+/* Every pad of the node must have this rank's layout: the same slot count. */
+static shardtab_status_t check_pads(const shardtab_t *t, const st_descriptor_t *pads)
+{
+    for (int q = 0; q < t->node_size; q++) {
+        if ((pads[q].flags & ST_DESCRIPTOR_EMPTY) || pads[q].bytes != t->pad.bytes)
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "rank %d has a signal pad of %llu bytes, this rank %zu: pass the "
+                           "same signal_slots to shardtab_create_with on every rank",
+                           pads[q].comm_rank, (unsigned long long)pads[q].bytes, t->pad.bytes);
+    }
+    return SHARDTAB_SUCCESS;
+}
+
+/* ---- parameters ------------------------------------------------------------ */
+
+#define ST_MAX_SIGNAL_SLOTS (1 << 20)
+
+static shardtab_status_t resolve_params(const shardtab_create_params_t *params,
+                                        shardtab_create_params_t *out)
+{
+    const char *text = getenv("SHARDTAB_WAIT_TIMEOUT");
+
+    memset(out, 0, sizeof *out);
+    if (params)
+        *out = *params;
+    if (out->signal_slots < 0 || out->signal_slots > ST_MAX_SIGNAL_SLOTS)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "signal_slots %d is outside [0, %d]",
+                       out->signal_slots, ST_MAX_SIGNAL_SLOTS);
+    if (out->signal_slots == 0)
+        out->signal_slots = SHARDTAB_SIGNAL_SLOTS_DEFAULT;
+    if (!(out->wait_timeout_s >= 0.0) || out->wait_timeout_s > 1e6)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "wait_timeout_s %g is not a number of seconds in [0, 1e6]",
+                       out->wait_timeout_s);
+    if (out->wait_timeout_s == 0.0 && text != NULL && *text != '\0') {
+        char *end;
+        double v = strtod(text, &end);
+        if (*end != '\0' || !(v > 0.0) || v > 1e6)
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "SHARDTAB_WAIT_TIMEOUT='%s' is not a number of seconds in (0, 1e6]",
+                           text);
+        out->wait_timeout_s = v;
+    }
+    if (out->wait_timeout_s == 0.0)
+        out->wait_timeout_s = SHARDTAB_WAIT_TIMEOUT_DEFAULT_S;
     return SHARDTAB_SUCCESS;
 }
 
@@ -404,8 +538,16 @@ static shardtab_status_t upload(shardtab_t *t)
 
 shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shardtab_t **table)
 {
+    return shardtab_create_with(comm, shard, bytes, NULL, table);
+}
+
+shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
+                                       const shardtab_create_params_t *params,
+                                       shardtab_t **table)
+{
     shardtab_status_t status = SHARDTAB_SUCCESS;
-    st_descriptor_t mine, *descs = NULL;
+    st_descriptor_t mine, mine_pad, *descs = NULL, *pad_descs = NULL;
+    shardtab_create_params_t p;
     double start = MPI_Wtime();
     int ranks_per_node = 0;
     shardtab_t *t;
@@ -418,6 +560,8 @@ shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shar
         status = st_fail(SHARDTAB_ERR_INVALID_ARG,
                          "shardtab_create: shard is NULL but bytes is %zu", bytes);
     if (status == SHARDTAB_SUCCESS)
+        status = resolve_params(params, &p);
+    if (status == SHARDTAB_SUCCESS)
         status = ranks_per_node_from_env(&ranks_per_node);
     t = calloc_or_fail(1, sizeof *t, "table", &status);
     status = shardtab_agree(comm, status);
@@ -426,7 +570,14 @@ shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shar
         return status;
     }
     t->comm = t->node = MPI_COMM_NULL;
-    t->shard = shard;
+    t->shard.what = "shard";
+    t->shard.local = shard;
+    t->shard.bytes = bytes;
+    t->pad.what = "signal pad";
+    t->stream = p.stream;
+    t->signal_slots = p.signal_slots;
+    t->wait_timeout_s = p.wait_timeout_s;
+    t->clock_hz = st_backend()->clock_hz();
 
     /* 1. nodes */
     status = mpi_check(MPI_Comm_dup(comm, &t->comm), "MPI_Comm_dup");
@@ -441,65 +592,90 @@ shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shar
     if (status != SHARDTAB_SUCCESS)
         goto err_release;
 
-    /* 2. export, inside the backend's publishing bracket (the host backend
+    /* 2. the signal pad */
+    status = shardtab_agree(t->comm, allocate_pad(t));
+    if (status != SHARDTAB_SUCCESS)
+        goto err_release;
+
+    /* 3. export, inside the backend's publishing bracket (the host backend
      * names its segments after a key the node shares, so that any rank that
      * is told to terminate can remove the whole node's names) */
     status = begin_publishing(t);
     descs = calloc_or_fail((size_t)t->node_size, sizeof *descs, "descriptors", &status);
+    pad_descs = calloc_or_fail((size_t)t->node_size, sizeof *pad_descs, "descriptors", &status);
     if (status == SHARDTAB_SUCCESS)
-        status = export_shard(t, shard, bytes, &mine);
+        status = st_fault_check(ST_FAULT_EXPORT);
+    if (status == SHARDTAB_SUCCESS)
+        status = export_region(t, &t->shard, &mine);
+    if (status == SHARDTAB_SUCCESS)
+        status = export_region(t, &t->pad, &mine_pad);
     status = shardtab_agree(t->comm, status);
     if (status != SHARDTAB_SUCCESS)
         goto err_unpublish;
 
-    /* 3. exchange, 4. peer access */
+    /* 4. exchange, 5. peer access */
     status = shardtab_agree(t->comm, exchange(t, &mine, descs));
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_agree(t->comm, exchange(t, &mine_pad, pad_descs));
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_agree(t->comm, check_pads(t, pad_descs));
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(t->comm, check_peer_access(t, descs));
     if (status != SHARDTAB_SUCCESS)
         goto err_unpublish;
 
-    /* 5. open; after the agreement every peer has mapped us (or given up), so
-     * the exporter can drop the names that made its shard reachable */
-    status = shardtab_agree(t->comm, open_peers(t, shard, descs));
+    /* 6. open; after the agreement every peer has mapped us (or given up), so
+     * the exporter can drop the names that made its regions reachable */
+    status = shardtab_agree(t->comm, open_peers(t, descs, pad_descs));
     if (status == SHARDTAB_SUCCESS) {
-        shardtab_status_t s = t->published ? st_backend()->ipc_unpublish(shard) : SHARDTAB_SUCCESS;
-        t->published = 0;
+        shardtab_status_t s = SHARDTAB_SUCCESS, u;
+        st_region_t *regions[2] = {&t->shard, &t->pad};
+        for (int i = 0; i < 2; i++) {
+            u = regions[i]->published ? st_backend()->ipc_unpublish(regions[i]->local)
+                                      : SHARDTAB_SUCCESS;
+            regions[i]->published = 0;
+            if (s == SHARDTAB_SUCCESS)
+                s = u;
+        }
         status = shardtab_agree(t->comm, s); /* every rank, published or not */
         end_publishing(t);
     }
     if (status != SHARDTAB_SUCCESS)
         goto err_close;
 
-    /* 6. upload */
+    /* 7. upload */
     status = shardtab_agree(t->comm, upload(t));
     if (status != SHARDTAB_SUCCESS)
         goto err_close;
 
     free(descs);
+    free(pad_descs);
     t->create_ms = (MPI_Wtime() - start) * 1e3;
     *table = t;
     return SHARDTAB_SUCCESS;
 
 err_close:
     close_peers(t);
-    /* nobody may free a shard a peer still maps */
+    /* nobody may free a shard or pad a peer still maps */
     MPI_Barrier(t->comm);
 err_unpublish:
-    if (t->published)
-        st_backend()->ipc_unpublish(shard);
+    unpublish_region(&t->shard);
+    unpublish_region(&t->pad);
     end_publishing(t);
 err_release:
     free(descs);
+    free(pad_descs);
     if (t->device_table)
         st_backend()->mem_free(t->device_table);
+    if (t->pad.local)
+        st_backend()->mem_free(t->pad.local);
     table_release_host(t);
     return status;
 }
 
 shardtab_status_t shardtab_destroy(shardtab_t **table)
 {
-    shardtab_status_t status, closed, freed;
+    shardtab_status_t status, closed, freed, pad_freed;
     shardtab_t *t;
 
     if (table == NULL || *table == NULL)
@@ -507,16 +683,97 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
     t = *table;
 
     /* Kernels still running may read peers: finish them everywhere first. */
-    status = shardtab_agree(t->comm, st_backend()->synchronize());
+    status = shardtab_agree(t->comm, st_backend()->stream_synchronize(t->stream));
     closed = shardtab_agree(t->comm, close_peers(t));
     freed = st_backend()->mem_free(t->device_table);
+    pad_freed = st_backend()->mem_free(t->pad.local); /* every importer has closed it */
     table_release_host(t);
     *table = NULL;
     if (status == SHARDTAB_SUCCESS)
         status = closed;
     if (status == SHARDTAB_SUCCESS)
         status = freed;
+    if (status == SHARDTAB_SUCCESS)
+        status = pad_freed;
     return status;
+}
+
+/* ---- signals ----------------------------------------------------------------- */
+
+shardtab_status_t shardtab_signals(const shardtab_t *t, shardtab_signals_t *out)
+{
+    double ticks;
+
+    if (t == NULL || out == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_signals: NULL argument");
+    memset(out, 0, sizeof *out);
+    out->pads = (uint64_t *const *)(t->device_table + t->node_size);
+    out->mine = t->pad.local;
+    out->node_rank = t->node_rank;
+    out->node_size = t->node_size;
+    out->slots = t->signal_slots;
+    ticks = t->wait_timeout_s * t->clock_hz;
+    out->timeout_ticks = ticks >= 1.8e19 ? UINT64_MAX : (uint64_t)ticks;
+    return SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t shardtab_barrier_on_stream(const shardtab_t *t, shardtab_stream_t stream)
+{
+    shardtab_signals_t sig;
+    shardtab_status_t status = shardtab_signals(t, &sig);
+
+    return status == SHARDTAB_SUCCESS ? st_backend()->barrier_on_stream(&sig, stream) : status;
+}
+
+/* Names pad index `index` for a message: a barrier arrival or a user slot. */
+static void describe_index(const shardtab_t *t, uint64_t index, char *out, size_t bytes)
+{
+    uint64_t first_user = (uint64_t)SHARDTAB_PAD_HEADER + (uint64_t)t->node_size;
+
+    if (index >= SHARDTAB_PAD_HEADER && index < first_user)
+        snprintf(out, bytes, "the barrier arrival of node rank %d (rank %d)",
+                 (int)(index - SHARDTAB_PAD_HEADER),
+                 t->members[index - SHARDTAB_PAD_HEADER]);
+    else if (index >= first_user)
+        snprintf(out, bytes, "signal slot %llu", (unsigned long long)(index - first_user));
+    else
+        snprintf(out, bytes, "reserved pad slot %llu", (unsigned long long)index);
+}
+
+shardtab_status_t shardtab_signal_check(const shardtab_t *t)
+{
+    uint64_t header[SHARDTAB_PAD_HEADER];
+    shardtab_status_t status;
+    char what[96];
+
+    if (t == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_signal_check: no table");
+    status = st_backend()->copy_async(header, t->pad.local, sizeof header, t->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(t->stream);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT) {
+        describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], what, sizeof what);
+        return st_fail(SHARDTAB_ERR_TIMEOUT,
+                       "a device-side wait gave up after %.2f s (limit %.3g s, "
+                       "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for %s to be %s %llu, "
+                       "and it held %llu; the rank that should have signalled it is late, "
+                       "stuck or gone",
+                       (double)header[SHARDTAB_PAD_ERR_TICKS] / t->clock_hz, t->wait_timeout_s,
+                       t->node_rank, what,
+                       header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_CMP_EQ ? "==" : ">=",
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    }
+    if (header[SHARDTAB_PAD_ABORT] != 0) {
+        uint64_t q = header[SHARDTAB_PAD_ABORT] - 1;
+        return st_fail(SHARDTAB_ERR_ABORTED,
+                       "stopped: node rank %llu (rank %d) gave up a device-side wait first",
+                       (unsigned long long)q,
+                       q < (uint64_t)t->node_size ? t->members[q] : -1);
+    }
+    return SHARDTAB_SUCCESS;
 }
 
 /* ---- queries --------------------------------------------------------------- */
@@ -556,7 +813,7 @@ shardtab_status_t shardtab_peer(const shardtab_t *t, int comm_rank, void **base,
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_peer: rank %d outside [0, %d)",
                        comm_rank, t->size);
     q = t->node_rank_of[comm_rank];
-    *base = q < 0 ? NULL : t->entries[q];
-    *bytes = q < 0 ? 0 : t->entry_bytes[q];
+    *base = q < 0 ? NULL : t->shard.entries[q];
+    *bytes = q < 0 ? 0 : t->shard.entry_bytes[q];
     return SHARDTAB_SUCCESS;
 }

@@ -1,6 +1,8 @@
 /* mpi_gpu.c - asks the MPI library whether it is GPU-aware, through the query
  * each implementation offers where it exists: Open MPI's MPIX_Query_cuda_support
- * and MPIX_Query_rocm_support (mpi-ext.h), MPICH's MPIX_GPU_query_support. */
+ * and MPIX_Query_rocm_support (mpi-ext.h), MPICH's MPIX_GPU_query_support.
+ * Shared by multi_scal (its header line) and jacobi (which passes device
+ * buffers to MPI only when the library says it takes them). */
 #include "mpi_gpu.h"
 
 #include <mpi.h>
@@ -16,7 +18,7 @@ static const char *yes_no(int v)
     return v ? "yes" : "no";
 }
 
-void ms_mpi_gpu_support(char *line, size_t bytes)
+void app_mpi_gpu_support(char *line, size_t bytes)
 {
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     size_t used;
@@ -47,6 +49,25 @@ void ms_mpi_gpu_support(char *line, size_t bytes)
     if (used < bytes && line[used - 1] == ';')
         snprintf(line + used, bytes - used, " GPU-awareness: no query available");
     (void)yes_no;
-    snprintf(line + strlen(line), bytes - strlen(line),
-             " (verification is host-staged, so either way works)");
+}
+
+int app_mpi_gpu_aware(const char *backend)
+{
+    int aware = 0;
+
+    (void)backend;
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+    if (strcmp(backend, "cuda") == 0)
+        aware = MPIX_Query_cuda_support();
+#endif
+#if defined(MPIX_ROCM_AWARE_SUPPORT)
+    if (strcmp(backend, "hip") == 0)
+        aware = MPIX_Query_rocm_support();
+#endif
+#if defined(MPIX_GPU_SUPPORT_CUDA) && defined(MPIX_GPU_SUPPORT_HIP)
+    MPIX_GPU_query_support(strcmp(backend, "hip") == 0 ? MPIX_GPU_SUPPORT_HIP
+                                                      : MPIX_GPU_SUPPORT_CUDA,
+                           &aware);
+#endif
+    return aware != 0;
 }

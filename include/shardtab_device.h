@@ -1,0 +1,321 @@
+/* shardtab_device.h - signals and a barrier between the ranks of a node, for
+ * the code that runs on the device: HIP kernels (AMD), the same source compiled
+ * as CUDA (NVIDIA), and the host backend's C loops (POSIX shared memory).
+ *
+ * Every table has a signal pad per rank: 64-bit slots in that rank's own
+ * memory, exported through the same IPC exchange as the shards. A kernel may
+ *   - set or add to a slot of any node peer's pad (release, system scope);
+ *   - wait until a slot of its own pad is == or >= a value (acquire, system scope);
+ *   - fence at system scope;
+ *   - join a node-wide barrier (one thread, or a whole block, of each rank).
+ * The pad lives in memory that stays coherent while kernels run: uncached or
+ * fine-grained on AMD (hipExtMallocWithFlags), ordinary device memory on NVIDIA,
+ * the shared-memory segment on the host backend. docs/design.md gives the
+ * memory-model reasoning per GPU.
+ *
+ * Every wait has a time limit (shardtab_create_params_t.wait_timeout_s, or
+ * SHARDTAB_WAIT_TIMEOUT seconds; 10 s by default). A wait that runs out records
+ * what it waited for in its own pad, tells every peer to stop (their waits
+ * return SHARDTAB_WAIT_ABORTED), and returns SHARDTAB_WAIT_TIMED_OUT: the kernel
+ * then returns, and the host learns which rank, slot and value from
+ * shardtab_signal_check(). Nothing traps, so the context survives to report.
+ *
+ * Usage in a kernel (the handle is passed by value):
+ *
+ *     __global__ void k(shardtab_signals_t sig, ...) {
+ *         ... stores into a peer's shard through the table ...
+ *         if (threadIdx.x == 0) {
+ *             shardtab_fence();
+ *             shardtab_signal_set(&sig, peer, 0, iteration + 1);
+ *             if (shardtab_signal_wait_until(&sig, 0, SHARDTAB_CMP_GE, iteration + 1))
+ *                 return;          // timed out or aborted: stop, the host reports
+ *         }
+ *     }
+ *
+ * A slot should have one writer (one peer, one thread) unless it is only ever
+ * added to; values should grow (an iteration count), so that no reset races a
+ * late reader (the NVSHMEM neighbour-sync idiom).
+ */
+#ifndef SHARDTAB_DEVICE_H
+#define SHARDTAB_DEVICE_H
+
+#include <stdint.h>
+
+/* ---- which compiler sees this ---------------------------------------------- */
+#if defined(__CUDACC__)
+#define SHARDTAB_DEVICE_CUDA 1
+#define SHARDTAB_DEVFN __device__ static inline
+#include <cuda/atomic>
+#elif defined(__HIP__) || defined(__HIPCC__)
+#define SHARDTAB_DEVICE_HIP 1
+#define SHARDTAB_DEVFN __device__ static inline
+#include <hip/hip_runtime.h>
+#else
+#define SHARDTAB_DEVICE_HOST 1
+#define SHARDTAB_DEVFN static inline
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t) && ATOMIC_LLONG_LOCK_FREE == 2,
+               "the host backend's signals need lock-free 64-bit atomics laid out as uint64_t");
+#endif
+
+/* ---- the pad ----------------------------------------------------------------- *
+ * [0, SHARDTAB_PAD_HEADER)                  this rank's status and error record
+ * [HEADER, HEADER + node_size)              barrier arrivals, one slot per node rank
+ * [HEADER + node_size, ... + slots)         the user's slots 0 .. slots-1          */
+enum {
+    SHARDTAB_PAD_STATUS = 0,    /* 0, or the SHARDTAB_WAIT_* this rank gave up with */
+    SHARDTAB_PAD_ERR_SLOT = 1,  /* pad index it waited on */
+    SHARDTAB_PAD_ERR_CMP = 2,   /* SHARDTAB_CMP_* */
+    SHARDTAB_PAD_ERR_WANT = 3,  /* the value it waited for */
+    SHARDTAB_PAD_ERR_SEEN = 4,  /* the value the slot held when it gave up */
+    SHARDTAB_PAD_ERR_TICKS = 5, /* clock ticks it waited */
+    SHARDTAB_PAD_ABORT = 6,     /* 0, or 1 + node rank of a rank that gave up (written by it) */
+    SHARDTAB_PAD_EPOCH = 7,     /* barriers this rank has entered; only it writes */
+    SHARDTAB_PAD_HEADER = 16
+};
+
+enum { SHARDTAB_CMP_EQ = 0, SHARDTAB_CMP_GE = 1 };
+enum { SHARDTAB_WAIT_OK = 0, SHARDTAB_WAIT_TIMED_OUT = 1, SHARDTAB_WAIT_ABORTED = 2 };
+
+/* The handle a kernel needs, by value (shardtab_signals() fills it). */
+typedef struct shardtab_signals {
+    uint64_t *const *pads;  /* device-resident [node_size]: every pad as this rank maps it */
+    uint64_t *mine;         /* this rank's own pad */
+    int node_rank, node_size;
+    int slots;              /* user slots per pad */
+    int reserved;
+    uint64_t timeout_ticks; /* of shardtab_clock() */
+} shardtab_signals_t;
+
+/* ---- the primitives, one per target; each names its order and scope ---------- */
+#if defined(SHARDTAB_DEVICE_CUDA)
+SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
+{
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_release);
+}
+SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
+{
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(cuda::memory_order_acquire);
+}
+SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
+{
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
+{
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(v, cuda::memory_order_release);
+}
+SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).compare_exchange_strong(
+        expected, desired, cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_fence(void)
+{
+    cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_system);
+}
+/* nanoseconds of the GPU's global timer */
+SHARDTAB_DEVFN uint64_t shardtab_clock(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+SHARDTAB_DEVFN void shardtab_pause(void)
+{
+    __nanosleep(32);
+}
+#elif defined(SHARDTAB_DEVICE_HIP)
+SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
+{
+    __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
+{
+    return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
+{
+    return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
+{
+    (void)__hip_atomic_fetch_add(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_RELAXED,
+                                                __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN void shardtab_fence(void)
+{
+    __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); /* "": the system scope */
+}
+/* ticks of the constant-rate real-time counter (s_memrealtime) */
+SHARDTAB_DEVFN uint64_t shardtab_clock(void)
+{
+    return (uint64_t)wall_clock64();
+}
+SHARDTAB_DEVFN void shardtab_pause(void)
+{
+    __builtin_amdgcn_s_sleep(1);
+}
+#else /* the host backend: C11 atomics on the shared-memory segment */
+SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_release);
+}
+SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_acquire);
+}
+SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
+{
+    (void)atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_release);
+}
+SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)p, &expected, desired,
+                                                   memory_order_relaxed, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+/* nanoseconds of CLOCK_MONOTONIC */
+SHARDTAB_DEVFN uint64_t shardtab_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+/* ranks may outnumber cores (CI runs 4 on 2): a waiter must let the writer run */
+SHARDTAB_DEVFN void shardtab_pause(void)
+{
+    sched_yield();
+}
+#endif
+
+/* ---- signals ----------------------------------------------------------------- */
+
+/* Pad index of user slot `slot`. */
+SHARDTAB_DEVFN int shardtab_slot_index(const shardtab_signals_t *s, int slot)
+{
+    return SHARDTAB_PAD_HEADER + s->node_size + slot;
+}
+
+/* pad[slot] of node rank `peer` = value, after every earlier store of this thread
+ * (and those it has observed) is visible to the peer: release, system scope. */
+SHARDTAB_DEVFN void shardtab_signal_set(const shardtab_signals_t *s, int peer, int slot,
+                                        uint64_t value)
+{
+    shardtab_store_release_system(s->pads[peer] + shardtab_slot_index(s, slot), value);
+}
+
+/* pad[slot] of node rank `peer` += value, atomically; release, system scope. */
+SHARDTAB_DEVFN void shardtab_signal_add(const shardtab_signals_t *s, int peer, int slot,
+                                        uint64_t value)
+{
+    shardtab_add_release_system(s->pads[peer] + shardtab_slot_index(s, slot), value);
+}
+
+/* This rank's own slot, acquire: later loads see what its writer released. */
+SHARDTAB_DEVFN uint64_t shardtab_signal_read(const shardtab_signals_t *s, int slot)
+{
+    return shardtab_load_acquire_system(s->mine + shardtab_slot_index(s, slot));
+}
+
+/* Has any rank of the node given up a wait? */
+SHARDTAB_DEVFN int shardtab_aborted(const shardtab_signals_t *s)
+{
+    return shardtab_load_relaxed_system(s->mine + SHARDTAB_PAD_ABORT) != 0;
+}
+
+/* Give up: record the wait in this rank's pad (the first one to give up wins),
+ * then tell every peer, and this rank's own other waiters, to stop. */
+SHARDTAB_DEVFN void shardtab_give_up(const shardtab_signals_t *s, int index, int cmp,
+                                     uint64_t want, uint64_t seen, uint64_t ticks)
+{
+    if (shardtab_cas_relaxed_system(s->mine + SHARDTAB_PAD_STATUS, 0, SHARDTAB_WAIT_TIMED_OUT)) {
+        s->mine[SHARDTAB_PAD_ERR_SLOT] = (uint64_t)index;
+        s->mine[SHARDTAB_PAD_ERR_CMP] = (uint64_t)cmp;
+        s->mine[SHARDTAB_PAD_ERR_WANT] = want;
+        s->mine[SHARDTAB_PAD_ERR_SEEN] = seen;
+        s->mine[SHARDTAB_PAD_ERR_TICKS] = ticks;
+    }
+    for (int q = 0; q < s->node_size; q++)
+        shardtab_store_release_system(s->pads[q] + SHARDTAB_PAD_ABORT, 1 + (uint64_t)s->node_rank);
+}
+
+/* Wait until this rank's pad[index] compares to value (acquire, system scope).
+ * Returns SHARDTAB_WAIT_OK, _TIMED_OUT (recorded, peers told) or _ABORTED
+ * (another rank gave up first). */
+SHARDTAB_DEVFN int shardtab_wait_index(const shardtab_signals_t *s, int index, int cmp,
+                                       uint64_t value)
+{
+    uint64_t *slot = s->mine + index, start = shardtab_clock(), seen;
+
+    for (;;) {
+        seen = shardtab_load_acquire_system(slot);
+        if (cmp == SHARDTAB_CMP_GE ? seen >= value : seen == value)
+            return SHARDTAB_WAIT_OK;
+        if (shardtab_aborted(s))
+            return SHARDTAB_WAIT_ABORTED;
+        uint64_t waited = shardtab_clock() - start;
+        if (waited > s->timeout_ticks) {
+            shardtab_give_up(s, index, cmp, value, seen, waited);
+            return SHARDTAB_WAIT_TIMED_OUT;
+        }
+        shardtab_pause();
+    }
+}
+
+/* Wait on a user slot of this rank's own pad. */
+SHARDTAB_DEVFN int shardtab_signal_wait_until(const shardtab_signals_t *s, int slot, int cmp,
+                                              uint64_t value)
+{
+    return shardtab_wait_index(s, shardtab_slot_index(s, slot), cmp, value);
+}
+
+/* ---- barrier ------------------------------------------------------------------ *
+ * One thread of each rank of the node calls it. Each arrival is a growing count
+ * (this rank's barrier number) stored into a slot of every peer that only this
+ * rank writes: no reset, no race with a late reader. Everything each rank wrote
+ * before it (release) is visible to every rank after it (acquire). */
+SHARDTAB_DEVFN int shardtab_barrier(const shardtab_signals_t *s)
+{
+    uint64_t epoch = s->mine[SHARDTAB_PAD_EPOCH] + 1;
+    int status = SHARDTAB_WAIT_OK;
+
+    s->mine[SHARDTAB_PAD_EPOCH] = epoch;
+    for (int q = 0; q < s->node_size; q++)
+        if (q != s->node_rank)
+            shardtab_store_release_system(s->pads[q] + SHARDTAB_PAD_HEADER + s->node_rank, epoch);
+    for (int q = 0; q < s->node_size && status == SHARDTAB_WAIT_OK; q++)
+        if (q != s->node_rank)
+            status = shardtab_wait_index(s, SHARDTAB_PAD_HEADER + q, SHARDTAB_CMP_GE, epoch);
+    return status;
+}
+
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+/* The whole block calls it; thread 0 joins the barrier for it. Every thread
+ * gets the status. */
+SHARDTAB_DEVFN int shardtab_barrier_block(const shardtab_signals_t *s)
+{
+    __shared__ int status;
+
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
+        status = shardtab_barrier(s);
+    __syncthreads();
+    return status;
+}
+#endif
+
+#endif /* SHARDTAB_DEVICE_H */

@@ -1,0 +1,49 @@
+/* jacobi_op.h - the per-point work of the jacobi program, written once and
+ * compiled for the CPU (host backend) and for GPUs (HIP and CUDA kernels), so
+ * that every backend and every rank count computes the same bits. */
+#ifndef JACOBI_OP_H
+#define JACOBI_OP_H
+
+#include "jacobi.h"
+
+#if defined(__HIPCC__) || defined(__CUDACC__)
+#define JACOBI_HD __host__ __device__
+#else
+#define JACOBI_HD
+#endif
+
+/* The 5-point update in the anchors' order: right + left + below + above, then
+ * times 0.25 (exact: a power of two). Plain IEEE single adds, no fused
+ * multiply-add possible, so the CPU and every GPU agree bit for bit. */
+static JACOBI_HD inline jacobi_real_t jacobi_value(jacobi_real_t left, jacobi_real_t right,
+                                                    jacobi_real_t up, jacobi_real_t down)
+{
+    return (jacobi_real_t)0.25 * (right + left + down + up);
+}
+
+/* A residue's share of the squared L2 norm, summed in double. */
+static JACOBI_HD inline double jacobi_residue2(jacobi_real_t next, jacobi_real_t current)
+{
+    double r = (double)(next - current);
+    return r * r;
+}
+
+/* Is iteration k (absolute) one whose norm is computed? Is it one at whose end
+ * the norm of k - 1 decides whether to go on (the anchors' one-iteration lag)? */
+static JACOBI_HD inline int jacobi_norm_iteration(uint64_t base, int nccheck, uint64_t k)
+{
+    return (k - base) % (uint64_t)nccheck == 0;
+}
+
+static JACOBI_HD inline int jacobi_decision_iteration(uint64_t base, int nccheck, uint64_t k)
+{
+    return k > base && (k - 1 - base) % (uint64_t)nccheck == 0;
+}
+
+/* Which deposit of the norm ring iteration k's norm goes to. */
+static JACOBI_HD inline uint64_t jacobi_deposit(uint64_t base, int nccheck, uint64_t k)
+{
+    return (k - base) / (uint64_t)nccheck;
+}
+
+#endif /* JACOBI_OP_H */

@@ -1,0 +1,182 @@
+/* app.c - the pieces multi_scal and jacobi share: safe result files, JSON
+ * strings, provenance, available memory. */
+#define _GNU_SOURCE
+#include "app.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int app_outfile_open(app_outfile_t *out, const char *path, char *err, size_t err_bytes)
+{
+    struct stat st;
+    int fd;
+
+    memset(out, 0, sizeof *out);
+    out->target = strdup(path);
+    if (out->target == NULL) {
+        snprintf(err, err_bytes, "out of memory");
+        return -1;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or a pipe: write through it, never rename over it */
+        out->f = fopen(path, "w");
+        if (out->f == NULL) {
+            snprintf(err, err_bytes, "cannot write '%s': %s", path, strerror(errno));
+            app_outfile_discard(out);
+            return -1;
+        }
+        return 0;
+    }
+    if (asprintf(&out->temp, "%s.tmp.XXXXXX", path) < 0) {
+        out->temp = NULL;
+        snprintf(err, err_bytes, "out of memory");
+        app_outfile_discard(out);
+        return -1;
+    }
+    fd = mkstemp(out->temp);
+    if (fd < 0) {
+        snprintf(err, err_bytes, "cannot write '%s': %s", path, strerror(errno));
+        free(out->temp);
+        out->temp = NULL;
+        app_outfile_discard(out);
+        return -1;
+    }
+    out->f = fdopen(fd, "w");
+    if (out->f == NULL) {
+        snprintf(err, err_bytes, "cannot write '%s': %s", path, strerror(errno));
+        close(fd);
+        app_outfile_discard(out);
+        return -1;
+    }
+    return 0;
+}
+
+int app_outfile_commit(app_outfile_t *out, char *err, size_t err_bytes)
+{
+    int failed = 0, saved = 0;
+
+    if (out->f == NULL) {
+        snprintf(err, err_bytes, "no file open");
+        return -1;
+    }
+    if (ferror(out->f) || fflush(out->f) != 0)
+        failed = 1, saved = errno;
+    if (!failed && out->temp && fsync(fileno(out->f)) != 0)
+        failed = 1, saved = errno;
+    if (fclose(out->f) != 0 && !failed)
+        failed = 1, saved = errno;
+    out->f = NULL;
+    if (!failed && out->temp && rename(out->temp, out->target) != 0)
+        failed = 1, saved = errno;
+    if (failed) {
+        snprintf(err, err_bytes, "writing '%s' failed: %s", out->target,
+                 saved ? strerror(saved) : "write error");
+        app_outfile_discard(out);
+        return -1;
+    }
+    free(out->temp);
+    out->temp = NULL;
+    free(out->target);
+    out->target = NULL;
+    return 0;
+}
+
+void app_outfile_discard(app_outfile_t *out)
+{
+    if (out->f)
+        fclose(out->f);
+    out->f = NULL;
+    if (out->temp)
+        unlink(out->temp); /* ours alone: the target is never touched */
+    free(out->temp);
+    free(out->target);
+    out->temp = out->target = NULL;
+}
+
+void app_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void app_json_provenance(FILE *f, const char *git_commit)
+{
+    const char *job = getenv("SLURM_JOB_ID");
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fputs("  \"git_commit\": ", f);
+    app_json_string(f, git_commit);
+    fprintf(f, ",\n  \"date_utc\": \"%s\",\n  \"slurm_job_id\": ", when);
+    if (job && *job)
+        app_json_string(f, job);
+    else
+        fputs("null", f);
+    fputs(",\n", f);
+}
+
+/* The first number of a one-line file, or UINT64_MAX ("max", missing). */
+static uint64_t read_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long v;
+    uint64_t value = UINT64_MAX;
+
+    if (f == NULL)
+        return UINT64_MAX;
+    if (fscanf(f, "%llu", &v) == 1)
+        value = (uint64_t)v;
+    fclose(f);
+    return value;
+}
+
+uint64_t app_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256], group[512], path[700];
+    unsigned long long kib;
+    uint64_t available = 0;
+
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+                available = (uint64_t)kib * 1024;
+        fclose(f);
+    }
+    /* cgroup v2: "0::/path" in /proc/self/cgroup */
+    f = fopen("/proc/self/cgroup", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "0::", 3) != 0 || sscanf(line + 3, "%511s", group) != 1)
+                continue;
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", group);
+            uint64_t max = read_number(path);
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", group);
+            uint64_t current = read_number(path);
+            if (max != UINT64_MAX && current != UINT64_MAX) {
+                uint64_t left = max > current ? max - current : 0;
+                if (available == 0 || left < available)
+                    available = left;
+            }
+        }
+        fclose(f);
+    }
+    return available;
+}

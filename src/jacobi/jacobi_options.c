@@ -1,0 +1,217 @@
+/* jacobi_options.c - parsing and checking the jacobi command line (the
+ * anchors' single-dash options, and ours), and the row split. */
+#include "jacobi_options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "Usage: jacobi [options]\n"
+    "Solve the 2D Poisson equation with Jacobi's 5-point stencil on an NX x NY grid\n"
+    "(the problem of NVIDIA's multi-gpu-programming-models), rows split over the MPI\n"
+    "ranks (one per GPU); ghost rows and the norm go through one table per node.\n"
+    "Verifies every point bit for bit against a 1-GPU reference computed in the run.\n"
+    "\n"
+    "  -nx N            grid points in x, boundaries included (default 16384)\n"
+    "  -ny N            grid points in y, boundaries included (default 16384)\n"
+    "  -niter N         iterations at most (default 1000)\n"
+    "  -nccheck N       compute the L2 norm every N iterations (default 1); the solve\n"
+    "                   stops one iteration after a norm <= 1e-8, as the anchors do\n"
+    "  --variant V      table (default): ghost rows stored into the neighbours'\n"
+    "                     arrays through the table, ordered by device signals, the\n"
+    "                     norm reduced through the table, the stop decided on the\n"
+    "                     device; no MPI and no host synchronization in the loop\n"
+    "                   host-sync: the same, with a host synchronization and an\n"
+    "                     MPI_Barrier after every iteration\n"
+    "                   mpi: ghost rows by MPI messages, host-staged unless MPI says\n"
+    "                     it is GPU-aware; the norm by MPI\n"
+    "  --launch L       table variant: graph (default; replay captured graphs of\n"
+    "                   launches) or stream (one launch call per iteration)\n"
+    "  --repeat R       timed solves after one warm-up solve; the median is\n"
+    "                   reported (default 1)\n"
+    "  --json FILE      also write the results as JSON to FILE\n"
+    "  --allow-shared-gpu\n"
+    "                   let several ranks of a node share one GPU\n"
+    "  -h, --help       print this help and exit\n"
+    "\n"
+    "A neighbour on another node (or SHARDTAB_RANKS_PER_NODE=1) gets its ghost rows\n"
+    "by MPI. SHARDTAB_WAIT_TIMEOUT=S bounds every device-side wait (default 10 s).\n"
+    "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage.\n";
+
+const char *jacobi_usage_text(void)
+{
+    return usage_text;
+}
+
+static const char *const variant_names[JACOBI_VARIANT_COUNT] = {"table", "host-sync", "mpi"};
+
+const char *jacobi_variant_name(jacobi_variant_t variant)
+{
+    return (unsigned)variant < JACOBI_VARIANT_COUNT ? variant_names[variant] : "?";
+}
+
+void jacobi_options_default(jacobi_options_t *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->nx = 16384;
+    opts->ny = 16384;
+    opts->niter = 1000;
+    opts->nccheck = 1;
+    opts->repeat = 1;
+    opts->graph = 1;
+    opts->variant = JACOBI_TABLE;
+}
+
+/* A decimal integer in [lo, hi], nothing else. */
+static int parse_int(const char *name, const char *text, long lo, long hi, int *value, char *err,
+                     size_t err_bytes)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = text && *text ? strtol(text, &end, 10) : 0;
+    if (text == NULL || *text == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi) {
+        snprintf(err, err_bytes, "invalid %s '%s': expected an integer from %ld to %ld", name,
+                 text ? text : "", lo, hi);
+        return -1;
+    }
+    *value = (int)v;
+    return 0;
+}
+
+jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
+                                    size_t err_bytes)
+{
+    enum { OPT_NX = 256, OPT_NY, OPT_NITER, OPT_NCCHECK, OPT_VARIANT, OPT_LAUNCH, OPT_REPEAT,
+           OPT_JSON, OPT_SHARED };
+    static const struct option longs[] = {
+        {"nx", required_argument, NULL, OPT_NX},
+        {"ny", required_argument, NULL, OPT_NY},
+        {"niter", required_argument, NULL, OPT_NITER},
+        {"nccheck", required_argument, NULL, OPT_NCCHECK},
+        {"variant", required_argument, NULL, OPT_VARIANT},
+        {"launch", required_argument, NULL, OPT_LAUNCH},
+        {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"allow-shared-gpu", no_argument, NULL, OPT_SHARED},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc = 0;
+
+    jacobi_options_default(opts);
+    optind = 1;
+    opterr = 0;
+    /* getopt_long_only: -nx as the anchors spell it, --nx as well */
+    while (rc == 0 && (c = getopt_long_only(argc, argv, ":h", longs, NULL)) != -1) {
+        switch (c) {
+        case OPT_NX:
+            rc = parse_int("-nx", optarg, 3, JACOBI_MAX_SIDE, &opts->nx, err, err_bytes);
+            break;
+        case OPT_NY:
+            rc = parse_int("-ny", optarg, 3, JACOBI_MAX_SIDE, &opts->ny, err, err_bytes);
+            break;
+        case OPT_NITER:
+            rc = parse_int("-niter", optarg, 1, JACOBI_MAX_ITER, &opts->niter, err, err_bytes);
+            break;
+        case OPT_NCCHECK:
+            rc = parse_int("-nccheck", optarg, 1, JACOBI_MAX_ITER, &opts->nccheck, err,
+                           err_bytes);
+            break;
+        case OPT_REPEAT:
+            rc = parse_int("--repeat", optarg, 1, JACOBI_MAX_REPEAT, &opts->repeat, err,
+                           err_bytes);
+            break;
+        case OPT_VARIANT: {
+            int found = -1;
+            for (int v = 0; v < JACOBI_VARIANT_COUNT; v++)
+                if (strcmp(optarg, variant_names[v]) == 0)
+                    found = v;
+            if (found < 0) {
+                snprintf(err, err_bytes,
+                         "invalid --variant '%s': expected table, host-sync or mpi", optarg);
+                rc = -1;
+            } else {
+                opts->variant = (jacobi_variant_t)found;
+            }
+            break;
+        }
+        case OPT_LAUNCH:
+            if (strcmp(optarg, "graph") == 0 || strcmp(optarg, "stream") == 0) {
+                opts->graph = strcmp(optarg, "graph") == 0;
+            } else {
+                snprintf(err, err_bytes, "invalid --launch '%s': expected graph or stream",
+                         optarg);
+                rc = -1;
+            }
+            break;
+        case OPT_JSON:
+            if (*optarg == '\0') {
+                snprintf(err, err_bytes, "--json needs a file name");
+                rc = -1;
+            }
+            opts->json = optarg;
+            break;
+        case OPT_SHARED:
+            opts->allow_shared_gpu = 1;
+            break;
+        case 'h':
+            return JACOBI_PARSE_HELP;
+        case ':':
+            snprintf(err, err_bytes, "option '%s' needs a value", argv[optind - 1]);
+            rc = -1;
+            break;
+        default:
+            snprintf(err, err_bytes, "unknown or ambiguous option '%s'", argv[optind - 1]);
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0 && optind < argc) {
+        snprintf(err, err_bytes, "unexpected argument '%s'", argv[optind]);
+        rc = -1;
+    }
+    if (rc == 0 && (long)opts->nx * (long)opts->ny > (1L << 36)) {
+        snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
+        rc = -1;
+    }
+    return rc == 0 ? JACOBI_PARSE_OK : JACOBI_PARSE_ERROR;
+}
+
+int jacobi_split_rows(int ny, int ranks, int rank, jacobi_rows_t *rows, char *err,
+                      size_t err_bytes)
+{
+    int interior = ny - 2, low = interior / ranks;
+    int num_low = ranks * (low + 1) - interior; /* ranks with `low` rows */
+
+    if (low < 1) {
+        snprintf(err, err_bytes,
+                 "%d ranks but only %d interior rows (-ny %d): every rank needs at least one "
+                 "row; use -ny %d or more, or fewer ranks",
+                 ranks, interior, ny, ranks + 2);
+        return -1;
+    }
+    if (rank < num_low) {
+        rows->count = low;
+        rows->start = 1 + rank * low;
+    } else {
+        rows->count = low + 1;
+        rows->start = 1 + num_low * low + (rank - num_low) * (low + 1);
+    }
+    return 0;
+}
+
+int jacobi_top(int ranks, int rank)
+{
+    return rank > 0 ? rank - 1 : ranks - 1;
+}
+
+int jacobi_bottom(int ranks, int rank)
+{
+    return (rank + 1) % ranks;
+}
