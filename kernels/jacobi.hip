@@ -60,9 +60,11 @@ extern "C" int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
 }
 
 /* Row r of this rank: its own rows, or a ghost row (-1 above, rows below). */
+/* The halo is written by peers while kernels run: no __restrict__ on it, so
+ * that its loads never take the non-coherent read-only path. */
 __device__ static inline jacobi_real_t row_value(const jacobi_real_t *__restrict__ a,
-                                                 const jacobi_real_t *__restrict__ halo, int rows,
-                                                 int nx, int r, int x)
+                                                 const jacobi_real_t *halo, int rows, int nx,
+                                                 int r, int x)
 {
     if (r < 0)
         return halo[x];
@@ -127,8 +129,10 @@ __device__ static void finish_iteration(const jacobi_step_t &s, uint64_t k, uint
     double local2 = 0.0;
 
     if (norm_iter) {
+        /* written by other blocks of this launch: read past the L1 */
+        const volatile double *partials = s.partials;
         for (int b = (int)threadIdx.x; b < nblocks; b += JACOBI_BLOCK)
-            local2 += s.partials[b];
+            local2 += partials[b];
         local2 = block_sum(local2, scratch);
     }
     if (threadIdx.x != 0)
@@ -200,7 +204,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK) jacobi_kernel(jacobi_step_t s)
     const int p = (int)(k & 1);
     const jacobi_real_t *__restrict__ a = s.a[p];
     jacobi_real_t *__restrict__ next_a = s.a[p ^ 1];
-    const jacobi_real_t *__restrict__ halo = s.halo[p];
+    const jacobi_real_t *halo = s.halo[p];
     jacobi_real_t *top_dest = s.top_dest[p ^ 1], *bottom_dest = s.bottom_dest[p ^ 1];
     const int nx = s.nx, rows = s.rows;
     const int strip_order = (int)blockIdx.x / s.blocks_x;

@@ -86,6 +86,7 @@ typedef struct jac {
     jac_solver_t run, ref;
     jacobi_real_t *send_first, *send_last, *recv_top, *recv_bottom; /* host staging */
     jacobi_real_t *result, *expected; /* host: my rows, final, and the reference's */
+    double *norms;            /* host [2 * size]: every rank's (norm, failed) */
 } jac_t;
 
 static const float jacobi_pi = 3.14159265358979323846f; /* as the anchors: a float pi */
@@ -307,9 +308,14 @@ static shardtab_status_t mpi_check(int rc, const char *what)
 /* After step k: send the edge rows that go by MPI, receive the ghost rows of
  * k + 1 into the halo; then the norm, if the host owns it, with the device's
  * rules: the norm of k is computed now (*pending) and decided on after k + 1,
- * which is then the last step when it is <= tol (*stop). */
+ * which is then the last step when it is <= tol (*stop).
+ * Only the MPI calls the algorithm needs: a rank that failed (local) still
+ * takes part in them, and its failure travels with the norms (or, for
+ * host-sync, in the allreduce that is its barrier), so every rank learns of
+ * it at the same step (*failed) and nobody waits alone. Returns local. */
 static shardtab_status_t host_step(jac_t *j, uint64_t k, uint64_t base, jac_outcome_t *out,
-                                   double *pending, int *stop)
+                                   double *pending, int *stop, shardtab_status_t local,
+                                   int *failed)
 {
     jac_solver_t *s = &j->run;
     const int nx = s->nx, next = (int)((k + 1) & 1);
@@ -318,28 +324,25 @@ static shardtab_status_t host_step(jac_t *j, uint64_t k, uint64_t base, jac_outc
     jacobi_real_t *ghost_top = s->halo + (size_t)next * 2 * nx, *ghost_bottom = ghost_top + nx;
     const int norm_iter = ((k - base) % (uint64_t)j->opts.nccheck) == 0;
     const int decision = k > base && ((k - 1 - base) % (uint64_t)j->opts.nccheck) == 0;
-    shardtab_status_t status = SHARDTAB_SUCCESS;
     double local2 = 0.0;
-    MPI_Request req[4];
-    int nreq = 0;
 
-    if (!j->mpi_direct) {
+    *failed = 0;
+    if (!j->mpi_direct && local == SHARDTAB_SUCCESS) {
         if (j->host_top)
-            status = shardtab_memcpy_async(j->send_first, first, row_bytes, j->stream);
-        if (j->host_bottom && status == SHARDTAB_SUCCESS)
-            status = shardtab_memcpy_async(j->send_last, last, row_bytes, j->stream);
+            local = shardtab_memcpy_async(j->send_first, first, row_bytes, j->stream);
+        if (j->host_bottom && local == SHARDTAB_SUCCESS)
+            local = shardtab_memcpy_async(j->send_last, last, row_bytes, j->stream);
     }
-    if (j->host_norm && norm_iter && status == SHARDTAB_SUCCESS)
-        status = shardtab_memcpy_async(&local2, &s->ctl->local_norm2, sizeof local2, j->stream);
-    if (status == SHARDTAB_SUCCESS)
-        status = shardtab_stream_synchronize(j->stream);
-    status = shardtab_agree(MPI_COMM_WORLD, status);
-    if (status != SHARDTAB_SUCCESS)
-        return status;
+    if (j->host_norm && norm_iter && local == SHARDTAB_SUCCESS)
+        local = shardtab_memcpy_async(&local2, &s->ctl->local_norm2, sizeof local2, j->stream);
+    if (local == SHARDTAB_SUCCESS)
+        local = shardtab_stream_synchronize(j->stream);
 
     if (j->host_top || j->host_bottom) {
         jacobi_real_t *in_top = j->mpi_direct ? ghost_top : j->recv_top;
         jacobi_real_t *in_bottom = j->mpi_direct ? ghost_bottom : j->recv_bottom;
+        MPI_Request req[4];
+        int nreq = 0;
         if (j->host_top) {
             MPI_Irecv(in_top, nx, MPI_FLOAT, j->top, TAG_DOWN, MPI_COMM_WORLD, &req[nreq++]);
             MPI_Isend(j->mpi_direct ? first : j->send_first, nx, MPI_FLOAT, j->top, TAG_UP,
@@ -350,16 +353,14 @@ static shardtab_status_t host_step(jac_t *j, uint64_t k, uint64_t base, jac_outc
             MPI_Isend(j->mpi_direct ? last : j->send_last, nx, MPI_FLOAT, j->bottom, TAG_DOWN,
                       MPI_COMM_WORLD, &req[nreq++]);
         }
-        status = mpi_check(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE), "MPI_Waitall of ghost rows");
-        if (!j->mpi_direct) {
-            if (j->host_top && status == SHARDTAB_SUCCESS)
-                status = shardtab_memcpy_async(ghost_top, j->recv_top, row_bytes, j->stream);
-            if (j->host_bottom && status == SHARDTAB_SUCCESS)
-                status = shardtab_memcpy_async(ghost_bottom, j->recv_bottom, row_bytes, j->stream);
-        }
-        status = shardtab_agree(MPI_COMM_WORLD, status);
-        if (status != SHARDTAB_SUCCESS)
-            return status;
+        shardtab_status_t s2 = mpi_check(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE),
+                                         "MPI_Waitall of the ghost rows");
+        if (local == SHARDTAB_SUCCESS)
+            local = s2;
+        if (!j->mpi_direct && j->host_top && local == SHARDTAB_SUCCESS)
+            local = shardtab_memcpy_async(ghost_top, j->recv_top, row_bytes, j->stream);
+        if (!j->mpi_direct && j->host_bottom && local == SHARDTAB_SUCCESS)
+            local = shardtab_memcpy_async(ghost_bottom, j->recv_bottom, row_bytes, j->stream);
     }
 
     if (j->host_norm && decision) {
@@ -371,24 +372,30 @@ static shardtab_status_t host_step(jac_t *j, uint64_t k, uint64_t base, jac_outc
         *stop = out->norm <= JACOBI_TOL;
     }
     if (j->host_norm && norm_iter) {
-        /* every rank's sum, added in rank order: the same bits, the same decision */
-        double *all = malloc((size_t)j->size * sizeof *all), global2 = 0.0;
-        status = all ? SHARDTAB_SUCCESS : no_memory("the norms", (size_t)j->size * sizeof *all);
-        status = shardtab_agree(MPI_COMM_WORLD, status);
-        if (status != SHARDTAB_SUCCESS) {
-            free(all);
-            return status;
+        /* every rank's (norm, failed), added in rank order: the same bits everywhere */
+        double mine[2] = {local2, local != SHARDTAB_SUCCESS}, global2 = 0.0;
+        shardtab_status_t s2 = mpi_check(
+            MPI_Allgather(mine, 2, MPI_DOUBLE, j->norms, 2, MPI_DOUBLE, MPI_COMM_WORLD),
+            "MPI_Allgather of the norms");
+        for (int r = 0; r < j->size && s2 == SHARDTAB_SUCCESS; r++) {
+            global2 += j->norms[2 * r];
+            *failed |= j->norms[2 * r + 1] != 0.0;
         }
-        status = mpi_check(MPI_Allgather(&local2, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD),
-                           "MPI_Allgather of the norms");
-        for (int r = 0; r < j->size; r++)
-            global2 += all[r];
-        free(all);
+        if (local == SHARDTAB_SUCCESS)
+            local = s2;
+        *failed |= s2 != SHARDTAB_SUCCESS;
         *pending = sqrt(global2);
+    } else if (j->host_sync) {
+        /* the barrier of host-sync, carrying who failed */
+        int flag = local != SHARDTAB_SUCCESS, any = 1;
+        shardtab_status_t s2 =
+            mpi_check(MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+                      "MPI_Allreduce (the host-sync barrier)");
+        if (local == SHARDTAB_SUCCESS)
+            local = s2;
+        *failed = any || s2 != SHARDTAB_SUCCESS;
     }
-    if (j->host_sync && status == SHARDTAB_SUCCESS)
-        status = mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-    return status;
+    return local;
 }
 
 /* ---- one solve ----------------------------------------------------------------- */
@@ -456,16 +463,14 @@ static shardtab_status_t solve(jac_t *j, jac_solver_t *s, int distributed, int i
             status = shardtab_stream_synchronize(j->stream);
     } else {
         double pending = 0.0;
-        int stop = 0;
-        for (int it = 0; it < iterations && !stop; it++) {
-            status = kernel_check(jacobi_run(&s->step, 1, j->stream, 0), "the Jacobi kernel");
-            status = shardtab_agree(MPI_COMM_WORLD, status);
+        int stop = 0, failed = 0;
+        for (int it = 0; it < iterations && !stop && !failed; it++) {
             if (status == SHARDTAB_SUCCESS)
-                status = host_step(j, base + (uint64_t)it, base, out, &pending, &stop);
-            if (status != SHARDTAB_SUCCESS)
-                return status;
+                status = kernel_check(jacobi_run(&s->step, 1, j->stream, 0), "the Jacobi kernel");
+            status = host_step(j, base + (uint64_t)it, base, out, &pending, &stop, status, &failed);
         }
-        status = shardtab_stream_synchronize(j->stream);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_stream_synchronize(j->stream);
     }
     if (distributed) {
         status = shardtab_agree(MPI_COMM_WORLD, status);
@@ -757,8 +762,9 @@ static shardtab_status_t allocate_host(jac_t *j)
     j->send_last = malloc(row);
     j->recv_top = malloc(row);
     j->recv_bottom = malloc(row);
+    j->norms = malloc(2 * (size_t)j->size * sizeof *j->norms);
     if (!j->result || !j->expected || !j->send_first || !j->send_last || !j->recv_top ||
-        !j->recv_bottom)
+        !j->recv_bottom || !j->norms)
         return no_memory("host rows", 2 * mine + 4 * row);
     return SHARDTAB_SUCCESS;
 }
@@ -771,6 +777,7 @@ static void free_host(jac_t *j)
     free(j->send_last);
     free(j->recv_top);
     free(j->recv_bottom);
+    free(j->norms);
 }
 
 /* Collective teardown in reverse order of set-up; the first failure wins. */
