@@ -13,6 +13,8 @@
 #   --runs R       runs of each anchor per size, and --repeat of jacobi (default 3);
 #                  the median is kept
 #   --quick        the checks only, no timing sweep
+# With one visible GPU the two-rank checks share it (--allow-shared-gpu) and
+# the sweep times the single-GPU codes only (single_gpu, jacobi -np 1).
 # NCCL and NVSHMEM come from python3's nvidia-nccl and nvidia-nvshmem wheels.
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1).
 # Writes jacobi-bench.csv (one row per variant and size), jacobi-check.log and
@@ -95,10 +97,17 @@ for a in single_gpu multi_threaded_p2p_opt nccl nccl_graphs nvshmem; do
 done
 export LD_LIBRARY_PATH=$nvshmem/lib:$nccl/lib:${LD_LIBRARY_PATH:-}
 
+gpus=$(nvidia-smi -L | grep -c "^GPU")
+share=()
+if ((gpus < 2)); then
+  share=(--allow-shared-gpu)
+  say "# one GPU: the two-rank checks share it, the sweep times single-GPU codes only"
+fi
+
 # ---- checks: every variant verifies on the GPUs; a wait that cannot finish ends the job ----
 # shellcheck disable=SC2317  # called via step
 expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
-small=(-nx 2050 -ny 1027 -niter 300)
+small=(-nx 2050 -ny 1027 -niter 300 "${share[@]}")
 for v in table host-sync mpi; do
   step "np2 $v, uneven rows" run -np 2 "$jac" "${small[@]}" --variant "$v" --json "$out/check-$v.json"
 done
@@ -107,13 +116,13 @@ step "np1 table" run -np 1 "$jac" "${small[@]}"
 step "np2 table, simulated two nodes (SHARDTAB_RANKS_PER_NODE=1)" \
   run -np 2 -x SHARDTAB_RANKS_PER_NODE=1 "$jac" "${small[@]}"
 step "np2 table, converges and stops on the device (-nccheck 3)" \
-  run -np 2 "$jac" -nx 66 -ny 34 -niter 20000 -nccheck 3
+  run -np 2 "$jac" -nx 66 -ny 34 -niter 20000 -nccheck 3 "${share[@]}"
 step "np2 table, a rank that never signals: every rank ends with the message, exit 1" \
   expect_rc 1 run -np 2 -x JACOBI_TEST_SKIP_SIGNAL=1 -x SHARDTAB_WAIT_TIMEOUT=2 "$jac" "${small[@]}"
 grep -h "device-side wait" "$log" | tail -2 | sed 's/^/# /' | tee -a "$log"
 if command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck, np2 table" \
-    run -np 2 compute-sanitizer --error-exitcode 9 --tool memcheck "$jac" -nx 514 -ny 259 -niter 40 --repeat 1
+    run -np 2 compute-sanitizer --error-exitcode 9 --tool memcheck "$jac" -nx 514 -ny 259 -niter 40 "${share[@]}"
   step "compute-sanitizer racecheck, np1 table" \
     run -np 1 compute-sanitizer --error-exitcode 9 --tool racecheck "$jac" -nx 514 -ny 259 -niter 20 --launch stream
 fi
@@ -123,6 +132,29 @@ say "# checks: $failures failure(s)"
 # ---- the sweep: every variant at every size, in this one job --------------------------------
 median_of() { python3 -c 'import sys, statistics; v=[float(x) for x in sys.argv[1:] if x]; print(statistics.median(v) if v else "")' "$@"; }
 record() { echo "$1,$2,$2,$niter,$3,$4,$5,$6,$7" >>"$csv"; say "  $1 ${2}x$2 gpus=$3: $4 s (reference ${5:-n/a} s) $7"; }
+if ((gpus < 2)); then
+  for n in $sizes; do
+    ts=()
+    for ((r = 0; r < runs; r++)); do
+      line=$(timeout 300 "$abuild/single_gpu/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^single_gpu")
+      IFS=', ' read -r -a f <<<"$line"
+      ts+=("${f[5]:-}")
+    done
+    record single_gpu "$n" 1 "$(median_of "${ts[@]}")" "" "$runs" ""
+    for launch in graph stream; do
+      json=$out/jacobi-np1-$launch-$n.json
+      if run -np 1 "$jac" -nx "$n" -ny "$n" -niter "$niter" --launch "$launch" --repeat "$runs" \
+        --json "$json" >>"$log" 2>&1; then
+        read -r t ref <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["seconds"], d["reference_seconds"])' "$json")"
+        record "jacobi-np1-$launch" "$n" 1 "$t" "$ref" "$runs" "verified"
+      else
+        record "jacobi-np1-$launch" "$n" 1 "" "" "$runs" "FAILED"
+        failures=$((failures + 1))
+      fi
+    done
+  done
+  sizes=""
+fi
 for n in $sizes; do
   say "# size ${n} x ${n}, $niter iterations, norm every iteration"
   # the anchors, `runs` times each, CSV lines
