@@ -19,9 +19,20 @@
 #include "shardtab_device.h"
 
 #define JACOBI_BLOCK 256        /* threads per block, all along x */
-#define JACOBI_BLOCKS_PER_SM 8  /* resident blocks per multiprocessor the grid aims at */
+#define JACOBI_MIN_BLOCKS_PER_SM 4 /* register budget: 64 per thread */
+#define JACOBI_BLOCKS_PER_SM 4  /* resident blocks per multiprocessor the grid aims at */
+#define JACOBI_ROWS_IN_FLIGHT 8 /* rows each thread loads before it computes them */
 #define JACOBI_MIN_STRIP_ROWS 8 /* shorter strips cost more in partial sums than they gain */
 #define JACOBI_GRAPH_STEPS 32   /* steps captured in one graph */
+
+/* Tuning knobs for the runs of docs/performance.md: JACOBI_BLOCKS_PER_SM (1 to
+ * 16) and JACOBI_ROWS_IN_FLIGHT (1, 4 or 8); the defaults won there. */
+static int knob(const char *name, int fallback, int lo, int hi)
+{
+    const char *text = getenv(name);
+    long v = text ? strtol(text, NULL, 10) : 0;
+    return v >= lo && v <= hi ? (int)v : fallback;
+}
 
 static hipError_t multiprocessors(int *count)
 {
@@ -47,7 +58,8 @@ extern "C" int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
         return (int)err;
     s->blocks_x = (s->nx - 2 + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
     /* enough blocks to fill the GPU once, each strip at least a few rows */
-    strips = (int)((int64_t)sms * JACOBI_BLOCKS_PER_SM / s->blocks_x);
+    strips = (int)((int64_t)sms * knob("JACOBI_BLOCKS_PER_SM", JACOBI_BLOCKS_PER_SM, 1, 16) /
+                   s->blocks_x);
     if (strips > (s->rows + JACOBI_MIN_STRIP_ROWS - 1) / JACOBI_MIN_STRIP_ROWS)
         strips = (s->rows + JACOBI_MIN_STRIP_ROWS - 1) / JACOBI_MIN_STRIP_ROWS;
     if (strips < 1)
@@ -183,7 +195,12 @@ __device__ static void finish_iteration(const jacobi_step_t &s, uint64_t k, uint
     ctl->iteration = k + 1; /* the next launch reads it: a kernel boundary lies between */
 }
 
-__global__ void __launch_bounds__(JACOBI_BLOCK) jacobi_kernel(jacobi_step_t s)
+/* One sweep. G rows are loaded before any of them is computed, so that each
+ * thread keeps G loads in flight: one at a time leaves a GPU waiting on memory
+ * latency, not bandwidth (1.5 TB/s on an H200, measured). */
+template <int G>
+__global__ void __launch_bounds__(JACOBI_BLOCK, JACOBI_MIN_BLOCKS_PER_SM)
+    jacobi_kernel(jacobi_step_t s)
 {
     __shared__ uint64_t shared_k, shared_base;
     __shared__ int shared_run, shared_flag, shared_last;
@@ -223,7 +240,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK) jacobi_kernel(jacobi_step_t s)
     bool top_ready = !sync_top, bottom_ready = !sync_bottom, wrote_remote = false;
     double norm2 = 0.0;
 
-    /* the walk: prev and center in registers, one new row per step */
+    /* the walk: prev and center in registers, G new rows per step */
     if (first - dir == -1 && !top_ready) {
         if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, &shared_flag))
             return;
@@ -231,39 +248,54 @@ __global__ void __launch_bounds__(JACOBI_BLOCK) jacobi_kernel(jacobi_step_t s)
     }
     jacobi_real_t prev = active ? row_value(a, halo, rows, nx, first - dir, x) : 0;
     jacobi_real_t center = active ? row_value(a, halo, rows, nx, first, x) : 0;
-    for (int r = first;; r += dir) {
-        const int ahead = r + dir;
-        if (ahead == -1 && !top_ready) {
+    for (int r = first;;) {
+        const int left_in_walk = (last - r) * dir + 1;
+        const int g = left_in_walk < G ? left_in_walk : G;
+        const int far = r + g * dir; /* the last row this step reads */
+        if (far == -1 && !top_ready) {
             if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, &shared_flag))
                 return;
             top_ready = true;
         }
-        if (ahead == rows && !bottom_ready) {
+        if (far == rows && !bottom_ready) {
             if (!block_wait(s, JACOBI_SLOT_FROM_BOTTOM, k, &shared_flag))
                 return;
             bottom_ready = true;
         }
-        const jacobi_real_t next = active ? row_value(a, halo, rows, nx, ahead, x) : 0;
-        if (active) {
-            const size_t at = (size_t)r * nx + x;
-            const jacobi_real_t v = jacobi_value(a[at - 1], a[at + 1], dir > 0 ? prev : next,
-                                                 dir > 0 ? next : prev);
-            next_a[at] = v;
-            if (r == 0 && top_dest) {
-                top_dest[x] = v;
-                wrote_remote = true;
+        jacobi_real_t ahead[G], left[G], right[G];
+#pragma unroll
+        for (int i = 0; i < G; i++) {
+            if (i < g && active) {
+                const size_t at = (size_t)(r + i * dir) * nx + x;
+                ahead[i] = row_value(a, halo, rows, nx, r + (i + 1) * dir, x);
+                left[i] = a[at - 1];
+                right[i] = a[at + 1];
             }
-            if (r == rows - 1 && bottom_dest) {
-                bottom_dest[x] = v;
-                wrote_remote = true;
-            }
-            if (norm_iter)
-                norm2 += jacobi_residue2(v, center);
         }
-        prev = center;
-        center = next;
-        if (r == last)
+#pragma unroll
+        for (int i = 0; i < G; i++) {
+            if (i < g && active) {
+                const int row = r + i * dir;
+                const jacobi_real_t v = jacobi_value(left[i], right[i], dir > 0 ? prev : ahead[i],
+                                                     dir > 0 ? ahead[i] : prev);
+                next_a[(size_t)row * nx + x] = v;
+                if (row == 0 && top_dest) {
+                    top_dest[x] = v;
+                    wrote_remote = true;
+                }
+                if (row == rows - 1 && bottom_dest) {
+                    bottom_dest[x] = v;
+                    wrote_remote = true;
+                }
+                if (norm_iter)
+                    norm2 += jacobi_residue2(v, center);
+                prev = center;
+                center = ahead[i];
+            }
+        }
+        if (g < G || far - dir == last)
             break;
+        r = far;
     }
 
     /* signals: a writer's stores reach the peer before the strip counts it */
@@ -312,7 +344,17 @@ extern "C" void jacobi_graph_release(void)
 
 static hipError_t launch(const jacobi_step_t *s, hipStream_t stream)
 {
-    jacobi_kernel<<<s->blocks_x * s->strips, JACOBI_BLOCK, 0, stream>>>(*s);
+    static int rows_in_flight = 0;
+    unsigned blocks = (unsigned)(s->blocks_x * s->strips);
+
+    if (rows_in_flight == 0)
+        rows_in_flight = knob("JACOBI_ROWS_IN_FLIGHT", JACOBI_ROWS_IN_FLIGHT, 1, 8);
+    if (rows_in_flight >= 8)
+        jacobi_kernel<8><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
+    else if (rows_in_flight >= 4)
+        jacobi_kernel<4><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
+    else
+        jacobi_kernel<1><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
     return hipGetLastError();
 }
 
