@@ -72,7 +72,8 @@ typedef struct jacobi_step {
     double tol;                     /* stop once the norm <= tol */
     double *history;                /* device [history_len]: norm of iterations 0, 100, ... */
     int history_len;
-    int blocks_x, strips, rows_per_strip; /* the launch shape (jacobi_step_init) */
+    int blocks_x, strips, rows_per_strip; /* the launch shape (jacobi_step_shape) */
+    int columns_per_thread;         /* 4 (16-byte accesses) when nx % 4 == 0, else 1 */
     jacobi_ctl_t *ctl;              /* device */
     double *partials;               /* device [blocks_x * strips] */
     shardtab_signals_t sig;

@@ -27,6 +27,7 @@
 
 #include "app.h"
 #include "jacobi.h"
+#include "jacobi_op.h"
 #include "jacobi_options.h"
 #include "mpi_gpu.h"
 #include "shardtab.h"
@@ -486,6 +487,80 @@ static shardtab_status_t solve(jac_t *j, jac_solver_t *s, int distributed, int i
     return distributed ? shardtab_agree(MPI_COMM_WORLD, status) : status;
 }
 
+/* ---- the CPU check of the reference --------------------------------------------- */
+
+#define JACOBI_CPU_CHECK_MAX_WORK 400000000.0 /* point updates: a few seconds of one core */
+
+/* The whole solve once more, by a plain loop on this CPU with the same update
+ * (jacobi_op.h), the same periodic ghost rows and the same stop rule: the
+ * reference kernel must give the same bits, so a kernel that computes the
+ * wrong thing consistently on every rank cannot pass. Rank 0, small grids. */
+static shardtab_status_t cpu_check(const jac_t *j, const jac_outcome_t *ref, int *checked,
+                                   int *ok)
+{
+    const int nx = j->opts.nx, ny = j->opts.ny, rows = ny - 2, nccheck = j->opts.nccheck;
+    const size_t plane = (size_t)ny * (size_t)nx;
+    jacobi_real_t *a = calloc(plane, sizeof *a), *b = calloc(plane, sizeof *b);
+    jacobi_real_t *gpu = malloc((size_t)rows * (size_t)nx * sizeof *gpu);
+    double pending = 0.0;
+    uint64_t it = 0;
+    jacobi_ctl_t ctl;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    *checked = *ok = 0;
+    if (j->rank != 0 || (double)rows * nx * j->opts.niter > JACOBI_CPU_CHECK_MAX_WORK) {
+        free(a), free(b), free(gpu);
+        return SHARDTAB_SUCCESS;
+    }
+    if (a == NULL || b == NULL || gpu == NULL) {
+        free(a), free(b), free(gpu);
+        return no_memory("the CPU check", 3 * plane * sizeof *a);
+    }
+    /* rows 0 and ny-1 are the periodic ghost rows: zero inside, as the halos start */
+    fill_initial(a + nx, nx, ny, 1, rows);
+    fill_initial(b + nx, nx, ny, 1, rows);
+    for (int stop = 0; it < (uint64_t)j->opts.niter && !stop; it++) {
+        double norm2 = 0.0;
+        for (int r = 1; r <= rows; r++) {
+            const jacobi_real_t *row = a + (size_t)r * nx;
+            jacobi_real_t *out = b + (size_t)r * nx;
+            for (int x = 1; x < nx - 1; x++) {
+                out[x] = jacobi_value(row[x - 1], row[x + 1], row[x - nx], row[x + nx]);
+                norm2 += jacobi_residue2(out[x], row[x]);
+            }
+        }
+        memcpy(b + 1, b + (size_t)rows * nx + 1, (size_t)(nx - 2) * sizeof *b);
+        memcpy(b + (size_t)(rows + 1) * nx + 1, b + (size_t)nx + 1, (size_t)(nx - 2) * sizeof *b);
+        if (it > 0 && (it - 1) % (uint64_t)nccheck == 0 && pending <= JACOBI_TOL)
+            stop = 1; /* the norm of it - 1 decides, after it: the anchors' lag */
+        if (it % (uint64_t)nccheck == 0)
+            pending = sqrt(norm2);
+        jacobi_real_t *t = a;
+        a = b, b = t;
+    }
+    status = shardtab_memcpy_async(&ctl, j->ref.ctl, sizeof ctl, j->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(j->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_async(gpu, j->ref.a[ctl.iteration & 1],
+                                       (size_t)rows * nx * sizeof *gpu, j->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(j->stream);
+    if (status == SHARDTAB_SUCCESS) {
+        *checked = 1;
+        *ok = it == ref->iterations &&
+              memcmp(gpu, a + nx, (size_t)rows * nx * sizeof *gpu) == 0;
+        printf("# reference check: the 1-GPU reference %s a CPU loop of the same update bit for "
+               "bit (%" PRIu64 " points, %" PRIu64 " iterations on the CPU, %" PRIu64
+               " on the GPU)\n",
+               *ok ? "equals" : "DIFFERS FROM", (uint64_t)rows * (uint64_t)nx, it,
+               ref->iterations);
+        fflush(stdout);
+    }
+    free(a), free(b), free(gpu);
+    return status;
+}
+
 /* The median of a few timings. */
 static double median(double *v, int n)
 {
@@ -935,6 +1010,12 @@ int main(int argc, char **argv)
         }
         status = shardtab_agree(MPI_COMM_WORLD, status);
     }
+    /* ---- a CPU loop checks the reference on small grids ---- */
+    int cpu_checked = 0, cpu_ok = 1;
+    if (status == SHARDTAB_SUCCESS) {
+        status = shardtab_agree(MPI_COMM_WORLD, cpu_check(&j, &ref, &cpu_checked, &cpu_ok));
+        MPI_Bcast(&cpu_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
     /* ---- the distributed solve ---- */
     if (status == SHARDTAB_SUCCESS) {
         int warm = j.opts.niter < JACOBI_WARMUP_ITERS ? j.opts.niter : JACOBI_WARMUP_ITERS;
@@ -959,6 +1040,8 @@ int main(int argc, char **argv)
         MPI_Bcast(&ref_median, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         print_norms(&j, &ref, &run);
         status = verify(&j, &ref, &run, &mismatches, &first_bad, bad_pair, &norm_diff, &verified);
+        if (!cpu_ok)
+            verified = 0;
     }
     if (status == SHARDTAB_SUCCESS && j.rank == 0) {
         printf("# 1 GPU reference: %" PRIu64 " iterations, %.6f s (median of %d); %d GPUs, "
