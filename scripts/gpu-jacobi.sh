@@ -13,6 +13,7 @@
 #   --runs R       runs of each anchor per size, and --repeat of jacobi (default 3);
 #                  the median is kept
 #   --quick        the checks only, no timing sweep
+#   --no-sanitizer skip the compute-sanitizer checks
 # With one visible GPU the two-rank checks share it (--allow-shared-gpu) and
 # the sweep times the single-GPU codes only (single_gpu, jacobi -np 1).
 # NCCL and NVSHMEM come from python3's nvidia-nccl and nvidia-nvshmem wheels.
@@ -28,6 +29,7 @@ sizes="16384 8192 4096 2048"
 niter=1000
 runs=3
 quick=0
+sanitizer=1
 while [[ $# -gt 0 ]]; do
   case $1 in
   --anchors) anchors=$2; shift 2 ;;
@@ -35,6 +37,7 @@ while [[ $# -gt 0 ]]; do
   --niter) niter=$2; shift 2 ;;
   --runs) runs=$2; shift 2 ;;
   --quick) quick=1; shift ;;
+  --no-sanitizer) sanitizer=0; shift ;;
   *) break ;;
   esac
 done
@@ -122,7 +125,7 @@ step "np2 table, converges and stops on the device (-nccheck 3)" \
 step "np2 table, a rank that never signals: every rank ends with the message, exit 1" \
   expect_rc 1 run -np 2 -x JACOBI_TEST_SKIP_SIGNAL=1 -x SHARDTAB_WAIT_TIMEOUT=2 "$jac" "${small[@]}"
 grep -h "device-side wait" "$log" | tail -2 | sed 's/^/# /' | tee -a "$log"
-if command -v compute-sanitizer >/dev/null; then
+if ((sanitizer)) && command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck, np2 table" \
     run -np 2 compute-sanitizer --error-exitcode 9 --tool memcheck "$jac" -nx 514 -ny 259 -niter 40 "${share[@]}"
   step "compute-sanitizer racecheck, np1 table" \
