@@ -34,8 +34,13 @@
 static int knob(const char *name, int fallback, int lo, int hi)
 {
     const char *text = getenv(name);
-    long v = text ? strtol(text, NULL, 10) : 0;
-    return v >= lo && v <= hi ? (int)v : fallback;
+    char *end;
+    long v;
+
+    if (text == NULL || *text == '\0')
+        return fallback;
+    v = strtol(text, &end, 10);
+    return *end == '\0' && v >= lo && v <= hi ? (int)v : fallback;
 }
 
 static hipError_t multiprocessors(int *count)

@@ -114,8 +114,9 @@ small=(-nx 2050 -ny 1027 -niter 300 "${share[@]}")
 for v in table host-sync mpi; do
   step "np2 $v, uneven rows" run -np 2 "$jac" "${small[@]}" --variant "$v" --json "$out/check-$v.json"
 done
-step "np2 table, 16-byte path (nx % 4 == 0)" run -np 2 "$jac" -nx 2048 -ny 1027 -niter 300 "${share[@]}"
-step "np2 mpi, 16-byte path (nx % 4 == 0)" run -np 2 "$jac" -nx 2048 -ny 1027 -niter 300 --variant mpi "${share[@]}"
+step "np2 table, 16-byte path (nx % 4 == 0), CPU-checked" run -np 2 "$jac" -nx 1024 -ny 515 -niter 300 "${share[@]}"
+step "np2 mpi, 16-byte path (nx % 4 == 0), CPU-checked" run -np 2 "$jac" -nx 1024 -ny 515 -niter 300 --variant mpi "${share[@]}"
+step "np2 table, 16-byte path, large" run -np 2 "$jac" -nx 4096 -ny 2051 -niter 300 "${share[@]}"
 step "np2 table, stream launches" run -np 2 "$jac" "${small[@]}" --launch stream
 step "np1 table" run -np 1 "$jac" "${small[@]}"
 step "np2 table, simulated two nodes (SHARDTAB_RANKS_PER_NODE=1)" \
