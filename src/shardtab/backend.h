@@ -62,15 +62,9 @@ typedef struct st_backend_ops {
     shardtab_status_t (*barrier_on_stream)(const shardtab_signals_t *signals,
                                            shardtab_stream_t stream);
 
-    /* Brackets the part of create during which shards are published; key is
-     * random and the same on every rank of the node. NULL when the backend
-     * publishes nothing that could outlive a killed job (GPU handles). */
-    shardtab_status_t (*ipc_begin)(uint64_t key);
-    void (*ipc_end)(void);
-    /* Make [ptr, ptr+bytes) openable by other processes of this node. */
+    /* Make [ptr, ptr+bytes) openable by the other processes of this node, for
+     * as long as the allocation lives (the same handle for every table). */
     shardtab_status_t (*ipc_export)(void *ptr, size_t bytes, st_export_t *out);
-    /* Every node peer has opened it: drop whatever name made it reachable. */
-    shardtab_status_t (*ipc_unpublish)(void *ptr);
     /* Map a peer's allocation; *base is the start of the whole allocation. */
     shardtab_status_t (*ipc_open)(const st_ipc_handle_t *handle, size_t alloc_bytes,
                                   void **base);

@@ -230,12 +230,6 @@ static shardtab_status_t gpu_ipc_export(void *ptr, size_t bytes, st_export_t *ou
     return SHARDTAB_SUCCESS;
 }
 
-static shardtab_status_t gpu_ipc_unpublish(void *ptr)
-{
-    (void)ptr; /* a GPU IPC handle has no name to withdraw */
-    return SHARDTAB_SUCCESS;
-}
-
 static shardtab_status_t gpu_ipc_open(const st_ipc_handle_t *handle, size_t alloc_bytes,
                                       void **base)
 {
@@ -307,10 +301,7 @@ const st_backend_ops_t st_backend_gpu_ops = {
     .stream_synchronize = gpu_stream_synchronize,
     .clock_hz = gpu_clock_hz,
     .barrier_on_stream = gpu_barrier_on_stream,
-    .ipc_begin = NULL, /* nothing of a GPU IPC handle outlives its process */
-    .ipc_end = NULL,
     .ipc_export = gpu_ipc_export,
-    .ipc_unpublish = gpu_ipc_unpublish,
     .ipc_open = gpu_ipc_open,
     .ipc_close = gpu_ipc_close,
     .can_access_peer = gpu_can_access_peer,

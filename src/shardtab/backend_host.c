@@ -1,15 +1,18 @@
-/* backend_host.c - the host backend: "device memory" is POSIX shared memory and
+/* backend_host.c - the host backend: "device memory" is shared memory and
  * kernels run on the CPU, so the whole protocol runs on machines without a GPU.
  *
- * Shards start as anonymous shared mappings and have no name. Exporting one
- * moves it into a fresh segment, shm_open(O_CREAT|O_EXCL, 0600) under an
- * unguessable name, mapped over the same address (MAP_FIXED), so the caller's
- * pointer stays valid. The name is the IPC handle. Once every node peer has
- * mapped it, ipc_unpublish unlinks it: a name exists only during create, and
- * nothing of ours outlives the job in /dev/shm, even when it is killed later.
- * A job killed during create is covered by the signal handlers below. Each
- * export copies the shard once (a host-backend cost, not a GPU one), and a
- * shard should belong to one live table at a time on this backend.
+ * Shards start as anonymous shared mappings. Exporting one moves it into a
+ * memfd (memfd_create: a file that never has a name in any directory), mapped
+ * over the same address (MAP_FIXED), so the caller's pointer stays valid. The
+ * handle is (pid, descriptor, 128-bit tag): a node peer opens
+ * /proc/<pid>/fd/<descriptor> - which only the same user may, like ptrace -
+ * checks that what it opened is the memfd named with that tag, and maps it.
+ * The owner keeps the descriptor until shardtab_mem_free, so later tables on
+ * the same allocation need no new copy. Nothing is ever named in /dev/shm:
+ * however a job dies (SIGKILL, the OOM killer, mpirun killed), the memory
+ * lives exactly as long as a mapping of it in a live process, and nothing is
+ * left to clean up. Each first export copies the shard once (a host-backend
+ * cost, not a GPU one).
  */
 #define _GNU_SOURCE
 #include "backend.h"
@@ -17,27 +20,41 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#define SEGMENT_PREFIX "/shardtab-"
+#define HANDLE_MAGIC "STMEMFD1"
+#define MEMFD_PREFIX "shardtab-"
+#define TAG_HEX 32 /* 128 random bits */
+
+/* What travels in st_ipc_handle_t.bytes. */
+typedef struct host_handle {
+    char magic[8];
+    int32_t pid;
+    int32_t fd;
+    char tag[TAG_HEX + 1];
+} host_handle_t;
+typedef char host_handle_fits[sizeof(host_handle_t) <= ST_IPC_HANDLE_BYTES ? 1 : -1];
 
 typedef struct host_alloc {
     void *base;
-    size_t bytes;                   /* mapped length, whole pages */
-    char name[ST_IPC_HANDLE_BYTES]; /* linked name while published, else "" */
+    size_t bytes;            /* mapped length, whole pages */
+    int fd;                  /* the memfd once exported, else -1 */
+    char tag[TAG_HEX + 1];
     struct host_alloc *next;
 } host_alloc_t;
 
+/* Allocations may be made and freed from any thread. */
 static host_alloc_t *allocations;
+static pthread_mutex_t allocations_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t page_round(size_t bytes)
 {
@@ -49,6 +66,7 @@ static size_t page_round(size_t bytes)
     return (bytes + page - 1) / page * page;
 }
 
+/* Caller holds allocations_lock. */
 static host_alloc_t *find_containing(const void *ptr, size_t bytes)
 {
     const char *p = ptr;
@@ -79,11 +97,19 @@ static shardtab_status_t host_unbind(void)
 static shardtab_status_t host_mem_alloc(size_t bytes, void **ptr)
 {
     size_t len = page_round(bytes);
+    uint64_t available = st_memory_available();
     host_alloc_t *a;
     void *base;
 
     if (len == 0)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "allocation of %zu bytes overflows", bytes);
+    /* refuse what the OOM killer would end the job for, with a message */
+    if (available != 0 && len > available)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY,
+                       "allocating %zu bytes exceeds the %llu bytes this node has available "
+                       "(MemAvailable, capped by the cgroup's memory.max): use less memory per "
+                       "rank, or fewer ranks per node",
+                       len, (unsigned long long)available);
     a = calloc(1, sizeof *a);
     if (a == NULL)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of an allocation record failed");
@@ -95,27 +121,36 @@ static shardtab_status_t host_mem_alloc(size_t bytes, void **ptr)
     }
     a->base = base;
     a->bytes = len;
+    a->fd = -1;
+    pthread_mutex_lock(&allocations_lock);
     a->next = allocations;
     allocations = a;
+    pthread_mutex_unlock(&allocations_lock);
     *ptr = base;
     return SHARDTAB_SUCCESS;
 }
 
 static shardtab_status_t host_mem_free(void *ptr)
 {
+    host_alloc_t *found = NULL;
+
+    pthread_mutex_lock(&allocations_lock);
     for (host_alloc_t **link = &allocations; *link; link = &(*link)->next) {
-        host_alloc_t *a = *link;
-        if (a->base != ptr)
-            continue;
-        if (a->name[0] != '\0')
-            shm_unlink(a->name);
-        munmap(a->base, a->bytes);
-        *link = a->next;
-        free(a);
-        return SHARDTAB_SUCCESS;
+        if ((*link)->base == ptr) {
+            found = *link;
+            *link = found->next;
+            break;
+        }
     }
-    return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                   "shardtab_mem_free(%p): not an allocation of shardtab_mem_alloc", ptr);
+    pthread_mutex_unlock(&allocations_lock);
+    if (found == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shardtab_mem_free(%p): not an allocation of shardtab_mem_alloc", ptr);
+    if (found->fd >= 0)
+        close(found->fd);
+    munmap(found->base, found->bytes);
+    free(found);
+    return SHARDTAB_SUCCESS;
 }
 
 static shardtab_status_t host_copy(void *dst, const void *src, size_t bytes)
@@ -164,217 +199,161 @@ static shardtab_status_t host_barrier_on_stream(const shardtab_signals_t *signal
     return SHARDTAB_SUCCESS;
 }
 
-/* ---- names, and removing them when the job is told to die ---------------- *
- * A segment is named /shardtab-<uid>-<key><noise>: 16 hex digits of the key
- * this create's node shares (ipc_begin), 16 of fresh noise. While a create
- * publishes, SIGTERM, SIGINT, SIGHUP and SIGQUIT first remove every name of
- * the node's key, then take their old course. A rank killed outright (SIGKILL)
- * cannot clean, but MPI launchers and Slurm send SIGTERM to the survivors,
- * whose handlers remove its names too. */
+/* ---- export: move the allocation into a memfd, once ----------------------- */
 
-static const int cleanup_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-#define CLEANUP_SIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
-static struct sigaction saved_actions[CLEANUP_SIGNALS];
-static volatile sig_atomic_t publishing;
-static uint64_t publish_key;
-static char key_prefix[ST_IPC_HANDLE_BYTES]; /* "shardtab-<uid>-<key>", no slash */
-static size_t key_prefix_len;
-
-/* Async-signal-safe: raw getdents64 and unlinkat over /dev/shm. */
-static void remove_key_names(void)
+/* A memfd's size counts against RLIMIT_FSIZE: growing one past it would kill
+ * the process with SIGXFSZ instead of failing, so it is checked first. */
+static shardtab_status_t check_file_size_limit(size_t bytes)
 {
-    struct dirent64_raw {
-        uint64_t ino;
-        int64_t off;
-        unsigned short reclen;
-        unsigned char type;
-        char name[];
-    };
-    char buf[4096] __attribute__((aligned(8)));
-    int dir = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    long n;
+    struct rlimit limit;
 
-    if (dir < 0)
-        return;
-    while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
-        for (long at = 0; at < n;) {
-            struct dirent64_raw *d = (struct dirent64_raw *)(buf + at);
-            size_t i = 0;
-            while (i < key_prefix_len && d->name[i] == key_prefix[i])
-                i++;
-            if (i == key_prefix_len)
-                unlinkat(dir, d->name, 0);
-            at += d->reclen;
-        }
-    }
-    close(dir);
-}
-
-static void on_terminating_signal(int sig)
-{
-    int saved_errno = errno; /* if the old disposition returns, nobody sees ours */
-
-    if (publishing)
-        remove_key_names();
-    for (size_t i = 0; i < CLEANUP_SIGNALS; i++) {
-        if (cleanup_signals[i] == sig) {
-            sigaction(sig, &saved_actions[i], NULL);
-            break;
-        }
-    }
-    raise(sig); /* the old disposition, usually death, now runs */
-    errno = saved_errno;
-}
-
-static shardtab_status_t host_ipc_begin(uint64_t key)
-{
-    struct sigaction act;
-
-    publish_key = key;
-    key_prefix_len = (size_t)snprintf(key_prefix, sizeof key_prefix, "shardtab-%u-%016llx",
-                                      (unsigned)getuid(), (unsigned long long)key);
-    memset(&act, 0, sizeof act);
-    act.sa_handler = on_terminating_signal;
-    sigemptyset(&act.sa_mask);
-    for (size_t i = 0; i < CLEANUP_SIGNALS; i++) {
-        sigaction(cleanup_signals[i], NULL, &saved_actions[i]);
-        /* an ignored signal (SIGHUP under nohup) stays ignored: it must not
-         * unlink the node's names while the job goes on */
-        if (saved_actions[i].sa_handler != SIG_IGN)
-            sigaction(cleanup_signals[i], &act, NULL);
-    }
-    publishing = 1;
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        (uint64_t)bytes > (uint64_t)limit.rlim_cur)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY,
+                       "the file-size limit (ulimit -f: %llu bytes) is below this shard's "
+                       "allocation of %zu bytes: the host backend keeps shards in memory files; "
+                       "raise it (ulimit -f unlimited)",
+                       (unsigned long long)limit.rlim_cur, bytes);
     return SHARDTAB_SUCCESS;
 }
 
-static void host_ipc_end(void)
-{
-    publishing = 0;
-    for (size_t i = 0; i < CLEANUP_SIGNALS; i++)
-        sigaction(cleanup_signals[i], &saved_actions[i], NULL);
-    publish_key = 0;
-}
-
-static shardtab_status_t random_segment_name(char name[ST_IPC_HANDLE_BYTES])
+/* Caller holds allocations_lock. */
+static shardtab_status_t move_into_memfd(host_alloc_t *a)
 {
     uint64_t noise[2];
-
-    if (getrandom(noise, sizeof noise, 0) != (ssize_t)sizeof noise)
-        return st_fail(SHARDTAB_ERR_DEVICE, "getrandom failed: %s", strerror(errno));
-    if (publishing)
-        noise[0] = publish_key;
-    snprintf(name, ST_IPC_HANDLE_BYTES, SEGMENT_PREFIX "%u-%016llx%016llx", (unsigned)getuid(),
-             (unsigned long long)noise[0], (unsigned long long)noise[1]);
-    return SHARDTAB_SUCCESS;
-}
-
-static shardtab_status_t host_ipc_export(void *ptr, size_t bytes, st_export_t *out)
-{
-    host_alloc_t *a = find_containing(ptr, bytes);
-    char name[ST_IPC_HANDLE_BYTES];
-    shardtab_status_t status;
+    char name[sizeof MEMFD_PREFIX + TAG_HEX];
+    shardtab_status_t status = check_file_size_limit(a->bytes);
     void *staging, *moved;
     int fd, err;
 
-    if (a == NULL)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                       "shard %p (%zu bytes) is not inside an allocation of shardtab_mem_alloc",
-                       ptr, bytes);
-    if (a->name[0] != '\0')
-        return st_fail(SHARDTAB_ERR_UNSUPPORTED,
-                       "shard %p is already being published by another shardtab_create", ptr);
-
-    status = random_segment_name(name);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (getrandom(noise, sizeof noise, 0) != (ssize_t)sizeof noise)
+        return st_fail(SHARDTAB_ERR_DEVICE, "getrandom failed: %s", strerror(errno));
+    snprintf(a->tag, sizeof a->tag, "%016llx%016llx", (unsigned long long)noise[0],
+             (unsigned long long)noise[1]);
+    snprintf(name, sizeof name, MEMFD_PREFIX "%s", a->tag);
+    fd = memfd_create(name, MFD_CLOEXEC);
     if (fd < 0)
-        return st_fail(SHARDTAB_ERR_IPC, "shm_open(%s, O_CREAT|O_EXCL, 0600) failed: %s", name,
-                       strerror(errno));
-    /* Reserve the pages now: a full /dev/shm must fail here, not SIGBUS later. */
-    err = ftruncate(fd, (off_t)a->bytes) != 0 ? errno : posix_fallocate(fd, 0, (off_t)a->bytes);
+        return st_fail(SHARDTAB_ERR_IPC, "memfd_create failed: %s", strerror(errno));
+    /* Reserve the pages now: too little memory must fail here, not SIGBUS later. */
+    err = fchmod(fd, 0600) != 0 ? errno : ftruncate(fd, (off_t)a->bytes) != 0 ? errno : 0;
+    if (err == 0)
+        err = posix_fallocate(fd, 0, (off_t)a->bytes);
     if (err != 0) {
         close(fd);
-        shm_unlink(name);
         return st_fail(SHARDTAB_ERR_NO_MEMORY,
-                       "reserving %zu bytes in /dev/shm failed: %s; /dev/shm is too small "
-                       "(check df -h /dev/shm; containers: raise --shm-size)",
-                       a->bytes, strerror(err));
+                       "reserving %zu bytes of shared memory for the shard failed: %s", a->bytes,
+                       strerror(err));
     }
     staging = mmap(NULL, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (staging == MAP_FAILED) {
         err = errno;
         close(fd);
-        shm_unlink(name);
-        return st_fail(SHARDTAB_ERR_IPC, "mmap of segment %s failed: %s", name, strerror(err));
+        return st_fail(SHARDTAB_ERR_IPC, "mmap of the shard's memfd failed: %s", strerror(err));
     }
     memcpy(staging, a->base, a->bytes);
     munmap(staging, a->bytes);
     /* Replace the old pages at the same address in one call (no other thread
      * may write the shard during create: it is a collective). */
     moved = mmap(a->base, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
-    err = errno;
-    close(fd);
     if (moved == MAP_FAILED) {
+        err = errno;
         /* Linux may have dropped the old pages already: keep the range valid */
         mmap(a->base, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-        shm_unlink(name);
-        return st_fail(SHARDTAB_ERR_IPC, "mmap(MAP_FIXED) of segment %s over the shard failed: "
+        close(fd);
+        return st_fail(SHARDTAB_ERR_IPC, "mmap(MAP_FIXED) of the memfd over the shard failed: "
                                          "%s; the shard's contents are lost",
-                       name, strerror(err));
+                       strerror(err));
     }
-    memcpy(a->name, name, sizeof a->name);
-    memset(out, 0, sizeof *out);
-    memcpy(out->handle.bytes, name, strlen(name) + 1);
-    out->offset = (size_t)((char *)ptr - (char *)a->base);
-    out->alloc_bytes = a->bytes;
+    a->fd = fd;
     return SHARDTAB_SUCCESS;
 }
 
-static shardtab_status_t host_ipc_unpublish(void *ptr)
+static shardtab_status_t host_ipc_export(void *ptr, size_t bytes, st_export_t *out)
 {
-    host_alloc_t *a = find_containing(ptr, 0);
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    host_handle_t h;
+    host_alloc_t *a;
 
-    if (a == NULL || a->name[0] == '\0')
-        return SHARDTAB_SUCCESS;
-    if (shm_unlink(a->name) != 0 && errno != ENOENT)
-        return st_fail(SHARDTAB_ERR_IPC, "shm_unlink(%s) failed: %s", a->name, strerror(errno));
-    a->name[0] = '\0';
-    return SHARDTAB_SUCCESS;
+    pthread_mutex_lock(&allocations_lock);
+    a = find_containing(ptr, bytes);
+    if (a == NULL)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG,
+                         "shard %p (%zu bytes) is not inside an allocation of shardtab_mem_alloc",
+                         ptr, bytes);
+    else if (a->fd < 0)
+        status = move_into_memfd(a);
+    if (status == SHARDTAB_SUCCESS) {
+        memset(&h, 0, sizeof h);
+        memcpy(h.magic, HANDLE_MAGIC, sizeof h.magic);
+        h.pid = (int32_t)getpid();
+        h.fd = a->fd;
+        memcpy(h.tag, a->tag, sizeof h.tag);
+        memset(out, 0, sizeof *out);
+        memcpy(out->handle.bytes, &h, sizeof h);
+        out->offset = (size_t)((char *)ptr - (char *)a->base);
+        out->alloc_bytes = a->bytes;
+    }
+    pthread_mutex_unlock(&allocations_lock);
+    return status;
+}
+
+static int is_hex_tag(const char *tag)
+{
+    for (int i = 0; i < TAG_HEX; i++)
+        if (!((tag[i] >= '0' && tag[i] <= '9') || (tag[i] >= 'a' && tag[i] <= 'f')))
+            return 0;
+    return tag[TAG_HEX] == '\0';
 }
 
 static shardtab_status_t host_ipc_open(const st_ipc_handle_t *handle, size_t alloc_bytes,
                                        void **base)
 {
-    char name[ST_IPC_HANDLE_BYTES];
+    char path[64], link[128], want[128];
+    host_handle_t h;
     struct stat st;
+    ssize_t len;
     void *mapped;
     int fd, err;
 
-    memcpy(name, handle->bytes, sizeof name);
-    if (memchr(name, '\0', sizeof name) == NULL ||
-        strncmp(name, SEGMENT_PREFIX, strlen(SEGMENT_PREFIX)) != 0 || strchr(name + 1, '/'))
-        return st_fail(SHARDTAB_ERR_DESCRIPTOR, "peer handle is not a shardtab segment name");
-    fd = shm_open(name, O_RDWR, 0);
-    if (fd < 0)
-        return st_fail(SHARDTAB_ERR_IPC, "shm_open(%s) failed: %s", name, strerror(errno));
-    if (fstat(fd, &st) != 0) {
+    memcpy(&h, handle->bytes, sizeof h);
+    if (memcmp(h.magic, HANDLE_MAGIC, sizeof h.magic) != 0 || h.pid <= 0 || h.fd < 0 ||
+        !is_hex_tag(h.tag))
+        return st_fail(SHARDTAB_ERR_DESCRIPTOR, "peer handle is not a shardtab memory handle");
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)h.pid, (int)h.fd);
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
         err = errno;
-        close(fd);
-        return st_fail(SHARDTAB_ERR_IPC, "fstat of peer segment %s failed: %s", name, strerror(err));
+        return st_fail(SHARDTAB_ERR_IPC,
+                       "opening %s failed: %s; the host backend opens its node peers' memory "
+                       "through /proc: the ranks of a node must run as one user, in one PID "
+                       "namespace, and the peer must still be running",
+                       path, strerror(err));
     }
-    if ((size_t)st.st_size != alloc_bytes) {
+    /* what was opened must be the memfd of that tag (not a reused descriptor) */
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    len = readlink(path, link, sizeof link - 1);
+    link[len > 0 ? len : 0] = '\0';
+    snprintf(want, sizeof want, "/memfd:" MEMFD_PREFIX "%s (deleted)", h.tag);
+    if (strcmp(link, want) != 0) {
         close(fd);
         return st_fail(SHARDTAB_ERR_DESCRIPTOR,
-                       "segment %s holds %lld bytes, the descriptor says %zu", name,
+                       "descriptor %d of process %d is '%s', not the shard's memory '%s': "
+                       "are the ranks in different PID namespaces?",
+                       (int)h.fd, (int)h.pid, link, want);
+    }
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != alloc_bytes) {
+        close(fd);
+        return st_fail(SHARDTAB_ERR_DESCRIPTOR, "the peer's memory holds %lld bytes, the "
+                                                "descriptor says %zu",
                        (long long)st.st_size, alloc_bytes);
     }
     mapped = mmap(NULL, alloc_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     err = errno;
-    close(fd);
+    close(fd); /* the mapping keeps the memory */
     if (mapped == MAP_FAILED)
-        return st_fail(SHARDTAB_ERR_IPC, "mmap of peer segment %s failed: %s", name,
-                       strerror(err));
+        return st_fail(SHARDTAB_ERR_IPC, "mmap of a peer's memory failed: %s", strerror(err));
     *base = mapped;
     return SHARDTAB_SUCCESS;
 }
@@ -382,7 +361,7 @@ static shardtab_status_t host_ipc_open(const st_ipc_handle_t *handle, size_t all
 static shardtab_status_t host_ipc_close(void *base, size_t alloc_bytes)
 {
     if (munmap(base, alloc_bytes) != 0)
-        return st_fail(SHARDTAB_ERR_IPC, "munmap of a peer segment failed: %s", strerror(errno));
+        return st_fail(SHARDTAB_ERR_IPC, "munmap of a peer's memory failed: %s", strerror(errno));
     return SHARDTAB_SUCCESS;
 }
 
@@ -401,10 +380,7 @@ const st_backend_ops_t st_backend_host_ops = {
     .stream_synchronize = host_stream_synchronize,
     .clock_hz = host_clock_hz,
     .barrier_on_stream = host_barrier_on_stream,
-    .ipc_begin = host_ipc_begin,
-    .ipc_end = host_ipc_end,
     .ipc_export = host_ipc_export,
-    .ipc_unpublish = host_ipc_unpublish,
     .ipc_open = host_ipc_open,
     .ipc_close = host_ipc_close,
     .can_access_peer = NULL,

@@ -30,6 +30,55 @@ void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYT
     }
 }
 
+/* The first number of a one-line file, or UINT64_MAX ("max", missing). */
+static uint64_t read_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long v;
+    uint64_t value = UINT64_MAX;
+
+    if (f == NULL)
+        return UINT64_MAX;
+    if (fscanf(f, "%llu", &v) == 1)
+        value = (uint64_t)v;
+    fclose(f);
+    return value;
+}
+
+uint64_t st_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256], group[512], path[700];
+    unsigned long long kib;
+    uint64_t available = 0;
+
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+                available = (uint64_t)kib * 1024;
+        fclose(f);
+    }
+    /* cgroup v2: "0::/path" in /proc/self/cgroup; its limit minus its use */
+    f = fopen("/proc/self/cgroup", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "0::", 3) != 0 || sscanf(line + 3, "%511s", group) != 1)
+                continue;
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", group);
+            uint64_t max = read_number(path);
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", group);
+            uint64_t current = read_number(path);
+            if (max != UINT64_MAX && current != UINT64_MAX) {
+                uint64_t left = max > current ? max - current : 0;
+                if (available == 0 || left < available)
+                    available = left;
+            }
+        }
+        fclose(f);
+    }
+    return available;
+}
+
 int st_parse_positive_int(const char *text, int *value)
 {
     char *end;
@@ -92,8 +141,11 @@ shardtab_status_t st_fault_check(st_fault_step_t step)
                        "SHARDTAB_FAULT='%s' is not <step>:<rank> with step one of "
                        "alloc, export, exchange, open, upload, close, free",
                        text);
-    if (!st_rt.initialized)
+    if (!st_rt.initialized) {
+        if (!st_mpi_usable())
+            return SHARDTAB_SUCCESS; /* no rank to aim at before MPI_Init or after MPI_Finalize */
         MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    }
     if (target != step || rank != me)
         return SHARDTAB_SUCCESS;
     return st_fail(SHARDTAB_ERR_FAULT, "fault injected at step '%s' (SHARDTAB_FAULT=%s)",

@@ -4,12 +4,27 @@
 #include "internal.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+/* Each thread records into its own buffer; the process keeps the latest
+ * failure of any thread too, so a failure met on one thread (a table made from
+ * an OpenMP region, say) is what shardtab_last_error() reports on every thread.
+ * The mutex guards the process-wide copy; readers get a copy of their own. */
 static _Thread_local char last_error[ST_ERROR_BYTES];
 static _Thread_local size_t last_prefix; /* bytes of "<host> rank <r> ...: " */
+static _Thread_local char reported[ST_ERROR_BYTES];
+static char process_error[ST_ERROR_BYTES];
+static pthread_mutex_t process_error_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void publish(void)
+{
+    pthread_mutex_lock(&process_error_lock);
+    memcpy(process_error, last_error, sizeof process_error);
+    pthread_mutex_unlock(&process_error_lock);
+}
 
 size_t st_error_prefix_bytes(void)
 {
@@ -42,6 +57,14 @@ const char *shardtab_status_string(shardtab_status_t status)
 
 const char *shardtab_last_error(void)
 {
+    pthread_mutex_lock(&process_error_lock);
+    memcpy(reported, process_error, sizeof reported);
+    pthread_mutex_unlock(&process_error_lock);
+    return reported;
+}
+
+const char *st_thread_last_error(void)
+{
     return last_error;
 }
 
@@ -58,10 +81,9 @@ static void vrecord(const char *fmt, va_list ap)
                             st_rt.device.pci_bus_id);
     } else {
         char host[ST_HOST_NAME_BYTES], boot[ST_BOOT_ID_BYTES];
-        int rank = -1, mpi_up = 0;
+        int rank = -1;
         st_node_identity(host, boot);
-        MPI_Initialized(&mpi_up);
-        if (mpi_up)
+        if (st_mpi_usable())
             MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         used = snprintf(last_error, sizeof last_error, "%s rank %d: ", host, rank);
     }
@@ -69,6 +91,15 @@ static void vrecord(const char *fmt, va_list ap)
         used = 0;
     last_prefix = (size_t)used;
     vsnprintf(last_error + used, sizeof last_error - (size_t)used, fmt, ap);
+    publish();
+}
+
+int st_mpi_usable(void)
+{
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down); /* both may be called at any time, even after MPI_Finalize */
+    return up && !down;
 }
 
 shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, ...)
@@ -107,12 +138,14 @@ shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
         failed_rank -= size;
     if (rank == failed_rank) {
         verdict.status = (int)local;
-        memcpy(verdict.message, last_error, sizeof verdict.message);
+        memcpy(verdict.message, process_error[0] ? process_error : last_error,
+               sizeof verdict.message);
     }
     if (MPI_Bcast(&verdict, (int)sizeof verdict, MPI_BYTE, failed_rank, comm) != MPI_SUCCESS)
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Bcast of rank %d's error failed", failed_rank);
     memcpy(last_error, verdict.message, sizeof last_error);
     last_error[sizeof last_error - 1] = '\0';
     last_prefix = 0; /* another rank's words: keep them whole */
+    publish();
     return (shardtab_status_t)verdict.status;
 }

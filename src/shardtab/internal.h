@@ -32,6 +32,14 @@ extern st_runtime_t st_rt;
 /* Bytes of the host/rank/device prefix at the start of this thread's last
  * error, so that a caller can quote the message without repeating it. */
 size_t st_error_prefix_bytes(void);
+/* This thread's own last message (shardtab_last_error is the process's). */
+const char *st_thread_last_error(void);
+/* MPI is initialized and not yet finalized: MPI may be called. */
+int st_mpi_usable(void);
+
+/* Bytes this process may still take: MemAvailable, capped by its cgroup's
+ * memory.max minus memory.current where a limit is set. 0 when unknown. */
+uint64_t st_memory_available(void);
 
 /* Fills host name and boot id (the pair that identifies a running node). */
 void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYTES]);

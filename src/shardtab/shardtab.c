@@ -13,7 +13,6 @@
  *   4. allgather fixed-size descriptors inside the node and validate each;
  *   5. check that this device can reach every peer's device;
  *   6. open every peer's handles but our own (our entries are the local pointers);
- *      then the exporters drop the names that made their regions reachable;
  *   7. upload this rank's replica of the table (shards, then pads) to its device.
  * destroy: wait for the table's stream, agree, every importer closes its
  * mappings, agree again; only then may the owners free their shards and pads.
@@ -22,7 +21,6 @@
 #include "internal.h"
 
 #include <limits.h>
-#include <sys/random.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +35,6 @@ typedef struct st_region {
     size_t *entry_bytes;
     void **mapped;        /* [node_size] base of each opened peer allocation */
     size_t *mapped_bytes;
-    int published;
 } st_region_t;
 
 struct shardtab {
@@ -53,7 +50,6 @@ struct shardtab {
     shardtab_stream_t stream;
     int signal_slots;
     double wait_timeout_s, clock_hz;
-    int publishing; /* inside the backend's ipc_begin/ipc_end bracket */
     double create_ms, open_ms;
 };
 
@@ -220,31 +216,6 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
 
 /* ---- steps 2 and 3: export and exchange ------------------------------------ */
 
-/* Node rank 0 draws the key, the node shares it; the backend may use it. */
-static shardtab_status_t begin_publishing(shardtab_t *t)
-{
-    uint64_t key = 0;
-    shardtab_status_t status = SHARDTAB_SUCCESS;
-
-    if (st_backend()->ipc_begin == NULL)
-        return SHARDTAB_SUCCESS;
-    if (t->node_rank == 0 && getrandom(&key, sizeof key, 0) != (ssize_t)sizeof key)
-        status = st_fail(SHARDTAB_ERR_DEVICE, "getrandom for the publishing key failed");
-    if (MPI_Bcast(&key, 1, MPI_UINT64_T, 0, t->node) != MPI_SUCCESS && status == SHARDTAB_SUCCESS)
-        status = st_fail(SHARDTAB_ERR_MPI, "MPI_Bcast of the publishing key failed");
-    if (status == SHARDTAB_SUCCESS)
-        status = st_backend()->ipc_begin(key);
-    t->publishing = status == SHARDTAB_SUCCESS;
-    return status;
-}
-
-static void end_publishing(shardtab_t *t)
-{
-    if (t->publishing && st_backend()->ipc_end != NULL)
-        st_backend()->ipc_end();
-    t->publishing = 0;
-}
-
 /* Fills this rank's descriptor of one region and, unless it is empty, exports it. */
 static shardtab_status_t export_region(shardtab_t *t, st_region_t *r, st_descriptor_t *desc)
 {
@@ -268,18 +239,10 @@ static shardtab_status_t export_region(shardtab_t *t, st_region_t *r, st_descrip
     status = st_backend()->ipc_export(r->local, r->bytes, &exp);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    r->published = 1;
     desc->offset = exp.offset;
     desc->alloc_bytes = exp.alloc_bytes;
     desc->handle = exp.handle;
     return SHARDTAB_SUCCESS;
-}
-
-static void unpublish_region(st_region_t *r)
-{
-    if (r->published)
-        st_backend()->ipc_unpublish(r->local);
-    r->published = 0;
 }
 
 /* Allgathers packed descriptors in the node; fills descs[node_size] on success.
@@ -403,7 +366,7 @@ static shardtab_status_t open_region(shardtab_t *t, st_region_t *r, const st_des
             } else {
                 /* the backend's words, without the prefix st_fail adds again */
                 char detail[ST_ERROR_BYTES];
-                snprintf(detail, sizeof detail, "%s", shardtab_last_error() + st_error_prefix_bytes());
+                snprintf(detail, sizeof detail, "%s", st_thread_last_error() + st_error_prefix_bytes());
                 status = st_fail(status, "opening the %s of rank %d (node rank %d, device "
                                          "%d [%s]) failed: %s",
                                  r->what, d->comm_rank, q, d->device, d->pci_bus_id, detail);
@@ -597,10 +560,7 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     if (status != SHARDTAB_SUCCESS)
         goto err_release;
 
-    /* 3. export, inside the backend's publishing bracket (the host backend
-     * names its segments after a key the node shares, so that any rank that
-     * is told to terminate can remove the whole node's names) */
-    status = begin_publishing(t);
+    /* 3. export */
     descs = calloc_or_fail((size_t)t->node_size, sizeof *descs, "descriptors", &status);
     pad_descs = calloc_or_fail((size_t)t->node_size, sizeof *pad_descs, "descriptors", &status);
     if (status == SHARDTAB_SUCCESS)
@@ -611,7 +571,7 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
         status = export_region(t, &t->pad, &mine_pad);
     status = shardtab_agree(t->comm, status);
     if (status != SHARDTAB_SUCCESS)
-        goto err_unpublish;
+        goto err_release;
 
     /* 4. exchange, 5. peer access */
     status = shardtab_agree(t->comm, exchange(t, &mine, descs));
@@ -622,24 +582,10 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(t->comm, check_peer_access(t, descs));
     if (status != SHARDTAB_SUCCESS)
-        goto err_unpublish;
+        goto err_release;
 
-    /* 6. open; after the agreement every peer has mapped us (or given up), so
-     * the exporter can drop the names that made its regions reachable */
+    /* 6. open */
     status = shardtab_agree(t->comm, open_peers(t, descs, pad_descs));
-    if (status == SHARDTAB_SUCCESS) {
-        shardtab_status_t s = SHARDTAB_SUCCESS, u;
-        st_region_t *regions[2] = {&t->shard, &t->pad};
-        for (int i = 0; i < 2; i++) {
-            u = regions[i]->published ? st_backend()->ipc_unpublish(regions[i]->local)
-                                      : SHARDTAB_SUCCESS;
-            regions[i]->published = 0;
-            if (s == SHARDTAB_SUCCESS)
-                s = u;
-        }
-        status = shardtab_agree(t->comm, s); /* every rank, published or not */
-        end_publishing(t);
-    }
     if (status != SHARDTAB_SUCCESS)
         goto err_close;
 
@@ -658,10 +604,6 @@ err_close:
     close_peers(t);
     /* nobody may free a shard or pad a peer still maps */
     MPI_Barrier(t->comm);
-err_unpublish:
-    unpublish_region(&t->shard);
-    unpublish_region(&t->pad);
-    end_publishing(t);
 err_release:
     free(descs);
     free(pad_descs);

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# sigkill.sh - SIGKILLs one non-zero rank of a running multi_scal job and checks the job ends fast, leaving no process and nothing in /dev/shm.
+# sigkill.sh - kills a running multi_scal job (one rank, every rank, or the launcher; SIGKILL or any signal) and checks the job ends fast, leaving no process and nothing in /dev/shm.
 #
 # Usage: sigkill.sh [--phase run|create] [--np N] [--rank R] [--end-within S]
+#                   [--signal NAME] [--target rank|all|launcher]
 #                   MPIEXEC PROGRAM [PROGRAM ARGS...]
 #   --phase run     (default) kill 1 s after the table is created, while the
 #                   kernels run; the program's arguments must make the run last
 #                   well over 10 s
-#   --phase create  kill as soon as a /dev/shm/shardtab-* segment appears, that
-#                   is inside shardtab_create, while segment names exist
+#   --phase create  kill as soon as a rank holds a shard's memfd (the host
+#                   backend's shared memory, made at export) and the table is
+#                   not yet created: inside shardtab_create
 #   --np N          ranks (default 3); --rank R the rank to kill (default 1)
 #   --end-within S  seconds the whole job may take to end after the kill (10)
+#   --signal NAME   the signal to send (default KILL): any that ends a process
+#                   by default (USR1, ALRM, PIPE, XCPU, ...) must end the job too
+#   --target T      rank (default): --rank only; all: every rank at once (as
+#                   mpirun or Slurm's --signal forward it); launcher: mpiexec itself
 # Run it alone (ctest RUN_SERIAL): it scans /dev/shm and the process table.
 set -euo pipefail
 
@@ -17,17 +23,21 @@ phase=run
 np=3
 victim_rank=1
 end_within=10
+signal=KILL
+target=rank
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --phase) phase=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
     --rank) victim_rank=$2; shift 2 ;;
     --end-within) end_within=$2; shift 2 ;;
+    --signal) signal=$2; shift 2 ;;
+    --target) target=$2; shift 2 ;;
     -*) echo "sigkill.sh: unknown option '$1'" >&2; exit 2 ;;
     *) break ;;
     esac
 done
-if [[ $# -lt 2 || ! $phase =~ ^(run|create)$ ]]; then
+if [[ $# -lt 2 || ! $phase =~ ^(run|create)$ || ! $target =~ ^(rank|all|launcher)$ ]]; then
     echo "usage: sigkill.sh [--phase run|create] [--np N] [--rank R] [--end-within S] MPIEXEC PROGRAM [ARGS...]" >&2
     exit 2
 fi
@@ -65,6 +75,16 @@ shm_list() {
     done
 }
 new_segments() { shm_list | sort | comm -13 "$workdir/shm.before" -; }
+# a process of the job holds a shard's memfd (backend_host.c names them shardtab-<tag>)
+memfd_seen() {
+    local p
+    for p in $(session_pids); do
+        if find "/proc/$p/fd" -maxdepth 1 -type l -lname '/memfd:shardtab-*' 2>/dev/null | grep -q .; then
+            return 0
+        fi
+    done
+    return 1
+}
 # every live process of the job's session (setsid below makes the session ours)
 session_pids() { ps -e -o pid=,sid=,stat= | awk -v s="$job" '$2 == s && $3 !~ /^Z/ { print $1 }'; }
 rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p'; }
@@ -77,7 +97,7 @@ fail() {
 
 shm_list | sort >"$workdir/shm.before"
 echo "command: $mpiexec ${flags[*]} -n $np $*"
-echo "phase:   $phase; kill rank $victim_rank with SIGKILL; the job must end within ${end_within} s"
+echo "phase:   $phase; send SIG$signal to the $target${target/#rank/ $victim_rank}; the job must end within ${end_within} s"
 t_start=$(now)
 # A new session, so that every process of the job can be found (and, on a
 # failure, ended) by its session and process group, never by name.
@@ -97,7 +117,7 @@ while [[ $(date +%s) -lt $deadline ]] && kill -0 "$job" 2>/dev/null; do
         fi
         sleep 0.05
     else
-        if [[ -n $(new_segments) ]]; then
+        if memfd_seen; then
             ready=1
             break
         fi
@@ -123,7 +143,7 @@ done
 
 if [[ -z $victim ]]; then
     if [[ $ready -eq 0 && $phase == create ]]; then
-        fail "no segment seen in /dev/shm before the table was created: window missed"
+        fail "no rank held a shard's memfd before the table was created: window missed"
     elif ! kill -0 "$job" 2>/dev/null; then
         fail "the job ended before the kill: give it a longer run"
     else
@@ -133,8 +153,13 @@ if [[ -z $victim ]]; then
 else
     t_kill=$(now)
     echo "kill:    rank $victim_rank (pid $victim) at $(elapsed "$t_start" "$t_kill") s; ranks (rank:pid) $ranks_seen"
-    if [[ $phase == create ]]; then echo "         segments of this job at the kill: ${segments_at_kill:-none}"; fi
-    kill -KILL "$victim"
+    if [[ $phase == create ]]; then echo "         inside create (a memfd exported); /dev/shm entries of this job: ${segments_at_kill:-none}"; fi
+    case $target in
+    rank) kill -s "$signal" "$victim" ;;
+    all)
+        for pr in $ranks_seen; do kill -s "$signal" "${pr#*:}" 2>/dev/null || true; done ;;
+    launcher) kill -s "$signal" "$job" ;;
+    esac
 fi
 
 # ---- the whole job must end ---------------------------------------------------------------
@@ -152,7 +177,7 @@ rc=0
 if [[ $ended -eq 1 ]]; then
     wait "$job" || rc=$?
     echo "ended:   mpiexec exited $rc, $(elapsed "$t_kill" "$t_end") s after the kill"
-    if [[ $rc -eq 0 ]]; then fail "mpiexec exited 0 although a rank was killed"; fi
+    if [[ $rc -eq 0 ]]; then fail "mpiexec exited 0 although the job was killed"; fi
     if grep -q '^# verify' "$workdir/stdout"; then
         fail "a mode finished and was verified: the run was too short to test the kill"
     fi
@@ -162,7 +187,7 @@ fi
 
 # ---- nothing may be left -------------------------------------------------------------------
 left=""
-for _ in $(seq 20); do
+for _ in $(seq $((end_within * 10))); do
     left=$(session_pids | tr '\n' ' ')
     if [[ -z ${left// /} ]]; then break; fi
     sleep 0.1
@@ -203,4 +228,4 @@ if [[ $failures -gt 0 ]]; then
     echo "$failures check(s) failed"
     exit 1
 fi
-echo "PASS: job ended $(elapsed "$t_kill" "$t_end") s after SIGKILL of rank $victim_rank; no process and no segment left"
+echo "PASS: job ended $(elapsed "$t_kill" "$t_end") s after SIG$signal to the $target; no process and nothing in /dev/shm left"
