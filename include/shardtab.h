@@ -132,6 +132,10 @@ typedef struct shardtab_create_params {
     /* Seconds any device-side wait may take before it gives up (shardtab_device.h).
      * 0: $SHARDTAB_WAIT_TIMEOUT, else SHARDTAB_WAIT_TIMEOUT_DEFAULT_S. */
     double wait_timeout_s;
+    /* The shard pointer must be a multiple of this (a power of two; 0: any):
+     * give the alignment the kernels' widest access needs, so that a shard that
+     * would fault on the device is refused at create instead. */
+    size_t alignment;
 } shardtab_create_params_t;
 
 /* shardtab_create with parameters (params may be NULL: all defaults). */

@@ -46,6 +46,49 @@ static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
     return 1e8;
 }
 
+/* What a pointer is, before it is handed to hipIpcGetMemHandle: its kind
+ * (GPU_MEMORY_*), its device, whether legacy IPC can export its allocation
+ * (1, 0, or -1 unknown) and whether it comes from a stream-ordered pool. */
+#  define GPU_MEMORY_UNREGISTERED 0
+#  define GPU_MEMORY_HOST 1
+#  define GPU_MEMORY_DEVICE 2
+#  define GPU_MEMORY_MANAGED 3
+static inline void gpu_memory_query(const void *p, int *kind, int *device, int *legacy_ipc,
+                                    int *pool)
+{
+    hipPointerAttribute_t a;
+    int capable = 0;
+    void *handle = NULL;
+
+    *kind = GPU_MEMORY_UNREGISTERED, *device = -1, *legacy_ipc = -1, *pool = 0;
+    if (hipPointerGetAttributes(&a, p) != hipSuccess) {
+        (void)hipGetLastError(); /* plain host memory: HIP does not know it */
+        return;
+    }
+#  if HIP_VERSION_MAJOR >= 6
+    *kind = a.type == hipMemoryTypeManaged  ? GPU_MEMORY_MANAGED
+            : a.type == hipMemoryTypeDevice ? GPU_MEMORY_DEVICE
+            : a.type == hipMemoryTypeHost   ? GPU_MEMORY_HOST
+                                            : GPU_MEMORY_UNREGISTERED;
+#  else
+    *kind = a.isManaged                        ? GPU_MEMORY_MANAGED
+            : a.memoryType == hipMemoryTypeDevice ? GPU_MEMORY_DEVICE
+            : a.memoryType == hipMemoryTypeHost   ? GPU_MEMORY_HOST
+                                                  : GPU_MEMORY_UNREGISTERED;
+#  endif
+    *device = a.device;
+    if (hipPointerGetAttribute(&capable, HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE,
+                               (hipDeviceptr_t)p) == hipSuccess)
+        *legacy_ipc = capable != 0;
+    else
+        (void)hipGetLastError();
+    if (hipPointerGetAttribute(&handle, HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, (hipDeviceptr_t)p) ==
+        hipSuccess)
+        *pool = handle != NULL;
+    else
+        (void)hipGetLastError();
+}
+
 #else
 /* --------------------------------------------------------------- NVIDIA */
 #  ifdef __CUDACC__
@@ -148,6 +191,10 @@ typedef cudaGraphExec_t        hipGraphExec_t;
 #define hipEventDisableTiming            cudaEventDisableTiming
 #define hipStreamWaitEvent               cudaStreamWaitEvent
 #define hipPointerGetAttributes          cudaPointerGetAttributes
+#define hipMallocAsync                   cudaMallocAsync
+#define hipFreeAsync                     cudaFreeAsync
+#define hipMallocManaged                 cudaMallocManaged
+#define hipMemAttachGlobal               cudaMemAttachGlobal
 
 /* Allocation flags of hipExtMallocWithFlags. CUDA device memory already takes
  * system-scope loads, stores and atomics from peers while kernels run (over
@@ -173,11 +220,26 @@ static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
 #define hipHostFree                cudaFreeHost
 #define hipHostGetDevicePointer    cudaHostGetDevicePointer
 
+/* A CUDA driver function, fetched through the runtime so that the program
+ * does not link libcuda.so.1 and still starts (and reports "no GPU") on hosts
+ * without a driver. cudaGetDriverEntryPointByVersion is CUDA >= 12.5; 12.0 to
+ * 12.4 have cudaGetDriverEntryPoint (deprecated since). */
+static inline cudaError_t gpu_driver_symbol(const char *name, void **fn)
+{
+    enum cudaDriverEntryPointQueryResult q;
+    cudaError_t e;
+#  if CUDART_VERSION >= 12050
+    e = cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q);
+#  else
+    e = cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, &q);
+#  endif
+    if (e != cudaSuccess) return e;
+    return q == cudaDriverEntryPointSuccess && *fn ? cudaSuccess : cudaErrorNotSupported;
+}
+
 /* hipMemGetAddressRange: the CUDA *runtime* has no equivalent
- * (cudaPointerGetAttributes gives no base/size).  Use the driver's
- * cuMemGetAddressRange, fetched through the runtime with
- * cudaGetDriverEntryPointByVersion (CUDA >= 12.5), so the program does not
- * link libcuda.so.1 and still starts (and reports "no GPU") on driverless hosts. */
+ * (cudaPointerGetAttributes gives no base/size): the driver's
+ * cuMemGetAddressRange. */
 typedef CUresult (*gpu_cuMemGetAddressRange_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
 
 static inline cudaError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize,
@@ -186,11 +248,8 @@ static inline cudaError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *p
     static gpu_cuMemGetAddressRange_fn fn = NULL;
     if (!fn) {
         void *p = NULL;
-        enum cudaDriverEntryPointQueryResult q;
-        cudaError_t e = cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p,
-                                                         12000, cudaEnableDefault, &q);
+        cudaError_t e = gpu_driver_symbol("cuMemGetAddressRange", &p);
         if (e != cudaSuccess) return e;
-        if (q != cudaDriverEntryPointSuccess || !p) return cudaErrorNotSupported;
         memcpy(&fn, &p, sizeof fn);   /* void* -> function pointer, pedantic-clean */
     }
     CUdeviceptr base = 0;
@@ -200,6 +259,48 @@ static inline cudaError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *p
     if (pbase) *pbase = (void *)(uintptr_t)base;
     if (psize) *psize = size;
     return cudaSuccess;
+}
+
+/* What a pointer is, before it is handed to cudaIpcGetMemHandle (as the AMD
+ * branch above): kind, device, legacy-IPC capable (the driver's
+ * CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE), pool memory. */
+#  define GPU_MEMORY_UNREGISTERED 0
+#  define GPU_MEMORY_HOST 1
+#  define GPU_MEMORY_DEVICE 2
+#  define GPU_MEMORY_MANAGED 3
+typedef CUresult (*gpu_cuPointerGetAttribute_fn)(void *, CUpointer_attribute, CUdeviceptr);
+
+static inline void gpu_memory_query(const void *p, int *kind, int *device, int *legacy_ipc,
+                                    int *pool)
+{
+    static gpu_cuPointerGetAttribute_fn fn = NULL;
+    struct cudaPointerAttributes a;
+    int capable = 0;
+    CUmemoryPool handle = NULL;
+
+    *kind = GPU_MEMORY_UNREGISTERED, *device = -1, *legacy_ipc = -1, *pool = 0;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    *kind = a.type == cudaMemoryTypeManaged  ? GPU_MEMORY_MANAGED
+            : a.type == cudaMemoryTypeDevice ? GPU_MEMORY_DEVICE
+            : a.type == cudaMemoryTypeHost   ? GPU_MEMORY_HOST
+                                             : GPU_MEMORY_UNREGISTERED;
+    *device = a.device;
+    if (!fn) {
+        void *sym = NULL;
+        if (gpu_driver_symbol("cuPointerGetAttribute", &sym) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return;
+        }
+        memcpy(&fn, &sym, sizeof fn);
+    }
+    if (fn(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+           (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS)
+        *legacy_ipc = capable != 0;
+    if (fn(&handle, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS)
+        *pool = handle != NULL;
 }
 #endif /* GPU_BACKEND_CUDA */
 

@@ -209,13 +209,59 @@ static shardtab_status_t gpu_barrier_on_stream(const shardtab_signals_t *signals
     return SHARDTAB_SUCCESS;
 }
 
+/* Legacy IPC exports memory of hipMalloc / cudaMalloc on the bound device,
+ * and nothing else: say what the pointer is, and what to use instead, before
+ * the runtime answers "invalid argument" from deep inside. */
+static shardtab_status_t check_exportable(const void *ptr)
+{
+    static const char *const use = "allocate shards with shardtab_mem_alloc (hipMalloc / cudaMalloc)";
+    int kind, device, legacy_ipc, pool;
+
+    gpu_memory_query(ptr, &kind, &device, &legacy_ipc, &pool);
+    switch (kind) {
+    case GPU_MEMORY_UNREGISTERED:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shard %p is not memory the GPU runtime knows (host memory from malloc?): "
+                       "%s", ptr, use);
+    case GPU_MEMORY_HOST:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shard %p is pinned host memory (hipHostMalloc / cudaHostAlloc): IPC "
+                       "exports device memory only; %s", ptr, use);
+    case GPU_MEMORY_MANAGED:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shard %p is managed memory (hipMallocManaged / cudaMallocManaged): "
+                       "legacy IPC cannot export it; %s", ptr, use);
+    default:
+        break;
+    }
+    if (device != bound_device)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shard %p is memory of device %d, but this rank is bound to device %d: "
+                       "allocate it after shardtab_init, with shardtab_mem_alloc",
+                       ptr, device, bound_device);
+    if (legacy_ipc == 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shard %p is %s: legacy IPC (hipIpcGetMemHandle) cannot export it; %s",
+                       ptr,
+                       pool ? "stream-ordered pool memory (hipMallocAsync / cudaMallocAsync, "
+                              "CUDA.jl's default allocator)"
+                            : "virtual memory (hipMemCreate / cuMemCreate, PyTorch's "
+                              "expandable segments)",
+                       use);
+    return SHARDTAB_SUCCESS;
+}
+
 static shardtab_status_t gpu_ipc_export(void *ptr, size_t bytes, st_export_t *out)
 {
+    shardtab_status_t status;
     hipIpcMemHandle_t handle;
     hipDeviceptr_t base = NULL;
     size_t size = 0;
 
     USE_BOUND_DEVICE();
+    status = check_exportable(ptr);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
     /* The handle names the whole allocation: export its base, send the offset. */
     GPU_CHECK(SHARDTAB_ERR_IPC, hipMemGetAddressRange(&base, &size, (hipDeviceptr_t)ptr));
     if ((char *)ptr < (char *)base || bytes > size - (size_t)((char *)ptr - (char *)base))

@@ -62,6 +62,7 @@ void st_descriptor_pack(const st_descriptor_t *d, unsigned char out[ST_DESCRIPTO
     p = put_u64(p, d->alloc_bytes);
     p = put_bytes(p, d->host, sizeof d->host);
     p = put_bytes(p, d->boot_id, sizeof d->boot_id);
+    p = put_u64(p, d->ipc_ns);
     p = put_bytes(p, d->pci_bus_id, sizeof d->pci_bus_id);
     put_bytes(p, d->handle.bytes, sizeof d->handle.bytes);
 }
@@ -100,6 +101,7 @@ shardtab_status_t st_descriptor_unpack(const unsigned char in[ST_DESCRIPTOR_PACK
     p = get_u64(p, &d.alloc_bytes);
     p = get_bytes(p, d.host, sizeof d.host);
     p = get_bytes(p, d.boot_id, sizeof d.boot_id);
+    p = get_u64(p, &d.ipc_ns);
     p = get_bytes(p, d.pci_bus_id, sizeof d.pci_bus_id);
     get_bytes(p, d.handle.bytes, sizeof d.handle.bytes);
 
@@ -125,11 +127,18 @@ shardtab_status_t st_descriptor_validate(const st_descriptor_t *d,
                        "(node rank %d)",
                        (int)expect->comm_rank, (int)expect->node_rank, (int)d->comm_rank,
                        (int)d->node_rank);
-    if (strcmp(d->host, expect->host) != 0 || strcmp(d->boot_id, expect->boot_id) != 0)
+    if (strcmp(d->boot_id, expect->boot_id) != 0)
         return st_fail(SHARDTAB_ERR_DESCRIPTOR,
                        "rank %d is on host '%s' (boot %s), not on this node '%s' (boot %s): "
                        "IPC handles only open inside one node; refusing to open it",
                        (int)d->comm_rank, d->host, d->boot_id, expect->host, expect->boot_id);
+    if (d->ipc_ns != expect->ipc_ns)
+        return st_fail(SHARDTAB_ERR_DESCRIPTOR,
+                       "rank %d ('%s') runs on this machine but in another IPC namespace (%llu, "
+                       "this rank's %llu): IPC handles do not cross IPC namespaces; run the "
+                       "containers of a node with a shared IPC namespace (docker --ipc=host)",
+                       (int)d->comm_rank, d->host, (unsigned long long)d->ipc_ns,
+                       (unsigned long long)expect->ipc_ns);
     if (d->backend != expect->backend)
         return st_fail(SHARDTAB_ERR_DESCRIPTOR,
                        "rank %d runs backend %d, this rank runs %d: build every rank the same",

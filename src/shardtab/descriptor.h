@@ -11,7 +11,7 @@
 #include "internal.h"
 
 #define ST_DESCRIPTOR_MAGIC 0x53544231u /* "STB1" */
-#define ST_DESCRIPTOR_VERSION 1u
+#define ST_DESCRIPTOR_VERSION 2u /* 2: the IPC namespace joined the node identity */
 
 enum { ST_DESCRIPTOR_EMPTY = 1u }; /* flags: the shard has no bytes, no handle */
 
@@ -26,13 +26,16 @@ typedef struct st_descriptor {
     uint64_t alloc_bytes;
     char host[ST_HOST_NAME_BYTES];
     char boot_id[ST_BOOT_ID_BYTES];
+    uint64_t ipc_ns;     /* inode of the sender's IPC namespace (0: unknown) */
     char pci_bus_id[32];
     st_ipc_handle_t handle;
 } st_descriptor_t;
 
-/* magic, version, flags, 4 x int32, 3 x uint64, the strings, the handle */
+/* magic, version, flags, 4 x int32, 3 x uint64, host, boot id, IPC namespace,
+ * bus id, the handle */
 #define ST_DESCRIPTOR_PACKED_BYTES \
-    (4 + 4 + 4 + 4 * 4 + 3 * 8 + ST_HOST_NAME_BYTES + ST_BOOT_ID_BYTES + 32 + ST_IPC_HANDLE_BYTES)
+    (4 + 4 + 4 + 4 * 4 + 3 * 8 + ST_HOST_NAME_BYTES + ST_BOOT_ID_BYTES + 8 + 32 + \
+     ST_IPC_HANDLE_BYTES)
 
 void st_descriptor_pack(const st_descriptor_t *desc, unsigned char out[ST_DESCRIPTOR_PACKED_BYTES]);
 /* Returns SHARDTAB_SUCCESS and fills *desc, or SHARDTAB_ERR_DESCRIPTOR with a
@@ -41,14 +44,16 @@ shardtab_status_t st_descriptor_unpack(const unsigned char in[ST_DESCRIPTOR_PACK
                                        st_descriptor_t *desc);
 
 /* Check a peer's descriptor against what this rank expects of a node peer:
- * same node (host name and boot id), same backend, the node rank it was sent
- * for, and sizes that add up. */
+ * same node (boot id and IPC namespace: host names differ between containers
+ * that share a machine, so a host name alone decides nothing), same backend,
+ * the node rank it was sent for, and sizes that add up. */
 typedef struct st_descriptor_expect {
     int32_t comm_rank;
     int32_t node_rank;
     int32_t backend;
     const char *host;
     const char *boot_id;
+    uint64_t ipc_ns;
 } st_descriptor_expect_t;
 
 shardtab_status_t st_descriptor_validate(const st_descriptor_t *desc,

@@ -79,6 +79,18 @@ uint64_t st_memory_available(void)
     return available;
 }
 
+uint64_t st_ipc_namespace(void)
+{
+    char link[64];
+    unsigned long long inode = 0;
+    ssize_t len = readlink("/proc/self/ns/ipc", link, sizeof link - 1);
+
+    if (len <= 0)
+        return 0;
+    link[len] = '\0';
+    return sscanf(link, "ipc:[%llu]", &inode) == 1 ? (uint64_t)inode : 0;
+}
+
 int st_parse_positive_int(const char *text, int *value)
 {
     char *end;

@@ -18,6 +18,7 @@ typedef struct st_runtime {
     int world_rank;
     char host[ST_HOST_NAME_BYTES];
     char boot_id[ST_BOOT_ID_BYTES];
+    uint64_t ipc_ns;
     shardtab_device_info_t device;
     const st_backend_ops_t *ops;
 } st_runtime_t;
@@ -34,6 +35,8 @@ extern st_runtime_t st_rt;
 size_t st_error_prefix_bytes(void);
 /* This thread's own last message (shardtab_last_error is the process's). */
 const char *st_thread_last_error(void);
+/* SHARDTAB_SUCCESS, or an error naming the live table that shares ptr's memory. */
+shardtab_status_t st_check_free(const void *ptr);
 /* MPI is initialized and not yet finalized: MPI may be called. */
 int st_mpi_usable(void);
 
@@ -41,8 +44,11 @@ int st_mpi_usable(void);
  * memory.max minus memory.current where a limit is set. 0 when unknown. */
 uint64_t st_memory_available(void);
 
-/* Fills host name and boot id (the pair that identifies a running node). */
+/* Fills host name and boot id; the boot id and the IPC namespace (below)
+ * identify a running node as IPC sees it. */
 void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYTES]);
+/* Inode of this process's IPC namespace, 0 when /proc cannot tell. */
+uint64_t st_ipc_namespace(void);
 
 /* Steps at which SHARDTAB_FAULT=<step>:<rank> injects a failure. */
 typedef enum st_fault_step {

@@ -103,6 +103,7 @@ shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *par
     memset(&st_rt, 0, sizeof st_rt);
     MPI_Comm_rank(MPI_COMM_WORLD, &st_rt.world_rank);
     st_node_identity(st_rt.host, st_rt.boot_id);
+    st_rt.ipc_ns = st_ipc_namespace();
     st_rt.ops = backends[ST_BUILD_BACKEND];
 
     /* Devices belong to the real node: split by shared memory, never by the
@@ -182,6 +183,10 @@ shardtab_status_t shardtab_mem_free(void *ptr)
     REQUIRE_INIT("shardtab_mem_free");
     if (ptr == NULL)
         return SHARDTAB_SUCCESS;
+    /* a table's peers map it: freeing it would hand them freed memory */
+    status = st_check_free(ptr);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
     /* An injected failure still frees: the fault tests count leaks too. */
     status = st_fault_check(ST_FAULT_FREE);
     shardtab_status_t freed = st_rt.ops->mem_free(ptr);

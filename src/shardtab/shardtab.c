@@ -21,9 +21,11 @@
 #include "internal.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One exported allocation per rank (the shard, or the signal pad), and every
  * node peer's as this process maps it. */
@@ -51,7 +53,76 @@ struct shardtab {
     int signal_slots;
     double wait_timeout_s, clock_hz;
     double create_ms, open_ms;
+    /* the live-table registry: what this table's shard allocation is */
+    const char *export_base;
+    size_t export_bytes;
+    shardtab_t *next_live;
 };
+
+/* ---- the tables this process holds -------------------------------------- *
+ * A shard's allocation belongs to one live table at a time (a second table
+ * would open the same IPC handle twice in each peer, which GPU runtimes
+ * refuse, and the importers of the first would lose it on the host backend),
+ * and may not be freed while a table shares it (its peers map it). The
+ * registry lets the library refuse both, and a destroy of a table that is not
+ * live (twice, or a stale copy of the pointer), with a message. */
+static shardtab_t *live_tables;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int overlaps(const char *a, size_t a_bytes, const char *b, size_t b_bytes)
+{
+    return a < b + b_bytes && b < a + a_bytes;
+}
+
+/* The live table whose shard allocation holds [ptr, ptr + bytes), or NULL. */
+static const shardtab_t *live_table_sharing(const void *ptr, size_t bytes)
+{
+    const shardtab_t *found = NULL;
+
+    pthread_mutex_lock(&live_lock);
+    for (const shardtab_t *t = live_tables; t && !found; t = t->next_live)
+        if (t->export_base && overlaps(t->export_base, t->export_bytes, ptr, bytes ? bytes : 1))
+            found = t;
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+static void live_add(shardtab_t *t)
+{
+    pthread_mutex_lock(&live_lock);
+    t->next_live = live_tables;
+    live_tables = t;
+    pthread_mutex_unlock(&live_lock);
+}
+
+/* Removes t; returns whether it was live. */
+static int live_remove(const shardtab_t *t)
+{
+    int found = 0;
+
+    pthread_mutex_lock(&live_lock);
+    for (shardtab_t **link = &live_tables; *link; link = &(*link)->next_live) {
+        if (*link == t) {
+            *link = t->next_live;
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+shardtab_status_t st_check_free(const void *ptr)
+{
+    const shardtab_t *t = live_table_sharing(ptr, 1);
+
+    if (t == NULL)
+        return SHARDTAB_SUCCESS;
+    return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                   "shardtab_mem_free(%p): a live table (rank %d of %d, node rank %d) still "
+                   "shares this memory and its peers map it: shardtab_destroy the table first",
+                   ptr, t->rank, t->size, t->node_rank);
+}
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -230,6 +301,7 @@ static shardtab_status_t export_region(shardtab_t *t, st_region_t *r, st_descrip
     desc->bytes = r->bytes;
     memcpy(desc->host, st_rt.host, sizeof desc->host);
     memcpy(desc->boot_id, st_rt.boot_id, sizeof desc->boot_id);
+    desc->ipc_ns = st_rt.ipc_ns;
     memcpy(desc->pci_bus_id, st_rt.device.pci_bus_id, sizeof desc->pci_bus_id);
 
     if (r->local == NULL) {
@@ -239,6 +311,18 @@ static shardtab_status_t export_region(shardtab_t *t, st_region_t *r, st_descrip
     status = st_backend()->ipc_export(r->local, r->bytes, &exp);
     if (status != SHARDTAB_SUCCESS)
         return status;
+    if (r == &t->shard) {
+        const char *base = (const char *)r->local - exp.offset;
+        const shardtab_t *other = live_table_sharing(base, exp.alloc_bytes);
+        if (other != NULL)
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "the allocation of shard %p is already shared by a live table "
+                           "(created before, on %d ranks): an allocation belongs to one live table "
+                           "at a time; shardtab_destroy that table first, or allocate another",
+                           r->local, other->size);
+        t->export_base = base;
+        t->export_bytes = exp.alloc_bytes;
+    }
     desc->offset = exp.offset;
     desc->alloc_bytes = exp.alloc_bytes;
     desc->handle = exp.handle;
@@ -274,6 +358,7 @@ static shardtab_status_t exchange(shardtab_t *t, const st_descriptor_t *mine,
             .backend = (int32_t)st_rt.device.backend,
             .host = st_rt.host,
             .boot_id = st_rt.boot_id,
+            .ipc_ns = st_rt.ipc_ns,
         };
         status = st_descriptor_unpack(all + (size_t)q * sizeof packed, &descs[q]);
         if (status == SHARDTAB_SUCCESS)
@@ -474,6 +559,11 @@ static shardtab_status_t resolve_params(const shardtab_create_params_t *params,
     memset(out, 0, sizeof *out);
     if (params)
         *out = *params;
+    if (out->alignment == 0)
+        out->alignment = 1;
+    if (out->alignment & (out->alignment - 1))
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "alignment %zu is not a power of two",
+                       out->alignment);
     if (out->signal_slots < 0 || out->signal_slots > ST_MAX_SIGNAL_SLOTS)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "signal_slots %d is outside [0, %d]",
                        out->signal_slots, ST_MAX_SIGNAL_SLOTS);
@@ -495,6 +585,41 @@ static shardtab_status_t resolve_params(const shardtab_create_params_t *params,
     if (out->wait_timeout_s == 0.0)
         out->wait_timeout_s = SHARDTAB_WAIT_TIMEOUT_DEFAULT_S;
     return SHARDTAB_SUCCESS;
+}
+
+/* shardtab_agree, but a rank that waits long for the others says why, once, on
+ * stderr: a peer that skipped a collective destroy (or called it twice) leaves
+ * the others here, and that must never be a silent hang. The wait goes on:
+ * only the job's time limit, or the user, ends it. */
+#define ST_PATIENCE_S 60
+
+static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t local,
+                                         const char *where)
+{
+    int flag = local == SHARDTAB_SUCCESS ? 0 : 1, any = 0, done = 0, warned = 0;
+    double start = MPI_Wtime();
+    struct timespec nap = {0, 200000}; /* 0.2 ms */
+    MPI_Request req;
+
+    if (MPI_Iallreduce(&flag, &any, 1, MPI_INT, MPI_MAX, t->comm, &req) != MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Iallreduce in %s failed", where);
+    while (!done) {
+        if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return st_fail(SHARDTAB_ERR_MPI, "MPI_Test in %s failed", where);
+        if (!done && !warned && MPI_Wtime() - start > ST_PATIENCE_S) {
+            fprintf(stderr,
+                    "shardtab: %s rank %d has waited %d s in %s for the other %d rank(s) of the "
+                    "table: every rank must destroy the same live table, once (a rank that "
+                    "passed NULL, or destroyed it twice, leaves the others waiting here)\n",
+                    st_rt.host, t->rank, ST_PATIENCE_S, where, t->size - 1);
+            fflush(stderr);
+            warned = 1;
+        }
+        if (!done)
+            nanosleep(&nap, NULL);
+    }
+    /* everybody is here: the usual agreement carries the first failure's message */
+    return shardtab_agree(t->comm, local);
 }
 
 /* ---- create / destroy ------------------------------------------------------ */
@@ -524,8 +649,29 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
                          "shardtab_create: shard is NULL but bytes is %zu", bytes);
     if (status == SHARDTAB_SUCCESS)
         status = resolve_params(params, &p);
+    if (status == SHARDTAB_SUCCESS && shard != NULL && (uintptr_t)shard % p.alignment != 0)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG,
+                         "shard %p is not aligned to %zu bytes, as shardtab_create_params_t."
+                         "alignment asks (the kernels' vector accesses need it)",
+                         shard, p.alignment);
     if (status == SHARDTAB_SUCCESS)
         status = ranks_per_node_from_env(&ranks_per_node);
+    else
+        ranks_per_node = -1;
+    /* Every rank reads the variable on its own: a wrapper that sets it for some
+     * ranks only would send them into different collectives. Agree on it. */
+    {
+        int rpn[2] = {ranks_per_node, -ranks_per_node}, all[2] = {0, 0};
+        if (MPI_Allreduce(rpn, all, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS &&
+            status == SHARDTAB_SUCCESS)
+            status = st_fail(SHARDTAB_ERR_MPI, "MPI_Allreduce of SHARDTAB_RANKS_PER_NODE failed");
+        else if (status == SHARDTAB_SUCCESS && all[0] != -all[1])
+            status = st_fail(SHARDTAB_ERR_INVALID_ARG,
+                             "SHARDTAB_RANKS_PER_NODE differs between the ranks (from %d to %d; "
+                             "0 means unset): give every rank the same value (mpirun -x, or the "
+                             "job's environment)",
+                             -all[1], all[0]);
+    }
     t = calloc_or_fail(1, sizeof *t, "table", &status);
     status = shardtab_agree(comm, status);
     if (status != SHARDTAB_SUCCESS) {
@@ -597,6 +743,7 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     free(descs);
     free(pad_descs);
     t->create_ms = (MPI_Wtime() - start) * 1e3;
+    live_add(t);
     *table = t;
     return SHARDTAB_SUCCESS;
 
@@ -620,12 +767,23 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
     shardtab_status_t status, closed, freed, pad_freed;
     shardtab_t *t;
 
+    /* Not live (NULL, destroyed already, a stale copy): a local error and no
+     * collective, so this rank never waits alone. Its peers, if they destroy
+     * the table, wait for it in the first agreement below, which says so. */
     if (table == NULL || *table == NULL)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_destroy: no table");
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shardtab_destroy: no table (NULL, or destroyed already); destroying is "
+                       "collective: every rank of the table passes the same live table, once");
+    if (!live_remove(*table))
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "shardtab_destroy(%p): not a live table of this process (destroyed "
+                       "already, or never created); destroying is collective: every rank of "
+                       "the table passes the same live table, once",
+                       (void *)*table);
     t = *table;
 
     /* Kernels still running may read peers: finish them everywhere first. */
-    status = shardtab_agree(t->comm, st_backend()->stream_synchronize(t->stream));
+    status = agree_patiently(t, st_backend()->stream_synchronize(t->stream), "shardtab_destroy");
     closed = shardtab_agree(t->comm, close_peers(t));
     freed = st_backend()->mem_free(t->device_table);
     pad_freed = st_backend()->mem_free(t->pad.local); /* every importer has closed it */

@@ -11,7 +11,7 @@
 #include "descriptor.h"
 
 /* Wire offsets: magic, version, flags, comm_rank, node_rank, backend, device,
- * bytes, offset, alloc_bytes, host, boot_id, pci_bus_id, handle. */
+ * bytes, offset, alloc_bytes, host, boot_id, ipc_ns, pci_bus_id, handle. */
 enum {
     OFF_MAGIC = 0,
     OFF_VERSION = 4,
@@ -25,13 +25,15 @@ enum {
     OFF_ALLOC = 44,
     OFF_HOST = 52,
     OFF_BOOT = OFF_HOST + ST_HOST_NAME_BYTES,
-    OFF_PCI = OFF_BOOT + ST_BOOT_ID_BYTES,
+    OFF_IPC = OFF_BOOT + ST_BOOT_ID_BYTES,
+    OFF_PCI = OFF_IPC + 8,
     OFF_HANDLE = OFF_PCI + 32,
     OFF_END = OFF_HANDLE + ST_IPC_HANDLE_BYTES,
 };
 
 static const char HOST[] = "node-017.cluster";
 static const char BOOT[] = "3f1c2a9e-5b6d-4e7f-8a90-b1c2d3e4f506";
+static const uint64_t IPC_NS = 4026531839ull;
 
 static uint64_t get_le(const unsigned char *p, int n)
 {
@@ -61,6 +63,7 @@ static void make_descriptor(st_descriptor_t *d)
     d->alloc_bytes = 0x2000000000000000ull;
     snprintf(d->host, sizeof d->host, "%s", HOST);
     snprintf(d->boot_id, sizeof d->boot_id, "%s", BOOT);
+    d->ipc_ns = IPC_NS;
     snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "0000:c1:00.0");
     for (int i = 0; i < ST_IPC_HANDLE_BYTES; i++)
         d->handle.bytes[i] = (unsigned char)(0xA5 ^ (i * 37));
@@ -79,7 +82,7 @@ static void make_valid(st_descriptor_t *d)
 
 static st_descriptor_expect_t good_expect(void)
 {
-    st_descriptor_expect_t e = {5, 1, SHARDTAB_BACKEND_HOST, HOST, BOOT};
+    st_descriptor_expect_t e = {5, 1, SHARDTAB_BACKEND_HOST, HOST, BOOT, IPC_NS};
     return e;
 }
 
@@ -100,7 +103,7 @@ static void clear_error(void)
 static void test_descriptor_packed_size_is_constant(void **state)
 {
     (void)state;
-    assert_int_equal(ST_DESCRIPTOR_PACKED_BYTES, 252);
+    assert_int_equal(ST_DESCRIPTOR_PACKED_BYTES, 260);
     assert_int_equal(ST_DESCRIPTOR_PACKED_BYTES, OFF_END);
 }
 
@@ -181,6 +184,7 @@ static void test_descriptor_layout_is_little_endian_at_fixed_offsets(void **stat
     assert_true(get_le(wire + OFF_ALLOC, 8) == 0x2000000000000000ull);
     assert_memory_equal(wire + OFF_HOST, d.host, ST_HOST_NAME_BYTES);
     assert_memory_equal(wire + OFF_BOOT, d.boot_id, ST_BOOT_ID_BYTES);
+    assert_true(get_le(wire + OFF_IPC, 8) == IPC_NS);
     assert_memory_equal(wire + OFF_PCI, "0000:c1:00.0", 13);
     assert_memory_equal(wire + OFF_HANDLE, d.handle.bytes, ST_IPC_HANDLE_BYTES);
 }
@@ -230,10 +234,10 @@ static void test_descriptor_unpack_rejects_bad_version(void **state)
     (void)state;
     make_descriptor(&d);
     st_descriptor_pack(&d, wire);
-    put_le32(wire + OFF_VERSION, 2);
+    put_le32(wire + OFF_VERSION, 1); /* before the IPC namespace joined */
     clear_error();
     assert_int_equal(st_descriptor_unpack(wire, &out), SHARDTAB_ERR_DESCRIPTOR);
-    expect_error_mentions("version 2");
+    expect_error_mentions("version 1");
     put_le32(wire + OFF_VERSION, 0);
     assert_int_equal(st_descriptor_unpack(wire, &out), SHARDTAB_ERR_DESCRIPTOR);
     expect_error_mentions("version 0");
@@ -313,20 +317,29 @@ static void test_descriptor_validate_accepts_empty_descriptor(void **state)
     assert_int_equal(st_descriptor_validate(&d, &e), SHARDTAB_SUCCESS);
 }
 
-static void test_descriptor_validate_rejects_another_host(void **state)
+/* Containers that share a machine (and its IPC namespace) have host names of
+ * their own: the host name alone decides nothing. */
+static void test_descriptor_validate_accepts_another_host_name_on_the_same_node(void **state)
 {
     st_descriptor_t d;
     st_descriptor_expect_t e = good_expect();
     (void)state;
     make_valid(&d);
-    snprintf(d.host, sizeof d.host, "node-018.cluster");
+    snprintf(d.host, sizeof d.host, "container-b");
+    assert_int_equal(st_descriptor_validate(&d, &e), SHARDTAB_SUCCESS);
+}
+
+static void test_descriptor_validate_rejects_another_ipc_namespace(void **state)
+{
+    st_descriptor_t d;
+    st_descriptor_expect_t e = good_expect();
+    (void)state;
+    make_valid(&d);
+    d.ipc_ns = IPC_NS + 1; /* same machine, a container with its own IPC namespace */
     clear_error();
     assert_int_equal(st_descriptor_validate(&d, &e), SHARDTAB_ERR_DESCRIPTOR);
-    expect_error_mentions("'node-018.cluster'");
-    expect_error_mentions("not on this node");
-    /* a prefix of the right name is another host too */
-    snprintf(d.host, sizeof d.host, "node-017");
-    assert_int_equal(st_descriptor_validate(&d, &e), SHARDTAB_ERR_DESCRIPTOR);
+    expect_error_mentions("another IPC namespace");
+    expect_error_mentions("--ipc=host");
 }
 
 static void test_descriptor_validate_rejects_another_boot_id(void **state)
@@ -443,7 +456,8 @@ int main(void)
         cmocka_unit_test(test_descriptor_unpack_rejects_unknown_flags),
         cmocka_unit_test(test_descriptor_validate_accepts_good_descriptor),
         cmocka_unit_test(test_descriptor_validate_accepts_empty_descriptor),
-        cmocka_unit_test(test_descriptor_validate_rejects_another_host),
+        cmocka_unit_test(test_descriptor_validate_accepts_another_host_name_on_the_same_node),
+        cmocka_unit_test(test_descriptor_validate_rejects_another_ipc_namespace),
         cmocka_unit_test(test_descriptor_validate_rejects_another_boot_id),
         cmocka_unit_test(test_descriptor_validate_rejects_rank_mismatch),
         cmocka_unit_test(test_descriptor_validate_rejects_other_backend),
