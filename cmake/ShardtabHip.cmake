@@ -1,7 +1,8 @@
 # ShardtabHip.cmake - enables CMake's HIP language for AMD GPUs, on a ROCm
 # install (/opt/rocm) or on Debian's packaged ROCm (hip-lang under the multiarch
 # cmake folder, which CMake 3.25 does not look in).
-#   out: SHARDTAB_GPU_HOST_LIBS, SHARDTAB_GPU_DEFINES, CMAKE_HIP_ARCHITECTURES
+#   out: SHARDTAB_GPU_HOST_LIBS, SHARDTAB_GPU_DEFINES, CMAKE_HIP_ARCHITECTURES,
+#        SHARDTAB_HIP_MI300
 if(NOT DEFINED CMAKE_HIP_COMPILER AND "$ENV{HIPCXX}" STREQUAL "")
   # CMake drives clang directly; it refuses the hipcc wrapper.
   find_program(SHARDTAB_HIP_COMPILER NAMES amdclang++ clang++-15 clang++-16 clang++-17 clang++
@@ -53,10 +54,38 @@ if(NOT DEFINED CMAKE_HIP_FLAGS AND "$ENV{HIPFLAGS}" STREQUAL "" AND NOT EXISTS /
   set(CMAKE_HIP_FLAGS_INIT "--rocm-path=/usr --rocm-device-lib-path=${SHARDTAB_ROCM_BITCODE}")
 endif()
 
-# gfx90a is the MI250X (Frontier); gfx908 the MI100; gfx940 the first MI300
-# target Debian's clang-15 accepts (it rejects gfx942). Override at will.
+# gfx90a is the MI250X (Frontier), gfx908 the MI100, gfx942 the MI300X/MI300A.
+# gfx940 code objects do not load on MI300X/MI300A, so it is never a stand-in:
+# gfx942 is built where the compiler knows it (clang >= 17, ROCm >= 5.7), else
+# the configuration says MI300 is not built. Override at will.
+#   out: SHARDTAB_HIP_MI300 (a line for the summary)
+function(shardtab_hip_knows_target target out)
+  file(WRITE "${CMAKE_BINARY_DIR}/shardtab-target-probe.c" "int probe(void) { return 0; }\n")
+  execute_process(COMMAND "${CMAKE_HIP_COMPILER}" --target=amdgcn-amd-amdhsa -nogpulib
+                          -mcpu=${target} -x c -c "${CMAKE_BINARY_DIR}/shardtab-target-probe.c"
+                          -o "${CMAKE_BINARY_DIR}/shardtab-target-probe.o"
+                  RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+  if(_rc EQUAL 0)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
 if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
-  set(CMAKE_HIP_ARCHITECTURES "gfx90a;gfx908;gfx940" CACHE STRING "AMD GPU targets")
+  shardtab_hip_knows_target(gfx942 _knows_gfx942)
+  if(_knows_gfx942)
+    set(_archs "gfx90a;gfx908;gfx942")
+    set(SHARDTAB_HIP_MI300 "built (gfx942)")
+  else()
+    set(_archs "gfx90a;gfx908")
+    set(SHARDTAB_HIP_MI300 "NOT built: ${CMAKE_HIP_COMPILER} does not know gfx942 (clang >= 17 does)")
+    message(STATUS "shardtab: MI300 (gfx942) is not built: ${CMAKE_HIP_COMPILER} does not know that target")
+  endif()
+  set(CMAKE_HIP_ARCHITECTURES "${_archs}" CACHE STRING "AMD GPU targets")
+elseif(CMAKE_HIP_ARCHITECTURES MATCHES "gfx942")
+  set(SHARDTAB_HIP_MI300 "built (gfx942, asked)")
+else()
+  set(SHARDTAB_HIP_MI300 "not asked for (CMAKE_HIP_ARCHITECTURES)")
 endif()
 
 enable_language(CXX)

@@ -14,6 +14,23 @@
  * same status on every rank of the communicator, and on failure every rank holds
  * the same message in shardtab_last_error(), naming the host, rank, device and
  * call that failed first.
+ *
+ * Threads: shardtab_init and shardtab_finalize run once, on one thread. Every
+ * other call may come from any thread: each one that touches the device binds
+ * this rank's device first (a thread's current device is its own), the error
+ * recorder and the host backend's allocation list are guarded, the live-table
+ * registry too, and the kernels' launchers keep their caches per thread.
+ * Collective calls follow MPI's rules: with MPI_THREAD_SERIALIZED or more, a
+ * collective may be made from another thread than the one that made the last.
+ * A table belongs to one thread at a time: do not destroy it while another
+ * thread uses it.
+ *
+ * Memory: a shard lies in an allocation of shardtab_mem_alloc on this rank's
+ * device; that allocation belongs to one live table at a time and cannot be
+ * freed while the table lives (both refused with a message). GPU memory that
+ * legacy IPC cannot export (stream-ordered pools, virtual memory, managed,
+ * pinned or plain host memory, another device's) is refused at create, naming
+ * what it is.
  */
 #ifndef SHARDTAB_H
 #define SHARDTAB_H

@@ -45,7 +45,7 @@ static int knob(const char *name, int fallback, int lo, int hi)
 
 static hipError_t multiprocessors(int *count)
 {
-    static int cached_device = -1, cached = 0;
+    static thread_local int cached_device = -1, cached = 0;
     int device;
     hipError_t err = hipGetDevice(&device);
 
@@ -492,7 +492,8 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, JACOBI_VEC4_MIN_BLOCKS_PER_SM)
 
 /* ---- launching: plain, or a captured graph replayed ------------------------ */
 
-static struct {
+/* One cached graph per thread (launchers may run on any thread). */
+static thread_local struct {
     jacobi_step_t step;
     void *stream;
     int steps;

@@ -16,7 +16,7 @@
  * overrides it for tuning runs (docs/performance.md), 1 to 64. */
 static uint64_t blocks_per_sm(void)
 {
-    static uint64_t value = 0;
+    static thread_local uint64_t value = 0; /* per thread: launchers may run on any thread */
     if (value == 0) {
         const char *text = getenv("SCAL_BLOCKS_PER_SM");
         long v = text ? strtol(text, NULL, 10) : 0;
@@ -29,7 +29,7 @@ static uint64_t blocks_per_sm(void)
  * beyond that. Asked of the runtime once per device. */
 static hipError_t grid_for(uint64_t n, unsigned *blocks)
 {
-    static int cached_device = -1, cached_sms = 0;
+    static thread_local int cached_device = -1, cached_sms = 0;
     int device;
     hipError_t err = hipGetDevice(&device);
 

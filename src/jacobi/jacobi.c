@@ -1000,6 +1000,7 @@ int main(int argc, char **argv)
         /* the shards are the halo buffers: what a neighbour writes into */
         params.stream = j.stream;
         params.signal_slots = JACOBI_SIGNAL_SLOTS(j.size); /* the same on every rank */
+        params.alignment = 16;                            /* the kernel's 16-byte accesses */
         status = shardtab_create_with(MPI_COMM_WORLD, j.run.halo,
                                       4 * (size_t)j.opts.nx * sizeof(jacobi_real_t), &params,
                                       &j.table);
