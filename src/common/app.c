@@ -11,22 +11,38 @@
 #include <time.h>
 #include <unistd.h>
 
+static void cannot_write(char *err, size_t err_bytes, const char *what, const char *path,
+                         int error)
+{
+    snprintf(err, err_bytes, "cannot write %s%s'%s': %s", what ? what : "", what ? " " : "", path,
+             strerror(error));
+}
+
 int app_outfile_open(app_outfile_t *out, const char *path, char *err, size_t err_bytes)
 {
+    return app_outfile_open_named(out, path, NULL, err, err_bytes);
+}
+
+int app_outfile_open_named(app_outfile_t *out, const char *path, const char *what, char *err,
+                           size_t err_bytes)
+{
     struct stat st;
-    int fd;
+    mode_t mask;
+    int fd, exists;
 
     memset(out, 0, sizeof *out);
+    out->what = what;
     out->target = strdup(path);
     if (out->target == NULL) {
         snprintf(err, err_bytes, "out of memory");
         return -1;
     }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    exists = stat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
         /* a device or a pipe: write through it, never rename over it */
         out->f = fopen(path, "w");
         if (out->f == NULL) {
-            snprintf(err, err_bytes, "cannot write '%s': %s", path, strerror(errno));
+            cannot_write(err, err_bytes, what, path, errno);
             app_outfile_discard(out);
             return -1;
         }
@@ -40,15 +56,25 @@ int app_outfile_open(app_outfile_t *out, const char *path, char *err, size_t err
     }
     fd = mkstemp(out->temp);
     if (fd < 0) {
-        snprintf(err, err_bytes, "cannot write '%s': %s", path, strerror(errno));
+        cannot_write(err, err_bytes, what, path, errno);
         free(out->temp);
         out->temp = NULL;
         app_outfile_discard(out);
         return -1;
     }
+    /* mkstemp creates 0600: give the result the mode of the file it replaces,
+     * or the one a plain fopen would have given it */
+    mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0) {
+        cannot_write(err, err_bytes, what, path, errno);
+        close(fd);
+        app_outfile_discard(out);
+        return -1;
+    }
     out->f = fdopen(fd, "w");
     if (out->f == NULL) {
-        snprintf(err, err_bytes, "cannot write '%s': %s", path, strerror(errno));
+        cannot_write(err, err_bytes, what, path, errno);
         close(fd);
         app_outfile_discard(out);
         return -1;
@@ -74,8 +100,8 @@ int app_outfile_commit(app_outfile_t *out, char *err, size_t err_bytes)
     if (!failed && out->temp && rename(out->temp, out->target) != 0)
         failed = 1, saved = errno;
     if (failed) {
-        snprintf(err, err_bytes, "writing '%s' failed: %s", out->target,
-                 saved ? strerror(saved) : "write error");
+        snprintf(err, err_bytes, "writing %s%s'%s' failed: %s", out->what ? out->what : "",
+                 out->what ? " " : "", out->target, saved ? strerror(saved) : "write error");
         app_outfile_discard(out);
         return -1;
     }

@@ -15,10 +15,15 @@ typedef struct app_outfile {
     FILE *f;
     char *target; /* the path asked for */
     char *temp;   /* the file being written, NULL when writing in place */
+    const char *what; /* how messages name the file ("JSON file"), or NULL */
 } app_outfile_t;
 
 /* 0, or -1 with a one-line reason in err. */
 int app_outfile_open(app_outfile_t *out, const char *path, char *err, size_t err_bytes);
+/* The same, with the messages of open and commit naming the file as `what`
+ * ("cannot write JSON file 'x.json': ..."); what must outlive the file. */
+int app_outfile_open_named(app_outfile_t *out, const char *path, const char *what, char *err,
+                           size_t err_bytes);
 /* Checks every write, flushes, closes and renames: 0, or -1 with the reason
  * in err (the temporary file is then removed, the target left as it was). */
 int app_outfile_commit(app_outfile_t *out, char *err, size_t err_bytes);

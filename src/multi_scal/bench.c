@@ -40,6 +40,15 @@ const char *ms_bench_op_name(int op)
     return op >= 0 && op < MS_OP_COUNT ? op_names[op] : "?";
 }
 
+int ms_bench_host_buffers(shardtab_backend_t backend)
+{
+    /* setup_size: host and host_peer (malloc) on every backend; on the host
+     * backend the shard and scratch too, and while shardtab_create exports the
+     * shard it exists twice (its pages, and the shared file they are copied
+     * into) */
+    return backend == SHARDTAB_BACKEND_HOST ? 5 : 2;
+}
+
 typedef struct bench_ctx {
     shardtab_t *table;
     double *const *device_table;

@@ -37,6 +37,10 @@ typedef struct ms_bench_row {
 
 const char *ms_bench_op_name(int op);
 
+/* Shard-sized buffers of host memory each rank holds at once at one size of the
+ * sweep or of --bench-pairs (counted in bench.c), for ms_bench_fit. */
+int ms_bench_host_buffers(shardtab_backend_t backend);
+
 /* Collective. Runs the sweep; rows are returned on rank 0 (malloc'd). *verified
  * is 0 when a table mode left a wrong value (the sweep checks itself). */
 shardtab_status_t ms_bench_run(const ms_options_t *opts, ms_bench_row_t **rows, int *nrows,

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "bench.h"
 #include "check_peers.h"
 #include "options.h"
@@ -37,6 +38,7 @@ typedef struct ms_run {
     uint64_t *offsets_host;     /* [node_size + 1] the node's index space */
     uint64_t *offsets;          /* device copy, for the global kernel */
     double expected[7];         /* the value each residue class must end with */
+    ms_bench_fit_t fit;         /* --bench, --bench-pairs: sizes fitted to host memory */
     ms_report_t report;
 } ms_run_t;
 
@@ -238,6 +240,83 @@ static shardtab_status_t run_mode(ms_run_t *run, unsigned mode, ms_mode_result_t
     return verify(run, res);
 }
 
+/* ---- host memory: refuse what cannot fit, fit the defaults -------------------- */
+
+/* Test hook: MULTI_SCAL_TEST_MEMORY=<bytes> stands in for the host memory
+ * available, so the tests can run the sizing of a small machine on any
+ * machine. Not for users; it never acts unless set. */
+static uint64_t memory_available(void)
+{
+    const char *text = getenv("MULTI_SCAL_TEST_MEMORY");
+    unsigned long long bytes;
+    char *end;
+
+    if (text && *text) {
+        bytes = strtoull(text, &end, 10);
+        if (*end == '\0' && bytes > 0)
+            return (uint64_t)bytes;
+    }
+    return app_memory_available();
+}
+
+/* Shard-sized host buffers a rank holds for the modes: the staging copy, and on
+ * the host backend the shard itself, twice while shardtab_create exports it
+ * (its pages, and the shared file they are copied into). */
+static int mode_host_buffers(void)
+{
+    return shardtab_backend() == SHARDTAB_BACKEND_HOST ? 3 : 1;
+}
+
+/* The ranks of a node allocate at once, so together they must fit in what the
+ * node has left (MemAvailable, capped by the cgroup's limit); else the OOM
+ * killer ends the job with no message. An explicit size that cannot fit is
+ * refused here, before anything is allocated; the bench's default top size is
+ * lowered to one that fits. Device memory is the runtime's to refuse. Every
+ * rank reaches the same sizes. Collective. */
+static shardtab_status_t fit_memory(ms_run_t *run)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    MPI_Comm node;
+    int node_ranks, most_ranks;
+    uint64_t have = memory_available(), node_have, spare, least_spare;
+    double need, node_need; /* doubles: n * 8 * buffers can pass 2^64 */
+    char err[512], text[3][32];
+
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_ranks);
+    have = have ? have : UINT64_MAX; /* unknown: no limit */
+    need = (double)ms_partition(run->opts.n, run->size, run->rank).length * sizeof(double) *
+           mode_host_buffers();
+    MPI_Allreduce(&have, &node_have, 1, MPI_UINT64_T, MPI_MIN, node);
+    MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, node);
+    MPI_Comm_free(&node);
+    if (node_need > (double)node_have)
+        status = shardtab_error_set(
+            SHARDTAB_ERR_INVALID_ARG,
+            "--n %" PRIu64 " (%s of doubles) does not fit in host memory: the %d ranks of this "
+            "node need %s (%d buffers of a shard each), and %s is available; use a smaller --n "
+            "or more nodes",
+            run->opts.n, ms_human_bytes((double)run->opts.n * sizeof(double), text[0],
+                                        sizeof text[0]),
+            node_ranks, ms_human_bytes(node_need, text[1], sizeof text[1]), mode_host_buffers(),
+            ms_human_bytes((double)node_have, text[2], sizeof text[2]));
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status != SHARDTAB_SUCCESS || !(run->opts.bench || run->opts.bench_pairs))
+        return status;
+
+    /* the bench's buffers come on top of the modes' shard; the fullest node
+     * and the least memory left decide, so that every rank sweeps the same sizes */
+    spare = node_have == UINT64_MAX ? UINT64_MAX : node_have - (uint64_t)node_need;
+    MPI_Allreduce(&spare, &least_spare, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&node_ranks, &most_ranks, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (ms_bench_fit(&run->opts, least_spare == UINT64_MAX ? 0 : least_spare, most_ranks,
+                     ms_bench_host_buffers(shardtab_backend()), &run->fit, err, sizeof err) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    else
+        run->opts.bench_max = run->fit.top;
+    return shardtab_agree(MPI_COMM_WORLD, status);
+}
+
 /* ---- main ---------------------------------------------------------------------- */
 
 static int exit_code_for(shardtab_status_t status)
@@ -302,12 +381,16 @@ int main(int argc, char **argv)
     case MS_PARSE_OK:
         break;
     }
-    status = shardtab_agree(MPI_COMM_WORLD, ms_report_open_json(&run.report, &run.opts, run.rank));
+    status = fit_memory(&run);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_agree(MPI_COMM_WORLD,
+                                ms_report_open_json(&run.report, &run.opts, run.rank));
     if (status != SHARDTAB_SUCCESS) {
         say_error(run.rank, shardtab_last_error());
         MPI_Finalize();
         return 2;
     }
+    run.report.fit = run.fit;
 
     if (run.opts.variant >= 0)
         scal_set_variant(run.opts.variant);
@@ -394,7 +477,7 @@ int main(int argc, char **argv)
     }
     shardtab_finalize();
     if (status == SHARDTAB_SUCCESS)
-        ms_report_finish(&run.report, exit_code);
+        exit_code = ms_report_finish(&run.report, exit_code);
     else
         ms_report_discard_json(&run.report);
     free(bench_rows);

@@ -35,7 +35,9 @@ static const char usage_text[] =
     "                       against device and peer copies, a host-staged update and\n"
     "                       MPI messages, per-shard sizes from --bench-min to --bench-max\n"
     "      --bench-min B    first bytes per shard of the sweep (default 1M)\n"
-    "      --bench-max B    last bytes per shard, x4 steps (default 4G; at most 8G)\n"
+    "      --bench-max B    last bytes per shard, x4 steps (default 4G, lowered to what\n"
+    "                       host memory holds; at most 8G; a size that cannot fit is\n"
+    "                       refused)\n"
     "      --bench-pairs    instead of the modes, every ordered pair of a node's ranks:\n"
     "                       the writer alone scales the owner's shard (--bench-max bytes)\n"
     "                       through the table; prints the matrix of GB/s\n"
@@ -207,32 +209,61 @@ static int parse_variant(const char *text, int *variant, char *err, size_t err_b
     return -1;
 }
 
+/* The long options, in the order --help lists them. */
+static const struct option long_options[] = {
+    {"n", required_argument, NULL, 'n'},
+    {"alpha", required_argument, NULL, 'a'},
+    {"mode", required_argument, NULL, 'm'},
+    {"iters", required_argument, NULL, 'i'},
+    {"json", required_argument, NULL, 'j'},
+    {"allow-shared-gpu", no_argument, NULL, 's'},
+    {"check-peers", no_argument, NULL, 'c'},
+    {"bench", no_argument, NULL, 'b'},
+    {"bench-min", required_argument, NULL, 'B'},
+    {"bench-max", required_argument, NULL, 'M'},
+    {"variant", required_argument, NULL, 'V'},
+    {"bench-device-only", no_argument, NULL, 'D'},
+    {"bench-pairs", no_argument, NULL, 'P'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* glibc's getopt_long returns '?' both for an unknown option and for a
+ * prefix of several ("--a": --alpha or --allow-shared-gpu?). Tell them apart:
+ * writes the candidates of an ambiguous `arg` ("--a", "--a=1") into list and
+ * returns how many there are (0 or 1: not ambiguous). */
+static int ambiguous_candidates(const char *arg, char *list, size_t list_bytes)
+{
+    const char *name = arg + 2;
+    size_t len = strcspn(name, "="), used = 0;
+    int count = 0;
+
+    list[0] = '\0';
+    if (strncmp(arg, "--", 2) != 0 || len == 0)
+        return 0;
+    for (const struct option *o = long_options; o->name; o++) {
+        if (strncmp(o->name, name, len) != 0)
+            continue;
+        if (o->name[len] == '\0')
+            return 0; /* an exact match wins over longer names */
+        count++;
+        if (used < list_bytes)
+            used += (size_t)snprintf(list + used, list_bytes - used, "%s--%s",
+                                     count > 1 ? ", " : "", o->name);
+    }
+    return count;
+}
+
 ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
                                    size_t err_bytes)
 {
-    static const struct option longopts[] = {
-        {"n", required_argument, NULL, 'n'},
-        {"alpha", required_argument, NULL, 'a'},
-        {"mode", required_argument, NULL, 'm'},
-        {"iters", required_argument, NULL, 'i'},
-        {"json", required_argument, NULL, 'j'},
-        {"allow-shared-gpu", no_argument, NULL, 's'},
-        {"check-peers", no_argument, NULL, 'c'},
-        {"bench", no_argument, NULL, 'b'},
-        {"bench-min", required_argument, NULL, 'B'},
-        {"bench-max", required_argument, NULL, 'M'},
-        {"variant", required_argument, NULL, 'V'},
-        {"bench-device-only", no_argument, NULL, 'D'},
-        {"bench-pairs", no_argument, NULL, 'P'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    char candidates[256];
     int c, rc = 0;
 
     ms_options_default(opts);
     optind = 0; /* glibc: a full reset, so tests can parse many times */
     opterr = 0; /* we word the messages ourselves */
-    while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:schb", longopts, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:schb", long_options, NULL)) != -1) {
         switch (c) {
         case 'n': rc = ms_parse_count(optarg, &opts->n, err, err_bytes); break;
         case 'a': rc = ms_parse_alpha(optarg, &opts->alpha, err, err_bytes); break;
@@ -249,7 +280,10 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         case 'c': opts->check_peers = 1; break;
         case 'b': opts->bench = 1; break;
         case 'B': rc = parse_bench_bytes(optarg, &opts->bench_min, err, err_bytes); break;
-        case 'M': rc = parse_bench_bytes(optarg, &opts->bench_max, err, err_bytes); break;
+        case 'M':
+            rc = parse_bench_bytes(optarg, &opts->bench_max, err, err_bytes);
+            opts->bench_max_given = 1;
+            break;
         case 'D': opts->bench_device_only = 1; break;
         case 'P': opts->bench_pairs = 1; break;
         case 'V': rc = parse_variant(optarg, &opts->variant, err, err_bytes); break;
@@ -264,6 +298,9 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
                 snprintf(err, err_bytes, "option '%s' takes no value", argv[optind - 1]);
             else if (optopt)
                 snprintf(err, err_bytes, "unknown option '-%c'", optopt);
+            else if (ambiguous_candidates(argv[optind - 1], candidates, sizeof candidates) > 1)
+                snprintf(err, err_bytes, "ambiguous option '%.*s' (could be %s)",
+                         (int)strcspn(argv[optind - 1], "="), argv[optind - 1], candidates);
             else
                 snprintf(err, err_bytes, "unknown option '%s'", argv[optind - 1]);
             rc = -1;
@@ -285,4 +322,83 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
     if (rc != 0)
         return MS_PARSE_ERROR;
     return opts->help ? MS_PARSE_HELP : MS_PARSE_OK;
+}
+
+const char *ms_human_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 5) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", bytes, units[u]);
+    return buf;
+}
+
+/* A size the options accept, at most bytes: "2G", "768M" (rounded down). */
+static const char *option_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const char suffix[] = "KMGT";
+    int u = 0;
+    uint64_t unit = 1024;
+    while (u < 3 && bytes / (unit * 1024) >= 1) {
+        unit *= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%llu%c", (unsigned long long)(bytes / unit), suffix[u]);
+    return buf;
+}
+
+int ms_bench_fit(const ms_options_t *opts, uint64_t available, int ranks_on_node, int buffers,
+                 ms_bench_fit_t *fit, char *err, size_t err_bytes)
+{
+    /* host bytes a node needs per byte of shard */
+    uint64_t per_byte = (uint64_t)(ranks_on_node > 0 ? ranks_on_node : 1) *
+                        (uint64_t)(buffers > 0 ? buffers : 1);
+    uint64_t largest = available ? available / per_byte : UINT64_MAX; /* bytes per shard */
+    uint64_t top = opts->bench_max;
+    char asked[32], need[32], have[32], most[32];
+
+    if (top > largest) {
+        ms_human_bytes((double)top * (double)per_byte, need, sizeof need);
+        ms_human_bytes((double)available, have, sizeof have);
+        option_bytes(largest, most, sizeof most);
+        if (largest < 4096) {
+            snprintf(err, err_bytes, "no bench size fits in host memory: %d ranks on a node x %d "
+                     "buffers of a shard need at least %s, and %s is available; use fewer ranks "
+                     "per node", ranks_on_node, buffers,
+                     ms_human_bytes(4096.0 * (double)per_byte, need, sizeof need), have);
+            return -1;
+        }
+        if (opts->bench_max_given) {
+            snprintf(err, err_bytes, "--bench-max %s per shard does not fit in host memory: %d "
+                     "ranks on a node x %d buffers of a shard need %s, and %s is available; use "
+                     "--bench-max %s or less, or fewer ranks per node",
+                     ms_human_bytes((double)top, asked, sizeof asked), ranks_on_node, buffers,
+                     need, have, most);
+            return -1;
+        }
+        if (opts->bench_min > largest) {
+            ms_human_bytes((double)opts->bench_min * (double)per_byte, need, sizeof need);
+            snprintf(err, err_bytes, "not even --bench-min %s per shard fits in host memory: %d "
+                     "ranks on a node x %d buffers of a shard need %s, and %s is available; use "
+                     "--bench-min %s or less, or fewer ranks per node",
+                     ms_human_bytes((double)opts->bench_min, asked, sizeof asked), ranks_on_node,
+                     buffers, need, have, most);
+            return -1;
+        }
+        /* the default: the largest size of the sweep that fits */
+        top = opts->bench_min;
+        while (top <= largest / 4 && top * 4 <= opts->bench_max)
+            top *= 4;
+    }
+    memset(fit, 0, sizeof *fit);
+    fit->top = top;
+    fit->asked = opts->bench_max;
+    fit->capped = top < opts->bench_max;
+    fit->available = available;
+    fit->ranks_on_node = ranks_on_node;
+    fit->buffers = buffers;
+    return 0;
 }

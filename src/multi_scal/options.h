@@ -29,6 +29,7 @@ typedef struct ms_options {
     int bench_pairs;      /* the pairwise matrix instead of the modes */
     uint64_t bench_min;   /* bytes per shard, first size of the sweep */
     uint64_t bench_max;   /* bytes per shard, last size (x4 steps) */
+    int bench_max_given;  /* --bench-max was on the command line: refuse, never cap, it */
     int variant;          /* kernel variant (scal.h), -1: the default */
     int bench_device_only; /* skip the host-staged and MPI paths (tuning runs) */
     int help;
@@ -52,5 +53,26 @@ int ms_parse_alpha(const char *text, double *alpha, char *err, size_t err_bytes)
 int ms_parse_modes(const char *text, unsigned *modes, char *err, size_t err_bytes);
 const char *ms_mode_name(unsigned mode);
 const char *ms_usage_text(void);
+/* "4.00 GiB", "600 B": powers of 1024. Returns buf. */
+const char *ms_human_bytes(double bytes, char *buf, size_t len);
+
+/* How the bench's sizes were fitted to the host memory of the fullest node. */
+typedef struct ms_bench_fit {
+    uint64_t top;       /* bytes per shard: the sweep's last size, the pairs' size */
+    uint64_t asked;     /* --bench-max, or its default */
+    int capped;         /* 1: the default was lowered to top so that it fits */
+    uint64_t available; /* host bytes the node's ranks had to fit in; 0 unknown */
+    int ranks_on_node;  /* ranks that allocate at once on one node */
+    int buffers;        /* shard-sized host buffers each of them holds at once */
+} ms_bench_fit_t;
+
+/* Fits --bench-max to the host memory of a node where ranks_on_node ranks each
+ * hold `buffers` buffers of a shard at once. A size that fits (or unknown
+ * memory, available 0) is kept. An explicit --bench-max that does not fit, or a
+ * --bench-min that does not, is refused: -1, the reason in err. The default is
+ * lowered to the largest size of the x4 sweep from --bench-min that fits
+ * (capped 1). Returns 0 with *fit set. */
+int ms_bench_fit(const ms_options_t *opts, uint64_t available, int ranks_on_node, int buffers,
+                 ms_bench_fit_t *fit, char *err, size_t err_bytes);
 
 #endif /* MS_OPTIONS_H */

@@ -4,16 +4,11 @@
 
 #include "mpi_gpu.h"
 #include "scal.h"
+#include "shardtab_git_commit.h" /* generated at build time: SHARDTAB_GIT_COMMIT */
 
-#ifndef MS_GIT_COMMIT
-#define MS_GIT_COMMIT "unknown"
-#endif
-
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 shardtab_status_t ms_report_open_json(ms_report_t *r, const ms_options_t *opts, int rank)
 {
@@ -23,34 +18,22 @@ shardtab_status_t ms_report_open_json(ms_report_t *r, const ms_options_t *opts, 
     MPI_Comm_size(MPI_COMM_WORLD, &r->size);
     if (rank != 0 || opts->json == NULL)
         return SHARDTAB_SUCCESS;
-    r->json = fopen(opts->json, "w");
-    if (r->json == NULL)
-        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "cannot write JSON file '%s': %s",
-                                  opts->json, strerror(errno));
+    {
+        char err[512];
+        if (app_outfile_open_named(&r->json, opts->json, "JSON file", err, sizeof err) != 0)
+            return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    }
+    r->json_open = 1;
     return SHARDTAB_SUCCESS;
 }
 
 void ms_report_discard_json(ms_report_t *r)
 {
-    if (r->json) {
-        fclose(r->json);
-        r->json = NULL;
-        remove(r->opts->json);
-    }
+    if (r->json_open)
+        app_outfile_discard(&r->json); /* our temporary file only, never FILE itself */
+    r->json_open = 0;
     free(r->ranks);
     r->ranks = NULL;
-}
-
-static const char *human_bytes(double bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 5) {
-        bytes /= 1024.0;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", bytes, units[u]);
-    return buf;
 }
 
 static void mode_list(unsigned modes, char *buf, size_t len)
@@ -152,9 +135,25 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
            shardtab_backend_name(shardtab_backend()), r->size, r->nodes, r->min_per_node,
            r->max_per_node, r->max_devices_per_node);
     printf("# n %" PRIu64 " doubles (%s), alpha %.17g, iters %d, modes %s, kernel %s\n", opts->n,
-           human_bytes((double)opts->n * sizeof(double), buf, sizeof buf), opts->alpha,
+           ms_human_bytes((double)opts->n * sizeof(double), buf, sizeof buf), opts->alpha,
            opts->iters, modes,
            scal_variant_name(opts->variant >= 0 ? opts->variant : SCAL_VARIANT_DEFAULT));
+    if (opts->bench || opts->bench_pairs) {
+        const ms_bench_fit_t *fit = &r->fit;
+        char top[32], asked[32], have[32];
+        ms_human_bytes((double)fit->top, top, sizeof top);
+        if (opts->bench)
+            printf("# bench sizes %s to %s per shard, x4 steps", ms_human_bytes(
+                   (double)opts->bench_min, buf, sizeof buf), top);
+        else
+            printf("# bench-pairs size %s per shard", top);
+        if (fit->capped)
+            printf(", capped from the default %s to fit host memory: %d ranks per node x %d "
+                   "buffers of a shard in %s available (--bench-max sets it)",
+                   ms_human_bytes((double)fit->asked, asked, sizeof asked), fit->ranks_on_node,
+                   fit->buffers, ms_human_bytes((double)fit->available, have, sizeof have));
+        printf("\n");
+    }
     {
         char mpi_line[256];
         app_mpi_gpu_support(mpi_line, sizeof mpi_line);
@@ -170,7 +169,9 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     printf("# table created in %.3f ms (max over ranks), IPC opens %.3f ms\n", r->create_ms,
            r->open_ms);
     if (!opts->check_peers && !opts->bench && !opts->bench_pairs)
-        printf("#\n# %6s %6s %12s %12s\n", "mode", "iters", "time_s", "GB/s");
+        printf("#\n# total_GB/s = bytes read + written by all %d ranks together over time_s "
+               "(the slowest rank's)\n# %6s %6s %12s %12s\n",
+               r->size, "mode", "iters", "time_s", "total_GB/s");
     fflush(stdout);
     return SHARDTAB_SUCCESS;
 }
@@ -199,12 +200,12 @@ void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int 
         return;
     r->bench = rows;
     r->nbench = nrows;
-    printf("# bench: GB/s = bytes read + written per GPU over the median of the repeats "
+    printf("# bench: GPU_GB/s = bytes read + written per GPU over the median of the repeats "
            "(each the max over ranks), [min, max] beside it;\n"
            "# link = bytes per link direction; ratio = link (remote, ring) or GB/s (local) "
            "over the baseline measured at the same size\n");
     printf("# %10s %-15s %5s %10s %10s %10s %10s %7s %-15s %9s\n", "shard_MiB", "operation",
-           "reps", "GB/s", "min", "max", "link_GB/s", "ratio", "baseline", "create_ms");
+           "reps", "GPU_GB/s", "min", "max", "link_GB/s", "ratio", "baseline", "create_ms");
     for (int i = 0; i < nrows; i++) {
         const ms_bench_row_t *b = &rows[i];
         char link[16] = "-", ratio[16] = "-";
@@ -233,7 +234,7 @@ void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified)
     printf("# bench-pairs: GB/s (bytes read + written) when node rank <row> alone scales the "
            "shard of node rank <column> through the table, %s per shard,\n# median of 8 after "
            "2 warm-ups; each repeat timed by the slowest node\n",
-           human_bytes((double)r->opts->bench_max, size, sizeof size));
+           ms_human_bytes((double)r->opts->bench_max, size, sizeof size));
     printf("#   %-14s", "writer\\owner");
     for (int o = 0; o < n; o++)
         printf(" %9d", o);
@@ -249,42 +250,16 @@ void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified)
     fflush(stdout);
 }
 
-static void json_string(FILE *f, const char *s)
+int ms_report_finish(ms_report_t *r, int exit_code)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-void ms_report_finish(ms_report_t *r, int exit_code)
-{
-    FILE *f = r->json;
+    FILE *f = r->json_open ? r->json.f : NULL;
+    int json_failed = 0;
 
     if (r->rank == 0 && f != NULL) {
         fprintf(f, "{\n  \"program\": \"multi_scal\",\n  \"version\": \"%d.%d.%d\",\n",
                 SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
         fprintf(f, "  \"backend\": \"%s\",\n", shardtab_backend_name(shardtab_backend()));
-        {
-            /* where the result came from: commit, Slurm job, time */
-            const char *job = getenv("SLURM_JOB_ID");
-            char when[32];
-            time_t now = time(NULL);
-            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-            fprintf(f, "  \"git_commit\": \"%s\",\n  \"date_utc\": \"%s\",\n  \"slurm_job_id\": ",
-                    MS_GIT_COMMIT, when);
-            if (job && *job)
-                json_string(f, job), fputs(",\n", f);
-            else
-                fputs("null,\n", f);
-        }
+        app_json_provenance(f, SHARDTAB_GIT_COMMIT); /* commit, time, Slurm job */
         fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"ranks_per_node_min\": %d,\n"
                    "  \"ranks_per_node_max\": %d,\n  \"devices_per_node\": %d,\n",
                 r->size, r->nodes, r->min_per_node, r->max_per_node, r->max_devices_per_node);
@@ -296,12 +271,12 @@ void ms_report_finish(ms_report_t *r, int exit_code)
         for (int i = 0; i < r->size; i++) {
             const ms_rank_info_t *a = &r->ranks[i];
             fprintf(f, "    {\"rank\": %d, \"host\": ", a->rank);
-            json_string(f, a->host);
+            app_json_string(f, a->host);
             fprintf(f, ", \"node\": %d, \"node_rank\": %d, \"device\": %d, \"device_name\": ",
                     a->node_id, a->node_rank, a->device);
-            json_string(f, a->device_name);
+            app_json_string(f, a->device_name);
             fprintf(f, ", \"pci_bus_id\": ");
-            json_string(f, a->pci_bus_id);
+            app_json_string(f, a->pci_bus_id);
             fprintf(f, ", \"shard_start\": %" PRIu64 ", \"shard_length\": %" PRIu64 "}%s\n",
                     a->start, a->length, i + 1 < r->size ? "," : "");
         }
@@ -309,7 +284,8 @@ void ms_report_finish(ms_report_t *r, int exit_code)
         for (int i = 0; i < r->nresults; i++) {
             const ms_mode_result_t *m = &r->results[i];
             fprintf(f, "    {\"mode\": \"%s\", \"iters\": %d, \"time_s\": %.9e, \"gbps\": %.6f, "
-                       "\"verified\": %s, \"mismatches\": %" PRIu64 "}%s\n",
+                       "\"gbps_scope\": \"all_ranks\", \"verified\": %s, \"mismatches\": %" PRIu64
+                       "}%s\n",
                     ms_mode_name(m->mode), m->iters, m->seconds, m->gbps,
                     m->mismatches ? "false" : "true", m->mismatches,
                     i + 1 < r->nresults ? "," : "");
@@ -323,7 +299,11 @@ void ms_report_finish(ms_report_t *r, int exit_code)
                     p->verified ? "true" : "false", p->empty ? "true" : "false",
                     i + 1 < r->npairs ? "," : "");
         }
-        fprintf(f, "  ],\n  \"pairs_shard_bytes\": %" PRIu64 ",\n  \"pairs_gbps\": [",
+        fprintf(f, "  ],\n  \"bench_top_bytes\": %" PRIu64 ",\n  \"bench_top_capped\": %s,\n",
+                r->opts->bench || r->opts->bench_pairs ? r->fit.top : 0,
+                r->fit.capped ? "true" : "false");
+        fprintf(f, "  \"pairs_shard_bytes\": %" PRIu64 ",\n  \"pairs_gbps_scope\": \"per_gpu\",\n"
+                   "  \"pairs_gbps\": [",
                 r->pair_n ? r->opts->bench_max : 0);
         for (int w = 0; w < r->pair_n; w++) {
             fprintf(f, "%s\n    [", w ? "," : "");
@@ -335,9 +315,9 @@ void ms_report_finish(ms_report_t *r, int exit_code)
         for (int i = 0; i < r->nbench; i++) {
             const ms_bench_row_t *b = &r->bench[i];
             fprintf(f, "    {\"shard_bytes\": %" PRIu64 ", \"operation\": \"%s\", \"reps\": %d, "
-                       "\"gbps_median\": %.3f, \"gbps_min\": %.3f, \"gbps_max\": %.3f, "
-                       "\"link_gbps\": %.3f, \"ratio\": %.4f, \"baseline\": \"%s\", "
-                       "\"create_ms\": %.3f}%s\n",
+                       "\"gbps_scope\": \"per_gpu\", \"gbps_median\": %.3f, \"gbps_min\": %.3f, "
+                       "\"gbps_max\": %.3f, \"link_gbps\": %.3f, \"ratio\": %.4f, "
+                       "\"baseline\": \"%s\", \"create_ms\": %.3f}%s\n",
                     b->shard_bytes, ms_bench_op_name(b->op), b->reps, b->gbps_median, b->gbps_min,
                     b->gbps_max, b->link_gbps, b->ratio,
                     b->baseline >= 0 ? ms_bench_op_name(b->baseline) : "", b->create_ms,
@@ -346,9 +326,19 @@ void ms_report_finish(ms_report_t *r, int exit_code)
         fprintf(f, "  ],\n  \"kernel\": \"%s\",\n  \"exit_status\": %d\n}\n",
                 scal_variant_name(r->opts->variant >= 0 ? r->opts->variant : SCAL_VARIANT_DEFAULT),
                 exit_code);
-        fclose(f);
-        r->json = NULL;
+        {
+            char err[512];
+            if (app_outfile_commit(&r->json, err, sizeof err) != 0) {
+                fprintf(stderr, "multi_scal: error: %s; the results above are not saved\n", err);
+                fflush(stderr);
+                json_failed = 1;
+            }
+        }
+        r->json_open = 0;
     }
+    /* every rank exits with the same status, rank 0's file included */
+    MPI_Bcast(&json_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(r->ranks);
     r->ranks = NULL;
+    return json_failed && exit_code == 0 ? 1 : exit_code;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "app.h"
 #include "bench.h"
 #include "check_peers.h"
 #include "options.h"
@@ -17,7 +18,7 @@ typedef struct ms_mode_result {
     unsigned mode;
     int iters;
     double seconds;      /* max over ranks */
-    double gbps;         /* bytes read + written over seconds */
+    double gbps;         /* bytes read + written by all ranks together over seconds */
     uint64_t mismatches; /* summed over ranks */
     uint64_t first_bad;  /* lowest bad global index, UINT64_MAX if none */
     double got, want;
@@ -34,7 +35,9 @@ typedef struct ms_rank_info {
 typedef struct ms_report {
     const ms_options_t *opts;
     int rank, size;
-    FILE *json;
+    app_outfile_t json;  /* rank 0, --json: written beside the target, renamed at the end */
+    int json_open;
+    ms_bench_fit_t fit;  /* --bench, --bench-pairs: the sizes fitted to host memory */
     ms_rank_info_t *ranks; /* rank 0 only: every rank's line */
     int nodes, min_per_node, max_per_node, max_devices_per_node;
     double create_ms, open_ms; /* max over ranks */
@@ -48,9 +51,11 @@ typedef struct ms_report {
     int pair_n;
 } ms_report_t;
 
-/* Rank 0 opens --json FILE now, so that an unwritable path is a usage error
- * before any work. Returns the status to agree on. */
+/* Rank 0 opens --json FILE now (a temporary file beside it), so that an
+ * unwritable path is a usage error before any work. Returns the status to
+ * agree on. */
 shardtab_status_t ms_report_open_json(ms_report_t *r, const ms_options_t *opts, int rank);
+/* A failed run: removes the temporary file only; FILE stays as it was. */
 void ms_report_discard_json(ms_report_t *r);
 /* Collective: gathers every rank's description and prints the header. */
 shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
@@ -60,6 +65,9 @@ void ms_report_mode(ms_report_t *r, const ms_mode_result_t *res);
 void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int verified);
 /* Rank 0 prints the --bench-pairs matrix, kept for the JSON. */
 void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified);
-void ms_report_finish(ms_report_t *r, int exit_code);
+/* Collective. Rank 0 writes the JSON and renames it over FILE; a failed write
+ * or close is reported (once) and every rank gets exit status 1. Returns the
+ * exit status to use. */
+int ms_report_finish(ms_report_t *r, int exit_code);
 
 #endif /* MS_REPORT_H */

@@ -318,6 +318,130 @@ static void test_options_long_flag_given_a_value_names_the_flag_as_typed(void **
     expect_error(ARGC(b), b, "--help", NULL);
 }
 
+/* getopt_long answers '?' for "--a" as for "--bogus"; the message must say
+ * that the prefix is ambiguous and list what it could be (issue 11). */
+static void test_options_ambiguous_long_option_lists_the_candidates(void **state)
+{
+    char *a[] = {"multi_scal", "--a"};
+    char *b[] = {"multi_scal", "--bench-m=1M"};
+    char *c[] = {"multi_scal", "--b"};
+    char *d[] = {"multi_scal", "--a=2"};
+    (void)state;
+    assert_int_equal(parse(ARGC(a), a), MS_PARSE_ERROR);
+    assert_string_equal(err, "ambiguous option '--a' (could be --alpha, --allow-shared-gpu)");
+    assert_int_equal(parse(ARGC(b), b), MS_PARSE_ERROR);
+    assert_string_equal(err, "ambiguous option '--bench-m' (could be --bench-min, --bench-max)");
+    expect_error(ARGC(c), c, "ambiguous option '--b' (could be --bench, --bench-min, ", NULL);
+    expect_error(ARGC(d), d, "ambiguous option '--a' (could be --alpha, ", NULL);
+}
+
+/* A prefix of one option, or an option that is a prefix of others, is no
+ * ambiguity; a name that starts no option stays unknown. */
+static void test_options_unique_prefix_and_exact_name_are_not_ambiguous(void **state)
+{
+    char *a[] = {"multi_scal", "--alp", "3", "--allow", "--bench", "--bench-mi", "64K"};
+    char *b[] = {"multi_scal", "--zz"};
+    (void)state;
+    assert_int_equal(parse(ARGC(a), a), MS_PARSE_OK);
+    assert_true(opts.alpha == 3.0);
+    assert_int_equal(opts.allow_shared_gpu, 1);
+    assert_int_equal(opts.bench, 1);
+    assert_int_equal(opts.bench_min, 64u << 10);
+    expect_error(ARGC(b), b, "unknown option '--zz'", NULL);
+}
+
+static void test_options_bench_max_given_only_when_on_the_command_line(void **state)
+{
+    char *a[] = {"multi_scal", "--bench"};
+    char *b[] = {"multi_scal", "--bench", "--bench-max", "16M"};
+    (void)state;
+    assert_int_equal(parse(ARGC(a), a), MS_PARSE_OK);
+    assert_int_equal(opts.bench_max, 4ull << 30);
+    assert_int_equal(opts.bench_max_given, 0);
+    assert_int_equal(parse(ARGC(b), b), MS_PARSE_OK);
+    assert_int_equal(opts.bench_max, 16u << 20);
+    assert_int_equal(opts.bench_max_given, 1);
+}
+
+/* The default sweep is capped to the largest x4 step that fits a node's ranks;
+ * unknown memory (0) or a size that fits keeps it (issue 11: `--bench` on a
+ * 24 GiB machine reached 4 GiB per shard and was OOM-killed). */
+static void test_options_bench_fit_caps_the_default_to_what_fits(void **state)
+{
+    ms_options_t o;
+    ms_bench_fit_t fit;
+    (void)state;
+    ms_options_default(&o);
+    o.bench = 1;
+    memset(&fit, 0xA5, sizeof fit);
+    /* 24 GiB, 2 ranks x 5 buffers: 2.4 GiB a shard, so 1 GiB of 1M, 4M, ... 4G */
+    assert_int_equal(ms_bench_fit(&o, 24ull << 30, 2, 5, &fit, err, sizeof err), 0);
+    assert_int_equal(fit.top, 1ull << 30);
+    assert_int_equal(fit.asked, 4ull << 30);
+    assert_int_equal(fit.capped, 1);
+    assert_int_equal(fit.available, 24ull << 30);
+    assert_int_equal(fit.ranks_on_node, 2);
+    assert_int_equal(fit.buffers, 5);
+    /* exactly enough for 4 GiB a shard: kept */
+    assert_int_equal(ms_bench_fit(&o, 40ull << 30, 2, 5, &fit, err, sizeof err), 0);
+    assert_int_equal(fit.top, 4ull << 30);
+    assert_int_equal(fit.capped, 0);
+    /* unknown memory: kept */
+    assert_int_equal(ms_bench_fit(&o, 0, 8, 5, &fit, err, sizeof err), 0);
+    assert_int_equal(fit.top, 4ull << 30);
+    assert_int_equal(fit.capped, 0);
+    /* the steps start at --bench-min: 3M, 12M, 48M, 192M */
+    o.bench_min = 3ull << 20;
+    assert_int_equal(ms_bench_fit(&o, 1ull << 30, 1, 5, &fit, err, sizeof err), 0);
+    assert_int_equal(fit.top, 192ull << 20);
+    /* one byte short of 4M a shard for 4 ranks x 2 buffers: 1M */
+    o.bench_min = 1ull << 20;
+    assert_int_equal(ms_bench_fit(&o, (32ull << 20) - 1, 4, 2, &fit, err, sizeof err), 0);
+    assert_int_equal(fit.top, 1ull << 20);
+}
+
+static void test_options_bench_fit_refuses_an_explicit_size_that_cannot_fit(void **state)
+{
+    char *argv[] = {"multi_scal", "--bench", "--bench-max", "1G"};
+    ms_bench_fit_t fit;
+    (void)state;
+    assert_int_equal(parse(ARGC(argv), argv), MS_PARSE_OK);
+    memset(err, 0, sizeof err);
+    assert_int_equal(ms_bench_fit(&opts, 8ull << 30, 2, 5, &fit, err, sizeof err), -1);
+    if (strstr(err, "--bench-max 1.00 GiB per shard does not fit in host memory") == NULL ||
+        strstr(err, "2 ranks on a node x 5 buffers") == NULL ||
+        strstr(err, "need 10.00 GiB, and 8.00 GiB is available") == NULL ||
+        strstr(err, "use --bench-max 819M or less") == NULL)
+        fail_msg("message: %s", err);
+    /* and an explicit size that fits is kept */
+    assert_int_equal(ms_bench_fit(&opts, 10ull << 30, 2, 5, &fit, err, sizeof err), 0);
+    assert_int_equal(fit.top, 1ull << 30);
+    assert_int_equal(fit.capped, 0);
+}
+
+static void test_options_bench_fit_refuses_when_even_the_smallest_size_cannot_fit(void **state)
+{
+    ms_options_t o;
+    ms_bench_fit_t fit;
+    (void)state;
+    ms_options_default(&o);
+    memset(err, 0, sizeof err);
+    assert_int_equal(ms_bench_fit(&o, 8ull << 20, 2, 5, &fit, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not even --bench-min 1.00 MiB per shard fits"));
+    memset(err, 0, sizeof err);
+    assert_int_equal(ms_bench_fit(&o, 20000, 2, 5, &fit, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no bench size fits in host memory"));
+}
+
+static void test_options_human_bytes_uses_powers_of_1024(void **state)
+{
+    char buf[32];
+    (void)state;
+    assert_string_equal(ms_human_bytes(600, buf, sizeof buf), "600 B");
+    assert_string_equal(ms_human_bytes(4096, buf, sizeof buf), "4.00 KiB");
+    assert_string_equal(ms_human_bytes(1.5 * (1 << 30), buf, sizeof buf), "1.50 GiB");
+}
+
 static void test_options_unknown_mode_is_named(void **state)
 {
     char *a[] = {"multi_scal", "--mode", "fast"};
@@ -495,6 +619,13 @@ int main(void)
         cmocka_unit_test(test_options_unknown_long_option_is_named),
         cmocka_unit_test(test_options_unknown_short_option_is_named),
         cmocka_unit_test(test_options_long_flag_given_a_value_names_the_flag_as_typed),
+        cmocka_unit_test(test_options_ambiguous_long_option_lists_the_candidates),
+        cmocka_unit_test(test_options_unique_prefix_and_exact_name_are_not_ambiguous),
+        cmocka_unit_test(test_options_bench_max_given_only_when_on_the_command_line),
+        cmocka_unit_test(test_options_bench_fit_caps_the_default_to_what_fits),
+        cmocka_unit_test(test_options_bench_fit_refuses_an_explicit_size_that_cannot_fit),
+        cmocka_unit_test(test_options_bench_fit_refuses_when_even_the_smallest_size_cannot_fit),
+        cmocka_unit_test(test_options_human_bytes_uses_powers_of_1024),
         cmocka_unit_test(test_options_unknown_mode_is_named),
         cmocka_unit_test(test_options_iters_rejects_zero_negative_text_and_too_many),
         cmocka_unit_test(test_options_iters_accepts_one_and_the_maximum),
