@@ -2,6 +2,7 @@
  * anchors' single-dash options, and ours), and the row split. */
 #include "jacobi_options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -66,16 +67,19 @@ void jacobi_options_default(jacobi_options_t *opts)
     opts->variant = JACOBI_TABLE;
 }
 
-/* A decimal integer in [lo, hi], nothing else. */
+/* A decimal integer in [lo, hi], nothing else: no sign but a leading '-', no blanks. */
 static int parse_int(const char *name, const char *text, long lo, long hi, int *value, char *err,
                      size_t err_bytes)
 {
-    char *end;
-    long v;
+    char *end = NULL;
+    long v = 0;
+    int digits = text && (isdigit((unsigned char)text[0]) ||
+                          (text[0] == '-' && isdigit((unsigned char)text[1])));
 
     errno = 0;
-    v = text && *text ? strtol(text, &end, 10) : 0;
-    if (text == NULL || *text == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi) {
+    if (digits)
+        v = strtol(text, &end, 10);
+    if (!digits || *end != '\0' || errno != 0 || v < lo || v > hi) {
         snprintf(err, err_bytes, "invalid %s '%s': expected an integer from %ld to %ld", name,
                  text ? text : "", lo, hi);
         return -1;
@@ -84,12 +88,45 @@ static int parse_int(const char *name, const char *text, long lo, long hi, int *
     return 0;
 }
 
+/* getopt says '?' for an unknown option, an ambiguous prefix and a value given
+ * to a flag alike: tell them apart for the message. */
+static void explain_bad_option(const char *arg, const struct option *longs, char *err,
+                               size_t err_bytes)
+{
+    const char *name = arg + strspn(arg, "-");
+    size_t len = strcspn(name, "=");
+    int matches = 0, exact = -1;
+    size_t used;
+
+    for (int i = 0; longs[i].name; i++) {
+        if (strncmp(longs[i].name, name, len) != 0)
+            continue;
+        matches++;
+        if (strlen(longs[i].name) == len)
+            exact = i;
+    }
+    if (exact >= 0 && name[len] == '=' && longs[exact].has_arg == no_argument) {
+        snprintf(err, err_bytes, "option '%s' takes no value (--%s is a flag)", arg,
+                 longs[exact].name);
+    } else if (matches > 1 && exact < 0) {
+        used = (size_t)snprintf(err, err_bytes, "ambiguous option '%s' (could be", arg);
+        for (int i = 0, n = 0; longs[i].name && used < err_bytes; i++)
+            if (strncmp(longs[i].name, name, len) == 0)
+                used += (size_t)snprintf(err + used, err_bytes - used, "%s -%s", n++ ? "," : "",
+                                         longs[i].name);
+        if (used < err_bytes)
+            snprintf(err + used, err_bytes - used, ")");
+    } else {
+        snprintf(err, err_bytes, "unknown option '%s'", arg);
+    }
+}
+
 jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
                                     size_t err_bytes)
 {
     enum { OPT_NX = 256, OPT_NY, OPT_NITER, OPT_NCCHECK, OPT_VARIANT, OPT_LAUNCH, OPT_REPEAT,
            OPT_JSON, OPT_SHARED };
-    static const struct option longs[] = {
+    static const struct option longs[] = { /* explain_bad_option reads it too */
         {"nx", required_argument, NULL, OPT_NX},
         {"ny", required_argument, NULL, OPT_NY},
         {"niter", required_argument, NULL, OPT_NITER},
@@ -105,7 +142,7 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
     int c, rc = 0;
 
     jacobi_options_default(opts);
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-read bundle of a previous parse */
     opterr = 0;
     /* getopt_long_only: -nx as the anchors spell it, --nx as well */
     while (rc == 0 && (c = getopt_long_only(argc, argv, ":h", longs, NULL)) != -1) {
@@ -167,7 +204,7 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
             rc = -1;
             break;
         default:
-            snprintf(err, err_bytes, "unknown or ambiguous option '%s'", argv[optind - 1]);
+            explain_bad_option(argv[optind - 1], longs, err, err_bytes);
             rc = -1;
             break;
         }
@@ -186,9 +223,13 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
 int jacobi_split_rows(int ny, int ranks, int rank, jacobi_rows_t *rows, char *err,
                       size_t err_bytes)
 {
-    int interior = ny - 2, low = interior / ranks;
+    int interior = ny - 2, low = ranks > 0 ? interior / ranks : 0;
     int num_low = ranks * (low + 1) - interior; /* ranks with `low` rows */
 
+    if (ranks <= 0 || rank < 0 || rank >= ranks) {
+        snprintf(err, err_bytes, "rank %d is not one of %d ranks", rank, ranks);
+        return -1;
+    }
     if (low < 1) {
         snprintf(err, err_bytes,
                  "%d ranks but only %d interior rows (-ny %d): every rank needs at least one "

@@ -267,7 +267,10 @@ static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double
     }
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_create(MPI_COMM_WORLD, c->shard, bytes, &c->table);
+    {
+        shardtab_create_params_t create = {.alignment = sizeof(double)};
+        status = shardtab_create_with(MPI_COMM_WORLD, c->shard, bytes, &create, &c->table);
+    }
     if (status != SHARDTAB_SUCCESS) {
         release_ctx(c);
         return status;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run_case.sh - runs one MPI integration case of multi_scal and checks it.
+# run_case.sh - runs one MPI integration case of multi_scal (or of another program:
+# --prefix) and checks it.
 #
 # Usage: run_case.sh [options] -- MPIEXEC -n N [preflags] PROGRAM [postflags] [args]
 #
@@ -10,8 +11,10 @@
 #   --expect-err RE     a line of stderr must match RE (repeatable)
 #   --forbid RE         no line of stdout or stderr may match RE (repeatable)
 #   --count RE:N        exactly N lines of stdout match RE (repeatable; RE has no ':N')
-#   --errors N          number of stderr lines that start with 'multi_scal:'
+#   --errors N          number of stderr lines that start with '<prefix>:'
 #                       (default: 0 when --exit is 0, else 1)
+#   --prefix NAME       the program name that starts its error lines, counted by
+#                       --errors and never allowed on stdout (default multi_scal)
 #   --env VAR=VALUE     set VAR for every rank (exported, and '-x VAR' for Open MPI)
 #   --json FILE:N       FILE must be valid JSON holding N results, all verified;
 #                       FILE is removed before the run
@@ -34,6 +37,7 @@ errors=""
 limit=45
 each_rank=0
 program=""
+prefix=multi_scal
 expects=()
 expects_err=()
 forbids=()
@@ -60,6 +64,7 @@ while [ $# -gt 0 ]; do
     --no-file) no_files+=("$2"); shift 2 ;;
     --each-rank) each_rank=1; shift ;;
     --program) program=$2; shift 2 ;;
+    --prefix) prefix=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "run_case.sh: unknown option '$1'" >&2; usage ;;
@@ -184,9 +189,9 @@ for spec in "${counts[@]+"${counts[@]}"}"; do
     [ "$n" -eq "${spec##*:}" ] || fail "$n stdout lines match '$re', expected ${spec##*:}"
 done
 
-n=$(grep -c '^multi_scal:' "$workdir/stderr")
-[ "$n" -eq "$errors" ] || fail "$n stderr lines start with 'multi_scal:', expected $errors"
-if grep -q '^multi_scal:' "$workdir/stdout"; then
+n=$(grep -c -- "^${prefix}:" "$workdir/stderr")
+[ "$n" -eq "$errors" ] || fail "$n stderr lines start with '${prefix}:', expected $errors"
+if grep -q -- "^${prefix}:" "$workdir/stdout"; then
     fail "an error message went to stdout"
 fi
 
