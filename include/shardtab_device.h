@@ -19,6 +19,9 @@
  * return SHARDTAB_WAIT_ABORTED), and returns SHARDTAB_WAIT_TIMED_OUT: the kernel
  * then returns, and the host learns which rank, slot and value from
  * shardtab_signal_check(). Nothing traps, so the context survives to report.
+ * The stop is for good: every later wait on that table returns ABORTED, so
+ * destroy it (and make a new one) to go on. A barrier waits for each peer in
+ * turn, each wait with the whole limit.
  *
  * Usage in a kernel (the handle is passed by value):
  *
