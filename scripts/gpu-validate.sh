@@ -69,6 +69,8 @@ step "compute-sanitizer memcheck np2" run -np 2 compute-sanitizer --tool memchec
 step "compute-sanitizer initcheck np2" run -np 2 compute-sanitizer --tool initcheck --error-exitcode 9 "$ms" --n 100003
 step "compute-sanitizer racecheck np2" run -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 "$ms" --n 100003 -m local
 step "bench np2 1M..4G" run -np 2 "$ms" --bench --json "$out/bench-np2.json"
+# the baseline a user compares `local` with, in the same job (issue 11)
+step "torch mul_ baseline 4G" python3 "$top/scripts/gpu-torch-baseline.py" --bytes 4G
 step "bench-pairs np2 1G" run -np 2 "$ms" --bench-pairs --bench-min 1G --bench-max 1G --json "$out/pairs-np2.json"
 step "bench-pairs np8 shared 256M" run -np 8 "$ms" --allow-shared-gpu --bench-pairs --bench-min 256M --bench-max 256M --json "$out/pairs-np8-shared.json"
 say "# gpu-validate: $failures failure(s)"
