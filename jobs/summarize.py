@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
-"""summarize.py - turns multi_scal --json result files into a scaling table (text and CSV).
+"""summarize.py - turns multi_scal and jacobi --json result files into scaling tables (text and CSV).
 
 Usage: python3 jobs/summarize.py [--csv FILE] [--plot FILE.png] [--study auto|weak|strong] PATH...
 
 PATH is a result JSON file or a folder searched for *.json (results/weak, say).
-Files that are not multi_scal results, or hold no results (--check-peers runs),
-are skipped with a note. Runs with the same nodes, ranks and n are repeats: the
-table keeps the best GB/s of each mode and counts the runs.
+Files that are neither multi_scal nor jacobi results, or hold no results
+(--check-peers runs), are skipped with a note. Each program gets its own table.
 
-Efficiency is the GB/s per rank relative to the run with the fewest ranks:
+multi_scal: runs with the same kernel, nodes, ranks and n are repeats: the
+table keeps the best GB/s of each mode and counts the runs. Efficiency is the
+GB/s per rank relative to the run with the fewest ranks:
   (gbps / ranks) / (gbps_base / ranks_base)
 For weak scaling (n per rank fixed) that is t_base / t; for strong scaling
 (n fixed) it is the speed-up divided by the growth in ranks. 1.0 is perfect.
+
+jacobi: runs with the same variant, nodes, ranks and grid are repeats: the table
+keeps the shortest solve time ("seconds", itself the median of the run's
+--repeat solves). Speed-up is t_base / t against the run of the same variant
+with the fewest ranks; efficiency is t_base / t for weak scaling (rows per rank
+fixed) and the speed-up divided by the growth in ranks for strong scaling (grid
+fixed). vs_1gpu is the run's own 1-GPU reference time over its time.
+
+With both programs among the files, the CSV of each goes to FILE with
+-multi_scal or -jacobi before its extension.
 
 Exit status: 0 all runs verified, 1 some run failed verification or exited
 non-zero (the table still prints, the row marked FAILED), 2 bad usage or no data.
@@ -26,6 +37,8 @@ import os
 import sys
 
 MODE_ORDER = ["local", "ring", "global"]
+PROGRAMS = ["multi_scal", "jacobi"]
+JACOBI_VARIANT_ORDER = ["table", "host-sync", "mpi"]
 
 
 def find_json_files(paths):
@@ -43,19 +56,24 @@ def find_json_files(paths):
 
 
 def load_run(path):
-    """A multi_scal result as a dict, or None (with the reason) when it is not one."""
+    """A multi_scal or jacobi result as a dict, or None (with the reason) when it is not one."""
     try:
         with open(path, encoding="utf-8") as stream:
             data = json.load(stream)
     except (OSError, ValueError) as error:
         return None, f"unreadable ({error})"
-    if not isinstance(data, dict) or data.get("program", "multi_scal") != "multi_scal":
-        return None, "not a multi_scal result"
-    if not data.get("results"):
+    if not isinstance(data, dict) or data.get("program", "multi_scal") not in PROGRAMS:
+        return None, "not a multi_scal or jacobi result"
+    data.setdefault("program", "multi_scal")
+    if data["program"] == "jacobi":
+        keys = ("ranks", "nodes", "nx", "ny")
+    elif not data.get("results"):
         if data.get("bench"):
             return None, "a --bench sweep (not summarized here: run the modes, without --bench)"
         return None, "no benchmark results (a --check-peers run?)"
-    for key in ("ranks", "nodes", "n"):
+    else:
+        keys = ("ranks", "nodes", "n")
+    for key in keys:
         if not isinstance(data.get(key), int):
             return None, f"field '{key}' missing or not an integer"
     return data, None
@@ -178,8 +196,171 @@ def write_plot(path, rows, modes, study):
     print(f"# plot written to {path}")
 
 
+# ---- jacobi ---------------------------------------------------------------------------------
+
+def jacobi_group_runs(runs):
+    """Rows keyed by (variant, nodes, ranks, nx, ny): the shortest verified solve over the repeats."""
+    rows = {}
+    for path, data in runs:
+        key = (str(data.get("variant", "-")), data["nodes"], data["ranks"], data["nx"], data["ny"])
+        row = rows.setdefault(key, {
+            "variant": key[0], "nodes": key[1], "ranks": key[2], "nx": key[3], "ny": key[4], "runs": 0,
+            "seconds": None, "reference_seconds": None, "iterations": data.get("iterations"),
+            "failed": False, "failed_files": [], "backend": data.get("backend", "?"),
+        })
+        row["runs"] += 1
+        seconds = data.get("seconds")
+        if data.get("verified") is not True or data.get("mismatches", 0) or not isinstance(seconds, (int, float)):
+            row["failed"] = True
+            row["failed_files"].append(path)
+            continue  # an unverified time means nothing
+        if row["seconds"] is None or seconds < row["seconds"]:
+            row["seconds"] = float(seconds)
+            row["iterations"] = data.get("iterations")
+        reference = data.get("reference_seconds")
+        if isinstance(reference, (int, float)) and reference > 0:
+            row["reference_seconds"] = reference if row["reference_seconds"] is None \
+                else min(row["reference_seconds"], reference)
+    def order(row):
+        rank = JACOBI_VARIANT_ORDER.index(row["variant"]) if row["variant"] in JACOBI_VARIANT_ORDER else 99
+        return (rank, row["variant"], row["ranks"], row["nodes"], row["nx"], row["ny"])
+    return sorted(rows.values(), key=order)
+
+
+def jacobi_guess_study(rows):
+    if len({(r["nx"], r["ny"]) for r in rows}) == 1:
+        return "strong"
+    if len({(r["nx"], (r["ny"] - 2) / r["ranks"]) for r in rows}) == 1:
+        return "weak"
+    return "mixed"
+
+
+def jacobi_add_scaling(rows, study):
+    """Speed-up and efficiency per variant, relative to its row with the fewest ranks (rows are sorted)."""
+    bases = {}
+    for row in rows:
+        base = bases.setdefault(row["variant"], row)
+        row["speedup"] = row["efficiency"] = row["vs_1gpu"] = None
+        if row["seconds"] and row["reference_seconds"]:
+            row["vs_1gpu"] = row["reference_seconds"] / row["seconds"]
+        if not row["seconds"] or not base["seconds"]:
+            continue
+        row["speedup"] = base["seconds"] / row["seconds"]
+        if study == "weak":
+            row["efficiency"] = row["speedup"]
+        else:
+            row["efficiency"] = row["speedup"] / (row["ranks"] / base["ranks"])
+
+
+def jacobi_format_table(rows, study):
+    base = rows[0]
+    lines = [
+        f"# jacobi {study} scaling, backend {base['backend']}: {len(rows)} configurations",
+        "# seconds: the timed solve (median of a run's repeats), best of the runs; speedup: t_base / t against the"
+        f" fewest ranks of the variant ({base['nodes']} nodes x {base['ranks'] // base['nodes']} ranks);"
+        " eff: " + ("t_base / t" if study == "weak" else "speedup / growth in ranks") +
+        "; vs_1gpu: the run's own 1-GPU reference / its time",
+    ]
+    lines.append(f"{'variant':>9} {'nodes':>6} {'ranks':>6} {'nx':>7} {'ny':>8} {'rows/rank':>9} {'runs':>4}"
+                 f" {'iters':>6} {'seconds':>10} {'ref_s':>10} {'vs_1gpu':>7} {'speedup':>7} {'eff':>5}  status")
+
+    def show(value, form):
+        return "-" if value is None else format(value, form)
+    for row in rows:
+        lines.append(f"{row['variant']:>9} {row['nodes']:>6} {row['ranks']:>6} {row['nx']:>7} {row['ny']:>8}"
+                     f" {(row['ny'] - 2) // row['ranks']:>9} {row['runs']:>4} {show(row['iterations'], 'd'):>6}"
+                     f" {show(row['seconds'], '.6f'):>10} {show(row['reference_seconds'], '.6f'):>10}"
+                     f" {show(row['vs_1gpu'], '.2f'):>7} {show(row['speedup'], '.2f'):>7}"
+                     f" {show(row['efficiency'], '.2f'):>5}  {'FAILED' if row['failed'] else 'ok'}")
+    return "\n".join(lines)
+
+
+def jacobi_write_csv(path, rows, study):
+    with open(path, "w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(["study", "variant", "nodes", "ranks", "nx", "ny", "rows_per_rank", "runs", "iterations",
+                         "seconds", "reference_seconds", "speedup_vs_1gpu", "speedup", "efficiency", "verified"])
+        for row in rows:
+            def cell(value, form=".6f"):
+                return "" if value is None else format(value, form)
+            writer.writerow([study, row["variant"], row["nodes"], row["ranks"], row["nx"], row["ny"],
+                             (row["ny"] - 2) // row["ranks"], row["runs"],
+                             "" if row["iterations"] is None else row["iterations"],
+                             cell(row["seconds"], ".9f"), cell(row["reference_seconds"], ".9f"),
+                             cell(row["vs_1gpu"]), cell(row["speedup"]), cell(row["efficiency"]),
+                             "false" if row["failed"] else "true"])
+
+
+def jacobi_write_plot(path, rows, study):
+    try:
+        import matplotlib  # pylint: disable=import-outside-toplevel
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        print(f"# plot skipped: matplotlib is not importable (pip install matplotlib), {path} not written")
+        return
+    figure, (time_axes, eff_axes) = plt.subplots(1, 2, figsize=(11, 4))
+    for variant in sorted({row["variant"] for row in rows}):
+        mine = [row for row in rows if row["variant"] == variant]
+        nodes = [row["nodes"] for row in mine]
+        time_axes.plot(nodes, [r["seconds"] or float("nan") for r in mine], marker="o", label=variant)
+        eff_axes.plot(nodes, [r["efficiency"] or float("nan") for r in mine], marker="o", label=variant)
+    time_axes.set(xscale="log", yscale="log", xlabel="nodes", ylabel="solve time (s)", title=f"jacobi {study} scaling")
+    eff_axes.set(xscale="log", xlabel="nodes", ylabel="efficiency", ylim=(0, 1.2), title="vs the fewest ranks")
+    for axes in (time_axes, eff_axes):
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    print(f"# plot written to {path}")
+
+
+def summarize_multi_scal(runs, args, csv_path, plot_path):
+    """The multi_scal table; returns the files of failed runs."""
+    rows = group_runs(runs)
+    modes = [m for m in MODE_ORDER if any(m in r["gbps"] for r in rows)]
+    modes += sorted({m for r in rows for m in r["gbps"]} - set(modes))
+    add_efficiency(rows, modes)
+    study = guess_study(rows) if args.study == "auto" else args.study
+    if args.study == "auto" and study == "mixed":
+        print("# note: neither n nor n per rank is constant across these runs: is this one study?")
+    print(format_table(rows, modes, study))
+    if csv_path:
+        write_csv(csv_path, rows, modes, study)
+        print(f"# CSV written to {csv_path}")
+    if plot_path:
+        write_plot(plot_path, rows, modes, study)
+    return [path for row in rows for path in row["failed_files"]]
+
+
+def summarize_jacobi(runs, args, csv_path, plot_path):
+    """The jacobi table; returns the files of failed runs."""
+    rows = jacobi_group_runs(runs)
+    study = jacobi_guess_study(rows) if args.study == "auto" else args.study
+    if args.study == "auto" and study == "mixed":
+        print("# note: neither the grid nor the rows per rank are constant across these runs: is this one study?")
+    jacobi_add_scaling(rows, study)
+    print(jacobi_format_table(rows, study))
+    if csv_path:
+        jacobi_write_csv(csv_path, rows, study)
+        print(f"# CSV written to {csv_path}")
+    if plot_path:
+        jacobi_write_plot(plot_path, rows, study)
+    return [path for row in rows for path in row["failed_files"]]
+
+
+def output_path(path, program, several):
+    """PATH itself, or with -PROGRAM before its extension when several programs share it."""
+    if not path or path == "-":
+        return None
+    if not several:
+        return path
+    stem, extension = os.path.splitext(path)
+    return f"{stem}-{program}{extension}"
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Scaling table from multi_scal --json result files.")
+    parser = argparse.ArgumentParser(description="Scaling tables from multi_scal and jacobi --json result files.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="result JSON files or folders holding them")
     parser.add_argument("--csv", default="scaling.csv", help="CSV file to write (default scaling.csv; '-' for none)")
     parser.add_argument("--plot", help="PNG file to draw (needs matplotlib)")
@@ -200,26 +381,20 @@ def main(argv=None):
         else:
             runs.append((path, data))
     if not runs:
-        print(f"summarize.py: no multi_scal results among {len(files)} JSON files in {' '.join(args.paths)}",
+        print(f"summarize.py: no multi_scal or jacobi results among {len(files)} JSON files in {' '.join(args.paths)}",
               file=sys.stderr)
         return 2
 
-    rows = group_runs(runs)
-    modes = [m for m in MODE_ORDER if any(m in r["gbps"] for r in rows)]
-    modes += sorted({m for r in rows for m in r["gbps"]} - set(modes))
-    add_efficiency(rows, modes)
-    study = guess_study(rows) if args.study == "auto" else args.study
-    if args.study == "auto" and study == "mixed":
-        print("# note: neither n nor n per rank is constant across these runs: is this one study?")
-
-    print(format_table(rows, modes, study))
-    if args.csv != "-":
-        write_csv(args.csv, rows, modes, study)
-        print(f"# CSV written to {args.csv}")
-    if args.plot:
-        write_plot(args.plot, rows, modes, study)
-
-    failed = [path for row in rows for path in row["failed_files"]]
+    programs = [program for program in PROGRAMS if any(data["program"] == program for _, data in runs)]
+    summaries = {"multi_scal": summarize_multi_scal, "jacobi": summarize_jacobi}
+    failed = []
+    for index, program in enumerate(programs):
+        if index:
+            print()
+        mine = [(path, data) for path, data in runs if data["program"] == program]
+        several = len(programs) > 1
+        failed += summaries[program](mine, args, output_path(args.csv, program, several),
+                                     output_path(args.plot, program, several))
     if failed:
         print(f"summarize.py: {len(failed)} run(s) not verified or exited non-zero; their rows say FAILED:"
               f" {' '.join(failed)}", file=sys.stderr)

@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # deps.sh - installs the Debian packages this project needs, only those missing.
-# Usage: scripts/deps.sh [--hip]   (--hip adds Debian's ROCm: hipcc, libamdhip64-dev)
+# Usage: scripts/deps.sh [--hip] [--slurm]
+#   --hip    adds Debian's ROCm: hipcc, libamdhip64-dev, rocm-device-libs
+#   --slurm  adds Slurm and munge, for the real-Slurm tests (tests/slurm/cluster.sh;
+#            slurmd brings slurm-wlm-basic-plugins, which has the PMIx plugin), and
+#            environment-modules: a real 'module' command for the jobs' module tests
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libcmocka-dev
           python3 shellcheck iproute2 util-linux procps valgrind)
-if [[ "${1:-}" == "--hip" ]]; then
-  packages+=(hipcc libamdhip64-dev rocm-device-libs)
-fi
+for option in "$@"; do
+  case $option in
+    --hip) packages+=(hipcc libamdhip64-dev rocm-device-libs) ;;
+    --slurm) packages+=(slurmctld slurmd slurm-client munge environment-modules) ;;
+    *) echo "deps.sh: unknown option '$option' (expected --hip or --slurm)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test.sh - sets up and runs every test that needs no GPU:
 #   1. host backend: unit, MPI, install, job, multi-host and reliability tests
-#      (ctest), then the same unit and MPI tests under ASan+UBSan+LSan and a
-#      valgrind run (tests/reliability/sanitize.sh);
+#      (ctest), then the job scripts of jobs/ submitted to a real Slurm of two
+#      virtual nodes on this machine (ctest -L slurm: tests/slurm, brought up and
+#      down by the tests themselves), then the unit and MPI tests under
+#      ASan+UBSan+LSan and a valgrind run (tests/reliability/sanitize.sh);
 #   2. HIP backend for gfx90a with Debian's ROCm: compile, link, and a clean
 #      "no GPU found" from the binary;
 #   3. CUDA backend with nvcc (sm_90), when nvcc is here: compile and link.
@@ -13,14 +15,26 @@ jobs=$(nproc)
 host_only=0
 [[ "${1:-}" == "--host-only" ]] && host_only=1
 
-if ((host_only)); then "$top/scripts/deps.sh"; else "$top/scripts/deps.sh" --hip; fi
+if ((host_only)); then "$top/scripts/deps.sh" --slurm; else "$top/scripts/deps.sh" --hip --slurm; fi
 # shellcheck source=scripts/mpi-env.sh
 source "$top/scripts/mpi-env.sh"
 
 echo "# [1/3] host backend: build and ctest"
 cmake -S "$top" -B "$top/build-test-host" -DSHARDTAB_BACKEND=host >/dev/null
 cmake --build "$top/build-test-host" -j "$jobs" >/dev/null
-(cd "$top/build-test-host" && ctest -j "$jobs" --output-on-failure)
+(cd "$top/build-test-host" && ctest -j "$jobs" -LE slurm --output-on-failure)
+
+echo "# [1/3] the jobs through a real Slurm (ctest -L slurm)"
+# The cases bring their cluster down themselves (a ctest fixture); should this
+# script be stopped half-way, the trap stops the daemons by the PIDs they recorded.
+slurm_cluster=$(cat "$top/build-test-host/tests/slurm/cluster-dir.txt")
+trap 'bash "$top/tests/slurm/cluster.sh" down "$slurm_cluster" >/dev/null 2>&1 || true' EXIT
+slurm_started=$SECONDS
+(cd "$top/build-test-host" && ctest -L slurm --output-on-failure)
+echo "# slurm stage: $((SECONDS - slurm_started)) s"
+bash "$top/tests/slurm/cluster.sh" down "$slurm_cluster"
+trap - EXIT
+
 echo "# [1/3] sanitizers: ASan+UBSan+LSan and valgrind"
 "$top/tests/reliability/sanitize.sh" --asan-dir "$top/build-test-asan" --plain-dir "$top/build-test-host"
 

@@ -1,21 +1,29 @@
 #!/bin/bash
-# submit-scaling.sh - submits one weak- or strong-scaling job of multi_scal per node count (sbatch -N k).
+# submit-scaling.sh - submits one weak- or strong-scaling job of multi_scal or jacobi per node count (sbatch -N k).
 #
-# Usage: jobs/frontier/submit-scaling.sh [-A project] [-t HH:MM:SS] [-n] weak|strong NODES...
+# Usage: jobs/frontier/submit-scaling.sh [-A project] [-t HH:MM:SS] [-n] [multi_scal|jacobi] weak|strong NODES...
 #   e.g. jobs/frontier/submit-scaling.sh -A abc123 weak 1 2 4 8 16 32 64
+#        jobs/frontier/submit-scaling.sh -A abc123 jacobi strong 1 2 4 8
 #   -A  project to charge (else SBATCH_ACCOUNT, which sbatch reads itself)
 #   -t  time limit of each job (default: the script's own #SBATCH -t)
 #   -n  dry run: print the sbatch commands, submit nothing
+#   the program defaults to multi_scal
 # Run it from the repository root: the jobs read build-frontier/ and write results/
 # relative to the submit directory. Sizes come from the environment:
-#   weak:   SHARDTAB_SHARD_ELEMS doubles per rank (default 256M = 2 GiB per GCD)
-#   strong: SHARDTAB_TOTAL_ELEMS doubles in all   (default 4G = 32 GiB)
-# and are written into every job's environment (--export), so all jobs of a study
-# agree even if the shell changes between submissions.
+#   multi_scal weak:   SHARDTAB_SHARD_ELEMS doubles per rank (default 256M = 2 GiB per GCD)
+#   multi_scal strong: SHARDTAB_TOTAL_ELEMS doubles in all   (default 4G = 32 GiB)
+#   jacobi weak:       SHARDTAB_JACOBI_NX x SHARDTAB_JACOBI_ROWS_PER_RANK per rank (default 8192 x 1024)
+#   jacobi strong:     SHARDTAB_JACOBI_NX x SHARDTAB_JACOBI_NY in all (default 16384 x 16384)
+#   jacobi, both:      SHARDTAB_JACOBI_NITER (default 1000)
+# and are set in the environment of every sbatch call (env VAR=VALUE sbatch ...),
+# which sbatch passes on to its job, so all jobs of a study agree even if the shell
+# changes between submissions. (Not --export=ALL,VAR=VALUE: with it, Slurm 22.05
+# loaded root's login environment into the job, module function and all.) Other
+# sbatch settings come from sbatch's own variables (SBATCH_PARTITION, SBATCH_WAIT, ...).
 set -euo pipefail
 
 usage() {
-  sed -n '4,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+  sed -n '4,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
   exit 2
 }
 
@@ -31,13 +39,24 @@ while getopts "A:t:nh" flag; do
   esac
 done
 shift $((OPTIND - 1))
+program=multi_scal
+if [[ ${1:-} == multi_scal || ${1:-} == jacobi ]]; then
+  program=$1
+  shift
+fi
 (($# >= 2)) || usage
 
 study=$1
 shift
-case $study in
-  weak) size_export=SHARDTAB_SHARD_ELEMS=${SHARDTAB_SHARD_ELEMS:-256M} ;;
-  strong) size_export=SHARDTAB_TOTAL_ELEMS=${SHARDTAB_TOTAL_ELEMS:-4G} ;;
+case $program:$study in
+  multi_scal:weak) sizes=("SHARDTAB_SHARD_ELEMS=${SHARDTAB_SHARD_ELEMS:-256M}") ;;
+  multi_scal:strong) sizes=("SHARDTAB_TOTAL_ELEMS=${SHARDTAB_TOTAL_ELEMS:-4G}") ;;
+  jacobi:weak) sizes=("SHARDTAB_JACOBI_NX=${SHARDTAB_JACOBI_NX:-8192}"
+                      "SHARDTAB_JACOBI_ROWS_PER_RANK=${SHARDTAB_JACOBI_ROWS_PER_RANK:-1024}"
+                      "SHARDTAB_JACOBI_NITER=${SHARDTAB_JACOBI_NITER:-1000}") ;;
+  jacobi:strong) sizes=("SHARDTAB_JACOBI_NX=${SHARDTAB_JACOBI_NX:-16384}"
+                        "SHARDTAB_JACOBI_NY=${SHARDTAB_JACOBI_NY:-16384}"
+                        "SHARDTAB_JACOBI_NITER=${SHARDTAB_JACOBI_NITER:-1000}") ;;
   *) echo "submit-scaling.sh: study '$study': expected weak or strong" >&2; usage ;;
 esac
 for nodes in "$@"; do
@@ -46,15 +65,21 @@ for nodes in "$@"; do
     exit 2
   fi
 done
+if [[ $program == jacobi ]]; then
+  script=$here/jacobi-$study-scaling.sbatch
+  results=results/jacobi-$study
+else
+  script=$here/$study-scaling.sbatch
+  results=results/$study
+fi
 
-echo "# $study scaling at $* nodes, $size_export"
+echo "# $program $study scaling at $* nodes, ${sizes[*]}"
 for nodes in "$@"; do
-  command=(sbatch "${sbatch_args[@]}" -N "$nodes" --export="ALL,$size_export"
-           "$here/$study-scaling.sbatch")
+  command=(env "${sizes[@]}" sbatch "${sbatch_args[@]}" -N "$nodes" "$script")
   if ((dry_run)); then
     echo "${command[*]}"
   else
     "${command[@]}"
   fi
 done
-echo "# when all have run: python3 jobs/summarize.py results/$study"
+echo "# when all have run: python3 jobs/summarize.py $results"

@@ -15,6 +15,9 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+job_name=run-local.sh
+# shellcheck source=jobs/lib/common.sh
+source "$repo/jobs/lib/common.sh"   # count_of
 multi_scal=${MULTI_SCAL:-$repo/build/multi_scal}
 mpirun=${SHARDTAB_MPIRUN:-mpirun}
 results_root=${SHARDTAB_RESULTS_DIR:-$repo/results}
@@ -33,23 +36,6 @@ gpu_count() {
     count=$(rocminfo 2>/dev/null | grep -cE '^[[:space:]]*Name:[[:space:]]+gfx[0-9a-f]+' || true)
   fi
   echo "$count"
-}
-
-# count_of TEXT: a count with an optional K/M/G/T suffix (powers of 1024), as multi_scal reads it
-count_of() {
-  local text=$1 scale=1
-  case $text in
-    *K) scale=$((1 << 10)) ;;
-    *M) scale=$((1 << 20)) ;;
-    *G) scale=$((1 << 30)) ;;
-    *T) scale=$((1 << 40)) ;;
-  esac
-  text=${text%[KMGT]}
-  if [[ ! $text =~ ^[1-9][0-9]*$ ]]; then
-    echo "run-local.sh: '$1' is not a count (digits, optionally K, M, G or T)" >&2
-    return 1
-  fi
-  echo $((text * scale))
 }
 
 if [[ ! -x $multi_scal ]]; then

@@ -1,17 +1,20 @@
 #!/bin/bash
-# lint.sh - checks every job and test script of the jobs/ and multihost/ suites: 'bash -n' (syntax) or shellcheck.
+# lint.sh - checks every job and test script of the jobs/, slurm/ and multihost/ suites: 'bash -n' (syntax) or shellcheck.
 #
 # Usage: lint.sh syntax|shellcheck SOURCE_DIR
-# syntax also byte-compiles jobs/summarize.py when python3 is there. shellcheck
-# exits 77 (ctest: skipped) when shellcheck is not installed.
+# syntax also byte-compiles jobs/summarize.py and tests/jobs/check_result.py when
+# python3 is there. shellcheck exits 77 (ctest: skipped) when shellcheck is not installed.
+# Scripts are executable and open with '#!' and a one-line purpose comment on line 2; sourced libraries
+# (jobs/lib/*.sh) with the purpose comment on line 1 and '# shellcheck shell=bash'.
 set -euo pipefail
 
 mode=${1:?usage: lint.sh syntax|shellcheck SOURCE_DIR}
 source_dir=${2:?usage: lint.sh syntax|shellcheck SOURCE_DIR}
 cd "$source_dir"
 scripts=(jobs/frontier/*.sh jobs/frontier/*.sbatch jobs/local/*.sh
-         tests/jobs/*.sh tests/jobs/standins/* tests/multihost/*.sh)
-for script in "${scripts[@]}"; do
+         tests/jobs/*.sh tests/slurm/*.sh tests/multihost/*.sh)
+libraries=(jobs/lib/*.sh)
+for script in "${scripts[@]}" "${libraries[@]}"; do
   [[ -f $script ]] || { echo "lint.sh: $script is missing" >&2; exit 1; }
 done
 
@@ -22,10 +25,18 @@ case $mode in
       bash -n "$script" || { echo "lint.sh: syntax error in $script" >&2; failures=$((failures + 1)); }
       [[ $(sed -n 2p "$script") == '# '* ]] || { echo "lint.sh: $script: line 2 is not its one-line purpose comment" >&2; failures=$((failures + 1)); }
       grep -q '^set -euo pipefail$' "$script" || { echo "lint.sh: $script lacks 'set -euo pipefail'" >&2; failures=$((failures + 1)); }
+      [[ -x $script ]] || { echo "lint.sh: $script is not executable (chmod +x)" >&2; failures=$((failures + 1)); }
+    done
+    for library in "${libraries[@]}"; do
+      bash -n "$library" || { echo "lint.sh: syntax error in $library" >&2; failures=$((failures + 1)); }
+      [[ $(sed -n 1p "$library") == '# '* ]] || { echo "lint.sh: $library: line 1 is not its one-line purpose comment" >&2; failures=$((failures + 1)); }
+      grep -q '^# shellcheck shell=bash$' "$library" || { echo "lint.sh: $library lacks '# shellcheck shell=bash'" >&2; failures=$((failures + 1)); }
     done
     if command -v python3 >/dev/null 2>&1; then
-      python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' jobs/summarize.py ||
-        failures=$((failures + 1))
+      for python in jobs/summarize.py tests/jobs/check_result.py; do
+        python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$python" ||
+          failures=$((failures + 1))
+      done
     fi
     ;;
   shellcheck)
@@ -34,9 +45,9 @@ case $mode in
       exit 77
     fi
     shellcheck --version | sed -n 2p
-    shellcheck -x --source-path=SCRIPTDIR --shell=bash "${scripts[@]}" || failures=$((failures + 1))
+    shellcheck -x --source-path=SCRIPTDIR --shell=bash "${scripts[@]}" "${libraries[@]}" || failures=$((failures + 1))
     ;;
   *) echo "lint.sh: mode '$mode': expected syntax or shellcheck" >&2; exit 2 ;;
 esac
-echo "lint.sh: $mode: ${#scripts[@]} scripts, $failures failure(s)"
+echo "lint.sh: $mode: ${#scripts[@]} scripts, ${#libraries[@]} libraries, $failures failure(s)"
 ((failures == 0))

@@ -1,19 +1,25 @@
 #!/bin/bash
-# run_job_test.sh - runs the Frontier job scripts through the stand-in sbatch/srun/module on this host and checks their results.
+# run_job_test.sh - runs the parts of jobs/ that need no Slurm: the local launcher, the summary of multi_scal and jacobi results, and the refusals made before any job.
 #
-# Usage: run_job_test.sh CASE --source SOURCE_DIR --program MULTI_SCAL --mpiexec MPIEXEC --work DIR
-# CASE: single-node | weak | strong | run-local | refusals
-# The jobs run the host-backend multi_scal with small sizes (SHARDTAB_* variables),
-# 2 ranks per 'node' unless a case says otherwise; srun's stand-in runs
-# mpirun --oversubscribe and splits the ranks into nodes (SHARDTAB_RANKS_PER_NODE).
+# Usage: run_job_test.sh CASE --source SOURCE_DIR --program MULTI_SCAL --jacobi JACOBI --mpiexec MPIEXEC --work DIR
+# CASE: run-local | summarize | usage
+#   run-local  jobs/local/run-local.sh with mpirun on this host, its JSON checked
+#   summarize  multi_scal and jacobi run directly (SHARDTAB_RANKS_PER_NODE=2 makes
+#              1 and 2 "nodes"), then jobs/summarize.py: one table per program, the
+#              study guessed, speed-up and efficiency against the fewest ranks, one
+#              CSV per program, FAILED rows and exit 1 for unverified runs
+#   usage      submit-scaling.sh's dry run and argument errors, a batch script run
+#              outside Slurm, build.sh without Cray MPICH's GTL variables
+# The batch jobs themselves run through a real Slurm: tests/slurm (ctest -L slurm).
 set -euo pipefail
 
-case_name=${1:?usage: run_job_test.sh CASE --source DIR --program PATH --mpiexec PATH --work DIR}
+case_name=${1:?usage: run_job_test.sh CASE --source DIR --program PATH --jacobi PATH --mpiexec PATH --work DIR}
 shift
 while (($#)); do
   case $1 in
     --source) source_dir=$2; shift 2 ;;
     --program) program=$2; shift 2 ;;
+    --jacobi) jacobi=$2; shift 2 ;;
     --mpiexec) mpiexec=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     *) echo "run_job_test.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -21,123 +27,46 @@ while (($#)); do
 done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 frontier=$source_dir/jobs/frontier
-check=("$(command -v python3)" "$here/check_result.py")
+check=(python3 "$here/check_result.py")
+summarize=(python3 "$source_dir/jobs/summarize.py")
 
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-# shellcheck source=../../scripts/mpi-env.sh
-source "$source_dir/scripts/mpi-env.sh"
-export PATH=$here/standins:$PATH STANDIN_MPIEXEC=$mpiexec STANDIN_LOG=$work/standin.log
-export MULTI_SCAL=$program SHARDTAB_RESULTS_DIR=$work/results SHARDTAB_GPUS_PER_NODE=2 SHARDTAB_ITERS=2
+# shellcheck source=../lib/mpi-test-env.sh
+source "$source_dir/tests/lib/mpi-test-env.sh"
+export SHARDTAB_RESULTS_DIR=$work/results
 
 fail() {
   echo "run_job_test.sh: FAIL ($case_name): $*" >&2
-  if [[ -f $STANDIN_LOG ]]; then
-    echo "--- stand-in log:" >&2
-    cat "$STANDIN_LOG" >&2
-  fi
   exit 1
 }
 
-# job_id_of OUTPUT: the id in sbatch's 'Submitted batch job ID' lines, one per line
-job_id_of() {
-  sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$1"
+# expect_refusal WHAT PATTERN COMMAND...: COMMAND must fail, saying PATTERN
+expect_refusal() {
+  local what=$1 pattern=$2 status=0
+  shift 2
+  "$@" >"$work/refusal.out" 2>&1 || status=$?
+  ((status != 0)) || fail "$what: accepted, expected a refusal"
+  grep -Eq -- "$pattern" "$work/refusal.out" || fail "$what: status $status without saying '$pattern': $(cat "$work/refusal.out")"
+  echo "refused as expected: $what: status $status: $(grep -E -- "$pattern" "$work/refusal.out" | head -n 1)"
 }
 
-# expect_refusal WHAT PATTERN COMMAND...: COMMAND must fail, saying PATTERN on
-# stderr or, for a job that ran and failed, in the job's output file
-expect_refusal() {
-  local what=$1 pattern=$2 id said
-  shift 2
-  if "$@" >"$work/refusal.out" 2>"$work/refusal.err"; then
-    fail "$what: accepted, expected a refusal"
+# run_ranks RANKS COMMAND...: COMMAND on RANKS ranks of this host, 2 ranks per "node"
+run_ranks() {
+  local ranks=$1
+  shift
+  if mpiexec_is_openmpi "$mpiexec"; then
+    SHARDTAB_RANKS_PER_NODE=2 "$mpiexec" --oversubscribe -x SHARDTAB_RANKS_PER_NODE -np "$ranks" "$@"
+  else
+    SHARDTAB_RANKS_PER_NODE=2 "$mpiexec" -np "$ranks" "$@"
   fi
-  said=$work/refusal.err
-  id=$(job_id_of "$work/refusal.out")
-  if [[ -n $id ]]; then
-    said=$(find "$work" -maxdepth 1 -name "*$id*.out" | head -n 1)
-  fi
-  grep -Eq "$pattern" "$said" || fail "$what: refused without saying '$pattern': $(cat "$said")"
-  echo "refused as expected: $what: $(grep -E "$pattern" "$said" | head -n 1)"
 }
 
 case $case_name in
-  single-node)
-    # the test's small layout: 2 ranks
-    SHARDTAB_SHARD_ELEMS=4K sbatch -A TEST123 "$frontier/single-node.sbatch" >submit.out || fail "job failed: $(cat multi_scal-*.out)"
-    id=$(job_id_of submit.out)
-    [[ -n $id && -f multi_scal-$id.out ]] || fail "no job output multi_scal-<id>.out (-o %x-%j.out)"
-    dir=results/single-node-$id
-    "${check[@]}" "$dir/check-peers.json" --ranks 2 --nodes 1 --peers || fail "peer check JSON"
-    grep -q '^# check-peers: OK' "$dir/check-peers.txt" || fail "no '# check-peers: OK' in $dir/check-peers.txt"
-    "${check[@]}" "$dir/multi_scal.json" --ranks 2 --nodes 1 --n 8192 || fail "benchmark JSON"
-    grep -q '^module load' "$STANDIN_LOG" || fail "the job loads no modules"
-    grep -q -- '--gres-flags' "$STANDIN_LOG" && fail "--gres-flags passed without SHARDTAB_ALLOW_TASK_SHARING=1"
-    # Frontier's own layout (8 ranks x 7 cores) and the LUMI-style IPC flag
-    SHARDTAB_GPUS_PER_NODE=8 SHARDTAB_SHARD_ELEMS=1K SHARDTAB_ALLOW_TASK_SHARING=1 \
-      sbatch -A TEST123 "$frontier/single-node.sbatch" >submit8.out || fail "8-rank job failed"
-    id=$(job_id_of submit8.out)
-    "${check[@]}" "results/single-node-$id/multi_scal.json" --ranks 8 --nodes 1 --n 8192 || fail "8-rank JSON"
-    grep -q -- '^srun -N1 -n8 -c7 --gpus-per-task=1 --gpu-bind=closest --gres-flags=allow-task-sharing ' "$STANDIN_LOG" ||
-      fail "SHARDTAB_ALLOW_TASK_SHARING=1 did not give srun -N1 -n8 -c7 ... --gres-flags=allow-task-sharing"
-    ;;
-
-  weak | strong)
-    if [[ $case_name == weak ]]; then
-      export SHARDTAB_SHARD_ELEMS=2K
-    else
-      export SHARDTAB_TOTAL_ELEMS=64K
-    fi
-    "$frontier/submit-scaling.sh" -A TEST123 "$case_name" 1 2 4 >submit.out || fail "a job failed: $(cat ./*.out)"
-    cat submit.out
-    (($(job_id_of submit.out | wc -l) == 3)) || fail "expected 3 submissions"
-    for nodes in 1 2 4; do
-      ranks=$((nodes * 2))
-      if [[ $case_name == weak ]]; then n=$((2048 * ranks)); else n=65536; fi
-      file=$(find results/"$case_name" -name "nodes-000$nodes.json")
-      [[ $(wc -l <<<"$file") -eq 1 && -n $file ]] || fail "expected one nodes-000$nodes.json, found: $file"
-      "${check[@]}" "$file" --ranks "$ranks" --nodes "$nodes" --n "$n" || fail "$file"
-      grep -q -- "--export=ALL,SHARDTAB_" "$STANDIN_LOG" || fail "the size is not in the jobs' --export"
-    done
-    # several node counts inside one allocation, with extra multi_scal options
-    SHARDTAB_NODE_COUNTS="1 2" SHARDTAB_ARGS="-m local" sbatch -A TEST123 -N 2 "$frontier/$case_name-scaling.sbatch" >loop.out || fail "looping job failed"
-    id=$(job_id_of loop.out)
-    for nodes in 1 2; do
-      "${check[@]}" "results/$case_name/job-$id/nodes-000$nodes.json" --ranks $((nodes * 2)) --nodes "$nodes" --modes 1 ||
-        fail "looping job, $nodes nodes"
-    done
-    # a node count beyond the allocation is refused
-    expect_refusal "3 nodes in a 2-node job" "not within the allocation" \
-      env SHARDTAB_NODE_COUNTS=3 sbatch -A TEST123 -N 2 "$frontier/$case_name-scaling.sbatch"
-
-    # the summary: table, CSV (one row per configuration), efficiency column
-    python3 "$source_dir/jobs/summarize.py" "results/$case_name" --csv summary.csv --plot summary.png | tee summary.txt ||
-      fail "summarize.py failed"
-    grep -q "^# multi_scal $case_name scaling" summary.txt || fail "summary does not call this a $case_name study"
-    grep -Eq '^ +[^ ]+ +4 +8 .* ok$' summary.txt || fail "no 4-node row in the table"
-    python3 - summary.csv "$case_name" <<'PYTHON' || fail "summary.csv"
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-assert [(r["nodes"], r["runs"]) for r in rows] == [("1", "2"), ("2", "2"), ("4", "1")], rows
-assert all(r["study"] == sys.argv[2] and r["verified"] == "true" for r in rows), rows
-assert float(rows[0]["local_efficiency"]) == 1.0, rows[0]
-assert all(float(r[f"{m}_gbps"]) > 0 for r in rows for m in ("local", "ring", "global")), rows
-print("summary.csv: ok,", len(rows), "rows")
-PYTHON
-    # an unverified run turns into a FAILED row and exit status 1
-    mkdir -p bad
-    sed 's/"verified": true/"verified": false/' "$(find results/"$case_name" -name nodes-0004.json | head -n 1)" >bad/bad.json
-    status=0
-    python3 "$source_dir/jobs/summarize.py" bad --csv - >bad.txt 2>&1 || status=$?
-    if ((status != 1)) || ! grep -q 'FAILED$' bad.txt; then
-      fail "an unverified run was not flagged (status $status): $(cat bad.txt)"
-    fi
-    ;;
-
   run-local)
-    unset SHARDTAB_GPUS_PER_NODE
-    SHARDTAB_SHARD_ELEMS=4K "$source_dir/jobs/local/run-local.sh" -i 2 >local.out 2>&1 || fail "run-local.sh failed: $(cat local.out)"
+    SHARDTAB_SHARD_ELEMS=4K MULTI_SCAL=$program SHARDTAB_MPIRUN=$mpiexec \
+      "$source_dir/jobs/local/run-local.sh" -i 2 >local.out 2>&1 || fail "run-local.sh failed: $(cat local.out)"
     cat local.out
     ranks=$(sed -n 's/^# run-local.sh: \([0-9]*\) ranks .*/\1/p' local.out)
     [[ -n $ranks ]] || fail "run-local.sh did not say its rank count"
@@ -146,30 +75,99 @@ PYTHON
     "${check[@]}" "$dir/check-peers.json" --ranks "$ranks" --nodes 1 --peers || fail "$dir/check-peers.json"
     ;;
 
-  refusals)
-    # the stand-ins must refuse what Slurm would, or the other cases prove little
-    job=$frontier/single-node.sbatch
-    expect_refusal "the '<project>' placeholder" "placeholder" sbatch "$job"
-    expect_refusal "an unknown sbatch option" "not one this stand-in knows" sbatch -A T --nodez=1 "$job"
-    grep -v '^#SBATCH -p' "$job" >no-partition.sbatch
-    expect_refusal "a script without -p" "no partition" sbatch -A T no-partition.sbatch
-    expect_refusal "an invalid time" "invalid time" sbatch -A T -t soon "$job"
-    probe() {
-      printf '#!/bin/bash\n# probe - one srun call\nset -euo pipefail\nsrun %s true\n' "$1" >probe.sbatch
-      expect_refusal "srun $1" "$2" sbatch -A T -J probe -o probe-%j.out -t 1 -p batch -N 2 probe.sbatch
-    }
-    probe "-N1 -n2 -c7 --gpus-per-task=1" "no bind"
-    probe "-N3 -n6 -c7 --gpus-per-task=1 --gpu-bind=closest" "exceeds the job"
-    probe "-N1 -n9 -c7 --gpus-per-task=1 --gpu-bind=closest" "exceed the node's 8 GPUs"
-    probe "-N1 -n8 -c8 --gpus-per-task=1 --gpu-bind=closest" "exceed the node's 56 cores"
-    probe "-N1 -n2 -c7 --gpus-per-task=1 --gpu-bind=nearest" "not a Slurm GPU binding"
-    expect_refusal "submit-scaling.sh medium" "expected weak or strong" "$frontier/submit-scaling.sh" -A T medium 1
-    expect_refusal "submit-scaling.sh 0 nodes" "not a positive integer" "$frontier/submit-scaling.sh" -A T weak 0
-    expect_refusal "build.sh without cray-mpich's GTL variables" "PE_MPICH_GTL_DIR_amd_gfx90a" \
-      env -u PE_MPICH_GTL_DIR_amd_gfx90a -u PE_MPICH_GTL_LIBS_amd_gfx90a "$frontier/build.sh" "$work/build-frontier"
-    grep -q '^module load craype-accel-amd-gfx90a$' "$STANDIN_LOG" || fail "build.sh did not load craype-accel-amd-gfx90a"
-    expect_refusal "a missing binary" "is not an executable" \
-      env MULTI_SCAL=/nonexistent/multi_scal sbatch -A T "$job"
+  summarize)
+    # jacobi: a strong study (one grid) at 1 and 2 "nodes" of 2 ranks, two variants
+    mkdir -p strong weak
+    for ranks in 2 4; do
+      for variant in table mpi; do
+        run_ranks "$ranks" "$jacobi" -nx 64 -ny 66 -niter 20 --variant "$variant" \
+          --json "strong/jacobi-$ranks-$variant.json" >"strong/jacobi-$ranks-$variant.txt" || fail "jacobi $ranks ranks $variant"
+        "${check[@]}" "strong/jacobi-$ranks-$variant.json" --ranks "$ranks" --nodes $((ranks / 2)) --variant "$variant" ||
+          fail "jacobi JSON, $ranks ranks, $variant"
+      done
+      # a weak study: 16 rows per rank; and multi_scal beside it
+      run_ranks "$ranks" "$jacobi" -nx 64 -ny $((16 * ranks + 2)) -niter 20 --json "weak/jacobi-$ranks.json" \
+        >"weak/jacobi-$ranks.txt" || fail "jacobi weak, $ranks ranks"
+      run_ranks "$ranks" "$program" -n $((2048 * ranks)) -i 2 --json "weak/multi_scal-$ranks.json" \
+        >"weak/multi_scal-$ranks.txt" || fail "multi_scal, $ranks ranks"
+    done
+    "${summarize[@]}" strong --csv strong.csv >strong.txt || fail "summarize.py strong: $(cat strong.txt)"
+    cat strong.txt
+    grep -q '^# jacobi strong scaling, backend host: 4 configurations' strong.txt || fail "not a 4-row jacobi strong table"
+    python3 - strong.csv <<'PYTHON' || fail "strong.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [(r["variant"], r["nodes"], r["ranks"]) for r in rows] == \
+    [("table", "1", "2"), ("table", "2", "4"), ("mpi", "1", "2"), ("mpi", "2", "4")], rows
+for row in rows:
+    assert row["study"] == "strong" and row["verified"] == "true" and row["iterations"] == "20", row
+    seconds, speedup, efficiency = float(row["seconds"]), float(row["speedup"]), float(row["efficiency"])
+    base = next(r for r in rows if r["variant"] == row["variant"] and r["ranks"] == "2")
+    # speed-up against the fewest ranks of the variant; strong efficiency divides by the rank growth
+    assert abs(speedup - float(base["seconds"]) / seconds) < 1e-3 * speedup, row
+    assert abs(efficiency - speedup / (int(row["ranks"]) / 2)) < 1e-3 * speedup, row
+    assert float(row["speedup_vs_1gpu"]) > 0 and row["rows_per_rank"] == str(64 // int(row["ranks"])), row
+print("strong.csv: ok")
+PYTHON
+    # both programs in one folder: two tables, one CSV each, the weak study guessed for both
+    "${summarize[@]}" weak --csv weak.csv >weak.txt || fail "summarize.py weak: $(cat weak.txt)"
+    cat weak.txt
+    for program_name in multi_scal jacobi; do
+      grep -q "^# $program_name weak scaling" weak.txt || fail "expected a $program_name weak table"
+    done
+    [[ -f weak-multi_scal.csv && -f weak-jacobi.csv && ! -f weak.csv ]] || fail "expected weak-multi_scal.csv and weak-jacobi.csv"
+    python3 -c 'import csv, sys; rows = list(csv.DictReader(open(sys.argv[1]))); assert float(rows[0]["efficiency"]) == 1.0 and all(r["study"] == "weak" for r in rows), rows' \
+      weak-jacobi.csv || fail "weak-jacobi.csv"
+    # an unverified jacobi run: a FAILED row, exit status 1; no result at all: exit status 2
+    mkdir -p bad
+    sed 's/"verified": true/"verified": false/' strong/jacobi-4-table.json >bad/jacobi.json
+    status=0
+    "${summarize[@]}" bad --csv - >bad.txt 2>&1 || status=$?
+    if ((status != 1)) || ! grep -q 'FAILED$' bad.txt; then
+      fail "an unverified jacobi run was not flagged (status $status): $(cat bad.txt)"
+    fi
+    mkdir -p none
+    echo '{"program": "other"}' >none/other.json
+    expect_refusal "a folder without results" "no multi_scal or jacobi results among 1 JSON files" "${summarize[@]}" none
+    ;;
+
+  usage)
+    # submit-scaling.sh: the dry run says what it would submit, with the sizes in the environment
+    "$frontier/submit-scaling.sh" -n -A T -t 00:05:00 jacobi strong 1 2 >dry.out || fail "dry run: $(cat dry.out)"
+    cat dry.out
+    grep -qx "env SHARDTAB_JACOBI_NX=16384 SHARDTAB_JACOBI_NY=16384 SHARDTAB_JACOBI_NITER=1000 sbatch -A T -t 00:05:00 -N 2 $frontier/jacobi-strong-scaling.sbatch" \
+      dry.out || fail "the dry run of jacobi strong does not show the expected sbatch line"
+    SHARDTAB_SHARD_ELEMS=1M "$frontier/submit-scaling.sh" -n weak 4 >dry-ms.out || fail "dry run of multi_scal"
+    grep -qx "env SHARDTAB_SHARD_ELEMS=1M sbatch -N 4 $frontier/weak-scaling.sbatch" dry-ms.out ||
+      fail "the program does not default to multi_scal: $(cat dry-ms.out)"
+    expect_refusal "submit-scaling.sh medium" "expected weak or strong" "$frontier/submit-scaling.sh" -n jacobi medium 1
+    expect_refusal "submit-scaling.sh 0 nodes" "not a positive integer" "$frontier/submit-scaling.sh" -n weak 0
+    expect_refusal "submit-scaling.sh without nodes" "Usage:" "$frontier/submit-scaling.sh" -n jacobi weak
+    # a batch script outside Slurm
+    expect_refusal "single-node.sbatch outside a job" "SLURM_JOB_ID: not inside a Slurm job" \
+      env -u SLURM_JOB_ID bash "$frontier/single-node.sbatch"
+    # build.sh, with a real 'module' command (environment-modules) and module files of
+    # this test standing in for Cray's (PrgEnv-cray, craype-accel-amd-gfx90a, rocm, cmake:
+    # the Cray PE exists on Cray sites only): it loads them, then refuses without the GTL
+    init=/usr/share/modules/init/bash
+    if [[ ! -r $init ]]; then
+      echo "# no $init (scripts/deps.sh --slurm installs environment-modules): build.sh's refusal not tested"
+    else
+      mkdir -p modulefiles/craype-accel-amd-gfx90a
+      for name in PrgEnv-cray rocm cmake craype-accel-amd-gfx90a/default; do
+        mkdir -p "modulefiles/$(dirname "$name")"
+        printf '#%%Module1.0\n# a module file of this test, standing in for the Cray PE: says it was loaded\nputs stderr "module loaded: [module-info name]"\n' \
+          >"modulefiles/$name"
+      done
+      set +u   # the module scripts read unset variables
+      # shellcheck source=/dev/null
+      source "$init"
+      module use "$work/modulefiles"
+      set -u
+      expect_refusal "build.sh without cray-mpich's GTL variables" "PE_MPICH_GTL_DIR_amd_gfx90a" \
+        env -u PE_MPICH_GTL_DIR_amd_gfx90a -u PE_MPICH_GTL_LIBS_amd_gfx90a "$frontier/build.sh" "$work/build-frontier"
+      grep -q '^module loaded: craype-accel-amd-gfx90a' refusal.out || fail "build.sh did not load craype-accel-amd-gfx90a"
+    fi
     ;;
 
   *) echo "run_job_test.sh: unknown case '$case_name'" >&2; exit 2 ;;

@@ -1,0 +1,390 @@
+#!/bin/bash
+# run_slurm_case.sh - submits the job scripts of jobs/ to the real Slurm of tests/slurm/cluster.sh with sbatch --wait, and checks what they leave.
+#
+# Usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH --cluster DIR --work DIR
+# CASE, and what it pins:
+#   multi-scal-single-node  single-node.sbatch runs the peer check and the benchmark, both
+#                           verified; -o %x-%j.out; srun gets --ntasks-per-node and -c from
+#                           the variables; without a module command the job names what it skipped
+#   multi-scal-weak,        submit-scaling.sh weak|strong 1 2: one job per node count, each
+#   multi-scal-strong       result verified with 2 ranks on every node (--ntasks-per-node);
+#                           1 and 2 nodes inside one allocation; SHARDTAB_MODULES=""; the
+#                           summary; strong: the default 4G doubles refused against the node's
+#                           memory before anything starts
+#   jacobi-single-node      jacobi-single-node.sbatch runs the three variants, each verified,
+#                           JSON per run; a failing variant does not stop the next one
+#   jacobi-weak,            submit-scaling.sh jacobi weak|strong 1 2: every variant verified
+#   jacobi-strong           at 1 and 2 nodes, the edges between nodes through MPI; the summary
+#   run-local               jobs/local/run-local.sh inside an allocation (mpirun under Slurm)
+#   modules                 a site's module list loaded for real inside the job; a missing
+#                           module stops the job with a message
+#   refusals                each refusal ends the job (or sbatch) non-zero with its message:
+#                           --gres-flags=allow-task-sharing on an older Slurm, node counts
+#                           beyond the allocation or the cluster, CPUs and GPUs beyond a node,
+#                           jacobi rows and memory, a missing binary
+#   one-node-cluster        cluster.sh brings a 1-node Slurm up beside the other, runs a job,
+#                           refuses -N 2, and brings it down with no daemon left
+#   refused-skips           a refused cluster.sh exits 77 and a case on it skips, naming the reason
+# The cluster (cluster.sh up DIR --nodes 2 --cpus 8 --gpus 4) runs the host-backend
+# builds; the jobs get small sizes, and the layout variables that fit its nodes:
+# SHARDTAB_GPUS_PER_NODE=2 ranks of SHARDTAB_CPUS_PER_TASK=4 CPUs (8 per node, the
+# whole node: Frontier's -c 7 would need 14). Results are checked with
+# tests/jobs/check_result.py, summaries with jobs/summarize.py.
+# Exit 77 (ctest: skipped) when cluster.sh was refused, naming its reason.
+#
+# Stand-ins: none for Slurm. The 'modules' case uses Debian's environment-modules
+# (a real 'module' command) with module files of its own: the Cray PE they stand
+# for exists only on Cray sites.
+set -euo pipefail
+
+readonly skip_code=77
+case_name=${1:?usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH --cluster DIR --work DIR}
+shift
+while (($#)); do
+  case $1 in
+    --source) source_dir=$2; shift 2 ;;
+    --multi-scal) multi_scal=$2; shift 2 ;;
+    --jacobi) jacobi=$2; shift 2 ;;
+    --cluster) cluster=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    *) echo "run_slurm_case.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+frontier=$source_dir/jobs/frontier
+check=(python3 "$source_dir/tests/jobs/check_result.py")
+summarize=(python3 "$source_dir/jobs/summarize.py")
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+fail() {
+  echo "run_slurm_case.sh: FAIL ($case_name): $*" >&2
+  if [[ -n ${job_out:-} && -f $job_out ]]; then
+    echo "--- $job_out (last 40 lines)" >&2
+    tail -n 40 "$job_out" >&2
+  fi
+  exit 1
+}
+
+# use_cluster DIR: point the Slurm commands at DIR's cluster, or skip when it was refused
+use_cluster() {
+  if [[ -f $1/refused ]]; then
+    echo "skipped: Slurm could not be brought up here: $(cat "$1/refused")"
+    exit "$skip_code"
+  fi
+  [[ -f $1/env.sh ]] || fail "no cluster in $1 (cluster.sh up $1 did not run, or failed)"
+  # shellcheck source=/dev/null
+  source "$1/env.sh"
+}
+
+# submit ARGS...: sbatch --wait ARGS; sets job_status, job_id and job_out (the -o file)
+submit() {
+  job_status=0
+  sbatch --wait "$@" >"$work/submit.out" 2>"$work/submit.err" || job_status=$?
+  job_id=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$work/submit.out")
+  job_out=""
+  if [[ -n $job_id ]]; then
+    job_out=$(find "$work" -maxdepth 1 -name "*-$job_id.out" | head -n 1)
+  fi
+}
+
+# expect_success WHAT ARGS...: the job must end with status 0
+expect_success() {
+  local what=$1
+  shift
+  local started=$SECONDS
+  submit "$@"
+  ((job_status == 0)) || fail "$what: job ${job_id:-?} ended with status $job_status: $(cat "$work/submit.err")"
+  echo "ok: $what (job $job_id, $((SECONDS - started)) s)"
+}
+
+# expect_refusal WHAT PATTERN ARGS...: the job (or sbatch itself) must fail, saying PATTERN
+expect_refusal() {
+  local what=$1 pattern=$2 said
+  shift 2
+  submit "$@"
+  ((job_status != 0)) || fail "$what: job ${job_id:-?} succeeded, expected a refusal"
+  said=$work/submit.err
+  [[ -n $job_out ]] && said=$job_out
+  grep -Eq -- "$pattern" "$said" || fail "$what: status $job_status without saying '$pattern': $(tail -n 5 "$said")"
+  echo "refused as expected: $what: status $job_status: $(grep -E -- "$pattern" "$said" | head -n 1)"
+}
+
+# expect_command_refusal WHAT PATTERN COMMAND...: COMMAND (not a job) must fail, saying PATTERN
+expect_command_refusal() {
+  local what=$1 pattern=$2 status=0
+  shift 2
+  "$@" >"$work/command.out" 2>&1 || status=$?
+  ((status != 0)) || fail "$what: accepted, expected a refusal"
+  grep -Eq -- "$pattern" "$work/command.out" || fail "$what: status $status without saying '$pattern': $(tail -n 5 "$work/command.out")"
+  echo "refused as expected: $what: status $status: $(grep -E -- "$pattern" "$work/command.out" | head -n 1)"
+}
+
+# job_ids FILE: the ids of 'Submitted batch job ID' lines, one a line
+job_ids() {
+  sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$1"
+}
+
+# check_summary FOLDER PROGRAM STUDY ROWS: summarize.py's table names the study, its CSV has
+# ROWS rows ("variant-or-kernel:nodes:runs" each), all verified, efficiency 1 at the base;
+# an unverified copy of one result then gives a FAILED row and exit status 1
+check_summary() {
+  local folder=$1 program=$2 study=$3 rows=$4 status=0
+  "${summarize[@]}" "$folder" --csv summary.csv --plot summary.png >summary.txt || fail "summarize.py $folder: $(cat summary.txt)"
+  cat summary.txt
+  grep -q "^# $program $study scaling" summary.txt || fail "the summary does not call this a $program $study study"
+  python3 - summary.csv "$study" "$rows" <<'PYTHON' || fail "summary.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+key = "variant" if "variant" in rows[0] else "kernel"
+got = " ".join(f"{r[key]}:{r['nodes']}:{r['runs']}" for r in rows)
+assert got == sys.argv[3], f"rows {got}, expected {sys.argv[3]}"
+assert all(r["study"] == sys.argv[2] and r["verified"] == "true" for r in rows), rows
+base = [r for r in rows if r["nodes"] == rows[0]["nodes"]]
+column = "efficiency" if key == "variant" else "local_efficiency"
+assert all(float(r[column]) == 1.0 for r in base if r[column]), base
+print("summary.csv: ok,", len(rows), "rows:", got)
+PYTHON
+  mkdir -p unverified
+  sed 's/"verified": true/"verified": false/' "$(find "$folder" -name '*.json' | sort | tail -n 1)" >unverified/run.json
+  "${summarize[@]}" unverified --csv - >unverified.txt 2>&1 || status=$?
+  if ((status != 1)) || ! grep -q 'FAILED$' unverified.txt; then
+    fail "an unverified run was not flagged (status $status): $(cat unverified.txt)"
+  fi
+}
+
+# ---- the environment every case shares ------------------------------------------------------
+# shellcheck source=../lib/mpi-test-env.sh
+source "$source_dir/tests/lib/mpi-test-env.sh"
+while read -r variable; do   # a test run inside a Slurm job must not hand its job to ours
+  unset "$variable"
+done < <(compgen -e | grep -E '^(SLURM|SBATCH|SALLOC|SRUN)_' || true)
+unset -f module ml 2>/dev/null || true   # no module command unless a case brings one
+export MULTI_SCAL=$multi_scal JACOBI=$jacobi SHARDTAB_RESULTS_DIR=$work/results
+export SHARDTAB_GPUS_PER_NODE=2 SHARDTAB_CPUS_PER_TASK=4 SBATCH_ACCOUNT=shardtab SBATCH_TIMELIMIT=5
+[[ $case_name == refused-skips ]] || use_cluster "$cluster"
+
+case $case_name in
+  multi-scal-single-node)
+    export SHARDTAB_SHARD_ELEMS=4K SHARDTAB_ITERS=2
+    expect_success "single-node.sbatch, 2 ranks x 4 CPUs" "$frontier/single-node.sbatch"
+    [[ $(basename "$job_out") == multi_scal-$job_id.out ]] || fail "job output $job_out, expected multi_scal-$job_id.out (-o %x-%j.out)"
+    dir=results/single-node-$job_id
+    "${check[@]}" "$dir/check-peers.json" --ranks 2 --nodes 1 --peers || fail "peer check JSON"
+    grep -q '^# check-peers: OK' "$dir/check-peers.txt" || fail "no '# check-peers: OK' in $dir/check-peers.txt"
+    "${check[@]}" "$dir/multi_scal.json" --ranks 2 --nodes 1 --n 8192 || fail "benchmark JSON"
+    grep -q '^launch *srun -N1 -n2 --ntasks-per-node=2 -c4 --gpus-per-task=1 --gpu-bind=closest$' "$dir/job.txt" ||
+      fail "the launch line is not srun -N1 -n2 --ntasks-per-node=2 -c4 ...: $(grep '^launch' "$dir/job.txt")"
+    grep -q "^modules *none: no 'module' command here, skipped PrgEnv-cray craype-accel-amd-gfx90a rocm" "$job_out" ||
+      fail "the job did not say which modules it skipped without a module command"
+    ;;
+
+  multi-scal-weak | multi-scal-strong)
+    study=${case_name#multi-scal-}
+    if [[ $study == weak ]]; then export SHARDTAB_SHARD_ELEMS=2K; else export SHARDTAB_TOTAL_ELEMS=16K; fi
+    export SHARDTAB_ITERS=2
+    # submit-scaling.sh as a user runs it; SBATCH_WAIT makes each of its sbatch calls wait
+    SBATCH_WAIT=1 "$frontier/submit-scaling.sh" "$study" 1 2 >submit-scaling.out 2>&1 ||
+      fail "submit-scaling.sh $study 1 2: $(cat submit-scaling.out)"
+    cat submit-scaling.out
+    (($(job_ids submit-scaling.out | wc -l) == 2)) || fail "expected 2 submissions"
+    for nodes in 1 2; do
+      ranks=$((nodes * 2))
+      if [[ $study == weak ]]; then n=$((2048 * ranks)); else n=16384; fi
+      file=$(find "results/$study" -name "nodes-000$nodes.json")
+      [[ -n $file && $(wc -l <<<"$file") -eq 1 ]] || fail "expected one nodes-000$nodes.json, found: $file"
+      # --ranks/--nodes: 2 ranks on each node (ranks_per_node_min = max), as --ntasks-per-node asks
+      "${check[@]}" "$file" --ranks "$ranks" --nodes "$nodes" --n "$n" || fail "$file"
+    done
+    grep -q -- "srun -N2 -n4 --ntasks-per-node=2 -c4 " results/"$study"/job-*/job.txt ||
+      fail "no srun -N2 -n4 --ntasks-per-node=2 -c4 line in the 2-node job"
+    # several node counts inside one allocation, extra options, no modules at all
+    SHARDTAB_NODE_COUNTS="1 2" SHARDTAB_ARGS="-m local" SHARDTAB_MODULES="" \
+      expect_success "$study-scaling.sbatch -N 2, node counts 1 2" -N 2 "$frontier/$study-scaling.sbatch"
+    for nodes in 1 2; do
+      "${check[@]}" "results/$study/job-$job_id/nodes-000$nodes.json" --ranks $((nodes * 2)) --nodes "$nodes" --modes 1 ||
+        fail "looping job, $nodes nodes"
+    done
+    grep -q '^modules *none (SHARDTAB_MODULES is empty)$' "$job_out" || fail "SHARDTAB_MODULES='' did not load none"
+    check_summary "results/$study" multi_scal "$study" "vec2x4:1:2 vec2x4:2:2"
+    if [[ $study == strong ]]; then
+      # the default size, 4G doubles, against this node: refused before it starts (issue 12: OOM-killed)
+      need_kib=$((2 * 8 * 4 * 1024 * 1024))   # two host copies of 32 GiB: a host-backend build
+      total=4G
+      if ((need_kib <= $(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo))); then
+        total=1T
+        echo "# this machine holds the default: trying 1T doubles instead"
+      fi
+      SHARDTAB_TOTAL_ELEMS=$total expect_refusal "strong-scaling.sbatch with $total doubles on this node" \
+        "needs [0-9.]+ GiB of host memory per node, and a node of this job has [0-9.]+ GiB available: lower SHARDTAB_TOTAL_ELEMS" \
+        "$frontier/strong-scaling.sbatch"
+      [[ ! -d results/strong/job-$job_id ]] || fail "the refused job started (results/strong/job-$job_id exists)"
+    fi
+    ;;
+
+  jacobi-single-node)
+    export SHARDTAB_GPUS_PER_NODE=4 SHARDTAB_CPUS_PER_TASK=2 SHARDTAB_JACOBI_NX=128 SHARDTAB_JACOBI_NY=130
+    export SHARDTAB_JACOBI_NITER=50 SHARDTAB_JACOBI_REPEAT=2
+    expect_success "jacobi-single-node.sbatch, 4 ranks, 3 variants" "$frontier/jacobi-single-node.sbatch"
+    [[ $(basename "$job_out") == jacobi-$job_id.out ]] || fail "job output $job_out, expected jacobi-$job_id.out"
+    dir=results/jacobi-single-node-$job_id
+    for variant in table host-sync mpi; do
+      "${check[@]}" "$dir/jacobi-$variant.json" --ranks 4 --nodes 1 --nx 128 --ny 130 --variant "$variant" ||
+        fail "$variant JSON"
+      grep -q '^# verify jacobi: OK' "$dir/jacobi-$variant.txt" || fail "no '# verify jacobi: OK' in $dir/jacobi-$variant.txt"
+    done
+    grep -q '^launch *srun -N1 -n4 --ntasks-per-node=4 -c2 --gpus-per-task=1 --gpu-bind=closest$' "$dir/job.txt" ||
+      fail "the launch line is not srun -N1 -n4 --ntasks-per-node=4 -c2 ..."
+    # a variant that fails does not stop the others, and the job says which failed
+    SHARDTAB_JACOBI_VARIANTS="table nonesuch mpi" expect_refusal "a job with an unknown variant" \
+      "variant\(s\) nonesuch failed" "$frontier/jacobi-single-node.sbatch"
+    "${check[@]}" "results/jacobi-single-node-$job_id/jacobi-mpi.json" --ranks 4 --nodes 1 --variant mpi ||
+      fail "the variant after the failed one did not run"
+    ;;
+
+  jacobi-weak | jacobi-strong)
+    study=${case_name#jacobi-}
+    export SHARDTAB_JACOBI_NX=64 SHARDTAB_JACOBI_NITER=30
+    if [[ $study == weak ]]; then export SHARDTAB_JACOBI_ROWS_PER_RANK=16; else export SHARDTAB_JACOBI_NY=66; fi
+    SBATCH_WAIT=1 "$frontier/submit-scaling.sh" jacobi "$study" 1 2 >submit-scaling.out 2>&1 ||
+      fail "submit-scaling.sh jacobi $study 1 2: $(cat submit-scaling.out)"
+    cat submit-scaling.out
+    (($(job_ids submit-scaling.out | wc -l) == 2)) || fail "expected 2 submissions"
+    grep -q "python3 jobs/summarize.py results/jacobi-$study" submit-scaling.out || fail "submit-scaling.sh named no summary folder"
+    for nodes in 1 2; do
+      ranks=$((nodes * 2))
+      if [[ $study == weak ]]; then ny=$((16 * ranks + 2)); else ny=66; fi
+      for variant in table host-sync mpi; do
+        file=$(find "results/jacobi-$study" -name "nodes-000$nodes-$variant.json")
+        [[ -n $file && $(wc -l <<<"$file") -eq 1 ]] || fail "expected one nodes-000$nodes-$variant.json, found: $file"
+        # 2 nodes: the edges between the nodes go through MPI, those inside a node through the table
+        "${check[@]}" "$file" --ranks "$ranks" --nodes "$nodes" --nx 64 --ny "$ny" --variant "$variant" || fail "$file"
+      done
+    done
+    check_summary "results/jacobi-$study" jacobi "$study" \
+      "table:1:1 table:2:1 host-sync:1:1 host-sync:2:1 mpi:1:1 mpi:2:1"
+    ;;
+
+  run-local)
+    # the local launcher inside an allocation: mpirun takes the job's node and slots
+    export SHARDTAB_SHARD_ELEMS=4K
+    expect_success "run-local.sh inside a 1-node allocation" -N 1 -J run-local -o "%x-%j.out" \
+      --wrap "exec '$source_dir/jobs/local/run-local.sh' -i 2"
+    ranks=$(sed -n 's/^# run-local.sh: \([0-9]*\) ranks .*/\1/p' "$job_out")
+    [[ -n $ranks ]] || fail "run-local.sh did not say its rank count"
+    dir=$(find results -maxdepth 1 -name 'local-*' -type d)
+    "${check[@]}" "$dir/multi_scal.json" --ranks "$ranks" --nodes 1 --n $((4096 * ranks)) || fail "$dir/multi_scal.json"
+    "${check[@]}" "$dir/check-peers.json" --ranks "$ranks" --nodes 1 --peers || fail "$dir/check-peers.json"
+    python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["slurm_job_id"] == sys.argv[2]' \
+      "$dir/multi_scal.json" "$job_id" 2>/dev/null || fail "multi_scal.json does not record Slurm job $job_id"
+    ;;
+
+  modules)
+    # a real 'module' command (environment-modules) and a site's own module list
+    init=/usr/share/modules/init/bash
+    [[ -r $init ]] || fail "no $init: scripts/deps.sh --slurm installs environment-modules"
+    mkdir -p modulefiles/site
+    printf '#%%Module1.0\n# site/tools - a module file of this test: says it was loaded\nputs stderr "module loaded: [module-info name]"\n' \
+      >modulefiles/site/tools
+    printf '#%%Module1.0\n# site/iters - a module file of this test: sets the iterations of the job\nsetenv SHARDTAB_ITERS 3\n' \
+      >modulefiles/site/iters
+    set +u   # the module scripts read unset variables
+    # shellcheck source=/dev/null
+    source "$init"
+    module use "$work/modulefiles"
+    set -u
+    SHARDTAB_SHARD_ELEMS=4K SHARDTAB_MODULES="site/tools site/iters" \
+      expect_success "single-node.sbatch with SHARDTAB_MODULES='site/tools site/iters'" "$frontier/single-node.sbatch"
+    grep -q '^modules *site/tools site/iters$' "$job_out" || fail "the job did not report the site's modules"
+    grep -q '^module loaded: site/tools$' "$job_out" || fail "site/tools was not loaded inside the job"
+    python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["iters"] == 3' \
+      "results/single-node-$job_id/multi_scal.json" || fail "site/iters did not reach the job's environment (iters != 3)"
+    SHARDTAB_MODULES="site/nonesuch" expect_refusal "a module the site does not have" \
+      "module load site/nonesuch failed: set SHARDTAB_MODULES" "$frontier/single-node.sbatch"
+    ;;
+
+  refusals)
+    export SHARDTAB_SHARD_ELEMS=4K SHARDTAB_ITERS=2
+    # a refused option: --gres-flags=allow-task-sharing where this Slurm has none
+    version=$(srun --version | awk '{ print $2 }')
+    if printf '%s\n%s\n' 23.11 "$version" | sort -V | head -n 1 | grep -qx 23.11; then
+      echo "# Slurm $version has --gres-flags=allow-task-sharing: its refusal is not tested here"
+    else
+      SHARDTAB_ALLOW_TASK_SHARING=1 expect_refusal "SHARDTAB_ALLOW_TASK_SHARING=1 on Slurm $version" \
+        "--gres-flags=allow-task-sharing, which Slurm $version does not have \(it came with Slurm 23.11\): unset SHARDTAB_ALLOW_TASK_SHARING" \
+        "$frontier/single-node.sbatch"
+      # and srun itself, asked directly, rejects it: the check is not guarding against nothing
+      expect_refusal "srun --gres-flags=allow-task-sharing on Slurm $version" "Invalid --gres-flags specification" \
+        -N 1 -o "probe-%j.out" --wrap "srun -n1 --gres-flags=allow-task-sharing true"
+    fi
+    # too many nodes: inside the job, and at submission (Slurm's own refusal)
+    SHARDTAB_NODE_COUNTS="1 3" expect_refusal "node counts 1 3 in a 2-node job" "node count '3' is not within the allocation's 2" \
+      -N 2 "$frontier/weak-scaling.sbatch"
+    [[ ! -d results/weak/job-$job_id ]] || fail "the refused job started its first node count"
+    expect_refusal "sbatch -N 3 on a 2-node cluster" "Node count specification invalid|Requested node configuration is not available" \
+      -N 3 "$frontier/single-node.sbatch"
+    expect_command_refusal "submit-scaling.sh weak 3 on a 2-node cluster" "Node count specification invalid|Requested node configuration is not available" \
+      "$frontier/submit-scaling.sh" weak 3
+    # too many CPUs: Frontier's -c 7 for 2 ranks on an 8-CPU node; too many GPUs: 5 ranks on 4 GPUs
+    (
+      unset SHARDTAB_CPUS_PER_TASK
+      expect_refusal "SHARDTAB_CPUS_PER_TASK unset (7) on 8-CPU nodes" \
+        "2 ranks per node x 7 CPUs per rank need 14 CPUs per node, and this job's nodes have 8: lower SHARDTAB_CPUS_PER_TASK" \
+        "$frontier/single-node.sbatch"
+    )
+    SHARDTAB_GPUS_PER_NODE=5 SHARDTAB_CPUS_PER_TASK=1 expect_refusal "5 ranks per node on 4-GPU nodes" \
+      "5 ranks per node, one GPU each, and this job's nodes have 4 GPUs: set SHARDTAB_GPUS_PER_NODE=4" \
+      "$frontier/jacobi-single-node.sbatch"
+    # jacobi: fewer rows than ranks, a grid beyond the node's memory
+    SHARDTAB_JACOBI_NX=64 SHARDTAB_JACOBI_NY=5 SHARDTAB_NODE_COUNTS="1 2" expect_refusal "3 interior rows for 4 ranks" \
+      "a 64 x 5 grid has 3 interior rows, fewer than the 4 ranks of 2 node\(s\): raise SHARDTAB_JACOBI_NY" \
+      -N 2 "$frontier/jacobi-strong-scaling.sbatch"
+    SHARDTAB_JACOBI_NX=1048576 SHARDTAB_JACOBI_NY=1048576 expect_refusal "a 1048576^2 jacobi grid" \
+      "a 1048576 x 1048576 jacobi grid on each of 2 ranks needs [0-9.]+ GiB of host memory per node" \
+      "$frontier/jacobi-strong-scaling.sbatch"
+    # a binary that is not there
+    MULTI_SCAL=/nonexistent/multi_scal expect_refusal "a missing binary" \
+      "/nonexistent/multi_scal is not an executable: run jobs/frontier/build.sh, or set MULTI_SCAL" \
+      "$frontier/single-node.sbatch"
+    ;;
+
+  one-node-cluster)
+    # a second, 1-node Slurm beside the 2-node one: up, a job, a refusal, down
+    small=$work/cluster
+    bash "$here/cluster.sh" up "$small" --nodes 1 --cpus 4 --gpus 2 || fail "cluster.sh up --nodes 1"
+    trap 'bash "$here/cluster.sh" down "$small" >/dev/null 2>&1 || true' EXIT
+    use_cluster "$small"
+    SHARDTAB_SHARD_ELEMS=4K SHARDTAB_ITERS=2 SHARDTAB_CPUS_PER_TASK=2 \
+      expect_success "single-node.sbatch on a 1-node Slurm" "$frontier/single-node.sbatch"
+    "${check[@]}" "results/single-node-$job_id/multi_scal.json" --ranks 2 --nodes 1 --n 8192 || fail "benchmark JSON"
+    expect_refusal "sbatch -N 2 on a 1-node cluster" "Node count specification invalid|Requested node configuration is not available" \
+      -N 2 "$frontier/weak-scaling.sbatch"
+    pids=$(cat "$small"/run/*.pid)
+    bash "$here/cluster.sh" down "$small" || fail "cluster.sh down"
+    trap - EXIT
+    for pid in $pids; do
+      if kill -0 "$pid" 2>/dev/null; then fail "process $pid of the 1-node cluster is still running"; fi
+    done
+    echo "ok: the 1-node cluster is down, none of its $(wc -w <<<"$pids") daemons runs"
+    ;;
+
+  refused-skips)
+    # where the daemons are refused, cluster.sh says why and every case skips with that reason
+    status=0
+    SHARDTAB_SLURM_FORCE_REFUSAL="refused on purpose by slurm.refused_skips" \
+      bash "$here/cluster.sh" up "$work/cluster" >up.out 2>&1 || status=$?
+    ((status == skip_code)) || fail "cluster.sh up exited $status, expected $skip_code: $(cat up.out)"
+    status=0
+    bash "$here/run_slurm_case.sh" multi-scal-single-node --source "$source_dir" --multi-scal "$multi_scal" --jacobi "$jacobi" \
+      --cluster "$work/cluster" --work "$work/case" >case.out 2>&1 || status=$?
+    ((status == skip_code)) || fail "a case on a refused cluster exited $status, expected $skip_code: $(cat case.out)"
+    grep -q '^skipped: Slurm could not be brought up here: refused on purpose by slurm.refused_skips$' case.out ||
+      fail "the skipped case did not give the reason: $(cat case.out)"
+    cat case.out
+    ;;
+
+  *) echo "run_slurm_case.sh: unknown case '$case_name'" >&2; exit 2 ;;
+esac
+echo "run_slurm_case.sh: $case_name: OK"
