@@ -6,8 +6,8 @@
 #      down by the tests themselves), then the unit and MPI tests under
 #      ASan+UBSan+LSan and a valgrind run (tests/reliability/sanitize.sh);
 #   2. HIP backend for gfx90a with Debian's ROCm: compile, link, and a clean
-#      "no GPU found" from the binary;
-#   3. CUDA backend with nvcc (sm_90), when nvcc is here: compile and link.
+#      "no GPU found" from both programs;
+#   3. CUDA backend with nvcc (sm_90), when nvcc is here: the same.
 # Usage: scripts/test.sh [--host-only]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,15 +41,18 @@ echo "# [1/3] sanitizers: ASan+UBSan+LSan and valgrind"
 ((host_only)) && exit 0
 
 echo "# [2/3] HIP backend (gfx90a): build, link, run without a GPU"
-cmake -S "$top" -B "$top/build-test-hip" -DSHARDTAB_BACKEND=hip -DSHARDTAB_BUILD_TESTS=OFF >/dev/null
+cmake -S "$top" -B "$top/build-test-hip" -DSHARDTAB_BACKEND=hip -DSHARDTAB_BUILD_TESTS=OFF |
+  grep -E "GPU targets" || true
 cmake --build "$top/build-test-hip" -j "$jobs" >/dev/null
 "$top/scripts/check-no-gpu.sh" "$top/build-test-hip/multi_scal"
+"$top/scripts/check-no-gpu.sh" "$top/build-test-hip/jacobi" -nx 64 -ny 64
 
 echo "# [3/3] CUDA backend (sm_90)"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   cmake -S "$top" -B "$top/build-test-cuda" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >/dev/null
   cmake --build "$top/build-test-cuda" -j "$jobs" >/dev/null
   "$top/scripts/check-no-gpu.sh" "$top/build-test-cuda/multi_scal"
+  "$top/scripts/check-no-gpu.sh" "$top/build-test-cuda/jacobi" -nx 64 -ny 64
 else
   echo "# skipped: no nvcc on this machine"
 fi
