@@ -125,7 +125,12 @@ if [[ $do_valgrind -eq 1 ]]; then
         --track-origins=yes "${supp[@]}")
     mkdir -p "$logs/vg" "$logs/vg-self"
     t=$SECONDS
-    for run in "multi_scal --n 1000" "multi_scal --n 1000 --check-peers" "cycle_table --cycles 20 --warmup 10"; do
+    # cycle_table under valgrind: valgrind's own arenas grow as memory churns
+    # (seen on a fresh 2-core machine: maps 314 -> 315, VmSize +8320 KiB in the
+    # reuse variant, 0 memcheck errors), so the flatness check gets a slack here;
+    # leaks are memcheck's verdict, and reliability.cycle-table.np2 stays strict.
+    cyc="cycle_table --cycles 20 --warmup 10 --maps-slack 4 --vm-slack 16384 --rss-slack 4096"
+    for run in "multi_scal --n 1000" "multi_scal --n 1000 --check-peers" "$cyc"; do
         read -r -a words <<<"$run"
         prog=$plain_dir/${words[0]}
         if [[ ${words[0]} == cycle_table ]]; then prog=$plain_dir/tests/reliability/cycle_table; fi
