@@ -28,7 +28,9 @@ echo "# [1/3] the jobs through a real Slurm (ctest -L slurm)"
 # The cases bring their cluster down themselves (a ctest fixture); should this
 # script be stopped half-way, the trap stops the daemons by the PIDs they recorded.
 slurm_cluster=$(cat "$top/build-test-host/tests/slurm/cluster-dir.txt")
-trap 'bash "$top/tests/slurm/cluster.sh" down "$slurm_cluster" >/dev/null 2>&1 || true' EXIT
+trap 'for c in "$slurm_cluster" "$slurm_cluster-one"; do
+          bash "$top/tests/slurm/cluster.sh" down "$c" >/dev/null 2>&1 || true
+      done' EXIT
 slurm_started=$SECONDS
 (cd "$top/build-test-host" && ctest -L slurm --output-on-failure)
 echo "# slurm stage: $((SECONDS - slurm_started)) s"

@@ -123,8 +123,19 @@ static shardtab_status_t gpu_mem_alloc(size_t bytes, void **ptr)
 
 static shardtab_status_t gpu_mem_free(void *ptr)
 {
+    hipError_t err;
+
     USE_BOUND_DEVICE();
-    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipFree(ptr));
+    err = hipFree(ptr);
+    if (err != hipSuccess) {
+        /* a bad pointer is not sticky, but it stays the runtime's last error:
+         * clear it so that the caller's next launch check does not see it */
+        (void)hipGetLastError();
+        return st_fail(SHARDTAB_ERR_DEVICE,
+                       "shardtab_mem_free(%p): hipFree failed: %s (%s); free only what "
+                       "shardtab_mem_alloc returned on this rank, once",
+                       ptr, hipGetErrorString(err), hipGetErrorName(err));
+    }
     return SHARDTAB_SUCCESS;
 }
 

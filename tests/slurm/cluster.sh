@@ -11,7 +11,8 @@
 #         symlinks to /dev/null, and CPUs may exceed the real cores
 #         (SlurmdParameters=config_overrides). Then: source DIR/env.sh (SLURM_CONF).
 #   down  cancels every job, stops slurmd, slurmctld and munged by the PIDs that
-#         up recorded (TERM, then KILL after 10 s), and checks that none is left.
+#         up recorded (TERM, then KILL after 10 s), checks that none is left,
+#         and removes DIR (kept, with its logs, when a daemon would not stop).
 #
 # Exit status: 0 done; 1 failed (the daemons' logs in DIR/log are printed);
 # 77 refused: this machine does not let us run the daemons (not root, no
@@ -174,6 +175,8 @@ cluster_down() {
   rm -f "$dir/env.sh"
   if ((status == 0)); then
     echo "cluster.sh: down: no slurmd, slurmctld or munged of $dir is running"
+    # nothing of the cluster outlives it; a failed down keeps DIR/log to read
+    if [[ -f $dir/etc/slurm.conf ]]; then rm -rf "${dir:?}"; fi
   fi
   return "$status"
 }

@@ -351,8 +351,10 @@ case $case_name in
     ;;
 
   one-node-cluster)
-    # a second, 1-node Slurm beside the 2-node one: up, a job, a refusal, down
-    small=$work/cluster
+    # a second, 1-node Slurm beside the 2-node one: up, a job, a refusal, down.
+    # Its folder holds Unix sockets, so it sits beside the first one's short
+    # /tmp path, not below the build tree (a fresh clone's path can be long).
+    small=$cluster-one
     bash "$here/cluster.sh" up "$small" --nodes 1 --cpus 4 --gpus 2 || fail "cluster.sh up --nodes 1"
     trap 'bash "$here/cluster.sh" down "$small" >/dev/null 2>&1 || true' EXIT
     use_cluster "$small"
@@ -374,11 +376,11 @@ case $case_name in
     # where the daemons are refused, cluster.sh says why and every case skips with that reason
     status=0
     SHARDTAB_SLURM_FORCE_REFUSAL="refused on purpose by slurm.refused_skips" \
-      bash "$here/cluster.sh" up "$work/cluster" >up.out 2>&1 || status=$?
+      bash "$here/cluster.sh" up "$cluster" >up.out 2>&1 || status=$?
     ((status == skip_code)) || fail "cluster.sh up exited $status, expected $skip_code: $(cat up.out)"
     status=0
     bash "$here/run_slurm_case.sh" multi-scal-single-node --source "$source_dir" --multi-scal "$multi_scal" --jacobi "$jacobi" \
-      --cluster "$work/cluster" --work "$work/case" >case.out 2>&1 || status=$?
+      --cluster "$cluster" --work "$work/case" >case.out 2>&1 || status=$?
     ((status == skip_code)) || fail "a case on a refused cluster exited $status, expected $skip_code: $(cat case.out)"
     grep -q '^skipped: Slurm could not be brought up here: refused on purpose by slurm.refused_skips$' case.out ||
       fail "the skipped case did not give the reason: $(cat case.out)"
