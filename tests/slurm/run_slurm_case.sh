@@ -385,6 +385,7 @@ case $case_name in
     grep -q '^skipped: Slurm could not be brought up here: refused on purpose by slurm.refused_skips$' case.out ||
       fail "the skipped case did not give the reason: $(cat case.out)"
     cat case.out
+    rm -rf "${cluster:?}" # only its 'refused' file: no daemon was started
     ;;
 
   *) echo "run_slurm_case.sh: unknown case '$case_name'" >&2; exit 2 ;;
