@@ -37,6 +37,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,6 +122,11 @@ shardtab_status_t shardtab_device_synchronize(void);
  * atomics to device scope; NVIDIA: ordinary device memory; host: the same as
  * shardtab_mem_alloc. Free it with shardtab_mem_free. */
 shardtab_status_t shardtab_mem_alloc_coherent(size_t bytes, void **ptr);
+/* Host memory this process may still take, in bytes: MemAvailable, capped by
+ * its cgroup v2 memory.max minus memory.current where a limit is set; 0 when
+ * unknown. Needs no shardtab_init. The host backend refuses a shard above it,
+ * and the programs size their defaults with it, rather than meet the OOM killer. */
+uint64_t shardtab_host_memory_available(void);
 /* Stream-ordered copy, either direction, either side a peer's mapping. */
 shardtab_status_t shardtab_memcpy_async(void *dst, const void *src, size_t bytes,
                                         shardtab_stream_t stream);

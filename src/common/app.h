@@ -34,8 +34,4 @@ void app_json_string(FILE *f, const char *s);
 /* "git_commit", "date_utc" and "slurm_job_id" members, each followed by ",\n". */
 void app_json_provenance(FILE *f, const char *git_commit);
 
-/* Bytes this process may still take: MemAvailable, capped by its cgroup's
- * memory.max minus memory.current where a limit is set. 0 when unknown. */
-uint64_t app_memory_available(void);
-
 #endif /* APP_H */

@@ -836,7 +836,7 @@ static shardtab_status_t check_host_memory(const jac_t *j, int ranks_on_node)
 {
     uint64_t nx = (uint64_t)j->opts.nx;
     uint64_t need = sizeof(jacobi_real_t) * nx * ((uint64_t)j->opts.ny + 3 * (uint64_t)j->rows.count + 4);
-    uint64_t have = app_memory_available();
+    uint64_t have = shardtab_host_memory_available();
 
     if (have != 0 && need * (uint64_t)ranks_on_node > have)
         return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,

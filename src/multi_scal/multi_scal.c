@@ -256,7 +256,7 @@ static uint64_t memory_available(void)
         if (*end == '\0' && bytes > 0)
             return (uint64_t)bytes;
     }
-    return app_memory_available();
+    return shardtab_host_memory_available();
 }
 
 /* Shard-sized host buffers a rank holds for the modes: the staging copy, and on

@@ -97,7 +97,7 @@ static shardtab_status_t host_unbind(void)
 static shardtab_status_t host_mem_alloc(size_t bytes, void **ptr)
 {
     size_t len = page_round(bytes);
-    uint64_t available = st_memory_available();
+    uint64_t available = shardtab_host_memory_available();
     host_alloc_t *a;
     void *base;
 

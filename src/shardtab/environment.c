@@ -1,6 +1,7 @@
 /* environment.c - what the library reads from the node and the environment:
  * host name and boot id (which together identify a running node), the
- * SHARDTAB_FAULT injection points and integer variables. */
+ * SHARDTAB_FAULT injection points, integer variables and the host memory
+ * left to this process (shardtab_host_memory_available). */
 #include "internal.h"
 
 #include <ctype.h>
@@ -45,7 +46,7 @@ static uint64_t read_number(const char *path)
     return value;
 }
 
-uint64_t st_memory_available(void)
+uint64_t shardtab_host_memory_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256], group[512], path[700];

@@ -40,10 +40,6 @@ shardtab_status_t st_check_free(const void *ptr);
 /* MPI is initialized and not yet finalized: MPI may be called. */
 int st_mpi_usable(void);
 
-/* Bytes this process may still take: MemAvailable, capped by its cgroup's
- * memory.max minus memory.current where a limit is set. 0 when unknown. */
-uint64_t st_memory_available(void);
-
 /* Fills host name and boot id; the boot id and the IPC namespace (below)
  * identify a running node as IPC sees it. */
 void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYTES]);
