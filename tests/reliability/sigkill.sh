@@ -99,6 +99,12 @@ shm_list | sort >"$workdir/shm.before"
 echo "command: $mpiexec ${flags[*]} -n $np $*"
 echo "phase:   $phase; send SIG$signal to the $target${target/#rank/ $victim_rank}; the job must end within ${end_within} s"
 t_start=$(now)
+# Open MPI's own shared-memory files (vader_segment.*) go to this test's
+# folder, not /dev/shm: a SIGKILLed mpirun cannot remove them, and they are
+# not ours to count, but nothing of the test may outlive it (cleanup removes
+# the folder). Our shards never go there: they are memfds.
+mkdir -p "$workdir/vader"
+export OMPI_MCA_btl_vader_backing_directory="$workdir/vader"
 # A new session, so that every process of the job can be found (and, on a
 # failure, ended) by its session and process group, never by name.
 setsid "$mpiexec" "${flags[@]+"${flags[@]}"}" -n "$np" "$@" \
