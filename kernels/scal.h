@@ -40,9 +40,13 @@ typedef enum scal_variant {
     SCAL_VARIANT_VEC2X4,    /* 16-byte loads, four in flight per thread */
     SCAL_VARIANT_VEC2X8,    /* 16-byte loads, eight in flight per thread */
     SCAL_VARIANT_VEC2X4S,   /* vec2x4 with streaming (evict-first) loads and stores */
+    SCAL_VARIANT_CHUNK,     /* non-persistent grid: one block per contiguous chunk, 16-byte
+                               loads, all of a thread's loads in flight before its stores */
     SCAL_VARIANT_COUNT
 } scal_variant_t;
 #define SCAL_VARIANT_DEFAULT SCAL_VARIANT_VEC2X4
+/* The names, in scal_variant_t order: --variant's words and the reports' labels. */
+#define SCAL_VARIANT_NAMES {"naive", "vec2", "vec2x4", "vec2x8", "vec2x4s", "chunk"}
 
 /* Selects the variant for the following launches; returns its name or NULL. */
 const char *scal_set_variant(int variant);

@@ -3,6 +3,7 @@
  * Every kernel reaches memory through the table that lives in this GPU's own
  * memory; an entry may point to a peer GPU's shard, opened by IPC. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "gpu_runtime.h"
@@ -123,6 +124,94 @@ __global__ void scal_shard_vec2(double *const *table, int shard, uint64_t n, dou
         scal_element(x, n - 1, alpha);
 }
 
+/* The non-persistent kernel: the shard is cut into chunks of BLOCK * UNROLL
+ * 16-byte pairs, and the grid has one block per chunk (as PyTorch's elementwise
+ * kernels do), so the blocks resident at any moment touch one narrow, moving
+ * window of memory and a finished block frees its slot for the next chunk.
+ * Thread t of a block handles pairs t, t + BLOCK, ...: each of its UNROLL loads
+ * is coalesced across the warp, and all of them are in flight before the first
+ * store. Past CHUNK_GRID_MAX blocks (a 64 GiB shard at 256 x 4) the grid
+ * strides over the chunks. The 8-byte head and tail are peeled as in vec2. */
+#define CHUNK_GRID_MAX (1u << 22)
+
+template <int BLOCK, int UNROLL>
+__global__ void __launch_bounds__(BLOCK) scal_shard_chunk(double *const *table, int shard, uint64_t n,
+                                                          double alpha)
+{
+    double *x = table[shard];
+    uint64_t head = ((uintptr_t)x & 15) ? 1 : 0;
+
+    if (head > n)
+        head = n;
+    double2 *x2 = reinterpret_cast<double2 *>(x + head);
+    uint64_t pairs = (n - head) / 2;
+    uint64_t chunks = (pairs + (uint64_t)BLOCK * UNROLL - 1) / ((uint64_t)BLOCK * UNROLL);
+
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (head)
+            scal_element(x, 0, alpha);
+        if ((n - head) & 1)
+            scal_element(x, n - 1, alpha);
+    }
+    for (uint64_t c = blockIdx.x; c < chunks; c += gridDim.x) {
+        uint64_t base = c * BLOCK * UNROLL + threadIdx.x;
+        double2 v[UNROLL];
+        if (base + (uint64_t)(UNROLL - 1) * BLOCK < pairs) { /* a whole chunk: no bounds tests */
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                v[u] = x2[base + (uint64_t)u * BLOCK];
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                v[u].x = scal_value(v[u].x, alpha);
+                v[u].y = scal_value(v[u].y, alpha);
+                x2[base + (uint64_t)u * BLOCK] = v[u];
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                if (base + (uint64_t)u * BLOCK < pairs)
+                    v[u] = x2[base + (uint64_t)u * BLOCK];
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++) {
+                if (base + (uint64_t)u * BLOCK < pairs) {
+                    v[u].x = scal_value(v[u].x, alpha);
+                    v[u].y = scal_value(v[u].y, alpha);
+                    x2[base + (uint64_t)u * BLOCK] = v[u];
+                }
+            }
+        }
+    }
+}
+
+/* The chunk kernel's shape, threads per block x pairs per thread. The default
+ * was chosen by measurement (docs/performance.md); SCAL_CHUNK_SHAPE=BxU
+ * overrides it for tuning runs, among the shapes compiled below. */
+typedef void (*chunk_kernel_t)(double *const *, int, uint64_t, double);
+static const struct chunk_shape {
+    int block, unroll;
+    chunk_kernel_t kernel;
+} chunk_shapes[] = {
+    {256, 4, scal_shard_chunk<256, 4>}, /* the default: first */
+    {128, 2, scal_shard_chunk<128, 2>}, {128, 4, scal_shard_chunk<128, 4>},
+    {256, 2, scal_shard_chunk<256, 2>}, {256, 8, scal_shard_chunk<256, 8>},
+    {512, 2, scal_shard_chunk<512, 2>}, {512, 4, scal_shard_chunk<512, 4>},
+};
+
+static const struct chunk_shape *chunk_shape(void)
+{
+    static thread_local const struct chunk_shape *shape = NULL; /* per thread, as blocks_per_sm */
+    if (shape == NULL) {
+        const char *text = getenv("SCAL_CHUNK_SHAPE");
+        int block = 0, unroll = 0;
+        shape = &chunk_shapes[0];
+        if (text && sscanf(text, "%dx%d", &block, &unroll) == 2)
+            for (size_t i = 0; i < sizeof chunk_shapes / sizeof chunk_shapes[0]; i++)
+                if (chunk_shapes[i].block == block && chunk_shapes[i].unroll == unroll)
+                    shape = &chunk_shapes[i];
+    }
+    return shape;
+}
+
 __global__ void scal_range_kernel(scal_range_t r, double alpha)
 {
     uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -145,8 +234,7 @@ __global__ void scal_fill_kernel(double *const *table, int shard, uint64_t n, ui
 
 static scal_variant_t current_variant = SCAL_VARIANT_DEFAULT;
 
-static const char *const variant_names[SCAL_VARIANT_COUNT] = {"naive", "vec2", "vec2x4",
-                                                               "vec2x8", "vec2x4s"};
+static const char *const variant_names[SCAL_VARIANT_COUNT] = SCAL_VARIANT_NAMES;
 
 extern "C" const char *scal_variant_name(int variant)
 {
@@ -184,6 +272,14 @@ extern "C" int scal_shard(double *const *table, int shard, uint64_t n, double al
     case SCAL_VARIANT_VEC2X4S:
         scal_shard_vec2<4, true><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
         break;
+    case SCAL_VARIANT_CHUNK: {
+        const struct chunk_shape *shape = chunk_shape();
+        uint64_t per_block = (uint64_t)shape->block * shape->unroll;
+        uint64_t chunks = (n / 2 + per_block - 1) / per_block;
+        blocks = (unsigned)(chunks == 0 ? 1 : chunks < CHUNK_GRID_MAX ? chunks : CHUNK_GRID_MAX);
+        shape->kernel<<<blocks, shape->block>>>(table, shard, n, alpha);
+        break;
+    }
     default:
         scal_shard_vec2<4, false><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
         break;

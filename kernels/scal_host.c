@@ -42,8 +42,7 @@ const char *scal_error_string(int code)
 
 /* ---- variants and benchmark services on the CPU ---------------------------- */
 
-static const char *const variant_names[SCAL_VARIANT_COUNT] = {"naive", "vec2", "vec2x4", "vec2x8",
-                                                               "vec2x4s"};
+static const char *const variant_names[SCAL_VARIANT_COUNT] = SCAL_VARIANT_NAMES;
 
 const char *scal_variant_name(int variant)
 {

@@ -2,6 +2,7 @@
  * each rank parses the same argv to the same verdict, and rank 0 alone
  * speaks. */
 #include "options.h"
+#include "scal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -197,15 +198,19 @@ static int parse_bench_bytes(const char *text, uint64_t *bytes, char *err, size_
 
 static int parse_variant(const char *text, int *variant, char *err, size_t err_bytes)
 {
-    static const char *const names[] = {"naive", "vec2", "vec2x4", "vec2x8", "vec2x4s"}; /* scal_variant_t */
+    static const char *const names[SCAL_VARIANT_COUNT] = SCAL_VARIANT_NAMES;
+    size_t used;
 
-    for (int v = 0; v < (int)(sizeof names / sizeof names[0]); v++) {
+    for (int v = 0; v < SCAL_VARIANT_COUNT; v++) {
         if (strcmp(text, names[v]) == 0) {
             *variant = v;
             return 0;
         }
     }
-    snprintf(err, err_bytes, "invalid variant '%s': expected naive, vec2, vec2x4, vec2x8 or vec2x4s", text);
+    used = (size_t)snprintf(err, err_bytes, "invalid variant '%s': expected", text);
+    for (int v = 0; v < SCAL_VARIANT_COUNT && used < err_bytes; v++)
+        used += (size_t)snprintf(err + used, err_bytes - used, "%s %s",
+                                 v == 0 ? "" : v == SCAL_VARIANT_COUNT - 1 ? " or" : ",", names[v]);
     return -1;
 }
 
