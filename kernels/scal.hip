@@ -130,9 +130,10 @@ __global__ void scal_shard_vec2(double *const *table, int shard, uint64_t n, dou
  * window of memory and a finished block frees its slot for the next chunk.
  * Thread t of a block handles pairs t, t + BLOCK, ...: each of its UNROLL loads
  * is coalesced across the warp, and all of them are in flight before the first
- * store. Past CHUNK_GRID_MAX blocks (a 64 GiB shard at 256 x 4) the grid
- * strides over the chunks. The 8-byte head and tail are peeled as in vec2. */
-#define CHUNK_GRID_MAX (1u << 22)
+ * store. The grid stops at 2^31 threads (CUDA allows 2^31 - 1 blocks, HIP
+ * 2^32 work-items in all): past that (a 64 GiB shard at 128 x 2) it strides
+ * over the chunks. The 8-byte head and tail are peeled as in vec2. */
+#define CHUNK_GRID_THREADS (1ull << 31)
 
 template <int BLOCK, int UNROLL>
 __global__ void __launch_bounds__(BLOCK) scal_shard_chunk(double *const *table, int shard, uint64_t n,
@@ -191,10 +192,11 @@ static const struct chunk_shape {
     int block, unroll;
     chunk_kernel_t kernel;
 } chunk_shapes[] = {
-    {256, 4, scal_shard_chunk<256, 4>}, /* the default: first */
-    {128, 2, scal_shard_chunk<128, 2>}, {128, 4, scal_shard_chunk<128, 4>},
-    {256, 2, scal_shard_chunk<256, 2>}, {256, 8, scal_shard_chunk<256, 8>},
-    {512, 2, scal_shard_chunk<512, 2>}, {512, 4, scal_shard_chunk<512, 4>},
+    {128, 2, scal_shard_chunk<128, 2>}, /* the default: first */
+    {64, 2, scal_shard_chunk<64, 2>},   {64, 4, scal_shard_chunk<64, 4>},
+    {128, 1, scal_shard_chunk<128, 1>}, {128, 4, scal_shard_chunk<128, 4>},
+    {256, 1, scal_shard_chunk<256, 1>}, {256, 2, scal_shard_chunk<256, 2>},
+    {256, 4, scal_shard_chunk<256, 4>}, {512, 2, scal_shard_chunk<512, 2>},
 };
 
 static const struct chunk_shape *chunk_shape(void)
@@ -276,7 +278,8 @@ extern "C" int scal_shard(double *const *table, int shard, uint64_t n, double al
         const struct chunk_shape *shape = chunk_shape();
         uint64_t per_block = (uint64_t)shape->block * shape->unroll;
         uint64_t chunks = (n / 2 + per_block - 1) / per_block;
-        blocks = (unsigned)(chunks == 0 ? 1 : chunks < CHUNK_GRID_MAX ? chunks : CHUNK_GRID_MAX);
+        uint64_t most = CHUNK_GRID_THREADS / (uint64_t)shape->block;
+        blocks = (unsigned)(chunks == 0 ? 1 : chunks < most ? chunks : most);
         shape->kernel<<<blocks, shape->block>>>(table, shard, n, alpha);
         break;
     }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # gpu-kernel-figure.sh - on the NVIDIA machine: the `local` kernel against
 # PyTorch's in-place mul_ on the same GPUs, in one job. Three rounds; each
-# round runs torch, then multi_scal's bench at 1 and 4 GiB per shard for every
-# candidate kernel (the persistent vec2x4 and the non-persistent chunk kernel
-# at each compiled shape), so that drift of the machine falls on all of them
-# alike. Then checks the chunk kernel's results bit for bit at awkward sizes
-# and under compute-sanitizer. Prints the medians over rounds and their ratios.
+# round runs torch on each GPU, then multi_scal's bench sweep (1 MiB to 4 GiB
+# per shard) for every candidate kernel (the persistent vec2x4 and the
+# non-persistent chunk kernel at several shapes), so that drift of the machine
+# falls on all of them alike. Then checks the chunk kernel's results bit for
+# bit at awkward sizes and under compute-sanitizer. Prints, per size, the
+# medians over rounds and their ratios to torch and to the copy engine.
 # Usage: scripts/gpu-kernel-figure.sh [outdir]
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
@@ -19,22 +20,22 @@ gpu_build_cuda "$build"
 ms=$build/multi_scal
 
 # candidates: "label variant shape" (shape: SCAL_CHUNK_SHAPE, - for none)
-candidates=("vec2x4 vec2x4 -" "chunk-256x4 chunk 256x4" "chunk-128x2 chunk 128x2"
-  "chunk-128x4 chunk 128x4" "chunk-256x2 chunk 256x2" "chunk-256x8 chunk 256x8"
-  "chunk-512x2 chunk 512x2" "chunk-512x4 chunk 512x4")
+candidates=("vec2x4 vec2x4 -" "chunk-128x2 chunk 128x2" "chunk-64x2 chunk 64x2"
+  "chunk-64x4 chunk 64x4" "chunk-128x1 chunk 128x1" "chunk-256x1 chunk 256x1")
+sizes=1M,4M,16M,64M,256M,1G,4G
 for round in 1 2 3; do
-  step "round $round: torch mul_ 1G and 4G on each GPU" \
-    python3 "$top/scripts/gpu-torch-baseline.py" --bytes 1G,4G --device 0,1
+  step "round $round: torch mul_ on each GPU" \
+    python3 "$top/scripts/gpu-torch-baseline.py" --bytes "$sizes" --device 0,1
   for c in "${candidates[@]}"; do
     read -r label variant shape <<<"$c"
-    step "round $round: $label bench 1G..4G" run -np 2 -x SCAL_CHUNK_SHAPE="${shape/-/}" "$ms" --bench \
-      --bench-device-only --bench-min 1G --bench-max 4G --variant "$variant" \
+    step "round $round: $label bench" run -np 2 -x SCAL_CHUNK_SHAPE="${shape/-/}" "$ms" --bench \
+      --bench-device-only --bench-min 1M --bench-max 4G --variant "$variant" \
       --json "$out/r$round-$label.json"
   done
 done
 
 # the chunk kernel computes what the others do, bit for bit, at every shape
-for shape in 256x4 128x2 512x4; do
+for shape in 128x2 64x2; do
   for n in 1 2 3 1000003 100000007; do
     step "chunk $shape --n $n -i 3 verifies" run -np 2 -x SCAL_CHUNK_SHAPE=$shape "$ms" --variant chunk --n $n -i 3 -a 0.5
   done
@@ -49,7 +50,7 @@ python3 - "$out" "$log" <<'PY' | tee -a "$log"
 import glob, json, os, re, statistics, sys
 out, log = sys.argv[1], sys.argv[2]
 torch = {}
-for m in re.finditer(r"# torch mul_: (\d+) bytes, ([\d.]+) GB/s", open(log).read()):
+for m in re.finditer(r"# torch mul_: (\d+) bytes, ([\d.]+) GB/s .* on GPU (\d+)", open(log).read()):
     torch.setdefault(int(m.group(1)), []).append(float(m.group(2)))
 ours = {}
 for path in glob.glob(os.path.join(out, "r*-*.json")):
@@ -59,7 +60,7 @@ for path in glob.glob(os.path.join(out, "r*-*.json")):
 print("# GB/s per GPU, median over rounds (each round: median of the bench's repeats)")
 for size in sorted(torch):
     t = statistics.median(torch[size])
-    print(f"## {size >> 20} MiB per shard: torch mul_ {t:.1f} (rounds x GPUs {sorted(torch[size])})")
+    print(f"## {size >> 20} MiB per shard: torch mul_ {t:.1f} (median of rounds x GPUs {sorted(torch[size])})")
     for label in sorted({k[0] for k in ours}):
         row = {op: statistics.median(ours[(label, op, size)]) for op in ("local", "copy-d2d", "remote", "ring")
                if (label, op, size) in ours}

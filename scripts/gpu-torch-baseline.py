@@ -17,22 +17,24 @@ def size(text):
 
 
 def measure(torch, nbytes, device, reps):
-    dev = torch.device("cuda", device)
-    x = torch.arange(nbytes // 8, dtype=torch.float64, device=dev) % 7 + 1  # never all ones
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(3):  # warm-up
-        x.mul_(1.0000001)
-    times = []
-    for _ in range(reps):
-        start.record()
-        x.mul_(1.0000001)
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3)
-    gbps = 2 * x.numel() * 8 / statistics.median(times) / 1e9
-    print(f"# torch mul_: {x.numel() * 8} bytes, {gbps:.1f} GB/s (median of {reps}) on GPU {device}")
-    del x
-    torch.cuda.empty_cache()
+    # events and launches on the measured GPU: events made while another GPU is
+    # current would time that GPU's idle stream
+    with torch.cuda.device(device):
+        x = torch.arange(nbytes // 8, dtype=torch.float64, device="cuda") % 7 + 1  # never all ones
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        for _ in range(3):  # warm-up
+            x.mul_(1.0000001)
+        times = []
+        for _ in range(reps):
+            start.record()
+            x.mul_(1.0000001)
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop) / 1e3)
+        gbps = 2 * x.numel() * 8 / statistics.median(times) / 1e9
+        print(f"# torch mul_: {x.numel() * 8} bytes, {gbps:.1f} GB/s (median of {reps}) on GPU {device}")
+        del x
+        torch.cuda.empty_cache()
 
 
 def main():
