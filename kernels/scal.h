@@ -44,7 +44,7 @@ typedef enum scal_variant {
                                loads, all of a thread's loads in flight before its stores */
     SCAL_VARIANT_COUNT
 } scal_variant_t;
-#define SCAL_VARIANT_DEFAULT SCAL_VARIANT_VEC2X4
+#define SCAL_VARIANT_DEFAULT SCAL_VARIANT_CHUNK
 /* The names, in scal_variant_t order: --variant's words and the reports' labels. */
 #define SCAL_VARIANT_NAMES {"naive", "vec2", "vec2x4", "vec2x8", "vec2x4s", "chunk"}
 

@@ -131,7 +131,7 @@ __global__ void scal_shard_vec2(double *const *table, int shard, uint64_t n, dou
  * Thread t of a block handles pairs t, t + BLOCK, ...: each of its UNROLL loads
  * is coalesced across the warp, and all of them are in flight before the first
  * store. The grid stops at 2^31 threads (CUDA allows 2^31 - 1 blocks, HIP
- * 2^32 work-items in all): past that (a 64 GiB shard at 128 x 2) it strides
+ * 2^32 work-items in all): past that (a 64 GiB shard at 256 x 1) it strides
  * over the chunks. The 8-byte head and tail are peeled as in vec2. */
 #define CHUNK_GRID_THREADS (1ull << 31)
 
@@ -192,10 +192,10 @@ static const struct chunk_shape {
     int block, unroll;
     chunk_kernel_t kernel;
 } chunk_shapes[] = {
-    {128, 2, scal_shard_chunk<128, 2>}, /* the default: first */
+    {256, 1, scal_shard_chunk<256, 1>}, /* the default: first */
     {64, 2, scal_shard_chunk<64, 2>},   {64, 4, scal_shard_chunk<64, 4>},
-    {128, 1, scal_shard_chunk<128, 1>}, {128, 4, scal_shard_chunk<128, 4>},
-    {256, 1, scal_shard_chunk<256, 1>}, {256, 2, scal_shard_chunk<256, 2>},
+    {128, 1, scal_shard_chunk<128, 1>}, {128, 2, scal_shard_chunk<128, 2>},
+    {128, 4, scal_shard_chunk<128, 4>}, {256, 2, scal_shard_chunk<256, 2>},
     {256, 4, scal_shard_chunk<256, 4>}, {512, 2, scal_shard_chunk<512, 2>},
 };
 

@@ -15,7 +15,7 @@ build=$top/build-gpu-tune
 } >>"$log"
 gpu_build_cuda "$build"
 ms=$build/multi_scal
-variants=(naive vec2 vec2x4 vec2x8 vec2x4s)
+variants=(naive vec2 vec2x4 vec2x8 vec2x4s chunk)
 bench() { run -np 2 "$@" >>"$log" 2>&1; }
 
 for variant in "${variants[@]}"; do

@@ -56,7 +56,7 @@ step "np4 shared GPUs, --n 2 (empty shards)" run -np 4 "$ms" --allow-shared-gpu 
 step "np4 shared GPUs, --n 256M uneven+1" run -np 4 "$ms" --allow-shared-gpu --n 268435457
 step "np4 without --allow-shared-gpu must exit 2" expect_rc 2 run -np 4 "$ms"
 step "np4 SHARDTAB_RANKS_PER_NODE=2, shared" run -np 4 -x SHARDTAB_RANKS_PER_NODE=2 "$ms" --allow-shared-gpu
-for variant in naive vec2 vec2x4 vec2x8 vec2x4s; do
+for variant in naive vec2 vec2x4 vec2x8 vec2x4s chunk; do
   step "np2 variant $variant, --n 100000007" run -np 2 "$ms" --variant "$variant" --n 100000007 -i 2
 done
 step "np8 shared GPUs (4 ranks per GPU), every mode, --n 1G" run -np 8 "$ms" --allow-shared-gpu --n 1G
@@ -70,7 +70,8 @@ step "compute-sanitizer initcheck np2" run -np 2 compute-sanitizer --tool initch
 step "compute-sanitizer racecheck np2" run -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 "$ms" --n 100003 -m local
 step "bench np2 1M..4G" run -np 2 "$ms" --bench --json "$out/bench-np2.json"
 # the baseline a user compares `local` with, in the same job (issue 11)
-step "torch mul_ baseline 4G" python3 "$top/scripts/gpu-torch-baseline.py" --bytes 4G
+step "torch mul_ baseline, the bench's sizes, each GPU" python3 "$top/scripts/gpu-torch-baseline.py" \
+  --bytes 1M,4M,16M,64M,256M,1G,4G --device 0,1
 step "bench-pairs np2 1G" run -np 2 "$ms" --bench-pairs --bench-min 1G --bench-max 1G --json "$out/pairs-np2.json"
 step "bench-pairs np8 shared 256M" run -np 8 "$ms" --allow-shared-gpu --bench-pairs --bench-min 256M --bench-max 256M --json "$out/pairs-np8-shared.json"
 say "# gpu-validate: $failures failure(s)"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "scal.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -453,6 +454,23 @@ static void test_options_unknown_mode_is_named(void **state)
     expect_error(ARGC(c), c, "invalid mode", "''");
 }
 
+static void test_options_every_variant_name_selects_it_and_an_unknown_one_lists_them(void **state)
+{
+    static const char *const names[SCAL_VARIANT_COUNT] = SCAL_VARIANT_NAMES;
+    char *none[] = {"multi_scal"};
+    char *bad[] = {"multi_scal", "--variant", "vec4"};
+    (void)state;
+    assert_int_equal(parse(ARGC(none), none), MS_PARSE_OK);
+    assert_int_equal(opts.variant, -1); /* the default, SCAL_VARIANT_DEFAULT, chosen by the launcher */
+    for (int v = 0; v < SCAL_VARIANT_COUNT; v++) {
+        char *argv[] = {"multi_scal", "--variant", (char *)names[v]};
+        assert_int_equal(parse(ARGC(argv), argv), MS_PARSE_OK);
+        assert_int_equal(opts.variant, v);
+    }
+    expect_error(ARGC(bad), bad, "invalid variant 'vec4'",
+                 "expected naive, vec2, vec2x4, vec2x8, vec2x4s or chunk");
+}
+
 static void test_options_iters_rejects_zero_negative_text_and_too_many(void **state)
 {
     char big[32];
@@ -627,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_options_bench_fit_refuses_when_even_the_smallest_size_cannot_fit),
         cmocka_unit_test(test_options_human_bytes_uses_powers_of_1024),
         cmocka_unit_test(test_options_unknown_mode_is_named),
+        cmocka_unit_test(test_options_every_variant_name_selects_it_and_an_unknown_one_lists_them),
         cmocka_unit_test(test_options_iters_rejects_zero_negative_text_and_too_many),
         cmocka_unit_test(test_options_iters_accepts_one_and_the_maximum),
         cmocka_unit_test(test_options_alpha_rejects_text_and_non_finite_values),
