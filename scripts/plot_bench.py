@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """plot_bench.py - draws a multi_scal --bench JSON as bandwidth against shard size,
-one line per table mode and per baseline, so the gap to the copy engines shows.
-Usage: scripts/plot_bench.py bench.json out.png [title]"""
+one line per table mode and per baseline, so the gap to the copy engines shows;
+given the log of the same job, also PyTorch's mul_ (scripts/gpu-torch-baseline.py
+lines, the median over the GPUs at each size).
+Usage: scripts/plot_bench.py bench.json out.png [title [job.log]]"""
 import json
+import re
+import statistics
 import sys
 
 import matplotlib
@@ -34,6 +38,12 @@ def main():
         pts = sorted((r["shard_bytes"] / 2**20, r["gbps_median"]) for r in rows if r["operation"] == op)
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=label)
+    if len(sys.argv) > 4:
+        torch = {}
+        for m in re.finditer(r"# torch mul_: (\d+) bytes, ([\d.]+) GB/s", open(sys.argv[4]).read()):
+            torch.setdefault(int(m.group(1)) / 2**20, []).append(float(m.group(2)))
+        pts = sorted((mib, statistics.median(v)) for mib, v in torch.items())
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-.*", label="PyTorch mul_ in place, same job")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("MiB per shard")
