@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # gpu-tune.sh - the kernel tuning runs behind docs/performance.md: every
 # persistent kernel variant at several grid sizes (resident blocks per SM) on
-# two sizes, then the
-# full device sweep (1 MiB .. 4 GiB per shard) of every variant, all in one go,
-# so that the default is chosen by measurement. Writes JSON and a log to outdir.
+# two sizes, then the full device sweep (1 MiB .. 4 GiB per shard) of every
+# variant, all in one go, so that the default is chosen by measurement.
+# Writes JSON and a log to outdir.
 # Usage: scripts/gpu-tune.sh [outdir]
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
