@@ -20,8 +20,8 @@ gpu_build_cuda "$build"
 ms=$build/multi_scal
 
 # candidates: "label variant shape" (shape: SCAL_CHUNK_SHAPE, - for none)
-candidates=("vec2x4 vec2x4 -" "chunk-128x2 chunk 128x2" "chunk-64x2 chunk 64x2"
-  "chunk-64x4 chunk 64x4" "chunk-128x1 chunk 128x1" "chunk-256x1 chunk 256x1")
+candidates=("vec2x4 vec2x4 -" "chunk-256x1 chunk 256x1" "chunk-128x1 chunk 128x1"
+  "chunk-128x2 chunk 128x2" "chunk-64x2 chunk 64x2" "chunk-64x4 chunk 64x4")
 sizes=1M,4M,16M,64M,256M,1G,4G
 for round in 1 2 3; do
   step "round $round: torch mul_ on each GPU" \
@@ -35,7 +35,7 @@ for round in 1 2 3; do
 done
 
 # the chunk kernel computes what the others do, bit for bit, at every shape
-for shape in 128x2 64x2; do
+for shape in 256x1 128x2 64x2; do
   for n in 1 2 3 1000003 100000007; do
     step "chunk $shape --n $n -i 3 verifies" run -np 2 -x SCAL_CHUNK_SHAPE=$shape "$ms" --variant chunk --n $n -i 3 -a 0.5
   done
