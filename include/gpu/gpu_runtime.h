@@ -261,6 +261,103 @@ static inline cudaError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *p
     return cudaSuccess;
 }
 
+/* Virtual memory management (hipMemCreate and friends, what PyTorch's
+ * expandable segments use) is the driver's on CUDA: the same calls and the
+ * same structures (type, location.type, location.id; location, flags), reached
+ * through gpu_driver_symbol. The library never makes such memory; its tests
+ * hand it over to check that it is refused. A failing driver call reads as
+ * cudaErrorInvalidValue, as hipMemGetAddressRange above. */
+#  define hipMemGenericAllocationHandle_t CUmemGenericAllocationHandle
+#  define hipMemAllocationProp CUmemAllocationProp
+#  define hipMemAccessDesc CUmemAccessDesc
+#  define hipMemAllocationTypePinned CU_MEM_ALLOCATION_TYPE_PINNED
+#  define hipMemLocationTypeDevice CU_MEM_LOCATION_TYPE_DEVICE
+#  define hipMemAccessFlagsProtReadWrite CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+#  define hipMemAllocationGranularityMinimum CU_MEM_ALLOC_GRANULARITY_MINIMUM
+
+/* Loads the driver function `name` into *fn (a function pointer of `bytes`). */
+static inline cudaError_t gpu_driver_load(const char *name, void *fn, size_t bytes)
+{
+    void *p = NULL;
+    cudaError_t e = gpu_driver_symbol(name, &p);
+    if (e == cudaSuccess) memcpy(fn, &p, bytes);   /* void* -> function pointer */
+    return e;
+}
+
+static inline cudaError_t gpu_driver_status(CUresult r)
+{
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+static inline cudaError_t hipMemGetAllocationGranularity(size_t *granularity,
+                                                         const CUmemAllocationProp *prop,
+                                                         CUmemAllocationGranularity_flags option)
+{
+    CUresult (*fn)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags) = NULL;
+    cudaError_t e = gpu_driver_load("cuMemGetAllocationGranularity", &fn, sizeof fn);
+    return e != cudaSuccess ? e : gpu_driver_status(fn(granularity, prop, option));
+}
+
+static inline cudaError_t hipMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                                       const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    CUresult (*fn)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                   unsigned long long) = NULL;
+    cudaError_t e = gpu_driver_load("cuMemCreate", &fn, sizeof fn);
+    return e != cudaSuccess ? e : gpu_driver_status(fn(handle, size, prop, flags));
+}
+
+static inline cudaError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment,
+                                               void *addr, unsigned long long flags)
+{
+    CUresult (*fn)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long) = NULL;
+    CUdeviceptr base = 0;
+    cudaError_t e = gpu_driver_load("cuMemAddressReserve", &fn, sizeof fn);
+    if (e == cudaSuccess)
+        e = gpu_driver_status(fn(&base, size, alignment, (CUdeviceptr)(uintptr_t)addr, flags));
+    *ptr = (void *)(uintptr_t)base;
+    return e;
+}
+
+static inline cudaError_t hipMemMap(void *ptr, size_t size, size_t offset,
+                                    CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+    CUresult (*fn)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                   unsigned long long) = NULL;
+    cudaError_t e = gpu_driver_load("cuMemMap", &fn, sizeof fn);
+    return e != cudaSuccess ? e
+                            : gpu_driver_status(fn((CUdeviceptr)(uintptr_t)ptr, size, offset, handle, flags));
+}
+
+static inline cudaError_t hipMemSetAccess(void *ptr, size_t size, const CUmemAccessDesc *desc,
+                                          size_t count)
+{
+    CUresult (*fn)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) = NULL;
+    cudaError_t e = gpu_driver_load("cuMemSetAccess", &fn, sizeof fn);
+    return e != cudaSuccess ? e : gpu_driver_status(fn((CUdeviceptr)(uintptr_t)ptr, size, desc, count));
+}
+
+static inline cudaError_t hipMemUnmap(void *ptr, size_t size)
+{
+    CUresult (*fn)(CUdeviceptr, size_t) = NULL;
+    cudaError_t e = gpu_driver_load("cuMemUnmap", &fn, sizeof fn);
+    return e != cudaSuccess ? e : gpu_driver_status(fn((CUdeviceptr)(uintptr_t)ptr, size));
+}
+
+static inline cudaError_t hipMemRelease(CUmemGenericAllocationHandle handle)
+{
+    CUresult (*fn)(CUmemGenericAllocationHandle) = NULL;
+    cudaError_t e = gpu_driver_load("cuMemRelease", &fn, sizeof fn);
+    return e != cudaSuccess ? e : gpu_driver_status(fn(handle));
+}
+
+static inline cudaError_t hipMemAddressFree(void *ptr, size_t size)
+{
+    CUresult (*fn)(CUdeviceptr, size_t) = NULL;
+    cudaError_t e = gpu_driver_load("cuMemAddressFree", &fn, sizeof fn);
+    return e != cudaSuccess ? e : gpu_driver_status(fn((CUdeviceptr)(uintptr_t)ptr, size));
+}
+
 /* What a pointer is, before it is handed to cudaIpcGetMemHandle (as the AMD
  * branch above): kind, device, legacy-IPC capable (the driver's
  * CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE), pool memory. */

@@ -18,109 +18,53 @@
 static int failures;
 
 /* Virtual memory: physical memory made on one device, mapped read-write at an
- * address range reserved for it. HIP has it in the runtime; on CUDA it is the
- * driver's (cuMemCreate and friends), reached as the library does, through
- * the runtime's driver entry points, without linking libcuda. */
+ * address range reserved for it (on CUDA the driver's calls, mapped by
+ * gpu_runtime.h). Returns 0 and at least `bytes`, or -1. */
 typedef struct vmm {
     void *ptr;
     size_t bytes;
-#if defined(GPU_BACKEND_CUDA)
-    CUmemGenericAllocationHandle handle;
-#else
     hipMemGenericAllocationHandle_t handle;
-#endif
+    int created;
 } vmm_t;
 
-#if defined(GPU_BACKEND_CUDA)
-static void *driver(const char *name)
-{
-    void *fn = NULL;
-    return gpu_driver_symbol(name, &fn) == cudaSuccess ? fn : NULL;
-}
-#endif
-
-/* Returns 0 and a mapped range of at least `bytes`, or -1 (nothing held). */
 static int vmm_alloc(int device, size_t bytes, vmm_t *v)
 {
+    hipMemAllocationProp prop;
+    hipMemAccessDesc desc;
     size_t granularity = 0;
+
     memset(v, 0, sizeof *v);
-#if defined(GPU_BACKEND_CUDA)
-    CUresult (*granularity_fn)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
-    CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
-    CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
-    CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
-    CUresult (*access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
-    void *f[5] = {driver("cuMemGetAllocationGranularity"), driver("cuMemCreate"),
-                  driver("cuMemAddressReserve"), driver("cuMemMap"), driver("cuMemSetAccess")};
-    CUmemAllocationProp prop = {0};
-    CUmemAccessDesc desc = {0};
-    CUdeviceptr base = 0;
-
-    for (int i = 0; i < 5; i++)
-        if (f[i] == NULL)
-            return -1;
-    memcpy(&granularity_fn, &f[0], sizeof f[0]);
-    memcpy(&create, &f[1], sizeof f[1]);
-    memcpy(&reserve, &f[2], sizeof f[2]);
-    memcpy(&map, &f[3], sizeof f[3]);
-    memcpy(&access, &f[4], sizeof f[4]);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = device;
-    desc.location = prop.location;
-    desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    if (granularity_fn(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS)
-        return -1;
-    v->bytes = (bytes + granularity - 1) / granularity * granularity;
-    if (create(&v->handle, v->bytes, &prop, 0) != CUDA_SUCCESS)
-        return -1;
-    if (reserve(&base, v->bytes, 0, 0, 0) != CUDA_SUCCESS || map(base, v->bytes, 0, v->handle, 0) != CUDA_SUCCESS ||
-        access(base, v->bytes, &desc, 1) != CUDA_SUCCESS)
-        return -1; /* a test failure follows; what is held dies with the process */
-    v->ptr = (void *)(uintptr_t)base;
-#else
-    hipMemAllocationProp prop = {0};
-    hipMemAccessDesc desc = {0};
-
+    memset(&prop, 0, sizeof prop);
+    memset(&desc, 0, sizeof desc);
     prop.type = hipMemAllocationTypePinned;
     prop.location.type = hipMemLocationTypeDevice;
     prop.location.id = device;
     desc.location = prop.location;
     desc.flags = hipMemAccessFlagsProtReadWrite;
-    if (hipMemGetAllocationGranularity(&granularity, &prop, hipMemAllocationGranularityMinimum) != hipSuccess)
+    if (hipMemGetAllocationGranularity(&granularity, &prop, hipMemAllocationGranularityMinimum) != hipSuccess ||
+        granularity == 0)
         return -1;
     v->bytes = (bytes + granularity - 1) / granularity * granularity;
-    if (hipMemCreate(&v->handle, v->bytes, &prop, 0) != hipSuccess ||
-        hipMemAddressReserve(&v->ptr, v->bytes, 0, NULL, 0) != hipSuccess ||
-        hipMemMap(v->ptr, v->bytes, 0, v->handle, 0) != hipSuccess ||
+    if (hipMemCreate(&v->handle, v->bytes, &prop, 0) != hipSuccess)
+        return -1;
+    v->created = 1;
+    if (hipMemAddressReserve(&v->ptr, v->bytes, 0, NULL, 0) != hipSuccess)
+        return -1;
+    if (hipMemMap(v->ptr, v->bytes, 0, v->handle, 0) != hipSuccess ||
         hipMemSetAccess(v->ptr, v->bytes, &desc, 1) != hipSuccess)
         return -1;
-#endif
     return 0;
 }
 
+/* Undoes whatever vmm_alloc got to. */
 static void vmm_free(vmm_t *v)
 {
-    if (v->ptr == NULL)
-        return;
-#if defined(GPU_BACKEND_CUDA)
-    CUresult (*unmap)(CUdeviceptr, size_t);
-    CUresult (*release)(CUmemGenericAllocationHandle);
-    CUresult (*address_free)(CUdeviceptr, size_t);
-    void *f[3] = {driver("cuMemUnmap"), driver("cuMemRelease"), driver("cuMemAddressFree")};
-    if (f[0] && f[1] && f[2]) {
-        memcpy(&unmap, &f[0], sizeof f[0]);
-        memcpy(&release, &f[1], sizeof f[1]);
-        memcpy(&address_free, &f[2], sizeof f[2]);
-        (void)unmap((CUdeviceptr)(uintptr_t)v->ptr, v->bytes);
-        (void)release(v->handle);
-        (void)address_free((CUdeviceptr)(uintptr_t)v->ptr, v->bytes);
+    if (v->ptr) {
+        (void)hipMemUnmap(v->ptr, v->bytes);
+        (void)hipMemAddressFree(v->ptr, v->bytes);
     }
-#else
-    (void)hipMemUnmap(v->ptr, v->bytes);
-    (void)hipMemRelease(v->handle);
-    (void)hipMemAddressFree(v->ptr, v->bytes);
-#endif
+    if (v->created)
+        (void)hipMemRelease(v->handle);
 }
 
 static void expect_refused(void *shard, size_t bytes, size_t alignment, const char *what,
@@ -176,11 +120,11 @@ int main(int argc, char **argv)
     (void)hipGetDevice(&bound);
     if (vmm_alloc(bound, 1 << 20, &vmm) == 0) {
         expect_refused(vmm.ptr, 4096, 0, "virtual memory (hipMemCreate / cuMemCreate)", "virtual memory");
-        vmm_free(&vmm);
     } else {
         printf("FAIL: could not make virtual memory (hipMemCreate / cuMemCreate) to test\n");
         failures++;
     }
+    vmm_free(&vmm);
     expect_refused(managed, 4096, 0, "managed memory", "managed memory");
     expect_refused(pinned, 4096, 0, "pinned host memory", "pinned host memory");
     expect_refused(host, 4096, 0, "host memory from malloc", "not memory the GPU runtime knows");
