@@ -48,9 +48,23 @@ typedef enum scal_variant {
 /* The names, in scal_variant_t order: --variant's words and the reports' labels. */
 #define SCAL_VARIANT_NAMES {"naive", "vec2", "vec2x4", "vec2x8", "vec2x4s", "chunk"}
 
-/* Selects the variant for the following launches; returns its name or NULL. */
+/* Selects the variant for the following launches; returns its name or NULL.
+ * Like the shape below, a setting of the process: make it before launching. */
 const char *scal_set_variant(int variant);
 const char *scal_variant_name(int variant);
+/* What the reports call the kernel: the variant's name, with the chunk
+ * kernel's shape on GPUs ("chunk 256x1"). */
+const char *scal_kernel_label(int variant);
+
+/* The chunk kernel's compiled shapes, threads per block x pairs per thread:
+ * index 0 (the default) and up; returns -1 past the last (at once on the host
+ * backend, which has none). */
+int scal_chunk_shape(int index, int *block, int *unroll);
+/* Selects shape `index` for the chunk launches that follow (-1: the one
+ * SCAL_CHUNK_SHAPE=BxU names, else the default), and the most threads a chunk
+ * grid may have before it strides over the chunks (0: 2^31); tests lower it to
+ * run the striding path. Returns 0, or -1 for an index out of range. */
+int scal_set_chunk_shape(int index, uint64_t grid_threads);
 
 /* ---- services the benchmark needs, on the same stream as the kernels ---- */
 

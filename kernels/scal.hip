@@ -131,8 +131,8 @@ __global__ void scal_shard_vec2(double *const *table, int shard, uint64_t n, dou
  * Thread t of a block handles pairs t, t + BLOCK, ...: each of its UNROLL loads
  * is coalesced across the warp, and all of them are in flight before the first
  * store. The grid stops at 2^31 threads (CUDA allows 2^31 - 1 blocks, HIP
- * 2^32 work-items in all): past that (a 64 GiB shard at 256 x 1) it strides
- * over the chunks. The 8-byte head and tail are peeled as in vec2. */
+ * fewer than 2^32 work-items in all): past that (a 32 GiB shard at 256 x 1)
+ * it strides over the chunks. The 8-byte head and tail are peeled as in vec2. */
 #define CHUNK_GRID_THREADS (1ull << 31)
 
 template <int BLOCK, int UNROLL>
@@ -184,34 +184,68 @@ __global__ void __launch_bounds__(BLOCK) scal_shard_chunk(double *const *table, 
     }
 }
 
-/* The chunk kernel's shape, threads per block x pairs per thread. The default
- * was chosen by measurement (docs/performance.md); SCAL_CHUNK_SHAPE=BxU
- * overrides it for tuning runs, among the shapes compiled below. */
+/* The chunk kernel's shapes, threads per block x pairs per thread, each with
+ * its kernel (on HIP a kernel handle: launch it only with <<< >>>). The default
+ * was chosen by measurement (docs/performance.md) and comes first. */
 typedef void (*chunk_kernel_t)(double *const *, int, uint64_t, double);
+#define CHUNK_SHAPE(B, U) {B, U, scal_shard_chunk<B, U>, "chunk " #B "x" #U}
 static const struct chunk_shape {
     int block, unroll;
     chunk_kernel_t kernel;
+    const char *label;
 } chunk_shapes[] = {
-    {256, 1, scal_shard_chunk<256, 1>}, /* the default: first */
-    {64, 2, scal_shard_chunk<64, 2>},   {64, 4, scal_shard_chunk<64, 4>},
-    {128, 1, scal_shard_chunk<128, 1>}, {128, 2, scal_shard_chunk<128, 2>},
-    {128, 4, scal_shard_chunk<128, 4>}, {256, 2, scal_shard_chunk<256, 2>},
-    {256, 4, scal_shard_chunk<256, 4>}, {512, 2, scal_shard_chunk<512, 2>},
+    CHUNK_SHAPE(256, 1), CHUNK_SHAPE(64, 2),  CHUNK_SHAPE(64, 4),
+    CHUNK_SHAPE(128, 1), CHUNK_SHAPE(128, 2), CHUNK_SHAPE(128, 4),
+    CHUNK_SHAPE(256, 2), CHUNK_SHAPE(256, 4), CHUNK_SHAPE(512, 2),
 };
+#define CHUNK_SHAPES ((int)(sizeof chunk_shapes / sizeof chunk_shapes[0]))
 
-static const struct chunk_shape *chunk_shape(void)
+/* SCAL_CHUNK_SHAPE=BxU, read once per process (a function-local static:
+ * thread-safe in C++11); a value that names no compiled shape is reported on
+ * stderr and the default kept. */
+static int chunk_shape_from_env(void)
 {
-    static thread_local const struct chunk_shape *shape = NULL; /* per thread, as blocks_per_sm */
-    if (shape == NULL) {
-        const char *text = getenv("SCAL_CHUNK_SHAPE");
-        int block = 0, unroll = 0;
-        shape = &chunk_shapes[0];
-        if (text && sscanf(text, "%dx%d", &block, &unroll) == 2)
-            for (size_t i = 0; i < sizeof chunk_shapes / sizeof chunk_shapes[0]; i++)
-                if (chunk_shapes[i].block == block && chunk_shapes[i].unroll == unroll)
-                    shape = &chunk_shapes[i];
-    }
-    return shape;
+    const char *text = getenv("SCAL_CHUNK_SHAPE");
+    int block = 0, unroll = 0, used = 0;
+
+    if (text == NULL || text[0] == '\0')
+        return 0;
+    if (sscanf(text, "%dx%d%n", &block, &unroll, &used) == 2 && text[used] == '\0')
+        for (int i = 0; i < CHUNK_SHAPES; i++)
+            if (chunk_shapes[i].block == block && chunk_shapes[i].unroll == unroll)
+                return i;
+    fprintf(stderr, "scal: SCAL_CHUNK_SHAPE='%s' is not a compiled shape (", text);
+    for (int i = 0; i < CHUNK_SHAPES; i++)
+        fprintf(stderr, "%s%dx%d", i ? ", " : "", chunk_shapes[i].block, chunk_shapes[i].unroll);
+    fprintf(stderr, "): using %s\n", chunk_shapes[0].label);
+    return 0;
+}
+
+static int chosen_shape = -1; /* scal_set_chunk_shape's; -1: the environment's */
+static uint64_t chunk_grid_threads = CHUNK_GRID_THREADS;
+
+static const struct chunk_shape *current_chunk_shape(void)
+{
+    static const int from_env = chunk_shape_from_env();
+    return &chunk_shapes[chosen_shape >= 0 ? chosen_shape : from_env];
+}
+
+extern "C" int scal_chunk_shape(int index, int *block, int *unroll)
+{
+    if (index < 0 || index >= CHUNK_SHAPES)
+        return -1;
+    *block = chunk_shapes[index].block;
+    *unroll = chunk_shapes[index].unroll;
+    return 0;
+}
+
+extern "C" int scal_set_chunk_shape(int index, uint64_t grid_threads)
+{
+    if (index < -1 || index >= CHUNK_SHAPES)
+        return -1;
+    chosen_shape = index;
+    chunk_grid_threads = grid_threads ? grid_threads : CHUNK_GRID_THREADS;
+    return 0;
 }
 
 __global__ void scal_range_kernel(scal_range_t r, double alpha)
@@ -236,11 +270,20 @@ __global__ void scal_fill_kernel(double *const *table, int shard, uint64_t n, ui
 
 static scal_variant_t current_variant = SCAL_VARIANT_DEFAULT;
 
-static const char *const variant_names[SCAL_VARIANT_COUNT] = SCAL_VARIANT_NAMES;
+static const char *const variant_names[] = SCAL_VARIANT_NAMES;
+static_assert(sizeof variant_names / sizeof variant_names[0] == SCAL_VARIANT_COUNT,
+              "SCAL_VARIANT_NAMES names every scal_variant_t");
 
 extern "C" const char *scal_variant_name(int variant)
 {
     return variant >= 0 && variant < SCAL_VARIANT_COUNT ? variant_names[variant] : NULL;
+}
+
+extern "C" const char *scal_kernel_label(int variant)
+{
+    if (variant == SCAL_VARIANT_CHUNK)
+        return current_chunk_shape()->label;
+    return scal_variant_name(variant);
 }
 
 extern "C" const char *scal_set_variant(int variant)
@@ -258,7 +301,16 @@ extern "C" int scal_shard(double *const *table, int shard, uint64_t n, double al
 
     if (n == 0)
         return 0;
-    /* the vector variants move two doubles per step: size the grid for pairs */
+    if (current_variant == SCAL_VARIANT_CHUNK) {
+        const struct chunk_shape *shape = current_chunk_shape();
+        uint64_t per_block = (uint64_t)shape->block * shape->unroll;
+        uint64_t chunks = (n / 2 + per_block - 1) / per_block; /* n / 2 >= the kernel's pairs */
+        uint64_t most = chunk_grid_threads / (uint64_t)shape->block;
+        blocks = (unsigned)(chunks == 0 ? 1 : chunks < most ? chunks : most > 0 ? most : 1);
+        shape->kernel<<<blocks, shape->block>>>(table, shard, n, alpha);
+        return (int)hipGetLastError();
+    }
+    /* the persistent variants: the vector ones move two doubles per step */
     if ((err = grid_for(current_variant == SCAL_VARIANT_NAIVE ? n : (n + 1) / 2, &blocks)) != hipSuccess)
         return (int)err;
     switch (current_variant) {
@@ -274,15 +326,6 @@ extern "C" int scal_shard(double *const *table, int shard, uint64_t n, double al
     case SCAL_VARIANT_VEC2X4S:
         scal_shard_vec2<4, true><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
         break;
-    case SCAL_VARIANT_CHUNK: {
-        const struct chunk_shape *shape = chunk_shape();
-        uint64_t per_block = (uint64_t)shape->block * shape->unroll;
-        uint64_t chunks = (n / 2 + per_block - 1) / per_block;
-        uint64_t most = CHUNK_GRID_THREADS / (uint64_t)shape->block;
-        blocks = (unsigned)(chunks == 0 ? 1 : chunks < most ? chunks : most);
-        shape->kernel<<<blocks, shape->block>>>(table, shard, n, alpha);
-        break;
-    }
     default:
         scal_shard_vec2<4, false><<<blocks, SCAL_BLOCK>>>(table, shard, n, alpha);
         break;

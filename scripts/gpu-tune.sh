@@ -16,12 +16,13 @@ build=$top/build-gpu-tune
 } >>"$log"
 gpu_build_cuda "$build"
 ms=$build/multi_scal
-variants=(naive vec2 vec2x4 vec2x8 vec2x4s chunk)
-bench() { run -np 2 "$@" >>"$log" 2>&1; }
-
 # the grid knob sizes the persistent kernels only: chunk has one block per
 # chunk, and its shapes are measured by scripts/gpu-kernel-figure.sh
-for variant in "${variants[@]:0:5}"; do
+persistent=(naive vec2 vec2x4 vec2x8 vec2x4s)
+variants=("${persistent[@]}" chunk)
+bench() { run -np 2 "$@" >>"$log" 2>&1; }
+
+for variant in "${persistent[@]}"; do
   for bps in 4 8 16 32; do
     echo "## grid: variant $variant blocks/SM $bps" >>"$log"
     bench -x SCAL_BLOCKS_PER_SM=$bps "$ms" --bench --bench-device-only --bench-min 256M --bench-max 1G \

@@ -47,6 +47,7 @@ expect_message_once() {
 
 step "unit tests" ctest --test-dir "$build" -L unit --output-on-failure
 step "seed scenario" "$build/tests/gpu/seed_scenario"
+step "every kernel variant and chunk shape, bit for bit" "$build/tests/gpu/scal_variants"
 step "np2 default" run -np 2 "$ms"
 step "np2 --n 1G (4 GiB per shard), every mode" run -np 2 "$ms" --n 1G --json "$out/np2-1G.json"
 step "np2 uneven --n 1000003 -i 3 -a 0.5" run -np 2 "$ms" --n 1000003 -i 3 -a 0.5

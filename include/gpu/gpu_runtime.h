@@ -265,28 +265,36 @@ static inline cudaError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *p
  * expandable segments use) is the driver's on CUDA: the same calls and the
  * same structures (type, location.type, location.id; location, flags), reached
  * through gpu_driver_symbol. The library never makes such memory; its tests
- * hand it over to check that it is refused. A failing driver call reads as
- * cudaErrorInvalidValue, as hipMemGetAddressRange above. */
-#  define hipMemGenericAllocationHandle_t CUmemGenericAllocationHandle
-#  define hipMemAllocationProp CUmemAllocationProp
-#  define hipMemAccessDesc CUmemAccessDesc
+ * hand it over to check that it is refused. */
+typedef CUmemGenericAllocationHandle hipMemGenericAllocationHandle_t;
+typedef CUmemAllocationProp hipMemAllocationProp;
+typedef CUmemAccessDesc hipMemAccessDesc;
 #  define hipMemAllocationTypePinned CU_MEM_ALLOCATION_TYPE_PINNED
 #  define hipMemLocationTypeDevice CU_MEM_LOCATION_TYPE_DEVICE
 #  define hipMemAccessFlagsProtReadWrite CU_MEM_ACCESS_FLAGS_PROT_READWRITE
 #  define hipMemAllocationGranularityMinimum CU_MEM_ALLOC_GRANULARITY_MINIMUM
 
-/* Loads the driver function `name` into *fn (a function pointer of `bytes`). */
+/* Loads the driver function `name` into *fn, a function pointer of `bytes`
+ * (the size of a void *: checked below). */
+typedef char gpu_function_pointers_are_pointer_sized[sizeof(void (*)(void)) == sizeof(void *) ? 1 : -1];
+
 static inline cudaError_t gpu_driver_load(const char *name, void *fn, size_t bytes)
 {
     void *p = NULL;
     cudaError_t e = gpu_driver_symbol(name, &p);
-    if (e == cudaSuccess) memcpy(fn, &p, bytes);   /* void* -> function pointer */
-    return e;
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return e;
+    }
+    memcpy(fn, &p, bytes);   /* void* -> function pointer, pedantic-clean */
+    return cudaSuccess;
 }
 
+/* The driver's codes these calls return share their numbers with the
+ * runtime's (1 invalid value, 2 out of memory, 801 not supported, ...). */
 static inline cudaError_t gpu_driver_status(CUresult r)
 {
-    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+    return (cudaError_t)r;
 }
 
 static inline cudaError_t hipMemGetAllocationGranularity(size_t *granularity,
@@ -315,7 +323,8 @@ static inline cudaError_t hipMemAddressReserve(void **ptr, size_t size, size_t a
     cudaError_t e = gpu_driver_load("cuMemAddressReserve", &fn, sizeof fn);
     if (e == cudaSuccess)
         e = gpu_driver_status(fn(&base, size, alignment, (CUdeviceptr)(uintptr_t)addr, flags));
-    *ptr = (void *)(uintptr_t)base;
+    if (e == cudaSuccess)
+        *ptr = (void *)(uintptr_t)base;
     return e;
 }
 

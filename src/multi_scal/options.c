@@ -49,6 +49,9 @@ static const char usage_text[] =
     "  -h, --help           print this help and exit\n"
     "\n"
     "Environment: SHARDTAB_RANKS_PER_NODE=R splits each node into groups of R ranks.\n"
+    "Kernel tuning (GPU builds): SCAL_CHUNK_SHAPE=BxU, the chunk kernel's threads per\n"
+    "block x 16-byte pairs per thread (256x1, 64x2, 64x4, 128x1, 128x2, 128x4, 256x2,\n"
+    "256x4 or 512x2; default 256x1); SCAL_BLOCKS_PER_SM=N, the other variants' grid.\n"
     "Exit status: 0 all verified, 1 a verification or runtime failure, 2 bad usage.\n";
 
 const char *ms_usage_text(void)
@@ -198,7 +201,9 @@ static int parse_bench_bytes(const char *text, uint64_t *bytes, char *err, size_
 
 static int parse_variant(const char *text, int *variant, char *err, size_t err_bytes)
 {
-    static const char *const names[SCAL_VARIANT_COUNT] = SCAL_VARIANT_NAMES;
+    static const char *const names[] = SCAL_VARIANT_NAMES;
+    _Static_assert(sizeof names / sizeof names[0] == SCAL_VARIANT_COUNT,
+                   "SCAL_VARIANT_NAMES names every scal_variant_t");
     size_t used;
 
     for (int v = 0; v < SCAL_VARIANT_COUNT; v++) {

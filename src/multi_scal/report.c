@@ -137,7 +137,7 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     printf("# n %" PRIu64 " doubles (%s), alpha %.17g, iters %d, modes %s, kernel %s\n", opts->n,
            ms_human_bytes((double)opts->n * sizeof(double), buf, sizeof buf), opts->alpha,
            opts->iters, modes,
-           scal_variant_name(opts->variant >= 0 ? opts->variant : SCAL_VARIANT_DEFAULT));
+           scal_kernel_label(opts->variant >= 0 ? opts->variant : SCAL_VARIANT_DEFAULT));
     if (opts->bench || opts->bench_pairs) {
         const ms_bench_fit_t *fit = &r->fit;
         char top[32], asked[32], have[32];
@@ -324,7 +324,7 @@ int ms_report_finish(ms_report_t *r, int exit_code)
                     i + 1 < r->nbench ? "," : "");
         }
         fprintf(f, "  ],\n  \"kernel\": \"%s\",\n  \"exit_status\": %d\n}\n",
-                scal_variant_name(r->opts->variant >= 0 ? r->opts->variant : SCAL_VARIANT_DEFAULT),
+                scal_kernel_label(r->opts->variant >= 0 ? r->opts->variant : SCAL_VARIANT_DEFAULT),
                 exit_code);
         {
             char err[512];
