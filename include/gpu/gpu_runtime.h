@@ -223,12 +223,13 @@ static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
 /* A CUDA driver function, fetched through the runtime so that the program
  * does not link libcuda.so.1 and still starts (and reports "no GPU") on hosts
  * without a driver. cudaGetDriverEntryPointByVersion is CUDA >= 12.5; 12.0 to
- * 12.4 have cudaGetDriverEntryPoint (deprecated since). */
+ * 12.4 have cudaGetDriverEntryPoint (deprecated since, still in CUDA 13:
+ * -DGPU_LEGACY_DRIVER_ENTRY_POINT takes that path on a newer CUDA, to test it). */
 static inline cudaError_t gpu_driver_symbol(const char *name, void **fn)
 {
     enum cudaDriverEntryPointQueryResult q;
     cudaError_t e;
-#  if CUDART_VERSION >= 12050
+#  if CUDART_VERSION >= 12050 && !defined(GPU_LEGACY_DRIVER_ENTRY_POINT)
     e = cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q);
 #  else
     e = cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, &q);
