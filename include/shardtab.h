@@ -123,8 +123,9 @@ shardtab_status_t shardtab_device_synchronize(void);
  * shardtab_mem_alloc. Free it with shardtab_mem_free. */
 shardtab_status_t shardtab_mem_alloc_coherent(size_t bytes, void **ptr);
 /* Host memory this process may still take, in bytes: MemAvailable, capped by
- * its cgroup v2 memory.max minus memory.current where a limit is set; 0 when
- * unknown. Needs no shardtab_init. The host backend refuses a shard above it,
+ * what its cgroup has left below a limit (v2 memory.max minus memory.current,
+ * v1 memory.limit_in_bytes minus memory.usage_in_bytes; 1 at the limit); 0
+ * when unknown. Needs no shardtab_init. The host backend refuses a shard above it,
  * and the programs size their defaults with it, rather than meet the OOM killer. */
 uint64_t shardtab_host_memory_available(void);
 /* Stream-ordered copy, either direction, either side a peer's mapping. */

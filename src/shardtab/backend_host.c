@@ -107,7 +107,7 @@ static shardtab_status_t host_mem_alloc(size_t bytes, void **ptr)
     if (available != 0 && len > available)
         return st_fail(SHARDTAB_ERR_NO_MEMORY,
                        "allocating %zu bytes exceeds the %llu bytes this node has available "
-                       "(MemAvailable, capped by the cgroup's memory.max): use less memory per "
+                       "(MemAvailable, capped by the cgroup's memory limit): use less memory per "
                        "rank, or fewer ranks per node",
                        len, (unsigned long long)available);
     a = calloc(1, sizeof *a);

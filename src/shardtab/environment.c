@@ -46,10 +46,34 @@ static uint64_t read_number(const char *path)
     return value;
 }
 
-uint64_t shardtab_host_memory_available(void)
+/* What a cgroup allows beyond what it uses, or UINT64_MAX: no limit set. v1
+ * writes "no limit" as a number near 2^63, so anything from 2^62 up is none. */
+static uint64_t cgroup_left(const char *limit_path, const char *usage_path)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256], group[512], path[700];
+    uint64_t limit = read_number(limit_path), used = read_number(usage_path);
+
+    if (limit == UINT64_MAX || limit >= (1ull << 62) || used == UINT64_MAX)
+        return UINT64_MAX;
+    return limit > used ? limit - used : 0;
+}
+
+/* Whether the comma-separated list names the controller. */
+static int lists_controller(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+
+    for (const char *c = list;; c++) {
+        if (strncmp(c, name, len) == 0 && (c[len] == ',' || c[len] == '\0'))
+            return 1;
+        if ((c = strchr(c, ',')) == NULL)
+            return 0;
+    }
+}
+
+uint64_t st_memory_left(const char *meminfo, const char *self_cgroup, const char *cgroup_root)
+{
+    FILE *f = fopen(meminfo, "r");
+    char line[1024], group[512], path[1024], path2[1024];
     unsigned long long kib;
     uint64_t available = 0;
 
@@ -59,25 +83,45 @@ uint64_t shardtab_host_memory_available(void)
                 available = (uint64_t)kib * 1024;
         fclose(f);
     }
-    /* cgroup v2: "0::/path" in /proc/self/cgroup; its limit minus its use */
-    f = fopen("/proc/self/cgroup", "r");
+    /* Each line of /proc/self/cgroup is "id:controllers:path". cgroup v2 is
+     * "0::/path", its files memory.max and memory.current; v1 names the memory
+     * controller, its files memory.limit_in_bytes and memory.usage_in_bytes
+     * under the controller's own mount. Either may be there, or both. */
+    f = fopen(self_cgroup, "r");
     if (f) {
         while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "0::", 3) != 0 || sscanf(line + 3, "%511s", group) != 1)
+            char *controllers = strchr(line, ':'), *rest;
+            uint64_t left = UINT64_MAX;
+
+            if (controllers == NULL || (rest = strchr(controllers + 1, ':')) == NULL)
                 continue;
-            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", group);
-            uint64_t max = read_number(path);
-            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", group);
-            uint64_t current = read_number(path);
-            if (max != UINT64_MAX && current != UINT64_MAX) {
-                uint64_t left = max > current ? max - current : 0;
-                if (available == 0 || left < available)
-                    available = left;
+            *rest++ = '\0';
+            controllers++;
+            if (sscanf(rest, "%511s", group) != 1)
+                continue;
+            if (controllers[0] == '\0') {
+                snprintf(path, sizeof path, "%s%s/memory.max", cgroup_root, group);
+                snprintf(path2, sizeof path2, "%s%s/memory.current", cgroup_root, group);
+                left = cgroup_left(path, path2);
+            } else if (lists_controller(controllers, "memory")) {
+                const char *sub = strcmp(group, "/") == 0 ? "" : group;
+                snprintf(path, sizeof path, "%s/memory%s/memory.limit_in_bytes", cgroup_root, sub);
+                snprintf(path2, sizeof path2, "%s/memory%s/memory.usage_in_bytes", cgroup_root, sub);
+                left = cgroup_left(path, path2);
             }
+            if (left == 0)
+                left = 1; /* at its limit: nothing left, and 0 would read as unknown */
+            if (left != UINT64_MAX && (available == 0 || left < available))
+                available = left;
         }
         fclose(f);
     }
     return available;
+}
+
+uint64_t shardtab_host_memory_available(void)
+{
+    return st_memory_left("/proc/meminfo", "/proc/self/cgroup", "/sys/fs/cgroup");
 }
 
 uint64_t st_ipc_namespace(void)

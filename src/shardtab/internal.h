@@ -45,6 +45,11 @@ int st_mpi_usable(void);
 void st_node_identity(char host[ST_HOST_NAME_BYTES], char boot_id[ST_BOOT_ID_BYTES]);
 /* Inode of this process's IPC namespace, 0 when /proc cannot tell. */
 uint64_t st_ipc_namespace(void);
+/* shardtab_host_memory_available, from the given files: MemAvailable in
+ * meminfo, capped by what each cgroup of self_cgroup (v2, and v1's memory
+ * controller, under cgroup_root) has left below its limit (1 for a cgroup at
+ * its limit); 0 when unknown. */
+uint64_t st_memory_left(const char *meminfo, const char *self_cgroup, const char *cgroup_root);
 
 /* Steps at which SHARDTAB_FAULT=<step>:<rank> injects a failure. */
 typedef enum st_fault_step {
