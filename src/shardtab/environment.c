@@ -46,15 +46,16 @@ static uint64_t read_number(const char *path)
     return value;
 }
 
-/* What a cgroup allows beyond what it uses, or UINT64_MAX: no limit set. v1
- * writes "no limit" as a number near 2^63, so anything from 2^62 up is none. */
+/* What a cgroup allows beyond what it uses, at least 1 (0 reads as unknown),
+ * or UINT64_MAX: no limit set. v1 writes "no limit" as a number near 2^63, so
+ * anything from 2^62 up is none. */
 static uint64_t cgroup_left(const char *limit_path, const char *usage_path)
 {
     uint64_t limit = read_number(limit_path), used = read_number(usage_path);
 
     if (limit == UINT64_MAX || limit >= (1ull << 62) || used == UINT64_MAX)
         return UINT64_MAX;
-    return limit > used ? limit - used : 0;
+    return limit > used ? limit - used : 1;
 }
 
 /* Whether the comma-separated list names the controller. */
@@ -109,8 +110,6 @@ uint64_t st_memory_left(const char *meminfo, const char *self_cgroup, const char
                 snprintf(path2, sizeof path2, "%s/memory%s/memory.usage_in_bytes", cgroup_root, sub);
                 left = cgroup_left(path, path2);
             }
-            if (left == 0)
-                left = 1; /* at its limit: nothing left, and 0 would read as unknown */
             if (left != UINT64_MAX && (available == 0 || left < available))
                 available = left;
         }
