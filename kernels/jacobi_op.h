@@ -4,7 +4,7 @@
 #ifndef JACOBI_OP_H
 #define JACOBI_OP_H
 
-#include "jacobi.h"
+#include "jacobi_sweep.h"
 
 #if defined(__HIPCC__) || defined(__CUDACC__)
 #define JACOBI_HD __host__ __device__

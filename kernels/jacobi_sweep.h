@@ -1,6 +1,6 @@
-/* jacobi.h - the launchers the jacobi program calls: one Jacobi sweep of this
+/* jacobi_sweep.h - the launchers the jacobi program calls: one Jacobi sweep of this
  * rank's rows, with its ghost rows, neighbour signals and norm, in one kernel.
- * One implementation per backend (jacobi.hip for HIP and CUDA, jacobi_host.c
+ * One implementation per backend (jacobi_sweep.hip for HIP and CUDA, jacobi_sweep_host.c
  * for CPUs); host code never sees a <<< >>> launch.
  *
  * The step, iteration k (parity p = k & 1):
@@ -19,8 +19,8 @@
  * order (the same bits on every rank) and decides whether to stop, as the
  * anchors do one iteration late. The host only enqueues.
  */
-#ifndef JACOBI_H
-#define JACOBI_H
+#ifndef JACOBI_SWEEP_H
+#define JACOBI_SWEEP_H
 
 #include <stdint.h>
 
@@ -97,4 +97,4 @@ const char *jacobi_error_string(int code);
 }
 #endif
 
-#endif /* JACOBI_H */
+#endif /* JACOBI_SWEEP_H */

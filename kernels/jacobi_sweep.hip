@@ -1,7 +1,7 @@
-/* jacobi.hip - the jacobi program's kernel, written once in HIP: built by clang
+/* jacobi_sweep.hip - the jacobi program's kernel, written once in HIP: built by clang
  * as HIP for AMD GPUs, and by nvcc as CUDA (through gpu_runtime.h) for NVIDIA.
  *
- * One launch is one sweep of this rank's rows (jacobi.h). Blocks of 256
+ * One launch is one sweep of this rank's rows (jacobi_sweep.h). Blocks of 256
  * threads along x each own a strip of rows and walk it row by row, keeping the
  * rows above, at and below in registers, so each value is read from memory
  * about once. The strip holding the first row is numbered last and walks
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "gpu_runtime.h"
-#include "jacobi.h"
+#include "jacobi_sweep.h"
 #include "jacobi_op.h"
 #include "shardtab_device.h"
 

@@ -1,12 +1,12 @@
-/* jacobi_host.c - the host backend's jacobi "kernel": the same per-point work
+/* jacobi_sweep_host.c - the host backend's jacobi "kernel": the same per-point work
  * (jacobi_op.h), the same signals (shardtab_device.h, C11 atomics on the
- * shared-memory pads) and the same norm and stop rules as jacobi.hip, run by
+ * shared-memory pads) and the same norm and stop rules as jacobi_sweep.hip, run by
  * one loop on the CPU: wait for both neighbours, sweep, signal both. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jacobi.h"
+#include "jacobi_sweep.h"
 #include "jacobi_op.h"
 
 int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
@@ -26,7 +26,7 @@ static int wait_for(const jacobi_step_t *s, int slot, uint64_t k)
     return 0;
 }
 
-/* The same deposits, waits and decision as finish_iteration in jacobi.hip. */
+/* The same deposits, waits and decision as finish_iteration in jacobi_sweep.hip. */
 static void finish_iteration(const jacobi_step_t *s, uint64_t k, uint64_t base, int norm_iter,
                              double local2)
 {

@@ -1,0 +1,113 @@
+/* jacobi_exchange.c - the host's part of a host-driven step: ghost rows by MPI
+ * (from device memory when MPI is GPU-aware, else staged through the host),
+ * every rank's norm by an allgather summed in rank order, and host-sync's
+ * allreduce, each carrying who failed so that no rank waits alone. */
+#include "jacobi_exchange.h"
+
+#include <math.h>
+#include <string.h>
+
+#define TAG_DOWN 1 /* a rank's last row, to the rank below */
+#define TAG_UP 2   /* a rank's first row, to the rank above */
+
+void jacobi_host_loop_init(jacobi_host_loop_t *loop, uint64_t base)
+{
+    memset(loop, 0, sizeof *loop);
+    loop->base = base;
+}
+
+/* The edge rows of step k's result out, the ghost rows of k + 1 in. */
+static shardtab_status_t exchange_edges(jacobi_job_t *j, uint64_t k, shardtab_status_t local)
+{
+    jacobi_solver_t *s = &j->run;
+    const int nx = s->nx, next = (int)((k + 1) & 1);
+    const size_t row_bytes = (size_t)nx * sizeof(jacobi_real_t);
+    jacobi_real_t *first = s->a[next], *last = s->a[next] + (size_t)(s->rows - 1) * nx;
+    jacobi_real_t *ghost_top = s->halo + (size_t)next * 2 * nx, *ghost_bottom = ghost_top + nx;
+    jacobi_real_t *in_top = j->mpi_direct ? ghost_top : j->recv_top;
+    jacobi_real_t *in_bottom = j->mpi_direct ? ghost_bottom : j->recv_bottom;
+    MPI_Request req[4];
+    int nreq = 0;
+
+    if (j->host_top) {
+        MPI_Irecv(in_top, nx, MPI_FLOAT, j->top, TAG_DOWN, MPI_COMM_WORLD, &req[nreq++]);
+        MPI_Isend(j->mpi_direct ? first : j->send_first, nx, MPI_FLOAT, j->top, TAG_UP,
+                  MPI_COMM_WORLD, &req[nreq++]);
+    }
+    if (j->host_bottom) {
+        MPI_Irecv(in_bottom, nx, MPI_FLOAT, j->bottom, TAG_UP, MPI_COMM_WORLD, &req[nreq++]);
+        MPI_Isend(j->mpi_direct ? last : j->send_last, nx, MPI_FLOAT, j->bottom, TAG_DOWN,
+                  MPI_COMM_WORLD, &req[nreq++]);
+    }
+    shardtab_status_t waited = jacobi_mpi_check(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE),
+                                                "MPI_Waitall of the ghost rows");
+    if (local == SHARDTAB_SUCCESS)
+        local = waited;
+    if (!j->mpi_direct && j->host_top && local == SHARDTAB_SUCCESS)
+        local = shardtab_memcpy_async(ghost_top, j->recv_top, row_bytes, j->stream);
+    if (!j->mpi_direct && j->host_bottom && local == SHARDTAB_SUCCESS)
+        local = shardtab_memcpy_async(ghost_bottom, j->recv_bottom, row_bytes, j->stream);
+    return local;
+}
+
+shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, uint64_t k,
+                                   jacobi_outcome_t *out, shardtab_status_t local)
+{
+    jacobi_solver_t *s = &j->run;
+    const int nx = s->nx, next = (int)((k + 1) & 1);
+    const size_t row_bytes = (size_t)nx * sizeof(jacobi_real_t);
+    const uint64_t base = loop->base;
+    jacobi_real_t *first = s->a[next], *last = s->a[next] + (size_t)(s->rows - 1) * nx;
+    const int norm_iter = ((k - base) % (uint64_t)j->opts.nccheck) == 0;
+    const int decision = k > base && ((k - 1 - base) % (uint64_t)j->opts.nccheck) == 0;
+    double local2 = 0.0;
+
+    loop->failed = 0;
+    if (!j->mpi_direct && local == SHARDTAB_SUCCESS) {
+        if (j->host_top)
+            local = shardtab_memcpy_async(j->send_first, first, row_bytes, j->stream);
+        if (j->host_bottom && local == SHARDTAB_SUCCESS)
+            local = shardtab_memcpy_async(j->send_last, last, row_bytes, j->stream);
+    }
+    if (j->host_norm && norm_iter && local == SHARDTAB_SUCCESS)
+        local = shardtab_memcpy_async(&local2, &s->ctl->local_norm2, sizeof local2, j->stream);
+    if (local == SHARDTAB_SUCCESS)
+        local = shardtab_stream_synchronize(j->stream);
+
+    if (j->host_top || j->host_bottom)
+        local = exchange_edges(j, k, local);
+
+    if (j->host_norm && decision) {
+        uint64_t done = k - 1 - base;
+        out->norm = loop->pending;
+        out->norm_iter = done;
+        if (done % 100 == 0 && done / 100 < (uint64_t)s->history_len)
+            out->history[done / 100] = out->norm;
+        loop->stop = out->norm <= JACOBI_TOL;
+    }
+    if (j->host_norm && norm_iter) {
+        /* every rank's (norm, failed), added in rank order: the same bits everywhere */
+        double mine[2] = {local2, local != SHARDTAB_SUCCESS}, global2 = 0.0;
+        shardtab_status_t gathered = jacobi_mpi_check(
+            MPI_Allgather(mine, 2, MPI_DOUBLE, j->norms, 2, MPI_DOUBLE, MPI_COMM_WORLD),
+            "MPI_Allgather of the norms");
+        for (int r = 0; r < j->size && gathered == SHARDTAB_SUCCESS; r++) {
+            global2 += j->norms[2 * r];
+            loop->failed |= j->norms[2 * r + 1] != 0.0;
+        }
+        if (local == SHARDTAB_SUCCESS)
+            local = gathered;
+        loop->failed |= gathered != SHARDTAB_SUCCESS;
+        loop->pending = sqrt(global2);
+    } else if (j->host_sync) {
+        /* the barrier of host-sync, carrying who failed */
+        int flag = local != SHARDTAB_SUCCESS, any = 1;
+        shardtab_status_t reduced =
+            jacobi_mpi_check(MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+                             "MPI_Allreduce (the host-sync barrier)");
+        if (local == SHARDTAB_SUCCESS)
+            local = reduced;
+        loop->failed = any || reduced != SHARDTAB_SUCCESS;
+    }
+    return local;
+}

@@ -1,0 +1,28 @@
+/* jacobi_job.c - the jacobi program's error helpers: each turns a failure of
+ * malloc, a launcher or MPI into the library's status with one clear message. */
+#include "jacobi_job.h"
+
+shardtab_status_t jacobi_no_memory(const char *what, size_t bytes)
+{
+    return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of %zu bytes for %s failed",
+                              bytes, what);
+}
+
+shardtab_status_t jacobi_kernel_check(int code, const char *what)
+{
+    if (code == 0)
+        return SHARDTAB_SUCCESS;
+    return shardtab_error_set(SHARDTAB_ERR_DEVICE, "%s failed: %s", what,
+                              jacobi_error_string(code));
+}
+
+shardtab_status_t jacobi_mpi_check(int rc, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+
+    if (rc == MPI_SUCCESS)
+        return SHARDTAB_SUCCESS;
+    MPI_Error_string(rc, text, &len);
+    return shardtab_error_set(SHARDTAB_ERR_MPI, "%s failed: %s", what, text);
+}
