@@ -1,6 +1,8 @@
-/* jacobi_op.h - the per-point work of the jacobi program, written once and
- * compiled for the CPU (host backend) and for GPUs (HIP and CUDA kernels), so
- * that every backend and every rank count computes the same bits. */
+/* jacobi_op.h - the per-point work of the jacobi program and its norm-and-stop
+ * rule, each written once and compiled for the CPU (host backend, the plain
+ * reference, the CPU check, the host's loops) and for GPUs (HIP and CUDA
+ * kernels), so that every backend and every rank count computes the same bits
+ * and stops at the same iteration. */
 #ifndef JACOBI_OP_H
 #define JACOBI_OP_H
 
@@ -38,6 +40,30 @@ static JACOBI_HD inline int jacobi_norm_iteration(uint64_t base, int nccheck, ui
 static JACOBI_HD inline int jacobi_decision_iteration(uint64_t base, int nccheck, uint64_t k)
 {
     return k > base && (k - 1 - base) % (uint64_t)nccheck == 0;
+}
+
+/* The rule, for a loop that has just finished iteration k and holds `pending`,
+ * the norm of the last norm iteration: does it stop after k? */
+static JACOBI_HD inline int jacobi_stops_after(uint64_t base, int nccheck, uint64_t k,
+                                               double pending, double tol)
+{
+    return jacobi_decision_iteration(base, nccheck, k) && pending <= tol;
+}
+
+/* The norm history keeps every decided norm (the norm of iteration `done`,
+ * counted from the solve's start, a multiple of nccheck) in slot done /
+ * nccheck, as long as there is one: every check compares them all. */
+static JACOBI_HD inline int jacobi_history_len(int niter, int nccheck)
+{
+    int len = niter / nccheck + 1;
+    return len < JACOBI_HISTORY_MAX ? len : JACOBI_HISTORY_MAX;
+}
+
+static JACOBI_HD inline int jacobi_history_slot(uint64_t done, int nccheck, int history_len)
+{
+    return done % (uint64_t)nccheck == 0 && done / (uint64_t)nccheck < (uint64_t)history_len
+               ? (int)(done / (uint64_t)nccheck)
+               : -1;
 }
 
 /* Which deposit of the norm ring iteration k's norm goes to. */

@@ -1,7 +1,7 @@
-/* jacobi_sweep.h - the launchers the jacobi program calls: one Jacobi sweep of this
- * rank's rows, with its ghost rows, neighbour signals and norm, in one kernel.
- * One implementation per backend (jacobi_sweep.hip for HIP and CUDA, jacobi_sweep_host.c
- * for CPUs); host code never sees a <<< >>> launch.
+/* jacobi_sweep.h - the launchers the jacobi program calls: Jacobi sweeps of this
+ * rank's rows, with their ghost rows, neighbour signals and norm, on the device.
+ * One implementation per backend (jacobi_sweep.hip for HIP and CUDA,
+ * jacobi_sweep_host.c for CPUs); host code never sees a <<< >>> launch.
  *
  * The step, iteration k (parity p = k & 1):
  *   reads  a[p] (this rank's rows) and halo[p] (its ghost rows: [0, nx) the row
@@ -9,19 +9,29 @@
  *   writes a[1-p], and its first and last rows also into the neighbours' ghost
  *          rows for k + 1: top_dest[1-p] and bottom_dest[1-p], through the table
  *          (NULL: the host moves that row, as for a neighbour on another node).
- * With device_sync the boundary blocks wait, before they read a ghost row or
+ * With device_sync the boundary tiles wait, before they read a ghost row or
  * write a neighbour's, for that neighbour's signal "finished k - 1", and send
- * "finished k" once every block of their strip is done: one signal per
+ * "finished k" once every tile of their strip is done: one signal per
  * neighbour and iteration, a growing count, the NVSHMEM neighbour-sync idiom.
- * The L2 norm of iteration k (every nccheck-th) is summed per block, then by
- * the last block in a fixed order; with device_norm it goes into every node
- * peer's pad, and the last block of iteration k + 1 sums every rank's in rank
- * order (the same bits on every rank) and decides whether to stop, as the
- * anchors do one iteration late. The host only enqueues.
+ * The L2 norm of iteration k (every nccheck-th) is summed per tile, then over
+ * the tiles in a fixed order; with device_norm it goes into every node peer's
+ * pad, and the norm of k - 1, summed over every rank in rank order (the same
+ * bits on every rank), decides after iteration k whether to stop, one
+ * iteration late as the anchors do. The host only enqueues.
+ *
+ * Three ways to run the steps (jacobi_plan_create):
+ *   stream      one launch per step; each launch reads its iteration from the
+ *               device, and the last block to finish closes the iteration;
+ *   graph       the same launches, captured once in a graph and replayed;
+ *   persistent  one cooperative launch runs every step: a grid-wide barrier
+ *               closes each iteration, the stop is decided inside it.
+ * Graph and stream launches are paced: at most two chunks of steps are queued,
+ * and none once the device has decided to stop.
  */
 #ifndef JACOBI_SWEEP_H
 #define JACOBI_SWEEP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "shardtab_device.h"
@@ -41,22 +51,48 @@ typedef float jacobi_real_t; /* as the anchors: single precision */
     (2 + (node_size) + ((deposit) % JACOBI_NORM_RING) * (node_size) + (rank))
 #define JACOBI_SIGNAL_SLOTS(node_size) (2 + (node_size) * (1 + JACOBI_NORM_RING))
 #define JACOBI_NO_STOP UINT64_MAX
+#define JACOBI_NO_NORM UINT64_MAX   /* jacobi_ctl_t.norm_iter before any norm is decided */
+#define JACOBI_HISTORY_MAX 65536    /* norms the history keeps: every one decided, up to this */
 
 /* Device-resident state of one rank's solve; the kernels alone write it while
  * a solve runs, the host reads it after. */
 typedef struct jacobi_ctl {
     uint64_t iteration;      /* iterations done since the grid was created */
     uint64_t base;           /* iteration at which this solve started */
-    uint64_t stop_at;        /* no iteration >= this runs; JACOBI_NO_STOP */
+    uint64_t stop_at;        /* no iteration >= this runs; JACOBI_NO_STOP. Only ever lowered */
     uint64_t failed;         /* a wait gave up: every later step returns at once */
-    uint64_t arrived;        /* blocks finished, all iterations: the last-block ticket */
-    uint64_t top_arrived;    /* blocks of the first-row strip finished */
-    uint64_t bottom_arrived; /* blocks of the last-row strip finished */
+    uint64_t arrived;        /* tiles finished, all iterations: the last-tile ticket */
+    uint64_t top_arrived;    /* tiles of the first-row strip finished */
+    uint64_t bottom_arrived; /* tiles of the last-row strip finished */
     uint64_t local_iter;     /* iteration of local_norm2 */
     double local_norm2;      /* this rank's sum of squared residues, last norm iteration */
-    uint64_t norm_iter;      /* iteration of norm, the last global norm decided on */
+    uint64_t norm_iter;      /* iteration of norm, the last global norm decided; JACOBI_NO_NORM */
     double norm;             /* sqrt of every rank's sum, device_norm only */
 } jacobi_ctl_t;
+
+/* A planted bug, for the tests that prove a check can fail (the program's
+ * JACOBI_TEST_FAULT); kind JACOBI_FAULT_NONE in every real run. */
+enum { JACOBI_FAULT_NONE = 0, JACOBI_FAULT_STALE, JACOBI_FAULT_NORM, JACOBI_FAULT_STOP };
+typedef struct jacobi_fault {
+    int kind;      /* STALE: the point keeps its old value; NORM: its residue counts twice;
+                      STOP: the solve stops after that iteration */
+    int row, col;  /* this solver's row (0 = its first), column */
+    int iteration; /* counted from the solve's start */
+} jacobi_fault_t;
+
+/* A trace of every iteration (jacobi_step_t.trace), for where the time goes.
+ * Timestamps and durations in ticks of shardtab_clock() (jacobi_clock_hz). */
+enum {
+    JACOBI_TRACE_BEGIN = 0,    /* the first tile starts the iteration */
+    JACOBI_TRACE_SWEPT,        /* the last tile is swept (its waits included) */
+    JACOBI_TRACE_WAIT,         /* longest time a boundary tile waited for a neighbour */
+    JACOBI_TRACE_SIGNAL,       /* longest time a strip took to signal its neighbour */
+    JACOBI_TRACE_NORM,         /* time spent on the norm: sums, deposits, waits, decision */
+    JACOBI_TRACE_NORM_WAIT,    /* ... of which waiting for the node peers' norms */
+    JACOBI_TRACE_ARRIVED,      /* the last tile arrives at the end of the iteration */
+    JACOBI_TRACE_END,          /* the iteration is closed: barrier passed, or last block done */
+    JACOBI_TRACE_EVENTS
+};
 
 typedef struct jacobi_step {
     jacobi_real_t *a[2];            /* [parity] rows x nx, row-major */
@@ -70,27 +106,57 @@ typedef struct jacobi_step {
     int nccheck;                    /* the norm every nccheck-th iteration */
     int skip_signal;                /* test hook: never signal the neighbours */
     double tol;                     /* stop once the norm <= tol */
-    double *history;                /* device [history_len]: norm of iterations 0, 100, ... */
+    double *history;                /* device [history_len]: every decided norm, by iteration / nccheck */
     int history_len;
-    int blocks_x, strips, rows_per_strip; /* the launch shape (jacobi_step_shape) */
+    int blocks_x, strips, rows_per_strip; /* the tiles (jacobi_step_shape) */
     int columns_per_thread;         /* 4 (16-byte accesses) when nx % 4 == 0, else 1 */
     jacobi_ctl_t *ctl;              /* device */
-    double *partials;               /* device [blocks_x * strips] */
+    double *partials;               /* device [2][blocks_x * strips]: each tile's sum, by parity */
+    uint64_t *trace;                /* device [trace_len][JACOBI_TRACE_EVENTS], or NULL */
+    int trace_len;                  /* iterations traced, from the solve's start */
+    volatile uint64_t *done;        /* set by the plan: the device stopped the solve */
+    jacobi_fault_t fault;
     shardtab_signals_t sig;
 } jacobi_step_t;
 
-/* Fills the launch shape for this device (blocks_x, strips, rows_per_strip)
- * and returns how many partial sums (doubles) the step needs. */
+/* Fills the tiles for this device (blocks_x, strips, rows_per_strip) and
+ * returns how many partial sums (doubles) the step needs. */
 int jacobi_step_shape(jacobi_step_t *step, uint64_t *partials);
-/* Enqueues `count` steps on stream (NULL: default). graph: capture them once
- * and replay (GPU; the host backend ignores it). Returns 0 or a runtime code. */
-int jacobi_run(const jacobi_step_t *step, int count, void *stream, int graph);
+
+typedef enum jacobi_launch {
+    JACOBI_LAUNCH_STREAM = 0,
+    JACOBI_LAUNCH_GRAPH,
+    JACOBI_LAUNCH_PERSISTENT
+} jacobi_launch_t;
+
+/* jacobi_plan_create's answer when a persistent grid cannot be co-resident. */
+#define JACOBI_PLAN_NOT_RESIDENT (-2)
+
+typedef struct jacobi_plan jacobi_plan_t;
+
+/* Everything a launch mode needs that can be done before a clock starts: a
+ * graph captured and instantiated (its first replay, in the warm-up solve,
+ * uploads it); a persistent grid sized and checked to fit co-resident. Returns
+ * 0, JACOBI_PLAN_NOT_RESIDENT with the reason in why, or a runtime code. The
+ * plan keeps its own copy of step. */
+int jacobi_plan_create(const jacobi_step_t *step, jacobi_launch_t launch, void *stream,
+                       jacobi_plan_t **plan, char *why, size_t why_bytes);
+/* Runs up to count steps from the device's current iteration and returns once
+ * they are enqueued (the caller synchronizes the stream): persistent, one
+ * launch; graph and stream, chunks of launches paced so that none is enqueued
+ * after the device has stopped the solve. Returns 0 or a runtime code. */
+int jacobi_plan_run(jacobi_plan_t *plan, int count);
+void jacobi_plan_destroy(jacobi_plan_t *plan);
+/* The launch mode the plan runs, and its grid (blocks). */
+jacobi_launch_t jacobi_plan_launch(const jacobi_plan_t *plan);
+int jacobi_plan_blocks(const jacobi_plan_t *plan);
+
 /* Stream helpers for the program: a non-blocking stream (graphs cannot be
  * captured on the legacy default stream). */
 int jacobi_stream_create(void **stream);
 void jacobi_stream_destroy(void *stream);
-/* Drops the cached graph of this step (before its buffers are freed). */
-void jacobi_graph_release(void);
+/* Ticks per second of the trace's clock. */
+double jacobi_clock_hz(void);
 const char *jacobi_error_string(int code);
 
 #ifdef __cplusplus

@@ -1,22 +1,32 @@
-/* jacobi_sweep.hip - the jacobi program's kernel, written once in HIP: built by clang
- * as HIP for AMD GPUs, and by nvcc as CUDA (through gpu_runtime.h) for NVIDIA.
+/* jacobi_sweep.hip - the jacobi program's kernels, written once in HIP: built by
+ * clang as HIP for AMD GPUs, and by nvcc as CUDA (through gpu_runtime.h) for
+ * NVIDIA.
  *
- * One launch is one sweep of this rank's rows (jacobi_sweep.h). Blocks of 256
- * threads along x each own a strip of rows and walk it row by row, keeping the
- * rows above, at and below in registers, so each value is read from memory
- * about once. The strip holding the first row is numbered last and walks
- * upward, the one holding the last row walks downward: each reaches its ghost
- * row, and with it the wait for its neighbour's signal, at the end of its work,
- * by which time the signal has usually arrived.
+ * The rows are cut into tiles (jacobi_sweep.h): blocks_x tiles of 256 threads
+ * along x times `strips` strips of rows. A tile walks its strip row by row,
+ * keeping the rows above, at and below in registers, so each value is read
+ * from memory about once. The strip holding the first row is numbered last and
+ * walks upward, the one holding the last row walks downward: each reaches its
+ * ghost row, and with it the wait for its neighbour's signal, at the end of its
+ * work, by which time the signal has usually arrived.
+ *
+ * One walk, two ways to hold the columns (a template over the column body):
+ * one column a thread (any nx), or four with 16-byte loads and stores (nx % 4
+ * == 0). Two kernels run the walk: one launch per iteration, whose last block
+ * (a ticket) closes the iteration; or one persistent cooperative launch whose
+ * blocks loop over the iterations, closing each with a grid-wide barrier.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_runtime.h"
-#include "jacobi_sweep.h"
 #include "jacobi_op.h"
+#include "jacobi_sweep.h"
 #include "shardtab_device.h"
+
+namespace cg = cooperative_groups;
 
 #define JACOBI_BLOCK 256        /* threads per block, all along x */
 /* One column a thread: 64 registers (4 resident blocks), 8 rows in flight.
@@ -27,7 +37,7 @@
 #define JACOBI_ROWS_IN_FLIGHT 8
 #define JACOBI_VEC4_ROWS_IN_FLIGHT 4
 #define JACOBI_MIN_STRIP_ROWS 8 /* shorter strips cost more in partial sums than they gain */
-#define JACOBI_GRAPH_STEPS 32   /* steps captured in one graph */
+#define JACOBI_CHUNK_STEPS 32   /* steps per graph, and per paced chunk of launches */
 
 /* Tuning knobs for the runs of docs/performance.md: JACOBI_BLOCKS_PER_SM (1 to
  * 16) and JACOBI_ROWS_IN_FLIGHT (1, 4 or 8); the defaults won there. */
@@ -71,8 +81,8 @@ extern "C" int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
         s->blocks_x = (s->nx / 4 + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
     else
         s->blocks_x = (s->nx - 2 + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
-    /* enough blocks to fill the GPU once, each strip at least a few rows */
-    /* resident blocks per multiprocessor the grid aims at: one wave */
+    /* enough tiles to fill the GPU once (the resident blocks per multiprocessor
+     * the kernel is built for), each strip at least a few rows */
     strips = (int)((int64_t)sms *
                    knob("JACOBI_BLOCKS_PER_SM",
                         s->columns_per_thread == 4 ? JACOBI_VEC4_MIN_BLOCKS_PER_SM
@@ -86,57 +96,187 @@ extern "C" int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
     per_strip = (s->rows + strips - 1) / strips;
     s->rows_per_strip = per_strip;
     s->strips = (s->rows + per_strip - 1) / per_strip;
-    *partials = (uint64_t)s->blocks_x * (uint64_t)s->strips;
+    *partials = 2 * (uint64_t)s->blocks_x * (uint64_t)s->strips;
     return 0;
 }
 
-/* Row r of this rank: its own rows, or a ghost row (-1 above, rows below). */
-/* The halo is written by peers while kernels run: no __restrict__ on it, so
+/* ---- the columns a thread holds ------------------------------------------------- */
+
+/* Row r of this rank: its own rows, or a ghost row (-1 above, rows below).
+ * The halo is written by peers while kernels run: no __restrict__ on it, so
  * that its loads never take the non-coherent read-only path. */
-__device__ static inline jacobi_real_t row_value(const jacobi_real_t *__restrict__ a,
-                                                 const jacobi_real_t *halo, int rows, int nx,
-                                                 int r, int x)
+__device__ static inline const jacobi_real_t *row_at(const jacobi_real_t *__restrict__ a,
+                                                     const jacobi_real_t *halo, int rows, int nx,
+                                                     int r)
 {
-    if (r < 0)
-        return halo[x];
-    if (r >= rows)
-        return halo[nx + x];
-    return a[(size_t)r * nx + x];
+    return r < 0 ? halo : r >= rows ? halo + nx : a + (size_t)r * nx;
 }
 
-/* Thread 0 waits for a neighbour's "finished k - 1" before the block touches a
- * ghost row; every thread learns the outcome. Returns 0 when the block must stop. */
-__device__ static bool block_wait(const jacobi_step_t &s, int slot, uint64_t k, int *flag)
-{
-    __syncthreads();
-    if (threadIdx.x == 0)
-        *flag = shardtab_signal_wait_until(&s.sig, slot, SHARDTAB_CMP_GE, k);
-    __syncthreads();
-    if (*flag != SHARDTAB_WAIT_OK) {
-        if (threadIdx.x == 0)
-            s.ctl->failed = 1;
-        return false;
+/* One interior column a thread: x = 1 + (tile column) * 256 + thread. */
+struct ScalarColumns {
+    typedef jacobi_real_t value_t;
+    static const int min_blocks = JACOBI_MIN_BLOCKS_PER_SM;
+    int x;
+    bool active;
+    __device__ ScalarColumns(int bx, int nx)
+        : x(1 + bx * JACOBI_BLOCK + (int)threadIdx.x), active(x < nx - 1) {}
+    __device__ value_t load(const jacobi_real_t *row) const { return row[x]; }
+    __device__ value_t zero() const { return 0; }
+    __device__ void sides(const jacobi_real_t *row, jacobi_real_t &left, jacobi_real_t &right) const
+    {
+        left = row[x - 1];
+        right = row[x + 1];
     }
-    return true;
+    __device__ value_t update(jacobi_real_t left, jacobi_real_t right, value_t, value_t up,
+                              value_t down) const
+    {
+        return jacobi_value(left, right, up, down);
+    }
+    __device__ void store(jacobi_real_t *row, value_t v) const { row[x] = v; }
+    __device__ double residue2(value_t v, value_t old) const { return jacobi_residue2(v, old); }
+    /* the planted bugs of the tests: is column col this thread's? */
+    __device__ bool holds(int col) const { return col == x; }
+    __device__ void keep_old(value_t &v, value_t old, int) const { v = old; }
+    __device__ double residue2_of(value_t v, value_t old, int) const { return jacobi_residue2(v, old); }
+};
+
+/* Four columns a thread, 16-byte loads and stores: x0 = 4 * (tile column * 256
+ * + thread). A quarter of the instructions per point: the one-column walk
+ * issues ~100 per point and is issue-bound (ncu on an H200: 0.66 warps issued
+ * per scheduler and cycle, 2.1 TB/s). Boundary columns are computed and then
+ * given back their fixed value. */
+struct Vec4Columns {
+    typedef float4 value_t;
+    static const int min_blocks = JACOBI_VEC4_MIN_BLOCKS_PER_SM;
+    int x0;
+    bool active, left_edge, right_edge;
+    __device__ Vec4Columns(int bx, int nx)
+        : x0(4 * (bx * JACOBI_BLOCK + (int)threadIdx.x)), active(x0 < nx), left_edge(x0 == 0),
+          right_edge(x0 + 4 == nx) {}
+    __device__ value_t load(const jacobi_real_t *row) const
+    {
+        return *reinterpret_cast<const float4 *>(row + x0);
+    }
+    __device__ value_t zero() const { return make_float4(0.f, 0.f, 0.f, 0.f); }
+    __device__ void sides(const jacobi_real_t *row, jacobi_real_t &left, jacobi_real_t &right) const
+    {
+        left = left_edge ? 0.f : row[x0 - 1];
+        right = right_edge ? 0.f : row[x0 + 4];
+    }
+    __device__ value_t update(jacobi_real_t left, jacobi_real_t right, value_t c, value_t up,
+                              value_t down) const
+    {
+        value_t v;
+        v.x = left_edge ? c.x : jacobi_value(left, c.y, up.x, down.x);
+        v.y = jacobi_value(c.x, c.z, up.y, down.y);
+        v.z = jacobi_value(c.y, c.w, up.z, down.z);
+        v.w = right_edge ? c.w : jacobi_value(c.z, right, up.w, down.w);
+        return v;
+    }
+    __device__ void store(jacobi_real_t *row, value_t v) const
+    {
+        *reinterpret_cast<float4 *>(row + x0) = v;
+    }
+    __device__ double residue2(value_t v, value_t old) const
+    {
+        return jacobi_residue2(v.x, old.x) + jacobi_residue2(v.y, old.y) +
+               jacobi_residue2(v.z, old.z) + jacobi_residue2(v.w, old.w);
+    }
+    __device__ bool holds(int col) const { return col >= x0 && col < x0 + 4; }
+    __device__ static float &part(value_t &v, int i)
+    {
+        return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+    }
+    __device__ void keep_old(value_t &v, value_t old, int col) const
+    {
+        part(v, col - x0) = part(old, col - x0);
+    }
+    __device__ double residue2_of(value_t v, value_t old, int col) const
+    {
+        return jacobi_residue2(part(v, col - x0), part(old, col - x0));
+    }
+};
+
+/* ---- signals, sums and the trace ------------------------------------------------- */
+
+/* Iteration k's trace record, or NULL. */
+__device__ static inline uint64_t *trace_of(const jacobi_step_t &s, uint64_t k, uint64_t base)
+{
+    return s.trace && k - base < (uint64_t)s.trace_len ? s.trace + (k - base) * JACOBI_TRACE_EVENTS
+                                                         : NULL;
+}
+__device__ static inline void trace_min(uint64_t *rec, int event, uint64_t v)
+{
+    if (rec)
+        atomicMin((unsigned long long *)&rec[event], (unsigned long long)v);
+}
+__device__ static inline void trace_max(uint64_t *rec, int event, uint64_t v)
+{
+    if (rec)
+        atomicMax((unsigned long long *)&rec[event], (unsigned long long)v);
 }
 
-/* The block's strip is done, its stores into a neighbour's ghost row included:
- * the last block of the strip tells that neighbour "finished k". */
-__device__ static void strip_done(const jacobi_step_t &s, uint64_t *arrived, int peer, int slot,
-                                  uint64_t k)
+/* The solve ends after iteration k, for every block: stop_at only ever falls,
+ * so every block that reads it after k's join decides alike. */
+__device__ static inline void stop_after(const jacobi_step_t &s, uint64_t k)
+{
+    atomicMin((unsigned long long *)&s.ctl->stop_at, (unsigned long long)(k + 1));
+    if (s.done)
+        *s.done = 1;
+}
+
+/* Has a rank of the node given up a wait? (The reference has no pads.) */
+__device__ static inline bool peers_aborted(const jacobi_step_t &s)
+{
+    return s.sig.mine && shardtab_aborted(&s.sig);
+}
+
+/* A wait gave up (or another rank did): this rank's solve ends after k. */
+__device__ static inline void fail_at(const jacobi_step_t &s, uint64_t k)
+{
+    s.ctl->failed = 1;
+    stop_after(s, k);
+}
+
+/* Thread 0 waits for a neighbour's "finished k - 1" before the tile touches a
+ * ghost row; every thread learns the outcome. Returns false when the tile must
+ * stop (the solve then ends after k). */
+__device__ static bool block_wait(const jacobi_step_t &s, int slot, uint64_t k, uint64_t *rec,
+                                  int *flag)
 {
     __syncthreads();
     if (threadIdx.x == 0) {
+        uint64_t t0 = rec ? shardtab_clock() : 0;
+        *flag = shardtab_signal_wait_until(&s.sig, slot, SHARDTAB_CMP_GE, k);
+        if (rec)
+            trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t0);
+        if (*flag != SHARDTAB_WAIT_OK)
+            fail_at(s, k);
+    }
+    __syncthreads();
+    return *flag == SHARDTAB_WAIT_OK;
+}
+
+/* The tile is done, its stores into a neighbour's ghost row included: the last
+ * tile of the strip tells that neighbour "finished k". */
+__device__ static void strip_done(const jacobi_step_t &s, uint64_t *arrived, int peer, int slot,
+                                  uint64_t k, uint64_t *rec)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        uint64_t t0 = rec ? shardtab_clock() : 0;
         shardtab_fence(); /* the block's stores (each writer fenced too) before the count */
         uint64_t ticket = atomicAdd((unsigned long long *)arrived, 1ull) + 1;
         if (ticket % (uint64_t)s.blocks_x == 0 && !s.skip_signal) {
-            shardtab_fence(); /* every block's stores, seen through the count, before the signal */
+            shardtab_fence(); /* every tile's stores, seen through the count, before the signal */
             shardtab_signal_set(&s.sig, peer, slot, k + 1);
         }
+        if (rec)
+            trace_max(rec, JACOBI_TRACE_SIGNAL, shardtab_clock() - t0);
     }
 }
 
-/* Deterministic block sum: a fixed tree over shared memory. */
+/* Deterministic block sum: a fixed tree over shared memory; every thread gets it. */
 __device__ static double block_sum(double v, double *scratch)
 {
     scratch[threadIdx.x] = v;
@@ -146,30 +286,31 @@ __device__ static double block_sum(double v, double *scratch)
             scratch[threadIdx.x] += scratch[threadIdx.x + half];
     }
     __syncthreads();
-    return scratch[0];
+    double sum = scratch[0];
+    __syncthreads(); /* scratch is free again */
+    return sum;
 }
 
-/* The last block of iteration k: this rank's norm, the deposits into the node
- * peers' pads, and (one iteration late, as the anchors) the stop decision on
- * the norm of k - 1. Thread 0 alone, but for the sum. */
-__device__ static void finish_iteration(const jacobi_step_t &s, uint64_t k, uint64_t base,
-                                        bool norm_iter, double *scratch)
+/* This rank's sum of squared residues of iteration k: the tiles' partials in
+ * tile order, summed by the whole block. */
+__device__ static double rank_norm2(const jacobi_step_t &s, uint64_t k, double *scratch)
 {
-    jacobi_ctl_t *ctl = s.ctl;
-    const int nblocks = s.blocks_x * s.strips;
-    double local2 = 0.0;
+    const int tiles = s.blocks_x * s.strips;
+    /* written by other blocks of this launch: read past the L1 */
+    const volatile double *partials = s.partials + (size_t)(k & 1) * tiles;
+    double sum = 0.0;
 
-    if (norm_iter) {
-        /* written by other blocks of this launch: read past the L1 */
-        const volatile double *partials = s.partials;
-        for (int b = (int)threadIdx.x; b < nblocks; b += JACOBI_BLOCK)
-            local2 += partials[b];
-        local2 = block_sum(local2, scratch);
-    }
-    if (threadIdx.x != 0)
-        return;
-    const bool exchange = s.device_norm && s.sig.node_size > 1;
-    if (norm_iter && exchange) {
+    for (int t = (int)threadIdx.x; t < tiles; t += JACOBI_BLOCK)
+        sum += partials[t];
+    return block_sum(sum, scratch);
+}
+
+/* Thread 0: this rank's norm of iteration k into every node peer's pad (the
+ * bits of the double, then a release count), and into its own bookkeeping. */
+__device__ static void deposit_norm(const jacobi_step_t &s, uint64_t k, uint64_t base,
+                                    double local2)
+{
+    if (s.device_norm && s.sig.node_size > 1) {
         uint64_t bits, deposit = jacobi_deposit(base, s.nccheck, k);
         memcpy(&bits, &local2, sizeof bits);
         for (int q = 0; q < s.sig.node_size; q++)
@@ -178,136 +319,144 @@ __device__ static void finish_iteration(const jacobi_step_t &s, uint64_t k, uint
         for (int q = 0; q < s.sig.node_size; q++) /* release: the deposit before its count */
             shardtab_signal_set(&s.sig, q, JACOBI_SLOT_NORM_SEQ(s.sig.node_rank), k + 1);
     }
-    if (s.device_norm && jacobi_decision_iteration(base, s.nccheck, k)) {
-        double global2 = 0.0;
-        if (exchange) {
-            uint64_t deposit = jacobi_deposit(base, s.nccheck, k - 1);
-            for (int r = 0; r < s.sig.node_size; r++) { /* rank order: the same bits everywhere */
-                if (shardtab_signal_wait_until(&s.sig, JACOBI_SLOT_NORM_SEQ(r), SHARDTAB_CMP_GE,
-                                               k) != SHARDTAB_WAIT_OK) {
-                    ctl->failed = 1;
-                    return;
-                }
-                uint64_t bits = shardtab_load_relaxed_system(
-                    s.sig.mine +
-                    shardtab_slot_index(&s.sig, JACOBI_SLOT_NORM(s.sig.node_size, deposit, r)));
-                double part;
-                memcpy(&part, &bits, sizeof part);
-                global2 += part;
-            }
-        } else {
-            global2 = ctl->local_norm2; /* one rank: its own norm of k - 1 */
-        }
-        double norm = sqrt(global2);
-        uint64_t done = k - 1 - base;
-        ctl->norm = norm;
-        ctl->norm_iter = k - 1;
-        if (done % 100 == 0 && done / 100 < (uint64_t)s.history_len)
-            s.history[done / 100] = norm;
-        if (norm <= s.tol)
-            ctl->stop_at = k + 1;
-    }
-    if (norm_iter) {
-        ctl->local_norm2 = local2;
-        ctl->local_iter = k;
-    }
-    ctl->iteration = k + 1; /* the next launch reads it: a kernel boundary lies between */
 }
 
-/* One sweep. G rows are loaded before any of them is computed, so that each
- * thread keeps G loads in flight: one at a time leaves a GPU waiting on memory
- * latency, not bandwidth (1.5 TB/s on an H200, measured). */
-template <int G>
-__global__ void __launch_bounds__(JACOBI_BLOCK, JACOBI_MIN_BLOCKS_PER_SM)
-    jacobi_kernel(jacobi_step_t s)
+/* Thread 0, closing iteration k: the decision on the norm of k - 1 (every
+ * rank's, summed in rank order: the same bits everywhere), one iteration late
+ * as the anchors. Returns false when a wait gave up. */
+__device__ static bool decide(const jacobi_step_t &s, uint64_t k, uint64_t base, uint64_t *rec)
 {
-    __shared__ uint64_t shared_k, shared_base;
-    __shared__ int shared_run, shared_flag, shared_last;
-    __shared__ double scratch[JACOBI_BLOCK];
     jacobi_ctl_t *ctl = s.ctl;
+    double global2 = 0.0;
 
-    /* One reader, so that every thread of the block takes the same branch. */
-    if (threadIdx.x == 0) {
-        uint64_t it = ctl->iteration;
-        shared_k = it;
-        shared_base = ctl->base;
-        shared_run = it < ctl->stop_at && !ctl->failed && !(s.sig.mine && shardtab_aborted(&s.sig));
+    if (s.fault.kind == JACOBI_FAULT_STOP && k - base == (uint64_t)s.fault.iteration)
+        stop_after(s, k);
+    if (!s.device_norm || !jacobi_decision_iteration(base, s.nccheck, k))
+        return true;
+    if (s.sig.node_size > 1) {
+        uint64_t deposit = jacobi_deposit(base, s.nccheck, k - 1);
+        uint64_t t0 = rec ? shardtab_clock() : 0;
+        for (int r = 0; r < s.sig.node_size; r++) {
+            if (shardtab_signal_wait_until(&s.sig, JACOBI_SLOT_NORM_SEQ(r), SHARDTAB_CMP_GE, k) !=
+                SHARDTAB_WAIT_OK) {
+                fail_at(s, k);
+                return false;
+            }
+            uint64_t bits = shardtab_load_relaxed_system(
+                s.sig.mine +
+                shardtab_slot_index(&s.sig, JACOBI_SLOT_NORM(s.sig.node_size, deposit, r)));
+            double part;
+            memcpy(&part, &bits, sizeof part);
+            global2 += part;
+        }
+        if (rec)
+            rec[JACOBI_TRACE_NORM_WAIT] = shardtab_clock() - t0;
+    } else {
+        global2 = ctl->local_norm2; /* one rank: its own norm of k - 1 */
     }
-    __syncthreads();
-    if (!shared_run)
-        return;
-    const uint64_t k = shared_k, base = shared_base;
+    double norm = sqrt(global2);
+    int slot = jacobi_history_slot(k - 1 - base, s.nccheck, s.history_len);
+    ctl->norm = norm;
+    ctl->norm_iter = k - 1;
+    if (slot >= 0)
+        s.history[slot] = norm;
+    if (norm <= s.tol)
+        stop_after(s, k);
+    return true;
+}
+
+/* ---- one tile of one iteration --------------------------------------------------- */
+
+/* Sweeps tile `tile` of iteration k: waits for the neighbours where it reads or
+ * writes a ghost row, stores its edge rows into theirs, signals when its strip
+ * is done, and adds its squared residues to *norm2 (each thread its own).
+ * Returns false when a wait gave up. Every thread of the block calls it. */
+template <class Cols, int G>
+__device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t base, int tile,
+                                  uint64_t *rec, int *shared_flag, double *norm2)
+{
+    jacobi_ctl_t *ctl = s.ctl;
     const int p = (int)(k & 1);
     const jacobi_real_t *__restrict__ a = s.a[p];
     jacobi_real_t *__restrict__ next_a = s.a[p ^ 1];
     const jacobi_real_t *halo = s.halo[p];
     jacobi_real_t *top_dest = s.top_dest[p ^ 1], *bottom_dest = s.bottom_dest[p ^ 1];
     const int nx = s.nx, rows = s.rows;
-    const int strip_order = (int)blockIdx.x / s.blocks_x;
-    const int bx = (int)blockIdx.x - strip_order * s.blocks_x;
+    const int strip_order = tile / s.blocks_x;
+    const int bx = tile - strip_order * s.blocks_x;
     const int strip = (strip_order + 1) % s.strips; /* the first-row strip last */
     const int r0 = strip * s.rows_per_strip;
     const int r1 = min(rows, r0 + s.rows_per_strip);
-    const int x = 1 + bx * JACOBI_BLOCK + (int)threadIdx.x;
-    const bool active = x < nx - 1;
+    const Cols cols(bx, nx);
     const bool has_first = r0 == 0, has_last = r1 == rows;
     const bool sync_top = s.device_sync && has_first && s.top_peer >= 0;
     const bool sync_bottom = s.device_sync && has_last && s.bottom_peer >= 0;
     const bool norm_iter = jacobi_norm_iteration(base, s.nccheck, k);
     const int dir = has_first && !has_last ? -1 : 1;
     const int first = dir > 0 ? r0 : r1 - 1, last = dir > 0 ? r1 - 1 : r0;
+    /* the planted bug of a test: this thread's point at this iteration */
+    const bool fault_here = s.fault.kind != JACOBI_FAULT_NONE &&
+                            k - base == (uint64_t)s.fault.iteration && cols.holds(s.fault.col);
     bool top_ready = !sync_top, bottom_ready = !sync_bottom, wrote_remote = false;
-    double norm2 = 0.0;
+    typedef typename Cols::value_t value_t;
 
-    /* the walk: prev and center in registers, G new rows per step */
     if (first - dir == -1 && !top_ready) {
-        if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, &shared_flag))
-            return;
+        if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, rec, shared_flag))
+            return false;
         top_ready = true;
     }
-    jacobi_real_t prev = active ? row_value(a, halo, rows, nx, first - dir, x) : 0;
-    jacobi_real_t center = active ? row_value(a, halo, rows, nx, first, x) : 0;
+    value_t prev = cols.active ? cols.load(row_at(a, halo, rows, nx, first - dir)) : cols.zero();
+    value_t center = cols.active ? cols.load(row_at(a, halo, rows, nx, first)) : cols.zero();
     for (int r = first;;) {
         const int left_in_walk = (last - r) * dir + 1;
         const int g = left_in_walk < G ? left_in_walk : G;
-        const int far = r + g * dir; /* the last row this step reads */
+        const int far = r + g * dir; /* the row after the last this step computes */
+        const int lo = dir > 0 ? r : far + 1, hi = dir > 0 ? far - 1 : r;
+        const bool edge_rows = (lo == 0 && top_dest) || (hi == rows - 1 && bottom_dest);
         if (far == -1 && !top_ready) {
-            if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, &shared_flag))
-                return;
+            if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, rec, shared_flag))
+                return false;
             top_ready = true;
         }
         if (far == rows && !bottom_ready) {
-            if (!block_wait(s, JACOBI_SLOT_FROM_BOTTOM, k, &shared_flag))
-                return;
+            if (!block_wait(s, JACOBI_SLOT_FROM_BOTTOM, k, rec, shared_flag))
+                return false;
             bottom_ready = true;
         }
-        jacobi_real_t ahead[G], left[G], right[G];
+        value_t ahead[G];
+        jacobi_real_t left[G], right[G];
 #pragma unroll
         for (int i = 0; i < G; i++) {
-            if (i < g && active) {
-                const size_t at = (size_t)(r + i * dir) * nx + x;
-                ahead[i] = row_value(a, halo, rows, nx, r + (i + 1) * dir, x);
-                left[i] = a[at - 1];
-                right[i] = a[at + 1];
+            if (i < g && cols.active) {
+                ahead[i] = cols.load(row_at(a, halo, rows, nx, r + (i + 1) * dir));
+                cols.sides(a + (size_t)(r + i * dir) * nx, left[i], right[i]);
             }
         }
 #pragma unroll
         for (int i = 0; i < G; i++) {
-            if (i < g && active) {
+            if (i < g && cols.active) {
                 const int row = r + i * dir;
-                const jacobi_real_t v = jacobi_value(left[i], right[i], dir > 0 ? prev : ahead[i],
-                                                     dir > 0 ? ahead[i] : prev);
-                next_a[(size_t)row * nx + x] = v;
-                if (row == 0 && top_dest) {
-                    top_dest[x] = v;
-                    wrote_remote = true;
+                const value_t up = dir > 0 ? prev : ahead[i], down = dir > 0 ? ahead[i] : prev;
+                value_t v = cols.update(left[i], right[i], center, up, down);
+                if (fault_here && row == s.fault.row) {
+                    if (s.fault.kind == JACOBI_FAULT_STALE)
+                        cols.keep_old(v, center, s.fault.col);
+                    else if (s.fault.kind == JACOBI_FAULT_NORM && norm_iter)
+                        *norm2 += cols.residue2_of(v, center, s.fault.col);
                 }
-                if (row == rows - 1 && bottom_dest) {
-                    bottom_dest[x] = v;
-                    wrote_remote = true;
+                cols.store(next_a + (size_t)row * nx, v);
+                if (edge_rows) {
+                    if (row == 0 && top_dest) {
+                        cols.store(top_dest, v);
+                        wrote_remote = true;
+                    }
+                    if (row == rows - 1 && bottom_dest) {
+                        cols.store(bottom_dest, v);
+                        wrote_remote = true;
+                    }
                 }
                 if (norm_iter)
-                    norm2 += jacobi_residue2(v, center);
+                    *norm2 += cols.residue2(v, center);
                 prev = center;
                 center = ahead[i];
             }
@@ -321,260 +470,396 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, JACOBI_MIN_BLOCKS_PER_SM)
     if (wrote_remote)
         shardtab_fence();
     if (sync_top)
-        strip_done(s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k);
+        strip_done(s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
     if (sync_bottom)
-        strip_done(s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k);
+        strip_done(s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k, rec);
+    return true;
+}
 
-    /* the norm: one partial per block, then the last block finishes the iteration */
+/* The tile's partial of iteration k (block-wide), then its trace. */
+__device__ static void tile_partial(const jacobi_step_t &s, uint64_t k, int tile, bool norm_iter,
+                                    double norm2, double *scratch, uint64_t *rec)
+{
     if (norm_iter) {
         double sum = block_sum(norm2, scratch);
         if (threadIdx.x == 0)
-            s.partials[blockIdx.x] = sum;
+            s.partials[(size_t)(k & 1) * (s.blocks_x * s.strips) + tile] = sum;
     }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence(); /* the partial before the ticket */
-        uint64_t ticket = atomicAdd((unsigned long long *)&ctl->arrived, 1ull) + 1;
-        shared_last = ticket % (uint64_t)(s.blocks_x * s.strips) == 0;
-    }
-    __syncthreads();
-    if (!shared_last)
-        return;
-    __threadfence(); /* every partial, seen through the ticket, before they are read */
-    finish_iteration(s, k, base, norm_iter, scratch);
+    if (rec && threadIdx.x == 0)
+        trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
 }
 
-/* The same sweep, four columns a thread with 16-byte loads and stores (rows
- * 16-byte aligned: nx % 4 == 0). A quarter of the instructions per point: the
- * one-column kernel issues ~100 per point and is issue-bound (ncu on an H200:
- * 0.66 warps issued per scheduler and cycle, 2.1 TB/s). Boundary columns are
- * computed and then given back their fixed value. */
-__device__ static inline float4 row4(const jacobi_real_t *__restrict__ a,
-                                     const jacobi_real_t *halo, int rows, int nx, int r, int x0)
+/* ---- one launch per iteration ----------------------------------------------------- */
+
+/* The last block of iteration k: this rank's norm, the deposits into the node
+ * peers' pads, the decision on the norm of k - 1, and the next iteration. */
+__device__ static void close_iteration(const jacobi_step_t &s, uint64_t k, uint64_t base,
+                                       bool norm_iter, double *scratch, uint64_t *rec)
 {
-    const jacobi_real_t *p = r < 0 ? halo + x0 : r >= rows ? halo + nx + x0 : a + (size_t)r * nx + x0;
-    return *reinterpret_cast<const float4 *>(p);
+    jacobi_ctl_t *ctl = s.ctl;
+    uint64_t t0 = rec ? shardtab_clock() : 0;
+    double local2 = norm_iter ? rank_norm2(s, k, scratch) : 0.0;
+
+    if (threadIdx.x != 0)
+        return;
+    if (norm_iter)
+        deposit_norm(s, k, base, local2);
+    if (!decide(s, k, base, rec))
+        return;
+    if (norm_iter) {
+        ctl->local_norm2 = local2;
+        ctl->local_iter = k;
+    }
+    if (peers_aborted(s))
+        fail_at(s, k);
+    ctl->iteration = k + 1;
+    if (rec) {
+        uint64_t now = shardtab_clock();
+        rec[JACOBI_TRACE_NORM] = now - t0;
+        rec[JACOBI_TRACE_END] = now;
+    }
 }
 
-template <int G>
-__global__ void __launch_bounds__(JACOBI_BLOCK, JACOBI_VEC4_MIN_BLOCKS_PER_SM)
-    jacobi_kernel_vec4(jacobi_step_t s)
+template <class Cols, int G>
+__global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks) jacobi_step_kernel(jacobi_step_t s)
 {
     __shared__ uint64_t shared_k, shared_base;
     __shared__ int shared_run, shared_flag, shared_last;
     __shared__ double scratch[JACOBI_BLOCK];
     jacobi_ctl_t *ctl = s.ctl;
 
+    /* thread 0 reads the iteration and whether to run, and shares them, so that
+     * every thread of the block takes the same branch. */
     if (threadIdx.x == 0) {
         uint64_t it = ctl->iteration;
         shared_k = it;
         shared_base = ctl->base;
-        shared_run = it < ctl->stop_at && !ctl->failed && !(s.sig.mine && shardtab_aborted(&s.sig));
+        shared_run = it < ctl->stop_at && !ctl->failed && !peers_aborted(s);
     }
     __syncthreads();
     if (!shared_run)
         return;
     const uint64_t k = shared_k, base = shared_base;
-    const int p = (int)(k & 1);
-    const jacobi_real_t *__restrict__ a = s.a[p];
-    jacobi_real_t *__restrict__ next_a = s.a[p ^ 1];
-    const jacobi_real_t *halo = s.halo[p];
-    jacobi_real_t *top_dest = s.top_dest[p ^ 1], *bottom_dest = s.bottom_dest[p ^ 1];
-    const int nx = s.nx, rows = s.rows;
-    const int strip_order = (int)blockIdx.x / s.blocks_x;
-    const int bx = (int)blockIdx.x - strip_order * s.blocks_x;
-    const int strip = (strip_order + 1) % s.strips; /* the first-row strip last */
-    const int r0 = strip * s.rows_per_strip;
-    const int r1 = min(rows, r0 + s.rows_per_strip);
-    const int x0 = 4 * (bx * JACOBI_BLOCK + (int)threadIdx.x);
-    const bool active = x0 < nx;
-    const bool left_edge = x0 == 0, right_edge = x0 + 4 == nx;
-    const bool has_first = r0 == 0, has_last = r1 == rows;
-    const bool sync_top = s.device_sync && has_first && s.top_peer >= 0;
-    const bool sync_bottom = s.device_sync && has_last && s.bottom_peer >= 0;
     const bool norm_iter = jacobi_norm_iteration(base, s.nccheck, k);
-    const int dir = has_first && !has_last ? -1 : 1;
-    const int first = dir > 0 ? r0 : r1 - 1, last = dir > 0 ? r1 - 1 : r0;
-    bool top_ready = !sync_top, bottom_ready = !sync_bottom, wrote_remote = false;
+    uint64_t *rec = trace_of(s, k, base);
     double norm2 = 0.0;
 
-    if (first - dir == -1 && !top_ready) {
-        if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, &shared_flag))
-            return;
-        top_ready = true;
-    }
-    float4 zero4 = make_float4(0.f, 0.f, 0.f, 0.f);
-    float4 prev = active ? row4(a, halo, rows, nx, first - dir, x0) : zero4;
-    float4 center = active ? row4(a, halo, rows, nx, first, x0) : zero4;
-    for (int r = first;;) {
-        const int left_in_walk = (last - r) * dir + 1;
-        const int g = left_in_walk < G ? left_in_walk : G;
-        const int far = r + g * dir;
-        const int lo = dir > 0 ? r : far + 1, hi = dir > 0 ? far - 1 : r; /* rows of this step */
-        const bool edge_rows = (lo == 0 && top_dest) || (hi == rows - 1 && bottom_dest);
-        if (far == -1 && !top_ready) {
-            if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, &shared_flag))
-                return;
-            top_ready = true;
-        }
-        if (far == rows && !bottom_ready) {
-            if (!block_wait(s, JACOBI_SLOT_FROM_BOTTOM, k, &shared_flag))
-                return;
-            bottom_ready = true;
-        }
-        float4 ahead[G];
-        jacobi_real_t left[G], right[G];
-#pragma unroll
-        for (int i = 0; i < G; i++) {
-            if (i < g && active) {
-                const jacobi_real_t *row = a + (size_t)(r + i * dir) * nx + x0;
-                ahead[i] = row4(a, halo, rows, nx, r + (i + 1) * dir, x0);
-                left[i] = left_edge ? 0.f : row[-1];
-                right[i] = right_edge ? 0.f : row[4];
-            }
-        }
-#pragma unroll
-        for (int i = 0; i < G; i++) {
-            if (i < g && active) {
-                const int row = r + i * dir;
-                const float4 up = dir > 0 ? prev : ahead[i], down = dir > 0 ? ahead[i] : prev;
-                float4 v;
-                v.x = left_edge ? center.x : jacobi_value(left[i], center.y, up.x, down.x);
-                v.y = jacobi_value(center.x, center.z, up.y, down.y);
-                v.z = jacobi_value(center.y, center.w, up.z, down.z);
-                v.w = right_edge ? center.w : jacobi_value(center.z, right[i], up.w, down.w);
-                *reinterpret_cast<float4 *>(next_a + (size_t)row * nx + x0) = v;
-                if (edge_rows) {
-                    if (row == 0 && top_dest) {
-                        *reinterpret_cast<float4 *>(top_dest + x0) = v;
-                        wrote_remote = true;
-                    }
-                    if (row == rows - 1 && bottom_dest) {
-                        *reinterpret_cast<float4 *>(bottom_dest + x0) = v;
-                        wrote_remote = true;
-                    }
-                }
-                if (norm_iter)
-                    norm2 += jacobi_residue2(v.x, center.x) + jacobi_residue2(v.y, center.y) +
-                             jacobi_residue2(v.z, center.z) + jacobi_residue2(v.w, center.w);
-                prev = center;
-                center = ahead[i];
-            }
-        }
-        if (g < G || far - dir == last)
-            break;
-        r = far;
-    }
-
-    if (wrote_remote)
-        shardtab_fence();
-    if (sync_top)
-        strip_done(s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k);
-    if (sync_bottom)
-        strip_done(s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k);
-    if (norm_iter) {
-        double sum = block_sum(norm2, scratch);
-        if (threadIdx.x == 0)
-            s.partials[blockIdx.x] = sum;
-    }
+    if (rec && threadIdx.x == 0)
+        trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
+    if (!sweep_tile<Cols, G>(s, k, base, (int)blockIdx.x, rec, &shared_flag, &norm2))
+        return;
+    tile_partial(s, k, (int)blockIdx.x, norm_iter, norm2, scratch, rec);
     __syncthreads();
     if (threadIdx.x == 0) {
-        __threadfence();
+        __threadfence(); /* the partial before the ticket */
         uint64_t ticket = atomicAdd((unsigned long long *)&ctl->arrived, 1ull) + 1;
         shared_last = ticket % (uint64_t)(s.blocks_x * s.strips) == 0;
+        if (shared_last && rec)
+            rec[JACOBI_TRACE_ARRIVED] = shardtab_clock();
     }
     __syncthreads();
     if (!shared_last)
         return;
-    __threadfence();
-    finish_iteration(s, k, base, norm_iter, scratch);
+    __threadfence(); /* every partial, seen through the ticket, before they are read */
+    close_iteration(s, k, base, norm_iter, scratch, rec);
 }
 
-/* ---- launching: plain, or a captured graph replayed ------------------------ */
+/* ---- one persistent launch for the whole solve ------------------------------------ */
 
-/* One cached graph per thread (launchers may run on any thread). */
-static thread_local struct {
-    jacobi_step_t step;
-    void *stream;
-    int steps;
-    hipGraphExec_t exec;
-    bool valid;
-} graph_cache;
-
-extern "C" void jacobi_graph_release(void)
+/* Every block loops over the iterations and, within one, over its tiles; a
+ * grid-wide barrier closes each iteration. Block 0 carries the norm, one step
+ * behind the sweep: at the start of iteration k it sums the tiles' partials of
+ * k - 1 and deposits them into the peers' pads, sweeps its own tiles (the
+ * peers deposit meanwhile), then waits for every rank's norm of k - 1 and
+ * decides, before the barrier. The decision to stop (or a failure) lowers
+ * stop_at, which every block reads after the barrier: the same answer in
+ * every block, so no block is left at a barrier alone. Blocks launched in one
+ * cooperative launch are co-resident (jacobi_plan_create checks it), so the
+ * barrier cannot wait for a block that never runs. */
+template <class Cols, int G>
+__global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks)
+    jacobi_persistent_kernel(jacobi_step_t s, uint64_t count)
 {
-    if (graph_cache.valid)
-        (void)hipGraphExecDestroy(graph_cache.exec);
-    graph_cache.valid = false;
+    __shared__ uint64_t shared_k0, shared_base, shared_stop;
+    __shared__ int shared_flag;
+    __shared__ double scratch[JACOBI_BLOCK];
+    cg::grid_group grid = cg::this_grid();
+    jacobi_ctl_t *ctl = s.ctl;
+    const int tiles = s.blocks_x * s.strips;
+
+    if (threadIdx.x == 0) {
+        shared_k0 = ctl->iteration;
+        shared_base = ctl->base;
+        shared_stop = ctl->stop_at;
+    }
+    __syncthreads();
+    const uint64_t k0 = shared_k0, base = shared_base, end = k0 + count;
+    uint64_t k = k0;
+    for (; k < end && k < shared_stop; k++) {
+        const bool norm_iter = jacobi_norm_iteration(base, s.nccheck, k);
+        uint64_t *rec = trace_of(s, k, base);
+        uint64_t norm_ticks = 0;
+
+        if (rec && threadIdx.x == 0)
+            trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
+        if (blockIdx.x == 0 && k > base && jacobi_norm_iteration(base, s.nccheck, k - 1)) {
+            uint64_t t0 = rec ? shardtab_clock() : 0;
+            double local2 = rank_norm2(s, k - 1, scratch);
+            if (threadIdx.x == 0) {
+                deposit_norm(s, k - 1, base, local2);
+                ctl->local_norm2 = local2;
+                ctl->local_iter = k - 1;
+                if (rec)
+                    norm_ticks = shardtab_clock() - t0;
+            }
+        }
+        bool ok = true;
+        for (int tile = (int)blockIdx.x; tile < tiles && ok; tile += (int)gridDim.x) {
+            double norm2 = 0.0;
+            ok = sweep_tile<Cols, G>(s, k, base, tile, rec, &shared_flag, &norm2);
+            if (ok)
+                tile_partial(s, k, tile, norm_iter, norm2, scratch, rec);
+        }
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            uint64_t t0 = rec ? shardtab_clock() : 0;
+            if (ok && decide(s, k, base, rec) && peers_aborted(s))
+                fail_at(s, k);
+            if (rec)
+                rec[JACOBI_TRACE_NORM] = norm_ticks + (shardtab_clock() - t0);
+        }
+        if (rec && threadIdx.x == 0)
+            trace_max(rec, JACOBI_TRACE_ARRIVED, shardtab_clock());
+        grid.sync();
+        if (threadIdx.x == 0) {
+            shared_stop = *(volatile uint64_t *)&ctl->stop_at;
+            if (rec && blockIdx.x == 0)
+                rec[JACOBI_TRACE_END] = shardtab_clock();
+        }
+        __syncthreads();
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        ctl->iteration = k;
+        if (s.done)
+            *s.done = 1;
+    }
 }
 
-static hipError_t launch(const jacobi_step_t *s, hipStream_t stream)
+/* ---- plans: how the steps are launched --------------------------------------------- */
+
+struct jacobi_plan {
+    jacobi_step_t step;       /* the plan's copy, its done flag set */
+    jacobi_launch_t launch;
+    hipStream_t stream;
+    int blocks;               /* persistent: the grid; else one block per tile */
+    hipGraphExec_t exec;      /* graph */
+    bool has_exec;
+    hipEvent_t chunk_done[2]; /* pacing */
+    uint64_t *done_host;      /* mapped host memory the device sets when it stops */
+};
+
+typedef void (*step_kernel_t)(jacobi_step_t);
+typedef void (*persistent_kernel_t)(jacobi_step_t, uint64_t);
+
+static int rows_in_flight(const jacobi_step_t *s)
 {
-    unsigned blocks = (unsigned)(s->blocks_x * s->strips);
-    int rows_in_flight =
-        knob("JACOBI_ROWS_IN_FLIGHT",
-             s->columns_per_thread == 4 ? JACOBI_VEC4_ROWS_IN_FLIGHT : JACOBI_ROWS_IN_FLIGHT, 1, 8);
-    if (s->columns_per_thread == 4) {
-        if (rows_in_flight >= 8)
-            jacobi_kernel_vec4<8><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
-        else if (rows_in_flight >= 4)
-            jacobi_kernel_vec4<4><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
-        else
-            jacobi_kernel_vec4<1><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
-    } else if (rows_in_flight >= 8)
-        jacobi_kernel<8><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
-    else if (rows_in_flight >= 4)
-        jacobi_kernel<4><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
-    else
-        jacobi_kernel<1><<<blocks, JACOBI_BLOCK, 0, stream>>>(*s);
-    return hipGetLastError();
+    return knob("JACOBI_ROWS_IN_FLIGHT",
+                s->columns_per_thread == 4 ? JACOBI_VEC4_ROWS_IN_FLIGHT : JACOBI_ROWS_IN_FLIGHT,
+                1, 8);
 }
 
-/* One graph of JACOBI_GRAPH_STEPS launches of this step, captured once: every
- * launch reads its iteration from the device, so the same graph serves all. */
-static hipError_t graph_for(const jacobi_step_t *s, hipStream_t stream)
+static step_kernel_t step_kernel_for(const jacobi_step_t *s)
+{
+    int g = rows_in_flight(s);
+    if (s->columns_per_thread == 4)
+        return g >= 8 ? jacobi_step_kernel<Vec4Columns, 8>
+               : g >= 4 ? jacobi_step_kernel<Vec4Columns, 4>
+                        : jacobi_step_kernel<Vec4Columns, 1>;
+    return g >= 8 ? jacobi_step_kernel<ScalarColumns, 8>
+           : g >= 4 ? jacobi_step_kernel<ScalarColumns, 4>
+                    : jacobi_step_kernel<ScalarColumns, 1>;
+}
+
+static persistent_kernel_t persistent_kernel_for(const jacobi_step_t *s)
+{
+    int g = rows_in_flight(s);
+    if (s->columns_per_thread == 4)
+        return g >= 8 ? jacobi_persistent_kernel<Vec4Columns, 8>
+               : g >= 4 ? jacobi_persistent_kernel<Vec4Columns, 4>
+                        : jacobi_persistent_kernel<Vec4Columns, 1>;
+    return g >= 8 ? jacobi_persistent_kernel<ScalarColumns, 8>
+           : g >= 4 ? jacobi_persistent_kernel<ScalarColumns, 4>
+                    : jacobi_persistent_kernel<ScalarColumns, 1>;
+}
+
+static hipError_t launch_steps(const jacobi_plan_t *plan, int count)
+{
+    step_kernel_t kernel = step_kernel_for(&plan->step);
+    unsigned tiles = (unsigned)(plan->step.blocks_x * plan->step.strips);
+
+    for (int i = 0; i < count; i++) {
+        kernel<<<tiles, JACOBI_BLOCK, 0, plan->stream>>>(plan->step);
+        hipError_t err = hipGetLastError();
+        if (err != hipSuccess)
+            return err;
+    }
+    return hipSuccess;
+}
+
+/* A persistent grid: as many tiles as can be co-resident, every block looping
+ * over its share. Fails with JACOBI_PLAN_NOT_RESIDENT when not even one block
+ * per multiprocessor fits, or the device has no cooperative launch. */
+static int size_persistent(jacobi_plan_t *plan, char *why, size_t why_bytes)
+{
+    int device, cooperative = 0, per_sm = 0, sms = 0;
+    hipError_t err = hipGetDevice(&device);
+
+    if (err == hipSuccess)
+        err = hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, device);
+    if (err == hipSuccess)
+        err = multiprocessors(&sms);
+    if (err == hipSuccess)
+        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, (const void *)persistent_kernel_for(&plan->step), JACOBI_BLOCK, 0);
+    if (err != hipSuccess)
+        return (int)err;
+    if (!cooperative) {
+        snprintf(why, why_bytes, "device %d has no cooperative launch", device);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    if (per_sm < 1) {
+        snprintf(why, why_bytes, "no block of the persistent kernel fits a multiprocessor of device %d",
+                 device);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    int tiles = plan->step.blocks_x * plan->step.strips;
+    int resident = per_sm * sms;
+    plan->blocks = tiles < resident ? tiles : resident;
+    return 0;
+}
+
+/* One graph of JACOBI_CHUNK_STEPS launches, captured once: every launch reads
+ * its iteration from the device, so the same graph serves every chunk. */
+static hipError_t capture_graph(jacobi_plan_t *plan)
 {
     hipGraph_t graph;
-    hipError_t err, end;
+    hipError_t err = hipStreamBeginCapture(plan->stream, hipStreamCaptureModeThreadLocal), end;
 
-    if (graph_cache.valid && graph_cache.stream == (void *)stream &&
-        memcmp(&graph_cache.step, s, sizeof *s) == 0)
-        return hipSuccess;
-    jacobi_graph_release();
-    err = hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal);
     if (err != hipSuccess)
         return err;
-    for (int i = 0; i < JACOBI_GRAPH_STEPS && err == hipSuccess; i++)
-        err = launch(s, stream);
-    end = hipStreamEndCapture(stream, &graph);
+    err = launch_steps(plan, JACOBI_CHUNK_STEPS);
+    end = hipStreamEndCapture(plan->stream, &graph);
     if (err == hipSuccess)
         err = end;
     if (err != hipSuccess)
         return err;
-    err = hipGraphInstantiateWithFlags(&graph_cache.exec, graph, 0);
+    err = hipGraphInstantiateWithFlags(&plan->exec, graph, 0);
     (void)hipGraphDestroy(graph);
-    if (err != hipSuccess)
-        return err;
-    graph_cache.step = *s;
-    graph_cache.stream = (void *)stream;
-    graph_cache.steps = JACOBI_GRAPH_STEPS;
-    graph_cache.valid = true;
-    return hipSuccess;
+    if (err == hipSuccess)
+        plan->has_exec = true;
+    return err;
 }
 
-extern "C" int jacobi_run(const jacobi_step_t *s, int count, void *stream_handle, int graph)
+extern "C" void jacobi_plan_destroy(jacobi_plan_t *plan)
 {
-    hipStream_t stream = (hipStream_t)stream_handle;
+    if (plan == NULL)
+        return;
+    if (plan->has_exec)
+        (void)hipGraphExecDestroy(plan->exec);
+    for (int i = 0; i < 2; i++)
+        if (plan->chunk_done[i])
+            (void)hipEventDestroy(plan->chunk_done[i]);
+    if (plan->done_host)
+        (void)hipHostFree(plan->done_host);
+    free(plan);
+}
+
+extern "C" int jacobi_plan_create(const jacobi_step_t *step, jacobi_launch_t launch,
+                                  void *stream, jacobi_plan_t **plan_out, char *why,
+                                  size_t why_bytes)
+{
+    jacobi_plan_t *plan = (jacobi_plan_t *)calloc(1, sizeof *plan);
+    hipError_t err = hipSuccess;
+    int rc = 0;
+    void *done_device = NULL;
+
+    if (why_bytes)
+        why[0] = '\0';
+    if (plan == NULL)
+        return (int)hipErrorOutOfMemory;
+    plan->step = *step;
+    plan->launch = launch;
+    plan->stream = (hipStream_t)stream;
+    plan->blocks = step->blocks_x * step->strips;
+    /* the device tells the host "stopped" through mapped host memory, read
+     * only after a later event: coherent at kernel boundaries is enough */
+    err = hipHostMalloc((void **)&plan->done_host, sizeof *plan->done_host, hipHostMallocMapped);
+    if (err == hipSuccess)
+        err = hipHostGetDevicePointer(&done_device, plan->done_host, 0);
+    for (int i = 0; i < 2 && err == hipSuccess; i++)
+        err = hipEventCreateWithFlags(&plan->chunk_done[i], hipEventDisableTiming);
+    if (err == hipSuccess) {
+        *plan->done_host = 0;
+        plan->step.done = (volatile uint64_t *)done_device;
+        if (launch == JACOBI_LAUNCH_PERSISTENT)
+            rc = size_persistent(plan, why, why_bytes);
+        else if (launch == JACOBI_LAUNCH_GRAPH)
+            err = capture_graph(plan);
+    }
+    if (err != hipSuccess)
+        rc = (int)err;
+    if (rc != 0) {
+        jacobi_plan_destroy(plan);
+        return rc;
+    }
+    *plan_out = plan;
+    return 0;
+}
+
+extern "C" int jacobi_plan_run(jacobi_plan_t *plan, int count)
+{
     hipError_t err = hipSuccess;
 
-    if (graph && count >= JACOBI_GRAPH_STEPS) {
-        err = graph_for(s, stream);
-        for (; err == hipSuccess && count >= graph_cache.steps; count -= graph_cache.steps)
-            err = hipGraphLaunch(graph_cache.exec, stream);
+    if (count <= 0)
+        return 0;
+    *plan->done_host = 0;
+    if (plan->launch == JACOBI_LAUNCH_PERSISTENT) {
+        uint64_t steps = (uint64_t)count;
+        void *args[] = {(void *)&plan->step, (void *)&steps};
+        err = hipLaunchCooperativeKernel((const void *)persistent_kernel_for(&plan->step),
+                                         dim3((unsigned)plan->blocks), dim3(JACOBI_BLOCK), args, 0,
+                                         plan->stream);
+        if (err == hipSuccess)
+            err = hipGetLastError();
+        return (int)err;
     }
-    for (; err == hipSuccess && count > 0; count--)
-        err = launch(s, stream);
+    /* chunks of steps, at most two queued: before a third, wait for the first
+     * and stop if the device has decided the solve is over */
+    for (int chunk = 0; count > 0 && err == hipSuccess; chunk++) {
+        int steps = count < JACOBI_CHUNK_STEPS ? count : JACOBI_CHUNK_STEPS;
+        if (chunk >= 2) {
+            err = hipEventSynchronize(plan->chunk_done[chunk & 1]);
+            if (err != hipSuccess || *(volatile uint64_t *)plan->done_host)
+                break;
+        }
+        if (plan->has_exec && steps == JACOBI_CHUNK_STEPS)
+            err = hipGraphLaunch(plan->exec, plan->stream);
+        else
+            err = launch_steps(plan, steps);
+        if (err == hipSuccess)
+            err = hipEventRecord(plan->chunk_done[chunk & 1], plan->stream);
+        count -= steps;
+    }
     return (int)err;
+}
+
+extern "C" jacobi_launch_t jacobi_plan_launch(const jacobi_plan_t *plan)
+{
+    return plan->launch;
+}
+
+extern "C" int jacobi_plan_blocks(const jacobi_plan_t *plan)
+{
+    return plan->blocks;
 }
 
 extern "C" int jacobi_stream_create(void **stream)
@@ -593,7 +878,21 @@ extern "C" void jacobi_stream_destroy(void *stream)
         (void)hipStreamDestroy((hipStream_t)stream);
 }
 
+extern "C" double jacobi_clock_hz(void)
+{
+    int device = 0;
+    hipDeviceProp_t props;
+
+    if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&props, device) != hipSuccess) {
+        (void)hipGetLastError();
+        return 1e9;
+    }
+    return gpu_wall_clock_hz(device, &props);
+}
+
 extern "C" const char *jacobi_error_string(int code)
 {
+    if (code == JACOBI_PLAN_NOT_RESIDENT)
+        return "the persistent grid cannot be co-resident";
     return hipGetErrorString((hipError_t)code);
 }

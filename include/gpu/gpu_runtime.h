@@ -20,6 +20,7 @@
 /* ------------------------------------------------------------------ AMD */
 #  if defined(__HIP__) || defined(__HIPCC__)
 #    include <hip/hip_runtime.h>
+#    include <hip/hip_cooperative_groups.h> /* namespace cooperative_groups, as CUDA's */
 #  else
 #    ifndef __HIP_PLATFORM_AMD__
 #      define __HIP_PLATFORM_AMD__
@@ -93,6 +94,7 @@ static inline void gpu_memory_query(const void *p, int *kind, int *device, int *
 /* --------------------------------------------------------------- NVIDIA */
 #  ifdef __CUDACC__
 #    include <cuda_runtime.h>
+#    include <cooperative_groups.h>
 #  else
 #    include <cuda_runtime_api.h>
 #  endif
@@ -195,6 +197,11 @@ typedef cudaGraphExec_t        hipGraphExec_t;
 #define hipFreeAsync                     cudaFreeAsync
 #define hipMallocManaged                 cudaMallocManaged
 #define hipMemAttachGlobal               cudaMemAttachGlobal
+/* cooperative launches: every block co-resident, a grid-wide barrier inside */
+#define hipLaunchCooperativeKernel       cudaLaunchCooperativeKernel
+#define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define hipDeviceAttributeCooperativeLaunch cudaDevAttrCooperativeLaunch
+#define hipErrorCooperativeLaunchTooLarge  cudaErrorCooperativeLaunchTooLarge
 
 /* Allocation flags of hipExtMallocWithFlags. CUDA device memory already takes
  * system-scope loads, stores and atomics from peers while kernels run (over

@@ -7,21 +7,27 @@
  *          the loop, on the classic problem of NVIDIA's multi-gpu-programming-
  *          models, and measure it beside their NCCL and NVSHMEM versions.
  * USAGE    mpirun -np <ranks> ./jacobi [-nx N] [-ny N] [-niter N] [-nccheck N]
- *                 [--variant table|host-sync|mpi] [--launch graph|stream]
- *                 [--repeat R] [--json FILE] [--allow-shared-gpu]
+ *                 [--variant table|host-sync|mpi] [--launch auto|persistent|graph|stream]
+ *                 [--init zero|random[:SEED]] [--cpu-check auto|yes|no] [--repeat R]
+ *                 [--json FILE] [--trace FILE] [--allow-shared-gpu]
  * NOTES    The problem, as the anchors define it: Dirichlet boundaries
  *          sin(2 pi y / (ny - 1)) on the left and right columns, periodic rows
  *          (the first interior row's neighbour above is the last interior row),
- *          zero start, single precision, stop one iteration after the L2 norm
- *          falls to 1e-8 or after -niter iterations. Every rank computes the
- *          whole grid alone on its own device first (the 1-GPU reference, timed
- *          too) and compares its rows of the distributed result with it bit for
- *          bit. Each ghost row has a halo buffer in coherent memory (the table's
- *          shards); the rows themselves stay in ordinary device memory.
+ *          zero start (or --init random), single precision, stop one iteration
+ *          after the L2 norm falls to 1e-8 or after -niter iterations. Rank 0
+ *          also solves the whole grid alone, timed (the 1-GPU reference, the
+ *          speedup's baseline), while the others wait. Every result is then
+ *          checked against an independent plain reference, and that against a
+ *          CPU loop where the work is small enough. Each ghost row has a halo
+ *          buffer in coherent memory (the table's shards); the rows themselves
+ *          stay in ordinary device memory.
  *
- * The rooms: jacobi_solver.c (buffers, wiring), jacobi_exchange.c (the host's
- * part of a step), jacobi_solve.c (one timed solve), jacobi_verify.c (the
- * checks), jacobi_report.c (output); kernels/jacobi_sweep.* (the kernels).
+ * The rooms: jacobi_problem.c (the starting state), jacobi_solver.c (buffers,
+ * wiring), jacobi_exchange.c (the host's part of a step), jacobi_solve.c (the
+ * launch mode, one timed solve), jacobi_trace.c (where the time goes),
+ * jacobi_verify.c (the checks), jacobi_report.c (output); the kernels are
+ * kernels/jacobi_sweep.* (optimised) and kernels/jacobi_plain.* (the plain
+ * reference).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,37 +35,59 @@
 
 #include "app.h"
 #include "jacobi_job.h"
+#include "jacobi_op.h"
 #include "jacobi_report.h"
 #include "jacobi_solve.h"
+#include "jacobi_trace.h"
 #include "jacobi_verify.h"
 #include "mpi_gpu.h"
 #include "shardtab.h"
 
-#define JACOBI_WARMUP_ITERS 20 /* the untimed solve first: modules, graphs, peer pages */
+/* ---- before the device: options, rows, memory, result files ------------------------ */
 
-/* Host memory a rank needs: the reference's starting grid, its rows' result
- * and reference, its own starting rows, staging. Refused up front when the
- * node cannot hold it for every rank on it. */
-static shardtab_status_t check_host_memory(const jacobi_job_t *j, int ranks_on_node)
+/* Host bytes this rank needs (and the device's, which are host memory too on
+ * the host backend): its rows' start, result and expected rows, staging; rank
+ * 0 also the whole grid's start and the verification's grids. */
+static uint64_t rank_memory(const jacobi_job_t *j)
 {
-    uint64_t nx = (uint64_t)j->opts.nx;
-    uint64_t need = sizeof(jacobi_real_t) * nx * ((uint64_t)j->opts.ny + 3 * (uint64_t)j->rows.count + 4);
-    uint64_t have = shardtab_host_memory_available();
+    const uint64_t row = (uint64_t)j->opts.nx * sizeof(jacobi_real_t);
+    const uint64_t mine = (uint64_t)j->rows.count * row;
+    uint64_t host = 3 * mine + 6 * row, device = 2 * mine + 4 * row, verify_host, verify_device;
 
-    if (have != 0 && need * (uint64_t)ranks_on_node > have)
-        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                  "a %d x %d grid needs %.2f GiB of host memory on each of the %d "
-                                  "ranks of this node, and %.2f GiB is available: use a smaller "
-                                  "grid or fewer ranks per node",
-                                  j->opts.nx, j->opts.ny, need / 1073741824.0, ranks_on_node,
-                                  have / 1073741824.0);
-    return SHARDTAB_SUCCESS;
+    jacobi_verify_memory(&j->opts, j->rank, &verify_host, &verify_device);
+    host += verify_host;
+    device += verify_device;
+    return host + (shardtab_backend() == SHARDTAB_BACKEND_HOST ? device : 0);
 }
+
+/* The node's need, summed over its ranks, against what it has: refused up
+ * front, once for the node, before any rank touches a page. Collective. */
+static shardtab_status_t check_host_memory(const jacobi_job_t *j, MPI_Comm node)
+{
+    uint64_t mine = rank_memory(j), node_need = 0, have = shardtab_host_memory_available();
+    int node_rank = 0;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    MPI_Allreduce(&mine, &node_need, 1, MPI_UINT64_T, MPI_SUM, node);
+    MPI_Comm_rank(node, &node_rank);
+    if (node_rank == 0 && have != 0 && node_need > have)
+        status = shardtab_error_set(
+            SHARDTAB_ERR_INVALID_ARG,
+            "a %d x %d grid on the %d ranks of this node needs %.2f GiB of host memory (rank 0 "
+            "holds the whole grid %s times for the references and their checks), and %.2f GiB is "
+            "available: use a smaller grid, fewer ranks per node or --cpu-check no",
+            j->opts.nx, j->opts.ny, j->node_size, node_need / 1073741824.0, "four to six",
+            have / 1073741824.0);
+    return status;
+}
+
+/* ---- the device, its buffers and the table ------------------------------------------------ */
 
 static shardtab_status_t allocate_host(jacobi_job_t *j)
 {
     size_t row = (size_t)j->opts.nx * sizeof(jacobi_real_t);
     size_t mine = (size_t)j->rows.count * row;
+    size_t whole = (size_t)(j->opts.ny - 2) * row;
 
     j->result = malloc(mine);
     j->expected = malloc(mine);
@@ -71,6 +99,12 @@ static shardtab_status_t allocate_host(jacobi_job_t *j)
     if (!j->result || !j->expected || !j->send_first || !j->send_last || !j->recv_top ||
         !j->recv_bottom || !j->norms)
         return jacobi_no_memory("host rows", 2 * mine + 4 * row);
+    if (j->rank == 0) {
+        j->ref_rows = malloc(whole);
+        j->plain_rows = malloc(whole);
+        if (!j->ref_rows || !j->plain_rows)
+            return jacobi_no_memory("the references' rows", 2 * whole);
+    }
     return SHARDTAB_SUCCESS;
 }
 
@@ -83,6 +117,8 @@ static void free_host(jacobi_job_t *j)
     free(j->recv_top);
     free(j->recv_bottom);
     free(j->norms);
+    free(j->ref_rows);
+    free(j->plain_rows);
 }
 
 /* Collective teardown in reverse order of set-up; the first failure wins. */
@@ -90,13 +126,15 @@ static shardtab_status_t release(jacobi_job_t *j)
 {
     shardtab_status_t first = shardtab_stream_synchronize(j->stream), s;
 
-    jacobi_graph_release();
     if (j->table && (s = shardtab_destroy(&j->table)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
         first = s;
     if ((s = jacobi_solver_free(&j->run)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
         first = s;
     if ((s = jacobi_solver_free(&j->ref)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
         first = s;
+    if ((s = shardtab_mem_free(j->plain_norm2)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+        first = s;
+    j->plain_norm2 = NULL;
     jacobi_stream_destroy(j->stream);
     j->stream = NULL;
     free_host(j);
@@ -118,7 +156,29 @@ static int skip_signal_for_test(int rank)
     return *end == '\0' && r == rank;
 }
 
-/* Device, stream, host buffers, both solvers, the table and its wiring. Collective. */
+/* Ranks of this node bound to this rank's device (1 unless --allow-shared-gpu
+ * put several there). Collective. */
+static int ranks_on_my_device(MPI_Comm node)
+{
+    shardtab_device_info_t info;
+    char *ids;
+    int size = 1, count = 0;
+
+    shardtab_device_info(&info);
+    MPI_Comm_size(node, &size);
+    ids = malloc((size_t)size * sizeof info.pci_bus_id);
+    if (ids == NULL)
+        return info.shared ? 2 : 1; /* at least two, if shared: enough for the choice */
+    MPI_Allgather(info.pci_bus_id, (int)sizeof info.pci_bus_id, MPI_CHAR, ids,
+                  (int)sizeof info.pci_bus_id, MPI_CHAR, node);
+    for (int r = 0; r < size; r++)
+        count += strcmp(ids + (size_t)r * sizeof info.pci_bus_id, info.pci_bus_id) == 0;
+    free(ids);
+    return info.shared ? count : 1;
+}
+
+/* Stream, host buffers, the solvers (the reference on rank 0 only), the
+ * table and its wiring, the test's planted bug. Collective. */
 static shardtab_status_t set_up(jacobi_job_t *j)
 {
     shardtab_create_params_t params = {0};
@@ -127,11 +187,11 @@ static shardtab_status_t set_up(jacobi_job_t *j)
     if (status == SHARDTAB_SUCCESS)
         status = allocate_host(j);
     if (status == SHARDTAB_SUCCESS)
-        status = jacobi_solver_alloc(&j->run, j->opts.nx, j->opts.ny, j->rows.start,
-                                     j->rows.count, j->opts.niter, 1);
-    if (status == SHARDTAB_SUCCESS)
-        status = jacobi_solver_alloc(&j->ref, j->opts.nx, j->opts.ny, 1, j->opts.ny - 2,
-                                     j->opts.niter, 0);
+        status = jacobi_solver_alloc(&j->run, &j->opts, j->rows.start, j->rows.count, 1, 0);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        status = jacobi_solver_alloc(&j->ref, &j->opts, 1, j->opts.ny - 2, 0, 1);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        status = shardtab_mem_alloc((size_t)j->opts.ny * sizeof(double), (void **)&j->plain_norm2);
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS) {
         /* the shards are the halo buffers: what a neighbour writes into */
@@ -150,34 +210,21 @@ static shardtab_status_t set_up(jacobi_job_t *j)
         status = shardtab_agree(MPI_COMM_WORLD, jacobi_wire_edges(j));
     }
     if (status == SHARDTAB_SUCCESS) {
-        jacobi_wire_reference(&j->ref, j->opts.nccheck);
-        status = shardtab_agree(MPI_COMM_WORLD, jacobi_solver_start(&j->run, j->stream));
+        jacobi_solver_plant(&j->run, &j->fault, JACOBI_FAULT_IN_RUN);
+        status = jacobi_solver_start(&j->run, j->stream);
+        if (status == SHARDTAB_SUCCESS && j->rank == 0) {
+            jacobi_wire_reference(&j->ref, j->opts.nccheck);
+            jacobi_solver_plant(&j->ref, &j->fault, JACOBI_FAULT_IN_REFERENCE);
+            status = jacobi_solver_start(&j->ref, j->stream);
+        }
+        status = shardtab_agree(MPI_COMM_WORLD, status);
     }
-    if (status == SHARDTAB_SUCCESS)
-        status = shardtab_agree(MPI_COMM_WORLD, jacobi_solver_start(&j->ref, j->stream));
     if (status == SHARDTAB_SUCCESS)
         j->nodes = shardtab_node_count(j->table);
     return status;
 }
 
-/* A warm-up solve, then opts.repeat timed ones; times[i] is this rank's
- * (reference) or the slowest rank's (distributed). */
-static shardtab_status_t timed_solves(jacobi_job_t *j, jacobi_solver_t *s, int distributed,
-                                      jacobi_outcome_t *out, double *times)
-{
-    int warm = j->opts.niter < JACOBI_WARMUP_ITERS ? j->opts.niter : JACOBI_WARMUP_ITERS;
-    shardtab_status_t status = jacobi_solve(j, s, distributed, warm, out);
-
-    for (int i = 0; i < j->opts.repeat && status == SHARDTAB_SUCCESS; i++) {
-        status = jacobi_solve(j, s, distributed, j->opts.niter, out);
-        times[i] = out->seconds;
-        if (distributed)
-            MPI_Allreduce(&out->seconds, &times[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    }
-    return status;
-}
-
-/* rank 0's reference time, as the anchors report theirs, and the job's */
+/* rank 0's reference time (rank 0 alone), and the job's */
 static void take_medians(const jacobi_job_t *j, jacobi_timings_t *t)
 {
     double *sorted = malloc(2 * (size_t)j->opts.repeat * sizeof *sorted);
@@ -192,18 +239,37 @@ static void take_medians(const jacobi_job_t *j, jacobi_timings_t *t)
     MPI_Bcast(&t->ref_median, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 
+static int outcome_alloc(jacobi_outcome_t *o, const jacobi_options_t *opts)
+{
+    memset(o, 0, sizeof *o);
+    o->history_len = jacobi_history_len(opts->niter, opts->nccheck);
+    o->history = calloc((size_t)o->history_len, sizeof(double));
+    return o->history != NULL;
+}
+
+/* A failure before the device: one message from rank 0, the files left as they were. */
+static int leave_early(const jacobi_job_t *j, shardtab_status_t status, app_outfile_t *json,
+                       app_outfile_t *trace)
+{
+    jacobi_say_error(j->rank, shardtab_last_error());
+    app_outfile_discard(json);
+    app_outfile_discard(trace);
+    MPI_Finalize();
+    return jacobi_exit_code_for(status);
+}
+
 int main(int argc, char **argv)
 {
     shardtab_init_params_t init = {0};
-    shardtab_status_t status;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
     jacobi_job_t j;
     jacobi_rank_line_t *lines = NULL;
-    jacobi_outcome_t ref = {0}, run = {0};
+    jacobi_outcome_t ref, run, plain, traced;
     jacobi_timings_t times = {0};
     jacobi_verdict_t verdict;
-    app_outfile_t json = {0};
-    char err[256];
-    int exit_code = 0, ranks_on_node = 1, have_json = 0;
+    app_outfile_t json = {0}, trace = {0};
+    char err[512];
+    int exit_code = 0, have_json = 0, have_trace = 0;
     MPI_Comm node;
 
     memset(&j, 0, sizeof j);
@@ -227,69 +293,83 @@ int main(int argc, char **argv)
     case JACOBI_PARSE_OK:
         break;
     }
-    status = SHARDTAB_SUCCESS;
-    if (jacobi_split_rows(j.opts.ny, j.size, j.rank, &j.rows, err, sizeof err) != 0)
+    if (jacobi_test_fault_parse(getenv("JACOBI_TEST_FAULT"), &j.fault, err, sizeof err) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    if (status == SHARDTAB_SUCCESS &&
+        jacobi_split_rows(j.opts.ny, j.size, j.rank, &j.rows, err, sizeof err) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &ranks_on_node);
-    MPI_Comm_free(&node);
+    MPI_Comm_size(node, &j.node_size);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
-        status = check_host_memory(&j, ranks_on_node);
+        status = shardtab_agree(MPI_COMM_WORLD, check_host_memory(&j, node));
     if (status == SHARDTAB_SUCCESS && j.rank == 0 && j.opts.json) {
         if (app_outfile_open(&json, j.opts.json, err, sizeof err) != 0)
             status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
         else
             have_json = 1;
     }
+    if (status == SHARDTAB_SUCCESS && j.rank == 0 && j.opts.trace) {
+        if (app_outfile_open_named(&trace, j.opts.trace, "trace file", err, sizeof err) != 0)
+            status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+        else
+            have_trace = 1;
+    }
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status != SHARDTAB_SUCCESS) {
-        jacobi_say_error(j.rank, shardtab_last_error());
-        app_outfile_discard(&json);
-        MPI_Finalize();
-        return jacobi_exit_code_for(status);
+        MPI_Comm_free(&node);
+        return leave_early(&j, status, &json, &trace);
     }
     j.top = jacobi_top(j.size, j.rank);
     j.bottom = jacobi_bottom(j.size, j.rank);
     j.skip_signal = skip_signal_for_test(j.rank);
-    times.ref = calloc((size_t)j.opts.repeat, sizeof *times.ref);
-    times.run = calloc((size_t)j.opts.repeat, sizeof *times.run);
-    ref.history = calloc((size_t)(j.opts.niter / 100 + 1), sizeof(double));
-    run.history = calloc((size_t)(j.opts.niter / 100 + 1), sizeof(double));
 
-    /* ---- device, stream, buffers, table ---- */
+    /* ---- device, stream, buffers, table, launch mode ---- */
     init.allow_shared_device = j.opts.allow_shared_gpu;
     status = shardtab_init(MPI_COMM_WORLD, &init);
     if (status != SHARDTAB_SUCCESS) {
-        jacobi_say_error(j.rank, shardtab_last_error());
-        app_outfile_discard(&json);
-        MPI_Finalize();
-        return jacobi_exit_code_for(status);
+        MPI_Comm_free(&node);
+        return leave_early(&j, status, &json, &trace);
     }
-    if (!times.ref || !times.run || !ref.history || !run.history)
-        status = jacobi_no_memory("timings", (size_t)j.opts.repeat * sizeof(double));
+    j.ranks_on_device = ranks_on_my_device(node);
+    MPI_Comm_free(&node);
+    times.ref = calloc((size_t)j.opts.repeat, sizeof *times.ref);
+    times.run = calloc((size_t)j.opts.repeat, sizeof *times.run);
+    if (!outcome_alloc(&ref, &j.opts) + !outcome_alloc(&run, &j.opts) +
+            !outcome_alloc(&plain, &j.opts) + !outcome_alloc(&traced, &j.opts) ||
+        !times.ref || !times.run)
+        status = jacobi_no_memory("timings and norms", (size_t)j.opts.niter * sizeof(double));
     if (status == SHARDTAB_SUCCESS)
         status = set_up(&j);
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
+        status = jacobi_choose_launch(&j);
+    if (status == SHARDTAB_SUCCESS)
         status = jacobi_print_header(&j, &lines);
 
-    /* ---- the 1-GPU reference, on every rank's own device at once ---- */
+    /* ---- the 1-GPU reference: rank 0 alone, the others waiting quietly ---- */
+    if (status == SHARDTAB_SUCCESS) {
+        shardtab_status_t mine = SHARDTAB_SUCCESS;
+        if (j.rank == 0)
+            mine = jacobi_timed_solves(&j, &j.ref, 0, &ref, times.ref);
+        jacobi_quiet_barrier(MPI_COMM_WORLD);
+        status = shardtab_agree(MPI_COMM_WORLD, mine);
+    }
+    /* ---- the distributed solve, timed; then, if asked, a traced one ---- */
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_agree(MPI_COMM_WORLD, timed_solves(&j, &j.ref, 0, &ref, times.ref));
-    /* ---- a CPU loop checks the reference on small grids ---- */
+        status = jacobi_timed_solves(&j, &j.run, 1, &run, times.run);
+    if (status == SHARDTAB_SUCCESS && j.opts.trace)
+        status = jacobi_trace_run(&j, &traced, have_trace ? &trace : NULL);
+    /* ---- every result against the plain reference ---- */
     if (status == SHARDTAB_SUCCESS)
-        status = jacobi_cpu_check(&j, &ref, &verdict);
-    /* ---- the distributed solve ---- */
+        status = jacobi_verify_references(&j, &ref, &plain, &verdict);
     if (status == SHARDTAB_SUCCESS)
-        status = timed_solves(&j, &j.run, 1, &run, times.run);
+        status = jacobi_verify_run(&j, &run, &plain, &verdict);
     if (status == SHARDTAB_SUCCESS) {
         take_medians(&j, &times);
         jacobi_print_norms(&j, &ref, &run);
-        status = jacobi_verify(&j, &ref, &run, &verdict);
-    }
-    if (status == SHARDTAB_SUCCESS) {
         jacobi_print_summary(&j, &ref, &run, &times);
-        jacobi_print_verdict(&j, &ref, &run, &verdict); /* the last line */
+        jacobi_print_verdict(&j, &run, &verdict); /* the last line */
     }
 
     /* ---- teardown: a leaked mapping is a failed run too ---- */
@@ -306,7 +386,7 @@ int main(int argc, char **argv)
     }
     if (have_json) {
         if (status == SHARDTAB_SUCCESS) {
-            jacobi_write_json(&j, &json, lines, &ref, &run, &times, &verdict);
+            jacobi_write_json(&j, &json, lines, &ref, &run, &plain, &times, &verdict);
             if (app_outfile_commit(&json, err, sizeof err) != 0) {
                 fprintf(stderr, "jacobi: error: %s\n", err);
                 exit_code = 1;
@@ -315,12 +395,15 @@ int main(int argc, char **argv)
             app_outfile_discard(&json);
         }
     }
+    app_outfile_discard(&trace); /* committed by the traced solve; else nothing is left */
     shardtab_finalize();
     free(lines);
     free(times.ref);
     free(times.run);
     free(ref.history);
     free(run.history);
+    free(plain.history);
+    free(traced.history);
     MPI_Finalize();
     return exit_code;
 }

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "jacobi_op.h"
+
 #define TAG_DOWN 1 /* a rank's last row, to the rank below */
 #define TAG_UP 2   /* a rank's first row, to the rank above */
 
@@ -58,9 +60,10 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
     const size_t row_bytes = (size_t)nx * sizeof(jacobi_real_t);
     const uint64_t base = loop->base;
     jacobi_real_t *first = s->a[next], *last = s->a[next] + (size_t)(s->rows - 1) * nx;
-    const int norm_iter = ((k - base) % (uint64_t)j->opts.nccheck) == 0;
-    const int decision = k > base && ((k - 1 - base) % (uint64_t)j->opts.nccheck) == 0;
+    const int norm_iter = jacobi_norm_iteration(base, j->opts.nccheck, k);
+    const int decision = jacobi_decision_iteration(base, j->opts.nccheck, k);
     double local2 = 0.0;
+    jacobi_ctl_t ctl = {0};
 
     loop->failed = 0;
     if (!j->mpi_direct && local == SHARDTAB_SUCCESS) {
@@ -71,6 +74,9 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
     }
     if (j->host_norm && norm_iter && local == SHARDTAB_SUCCESS)
         local = shardtab_memcpy_async(&local2, &s->ctl->local_norm2, sizeof local2, j->stream);
+    /* the device decides the stop (host-sync on one node): has it? */
+    if (!j->host_norm && local == SHARDTAB_SUCCESS)
+        local = shardtab_memcpy_async(&ctl, s->ctl, sizeof ctl, j->stream);
     if (local == SHARDTAB_SUCCESS)
         local = shardtab_stream_synchronize(j->stream);
 
@@ -79,11 +85,13 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
 
     if (j->host_norm && decision) {
         uint64_t done = k - 1 - base;
+        int slot = jacobi_history_slot(done, j->opts.nccheck, out->history_len);
+        out->norm_decided = 1;
         out->norm = loop->pending;
         out->norm_iter = done;
-        if (done % 100 == 0 && done / 100 < (uint64_t)s->history_len)
-            out->history[done / 100] = out->norm;
-        loop->stop = out->norm <= JACOBI_TOL;
+        if (slot >= 0)
+            out->history[slot] = out->norm;
+        loop->stop = jacobi_stops_after(base, j->opts.nccheck, k, loop->pending, JACOBI_TOL);
     }
     if (j->host_norm && norm_iter) {
         /* every rank's (norm, failed), added in rank order: the same bits everywhere */
@@ -100,14 +108,17 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
         loop->failed |= gathered != SHARDTAB_SUCCESS;
         loop->pending = sqrt(global2);
     } else if (j->host_sync) {
-        /* the barrier of host-sync, carrying who failed */
-        int flag = local != SHARDTAB_SUCCESS, any = 1;
+        /* the barrier of host-sync, carrying who failed and whether the device
+         * stopped the solve (the same step on every rank: one norm decides) */
+        int stopped = !j->host_norm && ctl.iteration >= ctl.stop_at;
+        int flags = (local != SHARDTAB_SUCCESS) | stopped << 1, any = 1;
         shardtab_status_t reduced =
-            jacobi_mpi_check(MPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+            jacobi_mpi_check(MPI_Allreduce(&flags, &any, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD),
                              "MPI_Allreduce (the host-sync barrier)");
         if (local == SHARDTAB_SUCCESS)
             local = reduced;
-        loop->failed = any || reduced != SHARDTAB_SUCCESS;
+        loop->failed = (any & 1) || reduced != SHARDTAB_SUCCESS;
+        loop->stop = (any & 2) != 0;
     }
     return local;
 }

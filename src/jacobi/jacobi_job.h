@@ -1,7 +1,7 @@
 /* jacobi_job.h - what every room of the jacobi program shares: the job (its
- * options, this rank's rows and neighbours, the table, the solvers and the host
- * buffers), one per process, made by main (jacobi.c), and the program's small
- * helpers for errors. */
+ * options, this rank's rows and neighbours, how its steps are launched, the
+ * table, the solvers and the host buffers), one per process, made by main
+ * (jacobi.c), and the program's small helpers for errors. */
 #ifndef JACOBI_JOB_H
 #define JACOBI_JOB_H
 
@@ -19,32 +19,50 @@
 typedef struct jacobi_outcome {
     double seconds;       /* this rank */
     uint64_t iterations;
+    int norm_decided;     /* a norm was decided on (not with -niter 1) */
     double norm;          /* the last norm decided on */
     uint64_t norm_iter;   /* its iteration, counted from the solve's start */
-    double *history;      /* host copy [history_len], rank 0 prints it */
+    double *history;      /* host copy [history_len]: iterations 0, 100, ... */
+    int history_len;
 } jacobi_outcome_t;
 
 typedef struct jacobi_job {
     jacobi_options_t opts;
     int rank, size;
+    int node_size;             /* ranks on this node (MPI_COMM_TYPE_SHARED) */
+    int ranks_on_device;       /* ranks of this node on this rank's device */
+    jacobi_test_fault_t fault; /* a test's planted bug (JACOBI_TEST_FAULT), or none */
     jacobi_rows_t rows;
-    int top, bottom;          /* comm ranks of the neighbours */
+    int top, bottom;           /* comm ranks of the neighbours */
     int host_top, host_bottom; /* that edge goes through MPI, not the table */
-    int host_norm;            /* the norm goes through MPI, the host decides */
-    int host_sync;            /* host-sync variant: a barrier after every step */
-    int mpi_direct;           /* MPI reads device buffers (GPU-aware, or host backend) */
-    int skip_signal;          /* test hook */
-    int nodes;                /* node count of the table, kept past its destroy */
+    int host_norm;             /* the norm goes through MPI, the host decides */
+    int host_sync;             /* host-sync variant: a barrier after every step */
+    int host_loop;             /* any of the above: the host drives the run, a launch a step */
+    int mpi_direct;            /* MPI reads device buffers (GPU-aware, or host backend) */
+    int skip_signal;           /* test hook */
+    int nodes;                 /* node count of the table, kept past its destroy */
+    jacobi_launch_t launch;    /* how the run's steps were launched */
+    jacobi_launch_t ref_launch; /* ... and the reference's */
+    char launch_note[256];     /* why the run's launch is not the one asked for, or "" */
     void *stream;
     shardtab_t *table;
-    jacobi_solver_t run, ref;
+    jacobi_solver_t run;       /* this rank's rows */
+    jacobi_solver_t ref;       /* rank 0: the whole grid, alone (the 1-GPU reference) */
+    double *plain_norm2;       /* rank 0, device [ny]: the plain reference's row norms */
     jacobi_real_t *send_first, *send_last, *recv_top, *recv_bottom; /* host staging */
-    jacobi_real_t *result, *expected; /* host: my rows, final, and the reference's */
-    double *norms;            /* host [2 * size]: every rank's (norm, failed) */
+    jacobi_real_t *result;     /* host: my rows of the run, final */
+    jacobi_real_t *expected;   /* host: my rows of the plain reference, final */
+    jacobi_real_t *ref_rows;   /* rank 0, host: the 1-GPU reference's interior, final */
+    jacobi_real_t *plain_rows; /* rank 0, host: the plain reference's interior, final */
+    double *norms;             /* host [2 * size]: every rank's (norm, failed) */
 } jacobi_job_t;
 
 shardtab_status_t jacobi_no_memory(const char *what, size_t bytes);
 shardtab_status_t jacobi_kernel_check(int code, const char *what);
 shardtab_status_t jacobi_mpi_check(int rc, const char *what);
+/* A barrier that sleeps while it waits, so that ranks waiting for rank 0's
+ * work alone (the references) take no core from it. */
+void jacobi_quiet_barrier(MPI_Comm comm);
+const char *jacobi_launch_name(jacobi_launch_t launch);
 
 #endif /* JACOBI_JOB_H */

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,8 @@ static const char usage_text[] =
     "Solve the 2D Poisson equation with Jacobi's 5-point stencil on an NX x NY grid\n"
     "(the problem of NVIDIA's multi-gpu-programming-models), rows split over the MPI\n"
     "ranks (one per GPU); ghost rows and the norm go through one table per node.\n"
-    "Verifies every point bit for bit against a 1-GPU reference computed in the run.\n"
+    "Verifies every point bit for bit, the iterations and the norms against an\n"
+    "independent plain reference computed in the run.\n"
     "\n"
     "  -nx N            grid points in x, boundaries included (default 16384)\n"
     "  -ny N            grid points in y, boundaries included (default 16384)\n"
@@ -30,11 +32,27 @@ static const char usage_text[] =
     "                     MPI_Barrier after every iteration\n"
     "                   mpi: ghost rows by MPI messages, host-staged unless MPI says\n"
     "                     it is GPU-aware; the norm by MPI\n"
-    "  --launch L       table variant: graph (default; replay captured graphs of\n"
-    "                   launches) or stream (one launch call per iteration)\n"
+    "  --launch L       how a device-driven solve (variant table, every neighbour on\n"
+    "                   the node) launches its steps: persistent (one cooperative\n"
+    "                   launch for the whole solve, a grid-wide barrier per\n"
+    "                   iteration), graph (captured graphs of launches, replayed),\n"
+    "                   stream (a launch call per iteration), or auto (default:\n"
+    "                   the fastest measured, persistent where its grid fits and\n"
+    "                   the GPU is not shared, else graph). The output and the JSON\n"
+    "                   say which ran; an explicit persistent that cannot run\n"
+    "                   exits 2\n"
+    "  --init I         the interior's starting state: zero (default, the anchors')\n"
+    "                   or random[:SEED] (every point drawn from a generator seeded\n"
+    "                   with SEED, default 1, the same for any number of ranks)\n"
+    "  --cpu-check C    auto (default: where the grid and iterations are small\n"
+    "                   enough), yes or no: rank 0 also solves with a plain CPU loop\n"
+    "                   and compares points, iterations and norms\n"
     "  --repeat R       timed solves after one warm-up solve; the median is\n"
     "                   reported (default 1)\n"
     "  --json FILE      also write the results as JSON to FILE\n"
+    "  --trace FILE     after the timed solves, one more solve with device\n"
+    "                   timestamps: every rank's per-iteration phases to FILE (CSV),\n"
+    "                   their medians printed\n"
     "  --allow-shared-gpu\n"
     "                   let several ranks of a node share one GPU\n"
     "  -h, --help       print this help and exit\n"
@@ -49,10 +67,60 @@ const char *jacobi_usage_text(void)
 }
 
 static const char *const variant_names[JACOBI_VARIANT_COUNT] = {"table", "host-sync", "mpi"};
+static const char *const launch_names[JACOBI_LAUNCH_REQUEST_COUNT] = {"auto", "persistent", "graph",
+                                                                      "stream"};
+
+const char *jacobi_launch_request_name(jacobi_launch_request_t launch)
+{
+    return (unsigned)launch < JACOBI_LAUNCH_REQUEST_COUNT ? launch_names[launch] : "?";
+}
 
 const char *jacobi_variant_name(jacobi_variant_t variant)
 {
     return (unsigned)variant < JACOBI_VARIANT_COUNT ? variant_names[variant] : "?";
+}
+
+const char *jacobi_init_name(const jacobi_init_t *init, char *text, size_t bytes)
+{
+    if (init->kind == JACOBI_INIT_RANDOM)
+        snprintf(text, bytes, "random:%" PRIu64, init->seed);
+    else
+        snprintf(text, bytes, "zero");
+    return text;
+}
+
+/* zero, random, or random:SEED with SEED a decimal integer below 2^64 */
+static int parse_init(const char *text, jacobi_init_t *init, char *err, size_t err_bytes)
+{
+    const char *seed = NULL;
+    char *end = NULL;
+
+    if (strcmp(text, "zero") == 0) {
+        init->kind = JACOBI_INIT_ZERO;
+        init->seed = 0;
+        return 0;
+    }
+    if (strcmp(text, "random") == 0) {
+        init->kind = JACOBI_INIT_RANDOM;
+        init->seed = 1;
+        return 0;
+    }
+    if (strncmp(text, "random:", 7) == 0)
+        seed = text + 7;
+    if (seed != NULL && isdigit((unsigned char)seed[0])) {
+        errno = 0;
+        unsigned long long v = strtoull(seed, &end, 10);
+        if (*end == '\0' && errno == 0) {
+            init->kind = JACOBI_INIT_RANDOM;
+            init->seed = (uint64_t)v;
+            return 0;
+        }
+    }
+    snprintf(err, err_bytes,
+             "invalid --init '%s': expected zero, random or random:SEED (SEED a decimal integer "
+             "below 2^64)",
+             text);
+    return -1;
 }
 
 void jacobi_options_default(jacobi_options_t *opts)
@@ -63,8 +131,11 @@ void jacobi_options_default(jacobi_options_t *opts)
     opts->niter = 1000;
     opts->nccheck = 1;
     opts->repeat = 1;
-    opts->graph = 1;
+    opts->launch = JACOBI_LAUNCH_AUTO;
     opts->variant = JACOBI_TABLE;
+    opts->init.kind = JACOBI_INIT_ZERO;
+    opts->init.seed = 0;
+    opts->cpu_check = JACOBI_CPU_CHECK_AUTO;
 }
 
 /* A decimal integer in [lo, hi], nothing else: no sign but a leading '-', no blanks. */
@@ -125,7 +196,7 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
                                     size_t err_bytes)
 {
     enum { OPT_NX = 256, OPT_NY, OPT_NITER, OPT_NCCHECK, OPT_VARIANT, OPT_LAUNCH, OPT_REPEAT,
-           OPT_JSON, OPT_SHARED };
+           OPT_JSON, OPT_SHARED, OPT_INIT, OPT_CPU_CHECK, OPT_TRACE };
     static const struct option longs[] = { /* explain_bad_option reads it too */
         {"nx", required_argument, NULL, OPT_NX},
         {"ny", required_argument, NULL, OPT_NY},
@@ -134,7 +205,10 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
         {"variant", required_argument, NULL, OPT_VARIANT},
         {"launch", required_argument, NULL, OPT_LAUNCH},
         {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"init", required_argument, NULL, OPT_INIT},
+        {"cpu-check", required_argument, NULL, OPT_CPU_CHECK},
         {"json", required_argument, NULL, OPT_JSON},
+        {"trace", required_argument, NULL, OPT_TRACE},
         {"allow-shared-gpu", no_argument, NULL, OPT_SHARED},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -178,11 +252,39 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
             }
             break;
         }
-        case OPT_LAUNCH:
-            if (strcmp(optarg, "graph") == 0 || strcmp(optarg, "stream") == 0) {
-                opts->graph = strcmp(optarg, "graph") == 0;
+        case OPT_LAUNCH: {
+            int found = -1;
+            for (int l = 0; l < JACOBI_LAUNCH_REQUEST_COUNT; l++)
+                if (strcmp(optarg, launch_names[l]) == 0)
+                    found = l;
+            if (found < 0) {
+                snprintf(err, err_bytes,
+                         "invalid --launch '%s': expected auto, persistent, graph or stream", optarg);
+                rc = -1;
             } else {
-                snprintf(err, err_bytes, "invalid --launch '%s': expected graph or stream",
+                opts->launch = (jacobi_launch_request_t)found;
+            }
+            break;
+        }
+        case OPT_TRACE:
+            if (*optarg == '\0') {
+                snprintf(err, err_bytes, "--trace needs a file name");
+                rc = -1;
+            }
+            opts->trace = optarg;
+            break;
+        case OPT_INIT:
+            rc = parse_init(optarg, &opts->init, err, err_bytes);
+            break;
+        case OPT_CPU_CHECK:
+            if (strcmp(optarg, "auto") == 0) {
+                opts->cpu_check = JACOBI_CPU_CHECK_AUTO;
+            } else if (strcmp(optarg, "yes") == 0) {
+                opts->cpu_check = JACOBI_CPU_CHECK_YES;
+            } else if (strcmp(optarg, "no") == 0) {
+                opts->cpu_check = JACOBI_CPU_CHECK_NO;
+            } else {
+                snprintf(err, err_bytes, "invalid --cpu-check '%s': expected auto, yes or no",
                          optarg);
                 rc = -1;
             }
@@ -255,4 +357,46 @@ int jacobi_top(int ranks, int rank)
 int jacobi_bottom(int ranks, int rank)
 {
     return (rank + 1) % ranks;
+}
+
+int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *err,
+                            size_t err_bytes)
+{
+    static const struct {
+        const char *name;
+        int solves;
+    } solves[] = {{"run", JACOBI_FAULT_IN_RUN},
+                  {"reference", JACOBI_FAULT_IN_REFERENCE},
+                  {"kernel", JACOBI_FAULT_IN_KERNEL},
+                  {"plain", JACOBI_FAULT_IN_PLAIN}};
+    static const char *const kinds[] = {"none", "stale", "norm", "stop"};
+    char solve[16], kind[16];
+    int row, col, iteration, used = 0;
+
+    memset(fault, 0, sizeof *fault);
+    if (text == NULL || *text == '\0')
+        return 0;
+    if (sscanf(text, "%15[a-z]:%15[a-z]:%d:%d:%d%n", solve, kind, &row, &col, &iteration,
+               &used) != 5 ||
+        text[used] != '\0' || row < 0 || col < 0 || iteration < 0)
+        goto bad;
+    for (size_t i = 0; i < sizeof solves / sizeof solves[0]; i++)
+        if (strcmp(solve, solves[i].name) == 0)
+            fault->solves = solves[i].solves;
+    for (int k = JACOBI_TEST_FAULT_STALE; k <= JACOBI_TEST_FAULT_STOP; k++)
+        if (strcmp(kind, kinds[k]) == 0)
+            fault->kind = (jacobi_test_fault_kind_t)k;
+    if (fault->solves == 0 || fault->kind == JACOBI_TEST_FAULT_NONE)
+        goto bad;
+    fault->row = row;
+    fault->col = col;
+    fault->iteration = iteration;
+    return 0;
+bad:
+    memset(fault, 0, sizeof *fault);
+    snprintf(err, err_bytes,
+             "JACOBI_TEST_FAULT='%s': expected <run|reference|kernel|plain>:<stale|norm|stop>:"
+             "<row>:<column>:<iteration>",
+             text);
+    return -1;
 }

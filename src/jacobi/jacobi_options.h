@@ -14,6 +14,34 @@ typedef enum jacobi_variant {
     JACOBI_VARIANT_COUNT
 } jacobi_variant_t;
 
+/* The starting state of the interior: zero (the anchors' state: information
+ * spreads from the boundary columns one column per iteration, so most of a
+ * large grid stays zero on both sides of any comparison) or every point drawn
+ * from a seeded generator (every point live from the first iteration). */
+typedef enum jacobi_init_kind { JACOBI_INIT_ZERO = 0, JACOBI_INIT_RANDOM } jacobi_init_kind_t;
+
+typedef struct jacobi_init {
+    jacobi_init_kind_t kind;
+    uint64_t seed; /* random only */
+} jacobi_init_t;
+
+/* How the steps are launched (--launch); auto picks one by measurement
+ * (jacobi_solve.c says which and why). */
+typedef enum jacobi_launch_request {
+    JACOBI_LAUNCH_AUTO = 0,
+    JACOBI_LAUNCH_ASK_PERSISTENT, /* one cooperative launch runs the whole solve */
+    JACOBI_LAUNCH_ASK_GRAPH,      /* captured graphs of launches, replayed */
+    JACOBI_LAUNCH_ASK_STREAM,     /* one launch call per iteration */
+    JACOBI_LAUNCH_REQUEST_COUNT
+} jacobi_launch_request_t;
+
+/* Whether rank 0 also runs the whole solve as a plain CPU loop. */
+typedef enum jacobi_cpu_check {
+    JACOBI_CPU_CHECK_AUTO = 0, /* where the work is small enough (jacobi_verify.c) */
+    JACOBI_CPU_CHECK_YES,
+    JACOBI_CPU_CHECK_NO
+} jacobi_cpu_check_t;
+
 #define JACOBI_MAX_SIDE (1 << 20)
 #define JACOBI_MAX_ITER 10000000
 #define JACOBI_MAX_REPEAT 100
@@ -23,9 +51,12 @@ typedef struct jacobi_options {
     int niter;           /* most iterations per solve */
     int nccheck;         /* the norm every nccheck-th iteration */
     int repeat;          /* timed solves; the median is reported */
-    int graph;           /* table variant: replay captured graphs (GPU) */
+    jacobi_launch_request_t launch;
     jacobi_variant_t variant;
+    jacobi_init_t init;  /* the interior's starting state */
+    jacobi_cpu_check_t cpu_check;
     const char *json;    /* NULL: no JSON */
+    const char *trace;   /* NULL: no trace; else a traced solve's per-iteration CSV */
     int allow_shared_gpu;
 } jacobi_options_t;
 
@@ -39,6 +70,9 @@ void jacobi_options_default(jacobi_options_t *opts);
 jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
                                     size_t err_bytes);
 const char *jacobi_variant_name(jacobi_variant_t variant);
+const char *jacobi_launch_request_name(jacobi_launch_request_t launch);
+/* "zero" or "random:SEED" into text; returns text. */
+const char *jacobi_init_name(const jacobi_init_t *init, char *text, size_t bytes);
 const char *jacobi_usage_text(void);
 
 /* The anchors' split of the ny - 2 interior rows over `ranks`: the first ranks
@@ -54,5 +88,32 @@ int jacobi_split_rows(int ny, int ranks, int rank, jacobi_rows_t *rows, char *er
 /* The periodic ring of the anchors: the rank above (top) and below (bottom). */
 int jacobi_top(int ranks, int rank);
 int jacobi_bottom(int ranks, int rank);
+
+/* A planted bug for the tests (JACOBI_TEST_FAULT=<solve>:<kind>:<row>:<col>:<iteration>),
+ * to prove that each check can fail. Never set by users. */
+typedef enum jacobi_fault_solve {
+    JACOBI_FAULT_IN_RUN = 1,       /* the distributed solve */
+    JACOBI_FAULT_IN_REFERENCE = 2, /* the optimised kernel's 1-GPU reference */
+    JACOBI_FAULT_IN_KERNEL = 3,    /* both: a bug of the optimised kernel itself */
+    JACOBI_FAULT_IN_PLAIN = 4      /* the independent reference */
+} jacobi_fault_solve_t;
+
+typedef enum jacobi_test_fault_kind {
+    JACOBI_TEST_FAULT_NONE = 0,
+    JACOBI_TEST_FAULT_STALE, /* the point keeps its old value at that iteration */
+    JACOBI_TEST_FAULT_NORM,  /* the point's residue is counted twice in that iteration's norm */
+    JACOBI_TEST_FAULT_STOP   /* the solve stops after that iteration (row and column unused) */
+} jacobi_test_fault_kind_t;
+
+typedef struct jacobi_test_fault {
+    int solves;     /* jacobi_fault_solve_t bits */
+    jacobi_test_fault_kind_t kind;
+    int row, col;   /* global: row 1 is the first interior row */
+    int iteration;  /* counted from the solve's start */
+} jacobi_test_fault_t;
+
+/* 0, or -1 with a message; NULL or "" is no fault. */
+int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *err,
+                            size_t err_bytes);
 
 #endif /* JACOBI_OPTIONS_H */

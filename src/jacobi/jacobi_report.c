@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jacobi_op.h"
 #include "mpi_gpu.h"
 
 #ifndef JACOBI_GIT_COMMIT
@@ -66,16 +67,27 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
     app_mpi_gpu_support(mpi_line, sizeof mpi_line);
     if (j->rank == 0) {
         const jacobi_options_t *o = &j->opts;
+        char init[48];
         printf("# jacobi %d.%d.%d: 2D Jacobi, 5-point stencil, ghost rows through one table per "
                "node\n",
                SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
-        printf("# backend %s, %d ranks, %d nodes, variant %s%s, grid %d x %d, at most %d "
-               "iterations, norm every %d, tol %g, %d timed solve(s) after a warm-up\n",
+        printf("# backend %s, %d ranks, %d nodes, variant %s, grid %d x %d, at most %d "
+               "iterations, norm every %d, tol %g, init %s, %d timed solve(s) after a warm-up\n",
                shardtab_backend_name(shardtab_backend()), j->size,
-               shardtab_node_count(j->table), jacobi_variant_name(o->variant),
-               o->variant == JACOBI_TABLE ? (o->graph ? " (graph launches)" : " (stream launches)")
-                                          : "",
-               o->nx, o->ny, o->niter, o->nccheck, JACOBI_TOL, o->repeat);
+               shardtab_node_count(j->table), jacobi_variant_name(o->variant), o->nx, o->ny,
+               o->niter, o->nccheck, JACOBI_TOL, jacobi_init_name(&o->init, init, sizeof init),
+               o->repeat);
+        printf("# launch: the run %s%s (asked: %s), %s; the 1-GPU reference %s, on rank 0 "
+               "alone\n",
+               jacobi_launch_name(j->launch),
+               j->host_loop ? " from a host loop, one launch per step" : "",
+               jacobi_launch_request_name(o->launch),
+               j->launch == JACOBI_LAUNCH_PERSISTENT ? "one cooperative launch per solve"
+               : j->launch == JACOBI_LAUNCH_GRAPH    ? "graphs of launches replayed"
+                                                     : "a launch call per step",
+               jacobi_launch_name(j->ref_launch));
+        if (j->launch_note[0])
+            printf("# launch note: %s\n", j->launch_note);
         printf("# MPI: %s; ghost rows by MPI go %s\n", mpi_line,
                j->mpi_direct ? "straight from device memory" : "through host buffers");
         for (int r = 0; r < j->size; r++) {
@@ -99,8 +111,12 @@ void jacobi_print_norms(const jacobi_job_t *j, const jacobi_outcome_t *ref,
     if (j->rank != 0)
         return;
     printf("#  iter   norm (1 GPU)          norm (%d GPUs)\n", j->size);
-    for (int i = 0; i < j->run.history_len && i * 100 < shown - 1; i++)
-        printf("%7d   %.15e   %.15e\n", i * 100, ref->history[i], run->history[i]);
+    /* every 100th iteration that had a norm decided, as the anchors print */
+    for (int it = 0; it < shown - 1; it += 100) {
+        int slot = jacobi_history_slot((uint64_t)it, j->opts.nccheck, run->history_len);
+        if (slot >= 0)
+            printf("%7d   %.15e   %.15e\n", it, ref->history[slot], run->history[slot]);
+    }
 }
 
 void jacobi_print_summary(const jacobi_job_t *j, const jacobi_outcome_t *ref,
@@ -108,10 +124,11 @@ void jacobi_print_summary(const jacobi_job_t *j, const jacobi_outcome_t *ref,
 {
     if (j->rank != 0)
         return;
-    printf("# 1 GPU reference: %" PRIu64 " iterations, %.6f s (median of %d); %d GPUs, "
-           "variant %s: %" PRIu64 " iterations, %.6f s (median of %d)\n",
-           ref->iterations, t->ref_median, j->opts.repeat, j->size,
-           jacobi_variant_name(j->opts.variant), run->iterations, t->run_median, j->opts.repeat);
+    printf("# 1 GPU reference (%s launches): %" PRIu64 " iterations, %.6f s (median of %d); "
+           "%d GPUs, variant %s (%s launches): %" PRIu64 " iterations, %.6f s (median of %d)\n",
+           jacobi_launch_name(j->ref_launch), ref->iterations, t->ref_median, j->opts.repeat,
+           j->size, jacobi_variant_name(j->opts.variant), jacobi_launch_name(j->launch),
+           run->iterations, t->run_median, j->opts.repeat);
     /* the anchors' summary line, nx before ny */
     printf("%dx%d: 1 GPU: %8.4f s, %d GPUs: %8.4f s, speedup: %8.2f, efficiency: %8.2f\n",
            j->opts.nx, j->opts.ny, t->ref_median, j->size, t->run_median,
@@ -120,57 +137,119 @@ void jacobi_print_summary(const jacobi_job_t *j, const jacobi_outcome_t *ref,
     fflush(stdout);
 }
 
-void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *ref,
-                          const jacobi_outcome_t *run, const jacobi_verdict_t *v)
+static void print_check(const char *name, const char *subject, const char *object,
+                        const jacobi_check_t *c, int nx)
 {
-    const uint64_t nx = (uint64_t)j->opts.nx, points = (uint64_t)(j->opts.ny - 2) * nx;
+    char text[512];
+
+    if (!c->ran) {
+        printf("# check %s: %s\n", name, c->note);
+        return;
+    }
+    jacobi_check_describe(c, nx, text, sizeof text);
+    printf("# check %s: %s %s %s (%s)\n", name, subject, c->ok ? "equals" : "DIFFERS FROM", object,
+           text);
+}
+
+void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *run,
+                          const jacobi_verdict_t *v)
+{
+    const int nx = j->opts.nx;
+    char subject[96], text[512], init[48];
+    const jacobi_check_t *failed = NULL;
+    const char *failed_name = "";
 
     if (j->rank != 0)
         return;
-    if (!v->cpu_ok)
-        printf("# verify jacobi: FAILED (the 1-GPU reference differs from the CPU loop; "
-               "%" PRIu64 " of %" PRIu64 " points of the distributed run differ from it)\n",
-               v->mismatches, points);
-    else if (v->verified)
-        printf("# verify jacobi: OK (%" PRIu64 " points bit-exact against the 1-GPU reference, "
-               "%" PRIu64 " iterations each, norm %.9e vs %.9e at iteration %" PRIu64
-               ", relative difference %.1e <= %.0e)\n",
-               points, run->iterations, run->norm, ref->norm, run->norm_iter, v->norm_diff,
-               JACOBI_NORM_REL_TOL);
-    else if (v->mismatches > 0)
-        printf("# verify jacobi: FAILED (%" PRIu64 " of %" PRIu64 " points differ, the first at "
-               "row %" PRIu64 " column %" PRIu64 ": %.9g, reference %.9g; %" PRIu64
-               " iterations, reference %" PRIu64 ")\n",
-               v->mismatches, points, v->first_bad / nx, v->first_bad % nx,
-               (double)v->first_pair[0], (double)v->first_pair[1], run->iterations,
-               ref->iterations);
+    print_check("cpu", "the plain reference", "a CPU loop", &v->cpu, nx);
+    if (v->cpu.ran && v->cpu.threads > 0)
+        printf("#   (a CPU loop on %d thread(s) of rank 0, the same update and stop rule)\n",
+               v->cpu.threads);
+    snprintf(subject, sizeof subject, "the 1-GPU reference (%s launches)",
+             jacobi_launch_name(j->ref_launch));
+    print_check("reference", subject, "the plain reference", &v->reference, nx);
+    snprintf(subject, sizeof subject, "the %d-rank run (%s launches)", j->size,
+             jacobi_launch_name(j->launch));
+    print_check("run", subject, "the plain reference", &v->run, nx);
+    jacobi_init_name(&j->opts.init, init, sizeof init);
+    if (v->verified) {
+        printf("# verify jacobi: OK (init %s: %" PRIu64 " points bit-exact against the plain "
+               "reference, %" PRIu64 " iterations each, %d norms within %.1e <= %.0e; the 1-GPU "
+               "reference likewise%s)\n",
+               init, v->run.points, run->iterations, v->run.norms, v->run.norm_diff,
+               JACOBI_NORM_REL_TOL, v->cpu.ran ? ", and the plain reference equals a CPU loop" : "");
+        fflush(stdout);
+        return;
+    }
+    /* the plain reference itself first: if it is wrong, so is every comparison with it */
+    if (v->cpu.ran && !v->cpu.ok)
+        failed = &v->cpu, failed_name = "the plain reference against the CPU loop";
+    else if (!v->run.ok)
+        failed = &v->run, failed_name = "the run";
     else
-        printf("# verify jacobi: FAILED (every point bit-exact, but %" PRIu64 " iterations vs %"
-               PRIu64 " of the reference, or the norm %.9e at iteration %" PRIu64 " vs %.9e at %"
-               PRIu64 ": relative difference %.1e, tolerance %.0e)\n",
-               run->iterations, ref->iterations, run->norm, run->norm_iter, ref->norm,
-               ref->norm_iter, v->norm_diff, JACOBI_NORM_REL_TOL);
+        failed = &v->reference, failed_name = "the 1-GPU reference";
+    jacobi_check_describe(failed, nx, text, sizeof text);
+    printf("# verify jacobi: FAILED (init %s, %s: %s)\n", init, failed_name, text);
     fflush(stdout);
+}
+
+static void json_check(FILE *f, const char *name, const jacobi_check_t *c, int last)
+{
+    fprintf(f, "    \"%s\": {\"ran\": %s", name, c->ran ? "true" : "false");
+    if (c->ran) {
+        fprintf(f, ", \"ok\": %s, \"points\": %" PRIu64 ", \"mismatches\": %" PRIu64
+                   ", \"iterations\": %" PRIu64 ", \"iterations_expected\": %" PRIu64
+                   ", \"norms_compared\": %d, \"norm_max_relative_difference\": %.6e",
+                c->ok ? "true" : "false", c->points, c->mismatches, c->iterations_max,
+                c->iterations_want, c->norms, c->norm_diff);
+        if (c->threads > 0)
+            fprintf(f, ", \"threads\": %d", c->threads);
+    } else {
+        fputs(", \"note\": ", f);
+        app_json_string(f, c->note);
+    }
+    fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+static void json_norm(FILE *f, const char *name, const jacobi_outcome_t *o)
+{
+    if (o->norm_decided)
+        fprintf(f, "  \"%s\": %.17g,\n  \"%s_iteration\": %" PRIu64 ",\n", name, o->norm, name,
+                o->norm_iter);
+    else
+        fprintf(f, "  \"%s\": null,\n  \"%s_iteration\": null,\n", name, name);
 }
 
 void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_rank_line_t *lines,
                        const jacobi_outcome_t *ref, const jacobi_outcome_t *run,
-                       const jacobi_timings_t *t, const jacobi_verdict_t *v)
+                       const jacobi_outcome_t *plain, const jacobi_timings_t *t,
+                       const jacobi_verdict_t *v)
 {
     FILE *f = out->f;
     const jacobi_options_t *o = &j->opts;
+    char init[48];
 
     fprintf(f, "{\n  \"program\": \"jacobi\",\n  \"version\": \"%d.%d.%d\",\n",
             SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
     app_json_provenance(f, JACOBI_GIT_COMMIT);
     fprintf(f, "  \"backend\": \"%s\",\n  \"ranks\": %d,\n  \"nodes\": %d,\n",
             shardtab_backend_name(shardtab_backend()), j->size, j->nodes);
-    fprintf(f, "  \"variant\": \"%s\",\n  \"launch\": \"%s\",\n", jacobi_variant_name(o->variant),
-            o->variant == JACOBI_TABLE && o->graph ? "graph" : "stream");
-    fprintf(f, "  \"nx\": %d,\n  \"ny\": %d,\n  \"niter\": %d,\n  \"nccheck\": %d,\n  \"tol\": %g,\n",
-            o->nx, o->ny, o->niter, o->nccheck, JACOBI_TOL);
-    fprintf(f, "  \"iterations\": %" PRIu64 ",\n  \"iterations_reference\": %" PRIu64 ",\n",
-            run->iterations, ref->iterations);
+    fprintf(f, "  \"variant\": \"%s\",\n  \"launch\": \"%s\",\n  \"launch_requested\": \"%s\",\n"
+               "  \"host_loop\": %s,\n  \"launch_note\": ",
+            jacobi_variant_name(o->variant), jacobi_launch_name(j->launch),
+            jacobi_launch_request_name(o->launch), j->host_loop ? "true" : "false");
+    if (j->launch_note[0])
+        app_json_string(f, j->launch_note);
+    else
+        fputs("null", f);
+    fprintf(f, ",\n  \"reference_launch\": \"%s\",\n", jacobi_launch_name(j->ref_launch));
+    fprintf(f, "  \"nx\": %d,\n  \"ny\": %d,\n  \"niter\": %d,\n  \"nccheck\": %d,\n  \"tol\": %g,\n"
+               "  \"init\": \"%s\",\n",
+            o->nx, o->ny, o->niter, o->nccheck, JACOBI_TOL,
+            jacobi_init_name(&o->init, init, sizeof init));
+    fprintf(f, "  \"iterations\": %" PRIu64 ",\n  \"iterations_reference\": %" PRIu64
+               ",\n  \"iterations_plain\": %" PRIu64 ",\n",
+            run->iterations, ref->iterations, plain->iterations);
     fprintf(f, "  \"seconds\": %.9f,\n  \"seconds_all\": [", t->run_median);
     for (int i = 0; i < o->repeat; i++)
         fprintf(f, "%s%.9f", i ? ", " : "", t->run[i]);
@@ -180,11 +259,16 @@ void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_r
     fprintf(f, "],\n  \"speedup\": %.6f,\n  \"efficiency_percent\": %.4f,\n",
             t->run_median > 0 ? t->ref_median / t->run_median : 0.0,
             t->run_median > 0 ? t->ref_median / (j->size * t->run_median) * 100 : 0.0);
-    fprintf(f, "  \"norm\": %.17g,\n  \"norm_reference\": %.17g,\n  \"norm_iteration\": %" PRIu64
-               ",\n  \"norm_relative_difference\": %.6e,\n  \"norm_tolerance\": %g,\n",
-            run->norm, ref->norm, run->norm_iter, v->norm_diff, JACOBI_NORM_REL_TOL);
-    fprintf(f, "  \"mismatches\": %" PRIu64 ",\n  \"verified\": %s,\n  \"rank_info\": [\n",
-            v->mismatches, v->verified ? "true" : "false");
+    json_norm(f, "norm", run);
+    json_norm(f, "norm_reference", ref);
+    json_norm(f, "norm_plain", plain);
+    fprintf(f, "  \"norm_relative_difference\": %.6e,\n  \"norm_tolerance\": %g,\n",
+            v->run.norm_diff, JACOBI_NORM_REL_TOL);
+    fprintf(f, "  \"mismatches\": %" PRIu64 ",\n  \"checks\": {\n", v->run.mismatches);
+    json_check(f, "cpu", &v->cpu, 0);
+    json_check(f, "reference", &v->reference, 0);
+    json_check(f, "run", &v->run, 1);
+    fprintf(f, "  },\n  \"verified\": %s,\n  \"rank_info\": [\n", v->verified ? "true" : "false");
     for (int r = 0; r < j->size; r++) {
         const jacobi_rank_line_t *l = &lines[r];
         fprintf(f, "    {\"rank\": %d, \"host\": ", l->rank);

@@ -27,12 +27,13 @@ void jacobi_print_norms(const jacobi_job_t *j, const jacobi_outcome_t *ref,
 /* The time line and the anchors' summary line (rank 0). */
 void jacobi_print_summary(const jacobi_job_t *j, const jacobi_outcome_t *ref,
                           const jacobi_outcome_t *run, const jacobi_timings_t *t);
-/* The run's last line: the verdict (rank 0). */
-void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *ref,
-                          const jacobi_outcome_t *run, const jacobi_verdict_t *v);
+/* The checks' lines, then the run's last line: the verdict (rank 0). */
+void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *run,
+                          const jacobi_verdict_t *v);
 void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_rank_line_t *lines,
                        const jacobi_outcome_t *ref, const jacobi_outcome_t *run,
-                       const jacobi_timings_t *t, const jacobi_verdict_t *v);
+                       const jacobi_outcome_t *plain, const jacobi_timings_t *t,
+                       const jacobi_verdict_t *v);
 /* Rank 0 prints "jacobi: error: message". */
 void jacobi_say_error(int rank, const char *message);
 /* 2 for bad usage, else 1. */

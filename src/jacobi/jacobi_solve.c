@@ -1,11 +1,110 @@
-/* jacobi_solve.c - one solve, timed: reset, a barrier, the loop (device-driven
- * or host-driven), a barrier, the outcome read back, and every rank told of
- * any rank's failure or of a device-side wait that gave up. */
+/* jacobi_solve.c - the solves: which launch mode runs (asked for, or chosen
+ * by measurement), one timed solve (reset, a barrier, the loop, a barrier, the
+ * outcome read back, every rank told of any rank's failure or of a
+ * device-side wait that gave up), and the warm-up and repeats. */
 #include "jacobi_solve.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "jacobi_exchange.h"
+
+/* At least this many warm-up iterations (when -niter allows): module loads,
+ * peer mappings, and two chunks of graph launches, the first replay of a graph
+ * being its upload. */
+#define JACOBI_WARMUP_ITERS 100
+
+/* The launch the measurements favour (docs/performance.md, "Launch modes"):
+ * persistent, unless ranks share the device, where each rank's persistent
+ * grid fills the whole GPU and the ranks' kernels can only take turns. */
+static jacobi_launch_t auto_launch(const jacobi_job_t *j, int alone)
+{
+    return !alone && j->ranks_on_device > 1 ? JACOBI_LAUNCH_GRAPH : JACOBI_LAUNCH_PERSISTENT;
+}
+
+static jacobi_launch_t asked_launch(jacobi_launch_request_t request)
+{
+    switch (request) {
+    case JACOBI_LAUNCH_ASK_GRAPH:
+        return JACOBI_LAUNCH_GRAPH;
+    case JACOBI_LAUNCH_ASK_STREAM:
+        return JACOBI_LAUNCH_STREAM;
+    default:
+        return JACOBI_LAUNCH_PERSISTENT;
+    }
+}
+
+/* A plan for solver s in `want`; a persistent grid that cannot be co-resident
+ * becomes SHARDTAB_ERR_UNSUPPORTED with the reason. */
+static shardtab_status_t plan_for(jacobi_job_t *j, jacobi_solver_t *s, jacobi_launch_t want)
+{
+    char why[160];
+    int rc = jacobi_solver_plan(s, want, j->stream, why, sizeof why);
+
+    if (rc == JACOBI_PLAN_NOT_RESIDENT)
+        return shardtab_error_set(SHARDTAB_ERR_UNSUPPORTED, "rank %d: %s", j->rank, why);
+    return jacobi_kernel_check(rc, "preparing the launches");
+}
+
+shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
+{
+    const jacobi_launch_request_t request = j->opts.launch;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    j->launch_note[0] = '\0';
+    /* ---- the run: every rank the same mode ---- */
+    if (j->host_loop) {
+        if (request == JACOBI_LAUNCH_ASK_PERSISTENT)
+            status = shardtab_error_set(
+                SHARDTAB_ERR_INVALID_ARG,
+                "--launch persistent needs a solve the device drives alone (variant table, every "
+                "neighbour on the node); in this run the host takes part in every step (%s): use "
+                "--launch auto, graph or stream",
+                j->opts.variant != JACOBI_TABLE ? "the variant" : "a neighbour or the norm goes through MPI");
+        else if (request == JACOBI_LAUNCH_ASK_GRAPH)
+            snprintf(j->launch_note, sizeof j->launch_note,
+                     "the host takes part in every step: one launch per step, no graphs");
+        j->launch = JACOBI_LAUNCH_STREAM;
+        if (status == SHARDTAB_SUCCESS)
+            status = plan_for(j, &j->run, JACOBI_LAUNCH_STREAM);
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+    } else {
+        j->launch = request == JACOBI_LAUNCH_AUTO ? auto_launch(j, 0) : asked_launch(request);
+        status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
+        if (status == SHARDTAB_ERR_UNSUPPORTED && request == JACOBI_LAUNCH_ASK_PERSISTENT) {
+            status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                        "--launch persistent cannot run here: %s; use --launch "
+                                        "auto, graph or stream",
+                                        shardtab_last_error());
+            status = shardtab_agree(MPI_COMM_WORLD, status);
+        } else if (status == SHARDTAB_ERR_UNSUPPORTED) {
+            snprintf(j->launch_note, sizeof j->launch_note,
+                     "persistent launches cannot run here (%s): graph launches instead",
+                     shardtab_last_error());
+            j->launch = JACOBI_LAUNCH_GRAPH;
+            status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
+        }
+        if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && j->ranks_on_device > 1)
+            snprintf(j->launch_note, sizeof j->launch_note,
+                     "%d ranks share this device: graph launches (persistent grids could only "
+                     "take turns)",
+                     j->ranks_on_device);
+    }
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+
+    /* ---- rank 0's reference, alone on its device: the mode asked for, or the best ---- */
+    if (j->rank == 0) {
+        j->ref_launch = request == JACOBI_LAUNCH_AUTO ? auto_launch(j, 1) : asked_launch(request);
+        status = plan_for(j, &j->ref, j->ref_launch);
+        if (status == SHARDTAB_ERR_UNSUPPORTED && request != JACOBI_LAUNCH_ASK_PERSISTENT) {
+            j->ref_launch = JACOBI_LAUNCH_GRAPH;
+            status = plan_for(j, &j->ref, j->ref_launch);
+        }
+    }
+    MPI_Bcast(&j->ref_launch, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return shardtab_agree(MPI_COMM_WORLD, status);
+}
 
 static shardtab_status_t read_outcome(jacobi_solver_t *s, void *stream, int host_norm,
                                       jacobi_outcome_t *out)
@@ -22,21 +121,23 @@ static shardtab_status_t read_outcome(jacobi_solver_t *s, void *stream, int host
         return status;
     out->iterations = ctl.iteration - ctl.base;
     if (!host_norm) {
-        out->norm = ctl.norm;
-        out->norm_iter = ctl.norm_iter - ctl.base;
+        out->norm_decided = ctl.norm_iter != JACOBI_NO_NORM;
+        out->norm = out->norm_decided ? ctl.norm : 0.0;
+        out->norm_iter = out->norm_decided ? ctl.norm_iter - ctl.base : 0;
     }
     return SHARDTAB_SUCCESS;
 }
 
-shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, int distributed,
-                               int iterations, jacobi_outcome_t *out)
+shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_t *plan,
+                               int distributed, int iterations, jacobi_outcome_t *out)
 {
     shardtab_status_t status = jacobi_solver_reset(s, j->stream);
-    int host_loop = distributed && (j->host_top || j->host_bottom || j->host_norm || j->host_sync);
+    const int host_loop = distributed && j->host_loop;
     uint64_t base = 0;
     double start;
 
-    memset(out->history, 0, (size_t)s->history_len * sizeof(double));
+    memset(out->history, 0, (size_t)out->history_len * sizeof(double));
+    out->norm_decided = 0;
     out->norm = 0.0;
     out->norm_iter = 0;
     if (status == SHARDTAB_SUCCESS) {
@@ -56,11 +157,8 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, int distribu
 
     start = MPI_Wtime();
     if (!host_loop) {
-        /* the table's way: enqueue everything, the device decides when to stop */
-        /* graphs for the table variant's solve, and for every reference */
-        int graph = j->opts.graph && (!distributed || j->opts.variant == JACOBI_TABLE);
-        status = jacobi_kernel_check(jacobi_run(&s->step, iterations, j->stream, graph),
-                                     "the Jacobi kernel");
+        /* the device's way: enqueue, the device decides when to stop */
+        status = jacobi_kernel_check(jacobi_plan_run(plan, iterations), "the Jacobi kernel");
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_stream_synchronize(j->stream);
     } else {
@@ -68,8 +166,7 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, int distribu
         jacobi_host_loop_init(&loop, base);
         for (int it = 0; it < iterations && !loop.stop && !loop.failed; it++) {
             if (status == SHARDTAB_SUCCESS)
-                status = jacobi_kernel_check(jacobi_run(&s->step, 1, j->stream, 0),
-                                             "the Jacobi kernel");
+                status = jacobi_kernel_check(jacobi_plan_run(plan, 1), "the Jacobi kernel");
             status = jacobi_host_step(j, &loop, base + (uint64_t)it, out, status);
         }
         if (status == SHARDTAB_SUCCESS)
@@ -82,11 +179,26 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, int distribu
     }
     out->seconds = MPI_Wtime() - start;
     if (status == SHARDTAB_SUCCESS)
-        status = read_outcome(s, j->stream, distributed && j->host_norm, out);
+        status = read_outcome(s, j->stream, host_loop && j->host_norm, out);
     /* a device wait that gave up: every rank reports the rank that waited */
     if (distributed && status == SHARDTAB_SUCCESS)
         status = shardtab_signal_check(j->table);
     return distributed ? shardtab_agree(MPI_COMM_WORLD, status) : status;
+}
+
+shardtab_status_t jacobi_timed_solves(jacobi_job_t *j, jacobi_solver_t *s, int distributed,
+                                      jacobi_outcome_t *out, double *times)
+{
+    int warm = j->opts.niter < JACOBI_WARMUP_ITERS ? j->opts.niter : JACOBI_WARMUP_ITERS;
+    shardtab_status_t status = jacobi_solve(j, s, s->plan, distributed, warm, out);
+
+    for (int i = 0; i < j->opts.repeat && status == SHARDTAB_SUCCESS; i++) {
+        status = jacobi_solve(j, s, s->plan, distributed, j->opts.niter, out);
+        times[i] = out->seconds;
+        if (distributed)
+            MPI_Allreduce(&out->seconds, &times[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+    return status;
 }
 
 double jacobi_median(double *v, int n)

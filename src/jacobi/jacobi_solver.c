@@ -1,51 +1,51 @@
 /* jacobi_solver.c - one solve's device buffers (rows, ghost rows, the kernel's
- * bookkeeping), their starting state, and the wiring of the ring: which edges
- * go through the table, which through MPI. */
+ * bookkeeping), their starting state, its plan, and the wiring of the ring:
+ * which edges go through the table, which through MPI. */
 #include "jacobi_solver.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jacobi_job.h"
+#include "jacobi_op.h"
+#include "jacobi_problem.h"
 
-static const float jacobi_pi = 3.14159265358979323846f; /* as the anchors: a float pi */
+_Static_assert((int)JACOBI_TEST_FAULT_STALE == JACOBI_FAULT_STALE &&
+                   (int)JACOBI_TEST_FAULT_NORM == JACOBI_FAULT_NORM &&
+                   (int)JACOBI_TEST_FAULT_STOP == JACOBI_FAULT_STOP,
+               "the program's fault kinds are the kernels' (jacobi_options.h, jacobi_sweep.h)");
 
-/* Computed on the host once, so that every backend starts from the same bits. */
-void jacobi_fill_initial(jacobi_real_t *rows_out, int nx, int ny, int start, int rows)
+shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t *opts, int start,
+                                      int rows, int coherent_halo, int padded)
 {
-    memset(rows_out, 0, (size_t)rows * (size_t)nx * sizeof *rows_out);
-    for (int r = 0; r < rows; r++) {
-        double y = 2.0 * (double)jacobi_pi * (double)(start + r) / (double)(ny - 1);
-        jacobi_real_t v = (jacobi_real_t)sin(y);
-        rows_out[(size_t)r * nx] = v;
-        rows_out[(size_t)r * nx + nx - 1] = v;
-    }
-}
-
-shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, int nx, int ny, int start, int rows,
-                                      int niter, int coherent_halo)
-{
-    size_t grid = (size_t)rows * (size_t)nx * sizeof(jacobi_real_t);
+    const int nx = opts->nx, ny = opts->ny;
+    const size_t row_bytes = (size_t)nx * sizeof(jacobi_real_t);
+    const size_t grid = (size_t)rows * row_bytes, buffer = grid + (padded ? 2 * row_bytes : 0);
     uint64_t partials = 0;
-    shardtab_status_t status;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
 
     memset(s, 0, sizeof *s);
     s->nx = nx;
+    s->ny = ny;
+    s->start = start;
     s->rows = rows;
-    s->history_len = niter / 100 + 1;
+    s->history_len = jacobi_history_len(opts->niter, opts->nccheck);
     s->init = malloc(grid);
-    if (s->init == NULL)
-        return jacobi_no_memory("the starting rows", grid);
-    jacobi_fill_initial(s->init, nx, ny, start, rows);
-    status = shardtab_mem_alloc(grid, (void **)&s->a[0]);
+    s->init_halo = malloc(2 * row_bytes);
+    if (s->init == NULL || s->init_halo == NULL)
+        return jacobi_no_memory("the starting rows", grid + 2 * row_bytes);
+    jacobi_initial_rows(&opts->init, nx, ny, start, rows, s->init);
+    /* the ghost rows start as the rows they stand for: the neighbours' edges */
+    jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start - 1), 1, s->init_halo);
+    jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start + rows), 1,
+                        s->init_halo + nx);
+    for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++) {
+        status = shardtab_mem_alloc(buffer, (void **)&s->buffer[p]);
+        s->a[p] = s->buffer[p] ? s->buffer[p] + (padded ? nx : 0) : NULL;
+    }
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_mem_alloc(grid, (void **)&s->a[1]);
-    if (status == SHARDTAB_SUCCESS)
-        status = coherent_halo
-                     ? shardtab_mem_alloc_coherent(4 * (size_t)nx * sizeof(jacobi_real_t),
-                                                   (void **)&s->halo)
-                     : shardtab_mem_alloc(4 * (size_t)nx * sizeof(jacobi_real_t), (void **)&s->halo);
+        status = coherent_halo ? shardtab_mem_alloc_coherent(4 * row_bytes, (void **)&s->halo)
+                               : shardtab_mem_alloc(4 * row_bytes, (void **)&s->halo);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc(sizeof(jacobi_ctl_t), (void **)&s->ctl);
     if (status == SHARDTAB_SUCCESS)
@@ -54,7 +54,7 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, int nx, int ny, int st
         return status;
 
     jacobi_step_t *st = &s->step;
-    memset(st, 0, sizeof *st); /* padding too: the kernels cache graphs by its bytes */
+    memset(st, 0, sizeof *st);
     for (int p = 0; p < 2; p++) {
         st->a[p] = s->a[p];
         st->halo[p] = s->halo + (size_t)p * 2 * nx;
@@ -75,15 +75,17 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, int nx, int ny, int st
 
 shardtab_status_t jacobi_solver_free(jacobi_solver_t *s)
 {
-    void *device[] = {s->a[0], s->a[1], s->halo, s->ctl, s->history, s->partials};
+    void *device[] = {s->buffer[0], s->buffer[1], s->halo, s->ctl, s->history, s->partials};
     shardtab_status_t first = SHARDTAB_SUCCESS;
 
+    jacobi_plan_destroy(s->plan);
     for (size_t i = 0; i < sizeof device / sizeof device[0]; i++) {
         shardtab_status_t st = shardtab_mem_free(device[i]);
         if (first == SHARDTAB_SUCCESS)
             first = st;
     }
     free(s->init);
+    free(s->init_halo);
     memset(s, 0, sizeof *s);
     return first;
 }
@@ -94,33 +96,45 @@ shardtab_status_t jacobi_solver_read_ctl(const jacobi_solver_t *s, void *stream,
     return status == SHARDTAB_SUCCESS ? shardtab_stream_synchronize(stream) : status;
 }
 
-/* Rows, ghost rows (zero, as the neighbours' starting interiors), a clean
- * history, and the bookkeeping with the iteration count kept (signals only
- * ever grow). */
+shardtab_status_t jacobi_solver_read_rows(const jacobi_solver_t *s, void *stream,
+                                          jacobi_real_t *rows_out)
+{
+    jacobi_ctl_t ctl;
+    shardtab_status_t status = jacobi_solver_read_ctl(s, stream, &ctl);
+
+    /* the latest rows are in a[iteration & 1] */
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_async(rows_out, s->a[ctl.iteration & 1],
+                                       (size_t)s->rows * (size_t)s->nx * sizeof *rows_out, stream);
+    return status == SHARDTAB_SUCCESS ? shardtab_stream_synchronize(stream) : status;
+}
+
+/* Rows and ghost rows to their starting state, a clean history, and the
+ * bookkeeping with the iteration count kept (signals only ever grow). */
 shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream)
 {
-    size_t grid = (size_t)s->rows * (size_t)s->nx * sizeof(jacobi_real_t);
-    size_t halo = 4 * (size_t)s->nx * sizeof(jacobi_real_t);
-    size_t history = (size_t)s->history_len * sizeof(double);
-    size_t zero_bytes = halo > history ? halo : history;
+    const size_t row_bytes = (size_t)s->nx * sizeof(jacobi_real_t);
+    const size_t history = (size_t)s->history_len * sizeof(double);
     jacobi_ctl_t ctl;
     shardtab_status_t status;
-    void *zeros = calloc(1, zero_bytes);
+    double *zeros = calloc(1, history);
 
     if (zeros == NULL)
-        return jacobi_no_memory("zeros", zero_bytes);
+        return jacobi_no_memory("zeros", history);
     status = jacobi_solver_read_ctl(s, stream, &ctl);
     if (status == SHARDTAB_SUCCESS) {
         ctl.base = ctl.iteration;
         ctl.stop_at = JACOBI_NO_STOP;
+        ctl.failed = 0;
         ctl.norm = 0.0;
-        ctl.norm_iter = ctl.iteration;
+        ctl.norm_iter = JACOBI_NO_NORM;
         status = shardtab_memcpy_async(s->ctl, &ctl, sizeof ctl, stream);
     }
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
-        status = shardtab_memcpy_async(s->a[p], s->init, grid, stream);
-    if (status == SHARDTAB_SUCCESS)
-        status = shardtab_memcpy_async(s->halo, zeros, halo, stream);
+        status = shardtab_memcpy_async(s->a[p], s->init, (size_t)s->rows * row_bytes, stream);
+    for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
+        status = shardtab_memcpy_async(s->halo + (size_t)p * 2 * s->nx, s->init_halo,
+                                       2 * row_bytes, stream);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_memcpy_async(s->history, zeros, history, stream);
     if (status == SHARDTAB_SUCCESS)
@@ -135,8 +149,38 @@ shardtab_status_t jacobi_solver_start(jacobi_solver_t *s, void *stream)
 
     memset(&ctl, 0, sizeof ctl);
     ctl.stop_at = JACOBI_NO_STOP;
+    ctl.norm_iter = JACOBI_NO_NORM;
     shardtab_status_t status = shardtab_memcpy_async(s->ctl, &ctl, sizeof ctl, stream);
     return status == SHARDTAB_SUCCESS ? shardtab_stream_synchronize(stream) : status;
+}
+
+int jacobi_solver_plan(jacobi_solver_t *s, jacobi_launch_t launch, void *stream, char *why,
+                       size_t why_bytes)
+{
+    jacobi_plan_t *plan = NULL;
+    int rc = jacobi_plan_create(&s->step, launch, stream, &plan, why, why_bytes);
+
+    if (rc == 0) {
+        jacobi_plan_destroy(s->plan);
+        s->plan = plan;
+    }
+    return rc;
+}
+
+void jacobi_solver_plant(jacobi_solver_t *s, const jacobi_test_fault_t *fault, int solve)
+{
+    jacobi_fault_t *f = &s->step.fault;
+
+    memset(f, 0, sizeof *f);
+    if (!(fault->solves & solve) || fault->kind == JACOBI_TEST_FAULT_NONE)
+        return;
+    if (fault->kind != JACOBI_TEST_FAULT_STOP &&
+        (fault->row < s->start || fault->row >= s->start + s->rows))
+        return;
+    f->kind = (int)fault->kind;
+    f->row = fault->row - s->start;
+    f->col = fault->col;
+    f->iteration = fault->iteration;
 }
 
 shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
@@ -154,6 +198,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
     /* every rank's norm, and the stop, on the device only where the node is the job */
     j->host_norm = j->opts.variant == JACOBI_MPI || !single_node;
     j->host_sync = j->opts.variant == JACOBI_HOST_SYNC;
+    j->host_loop = j->host_top || j->host_bottom || j->host_norm || j->host_sync;
     st->device_norm = !j->host_norm;
     st->device_sync = j->opts.variant == JACOBI_TABLE;
     st->nccheck = j->opts.nccheck;

@@ -1,34 +1,38 @@
 /* jacobi_solver.h - one solve's device state (this rank's rows, or the whole
- * grid for the 1-GPU reference, their ghost rows and the kernel's bookkeeping)
- * and the wiring of its edges: which neighbour's ghost rows go through the
- * table, which through MPI. */
+ * grid for the 1-GPU reference, their ghost rows and the kernel's bookkeeping),
+ * its starting state, how its steps are launched (a plan), and the wiring of
+ * its edges: which neighbour's ghost rows go through the table, which through
+ * MPI. */
 #ifndef JACOBI_SOLVER_H
 #define JACOBI_SOLVER_H
 
+#include "jacobi_options.h"
 #include "jacobi_sweep.h"
 #include "shardtab.h"
 
 typedef struct jacobi_solver {
-    int nx, rows;
-    jacobi_real_t *a[2];      /* device: rows x nx, twice */
-    jacobi_real_t *halo;      /* device: [parity][above, below][nx] */
-    jacobi_ctl_t *ctl;        /* device */
-    double *partials;         /* device */
-    double *history;          /* device */
+    int nx, ny, start, rows;   /* the grid, and this solver's rows [start, start + rows) */
+    jacobi_real_t *buffer[2];  /* device allocations: rows x nx, or (rows + 2) x nx padded */
+    jacobi_real_t *a[2];       /* device: the rows, inside buffer[p] */
+    jacobi_real_t *halo;       /* device: [parity][above, below][nx] */
+    jacobi_ctl_t *ctl;         /* device */
+    double *partials;          /* device */
+    double *history;           /* device */
     int history_len;
-    jacobi_real_t *init;      /* host: the starting rows, boundary columns set */
+    jacobi_real_t *init;       /* host: the starting rows */
+    jacobi_real_t *init_halo;  /* host [above, below][nx]: the starting ghost rows */
     jacobi_step_t step;
+    jacobi_plan_t *plan;       /* how its solves launch their steps */
 } jacobi_solver_t;
 
 struct jacobi_job;
 
-/* The starting rows [start, start + rows) of the global grid: zero inside,
- * sin(2 pi y / (ny - 1)) on both boundary columns. */
-void jacobi_fill_initial(jacobi_real_t *rows_out, int nx, int ny, int start, int rows);
-
-/* Device buffers of one solver; the halo in coherent memory when peers write it. */
-shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, int nx, int ny, int start, int rows,
-                                      int niter, int coherent_halo);
+/* Device buffers of one solver and its starting state (opts->init). Its halo
+ * is in coherent memory when peers write it; padded leaves a spare row above
+ * and below the rows of each buffer (the plain reference runs in the 1-GPU
+ * reference's buffers afterwards, with its ghost rows there). */
+shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t *opts, int start,
+                                      int rows, int coherent_halo, int padded);
 shardtab_status_t jacobi_solver_free(jacobi_solver_t *s);
 /* Back to the starting state for a new solve, the iteration count kept. Synchronous. */
 shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream);
@@ -36,6 +40,16 @@ shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream);
 shardtab_status_t jacobi_solver_start(jacobi_solver_t *s, void *stream);
 /* The device's bookkeeping, read back. Synchronous. */
 shardtab_status_t jacobi_solver_read_ctl(const jacobi_solver_t *s, void *stream, jacobi_ctl_t *ctl);
+/* The rows as the last solve left them, to host memory (rows x nx). Synchronous. */
+shardtab_status_t jacobi_solver_read_rows(const jacobi_solver_t *s, void *stream,
+                                          jacobi_real_t *rows_out);
+/* Prepares the solver's plan in that launch mode (jacobi_plan_create): 0,
+ * JACOBI_PLAN_NOT_RESIDENT with the reason in why, or a runtime code. */
+int jacobi_solver_plan(jacobi_solver_t *s, jacobi_launch_t launch, void *stream, char *why,
+                       size_t why_bytes);
+/* Plants a test's bug into this solver's kernels when it names `solve` and
+ * falls in its rows. */
+void jacobi_solver_plant(jacobi_solver_t *s, const jacobi_test_fault_t *fault, int solve);
 
 /* The ring of the distributed solve: edges through the table where the
  * neighbour is on this node (and the variant wants it), else through MPI. */

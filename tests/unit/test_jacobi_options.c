@@ -1,4 +1,4 @@
-/* test_jacobi_options.c - pins jacobi's command line (defaults, the anchors' -nx and our --nx, a named error for every bad value) and its row split and ring against the anchors' formulas. */
+/* test_jacobi_options.c - pins jacobi's command line (defaults, the anchors' -nx and our --nx, a named error for every bad value), the tests' fault spec, and its row split and ring against the anchors' formulas. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,9 +51,12 @@ static void expect_defaults(const jacobi_options_t *o)
     assert_int_equal(o->niter, 1000);
     assert_int_equal(o->nccheck, 1);
     assert_int_equal(o->repeat, 1);
-    assert_int_equal(o->graph, 1);
+    assert_int_equal(o->launch, JACOBI_LAUNCH_AUTO);
     assert_int_equal(o->variant, JACOBI_TABLE);
+    assert_int_equal(o->init.kind, JACOBI_INIT_ZERO);
+    assert_int_equal(o->cpu_check, JACOBI_CPU_CHECK_AUTO);
     assert_null(o->json);
+    assert_null(o->trace);
     assert_int_equal(o->allow_shared_gpu, 0);
 }
 
@@ -80,7 +83,8 @@ static void test_jacobi_options_single_dash_forms_of_the_anchors_set_every_field
 {
     char *argv[] = {"jacobi", "-nx", "130", "-ny", "257", "-niter", "40", "-nccheck", "5",
                     "-variant", "mpi", "-launch", "stream", "-repeat", "3", "-json", "r.json",
-                    "-allow-shared-gpu"};
+                    "-allow-shared-gpu", "-init", "random:7", "-cpu-check", "no", "-trace",
+                    "t.csv"};
     (void)state;
     assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
     assert_int_equal(opts.nx, 130);
@@ -88,17 +92,22 @@ static void test_jacobi_options_single_dash_forms_of_the_anchors_set_every_field
     assert_int_equal(opts.niter, 40);
     assert_int_equal(opts.nccheck, 5);
     assert_int_equal(opts.variant, JACOBI_MPI);
-    assert_int_equal(opts.graph, 0);
+    assert_int_equal(opts.launch, JACOBI_LAUNCH_ASK_STREAM);
     assert_int_equal(opts.repeat, 3);
     assert_string_equal(opts.json, "r.json");
     assert_int_equal(opts.allow_shared_gpu, 1);
+    assert_int_equal(opts.init.kind, JACOBI_INIT_RANDOM);
+    assert_int_equal(opts.init.seed, 7);
+    assert_int_equal(opts.cpu_check, JACOBI_CPU_CHECK_NO);
+    assert_string_equal(opts.trace, "t.csv");
 }
 
 static void test_jacobi_options_double_dash_forms_set_every_field(void **state)
 {
     char *argv[] = {"jacobi", "--nx", "3", "--ny", "4", "--niter", "10000000", "--nccheck",
-                    "10000000", "--variant", "host-sync", "--launch", "graph", "--repeat",
-                    "100", "--json", "/tmp/x.json", "--allow-shared-gpu"};
+                    "10000000", "--variant", "host-sync", "--launch", "persistent", "--repeat",
+                    "100", "--json", "/tmp/x.json", "--allow-shared-gpu", "--init", "random",
+                    "--cpu-check", "yes", "--trace", "/tmp/t.csv"};
     (void)state;
     assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
     assert_int_equal(opts.nx, 3);
@@ -106,10 +115,14 @@ static void test_jacobi_options_double_dash_forms_set_every_field(void **state)
     assert_int_equal(opts.niter, JACOBI_MAX_ITER);
     assert_int_equal(opts.nccheck, JACOBI_MAX_ITER);
     assert_int_equal(opts.variant, JACOBI_HOST_SYNC);
-    assert_int_equal(opts.graph, 1);
+    assert_int_equal(opts.launch, JACOBI_LAUNCH_ASK_PERSISTENT);
     assert_int_equal(opts.repeat, JACOBI_MAX_REPEAT);
     assert_string_equal(opts.json, "/tmp/x.json");
     assert_int_equal(opts.allow_shared_gpu, 1);
+    assert_int_equal(opts.init.kind, JACOBI_INIT_RANDOM);
+    assert_int_equal(opts.init.seed, 1); /* random alone: seed 1 */
+    assert_int_equal(opts.cpu_check, JACOBI_CPU_CHECK_YES);
+    assert_string_equal(opts.trace, "/tmp/t.csv");
 }
 
 static void test_jacobi_options_equals_forms_are_accepted(void **state)
@@ -120,7 +133,7 @@ static void test_jacobi_options_equals_forms_are_accepted(void **state)
     assert_int_equal(opts.nx, 9);
     assert_int_equal(opts.ny, 11);
     assert_int_equal(opts.variant, JACOBI_TABLE);
-    assert_int_equal(opts.graph, 0);
+    assert_int_equal(opts.launch, JACOBI_LAUNCH_ASK_STREAM);
 }
 
 static void test_jacobi_options_every_variant_name_selects_it_and_names_it_back(void **state)
@@ -145,7 +158,98 @@ static void test_jacobi_options_last_value_of_a_repeated_option_wins(void **stat
     (void)state;
     assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
     assert_int_equal(opts.nx, 200);
-    assert_int_equal(opts.graph, 1);
+    assert_int_equal(opts.launch, JACOBI_LAUNCH_ASK_GRAPH);
+}
+
+static void test_jacobi_options_every_launch_name_selects_it_and_names_it_back(void **state)
+{
+    (void)state;
+    for (int l = 0; l < JACOBI_LAUNCH_REQUEST_COUNT; l++) {
+        char *argv[] = {"jacobi", "--launch",
+                        (char *)jacobi_launch_request_name((jacobi_launch_request_t)l)};
+        assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+        assert_int_equal(opts.launch, l);
+    }
+    assert_string_equal(jacobi_launch_request_name(JACOBI_LAUNCH_AUTO), "auto");
+    assert_string_equal(jacobi_launch_request_name(JACOBI_LAUNCH_ASK_PERSISTENT), "persistent");
+    assert_string_equal(jacobi_launch_request_name(JACOBI_LAUNCH_REQUEST_COUNT), "?");
+}
+
+static void test_jacobi_options_init_takes_zero_random_and_a_seed_up_to_2_pow_64(void **state)
+{
+    char *zero[] = {"jacobi", "--init", "random:5", "--init", "zero"};
+    char *big[] = {"jacobi", "--init", "random:18446744073709551615"};
+    char text[48];
+    (void)state;
+    assert_int_equal(parse(ARGC(zero), zero), JACOBI_PARSE_OK);
+    assert_int_equal(opts.init.kind, JACOBI_INIT_ZERO);
+    assert_string_equal(jacobi_init_name(&opts.init, text, sizeof text), "zero");
+    assert_int_equal(parse(ARGC(big), big), JACOBI_PARSE_OK);
+    assert_int_equal(opts.init.kind, JACOBI_INIT_RANDOM);
+    assert_true(opts.init.seed == UINT64_MAX);
+    assert_string_equal(jacobi_init_name(&opts.init, text, sizeof text),
+                        "random:18446744073709551615");
+}
+
+static void test_jacobi_options_bad_init_and_cpu_check_are_named(void **state)
+{
+    static const char *const inits[] = {"ones", "random:", "random:-1", "random:1x", "Random",
+                                        "random:18446744073709551616", "", "random 5"};
+    (void)state;
+    for (int i = 0; i < ARGC(inits); i++)
+        expect_bad_value("--init", inits[i], "--init");
+    expect_bad_value("--init", "ones", "zero, random or random:SEED");
+    expect_bad_value("--cpu-check", "maybe", "auto, yes or no");
+    expect_bad_value("--cpu-check", "", "--cpu-check");
+}
+
+static void test_jacobi_options_empty_trace_name_is_refused(void **state)
+{
+    char *argv[] = {"jacobi", "--trace", ""};
+    (void)state;
+    expect_error(ARGC(argv), argv, "--trace", "file name");
+}
+
+/* ---- the tests' planted bugs (JACOBI_TEST_FAULT) --------------------------------------- */
+
+static void test_jacobi_test_fault_parses_every_solve_and_kind(void **state)
+{
+    jacobi_test_fault_t f;
+    (void)state;
+    assert_int_equal(jacobi_test_fault_parse(NULL, &f, err, sizeof err), 0);
+    assert_int_equal(f.kind, JACOBI_TEST_FAULT_NONE);
+    assert_int_equal(jacobi_test_fault_parse("", &f, err, sizeof err), 0);
+    assert_int_equal(f.kind, JACOBI_TEST_FAULT_NONE);
+    assert_int_equal(jacobi_test_fault_parse("run:stale:5:1024:20", &f, err, sizeof err), 0);
+    assert_int_equal(f.solves, JACOBI_FAULT_IN_RUN);
+    assert_int_equal(f.kind, JACOBI_TEST_FAULT_STALE);
+    assert_int_equal(f.row, 5);
+    assert_int_equal(f.col, 1024);
+    assert_int_equal(f.iteration, 20);
+    assert_int_equal(jacobi_test_fault_parse("kernel:norm:1:2:3", &f, err, sizeof err), 0);
+    assert_int_equal(f.solves, JACOBI_FAULT_IN_RUN | JACOBI_FAULT_IN_REFERENCE);
+    assert_int_equal(f.kind, JACOBI_TEST_FAULT_NORM);
+    assert_int_equal(jacobi_test_fault_parse("plain:stop:0:0:9", &f, err, sizeof err), 0);
+    assert_int_equal(f.solves, JACOBI_FAULT_IN_PLAIN);
+    assert_int_equal(f.kind, JACOBI_TEST_FAULT_STOP);
+    assert_int_equal(jacobi_test_fault_parse("reference:stale:0:0:0", &f, err, sizeof err), 0);
+    assert_int_equal(f.solves, JACOBI_FAULT_IN_REFERENCE);
+}
+
+static void test_jacobi_test_fault_refuses_anything_else_with_the_form(void **state)
+{
+    static const char *const bad[] = {"run", "run:stale", "run:stale:1:2", "run:stale:1:2:3:4",
+                                      "job:stale:1:2:3", "run:none:1:2:3", "run:bit:1:2:3",
+                                      "run:stale:-1:2:3", "run:stale:1:2:x", "RUN:stale:1:2:3"};
+    jacobi_test_fault_t f;
+    (void)state;
+    for (int i = 0; i < ARGC(bad); i++) {
+        memset(err, 0, sizeof err);
+        assert_int_equal(jacobi_test_fault_parse(bad[i], &f, err, sizeof err), -1);
+        assert_int_equal(f.kind, JACOBI_TEST_FAULT_NONE);
+        if (strstr(err, bad[i]) == NULL || strstr(err, "<run|reference|kernel|plain>") == NULL)
+            fail_msg("message '%s' for '%s'", err, bad[i]);
+    }
 }
 
 static void test_jacobi_options_help_in_every_form_returns_help(void **state)
@@ -161,7 +265,8 @@ static void test_jacobi_options_help_in_every_form_returns_help(void **state)
 static void test_jacobi_options_usage_text_names_every_option(void **state)
 {
     static const char *const names[] = {"-nx", "-ny", "-niter", "-nccheck", "--variant",
-                                        "--launch", "--repeat", "--json", "--allow-shared-gpu",
+                                        "--launch", "persistent", "--init", "--cpu-check",
+                                        "--repeat", "--json", "--trace", "--allow-shared-gpu",
                                         "--help", "SHARDTAB_WAIT_TIMEOUT", "Exit status"};
     (void)state;
     assert_true(strncmp(jacobi_usage_text(), "Usage: jacobi", 13) == 0);
@@ -235,7 +340,7 @@ static void test_jacobi_options_unknown_variant_and_launch_are_named(void **stat
         expect_bad_value("--variant", variants[i], "--variant");
     expect_bad_value("--variant", "nvshmem", "table, host-sync or mpi");
     expect_bad_value("--launch", "graphs", "--launch");
-    expect_bad_value("--launch", "", "graph or stream");
+    expect_bad_value("--launch", "", "auto, persistent, graph or stream");
 }
 
 static void test_jacobi_options_empty_json_name_is_refused(void **state)
@@ -248,7 +353,8 @@ static void test_jacobi_options_empty_json_name_is_refused(void **state)
 static void test_jacobi_options_missing_value_is_named_as_typed(void **state)
 {
     static const char *const options[] = {"-nx", "--ny", "-niter", "-nccheck", "--variant",
-                                          "--launch", "--repeat", "--json"};
+                                          "--launch", "--repeat", "--json", "--init",
+                                          "--cpu-check", "--trace"};
     (void)state;
     for (int i = 0; i < ARGC(options); i++) {
         char *argv[] = {"jacobi", (char *)options[i]};
@@ -470,6 +576,12 @@ int main(void)
         cmocka_unit_test(test_jacobi_options_equals_forms_are_accepted),
         cmocka_unit_test(test_jacobi_options_every_variant_name_selects_it_and_names_it_back),
         cmocka_unit_test(test_jacobi_options_last_value_of_a_repeated_option_wins),
+        cmocka_unit_test(test_jacobi_options_every_launch_name_selects_it_and_names_it_back),
+        cmocka_unit_test(test_jacobi_options_init_takes_zero_random_and_a_seed_up_to_2_pow_64),
+        cmocka_unit_test(test_jacobi_options_bad_init_and_cpu_check_are_named),
+        cmocka_unit_test(test_jacobi_options_empty_trace_name_is_refused),
+        cmocka_unit_test(test_jacobi_test_fault_parses_every_solve_and_kind),
+        cmocka_unit_test(test_jacobi_test_fault_refuses_anything_else_with_the_form),
         cmocka_unit_test(test_jacobi_options_help_in_every_form_returns_help),
         cmocka_unit_test(test_jacobi_options_usage_text_names_every_option),
         cmocka_unit_test(test_jacobi_options_grid_sides_refuse_out_of_range_and_non_integers),
