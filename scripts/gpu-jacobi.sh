@@ -1,31 +1,37 @@
 #!/usr/bin/env bash
-# gpu-jacobi.sh - on the NVIDIA machine: builds jacobi (CUDA backend) and the
-# anchors of NVIDIA's multi-gpu-programming-models (single_gpu,
-# multi_threaded_p2p_opt, nccl, nccl_graphs, nvshmem) from an unpacked copy,
-# checks every jacobi variant on the GPUs, then times them all side by side,
-# in this one job, on the same GPUs, at the same sizes.
+# gpu-jacobi.sh - on the NVIDIA machine, in one call: builds jacobi (CUDA
+# backend), NVIDIA's multi-gpu-programming-models anchors (single_gpu,
+# multi_threaded_p2p_opt, nccl, nccl_graphs, nvshmem) and the CPU-free model's
+# Jacobi (ICS'23: baseline P2P -v 2, persistent Design 2 -v 4); checks jacobi
+# on the GPUs (every launch mode with a random start, the CPU check at 2048^2 x
+# 1000, the planted bugs that every check must catch, a rank that never
+# signals, compute-sanitizer); traces a small grid; then times them all side by
+# side at every size, 1 GPU and (when two are visible) 2 GPUs.
 #
-# Usage: scripts/gpu-jacobi.sh [--anchors DIR] [--sizes "16384 8192 4096 2048"]
-#                              [--niter N] [--runs R] [--quick] [outdir]
+# Usage: scripts/gpu-jacobi.sh [--anchors DIR] [--cpufree DIR] [--sizes "16384 ... 1024"]
+#                              [--niter N] [--runs R] [--quick] [--no-sanitizer] [outdir]
 #   --anchors DIR  the multi-gpu-programming-models folder (default
-#                  .anchors/multi-gpu-programming-models: copy ../shared/anchors
-#                  there, an ignored folder, and carry it to the machine)
+#                  .anchors/multi-gpu-programming-models: copy ../shared/anchors to
+#                  .anchors, an ignored folder, and carry it to the machine)
+#   --cpufree DIR  the CPU-free model's folder (default .anchors/cpu-free-model)
 #   --runs R       runs of each anchor per size, and --repeat of jacobi (default 3);
 #                  the median is kept
 #   --quick        the checks only, no timing sweep
 #   --no-sanitizer skip the compute-sanitizer checks
 # With one visible GPU the two-rank checks share it (--allow-shared-gpu) and
-# the sweep times the single-GPU codes only (single_gpu, jacobi -np 1).
+# the sweep times the one-GPU codes only. The CPU-free model computes no norm:
+# its rows compare with jacobi -nccheck NITER (one norm), in rows of their own.
 # NCCL and NVSHMEM come from python3's nvidia-nccl and nvidia-nvshmem wheels.
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1).
-# Writes jacobi-bench.csv (one row per variant and size), jacobi-check.log and
-# the JSON of every jacobi run into outdir.
+# Writes into outdir: jacobi-check.log, jacobi-bench.csv (one row per variant,
+# size and GPU count), trace-*.csv, and jacobi-json.tar.gz (every run's JSON).
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"
 
 anchors=$top/.anchors/multi-gpu-programming-models
-sizes="16384 8192 4096 2048"
+cpufree=$top/.anchors/cpu-free-model
+sizes="16384 8192 4096 2048 1024"
 niter=1000
 runs=3
 quick=0
@@ -33,6 +39,7 @@ sanitizer=1
 while [[ $# -gt 0 ]]; do
   case $1 in
   --anchors) anchors=$2; shift 2 ;;
+  --cpufree) cpufree=$2; shift 2 ;;
   --sizes) sizes=$2; shift 2 ;;
   --niter) niter=$2; shift 2 ;;
   --runs) runs=$2; shift 2 ;;
@@ -43,6 +50,8 @@ while [[ $# -gt 0 ]]; do
 done
 gpu_start "${1:-$top/jacobi-out}" jacobi-check.log
 csv=$out/jacobi-bench.csv
+jsons=$out/json
+mkdir -p "$jsons"
 echo "variant,nx,ny,niter,gpus,seconds,reference_seconds,runs,note" >"$csv"
 
 say "# gpu-jacobi $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
@@ -51,12 +60,13 @@ say "# gpu-jacobi $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
   nvidia-smi topo -m
   nvcc --version | tail -2
   mpirun --version | head -1
+  nproc
 } >>"$log" 2>&1
 
 # ---- build: ours, and the anchors (in parallel) ---------------------------------------
 build=$top/build-gpu-jacobi
-gpu_build_cuda "$build"
-jac=$build/jacobi
+gpu_build_cuda "$build" &
+ours=$!
 
 sp=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
 nccl=$sp/nvidia/nccl
@@ -71,6 +81,7 @@ mkdir -p "$abuild/lib"
 ln -sf "$nccl"/lib/libnccl.so.* "$abuild/lib/libnccl.so" 2>/dev/null
 ln -sf "$nvshmem"/lib/libnvshmem_host.so.* "$abuild/lib/libnvshmem_host.so" 2>/dev/null
 cuda_home=$(dirname "$(dirname "$(command -v nvcc)")")
+# shellcheck disable=SC2054  # one nvcc flag, its commas included
 arch=(-gencode arch=compute_90,code=sm_90)
 # each build mirrors the anchor's Makefile, with CUDA 13's -std=c++17 and the wheels' paths
 build_anchor() {
@@ -89,131 +100,197 @@ build_anchor() {
       nvcc -ccbin=mpic++ "${arch[@]}" "$o/jacobi.o" -o "$o/jacobi" -L"$abuild/lib" -lnvshmem_host \
         "$nvshmem/lib/libnvshmem_device.a" -L"$cuda_home/lib64" -lcuda -lcudart -ldl -lnvidia-ml \
         -Xlinker -rpath -Xlinker "$nvshmem/lib" ;;
+  cpu-free)
+    # the anchor's README: every src/**/*.cu but PERKS, whose lines leave main.cu in
+    # this build copy (its code knows sm_60-80 only); version numbers 0-4 unchanged
+    local src=$cpufree/Stencil/jacobi2D copy=$o/src
+    rm -rf "$copy" && cp -r "$src" "$copy" && rm -rf "$copy/src/PERKS" "$copy/PERKS" &&
+      sed -i '/PERKS/d' "$copy/src/main.cu" &&
+      (cd "$copy" && find src -name '*.cu' -print0 | xargs -0 -P 8 -I{} sh -c \
+        'nvcc -O2 -std=c++17 -rdc=true -Xcompiler -fopenmp -I include -gencode arch=compute_90,code=sm_90 -c "$1" -o "$1.o"' _ {}) &&
+      (cd "$copy" && nvcc -rdc=true -gencode arch=compute_90,code=sm_90 $(find src -name '*.cu.o') \
+        -o "$o/jacobi" -lgomp -lcuda) ;;
   esac
 }
-for a in single_gpu multi_threaded_p2p_opt nccl nccl_graphs nvshmem; do
-  (build_anchor "$a" >"$out/build-$a.log" 2>&1 && echo "built $a" || echo "BUILD FAILED $a") &
+anchor_names=(single_gpu multi_threaded_p2p_opt nccl nccl_graphs nvshmem cpu-free)
+for a in "${anchor_names[@]}"; do
+  (build_anchor "$a" >"$out/build-$a.log" 2>&1) &
 done
+wait "$ours" || { say "# jacobi: build failed"; exit 1; }
 wait
-for a in single_gpu multi_threaded_p2p_opt nccl nccl_graphs nvshmem; do
+for a in "${anchor_names[@]}"; do
   if [[ -x $abuild/$a/jacobi ]]; then say "# anchor $a: built"; else say "# anchor $a: build failed"; tail -5 "$out/build-$a.log" | tee -a "$log"; fi
+  cat "$out/build-$a.log" >>"$log"
+  rm -f "$out/build-$a.log"
 done
 export LD_LIBRARY_PATH=$nvshmem/lib:$nccl/lib:${LD_LIBRARY_PATH:-}
+jac=$build/jacobi
 
 gpus=$(nvidia-smi -L | grep -c "^GPU")
 share=()
 if ((gpus < 2)); then
   share=(--allow-shared-gpu)
-  say "# one GPU: the two-rank checks share it, the sweep times single-GPU codes only"
+  say "# one GPU: the two-rank checks share it, the sweep times one-GPU codes only"
 fi
 
-# ---- checks: every variant verifies on the GPUs; a wait that cannot finish ends the job ----
+# ---- checks --------------------------------------------------------------------------------
 # shellcheck disable=SC2317  # called via step
 expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
-small=(-nx 2050 -ny 1027 -niter 300 "${share[@]}")
-for v in table host-sync mpi; do
-  step "np2 $v, uneven rows" run -np 2 "$jac" "${small[@]}" --variant "$v" --json "$out/check-$v.json"
+# shellcheck disable=SC2317
+# expect_line RE CMD...: CMD succeeds and prints a line matching RE
+expect_line() {
+  local re=$1 f rc
+  shift
+  f=$(mktemp)
+  "$@" >"$f" 2>&1
+  rc=$?
+  cat "$f"
+  grep -Eq -- "$re" "$f" || { echo "no line matches: $re"; rc=1; }
+  rm -f "$f"
+  return "$rc"
+}
+for l in persistent graph stream; do
+  step "np1 $l, 2048^2 x 1000, random start, CPU check (threads)" \
+    expect_line "^# check cpu: the plain reference equals a CPU loop" \
+    run -np 1 "$jac" -nx 2048 -ny 2048 -niter 1000 --init random --launch "$l" --cpu-check yes
 done
-step "np2 table, 16-byte path (nx % 4 == 0), CPU-checked" run -np 2 "$jac" -nx 1024 -ny 515 -niter 300 "${share[@]}"
-step "np2 mpi, 16-byte path (nx % 4 == 0), CPU-checked" run -np 2 "$jac" -nx 1024 -ny 515 -niter 300 --variant mpi "${share[@]}"
-step "np2 table, 16-byte path, large" run -np 2 "$jac" -nx 4096 -ny 2051 -niter 300 "${share[@]}"
-step "np2 table, stream launches" run -np 2 "$jac" "${small[@]}" --launch stream
-step "np1 table" run -np 1 "$jac" "${small[@]}"
-step "np2 table, simulated two nodes (SHARDTAB_RANKS_PER_NODE=1)" \
-  run -np 2 -x SHARDTAB_RANKS_PER_NODE=1 "$jac" "${small[@]}"
-step "np2 table, converges and stops on the device (-nccheck 3)" \
-  run -np 2 "$jac" -nx 66 -ny 34 -niter 20000 -nccheck 3 "${share[@]}"
-step "np2 table, a rank that never signals: every rank ends with the message, exit 1" \
-  expect_rc 1 run -np 2 -x JACOBI_TEST_SKIP_SIGNAL=1 -x SHARDTAB_WAIT_TIMEOUT=2 "$jac" "${small[@]}"
-grep -h "device-side wait" "$log" | tail -2 | sed 's/^/# /' | tee -a "$log"
+step "np1 persistent, one column a thread (nx % 4 != 0)" run -np 1 "$jac" -nx 2050 -ny 1027 -niter 300 --init random --launch persistent
+for l in persistent graph stream; do
+  step "np2 $l, uneven rows, random start" \
+    run -np 2 "$jac" -nx 1026 -ny 515 -niter 300 --init random --launch "$l" "${share[@]}" --json "$jsons/check-np2-$l.json"
+done
+for v in host-sync mpi; do
+  step "np2 variant $v, random start" run -np 2 "$jac" -nx 1026 -ny 515 -niter 200 --init random --variant "$v" "${share[@]}"
+done
+step "np2 simulated two nodes (SHARDTAB_RANKS_PER_NODE=1)" \
+  run -np 2 -x SHARDTAB_RANKS_PER_NODE=1 "$jac" -nx 1026 -ny 515 -niter 200 --init random "${share[@]}"
+for l in persistent graph; do
+  step "np2 $l converges and stops on the device (-nccheck 3)" \
+    expect_line "^# verify jacobi: OK" run -np 2 "$jac" -nx 66 -ny 34 -niter 20000 -nccheck 3 --launch "$l" "${share[@]}"
+done
+# every check must fail on a planted bug where the zero start would not see it
+wide=(-nx 2048 -ny 66 -niter 60 "${share[@]}")
+step "planted bug, zero start: blind (verifies)" \
+  run -np 2 -x JACOBI_TEST_FAULT=kernel:stale:30:1024:40 "$jac" "${wide[@]}" --launch persistent
+for spec in "kernel:stale:30:1024:40|check reference: .* DIFFERS" "run:stale:30:1024:40|check run: .* DIFFERS" \
+  "plain:stale:30:1024:40|check cpu: the plain reference DIFFERS" "run:norm:30:1024:40|norms differ by" \
+  "run:stop:0:0:30|31 iterations, expected 60"; do
+  for l in persistent graph; do
+    step "planted bug ${spec%%|*}, $l, random start: caught" \
+      expect_line "${spec#*|}" expect_rc 1 run -np 2 -x JACOBI_TEST_FAULT="${spec%%|*}" "$jac" "${wide[@]}" --init random --launch "$l"
+  done
+done
+for l in persistent graph; do
+  step "np2 $l, a rank that never signals: every rank ends with the message, exit 1" \
+    expect_line "a device-side wait gave up" expect_rc 1 run -np 2 -x JACOBI_TEST_SKIP_SIGNAL=1 -x SHARDTAB_WAIT_TIMEOUT=2 \
+    "$jac" -nx 1026 -ny 515 -niter 300 --launch "$l" "${share[@]}"
+done
 if ((sanitizer)) && command -v compute-sanitizer >/dev/null; then
-  step "compute-sanitizer memcheck, np2 table" \
-    run -np 2 compute-sanitizer --error-exitcode 9 --tool memcheck "$jac" -nx 514 -ny 259 -niter 40 "${share[@]}"
-  step "compute-sanitizer racecheck, np1 table" \
-    run -np 1 compute-sanitizer --error-exitcode 9 --tool racecheck "$jac" -nx 514 -ny 259 -niter 20 --launch stream
+  for l in persistent stream; do
+    step "compute-sanitizer memcheck, np1 $l" \
+      run -np 1 compute-sanitizer --error-exitcode 9 --tool memcheck "$jac" -nx 516 -ny 259 -niter 40 --init random --launch "$l"
+    step "compute-sanitizer racecheck, np1 $l" \
+      run -np 1 compute-sanitizer --error-exitcode 9 --tool racecheck "$jac" -nx 516 -ny 259 -niter 20 --init random --launch "$l"
+  done
+  step "compute-sanitizer memcheck, np2 persistent" \
+    run -np 2 compute-sanitizer --error-exitcode 9 --tool memcheck "$jac" -nx 514 -ny 259 -niter 40 --init random --launch persistent "${share[@]}"
 fi
+# where the time of a small-grid iteration goes
+tr_np=1
+((gpus >= 2)) && tr_np=2
+for l in persistent graph; do
+  step "trace np$tr_np $l, 2048^2" run -np "$tr_np" "$jac" -nx 2048 -ny 2048 -niter 1000 --launch "$l" --cpu-check no \
+    --trace "$out/trace-np$tr_np-$l-2048.csv"
+  grep -A3 "^# trace:" "$log" | tail -4 >>"$out/traces.txt"
+done
 say "# checks: $failures failure(s)"
-((quick)) && exit "$((failures > 0))"
+if ((quick)); then
+  tar -C "$out" -czf "$out/jacobi-json.tar.gz" json && rm -rf "$jsons"
+  exit "$((failures > 0))"
+fi
 
 # ---- the sweep: every variant at every size, in this one job --------------------------------
 median_of() { python3 -c 'import sys, statistics; v=[float(x) for x in sys.argv[1:] if x]; print(statistics.median(v) if v else "")' "$@"; }
 record() { echo "$1,$2,$2,$niter,$3,$4,$5,$6,$7" >>"$csv"; say "  $1 ${2}x$2 gpus=$3: $4 s (reference ${5:-n/a} s) $7"; }
-if ((gpus < 2)); then
-  for n in $sizes; do
-    ts=()
-    for ((r = 0; r < runs; r++)); do
-      line=$(timeout 300 "$abuild/single_gpu/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^single_gpu")
-      IFS=', ' read -r -a f <<<"$line"
-      ts+=("${f[5]:-}")
-    done
-    record single_gpu "$n" 1 "$(median_of "${ts[@]}")" "" "$runs" ""
-    for launch in graph stream; do
-      json=$out/jacobi-np1-$launch-$n.json
-      if run -np 1 "$jac" -nx "$n" -ny "$n" -niter "$niter" --launch "$launch" --repeat "$runs" \
-        --json "$json" >>"$log" 2>&1; then
-        read -r t ref <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["seconds"], d["reference_seconds"])' "$json")"
-        record "jacobi-np1-$launch" "$n" 1 "$t" "$ref" "$runs" "verified"
-      else
-        record "jacobi-np1-$launch" "$n" 1 "" "" "$runs" "FAILED"
-        failures=$((failures + 1))
-      fi
-    done
-  done
-  sizes=""
-fi
+anchor_time() { # anchor size gpus: one run's seconds (and the anchor's own reference)
+  local a=$1 n=$2 g=$3 line f
+  case $a in
+  single_gpu) line=$(timeout 300 "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^single_gpu")
+    IFS=', ' read -r -a f <<<"$line"; echo "${f[5]:-}" ;;
+  multi_threaded_p2p_opt) line=$(timeout 300 "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^multi_threaded")
+    IFS=', ' read -r -a f <<<"$line"; echo "${f[7]:-} ${f[8]:-}" ;;
+  cpu-free-v2 | cpu-free-v4)
+    line=$(CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) timeout 60 "$abuild/cpu-free/jacobi" -v "${a#cpu-free-v}" -s \
+      -nx "$n" -ny "$n" -niter "$niter" 2>>"$log" | grep "^Execution time")
+    echo "$line" | awk '{print $3}' ;;
+  *) line=$(run -np "$g" "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^$a")
+    IFS=', ' read -r -a f <<<"$line"; echo "${f[7]:-} ${f[8]:-}" ;;
+  esac
+}
+ours() { # name np extra-args...: one jacobi run, --repeat runs, its median and reference
+  local name=$1 np=$2 n=$3 json
+  shift 3
+  json=$jsons/$name-$n.json
+  if run -np "$np" "$jac" -nx "$n" -ny "$n" -niter "$niter" --repeat "$runs" --cpu-check no \
+    --json "$json" "$@" >>"$log" 2>&1; then
+    read -r t ref <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["seconds"], d["reference_seconds"])' "$json")"
+    record "$name" "$n" "$np" "$t" "$ref" "$runs" "verified"
+  else
+    record "$name" "$n" "$np" "" "" "$runs" "FAILED"
+    failures=$((failures + 1))
+  fi
+}
+gpu_counts=(1)
+((gpus >= 2)) && gpu_counts=(1 2)
+declare -A broken=()
 for n in $sizes; do
-  say "# size ${n} x ${n}, $niter iterations, norm every iteration"
-  # the anchors, `runs` times each, CSV lines
-  for a in single_gpu multi_threaded_p2p_opt nccl nccl_graphs nvshmem; do
-    [[ -x $abuild/$a/jacobi ]] || continue
-    ts=() refs=()
-    for ((r = 0; r < runs; r++)); do
-      case $a in
-      single_gpu) line=$(timeout 300 "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^single_gpu") ;;
-      multi_threaded_p2p_opt) line=$(timeout 300 "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^multi_threaded") ;;
-      *) line=$(run -np 2 "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^$a") ;;
-      esac
-      echo "$a run $r: $line" >>"$log"
-      IFS=', ' read -r -a f <<<"$line"
-      if [[ $a == single_gpu ]]; then ts+=("${f[5]:-}"); else ts+=("${f[7]:-}"); refs+=("${f[8]:-}"); fi
+  say "# size ${n} x ${n}, $niter iterations, norm every iteration unless said"
+  for g in "${gpu_counts[@]}"; do
+    if ((g == 1)); then names=(single_gpu cpu-free-v2 cpu-free-v4); else
+      names=(multi_threaded_p2p_opt nccl nccl_graphs nvshmem cpu-free-v2 cpu-free-v4); fi
+    for a in "${names[@]}"; do
+      [[ -x $abuild/${a%-v[0-9]}/jacobi ]] || continue
+      [[ -n ${broken[$a]:-} ]] && continue
+      ts=() refs=()
+      for ((r = 0; r < runs; r++)); do
+        read -r t ref <<<"$(anchor_time "$a" "$n" "$g")"
+        echo "$a gpus=$g run $r: $t $ref" >>"$log"
+        # a run that printed no time (hung and was stopped, or failed): skip this anchor from now on
+        if [[ -z $t ]]; then broken[$a]=1; say "# anchor $a gave no time at ${n}^2 on $g GPU(s): left out from here"; break; fi
+        ts+=("$t") refs+=("${ref:-}")
+      done
+      note=""
+      [[ $a == cpu-free-* ]] && note="no norm"
+      record "$a" "$n" "$g" "$(median_of "${ts[@]}")" "$(median_of "${refs[@]}")" "$runs" "$note"
     done
-    gpus=2; [[ $a == single_gpu ]] && gpus=1
-    record "$a" "$n" "$gpus" "$(median_of "${ts[@]}")" "$(median_of "${refs[@]}")" "$runs" ""
-  done
-  # ours: the median of --repeat solves after a warm-up, the reference likewise
-  for v in "table" "table --launch stream" "host-sync" "mpi" "table rpn1"; do
-    read -r -a words <<<"$v"
-    name=jacobi-${v// /-}; name=${name//--/}
-    extra=()
-    if [[ ${words[1]:-} == rpn1 ]]; then extra=(-x SHARDTAB_RANKS_PER_NODE=1); words=("${words[0]}"); fi
-    json=$out/$name-$n.json
-    if run -np 2 "${extra[@]}" "$jac" -nx "$n" -ny "$n" -niter "$niter" --variant "${words[0]}" \
-      "${words[@]:1}" --repeat "$runs" --json "$json" >>"$log" 2>&1; then
-      read -r t ref <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["seconds"], d["reference_seconds"])' "$json")"
-      record "$name" "$n" 2 "$t" "$ref" "$runs" "verified"
-    else
-      record "$name" "$n" 2 "" "" "$runs" "FAILED"
-      failures=$((failures + 1))
+    for l in persistent graph stream; do
+      ours "jacobi-$l" "$g" "$n" --launch "$l" "${share[@]}"
+    done
+    ours "jacobi-persistent-one-norm" "$g" "$n" --launch persistent -nccheck "$niter" "${share[@]}"
+    if ((g == 2)); then
+      for v in host-sync mpi; do ours "jacobi-$v" 2 "$n" --variant "$v"; done
     fi
   done
 done
 say ""
-say "# seconds for $niter iterations (median of $runs), 2 x H200; ours verified bit for bit"
+say "# seconds for $niter iterations (median of $runs); ours verified bit for bit against the plain reference"
 python3 - "$csv" <<'PY' | tee -a "$log"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 sizes = sorted({int(r["nx"]) for r in rows}, reverse=True)
-names = []
+keys = []
 for r in rows:
-    if r["variant"] not in names:
-        names.append(r["variant"])
-print("%-28s" % "variant" + "".join("%12s" % ("%d^2" % n) for n in sizes))
-for name in names:
+    k = (r["variant"], r["gpus"])
+    if k not in keys:
+        keys.append(k)
+print("%-32s %4s" % ("variant", "gpus") + "".join("%11s" % ("%d^2" % n) for n in sizes))
+for name, g in keys:
     cells = []
     for n in sizes:
-        v = [r["seconds"] for r in rows if r["variant"] == name and int(r["nx"]) == n]
-        cells.append("%12s" % (("%.4f" % float(v[0])) if v and v[0] else "-"))
-    print("%-28s" % name + "".join(cells))
+        v = [r["seconds"] for r in rows if (r["variant"], r["gpus"]) == (name, g) and int(r["nx"]) == n]
+        cells.append("%11s" % (("%.5f" % float(v[0])) if v and v[0] else "-"))
+    print("%-32s %4s" % (name, g) + "".join(cells))
 PY
+tar -C "$out" -czf "$out/jacobi-json.tar.gz" json && rm -rf "$jsons"
 say "# gpu-jacobi: $failures failure(s)"
 exit "$((failures > 0))"
