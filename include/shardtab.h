@@ -197,8 +197,12 @@ int shardtab_peer_access(const shardtab_t *table, int from, int to);
 shardtab_status_t shardtab_signals(const shardtab_t *table, shardtab_signals_t *signals);
 /* Enqueues a node-wide barrier on stream (one thread of one block joins it, like
  * nvshmemx_barrier_all_on_stream): work enqueued after it on any rank runs after
- * the work enqueued before it on every rank of the node. Host backend: now. */
-shardtab_status_t shardtab_barrier_on_stream(const shardtab_t *table, shardtab_stream_t stream);
+ * the work enqueued before it on every rank of the node. Calls on different
+ * streams are ordered among themselves (each waits for the table's previous
+ * barrier), since two barriers of one rank may not run at once; the table
+ * remembers the last, and shardtab_signal_check and shardtab_destroy wait for
+ * it. Host backend: now. */
+shardtab_status_t shardtab_barrier_on_stream(shardtab_t *table, shardtab_stream_t stream);
 /* Local, after the table's stream has drained: did a device wait of this rank
  * give up? SHARDTAB_ERR_TIMEOUT with the rank, slot, value and time it waited,
  * SHARDTAB_ERR_ABORTED when another rank gave up first, else SHARDTAB_SUCCESS.

@@ -23,21 +23,34 @@
  * destroy it (and make a new one) to go on. A barrier waits for each peer in
  * turn, each wait with the whole limit.
  *
- * Usage in a kernel (the handle is passed by value):
+ * Usage in a kernel (the handle is passed by value): every thread of the block
+ * stores its part into the next rank's shard, the block signals "round done"
+ * once all of its stores are visible there, then waits for its predecessor's
+ * signal before any thread reads what the predecessor wrote into its own shard:
  *
- *     __global__ void k(shardtab_signals_t sig, ...) {
- *         ... stores into a peer's shard through the table ...
- *         if (threadIdx.x == 0) {
- *             shardtab_fence();
- *             shardtab_signal_set(&sig, peer, 0, iteration + 1);
- *             if (shardtab_signal_wait_until(&sig, 0, SHARDTAB_CMP_GE, iteration + 1))
- *                 return;          // timed out or aborted: stop, the host reports
- *         }
+ *     __global__ void round(shardtab_signals_t sig, double *const *table, int next,
+ *                           uint64_t round, size_t n) {
+ *         for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+ *             table[next][i] = value(round, i);
+ *         shardtab_signal_set_block(&sig, next, 0, round + 1);   // every thread calls it
+ *         if (shardtab_signal_wait_block(&sig, 0, SHARDTAB_CMP_GE, round + 1))
+ *             return;                  // timed out or aborted: stop, the host reports
+ *         ... every thread may now read table[sig.node_rank] ...
  *     }
  *
- * A slot should have one writer (one peer, one thread) unless it is only ever
+ * The block helpers do what a thread-0-only signal gets wrong: no thread
+ * signals before every thread's stores are visible to the peer, and no thread
+ * reads before the wait has ended (tests/signals/ runs this example on every
+ * backend). Signals from one thread (shardtab_signal_set) are for code whose
+ * stores that thread made alone.
+ *
+ * A slot should have one writer (one peer, one block) unless it is only ever
  * added to; values should grow (an iteration count), so that no reset races a
- * late reader (the NVSHMEM neighbour-sync idiom).
+ * late reader (the NVSHMEM neighbour-sync idiom). One barrier at a time per
+ * rank and table: a second one entered while the first waits is refused (its
+ * wait returns SHARDTAB_WAIT_CONCURRENT and the node stops, reported by
+ * shardtab_signal_check); shardtab_barrier_on_stream orders its calls itself,
+ * whatever streams they are on.
  */
 #ifndef SHARDTAB_DEVICE_H
 #define SHARDTAB_DEVICE_H
@@ -76,11 +89,17 @@ enum {
     SHARDTAB_PAD_ERR_TICKS = 5, /* clock ticks it waited */
     SHARDTAB_PAD_ABORT = 6,     /* 0, or 1 + node rank of a rank that gave up (written by it) */
     SHARDTAB_PAD_EPOCH = 7,     /* barriers this rank has entered; only it writes */
+    SHARDTAB_PAD_BUSY = 8,      /* 1 while a barrier of this rank runs */
     SHARDTAB_PAD_HEADER = 16
 };
 
 enum { SHARDTAB_CMP_EQ = 0, SHARDTAB_CMP_GE = 1 };
-enum { SHARDTAB_WAIT_OK = 0, SHARDTAB_WAIT_TIMED_OUT = 1, SHARDTAB_WAIT_ABORTED = 2 };
+enum {
+    SHARDTAB_WAIT_OK = 0,
+    SHARDTAB_WAIT_TIMED_OUT = 1,
+    SHARDTAB_WAIT_ABORTED = 2,
+    SHARDTAB_WAIT_CONCURRENT = 3 /* a barrier entered while another of this rank ran */
+};
 
 /* The handle a kernel needs, by value (shardtab_signals() fills it). */
 typedef struct shardtab_signals {
@@ -118,6 +137,24 @@ SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, u
 SHARDTAB_DEVFN void shardtab_fence(void)
 {
     cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_system);
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire(void)
+{
+    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+}
+SHARDTAB_DEVFN void shardtab_block_sync(void)
+{
+    __syncthreads();
+}
+SHARDTAB_DEVFN int shardtab_block_leader(void)
+{
+    return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+}
+/* Before one thread releases for its block: nothing per thread. bar.sync then
+ * orders every thread's stores before the leader's system-scope release, and
+ * that release is cumulative (PTX ISA, memory consistency model). */
+SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
+{
 }
 /* nanoseconds of the GPU's global timer */
 SHARDTAB_DEVFN uint64_t shardtab_clock(void)
@@ -161,6 +198,29 @@ SHARDTAB_DEVFN void shardtab_fence(void)
     __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); /* "": the system scope */
 #endif
 }
+SHARDTAB_DEVFN void shardtab_fence_acquire(void)
+{
+#if defined(__HIP_DEVICE_COMPILE__)
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
+#endif
+}
+SHARDTAB_DEVFN void shardtab_block_sync(void)
+{
+    __syncthreads();
+}
+SHARDTAB_DEVFN int shardtab_block_leader(void)
+{
+    return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+}
+/* Before one thread releases for its block: every wave releases its own
+ * stores. On gfx90a without tgsplit, LLVM's workgroup-scope release (inside
+ * __syncthreads) emits no wait for other waves' global stores, so the leader's
+ * system-scope release would cover its own wave's stores only (the gap LLVM
+ * closed for GFX10+ in PRs 160501 and 161638). */
+SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
+{
+    shardtab_fence();
+}
 /* ticks of the constant-rate real-time counter (s_memrealtime) */
 SHARDTAB_DEVFN uint64_t shardtab_clock(void)
 {
@@ -201,6 +261,21 @@ SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, u
 SHARDTAB_DEVFN void shardtab_fence(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire(void)
+{
+    atomic_thread_fence(memory_order_acquire);
+}
+/* The host backend's "block" is the calling thread. */
+SHARDTAB_DEVFN void shardtab_block_sync(void)
+{
+}
+SHARDTAB_DEVFN int shardtab_block_leader(void)
+{
+    return 1;
+}
+SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
+{
 }
 /* nanoseconds of CLOCK_MONOTONIC */
 SHARDTAB_DEVFN uint64_t shardtab_clock(void)
@@ -251,12 +326,13 @@ SHARDTAB_DEVFN int shardtab_aborted(const shardtab_signals_t *s)
     return shardtab_load_relaxed_system(s->mine + SHARDTAB_PAD_ABORT) != 0;
 }
 
-/* Give up: record the wait in this rank's pad (the first one to give up wins),
- * then tell every peer, and this rank's own other waiters, to stop. */
-SHARDTAB_DEVFN void shardtab_give_up(const shardtab_signals_t *s, int index, int cmp,
-                                     uint64_t want, uint64_t seen, uint64_t ticks)
+/* Give up with `why` (a SHARDTAB_WAIT_* status): record the wait in this
+ * rank's pad (the first one to give up wins), then tell every peer, and this
+ * rank's own other waiters, to stop. */
+SHARDTAB_DEVFN void shardtab_give_up_as(const shardtab_signals_t *s, int why, int index, int cmp,
+                                        uint64_t want, uint64_t seen, uint64_t ticks)
 {
-    if (shardtab_cas_relaxed_system(s->mine + SHARDTAB_PAD_STATUS, 0, SHARDTAB_WAIT_TIMED_OUT)) {
+    if (shardtab_cas_relaxed_system(s->mine + SHARDTAB_PAD_STATUS, 0, (uint64_t)why)) {
         s->mine[SHARDTAB_PAD_ERR_SLOT] = (uint64_t)index;
         s->mine[SHARDTAB_PAD_ERR_CMP] = (uint64_t)cmp;
         s->mine[SHARDTAB_PAD_ERR_WANT] = want;
@@ -267,18 +343,31 @@ SHARDTAB_DEVFN void shardtab_give_up(const shardtab_signals_t *s, int index, int
         shardtab_store_release_system(s->pads[q] + SHARDTAB_PAD_ABORT, 1 + (uint64_t)s->node_rank);
 }
 
+/* A wait that ran out of time. */
+SHARDTAB_DEVFN void shardtab_give_up(const shardtab_signals_t *s, int index, int cmp,
+                                     uint64_t want, uint64_t seen, uint64_t ticks)
+{
+    shardtab_give_up_as(s, SHARDTAB_WAIT_TIMED_OUT, index, cmp, want, seen, ticks);
+}
+
 /* Wait until this rank's pad[index] compares to value (acquire, system scope).
  * Returns SHARDTAB_WAIT_OK, _TIMED_OUT (recorded, peers told) or _ABORTED
- * (another rank gave up first). */
+ * (another rank gave up first). It polls with relaxed loads and pauses, and
+ * acquires once, by a fence, when the value is there: an acquire load per
+ * poll would invalidate this CU's L1 on every spin on AMD (gfx90a: buffer_invl2,
+ * buffer_wbinvl1_vol), under whatever else runs there. A relaxed load that
+ * reads a release, then an acquire fence, synchronizes with that release. */
 SHARDTAB_DEVFN int shardtab_wait_index(const shardtab_signals_t *s, int index, int cmp,
                                        uint64_t value)
 {
     uint64_t *slot = s->mine + index, start = shardtab_clock(), seen;
 
     for (;;) {
-        seen = shardtab_load_acquire_system(slot);
-        if (cmp == SHARDTAB_CMP_GE ? seen >= value : seen == value)
+        seen = shardtab_load_relaxed_system(slot);
+        if (cmp == SHARDTAB_CMP_GE ? seen >= value : seen == value) {
+            shardtab_fence_acquire();
             return SHARDTAB_WAIT_OK;
+        }
         if (shardtab_aborted(s))
             return SHARDTAB_WAIT_ABORTED;
         uint64_t waited = shardtab_clock() - start;
@@ -297,16 +386,38 @@ SHARDTAB_DEVFN int shardtab_signal_wait_until(const shardtab_signals_t *s, int s
     return shardtab_wait_index(s, shardtab_slot_index(s, slot), cmp, value);
 }
 
+/* ---- the block: every thread calls these --------------------------------------- *
+ * A GPU thread block, or on the host backend the calling thread alone. */
+
+/* After the block's stores for node rank `peer`: pad[slot] of `peer` = value
+ * once every thread's stores are visible to that peer (release, system scope,
+ * for the whole block). */
+SHARDTAB_DEVFN void shardtab_signal_set_block(const shardtab_signals_t *s, int peer, int slot,
+                                              uint64_t value)
+{
+    shardtab_fence_before_block_release();
+    shardtab_block_sync();
+    if (shardtab_block_leader())
+        shardtab_signal_set(s, peer, slot, value);
+}
+
 /* ---- barrier ------------------------------------------------------------------ *
  * One thread of each rank of the node calls it. Each arrival is a growing count
  * (this rank's barrier number) stored into a slot of every peer that only this
  * rank writes: no reset, no race with a late reader. Everything each rank wrote
- * before it (release) is visible to every rank after it (acquire). */
+ * before it (release) is visible to every rank after it (acquire). One barrier
+ * at a time per rank: a second one, entered while the first still runs (two
+ * streams, two blocks), would share its number; it is refused instead. */
 SHARDTAB_DEVFN int shardtab_barrier(const shardtab_signals_t *s)
 {
-    uint64_t epoch = s->mine[SHARDTAB_PAD_EPOCH] + 1;
     int status = SHARDTAB_WAIT_OK;
 
+    if (!shardtab_cas_relaxed_system(s->mine + SHARDTAB_PAD_BUSY, 0, 1)) {
+        shardtab_give_up_as(s, SHARDTAB_WAIT_CONCURRENT, SHARDTAB_PAD_BUSY, SHARDTAB_CMP_EQ, 0, 1, 0);
+        return SHARDTAB_WAIT_CONCURRENT;
+    }
+    shardtab_fence_acquire(); /* the last barrier's number, released with its end */
+    uint64_t epoch = s->mine[SHARDTAB_PAD_EPOCH] + 1;
     s->mine[SHARDTAB_PAD_EPOCH] = epoch;
     for (int q = 0; q < s->node_size; q++)
         if (q != s->node_rank)
@@ -314,22 +425,48 @@ SHARDTAB_DEVFN int shardtab_barrier(const shardtab_signals_t *s)
     for (int q = 0; q < s->node_size && status == SHARDTAB_WAIT_OK; q++)
         if (q != s->node_rank)
             status = shardtab_wait_index(s, SHARDTAB_PAD_HEADER + q, SHARDTAB_CMP_GE, epoch);
+    shardtab_store_release_system(s->mine + SHARDTAB_PAD_BUSY, 0);
     return status;
 }
 
-#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
-/* The whole block calls it; thread 0 joins the barrier for it. Every thread
- * gets the status. */
+/* The whole block calls it: every thread's stores are released (as
+ * shardtab_signal_set_block), one thread joins the barrier for the block, and
+ * every thread gets its status and may then read what the peers released. */
 SHARDTAB_DEVFN int shardtab_barrier_block(const shardtab_signals_t *s)
 {
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
     __shared__ int status;
+#else
+    int status = SHARDTAB_WAIT_OK;
+#endif
 
-    __syncthreads();
-    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
+    shardtab_fence_before_block_release();
+    shardtab_block_sync();
+    if (shardtab_block_leader())
         status = shardtab_barrier(s);
-    __syncthreads();
+    shardtab_block_sync();
+    shardtab_fence_acquire();
     return status;
 }
+
+/* The whole block calls it: one thread waits on this rank's pad[slot] for the
+ * block; every thread gets the status, and once it is SHARDTAB_WAIT_OK may read
+ * what the slot's writer released. */
+SHARDTAB_DEVFN int shardtab_signal_wait_block(const shardtab_signals_t *s, int slot, int cmp,
+                                              uint64_t value)
+{
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+    __shared__ int status;
+#else
+    int status = SHARDTAB_WAIT_OK;
 #endif
+
+    shardtab_block_sync(); /* status is free: every thread has read the last one */
+    if (shardtab_block_leader())
+        status = shardtab_signal_wait_until(s, slot, cmp, value);
+    shardtab_block_sync();
+    shardtab_fence_acquire();
+    return status;
+}
 
 #endif /* SHARDTAB_DEVICE_H */

@@ -115,6 +115,7 @@ typedef struct jacobi_step {
     uint64_t *trace;                /* device [trace_len][JACOBI_TRACE_EVENTS], or NULL */
     int trace_len;                  /* iterations traced, from the solve's start */
     volatile uint64_t *done;        /* set by the plan: the device stopped the solve */
+    int norm_block;                 /* set by the plan: persistent block 0 sweeps no tile */
     jacobi_fault_t fault;
     shardtab_signals_t sig;
 } jacobi_step_t;

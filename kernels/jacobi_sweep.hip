@@ -36,7 +36,16 @@ namespace cg = cooperative_groups;
 #define JACOBI_VEC4_MIN_BLOCKS_PER_SM 3
 #define JACOBI_ROWS_IN_FLIGHT 8
 #define JACOBI_VEC4_ROWS_IN_FLIGHT 4
-#define JACOBI_MIN_STRIP_ROWS 8 /* shorter strips cost more in partial sums than they gain */
+/* The persistent kernel carries its loop's state beside the walk: at the step
+ * kernel's register budget it spills inside the walk (ptxas, sm_90: 48 bytes
+ * at 80 registers). One block fewer per multiprocessor gives it room, and the
+ * rows in flight per thread make up for the blocks (docs/performance.md). */
+#define JACOBI_PERSISTENT_MIN_BLOCKS_PER_SM 3
+#define JACOBI_PERSISTENT_VEC4_MIN_BLOCKS_PER_SM 2
+#define JACOBI_PERSISTENT_VEC4_ROWS_IN_FLIGHT 8
+#define JACOBI_MAX_BLOCKS_PER_SM 16
+#define JACOBI_MIN_STRIP_ROWS 4 /* shorter strips cost more in partial sums than they gain;
+                                   JACOBI_MIN_STRIP_ROWS (1 to 64) for the tuning runs */
 #define JACOBI_CHUNK_STEPS 32   /* steps per graph, and per paced chunk of launches */
 
 /* Tuning knobs for the runs of docs/performance.md: JACOBI_BLOCKS_PER_SM (1 to
@@ -68,9 +77,25 @@ static hipError_t multiprocessors(int *count)
     return err;
 }
 
+/* Cuts the rows into tiles for a grid of about `blocks` blocks: blocks_x
+ * along x, strips of at least JACOBI_MIN_STRIP_ROWS rows. */
+static void cut_tiles(jacobi_step_t *s, int blocks)
+{
+    int strips = blocks / s->blocks_x, per_strip;
+    int min_rows = knob("JACOBI_MIN_STRIP_ROWS", JACOBI_MIN_STRIP_ROWS, 1, 64);
+
+    if (strips > (s->rows + min_rows - 1) / min_rows)
+        strips = (s->rows + min_rows - 1) / min_rows;
+    if (strips < 1)
+        strips = 1;
+    per_strip = (s->rows + strips - 1) / strips;
+    s->rows_per_strip = per_strip;
+    s->strips = (s->rows + per_strip - 1) / per_strip;
+}
+
 extern "C" int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
 {
-    int sms = 0, strips, per_strip;
+    int sms = 0;
     hipError_t err = multiprocessors(&sms);
 
     if (err != hipSuccess)
@@ -82,21 +107,15 @@ extern "C" int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
     else
         s->blocks_x = (s->nx - 2 + JACOBI_BLOCK - 1) / JACOBI_BLOCK;
     /* enough tiles to fill the GPU once (the resident blocks per multiprocessor
-     * the kernel is built for), each strip at least a few rows */
-    strips = (int)((int64_t)sms *
-                   knob("JACOBI_BLOCKS_PER_SM",
-                        s->columns_per_thread == 4 ? JACOBI_VEC4_MIN_BLOCKS_PER_SM
-                                                   : JACOBI_MIN_BLOCKS_PER_SM,
-                        1, 16) /
-                   s->blocks_x);
-    if (strips > (s->rows + JACOBI_MIN_STRIP_ROWS - 1) / JACOBI_MIN_STRIP_ROWS)
-        strips = (s->rows + JACOBI_MIN_STRIP_ROWS - 1) / JACOBI_MIN_STRIP_ROWS;
-    if (strips < 1)
-        strips = 1;
-    per_strip = (s->rows + strips - 1) / strips;
-    s->rows_per_strip = per_strip;
-    s->strips = (s->rows + per_strip - 1) / per_strip;
-    *partials = 2 * (uint64_t)s->blocks_x * (uint64_t)s->strips;
+     * the step kernel is built for); a persistent plan cuts its own */
+    cut_tiles(s, sms * knob("JACOBI_BLOCKS_PER_SM",
+                            s->columns_per_thread == 4 ? JACOBI_VEC4_MIN_BLOCKS_PER_SM
+                                                       : JACOBI_MIN_BLOCKS_PER_SM,
+                            1, JACOBI_MAX_BLOCKS_PER_SM));
+    /* room for the partial sums of any cut, by parity */
+    uint64_t most = (uint64_t)sms * JACOBI_MAX_BLOCKS_PER_SM + (uint64_t)s->blocks_x;
+    uint64_t tiles = (uint64_t)s->blocks_x * (uint64_t)s->strips;
+    *partials = 2 * (tiles > most ? tiles : most);
     return 0;
 }
 
@@ -116,6 +135,7 @@ __device__ static inline const jacobi_real_t *row_at(const jacobi_real_t *__rest
 struct ScalarColumns {
     typedef jacobi_real_t value_t;
     static const int min_blocks = JACOBI_MIN_BLOCKS_PER_SM;
+    static const int persistent_min_blocks = JACOBI_PERSISTENT_MIN_BLOCKS_PER_SM;
     int x;
     bool active;
     __device__ ScalarColumns(int bx, int nx)
@@ -148,6 +168,7 @@ struct ScalarColumns {
 struct Vec4Columns {
     typedef float4 value_t;
     static const int min_blocks = JACOBI_VEC4_MIN_BLOCKS_PER_SM;
+    static const int persistent_min_blocks = JACOBI_PERSISTENT_VEC4_MIN_BLOCKS_PER_SM;
     int x0;
     bool active, left_edge, right_edge;
     __device__ Vec4Columns(int bx, int nx)
@@ -265,7 +286,7 @@ __device__ static void strip_done(const jacobi_step_t &s, uint64_t *arrived, int
     __syncthreads();
     if (threadIdx.x == 0) {
         uint64_t t0 = rec ? shardtab_clock() : 0;
-        shardtab_fence(); /* the block's stores (each writer fenced too) before the count */
+        shardtab_fence(); /* the block's stores before the count */
         uint64_t ticket = atomicAdd((unsigned long long *)arrived, 1ull) + 1;
         if (ticket % (uint64_t)s.blocks_x == 0 && !s.skip_signal) {
             shardtab_fence(); /* every tile's stores, seen through the count, before the signal */
@@ -276,19 +297,36 @@ __device__ static void strip_done(const jacobi_step_t &s, uint64_t *arrived, int
     }
 }
 
-/* Deterministic block sum: a fixed tree over shared memory; every thread gets it. */
+/* A warp's (AMD: a wavefront's) values summed down a fixed tree of shuffles:
+ * the same order every time. Lane 0 holds the sum. */
+__device__ static inline double warp_sum(double v)
+{
+#if defined(__CUDACC__)
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+#else
+    for (int offset = warpSize / 2; offset > 0; offset >>= 1)
+        v += __shfl_down(v, offset);
+#endif
+    return v;
+}
+
+/* Deterministic block sum: each warp down its shuffle tree, then the warps'
+ * sums by warp 0 in warp order. Thread 0 gets the sum. Two barriers, not the
+ * eight of a tree over shared memory: the sum ends every tile's sweep. */
 __device__ static double block_sum(double v, double *scratch)
 {
-    scratch[threadIdx.x] = v;
-    for (int half = JACOBI_BLOCK / 2; half > 0; half >>= 1) {
-        __syncthreads();
-        if ((int)threadIdx.x < half)
-            scratch[threadIdx.x] += scratch[threadIdx.x + half];
-    }
+    const int lane = (int)threadIdx.x % warpSize, warp = (int)threadIdx.x / warpSize;
+    const int warps = JACOBI_BLOCK / warpSize;
+
+    __syncthreads(); /* scratch free: an earlier sum has been read */
+    v = warp_sum(v);
+    if (lane == 0)
+        scratch[warp] = v;
     __syncthreads();
-    double sum = scratch[0];
-    __syncthreads(); /* scratch is free again */
-    return sum;
+    if (warp == 0)
+        v = warp_sum(lane < warps ? scratch[lane] : 0.0);
+    return v;
 }
 
 /* This rank's sum of squared residues of iteration k: the tiles' partials in
@@ -302,7 +340,7 @@ __device__ static double rank_norm2(const jacobi_step_t &s, uint64_t k, double *
 
     for (int t = (int)threadIdx.x; t < tiles; t += JACOBI_BLOCK)
         sum += partials[t];
-    return block_sum(sum, scratch);
+    return block_sum(sum, scratch); /* thread 0's */
 }
 
 /* Thread 0: this rank's norm of iteration k into every node peer's pad (the
@@ -371,7 +409,7 @@ __device__ static bool decide(const jacobi_step_t &s, uint64_t k, uint64_t base,
  * writes a ghost row, stores its edge rows into theirs, signals when its strip
  * is done, and adds its squared residues to *norm2 (each thread its own).
  * Returns false when a wait gave up. Every thread of the block calls it. */
-template <class Cols, int G>
+template <class Cols, int G, bool HOOKS>
 __device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t base, int tile,
                                   uint64_t *rec, int *shared_flag, double *norm2)
 {
@@ -395,7 +433,7 @@ __device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t b
     const int dir = has_first && !has_last ? -1 : 1;
     const int first = dir > 0 ? r0 : r1 - 1, last = dir > 0 ? r1 - 1 : r0;
     /* the planted bug of a test: this thread's point at this iteration */
-    const bool fault_here = s.fault.kind != JACOBI_FAULT_NONE &&
+    const bool fault_here = HOOKS && s.fault.kind != JACOBI_FAULT_NONE &&
                             k - base == (uint64_t)s.fault.iteration && cols.holds(s.fault.col);
     bool top_ready = !sync_top, bottom_ready = !sync_bottom, wrote_remote = false;
     typedef typename Cols::value_t value_t;
@@ -466,9 +504,12 @@ __device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t b
         r = far;
     }
 
-    /* signals: a writer's stores reach the peer before the strip counts it */
+    /* signals: a writer's stores reach the peer before the strip counts it. One
+     * release for the block on NVIDIA (thread 0's, after the barrier in
+     * strip_done: cumulative); on AMD each writing wave releases its own
+     * (shardtab_device.h says why) */
     if (wrote_remote)
-        shardtab_fence();
+        shardtab_fence_before_block_release();
     if (sync_top)
         strip_done(s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
     if (sync_bottom)
@@ -520,7 +561,7 @@ __device__ static void close_iteration(const jacobi_step_t &s, uint64_t k, uint6
     }
 }
 
-template <class Cols, int G>
+template <class Cols, int G, bool HOOKS>
 __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks) jacobi_step_kernel(jacobi_step_t s)
 {
     __shared__ uint64_t shared_k, shared_base;
@@ -541,12 +582,12 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks) jacobi_step_ke
         return;
     const uint64_t k = shared_k, base = shared_base;
     const bool norm_iter = jacobi_norm_iteration(base, s.nccheck, k);
-    uint64_t *rec = trace_of(s, k, base);
+    uint64_t *rec = HOOKS ? trace_of(s, k, base) : NULL;
     double norm2 = 0.0;
 
     if (rec && threadIdx.x == 0)
         trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
-    if (!sweep_tile<Cols, G>(s, k, base, (int)blockIdx.x, rec, &shared_flag, &norm2))
+    if (!sweep_tile<Cols, G, HOOKS>(s, k, base, (int)blockIdx.x, rec, &shared_flag, &norm2))
         return;
     tile_partial(s, k, (int)blockIdx.x, norm_iter, norm2, scratch, rec);
     __syncthreads();
@@ -569,35 +610,40 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks) jacobi_step_ke
 /* Every block loops over the iterations and, within one, over its tiles; a
  * grid-wide barrier closes each iteration. Block 0 carries the norm, one step
  * behind the sweep: at the start of iteration k it sums the tiles' partials of
- * k - 1 and deposits them into the peers' pads, sweeps its own tiles (the
- * peers deposit meanwhile), then waits for every rank's norm of k - 1 and
- * decides, before the barrier. The decision to stop (or a failure) lowers
- * stop_at, which every block reads after the barrier: the same answer in
- * every block, so no block is left at a barrier alone. Blocks launched in one
- * cooperative launch are co-resident (jacobi_plan_create checks it), so the
- * barrier cannot wait for a block that never runs. */
-template <class Cols, int G>
-__global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks)
+ * k - 1 and deposits them into the peers' pads, then (unless it sweeps tiles
+ * too: s.norm_block == 0) waits for every rank's norm of k - 1 and decides,
+ * while the other blocks sweep; the peers' deposits arrive meanwhile. Giving
+ * block 0 no tile keeps the norm off the sweep's critical path. The decision
+ * to stop (or a failure) lowers stop_at, which every block reads after the
+ * barrier: the same answer in every block, so no block is left at a barrier
+ * alone. Blocks launched in one cooperative launch are co-resident
+ * (jacobi_plan_create checks it), so the barrier cannot wait for a block that
+ * never runs. */
+template <class Cols, int G, bool HOOKS>
+__global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
     jacobi_persistent_kernel(jacobi_step_t s, uint64_t count)
 {
-    __shared__ uint64_t shared_k0, shared_base, shared_stop;
+    /* the loop's state lives in shared memory, read where it is used: held in
+     * registers across the walk it would push the walk's own out (spills) */
+    __shared__ volatile uint64_t shared_k, shared_stop;
+    __shared__ uint64_t shared_base, shared_end;
     __shared__ int shared_flag;
     __shared__ double scratch[JACOBI_BLOCK];
-    cg::grid_group grid = cg::this_grid();
     jacobi_ctl_t *ctl = s.ctl;
-    const int tiles = s.blocks_x * s.strips;
 
     if (threadIdx.x == 0) {
-        shared_k0 = ctl->iteration;
+        shared_k = ctl->iteration;
         shared_base = ctl->base;
+        shared_end = shared_k + count;
         shared_stop = ctl->stop_at;
     }
     __syncthreads();
-    const uint64_t k0 = shared_k0, base = shared_base, end = k0 + count;
-    uint64_t k = k0;
-    for (; k < end && k < shared_stop; k++) {
-        const bool norm_iter = jacobi_norm_iteration(base, s.nccheck, k);
-        uint64_t *rec = trace_of(s, k, base);
+    for (;;) {
+        const uint64_t k = shared_k;
+        if (k >= shared_end || k >= shared_stop)
+            break;
+        const uint64_t base = shared_base;
+        uint64_t *rec = HOOKS ? trace_of(s, k, base) : NULL;
         uint64_t norm_ticks = 0;
 
         if (rec && threadIdx.x == 0)
@@ -614,12 +660,17 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks)
             }
         }
         bool ok = true;
-        for (int tile = (int)blockIdx.x; tile < tiles && ok; tile += (int)gridDim.x) {
-            double norm2 = 0.0;
-            ok = sweep_tile<Cols, G>(s, k, base, tile, rec, &shared_flag, &norm2);
-            if (ok)
-                tile_partial(s, k, tile, norm_iter, norm2, scratch, rec);
-        }
+        const int first_sweeper = s.norm_block; /* block 0 sweeps too, or not */
+        if ((int)blockIdx.x >= first_sweeper)
+            for (int tile = (int)blockIdx.x - first_sweeper; tile < s.blocks_x * s.strips && ok;
+                 tile += (int)gridDim.x - first_sweeper) {
+                double norm2 = 0.0;
+                ok = sweep_tile<Cols, G, HOOKS>(s, shared_k, shared_base, tile, rec, &shared_flag,
+                                                &norm2);
+                if (ok)
+                    tile_partial(s, shared_k, tile, jacobi_norm_iteration(shared_base, s.nccheck, shared_k),
+                                 norm2, scratch, rec);
+            }
         if (blockIdx.x == 0 && threadIdx.x == 0) {
             uint64_t t0 = rec ? shardtab_clock() : 0;
             if (ok && decide(s, k, base, rec) && peers_aborted(s))
@@ -627,18 +678,19 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks)
             if (rec)
                 rec[JACOBI_TRACE_NORM] = norm_ticks + (shardtab_clock() - t0);
         }
-        if (rec && threadIdx.x == 0)
+        if (rec && threadIdx.x == 0 && (int)blockIdx.x >= first_sweeper)
             trace_max(rec, JACOBI_TRACE_ARRIVED, shardtab_clock());
-        grid.sync();
+        cg::this_grid().sync();
         if (threadIdx.x == 0) {
             shared_stop = *(volatile uint64_t *)&ctl->stop_at;
+            shared_k = k + 1;
             if (rec && blockIdx.x == 0)
                 rec[JACOBI_TRACE_END] = shardtab_clock();
         }
         __syncthreads();
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        ctl->iteration = k;
+        ctl->iteration = shared_k;
         if (s.done)
             *s.done = 1;
     }
@@ -660,35 +712,57 @@ struct jacobi_plan {
 typedef void (*step_kernel_t)(jacobi_step_t);
 typedef void (*persistent_kernel_t)(jacobi_step_t, uint64_t);
 
-static int rows_in_flight(const jacobi_step_t *s)
+static int rows_in_flight(const jacobi_step_t *s, bool persistent)
 {
-    return knob("JACOBI_ROWS_IN_FLIGHT",
-                s->columns_per_thread == 4 ? JACOBI_VEC4_ROWS_IN_FLIGHT : JACOBI_ROWS_IN_FLIGHT,
-                1, 8);
+    /* the persistent one-column walk spills at 8 (80 registers, 3 blocks) */
+    int fallback = s->columns_per_thread == 4 ? (persistent ? JACOBI_PERSISTENT_VEC4_ROWS_IN_FLIGHT
+                                                            : JACOBI_VEC4_ROWS_IN_FLIGHT)
+                   : persistent               ? 4
+                                              : JACOBI_ROWS_IN_FLIGHT;
+    return knob("JACOBI_ROWS_IN_FLIGHT", fallback, 1, 8);
+}
+
+/* The test hooks (a trace, a planted bug) live in instantiations of their
+ * own: the kernels of a real run carry neither their registers nor their
+ * branches (without them the four-column walk fits 3 blocks a multiprocessor
+ * with no spill). */
+static bool hooked(const jacobi_step_t *s)
+{
+    return s->trace != NULL || s->fault.kind != JACOBI_FAULT_NONE;
+}
+
+template <bool HOOKS> static step_kernel_t step_kernel_pick(const jacobi_step_t *s)
+{
+    int g = rows_in_flight(s, false);
+    if (s->columns_per_thread == 4)
+        return g >= 8 ? jacobi_step_kernel<Vec4Columns, 8, HOOKS>
+               : g >= 4 ? jacobi_step_kernel<Vec4Columns, 4, HOOKS>
+                        : jacobi_step_kernel<Vec4Columns, 1, HOOKS>;
+    return g >= 8 ? jacobi_step_kernel<ScalarColumns, 8, HOOKS>
+           : g >= 4 ? jacobi_step_kernel<ScalarColumns, 4, HOOKS>
+                    : jacobi_step_kernel<ScalarColumns, 1, HOOKS>;
+}
+
+template <bool HOOKS> static persistent_kernel_t persistent_kernel_pick(const jacobi_step_t *s)
+{
+    int g = rows_in_flight(s, true);
+    if (s->columns_per_thread == 4)
+        return g >= 8 ? jacobi_persistent_kernel<Vec4Columns, 8, HOOKS>
+               : g >= 4 ? jacobi_persistent_kernel<Vec4Columns, 4, HOOKS>
+                        : jacobi_persistent_kernel<Vec4Columns, 1, HOOKS>;
+    return g >= 8 ? jacobi_persistent_kernel<ScalarColumns, 8, HOOKS>
+           : g >= 4 ? jacobi_persistent_kernel<ScalarColumns, 4, HOOKS>
+                    : jacobi_persistent_kernel<ScalarColumns, 1, HOOKS>;
 }
 
 static step_kernel_t step_kernel_for(const jacobi_step_t *s)
 {
-    int g = rows_in_flight(s);
-    if (s->columns_per_thread == 4)
-        return g >= 8 ? jacobi_step_kernel<Vec4Columns, 8>
-               : g >= 4 ? jacobi_step_kernel<Vec4Columns, 4>
-                        : jacobi_step_kernel<Vec4Columns, 1>;
-    return g >= 8 ? jacobi_step_kernel<ScalarColumns, 8>
-           : g >= 4 ? jacobi_step_kernel<ScalarColumns, 4>
-                    : jacobi_step_kernel<ScalarColumns, 1>;
+    return hooked(s) ? step_kernel_pick<true>(s) : step_kernel_pick<false>(s);
 }
 
 static persistent_kernel_t persistent_kernel_for(const jacobi_step_t *s)
 {
-    int g = rows_in_flight(s);
-    if (s->columns_per_thread == 4)
-        return g >= 8 ? jacobi_persistent_kernel<Vec4Columns, 8>
-               : g >= 4 ? jacobi_persistent_kernel<Vec4Columns, 4>
-                        : jacobi_persistent_kernel<Vec4Columns, 1>;
-    return g >= 8 ? jacobi_persistent_kernel<ScalarColumns, 8>
-           : g >= 4 ? jacobi_persistent_kernel<ScalarColumns, 4>
-                    : jacobi_persistent_kernel<ScalarColumns, 1>;
+    return hooked(s) ? persistent_kernel_pick<true>(s) : persistent_kernel_pick<false>(s);
 }
 
 static hipError_t launch_steps(const jacobi_plan_t *plan, int count)
@@ -706,8 +780,10 @@ static hipError_t launch_steps(const jacobi_plan_t *plan, int count)
 }
 
 /* A persistent grid: as many tiles as can be co-resident, every block looping
- * over its share. Fails with JACOBI_PLAN_NOT_RESIDENT when not even one block
- * per multiprocessor fits, or the device has no cooperative launch. */
+ * over its share, and block 0 kept for the norm (JACOBI_NORM_BLOCK=0 gives it
+ * tiles too, for the measurements). Fails with JACOBI_PLAN_NOT_RESIDENT when
+ * not even one block per multiprocessor fits, or the device has no
+ * cooperative launch. */
 static int size_persistent(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {
     int device, cooperative = 0, per_sm = 0, sms = 0;
@@ -731,9 +807,13 @@ static int size_persistent(jacobi_plan_t *plan, char *why, size_t why_bytes)
                  device);
         return JACOBI_PLAN_NOT_RESIDENT;
     }
-    int tiles = plan->step.blocks_x * plan->step.strips;
+    /* the tiles cut for what is resident (a row wider than that: a tile loop) */
     int resident = per_sm * sms;
-    plan->blocks = tiles < resident ? tiles : resident;
+    plan->step.norm_block = resident > 1 && knob("JACOBI_NORM_BLOCK", 1, 0, 1);
+    resident -= plan->step.norm_block;
+    cut_tiles(&plan->step, resident);
+    int tiles = plan->step.blocks_x * plan->step.strips;
+    plan->blocks = (tiles < resident ? tiles : resident) + plan->step.norm_block;
     return 0;
 }
 

@@ -34,10 +34,13 @@ step() {
 # shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
 run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }
 
-# gpu_build_cuda DIR: the CUDA backend without tests into DIR; exits on failure
+# gpu_build_cuda DIR [CMAKE ARGS...]: the CUDA backend into DIR, without tests unless the
+# arguments say -DSHARDTAB_BUILD_TESTS=ON; exits on failure
 gpu_build_cuda() {
-  if ! cmake -S "$top" -B "$1" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >>"$log" 2>&1 ||
-    ! cmake --build "$1" -j 16 >>"$log" 2>&1; then
+  local dir=$1
+  shift
+  if ! cmake -S "$top" -B "$dir" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF "$@" >>"$log" 2>&1 ||
+    ! cmake --build "$dir" -j 16 >>"$log" 2>&1; then
     echo "build failed"
     tail -30 "$log"
     exit 1

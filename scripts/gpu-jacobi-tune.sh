@@ -1,32 +1,61 @@
 #!/usr/bin/env bash
 # gpu-jacobi-tune.sh - on an NVIDIA machine: the jacobi kernel's knobs against
-# each other, one GPU, single rank (the 1-GPU reference and the table solve of
-# one rank): rows in flight per thread (JACOBI_ROWS_IN_FLIGHT), resident blocks
-# per multiprocessor the grid aims at (JACOBI_BLOCKS_PER_SM), and the cost of the
-# norm (-nccheck 1 against a norm only once). Prints seconds per 1000
-# iterations; docs/performance.md explains the choice. Also 16-byte accesses
-# against one column a thread (JACOBI_VEC4).
-# Usage: scripts/gpu-jacobi-tune.sh [--sizes "16384 2048"] [outdir]
+# each other, one GPU, one rank, per grid shape and launch mode: rows in flight
+# per thread (JACOBI_ROWS_IN_FLIGHT), resident blocks per multiprocessor the
+# tiles aim at (JACOBI_BLOCKS_PER_SM; a persistent grid loops over tiles beyond
+# what fits), 16-byte accesses against one column a thread (JACOBI_VEC4), and
+# the persistent kernel's norm block (JACOBI_NORM_BLOCK), and the fewest rows
+# of a strip (JACOBI_MIN_STRIP_ROWS). A half grid (say
+# 2048x1026) is one GPU's share of a two-GPU run. Prints seconds per -niter
+# iterations (the median of 3 solves); docs/performance.md explains the choice.
+# Usage: scripts/gpu-jacobi-tune.sh [--shapes "2048x2048 2048x1026"] [--launches "persistent graph"]
+#                                   [--configs "G B V N S,G B V N S,..."] [--niter N] [outdir]
+#   --configs  comma-separated groups: rows in flight, blocks per SM, vec4, norm
+#              block, fewest strip rows (default: a set around the defaults, 4 3 1 1 8)
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"
-sizes="16384 2048"
-if [[ ${1:-} == --sizes ]]; then sizes=$2; shift 2; fi
+shapes="2048x2048 2048x1026 1024x1024 1024x514 4096x2050"
+launches="persistent graph"
+niter=1000
+configs=("4 3 1 1 8" "4 3 1 0 8" "8 3 1 1 8" "1 3 1 1 8" "4 2 1 1 8" "4 6 1 1 8" "8 4 0 1 8")
+while [[ $# -gt 0 ]]; do
+  case $1 in
+  --shapes) shapes=$2; shift 2 ;;
+  --launches) launches=$2; shift 2 ;;
+  --niter) niter=$2; shift 2 ;;
+  --configs) IFS=',' read -r -a configs <<<"$2"; shift 2 ;;
+  *) break ;;
+  esac
+done
 gpu_start "${1:-$top/jacobi-tune-out}" jacobi-tune.log
 build=$top/build-gpu-jacobi
 gpu_build_cuda "$build"
-printf "%-8s %-6s %-6s %-8s %-6s %12s %12s\n" size rows bps nccheck vec4 "ref s" "run s" | tee -a "$log"
-for n in $sizes; do
-  # rows in flight, blocks per SM, -nccheck, 16-byte accesses (1) or one column a thread (0)
-  for cfg in "4 3 1 1" "1 3 1 1" "8 3 1 1" "4 2 1 1" "4 6 1 1" "4 3 1000 1" "8 4 1 0" "8 8 1 0"; do
-    read -r g b c v <<<"$cfg"
-    json=$out/tune-$n-$g-$b-$c-$v.json
-    if run -np 1 -x JACOBI_ROWS_IN_FLIGHT="$g" -x JACOBI_BLOCKS_PER_SM="$b" -x JACOBI_VEC4="$v" \
-      "$build/jacobi" -nx "$n" -ny "$n" -niter 1000 -nccheck "$c" --repeat 3 --json "$json" >>"$log" 2>&1; then
-      read -r t ref <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["seconds"], d["reference_seconds"])' "$json")"
-    else
-      t=FAILED ref=FAILED
-    fi
-    printf "%-8s %-6s %-6s %-8s %-6s %12s %12s\n" "$n" "$g" "$b" "$c" "$v" "$ref" "$t" | tee -a "$log"
+csv=$out/jacobi-tune.csv
+echo "shape,launch,rows_in_flight,blocks_per_sm,vec4,norm_block,min_strip_rows,seconds,reference_seconds" >"$csv"
+printf "%-10s %-11s %-5s %-4s %-5s %-5s %-5s %12s\n" shape launch rows bps vec4 normb strip "run s" | tee -a "$log"
+for shape in $shapes; do
+  nx=${shape%x*} ny=${shape#*x}
+  for launch in $launches; do
+    # rows in flight, blocks per SM, 16-byte accesses (1) or one column a thread (0), norm
+    # block, fewest rows a strip
+    for cfg in "${configs[@]}"; do
+      read -r g b v nb sr <<<"$cfg"
+      [[ $launch != persistent && $nb == 0 ]] && continue
+      json=$out/tune.json
+      if run -np 1 -x JACOBI_ROWS_IN_FLIGHT="$g" -x JACOBI_BLOCKS_PER_SM="$b" -x JACOBI_VEC4="$v" \
+        -x JACOBI_NORM_BLOCK="$nb" -x JACOBI_MIN_STRIP_ROWS="$sr" "$build/jacobi" -nx "$nx" -ny "$ny" -niter "$niter" --launch "$launch" \
+        --repeat 3 --cpu-check no --json "$json" >>"$log" 2>&1; then
+        read -r t ref <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["seconds"], d["reference_seconds"])' "$json")"
+      else
+        t=FAILED ref=FAILED
+        failures=$((failures + 1))
+      fi
+      echo "$shape,$launch,$g,$b,$v,$nb,$sr,$t,$ref" >>"$csv"
+      printf "%-10s %-11s %-5s %-4s %-5s %-5s %-5s %12s\n" "$shape" "$launch" "$g" "$b" "$v" "$nb" "$sr" "$t" | tee -a "$log"
+    done
   done
 done
+rm -f "$out/tune.json"
+say "# gpu-jacobi-tune: $failures failure(s)"
+exit "$((failures > 0))"

@@ -5,8 +5,9 @@
 # Jacobi (ICS'23: baseline P2P -v 2, persistent Design 2 -v 4); checks jacobi
 # on the GPUs (every launch mode with a random start, the CPU check at 2048^2 x
 # 1000, the planted bugs that every check must catch, a rank that never
-# signals, compute-sanitizer); traces a small grid; then times them all side by
-# side at every size, 1 GPU and (when two are visible) 2 GPUs.
+# signals, compute-sanitizer) and the signal API as a user's kernels call it
+# (tests/signals/signal_example); traces a small grid; then times them all side
+# by side at every size, 1 GPU and (when two are visible) 2 GPUs.
 #
 # Usage: scripts/gpu-jacobi.sh [--anchors DIR] [--cpufree DIR] [--sizes "16384 ... 1024"]
 #                              [--niter N] [--runs R] [--quick] [--no-sanitizer] [outdir]
@@ -65,7 +66,8 @@ say "# gpu-jacobi $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
 
 # ---- build: ours, and the anchors (in parallel) ---------------------------------------
 build=$top/build-gpu-jacobi
-gpu_build_cuda "$build" &
+# with the tests: signal_example (the signal API as a user's kernels call it)
+gpu_build_cuda "$build" -DSHARDTAB_BUILD_TESTS=ON &
 ours=$!
 
 sp=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
@@ -133,7 +135,17 @@ if ((gpus < 2)); then
   say "# one GPU: the two-rank checks share it, the sweep times one-GPU codes only"
 fi
 
-# ---- checks --------------------------------------------------------------------------------
+# ---- checks: the signal API as a user's kernels call it ----------------------------------------
+sig=$build/tests/signals
+for mode in example barrier streams; do
+  step "signal_example $mode, np2: the header's example, barrier_block, barriers on two streams" \
+    run -np 2 "$sig/signal_example" --mode "$mode" --rounds 500 "${share[@]}"
+done
+step "signal_example concurrent: two barriers of one rank at once, refused by name, exit 2" \
+  expect_line "entered a barrier of this table while another" expect_rc 2 \
+  run -np 2 -x SHARDTAB_WAIT_TIMEOUT=5 "$sig/signal_example" --mode concurrent "${share[@]}"
+
+# ---- checks: jacobi -----------------------------------------------------------------------
 # shellcheck disable=SC2317  # called via step
 expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
 # shellcheck disable=SC2317

@@ -28,11 +28,11 @@
 #    include <hip/hip_runtime_api.h>
 #  endif
 #  include <string.h>
+#  include "gpu_clock.h"
 
 /* Ticks per second of wall_clock64() (s_memrealtime) in kernels: the device
- * attribute where the runtime has it (ROCm >= 5.4), else by architecture:
- * 25 MHz on gfx9 before gfx940 (MI100, MI200), 100 MHz on gfx940+ (MI300)
- * and gfx10+ (as LLVM libc's GPU clock and RCCL assume). */
+ * attribute where the runtime has it (ROCm >= 5.4) and says more than 0, else
+ * by architecture (gpu_clock.h). */
 static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
 {
 #  if HIP_VERSION >= 50400000
@@ -42,9 +42,7 @@ static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
     (void)hipGetLastError();
 #  endif
     (void)device;
-    if (strncmp(props->gcnArchName, "gfx9", 4) == 0 && strncmp(props->gcnArchName, "gfx94", 5) != 0)
-        return 25e6;
-    return 1e8;
+    return gpu_wall_clock_fallback_hz(props->gcnArchName);
 }
 
 /* What a pointer is, before it is handed to hipIpcGetMemHandle: its kind

@@ -57,10 +57,17 @@ typedef struct st_backend_ops {
     /* Ticks per second of shardtab_clock() in this backend's device code. */
     double (*clock_hz)(void);
     /* Enqueue shardtab_barrier(signals) on stream (the host backend runs it
-     * now); a wait that gives up is reported by shardtab_signal_check. The
-     * handle's pad table must be readable where the barrier runs. */
+     * now), after the table's previous barrier whatever its stream, so that
+     * two never run at once: *order is the table's record of its last one
+     * (NULL before the first; the backend makes it). A wait that gives up is
+     * reported by shardtab_signal_check. The handle's pad table must be
+     * readable where the barrier runs. */
     shardtab_status_t (*barrier_on_stream)(const shardtab_signals_t *signals,
-                                           shardtab_stream_t stream);
+                                           shardtab_stream_t stream, void **order);
+    /* Wait until the table's last barrier has run (order NULL: nothing to wait
+     * for), and free the record. */
+    shardtab_status_t (*barrier_wait)(void *order);
+    void (*barrier_order_free)(void *order);
 
     /* Make [ptr, ptr+bytes) openable by the other processes of this node, for
      * as long as the allocation lives (the same handle for every table). */

@@ -211,13 +211,38 @@ static double gpu_clock_hz(void)
     return wall_clock_hz;
 }
 
+/* The order is an event recorded after each barrier: the next barrier's
+ * stream waits for it first. */
 static shardtab_status_t gpu_barrier_on_stream(const shardtab_signals_t *signals,
-                                               shardtab_stream_t stream)
+                                               shardtab_stream_t stream, void **order)
 {
+    hipEvent_t last = (hipEvent_t)*order;
+
     USE_BOUND_DEVICE();
+    if (last == NULL) {
+        GPU_CHECK(SHARDTAB_ERR_DEVICE, hipEventCreateWithFlags(&last, hipEventDisableTiming));
+        *order = (void *)last;
+    } else {
+        GPU_CHECK(SHARDTAB_ERR_DEVICE, hipStreamWaitEvent((hipStream_t)stream, last, 0));
+    }
     GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "launch of the barrier kernel",
                  (hipError_t)st_gpu_barrier_launch(signals, stream));
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipEventRecord(last, (hipStream_t)stream));
     return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_barrier_wait(void *order)
+{
+    USE_BOUND_DEVICE();
+    if (order != NULL)
+        GPU_CHECK(SHARDTAB_ERR_DEVICE, hipEventSynchronize((hipEvent_t)order));
+    return SHARDTAB_SUCCESS;
+}
+
+static void gpu_barrier_order_free(void *order)
+{
+    if (order != NULL)
+        (void)hipEventDestroy((hipEvent_t)order);
 }
 
 /* Legacy IPC exports memory of hipMalloc / cudaMalloc on the bound device,
@@ -358,6 +383,8 @@ const st_backend_ops_t st_backend_gpu_ops = {
     .stream_synchronize = gpu_stream_synchronize,
     .clock_hz = gpu_clock_hz,
     .barrier_on_stream = gpu_barrier_on_stream,
+    .barrier_wait = gpu_barrier_wait,
+    .barrier_order_free = gpu_barrier_order_free,
     .ipc_export = gpu_ipc_export,
     .ipc_open = gpu_ipc_open,
     .ipc_close = gpu_ipc_close,

@@ -192,11 +192,22 @@ static double host_clock_hz(void)
 /* There is no stream: the barrier runs now; a wait that gives up has recorded
  * itself in the pad, where shardtab_signal_check finds it. */
 static shardtab_status_t host_barrier_on_stream(const shardtab_signals_t *signals,
-                                                shardtab_stream_t stream)
+                                                shardtab_stream_t stream, void **order)
 {
-    (void)stream;
+    (void)stream, (void)order; /* done before it returns: nothing to order */
     (void)shardtab_barrier(signals);
     return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_barrier_wait(void *order)
+{
+    (void)order;
+    return SHARDTAB_SUCCESS;
+}
+
+static void host_barrier_order_free(void *order)
+{
+    (void)order;
 }
 
 /* ---- export: move the allocation into a memfd, once ----------------------- */
@@ -380,6 +391,8 @@ const st_backend_ops_t st_backend_host_ops = {
     .stream_synchronize = host_stream_synchronize,
     .clock_hz = host_clock_hz,
     .barrier_on_stream = host_barrier_on_stream,
+    .barrier_wait = host_barrier_wait,
+    .barrier_order_free = host_barrier_order_free,
     .ipc_export = host_ipc_export,
     .ipc_open = host_ipc_open,
     .ipc_close = host_ipc_close,

@@ -50,6 +50,7 @@ struct shardtab {
     void **device_table; /* [2 * node_size]: the shards' entries, then the pads' */
     int *peer_access;  /* [node_size^2] 1 yes, 0 no, -1 unknown; NULL: all yes */
     shardtab_stream_t stream;
+    void *barrier_order; /* the backend's record of the last shardtab_barrier_on_stream */
     int signal_slots;
     double wait_timeout_s, clock_hz;
     double create_ms, open_ms;
@@ -165,6 +166,8 @@ static void table_release_host(shardtab_t *t)
     region_release_host(&t->shard);
     region_release_host(&t->pad);
     free(t->peer_access);
+    if (t->barrier_order != NULL && st_backend() != NULL)
+        st_backend()->barrier_order_free(t->barrier_order);
     free(t);
 }
 
@@ -782,8 +785,12 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
                        (void *)*table);
     t = *table;
 
-    /* Kernels still running may read peers: finish them everywhere first. */
-    status = agree_patiently(t, st_backend()->stream_synchronize(t->stream), "shardtab_destroy");
+    /* Kernels still running may read peers, barriers may run on other streams:
+     * finish them everywhere first. */
+    status = st_backend()->stream_synchronize(t->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->barrier_wait(t->barrier_order);
+    status = agree_patiently(t, status, "shardtab_destroy");
     closed = shardtab_agree(t->comm, close_peers(t));
     freed = st_backend()->mem_free(t->device_table);
     pad_freed = st_backend()->mem_free(t->pad.local); /* every importer has closed it */
@@ -817,12 +824,14 @@ shardtab_status_t shardtab_signals(const shardtab_t *t, shardtab_signals_t *out)
     return SHARDTAB_SUCCESS;
 }
 
-shardtab_status_t shardtab_barrier_on_stream(const shardtab_t *t, shardtab_stream_t stream)
+shardtab_status_t shardtab_barrier_on_stream(shardtab_t *t, shardtab_stream_t stream)
 {
     shardtab_signals_t sig;
     shardtab_status_t status = shardtab_signals(t, &sig);
 
-    return status == SHARDTAB_SUCCESS ? st_backend()->barrier_on_stream(&sig, stream) : status;
+    /* after this table's previous barrier, whatever stream it ran on */
+    return status == SHARDTAB_SUCCESS ? st_backend()->barrier_on_stream(&sig, stream, &t->barrier_order)
+                                      : status;
 }
 
 /* Names pad index `index` for a message: a barrier arrival or a user slot. */
@@ -848,11 +857,22 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *t)
 
     if (t == NULL)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_signal_check: no table");
-    status = st_backend()->copy_async(header, t->pad.local, sizeof header, t->stream);
+    /* the barriers of shardtab_barrier_on_stream may be on other streams */
+    status = st_backend()->barrier_wait(t->barrier_order);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->copy_async(header, t->pad.local, sizeof header, t->stream);
     if (status == SHARDTAB_SUCCESS)
         status = st_backend()->stream_synchronize(t->stream);
     if (status != SHARDTAB_SUCCESS)
         return status;
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CONCURRENT)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d entered a barrier of this table while another of its "
+                       "barriers still ran (two streams or two blocks at once); they would "
+                       "share one arrival number, so the second was refused and the node "
+                       "stopped: run one barrier at a time per rank (shardtab_barrier_on_stream "
+                       "orders its own calls; call shardtab_barrier_block from one block)",
+                       t->node_rank);
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT) {
         describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], what, sizeof what);
         return st_fail(SHARDTAB_ERR_TIMEOUT,
