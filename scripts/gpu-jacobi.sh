@@ -135,17 +135,6 @@ if ((gpus < 2)); then
   say "# one GPU: the two-rank checks share it, the sweep times one-GPU codes only"
 fi
 
-# ---- checks: the signal API as a user's kernels call it ----------------------------------------
-sig=$build/tests/signals
-for mode in example barrier streams; do
-  step "signal_example $mode, np2: the header's example, barrier_block, barriers on two streams" \
-    run -np 2 "$sig/signal_example" --mode "$mode" --rounds 500 "${share[@]}"
-done
-step "signal_example concurrent: two barriers of one rank at once, refused by name, exit 2" \
-  expect_line "entered a barrier of this table while another" expect_rc 2 \
-  run -np 2 -x SHARDTAB_WAIT_TIMEOUT=5 "$sig/signal_example" --mode concurrent "${share[@]}"
-
-# ---- checks: jacobi -----------------------------------------------------------------------
 # shellcheck disable=SC2317  # called via step
 expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
 # shellcheck disable=SC2317
@@ -161,6 +150,18 @@ expect_line() {
   rm -f "$f"
   return "$rc"
 }
+
+# ---- checks: the signal API as a user's kernels call it ----------------------------------------
+sig=$build/tests/signals
+for mode in example barrier streams; do
+  step "signal_example $mode, np2: the header's example, barrier_block, barriers on two streams" \
+    run -np 2 "$sig/signal_example" --mode "$mode" --rounds 500 "${share[@]}"
+done
+step "signal_example concurrent: two barriers of one rank at once, refused by name, exit 2" \
+  expect_line "entered a barrier of this table while another" expect_rc 2 \
+  run -np 2 -x SHARDTAB_WAIT_TIMEOUT=5 "$sig/signal_example" --mode concurrent "${share[@]}"
+
+# ---- checks: jacobi -----------------------------------------------------------------------
 for l in persistent graph stream; do
   step "np1 $l, 2048^2 x 1000, random start, CPU check (threads)" \
     expect_line "^# check cpu: the plain reference equals a CPU loop" \
