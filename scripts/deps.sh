@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deps.sh - installs the Debian packages this project needs, only those missing.
 # Usage: scripts/deps.sh [--hip] [--slurm]
-#   --hip    adds Debian's ROCm: hipcc, libamdhip64-dev, rocm-device-libs
+#   --hip    adds Debian's ROCm: hipcc, libamdhip64-dev, rocm-device-libs, and clang-19
+#            (gfx942 device code, scripts/check-gfx942.sh)
 #   --slurm  adds Slurm and munge, for the real-Slurm tests (tests/slurm/cluster.sh;
 #            slurmd brings slurm-wlm-basic-plugins, which has the PMIx plugin), and
 #            environment-modules: a real 'module' command for the jobs' module tests
@@ -11,7 +12,7 @@ packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libcmocka-
           python3 shellcheck iproute2 util-linux procps valgrind)
 for option in "$@"; do
   case $option in
-    --hip) packages+=(hipcc libamdhip64-dev rocm-device-libs) ;;
+    --hip) packages+=(hipcc libamdhip64-dev rocm-device-libs clang-19) ;;
     --slurm) packages+=(slurmctld slurmd slurm-client munge environment-modules) ;;
     *) echo "deps.sh: unknown option '$option' (expected --hip or --slurm)" >&2; exit 2 ;;
   esac

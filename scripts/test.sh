@@ -6,7 +6,8 @@
 #      down by the tests themselves), then the unit and MPI tests under
 #      ASan+UBSan+LSan and a valgrind run (tests/reliability/sanitize.sh);
 #   2. HIP backend for gfx90a with Debian's ROCm: compile, link, and a clean
-#      "no GPU found" from both programs;
+#      "no GPU found" from both programs; every HIP source's device code
+#      compiled for gfx942 with clang 19 (no link: no gfx942 device libraries);
 #   3. CUDA backend with nvcc (sm_90), when nvcc is here: the same.
 # Usage: scripts/test.sh [--host-only]
 set -euo pipefail
@@ -50,6 +51,8 @@ cmake -S "$top" -B "$top/build-test-hip" -DSHARDTAB_BACKEND=hip |
 cmake --build "$top/build-test-hip" -j "$jobs" >/dev/null
 "$top/scripts/check-no-gpu.sh" "$top/build-test-hip/multi_scal"
 "$top/scripts/check-no-gpu.sh" "$top/build-test-hip/jacobi" -nx 64 -ny 64
+echo "# [2/3] gfx942 (MI300): every HIP source's device code with clang 19, not linked"
+"$top/scripts/check-gfx942.sh" "$top/build-test-gfx942"
 
 echo "# [3/3] CUDA backend (sm_90): build and link with the tests, run without a GPU"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
