@@ -206,7 +206,7 @@ def jacobi_group_runs(runs):
         row = rows.setdefault(key, {
             "variant": key[0], "nodes": key[1], "ranks": key[2], "nx": key[3], "ny": key[4], "runs": 0,
             "seconds": None, "reference_seconds": None, "iterations": data.get("iterations"),
-            "failed": False, "failed_files": [], "backend": data.get("backend", "?"),
+            "failed": False, "failed_files": [], "backend": data.get("backend", "?"), "launch": "-",
         })
         row["runs"] += 1
         seconds = data.get("seconds")
@@ -217,6 +217,9 @@ def jacobi_group_runs(runs):
         if row["seconds"] is None or seconds < row["seconds"]:
             row["seconds"] = float(seconds)
             row["iterations"] = data.get("iterations")
+            # the launch that ran (jacobi >= issue 16: persistent, graph, stream; "host" loop marked)
+            launch = str(data.get("launch", "-"))
+            row["launch"] = launch + ("/host" if data.get("host_loop") else "")
         reference = data.get("reference_seconds")
         if isinstance(reference, (int, float)) and reference > 0:
             row["reference_seconds"] = reference if row["reference_seconds"] is None \
@@ -259,15 +262,15 @@ def jacobi_format_table(rows, study):
         "# seconds: the timed solve (median of a run's repeats), best of the runs; speedup: t_base / t against the"
         f" fewest ranks of the variant ({base['nodes']} nodes x {base['ranks'] // base['nodes']} ranks);"
         " eff: " + ("t_base / t" if study == "weak" else "speedup / growth in ranks") +
-        "; vs_1gpu: the run's own 1-GPU reference / its time",
+        "; vs_1gpu: the run's own 1-GPU reference / its time; launch: how its steps ran (/host: a host loop)",
     ]
-    lines.append(f"{'variant':>9} {'nodes':>6} {'ranks':>6} {'nx':>7} {'ny':>8} {'rows/rank':>9} {'runs':>4}"
+    lines.append(f"{'variant':>9} {'launch':>16} {'nodes':>6} {'ranks':>6} {'nx':>7} {'ny':>8} {'rows/rank':>9} {'runs':>4}"
                  f" {'iters':>6} {'seconds':>10} {'ref_s':>10} {'vs_1gpu':>7} {'speedup':>7} {'eff':>5}  status")
 
     def show(value, form):
         return "-" if value is None else format(value, form)
     for row in rows:
-        lines.append(f"{row['variant']:>9} {row['nodes']:>6} {row['ranks']:>6} {row['nx']:>7} {row['ny']:>8}"
+        lines.append(f"{row['variant']:>9} {row['launch']:>16} {row['nodes']:>6} {row['ranks']:>6} {row['nx']:>7} {row['ny']:>8}"
                      f" {(row['ny'] - 2) // row['ranks']:>9} {row['runs']:>4} {show(row['iterations'], 'd'):>6}"
                      f" {show(row['seconds'], '.6f'):>10} {show(row['reference_seconds'], '.6f'):>10}"
                      f" {show(row['vs_1gpu'], '.2f'):>7} {show(row['speedup'], '.2f'):>7}"
@@ -278,12 +281,12 @@ def jacobi_format_table(rows, study):
 def jacobi_write_csv(path, rows, study):
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.writer(stream)
-        writer.writerow(["study", "variant", "nodes", "ranks", "nx", "ny", "rows_per_rank", "runs", "iterations",
+        writer.writerow(["study", "variant", "launch", "nodes", "ranks", "nx", "ny", "rows_per_rank", "runs", "iterations",
                          "seconds", "reference_seconds", "speedup_vs_1gpu", "speedup", "efficiency", "verified"])
         for row in rows:
             def cell(value, form=".6f"):
                 return "" if value is None else format(value, form)
-            writer.writerow([study, row["variant"], row["nodes"], row["ranks"], row["nx"], row["ny"],
+            writer.writerow([study, row["variant"], row["launch"], row["nodes"], row["ranks"], row["nx"], row["ny"],
                              (row["ny"] - 2) // row["ranks"], row["runs"],
                              "" if row["iterations"] is None else row["iterations"],
                              cell(row["seconds"], ".9f"), cell(row["reference_seconds"], ".9f"),

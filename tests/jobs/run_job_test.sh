@@ -99,6 +99,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert [(r["variant"], r["nodes"], r["ranks"]) for r in rows] == \
     [("table", "1", "2"), ("table", "2", "4"), ("mpi", "1", "2"), ("mpi", "2", "4")], rows
+# the launch that ran: persistent on one node; a host loop wherever a neighbour is off node
+assert [r["launch"] for r in rows] == ["persistent", "stream/host", "stream/host", "stream/host"], rows
 for row in rows:
     assert row["study"] == "strong" and row["verified"] == "true" and row["iterations"] == "20", row
     seconds, speedup, efficiency = float(row["seconds"]), float(row["speedup"]), float(row["efficiency"])
