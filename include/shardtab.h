@@ -230,6 +230,13 @@ shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, 
  * consequence of another rank's (SHARDTAB_ERR_ABORTED) loses to any other, so
  * the cause is what every rank reports. Nobody is left waiting. */
 shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local);
+/* The same, bounded: a rank that has waited `seconds` for the others (one is
+ * stopped, stuck or gone) prints one line, "<program>: error: ...", and ends the
+ * job with MPI_Abort, instead of waiting for the job's time limit. Every rank
+ * of comm must call this form (not shardtab_agree) at that point. */
+shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, double seconds);
+/* The table's time limit of every device-side wait, in seconds. */
+double shardtab_wait_timeout(const shardtab_t *table);
 
 #ifdef __cplusplus
 }

@@ -141,12 +141,14 @@ static shardtab_status_t release(jacobi_job_t *j)
     return first;
 }
 
-/* Reads JACOBI_TEST_SKIP_SIGNAL=<rank>: that rank never signals its
- * neighbours, so that the tests can watch every rank's wait run out. Not for
- * users; it never fires unless set. */
-static int skip_signal_for_test(int rank)
+/* Reads a test hook naming a rank: JACOBI_TEST_SKIP_SIGNAL=<rank> (that rank
+ * never signals its neighbours: every rank's wait runs out) and
+ * JACOBI_TEST_STALL=<rank> (that rank stops itself with SIGSTOP as the
+ * distributed solve starts: its peers must end the job). Not for users; they
+ * never fire unless set. */
+static int test_hook_names(const char *name, int rank)
 {
-    const char *text = getenv("JACOBI_TEST_SKIP_SIGNAL");
+    const char *text = getenv(name);
     char *end;
     long r;
 
@@ -219,8 +221,13 @@ static shardtab_status_t set_up(jacobi_job_t *j)
         }
         status = shardtab_agree(MPI_COMM_WORLD, status);
     }
-    if (status == SHARDTAB_SUCCESS)
+    if (status == SHARDTAB_SUCCESS) {
         j->nodes = shardtab_node_count(j->table);
+        /* ranks leave a solve together (its stop is decided on the device, or
+         * agreed; a wait that gives up stops every peer's at once): a few
+         * seconds is plenty */
+        j->agree_limit_s = 5.0;
+    }
     return status;
 }
 
@@ -322,7 +329,8 @@ int main(int argc, char **argv)
     }
     j.top = jacobi_top(j.size, j.rank);
     j.bottom = jacobi_bottom(j.size, j.rank);
-    j.skip_signal = skip_signal_for_test(j.rank);
+    j.skip_signal = test_hook_names("JACOBI_TEST_SKIP_SIGNAL", j.rank);
+    j.stall_for_test = test_hook_names("JACOBI_TEST_STALL", j.rank);
 
     /* ---- device, stream, buffers, table, launch mode ---- */
     init.allow_shared_device = j.opts.allow_shared_gpu;

@@ -39,7 +39,9 @@ typedef struct jacobi_job {
     int host_sync;             /* host-sync variant: a barrier after every step */
     int host_loop;             /* any of the above: the host drives the run, a launch a step */
     int mpi_direct;            /* MPI reads device buffers (GPU-aware, or host backend) */
-    int skip_signal;           /* test hook */
+    int skip_signal;           /* test hook: never signal the neighbours */
+    int stall_for_test;        /* test hook: stop this process (SIGSTOP) in the first solve */
+    double agree_limit_s;      /* how long a rank waits for the others after a solve */
     int nodes;                 /* node count of the table, kept past its destroy */
     jacobi_launch_t launch;    /* how the run's steps were launched */
     jacobi_launch_t ref_launch; /* ... and the reference's */

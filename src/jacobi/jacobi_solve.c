@@ -4,6 +4,7 @@
  * device-side wait that gave up), and the warm-up and repeats. */
 #include "jacobi_solve.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -156,6 +157,10 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
     }
 
     start = MPI_Wtime();
+    if (distributed && j->stall_for_test) {
+        j->stall_for_test = 0;
+        raise(SIGSTOP); /* the test's stopped rank: its peers must end the job */
+    }
     if (!host_loop) {
         /* the device's way: enqueue, the device decides when to stop */
         status = jacobi_kernel_check(jacobi_plan_run(plan, iterations), "the Jacobi kernel");
@@ -172,17 +177,20 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_stream_synchronize(j->stream);
     }
+    /* a device wait that gave up: this rank's record of it */
+    if (distributed && status == SHARDTAB_SUCCESS)
+        status = shardtab_signal_check(j->table);
     if (distributed) {
-        status = shardtab_agree(MPI_COMM_WORLD, status);
+        /* A rank stopped mid-solve leaves its peers' device waits to run out;
+         * then no rank may wait for it forever: past the limit, a rank still
+         * waiting says so and ends the job. */
+        status = shardtab_agree_within(MPI_COMM_WORLD, status, j->agree_limit_s);
         if (status == SHARDTAB_SUCCESS)
             MPI_Barrier(MPI_COMM_WORLD);
     }
     out->seconds = MPI_Wtime() - start;
     if (status == SHARDTAB_SUCCESS)
         status = read_outcome(s, j->stream, host_loop && j->host_norm, out);
-    /* a device wait that gave up: every rank reports the rank that waited */
-    if (distributed && status == SHARDTAB_SUCCESS)
-        status = shardtab_signal_check(j->table);
     return distributed ? shardtab_agree(MPI_COMM_WORLD, status) : status;
 }
 

@@ -1,13 +1,16 @@
 /* error.c - how failures are named and agreed on: the thread's last-error
  * message (with host, rank and device), status strings, and the collective
  * shardtab_agree that turns one rank's failure into every rank's. */
+#define _GNU_SOURCE /* program_invocation_short_name */
 #include "internal.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* Each thread records into its own buffer; the process keeps the latest
  * failure of any thread too, so a failure met on one thread (a table made from
@@ -111,17 +114,48 @@ shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, 
     return status;
 }
 
+/* The program's name, for the one line a rank prints before it ends the job
+ * (the programs print "<name>: error: ..." too). */
+static const char *program_name(void)
+{
+#if defined(__GLIBC__)
+    return program_invocation_short_name;
+#else
+    return "shardtab";
+#endif
+}
+
+/* Waits for request until the deadline (seconds; <= 0: none), napping between
+ * tests. Returns 0 when it completed, -1 when the deadline passed. */
+static int wait_until(MPI_Request *request, double seconds)
+{
+    const struct timespec nap = {0, 1000000}; /* 1 ms */
+    double start = MPI_Wtime();
+    int done = 0;
+
+    if (seconds <= 0)
+        return MPI_Wait(request, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -1;
+    while (MPI_Test(request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+        if (MPI_Wtime() - start > seconds)
+            return -1;
+        nanosleep(&nap, NULL);
+    }
+    return 0;
+}
+
 /* The lowest failing rank broadcasts its status and message; everyone returns
  * them. A rank that only stopped because another failed (ABORTED) ranks after
  * every rank with a failure of its own. Two collectives, entered by every rank
- * whatever happened locally. */
-shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
+ * whatever happened locally; with a deadline, non-blocking ones, and a rank
+ * still waiting for the others past it says so and ends the job. */
+static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double seconds)
 {
     int rank, size, first, failed_rank;
     struct {
         int status;
         char message[ST_ERROR_BYTES];
     } verdict;
+    MPI_Request request;
 
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_rank/size failed on the communicator "
@@ -130,8 +164,25 @@ shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
     first = local == SHARDTAB_SUCCESS         ? INT_MAX
             : local == SHARDTAB_ERR_ABORTED && rank < INT_MAX - size ? size + rank
                                                                      : rank;
-    if (MPI_Allreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    if (seconds > 0) {
+        if (MPI_Iallreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm, &request) != MPI_SUCCESS)
+            return st_fail(SHARDTAB_ERR_MPI, "MPI_Iallreduce of the error status failed");
+        if (wait_until(&request, seconds) != 0) {
+            /* a rank is stopped, stuck or gone: nobody else can end the wait */
+            char what[ST_ERROR_BYTES];
+            snprintf(what, sizeof what, "%s", local == SHARDTAB_SUCCESS ? "" : last_error + last_prefix);
+            st_fail(SHARDTAB_ERR_TIMEOUT,
+                    "waited %.3g s for every rank to agree%s%s%s; some rank never came: it is "
+                    "stopped, stuck or gone. Ending the job (MPI_Abort)",
+                    seconds, what[0] ? " (this rank: " : "", what, what[0] ? ")" : "");
+            fprintf(stderr, "%s: error: %s\n", program_name(), last_error);
+            fflush(stderr);
+            MPI_Abort(comm, 1);
+            return SHARDTAB_ERR_TIMEOUT; /* not reached */
+        }
+    } else if (MPI_Allreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Allreduce of the error status failed");
+    }
     if (failed_rank == INT_MAX)
         return SHARDTAB_SUCCESS;
     if (failed_rank >= size)
@@ -148,4 +199,14 @@ shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
     last_prefix = 0; /* another rank's words: keep them whole */
     publish();
     return (shardtab_status_t)verdict.status;
+}
+
+shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
+{
+    return agree(comm, local, 0.0);
+}
+
+shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, double seconds)
+{
+    return agree(comm, local, seconds > 0 ? seconds : 1e-3);
 }

@@ -904,6 +904,7 @@ int shardtab_node_id(const shardtab_t *t) { return t->node_id; }
 int shardtab_node_count(const shardtab_t *t) { return t->node_count; }
 void *const *shardtab_device_table(const shardtab_t *t) { return t->device_table; }
 double shardtab_create_ms(const shardtab_t *t) { return t->create_ms; }
+double shardtab_wait_timeout(const shardtab_t *t) { return t->wait_timeout_s; }
 double shardtab_open_ms(const shardtab_t *t) { return t->open_ms; }
 
 int shardtab_peer_access(const shardtab_t *t, int from, int to)

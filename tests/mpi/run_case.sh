@@ -13,6 +13,9 @@
 #   --count RE:N        exactly N lines of stdout match RE (repeatable; RE has no ':N')
 #   --errors N          number of stderr lines that start with '<prefix>:'
 #                       (default: 0 when --exit is 0, else 1)
+#   --errors-at-least N the same, at least N (several ranks may each say it)
+#   --within S          the run must end within S seconds (a promptness check,
+#                       far below --timeout)
 #   --prefix NAME       the program name that starts its error lines, counted by
 #                       --errors and never allowed on stdout (default multi_scal)
 #   --env VAR=VALUE     set VAR for every rank (exported, and '-x VAR' for Open MPI)
@@ -34,6 +37,8 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 expect_exit=0
 errors=""
+errors_min=""
+within=""
 limit=45
 each_rank=0
 program=""
@@ -59,6 +64,8 @@ while [ $# -gt 0 ]; do
     --forbid) forbids+=("$2"); shift 2 ;;
     --count) counts+=("$2"); shift 2 ;;
     --errors) errors=$2; shift 2 ;;
+    --errors-at-least) errors_min=$2; shift 2 ;;
+    --within) within=$2; shift 2 ;;
     --env) envs+=("$2"); shift 2 ;;
     --json) jsons+=("$2"); shift 2 ;;
     --no-file) no_files+=("$2"); shift 2 ;;
@@ -190,7 +197,14 @@ for spec in "${counts[@]+"${counts[@]}"}"; do
 done
 
 n=$(grep -c -- "^${prefix}:" "$workdir/stderr")
-[ "$n" -eq "$errors" ] || fail "$n stderr lines start with '${prefix}:', expected $errors"
+if [ -n "$errors_min" ]; then
+    [ "$n" -ge "$errors_min" ] || fail "$n stderr lines start with '${prefix}:', expected at least $errors_min"
+else
+    [ "$n" -eq "$errors" ] || fail "$n stderr lines start with '${prefix}:', expected $errors"
+fi
+if [ -n "$within" ] && awk -v a="$start" -v b="$end" -v w="$within" 'BEGIN { exit !(b - a > w) }'; then
+    fail "the run took more than $within s"
+fi
 if grep -q -- "^${prefix}:" "$workdir/stdout"; then
     fail "an error message went to stdout"
 fi
