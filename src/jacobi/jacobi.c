@@ -29,6 +29,7 @@
  * kernels/jacobi_sweep.* (optimised) and kernels/jacobi_plain.* (the plain
  * reference).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,63 @@ static shardtab_status_t check_host_memory(const jacobi_job_t *j, MPI_Comm node)
             j->opts.nx, j->opts.ny, j->node_size, node_need / 1073741824.0, "four to six",
             have / 1073741824.0);
     return status;
+}
+
+/* Every rank parsed its own command line; a launch that gives ranks different
+ * ones (an MPMD launch, a wrapper editing one rank's arguments) would have
+ * them wait in different collectives or write past each other's shards. One
+ * verdict for the job: help, a parse error (the lowest rank's), options that
+ * differ from rank 0's (the lowest such rank's), or go on. Returns the exit
+ * code, or -1 to go on. Collective. */
+static int agree_options(jacobi_job_t *j, jacobi_parse_t parsed, const char *err)
+{
+    struct {
+        char message[512];
+    } said;
+    int worst = (int)parsed, failing = INT_MAX, first = INT_MAX;
+    jacobi_options_t zero_opts;
+    char text[256];
+
+    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (worst == JACOBI_PARSE_ERROR) {
+        /* the lowest rank that could not parse says why */
+        int mine = parsed == JACOBI_PARSE_ERROR ? j->rank : INT_MAX;
+        MPI_Allreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (j->rank == failing)
+            snprintf(said.message, sizeof said.message, "%s", err);
+        MPI_Bcast(&said, (int)sizeof said, MPI_BYTE, failing, MPI_COMM_WORLD);
+        if (j->rank == 0) {
+            if (failing == 0)
+                fprintf(stderr, "jacobi: %s\nTry 'jacobi --help' for more information.\n",
+                        said.message);
+            else
+                fprintf(stderr, "jacobi: error: rank %d could not parse its command line, rank 0 "
+                                "could: %s; every rank must get the same options\n",
+                        failing, said.message);
+        }
+        return 2;
+    }
+    if (worst == JACOBI_PARSE_HELP) {
+        if (j->rank == 0)
+            fputs(jacobi_usage_text(), stdout);
+        return 0;
+    }
+    /* rank 0's options, against this rank's */
+    zero_opts = j->opts;
+    MPI_Bcast(&zero_opts, (int)sizeof zero_opts, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int mine = jacobi_options_differ(&j->opts, &zero_opts, text, sizeof text) ? j->rank : INT_MAX;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == INT_MAX)
+        return -1;
+    if (j->rank == first)
+        snprintf(said.message, sizeof said.message, "%s", text);
+    MPI_Bcast(&said, (int)sizeof said, MPI_BYTE, first, MPI_COMM_WORLD);
+    if (j->rank == 0)
+        fprintf(stderr, "jacobi: error: rank %d's options differ from rank 0's: %s (the first "
+                        "difference); every rank must get the same options (an MPMD launch, or a "
+                        "wrapper that edits one rank's command line?)\n",
+                first, said.message);
+    return 2;
 }
 
 /* ---- the device, its buffers and the table ------------------------------------------------ */
@@ -285,20 +343,13 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
 
-    /* ---- options: every rank parses, rank 0 speaks ---- */
-    switch (jacobi_options_parse(argc, argv, &j.opts, err, sizeof err)) {
-    case JACOBI_PARSE_HELP:
-        if (j.rank == 0)
-            fputs(jacobi_usage_text(), stdout);
-        MPI_Finalize();
-        return 0;
-    case JACOBI_PARSE_ERROR:
-        if (j.rank == 0)
-            fprintf(stderr, "jacobi: %s\nTry 'jacobi --help' for more information.\n", err);
-        MPI_Finalize();
-        return 2;
-    case JACOBI_PARSE_OK:
-        break;
+    /* ---- options: every rank parses, all agree, rank 0 speaks ---- */
+    {
+        int code = agree_options(&j, jacobi_options_parse(argc, argv, &j.opts, err, sizeof err), err);
+        if (code >= 0) {
+            MPI_Finalize();
+            return code;
+        }
     }
     if (jacobi_test_fault_parse(getenv("JACOBI_TEST_FAULT"), &j.fault, err, sizeof err) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);

@@ -400,3 +400,51 @@ bad:
              text);
     return -1;
 }
+
+int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, char *text,
+                          size_t bytes)
+{
+    char one[48], two[48];
+#define DIFFER_INT(field, name)                                                          \
+    if (a->field != b->field) {                                                          \
+        snprintf(text, bytes, "%s %d against %s %d", name, (int)a->field, name, (int)b->field); \
+        return 1;                                                                        \
+    }
+    DIFFER_INT(nx, "-nx")
+    DIFFER_INT(ny, "-ny")
+    DIFFER_INT(niter, "-niter")
+    DIFFER_INT(nccheck, "-nccheck")
+    DIFFER_INT(repeat, "--repeat")
+#undef DIFFER_INT
+    if (a->variant != b->variant) {
+        snprintf(text, bytes, "--variant %s against --variant %s", jacobi_variant_name(a->variant),
+                 jacobi_variant_name(b->variant));
+        return 1;
+    }
+    if (a->launch != b->launch) {
+        snprintf(text, bytes, "--launch %s against --launch %s", jacobi_launch_request_name(a->launch),
+                 jacobi_launch_request_name(b->launch));
+        return 1;
+    }
+    if (a->init.kind != b->init.kind || a->init.seed != b->init.seed) {
+        snprintf(text, bytes, "--init %s against --init %s", jacobi_init_name(&a->init, one, sizeof one),
+                 jacobi_init_name(&b->init, two, sizeof two));
+        return 1;
+    }
+    if (a->cpu_check != b->cpu_check) {
+        static const char *const names[] = {"auto", "yes", "no"};
+        snprintf(text, bytes, "--cpu-check %s against --cpu-check %s", names[a->cpu_check],
+                 names[b->cpu_check]);
+        return 1;
+    }
+    if (a->allow_shared_gpu != b->allow_shared_gpu) {
+        snprintf(text, bytes, "%s", a->allow_shared_gpu ? "--allow-shared-gpu against none"
+                                                        : "no --allow-shared-gpu against it");
+        return 1;
+    }
+    if ((a->trace != NULL) != (b->trace != NULL)) {
+        snprintf(text, bytes, "%s", a->trace ? "--trace against none" : "no --trace against one");
+        return 1;
+    }
+    return 0;
+}

@@ -67,6 +67,11 @@ typedef enum jacobi_parse {
 } jacobi_parse_t;
 
 void jacobi_options_default(jacobi_options_t *opts);
+/* The first option in which two ranks' parses differ, into text as "-nx 8192
+ * against -nx 1024" (a's, then b's); 0 when they agree in everything every
+ * rank must share (not --json's and --trace's file names: rank 0 writes them). */
+int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, char *text,
+                          size_t bytes);
 jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
                                     size_t err_bytes);
 const char *jacobi_variant_name(jacobi_variant_t variant);

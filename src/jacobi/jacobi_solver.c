@@ -183,6 +183,21 @@ void jacobi_solver_plant(jacobi_solver_t *s, const jacobi_test_fault_t *fault, i
     f->iteration = fault->iteration;
 }
 
+/* A neighbour's ghost rows as this rank maps them; never written past the
+ * bytes the table gives for them, whatever the options say. */
+static shardtab_status_t peer_halo(const jacobi_job_t *j, int rank, void **base, size_t *bytes)
+{
+    const size_t need = 4 * (size_t)j->opts.nx * sizeof(jacobi_real_t);
+    shardtab_status_t status = shardtab_peer(j->table, rank, base, bytes);
+
+    if (status == SHARDTAB_SUCCESS && *bytes != need)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                    "rank %d's ghost rows hold %zu bytes, and this rank's rows "
+                                    "(-nx %d) need %zu: the ranks disagree on the grid",
+                                    rank, *bytes, j->opts.nx, need);
+    return status;
+}
+
 shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
 {
     jacobi_step_t *st = &j->run.step;
@@ -206,7 +221,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
     if (!j->host_top) {
         void *base;
         size_t bytes;
-        status = shardtab_peer(j->table, j->top, &base, &bytes);
+        status = peer_halo(j, j->top, &base, &bytes);
         /* my first row becomes the top neighbour's ghost row below */
         for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
             st->top_dest[p] = (jacobi_real_t *)base + (size_t)p * 2 * nx + nx;
@@ -215,7 +230,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
     if (!j->host_bottom && status == SHARDTAB_SUCCESS) {
         void *base;
         size_t bytes;
-        status = shardtab_peer(j->table, j->bottom, &base, &bytes);
+        status = peer_halo(j, j->bottom, &base, &bytes);
         /* my last row becomes the bottom neighbour's ghost row above */
         for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
             st->bottom_dest[p] = (jacobi_real_t *)base + (size_t)p * 2 * nx;
