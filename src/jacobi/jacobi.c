@@ -63,7 +63,7 @@ static uint64_t rank_memory(const jacobi_job_t *j)
 
 /* The node's need, summed over its ranks, against what it has: refused up
  * front, once for the node, before any rank touches a page. Collective. */
-static shardtab_status_t check_host_memory(const jacobi_job_t *j, MPI_Comm node)
+static shardtab_status_t check_host_memory(jacobi_job_t *j, MPI_Comm node)
 {
     uint64_t mine = rank_memory(j), node_need = 0, have = shardtab_host_memory_available();
     int node_rank = 0;
@@ -71,6 +71,9 @@ static shardtab_status_t check_host_memory(const jacobi_job_t *j, MPI_Comm node)
 
     MPI_Allreduce(&mine, &node_need, 1, MPI_UINT64_T, MPI_SUM, node);
     MPI_Comm_rank(node, &node_rank);
+    j->memory_rank = mine;
+    j->memory_node = node_need;
+    j->memory_available = have;
     if (node_rank == 0 && have != 0 && node_need > have)
         status = shardtab_error_set(
             SHARDTAB_ERR_INVALID_ARG,

@@ -42,6 +42,7 @@ typedef struct jacobi_job {
     int skip_signal;           /* test hook: never signal the neighbours */
     int stall_for_test;        /* test hook: stop this process (SIGSTOP) in the first solve */
     double agree_limit_s;      /* how long a rank waits for the others after a solve */
+    uint64_t memory_rank, memory_node, memory_available; /* host bytes: the estimate, and what is free */
     int nodes;                 /* node count of the table, kept past its destroy */
     jacobi_launch_t launch;    /* how the run's steps were launched */
     jacobi_launch_t ref_launch; /* ... and the reference's */

@@ -88,6 +88,10 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
                jacobi_launch_name(j->ref_launch));
         if (j->launch_note[0])
             printf("# launch note: %s\n", j->launch_note);
+        printf("# host memory: about %.2f GiB for this node's %d ranks (rank 0: %.2f GiB), %.2f GiB "
+               "available when checked\n",
+               j->memory_node / 1073741824.0, j->node_size, j->memory_rank / 1073741824.0,
+               j->memory_available / 1073741824.0);
         printf("# MPI: %s; ghost rows by MPI go %s\n", mpi_line,
                j->mpi_direct ? "straight from device memory" : "through host buffers");
         for (int r = 0; r < j->size; r++) {
