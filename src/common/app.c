@@ -4,6 +4,7 @@
 #include "app.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,92 +24,183 @@ int app_outfile_open(app_outfile_t *out, const char *path, char *err, size_t err
     return app_outfile_open_named(out, path, NULL, err, err_bytes);
 }
 
+/* The folder a path lies in ("." for a bare name). */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (slash == NULL)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
 int app_outfile_open_named(app_outfile_t *out, const char *path, const char *what, char *err,
                            size_t err_bytes)
 {
     struct stat st;
-    mode_t mask;
-    int fd, exists;
+    char *folder = NULL;
 
     memset(out, 0, sizeof *out);
     out->what = what;
-    out->target = strdup(path);
-    if (out->target == NULL) {
+    out->asked = strdup(path);
+    if (out->asked == NULL) {
         snprintf(err, err_bytes, "out of memory");
         return -1;
     }
-    exists = stat(path, &st) == 0;
-    if (exists && !S_ISREG(st.st_mode)) {
-        /* a device or a pipe: write through it, never rename over it */
-        out->f = fopen(path, "w");
-        if (out->f == NULL) {
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            /* a device or a pipe: written through at commit, never renamed over */
+            out->in_place = 1;
+            out->target = strdup(path);
+        } else {
+            /* a link: the file it points to is what gets replaced */
+            out->target = realpath(path, NULL);
+        }
+        if (out->target == NULL) {
             cannot_write(err, err_bytes, what, path, errno);
             app_outfile_discard(out);
             return -1;
         }
-        return 0;
+        if (access(out->target, W_OK) != 0 && !out->in_place) {
+            cannot_write(err, err_bytes, what, path, errno);
+            app_outfile_discard(out);
+            return -1;
+        }
+    } else {
+        struct stat link;
+        if (lstat(path, &link) == 0) { /* a link to nothing: say so, do not guess */
+            snprintf(err, err_bytes, "cannot write %s%s'%s': a symbolic link to a file that does "
+                                     "not exist",
+                     what ? what : "", what ? " " : "", path);
+            app_outfile_discard(out);
+            return -1;
+        }
+        out->target = strdup(path);
     }
-    if (asprintf(&out->temp, "%s.tmp.XXXXXX", path) < 0) {
-        out->temp = NULL;
-        snprintf(err, err_bytes, "out of memory");
-        app_outfile_discard(out);
-        return -1;
+    if (!out->in_place) {
+        /* the temporary file goes beside the target at commit: its folder must take it */
+        folder = folder_of(out->target);
+        if (folder == NULL || access(folder, W_OK | X_OK) != 0) {
+            cannot_write(err, err_bytes, what, path, folder ? errno : ENOMEM);
+            free(folder);
+            app_outfile_discard(out);
+            return -1;
+        }
+        free(folder);
     }
-    fd = mkstemp(out->temp);
-    if (fd < 0) {
-        cannot_write(err, err_bytes, what, path, errno);
-        free(out->temp);
-        out->temp = NULL;
-        app_outfile_discard(out);
-        return -1;
-    }
-    /* mkstemp creates 0600: give the result the mode of the file it replaces,
-     * or the one a plain fopen would have given it */
-    mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0) {
-        cannot_write(err, err_bytes, what, path, errno);
-        close(fd);
-        app_outfile_discard(out);
-        return -1;
-    }
-    out->f = fdopen(fd, "w");
+    out->f = open_memstream(&out->buffer, &out->bytes);
     if (out->f == NULL) {
         cannot_write(err, err_bytes, what, path, errno);
-        close(fd);
         app_outfile_discard(out);
         return -1;
     }
     return 0;
 }
 
+/* Every byte of buffer to fd, or -1 with errno. */
+static int write_all(int fd, const char *buffer, size_t bytes)
+{
+    while (bytes > 0) {
+        ssize_t n = write(fd, buffer, bytes);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buffer += n;
+        bytes -= (size_t)n;
+    }
+    return 0;
+}
+
+/* In place (a device, a pipe): a pipe nobody reads fails at once (ENXIO). */
+static int commit_in_place(app_outfile_t *out, int *error)
+{
+    int fd = open(out->target, O_WRONLY | O_NONBLOCK);
+
+    if (fd < 0) {
+        *error = errno;
+        return -1;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK); /* a reader is there: it may block now */
+    if (write_all(fd, out->buffer, out->bytes) != 0) {
+        *error = errno;
+        close(fd);
+        return -1;
+    }
+    if (close(fd) != 0) {
+        *error = errno;
+        return -1;
+    }
+    return 0;
+}
+
+/* A temporary file beside the target, then the rename. */
+static int commit_replace(app_outfile_t *out, int *error)
+{
+    struct stat st;
+    mode_t mask;
+    char *temp = NULL;
+    int fd, exists = stat(out->target, &st) == 0;
+
+    if (asprintf(&temp, "%s.tmp.XXXXXX", out->target) < 0) {
+        *error = ENOMEM;
+        return -1;
+    }
+    fd = mkstemp(temp);
+    if (fd < 0) {
+        *error = errno;
+        free(temp);
+        return -1;
+    }
+    /* mkstemp creates 0600: give the result the mode of the file it replaces,
+     * or the one a plain fopen would have given it */
+    mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 ||
+        write_all(fd, out->buffer, out->bytes) != 0 || fsync(fd) != 0) {
+        *error = errno;
+        close(fd);
+        unlink(temp);
+        free(temp);
+        return -1;
+    }
+    if (close(fd) != 0 || rename(temp, out->target) != 0) {
+        *error = errno;
+        unlink(temp);
+        free(temp);
+        return -1;
+    }
+    free(temp);
+    return 0;
+}
+
 int app_outfile_commit(app_outfile_t *out, char *err, size_t err_bytes)
 {
-    int failed = 0, saved = 0;
+    int failed = 0, error = 0;
 
     if (out->f == NULL) {
         snprintf(err, err_bytes, "no file open");
         return -1;
     }
-    if (ferror(out->f) || fflush(out->f) != 0)
-        failed = 1, saved = errno;
-    if (!failed && out->temp && fsync(fileno(out->f)) != 0)
-        failed = 1, saved = errno;
-    if (fclose(out->f) != 0 && !failed)
-        failed = 1, saved = errno;
+    if (ferror(out->f) || fclose(out->f) != 0)
+        failed = 1, error = errno;
     out->f = NULL;
-    if (!failed && out->temp && rename(out->temp, out->target) != 0)
-        failed = 1, saved = errno;
+    if (!failed)
+        failed = out->in_place ? commit_in_place(out, &error) : commit_replace(out, &error);
     if (failed) {
         snprintf(err, err_bytes, "writing %s%s'%s' failed: %s", out->what ? out->what : "",
-                 out->what ? " " : "", out->target, saved ? strerror(saved) : "write error");
+                 out->what ? " " : "", out->asked,
+                 error == ENXIO && out->in_place ? "no process reads the named pipe"
+                 : error                         ? strerror(error)
+                                                 : "write error");
         app_outfile_discard(out);
         return -1;
     }
-    free(out->temp);
-    out->temp = NULL;
-    free(out->target);
-    out->target = NULL;
+    app_outfile_discard(out);
     return 0;
 }
 
@@ -117,11 +209,11 @@ void app_outfile_discard(app_outfile_t *out)
     if (out->f)
         fclose(out->f);
     out->f = NULL;
-    if (out->temp)
-        unlink(out->temp); /* ours alone: the target is never touched */
-    free(out->temp);
+    free(out->buffer);
     free(out->target);
-    out->temp = out->target = NULL;
+    free(out->asked);
+    out->buffer = out->target = out->asked = NULL;
+    out->bytes = 0;
 }
 
 void app_json_string(FILE *f, const char *s)

@@ -7,27 +7,37 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A result file written beside its target and renamed over it only once every
- * byte and the close succeeded, so a failed run never leaves a half file and
- * never removes anything it did not create. A target that exists and is not a
- * regular file (/dev/null, /dev/stdout, a pipe) is written in place instead. */
+/* A result file, written only when the run is over: the program writes into
+ * memory (f), and commit writes a temporary file beside the target and
+ * renames it over the target once every byte and the close succeeded. So a
+ * run killed before the end leaves nothing behind, a failed one never a half
+ * file, and nothing it did not create is removed. A target that is a symbolic
+ * link is resolved: the file it points to is replaced, the link stays. A
+ * target that exists and is not a regular file (/dev/null, /dev/stdout, a named
+ * pipe) is written in place at commit; a named pipe nobody reads is an error
+ * then, not a hang. */
 typedef struct app_outfile {
-    FILE *f;
-    char *target; /* the path asked for */
-    char *temp;   /* the file being written, NULL when writing in place */
+    FILE *f;          /* the program writes here: memory until commit */
+    char *buffer;     /* open_memstream's */
+    size_t bytes;
+    char *target;     /* the file to replace (links resolved), or the device */
+    int in_place;     /* target exists and is not a regular file */
     const char *what; /* how messages name the file ("JSON file"), or NULL */
+    char *asked;      /* the path asked for, for messages */
 } app_outfile_t;
 
-/* 0, or -1 with a one-line reason in err. */
+/* Checks that path can be written (its folder exists and is writable, or it
+ * is a device or pipe) and starts the file in memory: 0, or -1 with a
+ * one-line reason in err. */
 int app_outfile_open(app_outfile_t *out, const char *path, char *err, size_t err_bytes);
 /* The same, with the messages of open and commit naming the file as `what`
  * ("cannot write JSON file 'x.json': ..."); what must outlive the file. */
 int app_outfile_open_named(app_outfile_t *out, const char *path, const char *what, char *err,
                            size_t err_bytes);
-/* Checks every write, flushes, closes and renames: 0, or -1 with the reason
- * in err (the temporary file is then removed, the target left as it was). */
+/* Writes the file (see above): 0, or -1 with the reason in err (the target is
+ * then left as it was). */
 int app_outfile_commit(app_outfile_t *out, char *err, size_t err_bytes);
-/* Closes and removes the temporary file only; a no-op when nothing is open. */
+/* Forgets what was written; a no-op when nothing is open. No file is touched. */
 void app_outfile_discard(app_outfile_t *out);
 
 void app_json_string(FILE *f, const char *s);

@@ -365,7 +365,7 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(MPI_COMM_WORLD, check_host_memory(&j, node));
     if (status == SHARDTAB_SUCCESS && j.rank == 0 && j.opts.json) {
-        if (app_outfile_open(&json, j.opts.json, err, sizeof err) != 0)
+        if (app_outfile_open_named(&json, j.opts.json, "JSON file", err, sizeof err) != 0)
             status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
         else
             have_json = 1;
@@ -447,18 +447,26 @@ int main(int argc, char **argv)
     } else if (!verdict.verified) {
         exit_code = 1;
     }
-    if (have_json) {
-        if (status == SHARDTAB_SUCCESS) {
-            jacobi_write_json(&j, &json, lines, &ref, &run, &plain, &times, &verdict);
+    /* The JSON: a run that got as far as its verdict writes it, a failed
+     * verification included (the file is the record of it, "verified": false);
+     * a run that failed before writes nothing and leaves an existing file as it
+     * was. Rank 0 writes; every rank exits with the same status. */
+    if (status == SHARDTAB_SUCCESS) {
+        int json_failed = 0;
+        if (have_json) {
+            jacobi_write_json(&j, &json, lines, &ref, &run, &plain, &times, &verdict, exit_code);
             if (app_outfile_commit(&json, err, sizeof err) != 0) {
-                fprintf(stderr, "jacobi: error: %s\n", err);
-                exit_code = 1;
+                fprintf(stderr, "jacobi: error: %s; the results above are not saved\n", err);
+                fflush(stderr);
+                json_failed = 1;
             }
-        } else {
-            app_outfile_discard(&json);
         }
+        MPI_Bcast(&json_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (json_failed && exit_code == 0)
+            exit_code = 1;
     }
-    app_outfile_discard(&trace); /* committed by the traced solve; else nothing is left */
+    app_outfile_discard(&json);
+    app_outfile_discard(&trace); /* committed by the traced solve; else nothing is written */
     shardtab_finalize();
     free(lines);
     free(times.ref);

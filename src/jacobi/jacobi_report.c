@@ -227,7 +227,7 @@ static void json_norm(FILE *f, const char *name, const jacobi_outcome_t *o)
 void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_rank_line_t *lines,
                        const jacobi_outcome_t *ref, const jacobi_outcome_t *run,
                        const jacobi_outcome_t *plain, const jacobi_timings_t *t,
-                       const jacobi_verdict_t *v)
+                       const jacobi_verdict_t *v, int exit_status)
 {
     FILE *f = out->f;
     const jacobi_options_t *o = &j->opts;
@@ -286,5 +286,5 @@ void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_r
                    "\"%s\"}%s\n",
                 l->start, l->rows, l->top_via, l->bottom_via, r + 1 < j->size ? "," : "");
     }
-    fprintf(f, "  ]\n}\n");
+    fprintf(f, "  ],\n  \"exit_status\": %d\n}\n", exit_status);
 }

@@ -33,7 +33,7 @@ void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *run,
 void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_rank_line_t *lines,
                        const jacobi_outcome_t *ref, const jacobi_outcome_t *run,
                        const jacobi_outcome_t *plain, const jacobi_timings_t *t,
-                       const jacobi_verdict_t *v);
+                       const jacobi_verdict_t *v, int exit_status);
 /* Rank 0 prints "jacobi: error: message". */
 void jacobi_say_error(int rank, const char *message);
 /* 2 for bad usage, else 1. */

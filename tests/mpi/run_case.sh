@@ -22,6 +22,7 @@
 #   --json FILE:N       FILE must be valid JSON holding N results, all verified;
 #                       FILE is removed before the run
 #   --no-file FILE      FILE must not exist after the run (removed before it)
+#   --no-glob PATTERN   no file may match the shell pattern PATTERN after the run
 #   --each-rank         run PROGRAM through rank_exit.sh and require every rank
 #                       to exit with --exit (mpiexec itself must then exit 0),
 #                       which also turns a rank left hanging into a timeout
@@ -50,6 +51,7 @@ counts=()
 envs=()
 jsons=()
 no_files=()
+no_globs=()
 
 usage() {
     echo "usage: run_case.sh [options] -- MPIEXEC ARGS..." >&2
@@ -69,6 +71,7 @@ while [ $# -gt 0 ]; do
     --env) envs+=("$2"); shift 2 ;;
     --json) jsons+=("$2"); shift 2 ;;
     --no-file) no_files+=("$2"); shift 2 ;;
+    --no-glob) no_globs+=("$2"); shift 2 ;;
     --each-rank) each_rank=1; shift ;;
     --program) program=$2; shift 2 ;;
     --prefix) prefix=$2; shift 2 ;;
@@ -240,6 +243,11 @@ done
 for f in "${no_files[@]+"${no_files[@]}"}"; do
     [ -e "$f" ] && fail "$f exists after the run"
     rm -f "$f"
+done
+for pattern in "${no_globs[@]+"${no_globs[@]}"}"; do
+    for f in $pattern; do
+        [ -e "$f" ] && fail "$f exists after the run" && rm -f "$f"
+    done
 done
 
 # Segments of concurrent runs exist for a moment only: a name still there after a
