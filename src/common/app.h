@@ -4,8 +4,12 @@
 #ifndef APP_H
 #define APP_H
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* Room for one message of the programs: it may quote a whole path. */
+#define APP_MESSAGE_BYTES (4096 + 512) /* Linux's PATH_MAX, and the words around it */
 
 /* A result file, written only when the run is over: the program writes into
  * memory (f), and commit writes a temporary file beside the target and

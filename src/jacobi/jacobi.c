@@ -94,7 +94,7 @@ static shardtab_status_t check_host_memory(jacobi_job_t *j, MPI_Comm node)
 static int agree_options(jacobi_job_t *j, jacobi_parse_t parsed, const char *err)
 {
     struct {
-        char message[512];
+        char message[APP_MESSAGE_BYTES];
     } said;
     int worst = (int)parsed, failing = INT_MAX, first = INT_MAX;
     jacobi_options_t zero_opts;
@@ -336,7 +336,7 @@ int main(int argc, char **argv)
     jacobi_timings_t times = {0};
     jacobi_verdict_t verdict;
     app_outfile_t json = {0}, trace = {0};
-    char err[512];
+    char err[APP_MESSAGE_BYTES];
     int exit_code = 0, have_json = 0, have_trace = 0;
     MPI_Comm node;
 
@@ -428,18 +428,20 @@ int main(int argc, char **argv)
     /* ---- then, if asked, one more solve with device timestamps ---- */
     if (status == SHARDTAB_SUCCESS && j.opts.trace)
         status = jacobi_trace_run(&j, &traced, have_trace ? &trace : NULL);
-    if (status == SHARDTAB_SUCCESS) {
+    if (status == SHARDTAB_SUCCESS)
         take_medians(&j, &times);
-        jacobi_print_norms(&j, &ref, &run);
-        jacobi_print_summary(&j, &ref, &run, &times);
-        jacobi_print_verdict(&j, &run, &verdict); /* the last line */
-    }
 
-    /* ---- teardown: a leaked mapping is a failed run too ---- */
+    /* ---- teardown before the verdict: a leaked mapping is a failed run too,
+     * and a run that fails there never prints "OK" first ---- */
     {
         shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release(&j));
         if (status == SHARDTAB_SUCCESS)
             status = released;
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        jacobi_print_norms(&j, &ref, &run);
+        jacobi_print_summary(&j, &ref, &run, &times);
+        jacobi_print_verdict(&j, &run, &verdict); /* the last line */
     }
     if (status != SHARDTAB_SUCCESS) {
         jacobi_say_error(j.rank, shardtab_last_error());

@@ -55,7 +55,7 @@ static int compare_int64(const void *a, const void *b)
 static shardtab_status_t report(const jacobi_job_t *j, const int64_t *all, int count,
                                 app_outfile_t *csv)
 {
-    char err[512];
+    char err[APP_MESSAGE_BYTES];
     int64_t *column = malloc((size_t)count * sizeof *column);
 
     if (column == NULL)

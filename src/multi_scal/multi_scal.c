@@ -280,7 +280,7 @@ static shardtab_status_t fit_memory(ms_run_t *run)
     int node_ranks, most_ranks;
     uint64_t have = memory_available(), node_have, spare, least_spare;
     double need, node_need; /* doubles: n * 8 * buffers can pass 2^64 */
-    char err[512], text[3][32];
+    char err[APP_MESSAGE_BYTES], text[3][32];
 
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &node_ranks);
@@ -355,7 +355,7 @@ int main(int argc, char **argv)
     shardtab_init_params_t params = {0};
     shardtab_status_t status;
     ms_run_t run;
-    char err[256];
+    char err[APP_MESSAGE_BYTES];
     ms_bench_row_t *bench_rows = NULL;
     ms_peer_pair_t *peer_pairs = NULL;
     double *pair_gbps = NULL;

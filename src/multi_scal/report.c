@@ -19,7 +19,7 @@ shardtab_status_t ms_report_open_json(ms_report_t *r, const ms_options_t *opts, 
     if (rank != 0 || opts->json == NULL)
         return SHARDTAB_SUCCESS;
     {
-        char err[512];
+        char err[APP_MESSAGE_BYTES];
         if (app_outfile_open_named(&r->json, opts->json, "JSON file", err, sizeof err) != 0)
             return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
     }
@@ -327,7 +327,7 @@ int ms_report_finish(ms_report_t *r, int exit_code)
                 scal_kernel_label(r->opts->variant >= 0 ? r->opts->variant : SCAL_VARIANT_DEFAULT),
                 exit_code);
         {
-            char err[512];
+            char err[APP_MESSAGE_BYTES];
             if (app_outfile_commit(&r->json, err, sizeof err) != 0) {
                 fprintf(stderr, "multi_scal: error: %s; the results above are not saved\n", err);
                 fflush(stderr);

@@ -4,13 +4,14 @@
 #ifndef SHARDTAB_INTERNAL_H
 #define SHARDTAB_INTERNAL_H
 
+#include <limits.h>
 #include <stdint.h>
 #include "shardtab.h"
 #include "backend.h"
 
 #define ST_HOST_NAME_BYTES 64
 #define ST_BOOT_ID_BYTES 40
-#define ST_ERROR_BYTES 512
+#define ST_ERROR_BYTES (4096 + 512) /* a message may quote a whole path (PATH_MAX on Linux) */
 
 /* Where this process runs: filled once by shardtab_init. */
 typedef struct st_runtime {

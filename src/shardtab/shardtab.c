@@ -554,6 +554,33 @@ static shardtab_status_t check_pads(const shardtab_t *t, const st_descriptor_t *
 
 #define ST_MAX_SIGNAL_SLOTS (1 << 20)
 
+/* A plain decimal number, nothing around it: digits, an optional fraction and
+ * an optional exponent ("5", "2.5", ".5", "1e1"); not " 5", "5 ", "0x10",
+ * "inf" or "nan", which strtod alone would take or refuse unevenly. */
+static int decimal_seconds(const char *text)
+{
+    const char *p = text;
+    int digits = 0;
+
+    while (*p >= '0' && *p <= '9')
+        p++, digits++;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            digits++;
+    if (digits == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0';
+}
+
 static shardtab_status_t resolve_params(const shardtab_create_params_t *params,
                                         shardtab_create_params_t *out)
 {
@@ -578,8 +605,8 @@ static shardtab_status_t resolve_params(const shardtab_create_params_t *params,
                        out->wait_timeout_s);
     if (out->wait_timeout_s == 0.0 && text != NULL && *text != '\0') {
         char *end;
-        double v = strtod(text, &end);
-        if (*end != '\0' || !(v > 0.0) || v > 1e6)
+        double v = decimal_seconds(text) ? strtod(text, &end) : -1.0;
+        if (!(v > 0.0) || v > 1e6)
             return st_fail(SHARDTAB_ERR_INVALID_ARG,
                            "SHARDTAB_WAIT_TIMEOUT='%s' is not a number of seconds in (0, 1e6]",
                            text);
@@ -662,9 +689,13 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     else
         ranks_per_node = -1;
     /* Every rank reads the variable on its own: a wrapper that sets it for some
-     * ranks only would send them into different collectives. Agree on it. */
+     * ranks only would send them into different collectives. Agree on it. A
+     * rank that failed already takes no part (INT_MIN leaves the maxima as
+     * they are): its own cause is what the agreement below reports. */
     {
         int rpn[2] = {ranks_per_node, -ranks_per_node}, all[2] = {0, 0};
+        if (status != SHARDTAB_SUCCESS)
+            rpn[0] = rpn[1] = INT_MIN;
         if (MPI_Allreduce(rpn, all, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS &&
             status == SHARDTAB_SUCCESS)
             status = st_fail(SHARDTAB_ERR_MPI, "MPI_Allreduce of SHARDTAB_RANKS_PER_NODE failed");
