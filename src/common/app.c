@@ -24,23 +24,10 @@ int app_outfile_open(app_outfile_t *out, const char *path, char *err, size_t err
     return app_outfile_open_named(out, path, NULL, err, err_bytes);
 }
 
-/* The folder a path lies in ("." for a bare name). */
-static char *folder_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (slash == NULL)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
 int app_outfile_open_named(app_outfile_t *out, const char *path, const char *what, char *err,
                            size_t err_bytes)
 {
     struct stat st;
-    char *folder = NULL;
 
     memset(out, 0, sizeof *out);
     out->what = what;
@@ -50,6 +37,11 @@ int app_outfile_open_named(app_outfile_t *out, const char *path, const char *wha
         return -1;
     }
     if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            cannot_write(err, err_bytes, what, path, EISDIR);
+            app_outfile_discard(out);
+            return -1;
+        }
         if (!S_ISREG(st.st_mode)) {
             /* a device or a pipe: written through at commit, never renamed over */
             out->in_place = 1;
@@ -80,15 +72,33 @@ int app_outfile_open_named(app_outfile_t *out, const char *path, const char *wha
         out->target = strdup(path);
     }
     if (!out->in_place) {
-        /* the temporary file goes beside the target at commit: its folder must take it */
-        folder = folder_of(out->target);
-        if (folder == NULL || access(folder, W_OK | X_OK) != 0) {
-            cannot_write(err, err_bytes, what, path, folder ? errno : ENOMEM);
-            free(folder);
+        /* the temporary file goes beside the target at commit: prove now that
+         * the folder takes one (access() says yes to root where creating fails,
+         * in /proc say), and remove the probe at once */
+        char *probe = NULL;
+        int fd = -1;
+        if (asprintf(&probe, "%s.tmp.XXXXXX", out->target) < 0)
+            probe = NULL;
+        if (probe != NULL)
+            fd = mkstemp(probe);
+        if (fd < 0) {
+            cannot_write(err, err_bytes, what, path, probe ? errno : ENOMEM);
+            free(probe);
             app_outfile_discard(out);
             return -1;
         }
-        free(folder);
+        close(fd);
+        unlink(probe);
+        free(probe);
+    } else if (!S_ISFIFO(st.st_mode)) {
+        /* a device: open it now too, so that a refusal comes before the run */
+        int fd = open(out->target, O_WRONLY | O_NONBLOCK);
+        if (fd < 0) {
+            cannot_write(err, err_bytes, what, path, errno);
+            app_outfile_discard(out);
+            return -1;
+        }
+        close(fd);
     }
     out->f = open_memstream(&out->buffer, &out->bytes);
     if (out->f == NULL) {

@@ -14,8 +14,9 @@
 /* A result file, written only when the run is over: the program writes into
  * memory (f), and commit writes a temporary file beside the target and
  * renames it over the target once every byte and the close succeeded. So a
- * run killed before the end leaves nothing behind, a failed one never a half
- * file, and nothing it did not create is removed. A target that is a symbolic
+ * run killed before the end leaves nothing behind (open only proves, with a
+ * probe it removes at once, that the folder takes a file), a failed one never
+ * a half file, and nothing it did not create is removed. A target that is a symbolic
  * link is resolved: the file it points to is replaced, the link stays. A
  * target that exists and is not a regular file (/dev/null, /dev/stdout, a named
  * pipe) is written in place at commit; a named pipe nobody reads is an error

@@ -188,7 +188,7 @@ shardtab_status_t st_fault_check(st_fault_step_t step)
 {
     const char *text = getenv("SHARDTAB_FAULT");
     st_fault_step_t target;
-    int rank, me = st_rt.world_rank;
+    int rank, me = -1;
 
     if (text == NULL || *text == '\0')
         return SHARDTAB_SUCCESS;
@@ -197,11 +197,9 @@ shardtab_status_t st_fault_check(st_fault_step_t step)
                        "SHARDTAB_FAULT='%s' is not <step>:<rank> with step one of "
                        "alloc, export, exchange, open, upload, close, free",
                        text);
-    if (!st_rt.initialized) {
-        if (!st_mpi_usable())
-            return SHARDTAB_SUCCESS; /* no rank to aim at before MPI_Init or after MPI_Finalize */
-        MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    }
+    if (!st_mpi_usable())
+        return SHARDTAB_SUCCESS; /* no rank to aim at before MPI_Init or after MPI_Finalize */
+    MPI_Comm_rank(MPI_COMM_WORLD, &me); /* the rank the variable names: of MPI_COMM_WORLD */
     if (target != step || rank != me)
         return SHARDTAB_SUCCESS;
     return st_fail(SHARDTAB_ERR_FAULT, "fault injected at step '%s' (SHARDTAB_FAULT=%s)",

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Each thread records into its own buffer; the process keeps the latest
  * failure of any thread too, so a failure met on one thread (a table made from
@@ -71,21 +72,32 @@ const char *st_thread_last_error(void)
     return last_error;
 }
 
+/* Who speaks: set by runtime.c once the rank is bound ("<host> rank <r>
+ * device <d> [<bus id>]: "), before that the host and the MPI rank alone. Kept
+ * here, so that this file, the library's lowest layer, asks nobody. */
+static char identity[ST_HOST_NAME_BYTES + 96];
+static pthread_mutex_t identity_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void st_error_identity(const char *prefix)
+{
+    pthread_mutex_lock(&identity_lock);
+    snprintf(identity, sizeof identity, "%s", prefix ? prefix : "");
+    pthread_mutex_unlock(&identity_lock);
+}
+
 static void vrecord(const char *fmt, va_list ap)
 {
-    int used = 0;
-    if (st_rt.initialized) {
-        if (st_rt.device.backend == SHARDTAB_BACKEND_HOST)
-            used = snprintf(last_error, sizeof last_error, "%s rank %d (cpu): ", st_rt.host,
-                            st_rt.world_rank);
-        else
-            used = snprintf(last_error, sizeof last_error, "%s rank %d device %d [%s]: ",
-                            st_rt.host, st_rt.world_rank, st_rt.device.device,
-                            st_rt.device.pci_bus_id);
-    } else {
-        char host[ST_HOST_NAME_BYTES], boot[ST_BOOT_ID_BYTES];
+    int used;
+
+    pthread_mutex_lock(&identity_lock);
+    used = snprintf(last_error, sizeof last_error, "%s", identity);
+    pthread_mutex_unlock(&identity_lock);
+    if (used == 0) {
+        char host[ST_HOST_NAME_BYTES];
         int rank = -1;
-        st_node_identity(host, boot);
+        if (gethostname(host, sizeof host) != 0)
+            snprintf(host, sizeof host, "unknown-host");
+        host[sizeof host - 1] = '\0';
         if (st_mpi_usable())
             MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         used = snprintf(last_error, sizeof last_error, "%s rank %d: ", host, rank);

@@ -34,10 +34,11 @@ extern st_runtime_t st_rt;
 /* Bytes of the host/rank/device prefix at the start of this thread's last
  * error, so that a caller can quote the message without repeating it. */
 size_t st_error_prefix_bytes(void);
+/* Who the messages say speaks, "<host> rank <r> device <d> [<bus>]: " (runtime.c
+ * sets it when the rank is bound; NULL: the host and MPI rank alone). */
+void st_error_identity(const char *prefix);
 /* This thread's own last message (shardtab_last_error is the process's). */
 const char *st_thread_last_error(void);
-/* SHARDTAB_SUCCESS, or an error naming the live table that shares ptr's memory. */
-shardtab_status_t st_check_free(const void *ptr);
 /* MPI is initialized and not yet finalized: MPI may be called. */
 int st_mpi_usable(void);
 

@@ -2,8 +2,10 @@
  * this rank binds (by its rank inside the node), and the memory calls that
  * forward to the backend. */
 #include "internal.h"
+#include "registry.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 st_runtime_t st_rt;
@@ -84,6 +86,19 @@ static shardtab_status_t check_device_sharing(MPI_Comm node, const st_bind_reque
     return status;
 }
 
+/* From now on every message says which rank and device speaks. */
+static void say_who(const st_runtime_t *rt)
+{
+    char prefix[ST_HOST_NAME_BYTES + 96];
+
+    if (rt->device.backend == SHARDTAB_BACKEND_HOST)
+        snprintf(prefix, sizeof prefix, "%s rank %d (cpu): ", rt->host, rt->world_rank);
+    else
+        snprintf(prefix, sizeof prefix, "%s rank %d device %d [%s]: ", rt->host, rt->world_rank,
+                 rt->device.device, rt->device.pci_bus_id);
+    st_error_identity(prefix);
+}
+
 shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *params)
 {
     st_bind_request_t req = {0};
@@ -126,12 +141,14 @@ shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *par
     if (status == SHARDTAB_SUCCESS) {
         st_rt.device = info;
         st_rt.initialized = 1;
+        say_who(&st_rt);
         if (info.backend != SHARDTAB_BACKEND_HOST)
             status = check_device_sharing(node, &req, &st_rt.device);
         status = shardtab_agree(comm, status);
         if (status != SHARDTAB_SUCCESS) {
             st_rt.ops->unbind();
             st_rt.initialized = 0;
+            st_error_identity(NULL);
         }
     }
     MPI_Comm_free(&node);
@@ -146,6 +163,7 @@ shardtab_status_t shardtab_finalize(void)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_finalize without shardtab_init");
     status = st_rt.ops->unbind();
     st_rt.initialized = 0;
+    st_error_identity(NULL);
     return status;
 }
 

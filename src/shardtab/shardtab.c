@@ -19,6 +19,7 @@
  */
 #include "descriptor.h"
 #include "internal.h"
+#include "registry.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -54,76 +55,10 @@ struct shardtab {
     int signal_slots;
     double wait_timeout_s, clock_hz;
     double create_ms, open_ms;
-    /* the live-table registry: what this table's shard allocation is */
-    const char *export_base;
-    size_t export_bytes;
-    shardtab_t *next_live;
+    /* the live-table registry's entry: what this table's shard allocation is */
+    st_live_entry_t live;
 };
 
-/* ---- the tables this process holds -------------------------------------- *
- * A shard's allocation belongs to one live table at a time (a second table
- * would open the same IPC handle twice in each peer, which GPU runtimes
- * refuse, and the importers of the first would lose it on the host backend),
- * and may not be freed while a table shares it (its peers map it). The
- * registry lets the library refuse both, and a destroy of a table that is not
- * live (twice, or a stale copy of the pointer), with a message. */
-static shardtab_t *live_tables;
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int overlaps(const char *a, size_t a_bytes, const char *b, size_t b_bytes)
-{
-    return a < b + b_bytes && b < a + a_bytes;
-}
-
-/* The live table whose shard allocation holds [ptr, ptr + bytes), or NULL. */
-static const shardtab_t *live_table_sharing(const void *ptr, size_t bytes)
-{
-    const shardtab_t *found = NULL;
-
-    pthread_mutex_lock(&live_lock);
-    for (const shardtab_t *t = live_tables; t && !found; t = t->next_live)
-        if (t->export_base && overlaps(t->export_base, t->export_bytes, ptr, bytes ? bytes : 1))
-            found = t;
-    pthread_mutex_unlock(&live_lock);
-    return found;
-}
-
-static void live_add(shardtab_t *t)
-{
-    pthread_mutex_lock(&live_lock);
-    t->next_live = live_tables;
-    live_tables = t;
-    pthread_mutex_unlock(&live_lock);
-}
-
-/* Removes t; returns whether it was live. */
-static int live_remove(const shardtab_t *t)
-{
-    int found = 0;
-
-    pthread_mutex_lock(&live_lock);
-    for (shardtab_t **link = &live_tables; *link; link = &(*link)->next_live) {
-        if (*link == t) {
-            *link = t->next_live;
-            found = 1;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&live_lock);
-    return found;
-}
-
-shardtab_status_t st_check_free(const void *ptr)
-{
-    const shardtab_t *t = live_table_sharing(ptr, 1);
-
-    if (t == NULL)
-        return SHARDTAB_SUCCESS;
-    return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                   "shardtab_mem_free(%p): a live table (rank %d of %d, node rank %d) still "
-                   "shares this memory and its peers map it: shardtab_destroy the table first",
-                   ptr, t->rank, t->size, t->node_rank);
-}
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -316,15 +251,15 @@ static shardtab_status_t export_region(shardtab_t *t, st_region_t *r, st_descrip
         return status;
     if (r == &t->shard) {
         const char *base = (const char *)r->local - exp.offset;
-        const shardtab_t *other = live_table_sharing(base, exp.alloc_bytes);
-        if (other != NULL)
+        st_live_entry_t other;
+        if (st_live_find(base, exp.alloc_bytes, &other))
             return st_fail(SHARDTAB_ERR_INVALID_ARG,
                            "the allocation of shard %p is already shared by a live table "
                            "(created before, on %d ranks): an allocation belongs to one live table "
                            "at a time; shardtab_destroy that table first, or allocate another",
-                           r->local, other->size);
-        t->export_base = base;
-        t->export_bytes = exp.alloc_bytes;
+                           r->local, other.size);
+        t->live.base = base;
+        t->live.bytes = exp.alloc_bytes;
     }
     desc->offset = exp.offset;
     desc->alloc_bytes = exp.alloc_bytes;
@@ -777,7 +712,10 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     free(descs);
     free(pad_descs);
     t->create_ms = (MPI_Wtime() - start) * 1e3;
-    live_add(t);
+    t->live.rank = t->rank;
+    t->live.size = t->size;
+    t->live.node_rank = t->node_rank;
+    st_live_add(&t->live);
     *table = t;
     return SHARDTAB_SUCCESS;
 
@@ -808,7 +746,7 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "shardtab_destroy: no table (NULL, or destroyed already); destroying is "
                        "collective: every rank of the table passes the same live table, once");
-    if (!live_remove(*table))
+    if (!st_live_remove(&(*table)->live))
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "shardtab_destroy(%p): not a live table of this process (destroyed "
                        "already, or never created); destroying is collective: every rank of "
