@@ -26,8 +26,11 @@
  * thread uses it.
  *
  * Memory: a shard lies in an allocation of shardtab_mem_alloc on this rank's
- * device; that allocation belongs to one live table at a time and cannot be
- * freed while the table lives (both refused with a message). GPU memory that
+ * device. Any number of live tables may lie in one allocation, at any offsets,
+ * overlapping or not: each process opens a peer's allocation once, for the
+ * first table that needs it, and closes it when the last such table is
+ * destroyed. An allocation cannot be freed while any table in it lives
+ * (refused with a message). GPU memory that
  * legacy IPC cannot export (stream-ordered pools, virtual memory, managed,
  * pinned or plain host memory, another device's) is refused at create, naming
  * what it is.
@@ -212,6 +215,13 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *table);
 /* Milliseconds this rank spent in shardtab_create, and in its IPC opens. */
 double shardtab_create_ms(const shardtab_t *table);
 double shardtab_open_ms(const shardtab_t *table);
+/* Peer allocations (shards and signal pads) this rank's create opened, and
+ * those it found open already for another live table and only counted. */
+int shardtab_peers_opened(const shardtab_t *table);
+int shardtab_peers_reused(const shardtab_t *table);
+/* Peer allocations this process has mapped now, each once however many live
+ * tables use it; 0 once every table is destroyed. */
+int shardtab_peer_mappings(void);
 
 /* ---- Errors --------------------------------------------------------------- */
 

@@ -41,6 +41,11 @@ typedef struct ms_report {
     ms_rank_info_t *ranks; /* rank 0 only: every rank's line */
     int nodes, min_per_node, max_per_node, max_devices_per_node;
     double create_ms, open_ms; /* max over ranks */
+    /* a second table over the same shards (its peers open already): the
+     * median of 5 creates and the most peer allocations one opened; this
+     * rank's until ms_report_header, then the max over ranks on rank 0 */
+    double second_create_ms;
+    int second_opened;
     ms_mode_result_t results[3];
     int nresults;
     const ms_bench_row_t *bench; /* rank 0, --bench only */

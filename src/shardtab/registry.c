@@ -1,9 +1,7 @@
 /* registry.c - the live tables of this process, by the allocation each one's
- * shard lies in (registry.h). A shard's allocation belongs to one live table
- * at a time (a second table would open the same IPC handle twice in each peer,
- * which GPU runtimes refuse, and the importers of the first would lose it on
- * the host backend), and may not be freed while a table shares it (its peers
- * map it). Below runtime.c and shardtab.c, which both ask it. */
+ * shard lies in (registry.h). Many live tables may lie in one allocation; the
+ * allocation may not be freed while any of them lives (their peers map it).
+ * Below runtime.c and shardtab.c, which both ask it. */
 #include "registry.h"
 
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* registry.h - the tables this process holds, by the allocation each one's
- * shard lies in: so that a second table over a shared allocation, a free of
- * memory a table shares, and a destroy of a table that is not live can be
- * refused with a message. It knows a table only by its entry. */
+ * shard lies in: so that a free of memory a table shares, and a destroy of a
+ * table that is not live, can be refused with a message. It knows a table
+ * only by its entry. */
 #ifndef SHARDTAB_REGISTRY_H
 #define SHARDTAB_REGISTRY_H
 

@@ -8,17 +8,24 @@
  * a failure on one rank is everybody's failure and nobody waits alone):
  *   1. dup the communicator and split it into nodes (real, or simulated with
  *      SHARDTAB_RANKS_PER_NODE);
- *   2. allocate and zero this rank's signal pad (coherent memory);
- *   3. export the shard and the pad: IPC handle of each allocation base, plus offset;
+ *   2. allocate and zero this rank's signal pad (a range of a coherent chunk
+ *      that all this process's tables share, pads.c);
+ *   3. export the shard and the pad: IPC handle of each allocation base, plus
+ *      offset (any number of live tables may lie in one allocation);
  *   4. allgather fixed-size descriptors inside the node and validate each;
  *   5. check that this device can reach every peer's device;
- *   6. open every peer's handles but our own (our entries are the local pointers);
+ *   6. open every peer's handles but our own (our entries are the local
+ *      pointers); a peer allocation that this process has open already, for
+ *      another table, is not opened again (imports.c counts its users);
  *   7. upload this rank's replica of the table (shards, then pads) to its device.
- * destroy: wait for the table's stream, agree, every importer closes its
- * mappings, agree again; only then may the owners free their shards and pads.
+ * destroy: wait for the table's stream, agree, every importer lets go of its
+ * mappings (the last table to use one closes it), agree again; only then may
+ * the owners free their shards and pads.
  */
 #include "descriptor.h"
+#include "imports.h"
 #include "internal.h"
+#include "pads.h"
 #include "registry.h"
 
 #include <limits.h>
@@ -36,8 +43,8 @@ typedef struct st_region {
     size_t bytes;
     void **entries;       /* [node_size] host copy of this region's table */
     size_t *entry_bytes;
-    void **mapped;        /* [node_size] base of each opened peer allocation */
-    size_t *mapped_bytes;
+    void **mapped;        /* [node_size] base of each peer allocation, as imports.c maps it */
+    int opened, reused;   /* peer allocations this create opened, found open */
 } st_region_t;
 
 struct shardtab {
@@ -85,7 +92,6 @@ static void *calloc_or_fail(size_t count, size_t size, const char *what,
 static void region_release_host(st_region_t *r)
 {
     free(r->mapped);
-    free(r->mapped_bytes);
     free(r->entries);
     free(r->entry_bytes);
 }
@@ -106,7 +112,8 @@ static void table_release_host(shardtab_t *t)
     free(t);
 }
 
-/* Unmap every opened peer region; keeps going past failures, reports the first. */
+/* Lets go of every peer allocation this region uses (the last user closes a
+ * mapping); keeps going past failures, reports the first. */
 static shardtab_status_t close_region(const shardtab_t *t, st_region_t *r)
 {
     shardtab_status_t first = SHARDTAB_SUCCESS;
@@ -114,7 +121,7 @@ static shardtab_status_t close_region(const shardtab_t *t, st_region_t *r)
     for (int q = 0; q < t->node_size; q++) {
         if (r->mapped == NULL || r->mapped[q] == NULL)
             continue;
-        shardtab_status_t s = st_backend()->ipc_close(r->mapped[q], r->mapped_bytes[q]);
+        shardtab_status_t s = st_import_close(r->mapped[q]);
         if (s != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
             first = s;
         r->mapped[q] = NULL;
@@ -136,7 +143,6 @@ static shardtab_status_t close_peers(shardtab_t *t)
 static void region_alloc_host(st_region_t *r, int n, shardtab_status_t *status)
 {
     r->mapped = calloc_or_fail((size_t)n, sizeof *r->mapped, "mappings", status);
-    r->mapped_bytes = calloc_or_fail((size_t)n, sizeof *r->mapped_bytes, "mapping sizes", status);
     r->entries = calloc_or_fail((size_t)n, sizeof *r->entries, "entries", status);
     r->entry_bytes = calloc_or_fail((size_t)n, sizeof *r->entry_bytes, "entry sizes", status);
 }
@@ -250,15 +256,8 @@ static shardtab_status_t export_region(shardtab_t *t, st_region_t *r, st_descrip
     if (status != SHARDTAB_SUCCESS)
         return status;
     if (r == &t->shard) {
-        const char *base = (const char *)r->local - exp.offset;
-        st_live_entry_t other;
-        if (st_live_find(base, exp.alloc_bytes, &other))
-            return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                           "the allocation of shard %p is already shared by a live table "
-                           "(created before, on %d ranks): an allocation belongs to one live table "
-                           "at a time; shardtab_destroy that table first, or allocate another",
-                           r->local, other.size);
-        t->live.base = base;
+        /* so that the allocation is not freed while this table lives */
+        t->live.base = (const char *)r->local - exp.offset;
         t->live.bytes = exp.alloc_bytes;
     }
     desc->offset = exp.offset;
@@ -381,11 +380,14 @@ static shardtab_status_t open_region(shardtab_t *t, st_region_t *r, const st_des
             r->entries[q] = r->local; /* opening our own handle would fail */
         } else {
             void *base = NULL;
-            status = st_backend()->ipc_open(&d->handle, (size_t)d->alloc_bytes, &base);
+            int opened = 0;
+            status = st_import_open(d->pci_bus_id, &d->handle, (size_t)d->alloc_bytes, &base,
+                                    &opened);
             if (status == SHARDTAB_SUCCESS) {
                 r->mapped[q] = base;
-                r->mapped_bytes[q] = (size_t)d->alloc_bytes;
                 r->entries[q] = (char *)base + d->offset;
+                r->opened += opened;
+                r->reused += !opened;
             } else {
                 /* the backend's words, without the prefix st_fail adds again */
                 char detail[ST_ERROR_BYTES];
@@ -461,7 +463,7 @@ static shardtab_status_t allocate_pad(shardtab_t *t)
 
     if (zeros == NULL)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of a %zu-byte signal pad failed", bytes);
-    status = st_backend()->mem_alloc_coherent(bytes, 1, &t->pad.local);
+    status = st_pad_alloc(bytes, &t->pad.local);
     if (status == SHARDTAB_SUCCESS) {
         t->pad.bytes = bytes;
         status = st_backend()->copy_async(t->pad.local, zeros, bytes, t->stream);
@@ -729,7 +731,7 @@ err_release:
     if (t->device_table)
         st_backend()->mem_free(t->device_table);
     if (t->pad.local)
-        st_backend()->mem_free(t->pad.local);
+        st_pad_free(t->pad.local);
     table_release_host(t);
     return status;
 }
@@ -762,7 +764,7 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
     status = agree_patiently(t, status, "shardtab_destroy");
     closed = shardtab_agree(t->comm, close_peers(t));
     freed = st_backend()->mem_free(t->device_table);
-    pad_freed = st_backend()->mem_free(t->pad.local); /* every importer has closed it */
+    pad_freed = st_pad_free(t->pad.local); /* no importer uses it any more */
     table_release_host(t);
     *table = NULL;
     if (status == SHARDTAB_SUCCESS)
@@ -875,6 +877,9 @@ void *const *shardtab_device_table(const shardtab_t *t) { return t->device_table
 double shardtab_create_ms(const shardtab_t *t) { return t->create_ms; }
 double shardtab_wait_timeout(const shardtab_t *t) { return t->wait_timeout_s; }
 double shardtab_open_ms(const shardtab_t *t) { return t->open_ms; }
+int shardtab_peers_opened(const shardtab_t *t) { return t->shard.opened + t->pad.opened; }
+int shardtab_peers_reused(const shardtab_t *t) { return t->shard.reused + t->pad.reused; }
+int shardtab_peer_mappings(void) { return st_import_count(); }
 
 int shardtab_peer_access(const shardtab_t *t, int from, int to)
 {

@@ -1,0 +1,97 @@
+/* imports.c - the importer-side cache of peer allocations (imports.h): a list
+ * of mappings, each with the key it was opened by and the number of tables
+ * that use it. Opens and closes happen under the lock, so two threads that
+ * create tables over one peer allocation at once still open it once. */
+#include "imports.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct st_import {
+    char peer[32];          /* the exporting device's PCI bus id */
+    st_ipc_handle_t handle; /* names the allocation on that device */
+    size_t bytes;
+    void *base;             /* where this process mapped it */
+    int users;              /* tables (regions) that use the mapping */
+    struct st_import *next;
+} st_import_t;
+
+static st_import_t *imports;
+static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
+
+shardtab_status_t st_import_open(const char *peer_bus_id, const st_ipc_handle_t *handle,
+                                 size_t alloc_bytes, void **base, int *opened)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    st_import_t *e;
+
+    *opened = 0;
+    pthread_mutex_lock(&imports_lock);
+    for (e = imports; e != NULL; e = e->next)
+        if (e->bytes == alloc_bytes && strncmp(e->peer, peer_bus_id, sizeof e->peer) == 0 &&
+            memcmp(&e->handle, handle, sizeof *handle) == 0)
+            break;
+    if (e == NULL) {
+        e = calloc(1, sizeof *e);
+        if (e == NULL)
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of an import record failed");
+        if (status == SHARDTAB_SUCCESS)
+            status = st_backend()->ipc_open(handle, alloc_bytes, &e->base);
+        if (status != SHARDTAB_SUCCESS) {
+            free(e);
+            pthread_mutex_unlock(&imports_lock);
+            return status;
+        }
+        snprintf(e->peer, sizeof e->peer, "%s", peer_bus_id);
+        e->handle = *handle;
+        e->bytes = alloc_bytes;
+        e->next = imports;
+        imports = e;
+        *opened = 1;
+    }
+    e->users++;
+    *base = e->base;
+    pthread_mutex_unlock(&imports_lock);
+    return SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t st_import_close(void *base)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    st_import_t *e = NULL;
+
+    pthread_mutex_lock(&imports_lock);
+    for (st_import_t **link = &imports; *link; link = &(*link)->next) {
+        if ((*link)->base == base) {
+            e = *link;
+            if (--e->users == 0)
+                *link = e->next;
+            break;
+        }
+    }
+    if (e == NULL)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG, "no peer allocation is mapped at %p", base);
+    else if (e->users == 0) {
+        /* gone from the list whatever the backend says: a mapping that would
+         * not close is not one to hand the next table */
+        status = st_backend()->ipc_close(e->base, e->bytes);
+        free(e);
+    }
+    pthread_mutex_unlock(&imports_lock);
+    return status;
+}
+
+int st_import_count(void)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&imports_lock);
+    for (const st_import_t *e = imports; e != NULL; e = e->next)
+        n++;
+    pthread_mutex_unlock(&imports_lock);
+    return n;
+}

@@ -1,0 +1,20 @@
+/* pads.h - the signal pads of this process's tables, carved out of a few
+ * coherent chunks: a chunk is exported when it is made and each peer maps it
+ * once (imports.h), so a table created while another lives opens no new pad.
+ * Below shardtab.c; it asks only the backend. */
+#ifndef SHARDTAB_PADS_H
+#define SHARDTAB_PADS_H
+
+#include <stddef.h>
+
+#include "shardtab.h"
+
+/* bytes of coherent memory, aligned to ST_PAD_ALIGN, not zeroed */
+shardtab_status_t st_pad_alloc(size_t bytes, void **ptr);
+/* Gives the range back; a chunk with no pad left is freed. */
+shardtab_status_t st_pad_free(void *ptr);
+
+#define ST_PAD_ALIGN 256                  /* a pad never shares a cache line */
+#define ST_PAD_CHUNK_BYTES (1u << 20)     /* or one pad's size, when larger */
+
+#endif /* SHARDTAB_PADS_H */
