@@ -1,12 +1,20 @@
 # ShardtabInstall.cmake - what `cmake --install` puts in place for other MPI+HIP
-# programs: libshardtab, its public header, a CMake package (find_package(shardtab),
-# target shardtab::shardtab) and a pkg-config file.
+# programs: libshardtab, its public headers, a CMake package (find_package(shardtab):
+# shardtab::shardtab, and shardtab::fortran with the module), pkg-config files
+# (shardtab, shardtab-fortran). The Python package: cmake/ShardtabPython.cmake.
 include(CMakePackageConfigHelpers)
 
 set(SHARDTAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/shardtab)
 install(TARGETS shardtab EXPORT shardtabTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(SHARDTAB_HAVE_FORTRAN)
+  # libshardtab_fortran.a (shardtab::fortran) and its module file
+  install(TARGETS shardtab_fortran EXPORT shardtabTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES ${CMAKE_BINARY_DIR}/fortran-modules/shardtab.mod
+          DESTINATION ${SHARDTAB_FORTRAN_MODDIR})
+endif()
 install(FILES include/shardtab.h include/shardtab_device.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS multi_scal RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT shardtabTargets NAMESPACE shardtab:: DESTINATION ${SHARDTAB_CMAKE_DIR})
@@ -30,3 +38,8 @@ endif()
 file(RELATIVE_PATH SHARDTAB_PC_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
 configure_file(cmake/shardtab.pc.in ${CMAKE_CURRENT_BINARY_DIR}/shardtab.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/shardtab.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(SHARDTAB_HAVE_FORTRAN)
+  configure_file(cmake/shardtab-fortran.pc.in ${CMAKE_CURRENT_BINARY_DIR}/shardtab-fortran.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/shardtab-fortran.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

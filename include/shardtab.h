@@ -234,6 +234,9 @@ shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, 
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The same with the message as it is: for callers that cannot call a variadic
+ * function (Fortran's bind(C), ctypes on some platforms). */
+shardtab_status_t shardtab_error_set_message(shardtab_status_t status, const char *message);
 /* Collective: every rank passes its local status and gets back the status of
  * the lowest failing rank (SHARDTAB_SUCCESS when none failed); that rank's
  * message becomes everybody's shardtab_last_error(). A failure that is only a
@@ -247,6 +250,15 @@ shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local);
 shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, double seconds);
 /* The table's time limit of every device-side wait, in seconds. */
 double shardtab_wait_timeout(const shardtab_t *table);
+
+/* ---- The same collective calls for a Fortran communicator handle ------------
+ * For the Fortran module (comm, or comm%MPI_VAL with mpi_f08) and Python
+ * (mpi4py's comm.py2f()): MPI_Comm_f2c gives the communicator. A handle that
+ * names no communicator is a local SHARDTAB_ERR_INVALID_ARG. */
+shardtab_status_t shardtab_init_f(MPI_Fint comm, int allow_shared_device);
+shardtab_status_t shardtab_create_f(MPI_Fint comm, void *shard, size_t bytes,
+                                    const shardtab_create_params_t *params, shardtab_t **table);
+shardtab_status_t shardtab_agree_f(MPI_Fint comm, shardtab_status_t local);
 
 #ifdef __cplusplus
 }

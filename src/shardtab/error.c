@@ -126,6 +126,11 @@ shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, 
     return status;
 }
 
+shardtab_status_t shardtab_error_set_message(shardtab_status_t status, const char *message)
+{
+    return shardtab_error_set(status, "%s", message ? message : "");
+}
+
 /* The program's name, for the one line a rank prints before it ends the job
  * (the programs print "<name>: error: ..." too). */
 static const char *program_name(void)

@@ -3,13 +3,19 @@
 # builds and runs a consumer program against that tree only: once through
 # find_package(shardtab) (CMAKE_PREFIX_PATH), once through pkg-config and mpicc.
 #
+# Then the fronts, when the build has them: the Fortran example against the
+# installed module (find_package's shardtab::fortran, and pkg-config with the MPI
+# Fortran wrapper), and the Python package imported from the installed prefix.
+#
 # Usage: run_install_test.sh --build DIR --work DIR --consumer DIR --cmake CMAKE
 #          --cc CC --mpicc MPICC --libdir LIBDIR --generator GEN --source DIR
 #          --mpiexec MPIEXEC --np-flag FLAG [--preflags "FLAGS"] [--postflags "FLAGS"]
+#          [--fortran-consumer DIR --mpif90 MPIF90] [--python PYTHON --python-dir DIR]
 set -u
 
 build="" work="" consumer="" cmake=cmake cc="" mpicc=mpicc libdir=lib generator=""
 source_dir="" mpiexec=mpiexec np_flag=-n preflags="" postflags=""
+fortran_consumer="" mpif90="" python="" python_dir=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) build=$2 ;;
@@ -25,6 +31,10 @@ while [ $# -gt 0 ]; do
     --np-flag) np_flag=${2:--n} ;;
     --preflags) preflags=$2 ;;
     --postflags) postflags=$2 ;;
+    --fortran-consumer) fortran_consumer=$2 ;;
+    --mpif90) mpif90=$2 ;;
+    --python) python=$2 ;;
+    --python-dir) python_dir=$2 ;;
     *) echo "run_install_test.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift 2
@@ -70,6 +80,7 @@ mpirun_np() {
     if [ "$is_openmpi" -eq 1 ]; then
         mpi_flags+=(--oversubscribe)
         [ -n "${SHARDTAB_RANKS_PER_NODE+set}" ] && mpi_flags+=(-x SHARDTAB_RANKS_PER_NODE)
+        [ -n "${PYTHONPATH+set}" ] && mpi_flags+=(-x PYTHONPATH)
     fi
     run 60 "$mpiexec" "${mpi_flags[@]+"${mpi_flags[@]}"}" "$np_flag" "$n" \
         "${pre[@]+"${pre[@]}"}" "$program" "${post[@]+"${post[@]}"}" "$@"
@@ -177,6 +188,61 @@ echo "$out"
 [ "$rc" -eq 0 ] || fail "installed multi_scal exited $rc"
 [ "$(grep -c '^# verify [a-z]*: OK (1000 elements, 2 shards)' <<<"$out")" -eq 3 ] ||
     fail "installed multi_scal did not verify all three modes"
+
+# ---- 5. the Fortran module ------------------------------------------------------------------
+if [ -n "$fortran_consumer" ]; then
+    step "Fortran example through find_package(shardtab): shardtab::fortran"
+    if run 120 "$cmake" -S "$fortran_consumer" -B "$work/fortran-build" "${gen[@]+"${gen[@]}"}" \
+            "${cc_arg[@]+"${cc_arg[@]}"}" "-DCMAKE_PREFIX_PATH=$prefix" \
+            "-DEXAMPLE=$source_dir/tests/fortran/fortran_example.F90" &&
+        run 120 "$cmake" --build "$work/fortran-build"; then
+        out=$(mpirun_np 2 "$work/fortran-build/fortran_example" 2>&1)
+        rc=$?
+        echo "$out"
+        [ "$rc" -eq 0 ] || fail "Fortran example (find_package) at 2 ranks exited $rc"
+        grep -q '^# verify fortran: OK$' <<<"$out" || fail "Fortran example (find_package) did not verify"
+    else
+        fail "building the Fortran example against $prefix failed"
+    fi
+    step "Fortran example through pkg-config shardtab-fortran and $mpif90"
+    flags=$(PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig pkg-config --cflags --libs shardtab-fortran)
+    rc=$?
+    echo "pkg-config --cflags --libs shardtab-fortran: $flags"
+    [ "$rc" -eq 0 ] || fail "pkg-config found no shardtab-fortran"
+    # shellcheck disable=SC2086 # the flags are words, by design
+    if run 120 "$mpif90" "$source_dir/tests/fortran/fortran_example.F90" $flags \
+            -J "$work" -o "$work/fortran-pc"; then
+        out=$(mpirun_np 2 "$work/fortran-pc" 2>&1)
+        rc=$?
+        echo "$out"
+        [ "$rc" -eq 0 ] || fail "Fortran example (pkg-config) at 2 ranks exited $rc"
+        grep -q '^# verify fortran: OK$' <<<"$out" || fail "Fortran example (pkg-config) did not verify"
+    else
+        fail "mpif90 fortran_example.F90 \$(pkg-config --cflags --libs shardtab-fortran) failed"
+    fi
+fi
+
+# ---- 6. the Python package -----------------------------------------------------------------
+if [ -n "$python" ]; then
+    step "Python package imported from $prefix/$python_dir"
+    [ -f "$prefix/$python_dir/shardtab/__init__.py" ] || fail "not installed: $python_dir/shardtab"
+    [ -f "$prefix/$python_dir/shardtab/libshardtab.so" ] ||
+        fail "not installed: $python_dir/shardtab/libshardtab.so"
+    # the scratch prefix is not on python3's path, /usr/local would be
+    where=$(cd "$work" && env -u SHARDTAB_LIBRARY PYTHONPATH="$prefix/$python_dir" "$python" -c \
+        'import shardtab, shardtab._lib as l; print(shardtab.__file__); print(l._find())')
+    echo "$where"
+    case "$where" in
+    "$prefix/$python_dir/shardtab/__init__.py"*"$prefix/$python_dir/shardtab/libshardtab.so") ;;
+    *) fail "the package or its library did not come from $prefix: $where" ;;
+    esac
+    out=$(cd "$work" && unset SHARDTAB_LIBRARY && export PYTHONPATH="$prefix/$python_dir" &&
+        mpirun_np 2 "$python" "$source_dir/tests/python/check_views.py" 2>&1)
+    rc=$?
+    echo "$out"
+    [ "$rc" -eq 0 ] || fail "check_views.py on the installed package at 2 ranks exited $rc"
+    grep -q '^# verify python: OK$' <<<"$out" || fail "check_views.py on the installed package did not verify"
+fi
 
 # ---- nothing of ours left in /dev/shm ------------------------------------------------------
 leaked=""

@@ -6,7 +6,8 @@
  * allocation is opened once per process and closed after its last table, and
  * the allocation cannot be freed while any table in it lives.
  *
- * USAGE  mpiexec -n <1..4> ./many_tables      prints ok/FAIL lines, then PASS
+ * USAGE  mpiexec -n <1..4> ./many_tables [--allow-shared-device]
+ *        prints ok/FAIL lines, then PASS; the option lets ranks share a GPU
  * Any backend: peers are read through shardtab_memcpy_to_host, as a GPU needs.
  * With SHARDTAB_RANKS_PER_NODE=1 every node has one rank and nothing is opened.
  */
@@ -151,7 +152,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    s = shardtab_init(MPI_COMM_WORLD, NULL);
+    {
+        shardtab_init_params_t params = {0};
+        params.allow_shared_device = argc > 1 && strcmp(argv[1], "--allow-shared-device") == 0;
+        s = shardtab_init(MPI_COMM_WORLD, &params);
+    }
     if (s == SHARDTAB_SUCCESS)
         s = shardtab_mem_alloc(WORDS * sizeof *mem, (void **)&mem);
     host = malloc(WORDS * sizeof *host);

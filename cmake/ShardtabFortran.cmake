@@ -1,0 +1,37 @@
+# ShardtabFortran.cmake - the Fortran front (src/fortran/shardtab.f90): module
+# shardtab in libshardtab_fortran, target shardtab::fortran. SHARDTAB_FORTRAN:
+# auto builds it when a Fortran compiler is found, on requires one, off skips it.
+# Sets SHARDTAB_HAVE_FORTRAN.
+set(SHARDTAB_FORTRAN "auto" CACHE STRING "Fortran module: auto, on or off")
+set_property(CACHE SHARDTAB_FORTRAN PROPERTY STRINGS auto on off)
+set(SHARDTAB_HAVE_FORTRAN OFF)
+if(NOT SHARDTAB_FORTRAN MATCHES "^(auto|on|off)$")
+  message(FATAL_ERROR "SHARDTAB_FORTRAN='${SHARDTAB_FORTRAN}': expected auto, on or off")
+endif()
+if(NOT SHARDTAB_FORTRAN STREQUAL "off")
+  include(CheckLanguage)
+  check_language(Fortran)
+  if(CMAKE_Fortran_COMPILER)
+    enable_language(Fortran)
+    set(SHARDTAB_HAVE_FORTRAN ON)
+  elseif(SHARDTAB_FORTRAN STREQUAL "on")
+    message(FATAL_ERROR "SHARDTAB_FORTRAN=on but no Fortran compiler was found (apt install gfortran)")
+  endif()
+endif()
+
+if(SHARDTAB_HAVE_FORTRAN)
+  # .mod files are the compiler's own format: installed per compiler version
+  set(SHARDTAB_FORTRAN_MODDIR
+      ${CMAKE_INSTALL_INCLUDEDIR}/shardtab/fortran/${CMAKE_Fortran_COMPILER_ID}-${CMAKE_Fortran_COMPILER_VERSION})
+  add_library(shardtab_fortran STATIC src/fortran/shardtab.f90)
+  add_library(shardtab::fortran ALIAS shardtab_fortran)
+  set_target_properties(shardtab_fortran PROPERTIES
+    Fortran_MODULE_DIRECTORY ${CMAKE_BINARY_DIR}/fortran-modules
+    POSITION_INDEPENDENT_CODE ON EXPORT_NAME fortran)
+  target_include_directories(shardtab_fortran PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/fortran-modules>
+    $<INSTALL_INTERFACE:${SHARDTAB_FORTRAN_MODDIR}>)
+  target_compile_options(shardtab_fortran PRIVATE
+    $<$<Fortran_COMPILER_ID:GNU>:-Wall -Wextra -std=f2018 -pedantic>)
+  target_link_libraries(shardtab_fortran PUBLIC shardtab)
+endif()

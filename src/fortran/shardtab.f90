@@ -1,0 +1,365 @@
+! shardtab.f90 - the Fortran front of libshardtab: module shardtab, over the C
+! API through iso_c_binding. Communicators are Fortran handles: an integer
+! with `use mpi`, comm%MPI_VAL with `use mpi_f08`; the library turns them into
+! C communicators (MPI_Comm_f2c, src/shardtab/fhandle.c). Every function
+! returns the library's status (SHARDTAB_SUCCESS is 0), and a failed
+! collective fails on every rank with the same shardtab_last_error().
+!
+! Pointers stay type(c_ptr): map one with c_f_pointer. A shard lives in
+! device memory on a GPU backend (read it there, or copy it with
+! shardtab_memcpy_to_host); on the host backend it is ordinary memory.
+module shardtab
+  use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_double, c_ptr, c_char, &
+                                         c_null_ptr, c_null_char, c_associated, c_f_pointer
+  implicit none
+  private
+
+  ! ---- statuses and backends: the values of include/shardtab.h ----
+  integer(c_int), parameter, public :: SHARDTAB_SUCCESS = 0, SHARDTAB_ERR_INVALID_ARG = 1, &
+    SHARDTAB_ERR_NO_MEMORY = 2, SHARDTAB_ERR_NO_DEVICE = 3, SHARDTAB_ERR_DEVICE = 4, &
+    SHARDTAB_ERR_IPC = 5, SHARDTAB_ERR_PEER_ACCESS = 6, SHARDTAB_ERR_DESCRIPTOR = 7, &
+    SHARDTAB_ERR_MPI = 8, SHARDTAB_ERR_UNSUPPORTED = 9, SHARDTAB_ERR_FAULT = 10, &
+    SHARDTAB_ERR_VERIFY = 11, SHARDTAB_ERR_TIMEOUT = 12, SHARDTAB_ERR_ABORTED = 13
+  integer(c_int), parameter, public :: SHARDTAB_BACKEND_HOST = 0, SHARDTAB_BACKEND_HIP = 1, &
+    SHARDTAB_BACKEND_CUDA = 2
+
+  ! shardtab_create_params_t; the defaults are the C defaults (zeros)
+  type, bind(C), public :: shardtab_create_params
+    type(c_ptr) :: stream = c_null_ptr        ! hipStream_t / cudaStream_t, or the default
+    integer(c_int) :: signal_slots = 0        ! 0: SHARDTAB_SIGNAL_SLOTS_DEFAULT
+    real(c_double) :: wait_timeout_s = 0      ! 0: $SHARDTAB_WAIT_TIMEOUT or 10 s
+    integer(c_size_t) :: alignment = 0        ! the shard's address must be a multiple
+  end type
+
+  ! shardtab_device_info_t
+  type, bind(C), public :: shardtab_device_info
+    integer(c_int) :: backend, device, visible_devices, shared
+    character(kind=c_char) :: name(64), pci_bus_id(32)
+  end type
+
+  ! a table: opaque; c_null_ptr before create and after destroy
+  type, public :: shardtab_table
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+
+  public :: shardtab_init, shardtab_finalize, shardtab_device_info_get, shardtab_backend_name, &
+            shardtab_mem_alloc, shardtab_mem_free, shardtab_memcpy_to_device, &
+            shardtab_memcpy_to_host, shardtab_device_synchronize, shardtab_create, &
+            shardtab_destroy, shardtab_node_size, shardtab_node_rank, shardtab_node_id, &
+            shardtab_node_count, shardtab_member, shardtab_node_rank_of, shardtab_peer, &
+            shardtab_device_table, shardtab_agree, shardtab_last_error, &
+            shardtab_status_string, shardtab_error_set, shardtab_peers_opened, &
+            shardtab_peers_reused, shardtab_peer_mappings
+
+  interface
+    integer(c_int) function c_init(comm, allow_shared) bind(C, name="shardtab_init_f")
+      import :: c_int
+      integer(c_int), value :: comm, allow_shared
+    end function
+    integer(c_int) function c_finalize() bind(C, name="shardtab_finalize")
+      import :: c_int
+    end function
+    integer(c_int) function c_device_info(info) bind(C, name="shardtab_device_info")
+      import :: c_int, shardtab_device_info
+      type(shardtab_device_info), intent(out) :: info
+    end function
+    type(c_ptr) function c_backend_name(backend) bind(C, name="shardtab_backend_name")
+      import :: c_ptr, c_int
+      integer(c_int), value :: backend
+    end function
+    integer(c_int) function c_mem_alloc(bytes, ptr) bind(C, name="shardtab_mem_alloc")
+      import :: c_int, c_size_t, c_ptr
+      integer(c_size_t), value :: bytes
+      type(c_ptr), intent(out) :: ptr
+    end function
+    integer(c_int) function c_mem_free(ptr) bind(C, name="shardtab_mem_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ptr
+    end function
+    integer(c_int) function c_to_device(dst, src, bytes) bind(C, name="shardtab_memcpy_to_device")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: dst, src
+      integer(c_size_t), value :: bytes
+    end function
+    integer(c_int) function c_to_host(dst, src, bytes) bind(C, name="shardtab_memcpy_to_host")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: dst, src
+      integer(c_size_t), value :: bytes
+    end function
+    integer(c_int) function c_synchronize() bind(C, name="shardtab_device_synchronize")
+      import :: c_int
+    end function
+    integer(c_int) function c_create(comm, shard, bytes, params, table) &
+        bind(C, name="shardtab_create_f")
+      import :: c_int, c_ptr, c_size_t, shardtab_create_params
+      integer(c_int), value :: comm
+      type(c_ptr), value :: shard
+      integer(c_size_t), value :: bytes
+      type(shardtab_create_params), intent(in) :: params
+      type(c_ptr), intent(out) :: table
+    end function
+    integer(c_int) function c_destroy(table) bind(C, name="shardtab_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: table
+    end function
+    integer(c_int) function c_node_size(table) bind(C, name="shardtab_node_size")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+    end function
+    integer(c_int) function c_node_rank(table) bind(C, name="shardtab_node_rank")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+    end function
+    integer(c_int) function c_node_id(table) bind(C, name="shardtab_node_id")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+    end function
+    integer(c_int) function c_node_count(table) bind(C, name="shardtab_node_count")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+    end function
+    integer(c_int) function c_member(table, node_rank) bind(C, name="shardtab_member")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+      integer(c_int), value :: node_rank
+    end function
+    integer(c_int) function c_node_rank_of(table, rank) bind(C, name="shardtab_node_rank_of")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+      integer(c_int), value :: rank
+    end function
+    integer(c_int) function c_peer(table, rank, base, bytes) bind(C, name="shardtab_peer")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: table
+      integer(c_int), value :: rank
+      type(c_ptr), intent(out) :: base
+      integer(c_size_t), intent(out) :: bytes
+    end function
+    type(c_ptr) function c_device_table(table) bind(C, name="shardtab_device_table")
+      import :: c_ptr
+      type(c_ptr), value :: table
+    end function
+    integer(c_int) function c_agree(comm, status) bind(C, name="shardtab_agree_f")
+      import :: c_int
+      integer(c_int), value :: comm, status
+    end function
+    type(c_ptr) function c_last_error() bind(C, name="shardtab_last_error")
+      import :: c_ptr
+    end function
+    type(c_ptr) function c_status_string(status) bind(C, name="shardtab_status_string")
+      import :: c_ptr, c_int
+      integer(c_int), value :: status
+    end function
+    integer(c_int) function c_error_set(status, text) bind(C, name="shardtab_error_set_message")
+      import :: c_int, c_char
+      integer(c_int), value :: status
+      character(kind=c_char), intent(in) :: text(*)
+    end function
+    integer(c_int) function c_peers_opened(table) bind(C, name="shardtab_peers_opened")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+    end function
+    integer(c_int) function c_peers_reused(table) bind(C, name="shardtab_peers_reused")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+    end function
+    integer(c_int) function c_peer_mappings() bind(C, name="shardtab_peer_mappings")
+      import :: c_int
+    end function
+    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: s
+    end function
+  end interface
+
+contains
+
+  ! A C string as an allocatable Fortran string ("" for NULL).
+  function from_c(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    if (.not. c_associated(p)) then
+      s = ""
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate(character(len=n) :: s)
+    do i = 1, n
+      s(i:i) = chars(i)
+    end do
+  end function
+
+  ! ---- process set-up (collective over comm) ----
+
+  ! Binds this rank's device, chosen by its rank inside its node.
+  integer(c_int) function shardtab_init(comm, allow_shared_device) result(status)
+    integer, intent(in) :: comm                        ! MPI_COMM_WORLD, or comm%MPI_VAL
+    logical, intent(in), optional :: allow_shared_device
+    integer(c_int) :: allow
+    allow = 0
+    if (present(allow_shared_device)) then
+      if (allow_shared_device) allow = 1
+    end if
+    status = c_init(int(comm, c_int), allow)
+  end function
+
+  integer(c_int) function shardtab_finalize() result(status)
+    status = c_finalize()
+  end function
+
+  integer(c_int) function shardtab_device_info_get(info) result(status)
+    type(shardtab_device_info), intent(out) :: info
+    status = c_device_info(info)
+  end function
+
+  function shardtab_backend_name(backend) result(name)
+    integer(c_int), intent(in) :: backend
+    character(len=:), allocatable :: name
+    name = from_c(c_backend_name(backend))
+  end function
+
+  ! ---- memory on the bound device (local) ----
+
+  integer(c_int) function shardtab_mem_alloc(bytes, ptr) result(status)
+    integer(c_size_t), intent(in) :: bytes
+    type(c_ptr), intent(out) :: ptr
+    status = c_mem_alloc(bytes, ptr)
+  end function
+
+  integer(c_int) function shardtab_mem_free(ptr) result(status)
+    type(c_ptr), intent(in) :: ptr
+    status = c_mem_free(ptr)
+  end function
+
+  integer(c_int) function shardtab_memcpy_to_device(dst, src, bytes) result(status)
+    type(c_ptr), intent(in) :: dst, src
+    integer(c_size_t), intent(in) :: bytes
+    status = c_to_device(dst, src, bytes)
+  end function
+
+  integer(c_int) function shardtab_memcpy_to_host(dst, src, bytes) result(status)
+    type(c_ptr), intent(in) :: dst, src
+    integer(c_size_t), intent(in) :: bytes
+    status = c_to_host(dst, src, bytes)
+  end function
+
+  integer(c_int) function shardtab_device_synchronize() result(status)
+    status = c_synchronize()
+  end function
+
+  ! ---- the table (collective over comm) ----
+
+  ! shard: c_loc of memory from shardtab_mem_alloc (anywhere inside it), or
+  ! c_null_ptr with bytes 0.
+  integer(c_int) function shardtab_create(comm, shard, bytes, table, params) result(status)
+    integer, intent(in) :: comm
+    type(c_ptr), intent(in) :: shard
+    integer(c_size_t), intent(in) :: bytes
+    type(shardtab_table), intent(out) :: table
+    type(shardtab_create_params), intent(in), optional :: params
+    type(shardtab_create_params) :: p
+    if (present(params)) p = params
+    status = c_create(int(comm, c_int), shard, bytes, p, table%ptr)
+  end function
+
+  integer(c_int) function shardtab_destroy(table) result(status)
+    type(shardtab_table), intent(inout) :: table
+    status = c_destroy(table%ptr)
+  end function
+
+  integer(c_int) function shardtab_node_size(table)
+    type(shardtab_table), intent(in) :: table
+    shardtab_node_size = c_node_size(table%ptr)
+  end function
+
+  integer(c_int) function shardtab_node_rank(table)
+    type(shardtab_table), intent(in) :: table
+    shardtab_node_rank = c_node_rank(table%ptr)
+  end function
+
+  integer(c_int) function shardtab_node_id(table)
+    type(shardtab_table), intent(in) :: table
+    shardtab_node_id = c_node_id(table%ptr)
+  end function
+
+  integer(c_int) function shardtab_node_count(table)
+    type(shardtab_table), intent(in) :: table
+    shardtab_node_count = c_node_count(table%ptr)
+  end function
+
+  ! Communicator rank of node rank node_rank (0-based, as in C), or -1.
+  integer(c_int) function shardtab_member(table, node_rank)
+    type(shardtab_table), intent(in) :: table
+    integer, intent(in) :: node_rank
+    shardtab_member = c_member(table%ptr, int(node_rank, c_int))
+  end function
+
+  ! Node rank of communicator rank `rank`, or -1 when it is on another node.
+  integer(c_int) function shardtab_node_rank_of(table, rank)
+    type(shardtab_table), intent(in) :: table
+    integer, intent(in) :: rank
+    shardtab_node_rank_of = c_node_rank_of(table%ptr, int(rank, c_int))
+  end function
+
+  ! Rank `rank`'s shard as this process maps it: c_null_ptr and 0 bytes off
+  ! the node or for an empty shard.
+  integer(c_int) function shardtab_peer(table, rank, base, bytes) result(status)
+    type(shardtab_table), intent(in) :: table
+    integer, intent(in) :: rank
+    type(c_ptr), intent(out) :: base
+    integer(c_size_t), intent(out) :: bytes
+    status = c_peer(table%ptr, int(rank, c_int), base, bytes)
+  end function
+
+  ! The device-resident array of node_size shard pointers, for kernels.
+  type(c_ptr) function shardtab_device_table(table)
+    type(shardtab_table), intent(in) :: table
+    shardtab_device_table = c_device_table(table%ptr)
+  end function
+
+  integer(c_int) function shardtab_peers_opened(table)
+    type(shardtab_table), intent(in) :: table
+    shardtab_peers_opened = c_peers_opened(table%ptr)
+  end function
+
+  integer(c_int) function shardtab_peers_reused(table)
+    type(shardtab_table), intent(in) :: table
+    shardtab_peers_reused = c_peers_reused(table%ptr)
+  end function
+
+  integer(c_int) function shardtab_peer_mappings()
+    shardtab_peer_mappings = c_peer_mappings()
+  end function
+
+  ! ---- errors ----
+
+  ! Collective: the status of the lowest failing rank, whose message becomes
+  ! every rank's shardtab_last_error().
+  integer(c_int) function shardtab_agree(comm, local) result(status)
+    integer, intent(in) :: comm
+    integer(c_int), intent(in) :: local
+    status = c_agree(int(comm, c_int), local)
+  end function
+
+  function shardtab_last_error() result(message)
+    character(len=:), allocatable :: message
+    message = from_c(c_last_error())
+  end function
+
+  function shardtab_status_string(status) result(name)
+    integer(c_int), intent(in) :: status
+    character(len=:), allocatable :: name
+    name = from_c(c_status_string(status))
+  end function
+
+  ! Records an application error (as the library's own), for shardtab_agree.
+  integer(c_int) function shardtab_error_set(status, message) result(result_status)
+    integer(c_int), intent(in) :: status
+    character(len=*), intent(in) :: message
+    result_status = c_error_set(status, trim(message) // c_null_char)
+  end function
+
+end module shardtab

@@ -1,0 +1,350 @@
+"""shardtab - the Python front of libshardtab: one pointer table per node,
+usable from kernels on every GPU of the node.
+
+    from mpi4py import MPI
+    import shardtab
+    shardtab.init(MPI.COMM_WORLD)               # binds this rank's device
+    a = shardtab.empty(n, dtype="float64")      # shard memory
+    with shardtab.Table(MPI.COMM_WORLD, a) as t:  # collective create; destroy on exit
+        t.peer(r)                               # node rank r's shard, None off-node
+        t.device_table                          # int: this rank's replica, for kernels
+    shardtab.finalize()
+
+Memory is a NumPy array on the host backend, and on GPUs an object with
+__cuda_array_interface__ (v3) that torch.as_tensor, CuPy and Numba take. A
+Table also takes any array that exposes either interface, as long as it is
+one contiguous range of memory the table can share (shardtab.empty, or on a
+GPU the runtime's plain allocations: PyTorch's default caching allocator).
+
+Collective calls fail on every rank at once: each raises shardtab.Error with
+the same agreed message, so that no rank is left waiting in a collective.
+Communicators are mpi4py communicators (their Fortran handle, comm.py2f(),
+goes to the library: portable across MPI libraries) or that handle as an int.
+"""
+import ctypes
+
+import numpy
+
+from ._lib import CreateParams, DeviceInfo, lib
+
+__all__ = ["Error", "init", "finalize", "device", "empty", "Table", "DeviceArray", "agree",
+           "peer_mappings"]
+
+SUCCESS = 0
+ERR_INVALID_ARG = 1
+ERR_VERIFY = 11
+_BACKEND_HOST = 0
+
+
+class Error(Exception):
+    """A failed call. status: the library's status code; status_name: its
+    name; message: the library's message (agreed across the ranks for a
+    collective call)."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.status_name = lib.shardtab_status_string(status).decode()
+        self.message = message
+        super().__init__(f"{message} ({self.status_name})")
+
+
+def _last_error():
+    return lib.shardtab_last_error().decode(errors="replace")
+
+
+def _check(status):
+    if status != SUCCESS:
+        raise Error(status, _last_error())
+
+
+def _comm_handle(comm):
+    """The Fortran handle of an mpi4py communicator (or the int given)."""
+    if isinstance(comm, int):
+        return comm
+    py2f = getattr(comm, "py2f", None)
+    if py2f is None:
+        raise TypeError(f"shardtab: comm is a {type(comm).__name__}: pass an mpi4py "
+                        "communicator (MPI.COMM_WORLD) or its Fortran handle (comm.py2f())")
+    return py2f()
+
+
+# ---- the process ---------------------------------------------------------------
+
+def init(comm, allow_shared_device=False):
+    """Collective: binds this rank's device, chosen by its rank inside its node.
+    allow_shared_device lets several ranks of a node share one device."""
+    _check(lib.shardtab_init_f(_comm_handle(comm), 1 if allow_shared_device else 0))
+
+
+def finalize():
+    """Releases the device binding. Destroy every table first."""
+    _check(lib.shardtab_finalize())
+
+
+def device():
+    """This rank's device: a dict of backend, device, name, pci_bus_id, shared."""
+    info = DeviceInfo()
+    _check(lib.shardtab_device_info(ctypes.byref(info)))
+    return {"backend": lib.shardtab_backend_name(info.backend).decode(),
+            "device": info.device, "visible_devices": info.visible_devices,
+            "shared": bool(info.shared), "name": info.name.decode(),
+            "pci_bus_id": info.pci_bus_id.decode()}
+
+
+def _on_host():
+    info = DeviceInfo()
+    _check(lib.shardtab_device_info(ctypes.byref(info)))
+    return info.backend == _BACKEND_HOST
+
+
+def agree(comm, failure=None):
+    """Collective: every rank passes None, or a message saying what failed
+    here; if any rank failed, every rank raises Error with the first failing
+    rank's message (shardtab_agree)."""
+    status = SUCCESS
+    if failure is not None:
+        status = lib.shardtab_error_set_message(ERR_VERIFY, str(failure).encode())
+    _check(lib.shardtab_agree_f(_comm_handle(comm), status))
+
+
+def peer_mappings():
+    """Peer allocations this process maps now (each once, whatever number of
+    tables use it); 0 once every table is destroyed."""
+    return lib.shardtab_peer_mappings()
+
+
+# ---- memory --------------------------------------------------------------------
+
+class _Allocation:
+    """Memory of shardtab_mem_alloc, freed when the last array over it goes."""
+
+    def __init__(self, nbytes):
+        ptr = ctypes.c_void_p()
+        _check(lib.shardtab_mem_alloc(nbytes, ctypes.byref(ptr)))
+        self.ptr = ptr.value
+        self.nbytes = nbytes
+
+    def __del__(self):
+        # A live table over it refuses the free (and keeps the array alive
+        # anyway); after finalize there is nothing left to free it with.
+        if self.ptr is not None:
+            lib.shardtab_mem_free(self.ptr)
+            self.ptr = None
+
+
+class _HostView:
+    """What NumPy wraps: an address, a length, a dtype, and who keeps it alive."""
+
+    def __init__(self, ptr, count, dtype, owner):
+        self.__array_interface__ = {"shape": (count,), "typestr": dtype.str,
+                                    "data": (ptr, False), "version": 3}
+        self.owner = owner
+
+
+class DeviceArray:
+    """A 1-D array in GPU memory: this rank's (from empty) or a peer's (from
+    Table.peer). Exposes __cuda_array_interface__ version 3; copies to and
+    from NumPy with to_host and from_host."""
+
+    def __init__(self, ptr, count, dtype, owner):
+        self.ptr = ptr or 0
+        self.shape = (count,)
+        self.dtype = numpy.dtype(dtype)
+        self.nbytes = count * self.dtype.itemsize
+        self._owner = owner
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, False),
+                "version": 3, "strides": None}
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __getitem__(self, index):
+        """A contiguous slice a[i:j] (step 1), sharing this memory."""
+        if not isinstance(index, slice):
+            raise TypeError("shardtab.DeviceArray: only slices a[i:j] (copy with to_host "
+                            "to read elements)")
+        first, stop, step = index.indices(self.shape[0])
+        if step != 1:
+            raise ValueError("shardtab.DeviceArray: a slice with a step is not one contiguous "
+                             "range; only a[i:j]")
+        count = max(0, stop - first)
+        return DeviceArray(self.ptr + first * self.dtype.itemsize, count, self.dtype, self._owner)
+
+    def to_host(self):
+        out = numpy.empty(self.shape, self.dtype)
+        if self.nbytes:
+            _check(lib.shardtab_memcpy_to_host(out.ctypes.data, self.ptr, self.nbytes))
+        return out
+
+    def from_host(self, values):
+        values = numpy.ascontiguousarray(values, dtype=self.dtype)
+        if values.shape != self.shape:
+            raise ValueError(f"shardtab: {values.shape} values for an array of {self.shape}")
+        if self.nbytes:
+            _check(lib.shardtab_memcpy_to_device(self.ptr, values.ctypes.data, self.nbytes))
+
+    def __repr__(self):
+        return f"shardtab.DeviceArray(0x{self.ptr:x}, shape={self.shape}, dtype={self.dtype})"
+
+
+def _wrap(ptr, count, dtype, owner):
+    """count elements at ptr, as this backend shows memory."""
+    if _on_host():
+        if count == 0:
+            return numpy.empty(0, dtype)
+        return numpy.asarray(_HostView(ptr, count, numpy.dtype(dtype), owner))
+    return DeviceArray(ptr, count, dtype, owner)
+
+
+def empty(n, dtype="float64"):
+    """n elements of shard memory on this rank's device, uninitialized: a NumPy
+    array on the host backend, a DeviceArray on GPUs. Local."""
+    dtype = numpy.dtype(dtype)
+    if n < 0:
+        raise ValueError(f"shardtab.empty: n is {n}")
+    allocation = _Allocation(n * dtype.itemsize)
+    return _wrap(allocation.ptr, n, dtype, allocation)
+
+
+# ---- the table -----------------------------------------------------------------
+
+def _contiguous(shape, strides, itemsize):
+    if strides is None:
+        return True
+    expect = itemsize
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent == 0:
+            return True
+        if extent != 1 and stride != expect:
+            return False
+        expect *= extent
+    return True
+
+
+def _describe(array):
+    """(address, bytes, dtype, why): why says what makes array unfit, else None."""
+    interface = getattr(array, "__cuda_array_interface__", None)
+    kind = "__cuda_array_interface__"
+    if interface is None:
+        interface = getattr(array, "__array_interface__", None)
+        kind = "__array_interface__"
+    if interface is None:
+        return 0, 0, None, (f"a {type(array).__name__} is not an array: a shard is an object "
+                            "with __cuda_array_interface__ or __array_interface__ "
+                            "(shardtab.empty, a NumPy array, a torch tensor on the GPU)")
+    dtype = numpy.dtype(interface["typestr"])
+    shape = tuple(interface["shape"])
+    count = 1
+    for extent in shape:
+        count *= extent
+    address = interface["data"][0] if interface.get("data") else 0
+    if not _contiguous(shape, interface.get("strides"), dtype.itemsize):
+        return 0, 0, dtype, (f"the shard is not one contiguous range of bytes: a strided view "
+                             f"(shape {shape}, strides {tuple(interface['strides'])} bytes, "
+                             f"{kind}); pass a C-contiguous array, or a slice a[i:j] of one")
+    return address, count * dtype.itemsize, dtype, None
+
+
+class Table:
+    """Collective over comm: the node's table of shard pointers, with array as
+    this rank's shard (any number of tables may lie in one allocation).
+
+    Keyword arguments are shardtab_create_params_t's: signal_slots,
+    wait_timeout_s, alignment (bytes; 0: any) and stream (an int handle).
+    Destroy it on every rank: `with` does, or destroy()."""
+
+    def __init__(self, comm, array, *, signal_slots=0, wait_timeout_s=0.0, alignment=0,
+                 stream=None):
+        self._comm = _comm_handle(comm)
+        self._table = None
+        address, nbytes, dtype, why = _describe(array)
+        # A local problem must fail every rank, not leave the others in create.
+        status = SUCCESS
+        if why is not None:
+            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, why.encode())
+        _check(lib.shardtab_agree_f(self._comm, status))
+        params = CreateParams(stream, signal_slots, wait_timeout_s, alignment)
+        table = ctypes.c_void_p()
+        _check(lib.shardtab_create_f(self._comm, address if nbytes else None, nbytes,
+                                     ctypes.byref(params), ctypes.byref(table)))
+        self._table = table
+        self._array = array  # the memory stays while the table lives
+        self.dtype = dtype
+
+    def _live(self):
+        if self._table is None or self._table.value is None:
+            raise Error(ERR_INVALID_ARG, "shardtab.Table: the table is destroyed")
+        return self._table
+
+    # ---- the node, as in the C API
+    @property
+    def node_rank(self):
+        return lib.shardtab_node_rank(self._live())
+
+    @property
+    def node_size(self):
+        return lib.shardtab_node_size(self._live())
+
+    @property
+    def node_id(self):
+        return lib.shardtab_node_id(self._live())
+
+    @property
+    def node_count(self):
+        return lib.shardtab_node_count(self._live())
+
+    def member(self, node_rank):
+        """The communicator rank of node rank node_rank, or -1."""
+        return lib.shardtab_member(self._live(), node_rank)
+
+    def node_rank_of(self, rank):
+        """The node rank of communicator rank `rank`, or -1 off this node."""
+        return lib.shardtab_node_rank_of(self._live(), rank)
+
+    def peer(self, rank):
+        """Communicator rank `rank`'s shard as this process maps it, as an array
+        of this shard's dtype (valid until the table is destroyed); None when
+        that rank is on another node."""
+        table = self._live()
+        base, nbytes = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(lib.shardtab_peer(table, rank, ctypes.byref(base), ctypes.byref(nbytes)))
+        if lib.shardtab_node_rank_of(table, rank) < 0:
+            return None
+        return _wrap(base.value, nbytes.value // self.dtype.itemsize, self.dtype, self)
+
+    @property
+    def device_table(self):
+        """The device address of this rank's replica of the table: node_size
+        shard pointers, then node_size signal pads (shardtab_device.h)."""
+        return lib.shardtab_device_table(self._live()) or 0
+
+    @property
+    def create_ms(self):
+        return lib.shardtab_create_ms(self._live())
+
+    @property
+    def peers_opened(self):
+        """Peer allocations this create opened (the others were open already)."""
+        return lib.shardtab_peers_opened(self._live())
+
+    @property
+    def peers_reused(self):
+        return lib.shardtab_peers_reused(self._live())
+
+    def destroy(self):
+        """Collective: every rank destroys the table, once."""
+        table = self._live()
+        self._table = None
+        self._array = None
+        _check(lib.shardtab_destroy(ctypes.byref(table)))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._table is not None:
+            self.destroy()
+        return False

@@ -1,0 +1,52 @@
+/* fhandle.c - the collective calls for callers that hold a communicator as a
+ * Fortran handle (MPI_Fint): the Fortran module, and Python through mpi4py's
+ * Comm.py2f(). MPI_Comm is a pointer in Open MPI and an int in MPICH; the
+ * Fortran handle is an integer in both, and MPI_Comm_f2c turns it back, as
+ * PETSc and ADIOS2 do for their Fortran bindings. */
+#include "internal.h"
+
+#include <string.h>
+
+/* The C communicator of a Fortran handle, or a local error naming it. */
+static shardtab_status_t comm_of(MPI_Fint handle, const char *call, MPI_Comm *comm)
+{
+    *comm = MPI_Comm_f2c(handle);
+    if (*comm == MPI_COMM_NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: communicator handle %d is MPI_COMM_NULL or not a communicator: "
+                       "pass MPI_COMM_WORLD (use mpi), comm%%MPI_VAL (use mpi_f08) or "
+                       "comm.py2f() (mpi4py)",
+                       call, (int)handle);
+    return SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t shardtab_init_f(MPI_Fint comm, int allow_shared_device)
+{
+    shardtab_init_params_t params;
+    MPI_Comm c;
+    shardtab_status_t status = comm_of(comm, "shardtab_init", &c);
+
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    memset(&params, 0, sizeof params);
+    params.allow_shared_device = allow_shared_device != 0;
+    return shardtab_init(c, &params);
+}
+
+shardtab_status_t shardtab_create_f(MPI_Fint comm, void *shard, size_t bytes,
+                                    const shardtab_create_params_t *params, shardtab_t **table)
+{
+    MPI_Comm c;
+    shardtab_status_t status = comm_of(comm, "shardtab_create", &c);
+
+    return status != SHARDTAB_SUCCESS ? status
+                                      : shardtab_create_with(c, shard, bytes, params, table);
+}
+
+shardtab_status_t shardtab_agree_f(MPI_Fint comm, shardtab_status_t local)
+{
+    MPI_Comm c;
+    shardtab_status_t status = comm_of(comm, "shardtab_agree", &c);
+
+    return status != SHARDTAB_SUCCESS ? status : shardtab_agree(c, local);
+}

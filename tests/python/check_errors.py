@@ -1,0 +1,85 @@
+"""check_errors.py - the Python front's failures, on every rank at once: a
+strided view handed by one rank, memory the table cannot share, an object that
+is no array, and the library's own refusal (a shard off the asked alignment)
+each raise shardtab.Error on every rank, with one message, the same everywhere,
+naming the cause; afterwards a good table still works. Rank 0 prints
+"# errors python: OK".
+
+USAGE  mpiexec -n N python3 check_errors.py
+"""
+import sys
+
+import numpy
+from mpi4py import MPI
+
+import shardtab
+
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+shardtab.init(comm)
+mine = shardtab.empty(64, dtype="float64")
+last = size - 1
+problems = []
+
+
+def expect_error(what, make, fragment, status_name="invalid argument"):
+    """make() must raise shardtab.Error on every rank, with one message."""
+    try:
+        table = make()
+    except shardtab.Error as error:
+        got = (error.status_name, error.message)
+    else:
+        if table is not None:
+            table.destroy()
+        got = ("no error", "")
+    everyone = comm.allgather(got)
+    if any(g != everyone[0] for g in everyone):
+        problems.append(f"{what}: the ranks disagree: {everyone}")
+    elif got[0] != status_name or fragment not in got[1]:
+        problems.append(f"{what}: got {got}, want {status_name!r} with {fragment!r}")
+    elif rank == 0:
+        print(f"ok:   {what}: '{got[1]}'")
+
+
+host = isinstance(mine, numpy.ndarray)
+if host:
+    expect_error("one rank hands a strided view",
+                 lambda: shardtab.Table(comm, mine[::2] if rank == last else mine),
+                 f"rank {last}")
+    expect_error("  ... and the message says why",
+                 lambda: shardtab.Table(comm, mine[::2] if rank == last else mine),
+                 "not one contiguous range of bytes")
+    expect_error("memory from NumPy, not shardtab.empty",
+                 lambda: shardtab.Table(comm, numpy.zeros(16) if rank == 0 else mine),
+                 "not inside an allocation of shardtab_mem_alloc")
+expect_error("an object that is no array",
+             lambda: shardtab.Table(comm, [1.0, 2.0] if rank == last else mine),
+             "a list is not an array")
+expect_error("a shard off the 16-byte alignment asked",
+             lambda: shardtab.Table(comm, mine[1:] if (host and rank == last) else mine,
+                                    alignment=16) if host else
+             shardtab.Table(comm, mine, alignment=3),
+             "is not aligned to 16 bytes" if host else "not a power of two")
+
+expect_error("a verification failed on one rank (shardtab.agree)",
+             lambda: shardtab.agree(comm, f"rank {rank} counted 3 wrong elements"
+                                    if rank == last else None),
+             f"rank {last} counted 3 wrong elements", "verification failed")
+
+# the failures left nothing behind: a good table works and closes everything
+with shardtab.Table(comm, mine) as t:
+    if t.peer(rank) is None or len(t.peer(rank)) != 64:
+        problems.append("the good table after the failures has no view of this rank")
+if shardtab.peer_mappings() != 0:
+    problems.append(f"{shardtab.peer_mappings()} peer mappings left")
+
+everyone = comm.allgather(problems)
+if rank == 0:
+    for r, mine_problems in enumerate(everyone):
+        for why in mine_problems:
+            print(f"FAIL: rank {r}: {why}")
+    if not any(everyone):
+        print("# errors python: OK")
+del mine
+shardtab.finalize()
+sys.exit(1 if any(everyone) else 0)
