@@ -1,10 +1,12 @@
 # ShardtabFortran.cmake - the Fortran front (src/fortran/shardtab.f90): module
 # shardtab in libshardtab_fortran, target shardtab::fortran. SHARDTAB_FORTRAN:
 # auto builds it when a Fortran compiler is found, on requires one, off skips it.
-# Sets SHARDTAB_HAVE_FORTRAN.
+# Sets SHARDTAB_HAVE_FORTRAN, and SHARDTAB_HAVE_FORTRAN_MPI when MPI's Fortran
+# bindings are found too (the example and its tests need them; the module does not).
 set(SHARDTAB_FORTRAN "auto" CACHE STRING "Fortran module: auto, on or off")
 set_property(CACHE SHARDTAB_FORTRAN PROPERTY STRINGS auto on off)
 set(SHARDTAB_HAVE_FORTRAN OFF)
+set(SHARDTAB_HAVE_FORTRAN_MPI OFF)
 if(NOT SHARDTAB_FORTRAN MATCHES "^(auto|on|off)$")
   message(FATAL_ERROR "SHARDTAB_FORTRAN='${SHARDTAB_FORTRAN}': expected auto, on or off")
 endif()
@@ -34,4 +36,11 @@ if(SHARDTAB_HAVE_FORTRAN)
   target_compile_options(shardtab_fortran PRIVATE
     $<$<Fortran_COMPILER_ID:GNU>:-Wall -Wextra -std=f2018 -pedantic>)
   target_link_libraries(shardtab_fortran PUBLIC shardtab)
+  # here, not in tests/: the install test needs the wrapper's path too
+  find_package(MPI COMPONENTS Fortran)
+  if(MPI_Fortran_FOUND)
+    set(SHARDTAB_HAVE_FORTRAN_MPI ON)
+  else()
+    message(STATUS "MPI's Fortran bindings were not found: the Fortran example and its tests are not built")
+  endif()
 endif()

@@ -64,7 +64,9 @@ void st_descriptor_pack(const st_descriptor_t *d, unsigned char out[ST_DESCRIPTO
     p = put_bytes(p, d->boot_id, sizeof d->boot_id);
     p = put_u64(p, d->ipc_ns);
     p = put_bytes(p, d->pci_bus_id, sizeof d->pci_bus_id);
-    put_bytes(p, d->handle.bytes, sizeof d->handle.bytes);
+    p = put_bytes(p, d->handle.bytes, sizeof d->handle.bytes);
+    p = put_u32(p, (uint32_t)d->pid);
+    put_u64(p, d->alloc_base);
 }
 
 static int terminated(const char *s, size_t n)
@@ -103,7 +105,9 @@ shardtab_status_t st_descriptor_unpack(const unsigned char in[ST_DESCRIPTOR_PACK
     p = get_bytes(p, d.boot_id, sizeof d.boot_id);
     p = get_u64(p, &d.ipc_ns);
     p = get_bytes(p, d.pci_bus_id, sizeof d.pci_bus_id);
-    get_bytes(p, d.handle.bytes, sizeof d.handle.bytes);
+    p = get_bytes(p, d.handle.bytes, sizeof d.handle.bytes);
+    p = get_u32(p, &u), d.pid = (int32_t)u;
+    get_u64(p, &d.alloc_base);
 
     if (!terminated(d.host, sizeof d.host) || !terminated(d.boot_id, sizeof d.boot_id) ||
         !terminated(d.pci_bus_id, sizeof d.pci_bus_id))

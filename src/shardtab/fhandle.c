@@ -7,13 +7,14 @@
 
 #include <string.h>
 
-/* The C communicator of a Fortran handle, or a local error naming it. */
+/* The C communicator of a Fortran handle, or a local error naming it when it
+ * is MPI_COMM_NULL (Open MPI also maps handles it does not know to it). */
 static shardtab_status_t comm_of(MPI_Fint handle, const char *call, MPI_Comm *comm)
 {
     *comm = MPI_Comm_f2c(handle);
     if (*comm == MPI_COMM_NULL)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                       "%s: communicator handle %d is MPI_COMM_NULL or not a communicator: "
+                       "%s: communicator handle %d is MPI_COMM_NULL, or not a communicator: "
                        "pass MPI_COMM_WORLD (use mpi), comm%%MPI_VAL (use mpi_f08) or "
                        "comm.py2f() (mpi4py)",
                        call, (int)handle);

@@ -5,16 +5,13 @@
 #include "imports.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
 typedef struct st_import {
-    char peer[32];          /* the exporting device's PCI bus id */
-    st_ipc_handle_t handle; /* names the allocation on that device */
-    size_t bytes;
+    st_import_key_t key;
     void *base;             /* where this process mapped it */
     int users;              /* tables (regions) that use the mapping */
     struct st_import *next;
@@ -23,8 +20,14 @@ typedef struct st_import {
 static st_import_t *imports;
 static pthread_mutex_t imports_lock = PTHREAD_MUTEX_INITIALIZER;
 
-shardtab_status_t st_import_open(const char *peer_bus_id, const st_ipc_handle_t *handle,
-                                 size_t alloc_bytes, void **base, int *opened)
+static int same_key(const st_import_key_t *a, const st_import_key_t *b)
+{
+    return a->pid == b->pid && a->base == b->base && a->bytes == b->bytes &&
+           strncmp(a->device, b->device, sizeof a->device) == 0;
+}
+
+shardtab_status_t st_import_open(const st_import_key_t *key, const st_ipc_handle_t *handle,
+                                 void **base, int *opened)
 {
     shardtab_status_t status = SHARDTAB_SUCCESS;
     st_import_t *e;
@@ -32,23 +35,20 @@ shardtab_status_t st_import_open(const char *peer_bus_id, const st_ipc_handle_t 
     *opened = 0;
     pthread_mutex_lock(&imports_lock);
     for (e = imports; e != NULL; e = e->next)
-        if (e->bytes == alloc_bytes && strncmp(e->peer, peer_bus_id, sizeof e->peer) == 0 &&
-            memcmp(&e->handle, handle, sizeof *handle) == 0)
+        if (same_key(&e->key, key))
             break;
     if (e == NULL) {
         e = calloc(1, sizeof *e);
         if (e == NULL)
             status = st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of an import record failed");
         if (status == SHARDTAB_SUCCESS)
-            status = st_backend()->ipc_open(handle, alloc_bytes, &e->base);
+            status = st_backend()->ipc_open(handle, key->bytes, &e->base);
         if (status != SHARDTAB_SUCCESS) {
             free(e);
             pthread_mutex_unlock(&imports_lock);
             return status;
         }
-        snprintf(e->peer, sizeof e->peer, "%s", peer_bus_id);
-        e->handle = *handle;
-        e->bytes = alloc_bytes;
+        e->key = *key;
         e->next = imports;
         imports = e;
         *opened = 1;
@@ -78,7 +78,7 @@ shardtab_status_t st_import_close(void *base)
     else if (e->users == 0) {
         /* gone from the list whatever the backend says: a mapping that would
          * not close is not one to hand the next table */
-        status = st_backend()->ipc_close(e->base, e->bytes);
+        status = st_backend()->ipc_close(e->base, e->key.bytes);
         free(e);
     }
     pthread_mutex_unlock(&imports_lock);

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* One exported allocation per rank (the shard, or the signal pad), and every
  * node peer's as this process maps it. */
@@ -263,6 +264,8 @@ static shardtab_status_t export_region(shardtab_t *t, st_region_t *r, st_descrip
     desc->offset = exp.offset;
     desc->alloc_bytes = exp.alloc_bytes;
     desc->handle = exp.handle;
+    desc->pid = (int32_t)getpid();
+    desc->alloc_base = (uint64_t)(uintptr_t)((const char *)r->local - exp.offset);
     return SHARDTAB_SUCCESS;
 }
 
@@ -381,8 +384,13 @@ static shardtab_status_t open_region(shardtab_t *t, st_region_t *r, const st_des
         } else {
             void *base = NULL;
             int opened = 0;
-            status = st_import_open(d->pci_bus_id, &d->handle, (size_t)d->alloc_bytes, &base,
-                                    &opened);
+            st_import_key_t key;
+            memset(&key, 0, sizeof key);
+            snprintf(key.device, sizeof key.device, "%s", d->pci_bus_id);
+            key.pid = d->pid;
+            key.base = d->alloc_base;
+            key.bytes = (size_t)d->alloc_bytes;
+            status = st_import_open(&key, &d->handle, &base, &opened);
             if (status == SHARDTAB_SUCCESS) {
                 r->mapped[q] = base;
                 r->entries[q] = (char *)base + d->offset;
@@ -765,14 +773,14 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
     closed = shardtab_agree(t->comm, close_peers(t));
     freed = st_backend()->mem_free(t->device_table);
     pad_freed = st_pad_free(t->pad.local); /* no importer uses it any more */
+    /* one answer on every rank, so that no caller goes on alone */
+    freed = shardtab_agree(t->comm, freed != SHARDTAB_SUCCESS ? freed : pad_freed);
     table_release_host(t);
     *table = NULL;
     if (status == SHARDTAB_SUCCESS)
         status = closed;
     if (status == SHARDTAB_SUCCESS)
         status = freed;
-    if (status == SHARDTAB_SUCCESS)
-        status = pad_freed;
     return status;
 }
 

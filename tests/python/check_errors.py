@@ -66,6 +66,31 @@ expect_error("a verification failed on one rank (shardtab.agree)",
                                     if rank == last else None),
              f"rank {last} counted 3 wrong elements", "verification failed")
 
+class Hostile:
+    """An array whose interface raises what is not an AttributeError (a torch
+    tensor that requires grad does that for __cuda_array_interface__)."""
+
+    @property
+    def __array_interface__(self):
+        raise RuntimeError("Can't export a tensor that requires grad")
+
+
+expect_error("an array whose interface raises, on one rank",
+             lambda: shardtab.Table(comm, Hostile() if rank == last else mine),
+             "RuntimeError: Can't export a tensor that requires grad")
+
+# a table holding the last reference to its memory: destroyed, then freed
+before = open("/proc/self/maps").read().count("\n") if host else 0
+for k in range(20):
+    with shardtab.Table(comm, shardtab.empty(1000, dtype="float64")):
+        pass
+after = open("/proc/self/maps").read().count("\n") if host else 0
+if host and after > before:
+    problems.append(f"20 tables over memory only they held left {after - before} mappings")
+elif rank == 0:
+    print(f"ok:   20 tables holding the last reference to their memory freed it ({before} "
+          f"mappings before, {after} after)" if host else "ok:   20 tables over their own memory")
+
 # the failures left nothing behind: a good table works and closes everything
 with shardtab.Table(comm, mine) as t:
     if t.peer(rank) is None or len(t.peer(rank)) != 64:

@@ -289,9 +289,9 @@ int main(int argc, char **argv)
             int j;
             x = x * 1664525u + 1013904223u;
             j = (int)(x % (uint32_t)(i + 1));
-            int tmp = order[i];
+            int swapped = order[i];
             order[i] = order[j];
-            order[j] = tmp;
+            order[j] = swapped;
         }
     }
     live = MANY;
@@ -314,6 +314,52 @@ int main(int argc, char **argv)
     CHECK(free_ok, "the allocation could not be freed while any of them lived");
     CHECK(shardtab_peer_mappings() == 0, "nothing mapped after the last (%d)",
           shardtab_peer_mappings());
+
+    /* ---- signal pads across chunks: a pad that needs a new chunk opens it on
+     * every peer, one that fits a gap opens nothing; barriers on every table
+     * prove each pad is where its peers map it ---- */
+    {
+        static const int slots[8] = {60000, 60000, 60000, 60000, 60000, 100, 1 << 20, 100};
+        /* pads of 60000 slots: two to a 1 MiB chunk; 2^20 slots: a chunk of its own */
+        static const int new_chunk[8] = {1, 0, 1, 0, 1, 0, 1, 0};
+        shardtab_t *t[8] = {NULL};
+        int opened_as_expected = 1, ok = 1;
+        static const int destroy_order[8] = {6, 0, 7, 3, 2, 4, 5, 1};
+        for (int i = 0; i < 8 && ok; i++) {
+            shardtab_create_params_t params = {0};
+            params.signal_slots = slots[i];
+            if (i == 5) /* first free a pad of the first chunk: a gap to fill */
+                ok = shardtab_destroy(&t[1]) == SHARDTAB_SUCCESS;
+            s = shardtab_agree(MPI_COMM_WORLD, shardtab_create_with(MPI_COMM_WORLD, mem + 16 * i, 64,
+                                                                    &params, &t[i]));
+            ok = ok && s == SHARDTAB_SUCCESS;
+            if (ok && shardtab_peers_opened(t[i]) != (i == 0 ? 2 : new_chunk[i]) * node_peers)
+                opened_as_expected = 0;
+        }
+        CHECK(ok, "8 tables with pads of 60000, 100 and 2^20 slots, one destroyed in between%s%s",
+              ok ? "" : ": ", ok ? "" : shardtab_last_error());
+        CHECK(opened_as_expected, "a pad that needed a new chunk opened it on every peer, the "
+                                  "others opened nothing");
+        for (int i = 0; i < 8 && ok; i++) {
+            if (t[i] == NULL)
+                continue;
+            for (int k = 0; k < 3 && s == SHARDTAB_SUCCESS; k++)
+                s = shardtab_barrier_on_stream(t[i], NULL);
+            if (s == SHARDTAB_SUCCESS)
+                s = shardtab_device_synchronize();
+            if (s == SHARDTAB_SUCCESS)
+                s = shardtab_signal_check(t[i]);
+            ok = shardtab_agree(MPI_COMM_WORLD, s) == SHARDTAB_SUCCESS;
+        }
+        CHECK(ok, "three barriers on each of the 7 live tables, their pads sharing chunks%s%s",
+              ok ? "" : ": ", ok ? "" : shardtab_last_error());
+        for (int k = 0; k < 8; k++)
+            if (t[destroy_order[k]] != NULL &&
+                shardtab_destroy(&t[destroy_order[k]]) != SHARDTAB_SUCCESS)
+                ok = 0;
+        CHECK(ok && shardtab_peer_mappings() == 0, "all destroyed in another order; %d mappings "
+                                                   "left", shardtab_peer_mappings());
+    }
 
     /* ---- a create that found everything open, failed midway ---- */
     a = (slice_t){100, 300, NULL};

@@ -11,7 +11,8 @@
 #include "descriptor.h"
 
 /* Wire offsets: magic, version, flags, comm_rank, node_rank, backend, device,
- * bytes, offset, alloc_bytes, host, boot_id, ipc_ns, pci_bus_id, handle. */
+ * bytes, offset, alloc_bytes, host, boot_id, ipc_ns, pci_bus_id, handle, pid,
+ * alloc_base. */
 enum {
     OFF_MAGIC = 0,
     OFF_VERSION = 4,
@@ -28,7 +29,9 @@ enum {
     OFF_IPC = OFF_BOOT + ST_BOOT_ID_BYTES,
     OFF_PCI = OFF_IPC + 8,
     OFF_HANDLE = OFF_PCI + 32,
-    OFF_END = OFF_HANDLE + ST_IPC_HANDLE_BYTES,
+    OFF_PID = OFF_HANDLE + ST_IPC_HANDLE_BYTES,
+    OFF_BASE = OFF_PID + 4,
+    OFF_END = OFF_BASE + 8,
 };
 
 static const char HOST[] = "node-017.cluster";
@@ -67,6 +70,8 @@ static void make_descriptor(st_descriptor_t *d)
     snprintf(d->pci_bus_id, sizeof d->pci_bus_id, "0000:c1:00.0");
     for (int i = 0; i < ST_IPC_HANDLE_BYTES; i++)
         d->handle.bytes[i] = (unsigned char)(0xA5 ^ (i * 37));
+    d->pid = 0x00123456;
+    d->alloc_base = 0x00007f3855e00040ull;
 }
 
 /* A descriptor that validate accepts against good_expect(). */
@@ -103,7 +108,7 @@ static void clear_error(void)
 static void test_descriptor_packed_size_is_constant(void **state)
 {
     (void)state;
-    assert_int_equal(ST_DESCRIPTOR_PACKED_BYTES, 260);
+    assert_int_equal(ST_DESCRIPTOR_PACKED_BYTES, 272);
     assert_int_equal(ST_DESCRIPTOR_PACKED_BYTES, OFF_END);
 }
 
@@ -128,6 +133,8 @@ static void test_descriptor_round_trip_keeps_every_field(void **state)
     assert_memory_equal(out.boot_id, in.boot_id, sizeof in.boot_id);
     assert_memory_equal(out.pci_bus_id, in.pci_bus_id, sizeof in.pci_bus_id);
     assert_memory_equal(out.handle.bytes, in.handle.bytes, ST_IPC_HANDLE_BYTES);
+    assert_int_equal(out.pid, 0x00123456);
+    assert_true(out.alloc_base == 0x00007f3855e00040ull);
 }
 
 static void test_descriptor_round_trip_keeps_empty_flag_and_extreme_values(void **state)
@@ -187,6 +194,8 @@ static void test_descriptor_layout_is_little_endian_at_fixed_offsets(void **stat
     assert_true(get_le(wire + OFF_IPC, 8) == IPC_NS);
     assert_memory_equal(wire + OFF_PCI, "0000:c1:00.0", 13);
     assert_memory_equal(wire + OFF_HANDLE, d.handle.bytes, ST_IPC_HANDLE_BYTES);
+    assert_memory_equal(wire + OFF_PID, "\x56\x34\x12\x00", 4);
+    assert_true(get_le(wire + OFF_BASE, 8) == 0x00007f3855e00040ull);
 }
 
 static void test_descriptor_pack_writes_every_byte_of_the_record(void **state)
@@ -234,8 +243,11 @@ static void test_descriptor_unpack_rejects_bad_version(void **state)
     (void)state;
     make_descriptor(&d);
     st_descriptor_pack(&d, wire);
-    put_le32(wire + OFF_VERSION, 1); /* before the IPC namespace joined */
+    put_le32(wire + OFF_VERSION, 2); /* before the exporter's pid and base joined */
     clear_error();
+    assert_int_equal(st_descriptor_unpack(wire, &out), SHARDTAB_ERR_DESCRIPTOR);
+    expect_error_mentions("version 2");
+    put_le32(wire + OFF_VERSION, 1); /* before the IPC namespace joined */
     assert_int_equal(st_descriptor_unpack(wire, &out), SHARDTAB_ERR_DESCRIPTOR);
     expect_error_mentions("version 1");
     put_le32(wire + OFF_VERSION, 0);

@@ -260,13 +260,18 @@ class Table:
                  stream=None):
         self._comm = _comm_handle(comm)
         self._table = None
-        address, nbytes, dtype, why = _describe(array)
-        # A local problem must fail every rank, not leave the others in create.
+        # A local problem must fail every rank, not leave the others in create:
+        # whatever goes wrong here (an array interface that raises, a bad
+        # typestr, a parameter ctypes will not take) is agreed first.
+        try:
+            address, nbytes, dtype, why = _describe(array)
+            params = CreateParams(stream, signal_slots, wait_timeout_s, alignment)
+        except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
+            why = f"the shard or a parameter could not be read: {type(error).__name__}: {error}"
         status = SUCCESS
         if why is not None:
             status = lib.shardtab_error_set_message(ERR_INVALID_ARG, why.encode())
         _check(lib.shardtab_agree_f(self._comm, status))
-        params = CreateParams(stream, signal_slots, wait_timeout_s, alignment)
         table = ctypes.c_void_p()
         _check(lib.shardtab_create_f(self._comm, address if nbytes else None, nbytes,
                                      ctypes.byref(params), ctypes.byref(table)))
@@ -338,8 +343,11 @@ class Table:
         """Collective: every rank destroys the table, once."""
         table = self._live()
         self._table = None
-        self._array = None
-        _check(lib.shardtab_destroy(ctypes.byref(table)))
+        try:
+            _check(lib.shardtab_destroy(ctypes.byref(table)))
+        finally:
+            # only now may the memory go (its last reference may be this one)
+            self._array = None
 
     def __enter__(self):
         return self

@@ -39,39 +39,39 @@ def _find():
 
 lib = ctypes.CDLL(_find(), mode=ctypes.RTLD_GLOBAL)
 
-_P = ctypes.c_void_p
-_PP = ctypes.POINTER(ctypes.c_void_p)
-_SZ = ctypes.c_size_t
-_I = ctypes.c_int
-_S = ctypes.c_char_p
+_ptr = ctypes.c_void_p
+_ptr_out = ctypes.POINTER(ctypes.c_void_p)
+_size = ctypes.c_size_t
+_int = ctypes.c_int
+_text = ctypes.c_char_p
 for name, result, args in [
-        ("shardtab_init_f", c_status, [c_fint, _I]),
+        ("shardtab_init_f", c_status, [c_fint, _int]),
         ("shardtab_finalize", c_status, []),
         ("shardtab_device_info", c_status, [ctypes.POINTER(DeviceInfo)]),
-        ("shardtab_backend_name", _S, [_I]),
-        ("shardtab_mem_alloc", c_status, [_SZ, _PP]),
-        ("shardtab_mem_free", c_status, [_P]),
-        ("shardtab_memcpy_to_device", c_status, [_P, _P, _SZ]),
-        ("shardtab_memcpy_to_host", c_status, [_P, _P, _SZ]),
+        ("shardtab_backend_name", _text, [_int]),
+        ("shardtab_mem_alloc", c_status, [_size, _ptr_out]),
+        ("shardtab_mem_free", c_status, [_ptr]),
+        ("shardtab_memcpy_to_device", c_status, [_ptr, _ptr, _size]),
+        ("shardtab_memcpy_to_host", c_status, [_ptr, _ptr, _size]),
         ("shardtab_device_synchronize", c_status, []),
-        ("shardtab_create_f", c_status, [c_fint, _P, _SZ, ctypes.POINTER(CreateParams), _PP]),
-        ("shardtab_destroy", c_status, [_PP]),
-        ("shardtab_node_size", _I, [_P]),
-        ("shardtab_node_rank", _I, [_P]),
-        ("shardtab_node_id", _I, [_P]),
-        ("shardtab_node_count", _I, [_P]),
-        ("shardtab_member", _I, [_P, _I]),
-        ("shardtab_node_rank_of", _I, [_P, _I]),
-        ("shardtab_peer", c_status, [_P, _I, _PP, ctypes.POINTER(_SZ)]),
-        ("shardtab_device_table", _P, [_P]),
-        ("shardtab_create_ms", ctypes.c_double, [_P]),
-        ("shardtab_peers_opened", _I, [_P]),
-        ("shardtab_peers_reused", _I, [_P]),
-        ("shardtab_peer_mappings", _I, []),
+        ("shardtab_create_f", c_status, [c_fint, _ptr, _size, ctypes.POINTER(CreateParams), _ptr_out]),
+        ("shardtab_destroy", c_status, [_ptr_out]),
+        ("shardtab_node_size", _int, [_ptr]),
+        ("shardtab_node_rank", _int, [_ptr]),
+        ("shardtab_node_id", _int, [_ptr]),
+        ("shardtab_node_count", _int, [_ptr]),
+        ("shardtab_member", _int, [_ptr, _int]),
+        ("shardtab_node_rank_of", _int, [_ptr, _int]),
+        ("shardtab_peer", c_status, [_ptr, _int, _ptr_out, ctypes.POINTER(_size)]),
+        ("shardtab_device_table", _ptr, [_ptr]),
+        ("shardtab_create_ms", ctypes.c_double, [_ptr]),
+        ("shardtab_peers_opened", _int, [_ptr]),
+        ("shardtab_peers_reused", _int, [_ptr]),
+        ("shardtab_peer_mappings", _int, []),
         ("shardtab_agree_f", c_status, [c_fint, c_status]),
-        ("shardtab_error_set_message", c_status, [c_status, _S]),
-        ("shardtab_last_error", _S, []),
-        ("shardtab_status_string", _S, [c_status]),
+        ("shardtab_error_set_message", c_status, [c_status, _text]),
+        ("shardtab_last_error", _text, []),
+        ("shardtab_status_string", _text, [c_status]),
 ]:
     function = getattr(lib, name)
     function.restype = result
