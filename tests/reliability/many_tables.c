@@ -398,11 +398,19 @@ int main(int argc, char **argv)
           b.table ? shardtab_peers_opened(b.table) : -1, 2 * node_peers);
     if (b.table)
         shardtab_destroy(&b.table);
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer's allocator maps memory of its own as the test goes:
+     * LeakSanitizer is the leak check there, and the mapping count above */
+    if (rank == 0)
+        printf("skip: /proc/self/maps under AddressSanitizer (its allocator maps as it goes)\n");
+    (void)maps_before;
+#else
     if (info.backend == SHARDTAB_BACKEND_HOST) {
         long now = maps_lines();
         CHECK(now == maps_before, "/proc/self/maps has as many lines as after the first two "
                                   "tables were gone: %ld, then %ld", maps_before, now);
     }
+#endif
     CHECK(shardtab_mem_free(mem) == SHARDTAB_SUCCESS, "with every table gone, the allocation is freed");
 
 out:
