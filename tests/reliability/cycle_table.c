@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "rank_checks.h"
 #include "shardtab.h"
 
 typedef struct usage {
@@ -59,20 +60,6 @@ static long count_fds(void)
             n++;
     closedir(d);
     return n - 1; /* the descriptor of the listing itself */
-}
-
-static long count_lines(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    long n = 0;
-    int c;
-
-    if (f == NULL)
-        return -1;
-    while ((c = fgetc(f)) != EOF)
-        n += c == '\n';
-    fclose(f);
-    return n;
 }
 
 static long status_kib(const char *key)

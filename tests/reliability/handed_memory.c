@@ -16,23 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rank_checks.h"
 #include "shardtab.h"
 #include "shardtab_device.h"
 
 static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        int ok_ = (cond), all_ok_ = 0;                                                    \
-        MPI_Allreduce(&ok_, &all_ok_, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);               \
-        if (rank == 0) {                                                                  \
-            printf(all_ok_ ? "ok:   " : "FAIL: ");                                        \
-            printf(__VA_ARGS__);                                                          \
-            printf("\n");                                                                 \
-            fflush(stdout);                                                               \
-        }                                                                                 \
-        failures += !all_ok_;                                                             \
-    } while (0)
 
 static int says(const char *fragment)
 {

@@ -18,25 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rank_checks.h"
 #include "shardtab.h"
 
 #define WORDS (64 * 1024)         /* uint32 words in each rank's allocation */
 #define MANY 100
 
 static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        int ok_ = (cond), all_ok_ = 0;                                                    \
-        MPI_Allreduce(&ok_, &all_ok_, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);               \
-        if (rank == 0) {                                                                  \
-            printf(all_ok_ ? "ok:   " : "FAIL: ");                                        \
-            printf(__VA_ARGS__);                                                          \
-            printf("\n");                                                                 \
-            fflush(stdout);                                                               \
-        }                                                                                 \
-        failures += !all_ok_;                                                             \
-    } while (0)
 
 /* What rank r keeps in word i of its allocation: differs per rank and word. */
 static uint32_t pattern(int r, size_t i)
@@ -125,20 +113,6 @@ static slice_t kept_slice(int i, int r)
     return s;
 }
 
-static long maps_lines(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    long n = 0;
-    int c;
-
-    if (f == NULL)
-        return -1;
-    while ((c = fgetc(f)) != EOF)
-        n += c == '\n';
-    fclose(f);
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     uint32_t *host;
@@ -211,7 +185,7 @@ int main(int argc, char **argv)
     CHECK(shardtab_peer_mappings() == 0, "no peer allocation is mapped after the last (%d)",
           shardtab_peer_mappings());
     if (info.backend == SHARDTAB_BACKEND_HOST)
-        maps_before = maps_lines();
+        maps_before = count_lines("/proc/self/maps");
 
     /* ---- a table over a slice that overlaps another's ---- */
     a = (slice_t){1024, 2048, NULL};
@@ -406,7 +380,7 @@ int main(int argc, char **argv)
     (void)maps_before;
 #else
     if (info.backend == SHARDTAB_BACKEND_HOST) {
-        long now = maps_lines();
+        long now = count_lines("/proc/self/maps");
         CHECK(now == maps_before, "/proc/self/maps has as many lines as after the first two "
                                   "tables were gone: %ld, then %ld", maps_before, now);
     }

@@ -31,6 +31,7 @@ __all__ = ["Error", "init", "finalize", "device", "empty", "Table", "DeviceArray
            "peer_mappings"]
 
 SUCCESS = 0
+_on_host_backend = None  # set by init: how memory is shown (NumPy or DeviceArray)
 ERR_INVALID_ARG = 1
 ERR_VERIFY = 11
 _BACKEND_HOST = 0
@@ -73,12 +74,18 @@ def _comm_handle(comm):
 def init(comm, allow_shared_device=False):
     """Collective: binds this rank's device, chosen by its rank inside its node.
     allow_shared_device lets several ranks of a node share one device."""
+    global _on_host_backend
     _check(lib.shardtab_init_f(_comm_handle(comm), 1 if allow_shared_device else 0))
+    info = DeviceInfo()
+    _check(lib.shardtab_device_info(ctypes.byref(info)))
+    _on_host_backend = info.backend == _BACKEND_HOST
 
 
 def finalize():
     """Releases the device binding. Destroy every table first."""
+    global _on_host_backend
     _check(lib.shardtab_finalize())
+    _on_host_backend = None
 
 
 def device():
@@ -92,9 +99,10 @@ def device():
 
 
 def _on_host():
-    info = DeviceInfo()
-    _check(lib.shardtab_device_info(ctypes.byref(info)))
-    return info.backend == _BACKEND_HOST
+    """Whether this rank's memory is host memory (asked once, at init)."""
+    if _on_host_backend is None:
+        raise Error(ERR_INVALID_ARG, "shardtab: called before shardtab.init")
+    return _on_host_backend
 
 
 def agree(comm, failure=None):

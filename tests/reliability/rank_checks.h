@@ -1,0 +1,40 @@
+/* rank_checks.h - what the reliability tests' MPI programs share: a check
+ * every rank agrees on (rank 0 prints "ok:" or "FAIL:"), and the line count
+ * of a file (/proc/self/maps). CHECK uses the including file's `rank` and
+ * `failures` (ints). */
+#ifndef SHARDTAB_TESTS_RANK_CHECKS_H
+#define SHARDTAB_TESTS_RANK_CHECKS_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+/* Every rank passes cond; the check passes only where it holds on all. */
+#define CHECK(cond, ...)                                                                  \
+    do {                                                                                  \
+        int ok_ = (cond), all_ok_ = 0;                                                    \
+        MPI_Allreduce(&ok_, &all_ok_, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);               \
+        if (rank == 0) {                                                                  \
+            printf(all_ok_ ? "ok:   " : "FAIL: ");                                        \
+            printf(__VA_ARGS__);                                                          \
+            printf("\n");                                                                 \
+            fflush(stdout);                                                               \
+        }                                                                                 \
+        failures += !all_ok_;                                                             \
+    } while (0)
+
+/* Lines of the file at path, or -1 when it cannot be read. */
+static inline long count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long n = 0;
+    int c;
+
+    if (f == NULL)
+        return -1;
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+#endif /* SHARDTAB_TESTS_RANK_CHECKS_H */
