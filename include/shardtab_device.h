@@ -71,6 +71,7 @@
 #define SHARDTAB_DEVFN static inline
 #include <sched.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t) && ATOMIC_LLONG_LOCK_FREE == 2,
                "the host backend's signals need lock-free 64-bit atomics laid out as uint64_t");
@@ -79,7 +80,8 @@ _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t) && ATOMIC_LLONG_LOCK
 /* ---- the pad ----------------------------------------------------------------- *
  * [0, SHARDTAB_PAD_HEADER)                  this rank's status and error record
  * [HEADER, HEADER + node_size)              barrier arrivals, one slot per node rank
- * [HEADER + node_size, ... + slots)         the user's slots 0 .. slots-1          */
+ * [HEADER + node_size, ... + slots)         the user's slots 0 .. slots-1
+ * [lib_first, ...)                          the library's collective (shardtab_comm.h) */
 enum {
     SHARDTAB_PAD_STATUS = 0,    /* 0, or the SHARDTAB_WAIT_* this rank gave up with */
     SHARDTAB_PAD_ERR_SLOT = 1,  /* pad index it waited on */
@@ -98,7 +100,10 @@ enum {
     SHARDTAB_WAIT_OK = 0,
     SHARDTAB_WAIT_TIMED_OUT = 1,
     SHARDTAB_WAIT_ABORTED = 2,
-    SHARDTAB_WAIT_CONCURRENT = 3 /* a barrier entered while another of this rank ran */
+    SHARDTAB_WAIT_CONCURRENT = 3, /* a barrier, or one collective, entered twice at once */
+    SHARDTAB_WAIT_MISMATCH = 4,   /* a peer's collective call differs from this rank's */
+    SHARDTAB_WAIT_CORRUPT = 5,    /* a peer's deposit fails its checksum */
+    SHARDTAB_WAIT_MISUSE = 6      /* this rank called a collective wrongly (shardtab_comm.h) */
 };
 
 /* The handle a kernel needs, by value (shardtab_signals() fills it). */
@@ -107,7 +112,7 @@ typedef struct shardtab_signals {
     uint64_t *mine;         /* this rank's own pad */
     int node_rank, node_size;
     int slots;              /* user slots per pad */
-    int reserved;
+    int lib_first;          /* pad index of the library's own collective (shardtab_comm.h) */
     uint64_t timeout_ticks; /* of shardtab_clock() */
 } shardtab_signals_t;
 
@@ -133,6 +138,36 @@ SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, u
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).compare_exchange_strong(
         expected, desired, cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
+{
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
+{
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(v, cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
+{
+    (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_min(v, cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
+{
+    (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_max(v, cuda::memory_order_relaxed);
+}
+/* the block's threads, numbered 0 .. shardtab_block_threads() - 1 */
+SHARDTAB_DEVFN int shardtab_block_thread(void)
+{
+    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+SHARDTAB_DEVFN int shardtab_block_threads(void)
+{
+    return (int)(blockDim.x * blockDim.y * blockDim.z);
+}
+/* one 16-byte load and one 16-byte store (both 16-byte aligned) */
+SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
+{
+    *(int4 *)dst = *(const int4 *)src;
 }
 SHARDTAB_DEVFN void shardtab_fence(void)
 {
@@ -188,6 +223,36 @@ SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, u
 {
     return __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_RELAXED,
                                                 __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
+{
+    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
+{
+    return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
+{
+    (void)__hip_atomic_fetch_min(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
+{
+    (void)__hip_atomic_fetch_max(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+/* the block's threads, numbered 0 .. shardtab_block_threads() - 1 */
+SHARDTAB_DEVFN int shardtab_block_thread(void)
+{
+    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+SHARDTAB_DEVFN int shardtab_block_threads(void)
+{
+    return (int)(blockDim.x * blockDim.y * blockDim.z);
+}
+/* one 16-byte load and one 16-byte store (both 16-byte aligned) */
+SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
+{
+    *(int4 *)dst = *(const int4 *)src;
 }
 /* clang also parses device functions in its host pass, where the GPU's own
  * builtins may not exist (ROCm 5.2 declares wall_clock64 for the device pass
@@ -257,6 +322,43 @@ SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, u
 {
     return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)p, &expected, desired,
                                                    memory_order_relaxed, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
+{
+    return atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
+{
+    uint64_t old = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
+    while (v < old && !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
+                                                             memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
+{
+    uint64_t old = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
+    while (v > old && !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
+                                                             memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+/* the host backend's block is one thread */
+SHARDTAB_DEVFN int shardtab_block_thread(void)
+{
+    return 0;
+}
+SHARDTAB_DEVFN int shardtab_block_threads(void)
+{
+    return 1;
+}
+SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
+{
+    memcpy(dst, src, 16);
 }
 SHARDTAB_DEVFN void shardtab_fence(void)
 {

@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "pads.h"
 #include "registry.h"
+#include "shardtab_comm.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -457,9 +458,13 @@ static shardtab_status_t upload(shardtab_t *t)
 
 /* ---- step 2: the signal pad -------------------------------------------------- */
 
+/* the header, the barrier's arrivals, the user's slots, then the library's
+ * collective (shardtab_comm.h: the stream-ordered collectives' deposits) */
 static size_t pad_bytes(int node_size, int slots)
 {
-    return ((size_t)SHARDTAB_PAD_HEADER + (size_t)node_size + (size_t)slots) * sizeof(uint64_t);
+    return ((size_t)SHARDTAB_PAD_HEADER + (size_t)node_size + (size_t)slots +
+            (size_t)SHARDTAB_COLL_SLOTS(node_size, SHARDTAB_LIB_COLL_VALUES)) *
+           sizeof(uint64_t);
 }
 
 /* Coherent memory, zeroed by a copy (never a host store into device memory). */
@@ -798,6 +803,7 @@ shardtab_status_t shardtab_signals(const shardtab_t *t, shardtab_signals_t *out)
     out->node_rank = t->node_rank;
     out->node_size = t->node_size;
     out->slots = t->signal_slots;
+    out->lib_first = SHARDTAB_PAD_HEADER + t->node_size + t->signal_slots;
     ticks = t->wait_timeout_s * t->clock_hz;
     out->timeout_ticks = ticks >= 1.8e19 ? UINT64_MAX : (uint64_t)ticks;
     return SHARDTAB_SUCCESS;
@@ -813,26 +819,113 @@ shardtab_status_t shardtab_barrier_on_stream(shardtab_t *t, shardtab_stream_t st
                                       : status;
 }
 
-/* Names pad index `index` for a message: a barrier arrival or a user slot. */
+/* Names pad index `index` for a message: a barrier arrival, a user slot, or
+ * the library's collective. */
 static void describe_index(const shardtab_t *t, uint64_t index, char *out, size_t bytes)
 {
     uint64_t first_user = (uint64_t)SHARDTAB_PAD_HEADER + (uint64_t)t->node_size;
+    uint64_t first_lib = first_user + (uint64_t)t->signal_slots;
 
     if (index >= SHARDTAB_PAD_HEADER && index < first_user)
         snprintf(out, bytes, "the barrier arrival of node rank %d (rank %d)",
                  (int)(index - SHARDTAB_PAD_HEADER),
                  t->members[index - SHARDTAB_PAD_HEADER]);
+    else if (index >= first_lib)
+        snprintf(out, bytes, "pad word %llu of the stream-ordered collectives (shardtab_all_reduce, "
+                 "_broadcast, _all_gather)", (unsigned long long)(index - first_lib));
     else if (index >= first_user)
         snprintf(out, bytes, "signal slot %llu", (unsigned long long)(index - first_user));
     else
         snprintf(out, bytes, "reserved pad slot %llu", (unsigned long long)index);
 }
 
+/* A collective call as its descriptor says it (shardtab_coll_call). */
+static void describe_call(uint64_t call, char *out, size_t bytes)
+{
+    static const char *const kinds[] = {"all-gather", "all-reduce", "broadcast", "stream collective",
+                                        "kind 4", "kind 5", "kind 6", "kind 7"};
+    static const char *const ops[] = {"sum", "min", "max", "op 3"};
+    static const char *const types[] = {"float", "double", "int64", "type 3"};
+    snprintf(out, bytes, "%s (op %s, type %s, root %d, count %d)", kinds[call & 7],
+             ops[(call >> 3) & 3], types[(call >> 5) & 3], (int)((call >> 7) & 1023),
+             (int)((call >> 17) & 0x7fff));
+}
+
+/* The message of a refused collective call (SHARDTAB_WAIT_MISMATCH, _CORRUPT, _MISUSE). */
+static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t *header)
+{
+    char where[160], mine[96], theirs[96];
+    const uint64_t peer = header[SHARDTAB_PAD_ERR_TICKS];
+    const int peer_rank = peer < (uint64_t)t->node_size ? t->members[peer] : -1;
+
+    describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], where, sizeof where);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CORRUPT)
+        return st_fail(SHARDTAB_ERR_DESCRIPTOR,
+                       "node rank %d read a collective deposit of node rank %llu (rank %d) at %s "
+                       "whose values fail their checksum (0x%08llx read, 0x%08llx deposited): "
+                       "something wrote into those pad slots between the deposit and the read "
+                       "(slots shared with signals or another collective?)",
+                       t->node_rank, (unsigned long long)peer, peer_rank, where,
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISMATCH) {
+        uint64_t want = header[SHARDTAB_PAD_ERR_WANT], seen = header[SHARDTAB_PAD_ERR_SEEN];
+        if (header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_CMP_GE) /* the epoch word */
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "the ranks disagree on a collective's calls at %s: node rank %d is at "
+                           "its call %llu, and node rank %llu (rank %d) deposited its call %llu "
+                           "there; every rank of the node must make the same calls, in the same "
+                           "order", where, t->node_rank, (unsigned long long)want,
+                           (unsigned long long)peer, peer_rank, (unsigned long long)seen);
+        describe_call(want, mine, sizeof mine);
+        describe_call(seen, theirs, sizeof theirs);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "the ranks disagree on a collective call at %s: node rank %d called %s, "
+                       "node rank %llu (rank %d) %s; every rank of the node must make the same "
+                       "calls, in the same order",
+                       where, t->node_rank, mine, (unsigned long long)peer, peer_rank, theirs);
+    }
+    switch (header[SHARDTAB_PAD_ERR_WANT]) {
+    case SHARDTAB_MISUSE_COUNT:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a collective with count %lld, above the values it "
+                       "was made for (shardtab_coll)", t->node_rank,
+                       (long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    case SHARDTAB_MISUSE_RANGE:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a collective whose slots run past the %d user "
+                       "slots of the pad (it needs SHARDTAB_COLL_SLOTS(node_size, values) from "
+                       "its first slot): raise signal_slots in shardtab_create_with",
+                       t->node_rank, t->signal_slots);
+    case SHARDTAB_MISUSE_OP:
+        describe_call(header[SHARDTAB_PAD_ERR_SEEN], mine, sizeof mine);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a collective with an unknown op, type or kind: %s",
+                       t->node_rank, mine);
+    case SHARDTAB_MISUSE_THIRD:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d started a third call of one collective before finishing "
+                       "the first (at most two in flight: shardtab_coll_finish_block first)",
+                       t->node_rank);
+    case SHARDTAB_MISUSE_NOTHING:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d finished a collective call it never started", t->node_rank);
+    case SHARDTAB_MISUSE_ROOT:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a broadcast from root %lld, outside the node's %d "
+                       "ranks", t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN],
+                       t->node_size);
+    default:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "node rank %d misused a collective (reason %llu)",
+                       t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_WANT]);
+    }
+}
+
 shardtab_status_t shardtab_signal_check(const shardtab_t *t)
 {
     uint64_t header[SHARDTAB_PAD_HEADER];
     shardtab_status_t status;
-    char what[96];
+    char what[160];
 
     if (t == NULL)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_signal_check: no table");
@@ -844,6 +937,19 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *t)
         status = st_backend()->stream_synchronize(t->stream);
     if (status != SHARDTAB_SUCCESS)
         return status;
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISMATCH ||
+        header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CORRUPT ||
+        header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISUSE)
+        return collective_failure(t, header);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CONCURRENT &&
+        header[SHARDTAB_PAD_ERR_SLOT] != SHARDTAB_PAD_BUSY) {
+        describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], what, sizeof what);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d entered a collective (its claim at %s) while another call "
+                       "of the same collective still ran on this rank (two blocks or two "
+                       "streams at once): the second was refused and the node stopped; give "
+                       "concurrent collectives distinct slots", t->node_rank, what);
+    }
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CONCURRENT)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d entered a barrier of this table while another of its "

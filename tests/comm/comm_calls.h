@@ -1,0 +1,81 @@
+/* comm_calls.h - comm_check's device code, one body for every backend: a
+ * block's call of the device-side collectives and put-with-signal of
+ * shardtab_comm.h, exactly as a user's kernel makes it, and the faults the
+ * tests plant into a deposit (in this instantiation only: the library's own
+ * builds store what they are given). */
+#ifndef COMM_CALLS_H
+#define COMM_CALLS_H
+
+#include <stdint.h>
+
+#include "shardtab_device.h"
+
+/* A planted fault: on node rank `rank`, at epoch `epoch` of the collective. */
+enum { COMM_PLANT_NONE = 0, COMM_PLANT_CORRUPT, COMM_PLANT_STALE };
+typedef struct comm_plant {
+    int kind, rank;
+    uint64_t epoch;
+} comm_plant_t;
+
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+__device__ comm_plant_t comm_plant;
+#define COMM_GLOBAL __device__
+#else
+static comm_plant_t comm_plant;
+#define COMM_GLOBAL
+#endif
+
+/* a corrupted value: one bit of value 0 flipped after its checksum was taken */
+#define SHARDTAB_COMM_PLANT_VALUE(s, e, i, w)                                                     \
+    (comm_plant.kind == COMM_PLANT_CORRUPT && (s)->node_rank == comm_plant.rank &&                  \
+             (e) == comm_plant.epoch && (i) == 0                                                  \
+         ? (w) ^ 1u                                                                               \
+         : (w))
+/* a stale epoch: the deposit carries the epoch of four calls ago */
+#define SHARDTAB_COMM_PLANT_EPOCH(s, e)                                                           \
+    (comm_plant.kind == COMM_PLANT_STALE && (s)->node_rank == comm_plant.rank &&                    \
+             (e) == comm_plant.epoch                                                              \
+         ? (e) - SHARDTAB_COLL_DEPTH                                                              \
+         : (e))
+#include "shardtab_comm.h"
+
+/* What one launch does. */
+enum { COMM_START = 1, COMM_FINISH = 2, COMM_BOTH = 3 };
+typedef struct comm_call {
+    int slot, values;            /* the collective: its first user slot, its values */
+    int kind, op, type, root;    /* SHARDTAB_COLL_*, SHARDTAB_*, root node rank */
+    int count, phases;           /* COMM_START, COMM_FINISH or both */
+    comm_plant_t plant;
+} comm_call_t;
+
+/* One block's call; returns its SHARDTAB_WAIT_* status. */
+SHARDTAB_DEVFN int comm_call_block(const shardtab_signals_t *s, const comm_call_t *call,
+                                   const void *in, void *out)
+{
+    shardtab_coll_t c = shardtab_coll(s, call->slot, call->values);
+    int status = SHARDTAB_WAIT_OK;
+
+    if (shardtab_block_leader())
+        comm_plant = call->plant;
+    shardtab_block_sync();
+    if (call->phases & COMM_START)
+        status = shardtab_coll_start_block(s, &c, call->kind, call->op, call->type, call->root, in,
+                                           call->count);
+    if (status == SHARDTAB_WAIT_OK && (call->phases & COMM_FINISH))
+        status = shardtab_coll_finish_block(s, &c, call->kind, call->op, call->type, call->root,
+                                            out, call->count);
+    return status;
+}
+
+/* Put `bytes` of src into node rank `peer`'s shard at `offset` and signal
+ * slot `slot` = round there; then wait for this rank's own slot to reach round
+ * (its predecessor's put). */
+SHARDTAB_DEVFN int comm_put_block(const shardtab_signals_t *s, void *const *table, int peer,
+                                  size_t offset, const void *src, size_t bytes, int slot,
+                                  uint64_t round)
+{
+    shardtab_put_signal_block(s, table, peer, offset, src, bytes, slot, round, SHARDTAB_SIGNAL_SET);
+    return shardtab_signal_wait_block(s, slot, SHARDTAB_CMP_GE, round);
+}
+
+#endif /* COMM_CALLS_H */

@@ -1,0 +1,614 @@
+/* comm_check.c - the device-side communication of shardtab_comm.h, end to end under mpiexec, on every backend.
+ *
+ * PURPOSE  Calls every collective of a few values (all-reduce with sum, min and
+ *          max; broadcast from every root; all-gather) for every type (float,
+ *          double, int64) and count (0, 1, an odd count, the collective's
+ *          whole capacity), many epochs each, so that the ring of deposits
+ *          wraps; then two calls in flight at once (split phase) on a second
+ *          collective interleaved with barriers; then puts with signal of 0,
+ *          1, 7, 4096 bytes and the whole shard around the ring of node
+ *          ranks. Every value of every result is compared bit for bit with a
+ *          plain sequential reduction in node-rank order computed here.
+ * USAGE    mpiexec -n <ranks> ./comm_check [--rounds N] [--values V] [--threads T]
+ *                 [--fault never|stale|corrupt|count|op|concurrent|third]
+ *                 [--fault-rank R] [--allow-shared-gpu]
+ * NOTES    Inputs differ by rank, epoch and element (a SplitMix64 stream), so a
+ *          value read from the wrong rank, epoch or slot shows. A fault is
+ *          planted on node rank R (default the last) in the all-reduce stage:
+ *          never (it makes no call: the others time out), stale (its deposit
+ *          carries an old epoch), corrupt (a value flipped after its checksum),
+ *          count / op (it calls with another count or op), concurrent (two of
+ *          its blocks enter one collective at once), third (it starts a third
+ *          call with two in flight). Each must end every rank with one
+ *          message (with --rounds 9, the default, at call 15). Exit 0 verified, 1 a failure, 2 bad usage or a refused
+ *          call; one message, from rank 0.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "comm_calls.h"
+#include "comm_kernels.h"
+#include "shardtab.h"
+
+enum { FAULT_NONE, FAULT_NEVER, FAULT_STALE, FAULT_CORRUPT, FAULT_COUNT, FAULT_OP, FAULT_CONCURRENT,
+       FAULT_THIRD, FAULT_KINDS };
+static const char *const fault_names[FAULT_KINDS] = {"none", "never", "stale", "corrupt", "count",
+                                                      "op", "concurrent", "third"};
+
+typedef struct cc_options {
+    int rounds, values, threads, fault, fault_rank, allow_shared_gpu;
+} cc_options_t;
+
+typedef struct cc_job {
+    int rank, size, node_rank, node_size;
+    shardtab_t *table;
+    shardtab_signals_t sig;
+    char *shard;           /* the put target: SHARD_BYTES, coherent */
+    uint64_t *in, *out;    /* device: the call's values */
+    int *status;           /* device: the kernel's SHARDTAB_WAIT_* */
+    uint64_t *host_in, *host_out, *want;
+    void *stream;
+    int slot_a, slot_b, slot_put;
+} cc_job_t;
+
+#define SHARD_BYTES (1u << 20)
+#define B_VALUES 2
+
+static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes)
+{
+    o->rounds = 9;
+    o->values = 13;
+    o->threads = 64;
+    o->fault = FAULT_NONE;
+    o->fault_rank = -1;
+    o->allow_shared_gpu = 0;
+    for (int i = 1; i < argc; i++) {
+        char *end = NULL;
+        long v;
+        if (strcmp(argv[i], "--allow-shared-gpu") == 0) {
+            o->allow_shared_gpu = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--fault") == 0 && i + 1 < argc) {
+            int found = -1;
+            i++;
+            for (int f = 1; f < FAULT_KINDS; f++)
+                if (strcmp(argv[i], fault_names[f]) == 0)
+                    found = f;
+            if (found < 0) {
+                snprintf(err, bytes, "invalid --fault '%s': expected never, stale, corrupt, count, "
+                         "op, concurrent or third", argv[i]);
+                return -1;
+            }
+            o->fault = found;
+            continue;
+        }
+        if (i + 1 >= argc || (strcmp(argv[i], "--rounds") != 0 && strcmp(argv[i], "--values") != 0 &&
+                              strcmp(argv[i], "--threads") != 0 && strcmp(argv[i], "--fault-rank") != 0)) {
+            snprintf(err, bytes, "unknown option '%s'", argv[i]);
+            return -1;
+        }
+        v = strtol(argv[i + 1], &end, 10);
+        if (*argv[i + 1] == '\0' || *end != '\0' || v < 0 || v > 100000) {
+            snprintf(err, bytes, "invalid %s '%s': expected an integer from 0 to 100000", argv[i],
+                     argv[i + 1]);
+            return -1;
+        }
+        if (strcmp(argv[i], "--rounds") == 0)
+            o->rounds = (int)v;
+        else if (strcmp(argv[i], "--values") == 0)
+            o->values = (int)v;
+        else if (strcmp(argv[i], "--threads") == 0)
+            o->threads = (int)v;
+        else
+            o->fault_rank = (int)v;
+        i++;
+    }
+    if (o->rounds < 1 || o->values < 1 || o->values > SHARDTAB_COLL_MAX_VALUES || o->threads < 1 ||
+        o->threads > 1024) {
+        snprintf(err, bytes, "--rounds and --values must be at least 1 (values at most %d), "
+                 "--threads 1 to 1024", SHARDTAB_COLL_MAX_VALUES);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the inputs, and the plain reference ----------------------------------------- */
+
+static uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* node rank r's value i of call `epoch`, as a pad word of the type: floats and
+ * doubles with fractions and both signs, so that the order of a sum shows */
+static uint64_t input(int type, int r, uint64_t epoch, int i)
+{
+    uint64_t x = splitmix((uint64_t)r << 48 ^ epoch << 20 ^ (uint64_t)i);
+    uint64_t w = 0;
+    if (type == SHARDTAB_FLOAT) {
+        float f = (float)((double)(int32_t)(x >> 32) / 65536.0);
+        memcpy(&w, &f, sizeof f);
+    } else if (type == SHARDTAB_DOUBLE) {
+        double d = (double)(int64_t)x / 1099511627776.0;
+        memcpy(&w, &d, sizeof d);
+    } else {
+        w = x;
+    }
+    return w;
+}
+
+static uint64_t plain_combine(int op, int type, uint64_t a, uint64_t b)
+{
+    if (type == SHARDTAB_FLOAT) {
+        float x, y, r;
+        uint32_t ua = (uint32_t)a, ub = (uint32_t)b, out;
+        memcpy(&x, &ua, 4);
+        memcpy(&y, &ub, 4);
+        r = op == SHARDTAB_SUM ? x + y : op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x);
+        memcpy(&out, &r, 4);
+        return out;
+    }
+    if (type == SHARDTAB_DOUBLE) {
+        double x, y, r;
+        uint64_t out;
+        memcpy(&x, &a, 8);
+        memcpy(&y, &b, 8);
+        r = op == SHARDTAB_SUM ? x + y : op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x);
+        memcpy(&out, &r, 8);
+        return out;
+    }
+    int64_t x = (int64_t)a, y = (int64_t)b;
+    return op == SHARDTAB_SUM ? a + b : (uint64_t)(op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x));
+}
+
+/* The result a call must give, as pad words: values (all-gather: n * count). */
+static int reference(const comm_call_t *c, int n, uint64_t epoch, uint64_t *want)
+{
+    if (c->kind == SHARDTAB_COLL_REDUCE) {
+        for (int i = 0; i < c->count; i++) {
+            uint64_t acc = input(c->type, 0, epoch, i);
+            for (int r = 1; r < n; r++)
+                acc = plain_combine(c->op, c->type, acc, input(c->type, r, epoch, i));
+            want[i] = acc;
+        }
+        return c->count;
+    }
+    if (c->kind == SHARDTAB_COLL_BROADCAST) {
+        for (int i = 0; i < c->count; i++)
+            want[i] = input(c->type, c->root, epoch, i);
+        return c->count;
+    }
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < c->count; i++)
+            want[r * c->count + i] = input(c->type, r, epoch, i);
+    return n * c->count;
+}
+
+/* ---- one call, checked ----------------------------------------------------------- */
+
+static shardtab_status_t kernel_check(int code, const char *what)
+{
+    return code == 0 ? SHARDTAB_SUCCESS
+                     : shardtab_error_set(SHARDTAB_ERR_DEVICE, "%s failed: %s", what,
+                                          comm_error_string(code));
+}
+
+/* The values of a call, as this rank's type: words to the type's array. */
+static void to_typed(int type, const uint64_t *words, void *typed, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (type == SHARDTAB_FLOAT)
+            memcpy((float *)typed + i, &words[i], 4);
+        else
+            memcpy((uint64_t *)typed + i, &words[i], 8);
+    }
+}
+
+static uint64_t from_typed(int type, const void *typed, int i)
+{
+    uint64_t w = 0;
+    if (type == SHARDTAB_FLOAT)
+        memcpy(&w, (const float *)typed + i, 4);
+    else
+        memcpy(&w, (const uint64_t *)typed + i, 8);
+    return w;
+}
+
+/* Launches the phases of one call (blocks: 2 for the refused misuse) and
+ * waits; the kernel's status is left for the caller to read. */
+static shardtab_status_t launch(cc_job_t *j, const cc_options_t *o, const comm_call_t *c,
+                                uint64_t epoch, int blocks)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    if (c->phases & COMM_START) {
+        for (int i = 0; i < c->count; i++)
+            j->host_in[i] = input(c->type, j->node_rank, epoch, i);
+        to_typed(c->type, j->host_in, j->host_out, c->count);
+        status = shardtab_memcpy_async(j->in, j->host_out, (size_t)(c->count ? c->count : 1) * 8,
+                                       j->stream);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = kernel_check(comm_call_launch(&j->sig, c, j->in, j->out, j->status, o->threads,
+                                               blocks, j->stream),
+                              "the collective's kernel");
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(j->stream);
+    return status;
+}
+
+/* After a finish: the kernel's status (a refusal: what the pad says), then
+ * every value against the reference. */
+static shardtab_status_t verify(cc_job_t *j, const comm_call_t *c, uint64_t epoch, const char *what)
+{
+    int kernel_status = 0;
+    shardtab_status_t status = shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
+    const int n = j->node_size;
+    int len = 0;
+
+    if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK) {
+        status = shardtab_signal_check(j->table);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "%s: the kernel returned %d and the pad records nothing",
+                                        what, kernel_status);
+        return status;
+    }
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    len = reference(c, n, epoch, j->want);
+    if (len > 0)
+        status = shardtab_memcpy_to_host(j->host_out, j->out, (size_t)len * 8);
+    for (int i = 0; i < len && status == SHARDTAB_SUCCESS; i++) {
+        uint64_t got = from_typed(c->type, j->host_out, i);
+        if (got != j->want[i])
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "%s, call %llu: value %d is 0x%016llx, the plain reduction "
+                                        "in node-rank order gives 0x%016llx",
+                                        what, (unsigned long long)epoch, i, (unsigned long long)got,
+                                        (unsigned long long)j->want[i]);
+    }
+    return status;
+}
+
+static shardtab_status_t zero_status(cc_job_t *j)
+{
+    static const int zero = 0;
+    return shardtab_memcpy_to_device(j->status, &zero, sizeof zero);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- the stages -------------------------------------------------------------------- */
+
+/* The call a fault is planted in: an all-reduce sum of one float (the second
+ * count), after the ring of deposits has wrapped (--rounds 9: call 15). */
+static uint64_t fault_epoch(const cc_options_t *o)
+{
+    return (uint64_t)o->rounds + (uint64_t)(o->rounds < 6 ? o->rounds : 6);
+}
+
+/* Every kind, op, type and count on collective A, the fault if any planted. */
+static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *calls)
+{
+    static const char *const type_names[] = {"float", "double", "int64"};
+    const int counts[4] = {0, 1, 7, o->values};
+    const int faulty = o->fault != FAULT_NONE && j->node_rank == o->fault_rank;
+    uint64_t epoch = 0;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    for (int kind = 0; kind < 5 && status == SHARDTAB_SUCCESS; kind++) /* 3 reduce ops, bcast, gather */
+        for (int type = 0; type < SHARDTAB_TYPE_COUNT && status == SHARDTAB_SUCCESS; type++)
+            for (int ci = 0; ci < 4 && status == SHARDTAB_SUCCESS; ci++)
+                for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
+                    comm_call_t c;
+                    char what[128];
+                    memset(&c, 0, sizeof c);
+                    c.slot = j->slot_a;
+                    c.values = o->values;
+                    c.kind = kind < 3 ? SHARDTAB_COLL_REDUCE
+                                      : kind == 3 ? SHARDTAB_COLL_BROADCAST : SHARDTAB_COLL_GATHER;
+                    c.op = kind < 3 ? kind : SHARDTAB_SUM;
+                    c.type = type;
+                    c.root = kind == 3 ? round % j->node_size : 0;
+                    c.count = counts[ci];
+                    c.phases = COMM_BOTH;
+                    epoch++;
+                    snprintf(what, sizeof what, "%s of %d %s values%s",
+                             kind < 3 ? (kind == 0 ? "all-reduce sum" : kind == 1 ? "all-reduce min"
+                                                                                  : "all-reduce max")
+                                      : kind == 3 ? "broadcast" : "all-gather",
+                             c.count, type_names[type], kind == 3 ? " (root: round % node size)" : "");
+                    int blocks = 1;
+                    if (epoch == fault_epoch(o) && o->fault != FAULT_NONE && o->fault != FAULT_THIRD) {
+                        if (faulty && o->fault == FAULT_NEVER) {
+                            /* no call: the others' waits must give up */
+                            status = shardtab_agree(MPI_COMM_WORLD, SHARDTAB_SUCCESS);
+                            (*calls)++;
+                            continue;
+                        }
+                        if (faulty && o->fault == FAULT_STALE)
+                            c.plant = (comm_plant_t){COMM_PLANT_STALE, j->node_rank, 0};
+                        if (faulty && o->fault == FAULT_CORRUPT)
+                            c.plant = (comm_plant_t){COMM_PLANT_CORRUPT, j->node_rank, 0};
+                        if (faulty && o->fault == FAULT_COUNT)
+                            c.count = c.count > 0 ? c.count - 1 : 1;
+                        if (faulty && o->fault == FAULT_OP)
+                            c.op = SHARDTAB_MAX;
+                        if (o->fault == FAULT_CONCURRENT) {
+                            if (faulty)
+                                blocks = 2;
+                            else
+                                sleep_ms(300); /* the two blocks of the faulty rank overlap */
+                        }
+                    }
+                    status = zero_status(j);
+                    c.plant.epoch = epoch; /* the collective's epoch is its count of calls */
+                    if (status == SHARDTAB_SUCCESS)
+                        status = launch(j, o, &c, epoch, blocks);
+                    if (status == SHARDTAB_SUCCESS)
+                        status = verify(j, &c, epoch, what);
+                    status = shardtab_agree(MPI_COMM_WORLD, status);
+                    (*calls)++;
+                }
+    return status;
+}
+
+/* Two calls in flight on collective B (start, start, finish, finish), with a
+ * barrier of the table between them and collective A's calls untouched. The
+ * fault "third" starts a third. */
+static shardtab_status_t split_phase(cc_job_t *j, const cc_options_t *o, uint64_t *epoch_b)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
+        comm_call_t c;
+        uint64_t first = *epoch_b + 1;
+        memset(&c, 0, sizeof c);
+        c.slot = j->slot_b;
+        c.values = B_VALUES;
+        c.kind = SHARDTAB_COLL_REDUCE;
+        c.op = SHARDTAB_SUM;
+        c.type = SHARDTAB_DOUBLE;
+        c.count = B_VALUES;
+        status = zero_status(j);
+        for (int k = 0; k < 2 && status == SHARDTAB_SUCCESS; k++) {
+            c.phases = COMM_START;
+            status = launch(j, o, &c, first + (uint64_t)k, 1);
+            if (status == SHARDTAB_SUCCESS)
+                status = shardtab_barrier_on_stream(j->table, j->stream);
+        }
+        if (status == SHARDTAB_SUCCESS && o->fault == FAULT_THIRD && j->node_rank == o->fault_rank &&
+            round == 1) {
+            c.phases = COMM_START;
+            status = launch(j, o, &c, first + 2, 1);
+        }
+        for (int k = 0; k < 2 && status == SHARDTAB_SUCCESS; k++) {
+            c.phases = COMM_FINISH;
+            status = launch(j, o, &c, first + (uint64_t)k, 1);
+            if (status == SHARDTAB_SUCCESS)
+                status = verify(j, &c, first + (uint64_t)k, "split-phase all-reduce, two in flight");
+        }
+        *epoch_b += 2;
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+    }
+    return status;
+}
+
+/* Puts with signal around the ring: each rank into its successor's shard,
+ * the halves alternating by round; the successor waits and checks every byte. */
+static shardtab_status_t ring_puts(cc_job_t *j, const cc_options_t *o, int *count)
+{
+    const size_t sizes[5] = {0, 1, 7, 4096, SHARD_BYTES / 2};
+    const int next = (j->node_rank + 1) % j->node_size, prev = (j->node_rank + j->node_size - 1) % j->node_size;
+    unsigned char *src = NULL, *got = NULL, *dev_src = NULL;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    uint64_t round = 0;
+
+    src = malloc(SHARD_BYTES / 2);
+    got = malloc(SHARD_BYTES / 2);
+    if (src == NULL || got == NULL)
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the put buffers failed");
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(SHARD_BYTES / 2, (void **)&dev_src);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    for (int si = 0; si < 5 && status == SHARDTAB_SUCCESS; si++)
+        for (int r = 0; r < 2 && status == SHARDTAB_SUCCESS; r++) {
+            const size_t bytes = sizes[si], half = (size_t)(round & 1) * (SHARD_BYTES / 2);
+            round++;
+            for (size_t b = 0; b < bytes; b++)
+                src[b] = (unsigned char)splitmix((uint64_t)j->node_rank << 40 ^ round << 32 ^ b);
+            if (bytes)
+                status = shardtab_memcpy_to_device(dev_src, src, bytes);
+            if (status == SHARDTAB_SUCCESS)
+                status = zero_status(j);
+            if (status == SHARDTAB_SUCCESS)
+                status = kernel_check(comm_put_launch(&j->sig, shardtab_device_table(j->table), next,
+                                                      half, dev_src, bytes, j->slot_put, round,
+                                                      j->status, o->threads, j->stream),
+                                      "the put kernel");
+            if (status == SHARDTAB_SUCCESS)
+                status = shardtab_stream_synchronize(j->stream);
+            if (status == SHARDTAB_SUCCESS)
+                status = verify(j, &(comm_call_t){0}, 0, "put with signal");
+            if (status == SHARDTAB_SUCCESS && bytes)
+                status = shardtab_memcpy_to_host(got, j->shard + half, bytes);
+            for (size_t b = 0; b < bytes && status == SHARDTAB_SUCCESS; b++) {
+                unsigned char want = (unsigned char)splitmix((uint64_t)prev << 40 ^ round << 32 ^ b);
+                if (got[b] != want)
+                    status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                                "put of %zu bytes, round %llu: byte %zu is 0x%02x, "
+                                                "node rank %d put 0x%02x",
+                                                bytes, (unsigned long long)round, b, got[b], prev, want);
+            }
+            status = shardtab_agree(MPI_COMM_WORLD, status);
+            (*count)++;
+        }
+    free(src);
+    free(got);
+    if (dev_src)
+        (void)shardtab_mem_free(dev_src);
+    return status;
+}
+
+/* ---- set-up ---------------------------------------------------------------------- */
+
+static shardtab_status_t set_up(cc_job_t *j, const cc_options_t *o)
+{
+    shardtab_create_params_t params = {0};
+    shardtab_status_t status;
+    int node_size_guess;
+    void *zeros = calloc(1, SHARD_BYTES);
+    const size_t words = (size_t)o->values * 8 + 64;
+
+    status = zeros ? SHARDTAB_SUCCESS
+                   : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of the shard's zeros failed");
+    if (status == SHARDTAB_SUCCESS)
+        status = kernel_check(comm_stream_create(&j->stream), "creating a stream");
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc_coherent(SHARD_BYTES, (void **)&j->shard);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(j->shard, zeros, SHARD_BYTES);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(words * 8, (void **)&j->in);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(words * 8, (void **)&j->out);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(sizeof(int), (void **)&j->status);
+    j->host_in = malloc(words * 8);
+    j->host_out = malloc(words * 8);
+    j->want = malloc(words * 8);
+    if (status == SHARDTAB_SUCCESS && (!j->host_in || !j->host_out || !j->want))
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the value buffers failed");
+    free(zeros);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    /* the node's size decides the slots: learn it from a first table */
+    status = shardtab_create(MPI_COMM_WORLD, j->shard, SHARD_BYTES, &j->table);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    node_size_guess = shardtab_node_size(j->table);
+    status = shardtab_destroy(&j->table);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    /* A fills the pad's first slots; B and the put's signal follow */
+    j->slot_a = 0;
+    j->slot_b = SHARDTAB_COLL_SLOTS(node_size_guess, o->values);
+    j->slot_put = j->slot_b + SHARDTAB_COLL_SLOTS(node_size_guess, B_VALUES);
+    params.signal_slots = j->slot_put + 1;
+    params.stream = j->stream;
+    status = shardtab_create_with(MPI_COMM_WORLD, j->shard, SHARD_BYTES, &params, &j->table);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    j->node_rank = shardtab_node_rank(j->table);
+    j->node_size = shardtab_node_size(j->table);
+    return shardtab_agree(MPI_COMM_WORLD, shardtab_signals(j->table, &j->sig));
+}
+
+static shardtab_status_t release(cc_job_t *j)
+{
+    shardtab_status_t first = SHARDTAB_SUCCESS, s;
+
+    if (j->table && (s = shardtab_destroy(&j->table)) != SHARDTAB_SUCCESS)
+        first = s;
+    void *device[4] = {j->shard, j->in, j->out, j->status};
+    for (int i = 0; i < 4; i++)
+        if (device[i] && (s = shardtab_mem_free(device[i])) != SHARDTAB_SUCCESS &&
+            first == SHARDTAB_SUCCESS)
+            first = s;
+    comm_stream_destroy(j->stream);
+    free(j->host_in);
+    free(j->host_out);
+    free(j->want);
+    return first;
+}
+
+int main(int argc, char **argv)
+{
+    shardtab_init_params_t init = {0};
+    cc_options_t o;
+    cc_job_t j;
+    char err[256];
+    int code = 0, calls = 0, put_count = 0;
+    uint64_t epoch_b = 0;
+    shardtab_status_t status;
+
+    memset(&j, 0, sizeof j);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &j.size);
+    if (parse(argc, argv, &o, err, sizeof err) != 0) {
+        if (j.rank == 0)
+            fprintf(stderr, "comm_check: error: %s\n", err);
+        MPI_Finalize();
+        return 2;
+    }
+    init.allow_shared_device = o.allow_shared_gpu;
+    status = shardtab_init(MPI_COMM_WORLD, &init);
+    if (status == SHARDTAB_ERR_NO_DEVICE) {
+        if (j.rank == 0)
+            printf("# comm_check: skipped (%s)\n", shardtab_last_error());
+        MPI_Finalize();
+        return 77;
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = set_up(&j, &o);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (o.fault_rank < 0)
+        o.fault_rank = j.node_size - 1;
+    if (status == SHARDTAB_SUCCESS && o.fault_rank >= j.node_size)
+        status = shardtab_agree(MPI_COMM_WORLD,
+                                shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                                   "invalid --fault-rank %d: the node has %d ranks",
+                                                   o.fault_rank, j.node_size));
+    if (status == SHARDTAB_SUCCESS && j.rank == 0)
+        printf("# comm_check: %d ranks, %d node ranks, %d rounds, collective of %d values (%d "
+               "slots), fault %s\n",
+               j.size, j.node_size, o.rounds, o.values, SHARDTAB_COLL_SLOTS(j.node_size, o.values),
+               fault_names[o.fault]);
+    if (status == SHARDTAB_SUCCESS)
+        status = every_call(&j, &o, &calls);
+    if (status == SHARDTAB_SUCCESS && j.rank == 0)
+        printf("# comm_check: collectives OK (%d calls, every value bit for bit)\n", calls);
+    if (status == SHARDTAB_SUCCESS)
+        status = split_phase(&j, &o, &epoch_b);
+    if (status == SHARDTAB_SUCCESS && j.rank == 0)
+        printf("# comm_check: split phase OK (%d rounds of two calls in flight)\n", o.rounds);
+    if (status == SHARDTAB_SUCCESS)
+        status = ring_puts(&j, &o, &put_count);
+    if (status == SHARDTAB_SUCCESS && j.rank == 0)
+        printf("# comm_check: puts with signal OK (%d puts, 0 B to %u B)\n", put_count,
+               SHARD_BYTES / 2);
+    if (status == SHARDTAB_SUCCESS && o.fault != FAULT_NONE)
+        status = shardtab_agree(MPI_COMM_WORLD,
+                                shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                                   "the planted fault '%s' was not caught",
+                                                   fault_names[o.fault]));
+    if (status == SHARDTAB_SUCCESS && j.rank == 0)
+        printf("# comm_check: OK (%d ranks)\n", j.size);
+    {
+        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release(&j));
+        if (status == SHARDTAB_SUCCESS)
+            status = released;
+    }
+    if (status != SHARDTAB_SUCCESS) {
+        if (j.rank == 0)
+            fprintf(stderr, "comm_check: error: %s\n", shardtab_last_error());
+        code = status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
+    }
+    shardtab_finalize();
+    MPI_Finalize();
+    return code;
+}

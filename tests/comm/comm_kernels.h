@@ -1,0 +1,35 @@
+/* comm_kernels.h - the launchers of comm_check's device code (comm_calls.h): one
+ * block of `threads` runs a call. One implementation per backend:
+ * comm_kernels.hip (HIP and CUDA), comm_kernels_host.c (the calling thread,
+ * or for the concurrency test two threads at once). */
+#ifndef COMM_KERNELS_H
+#define COMM_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shardtab_device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct comm_call comm_call_t;
+
+/* *status (device memory) gets the block's SHARDTAB_WAIT_* status. `blocks`
+ * blocks run the same call at once (2: the refused misuse). Return 0 or a
+ * runtime code. */
+int comm_call_launch(const shardtab_signals_t *sig, const comm_call_t *call, const void *in,
+                     void *out, int *status, int threads, int blocks, void *stream);
+int comm_put_launch(const shardtab_signals_t *sig, void *const *table, int peer, size_t offset,
+                    const void *src, size_t bytes, int slot, uint64_t round, int *status,
+                    int threads, void *stream);
+int comm_stream_create(void **stream);
+void comm_stream_destroy(void *stream);
+const char *comm_error_string(int code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMM_KERNELS_H */

@@ -1,0 +1,59 @@
+/* comm_kernels.hip - comm_check's kernels (comm_kernels.h): the calls of
+ * comm_calls.h as a user's kernel makes them. HIP for AMD, compiled as CUDA
+ * for NVIDIA. */
+#include "gpu_runtime.h"
+#include "comm_calls.h"
+#include "comm_kernels.h"
+
+__global__ void comm_call_kernel(shardtab_signals_t sig, comm_call_t call, const void *in, void *out,
+                                 int *status)
+{
+    int st = comm_call_block(&sig, &call, in, out);
+    if (shardtab_block_leader() && st != SHARDTAB_WAIT_OK)
+        atomicMax(status, st);
+}
+
+__global__ void comm_put_kernel(shardtab_signals_t sig, void *const *table, int peer, size_t offset,
+                                const void *src, size_t bytes, int slot, uint64_t round, int *status)
+{
+    int st = comm_put_block(&sig, table, peer, offset, src, bytes, slot, round);
+    if (shardtab_block_leader())
+        *status = st;
+}
+
+extern "C" int comm_call_launch(const shardtab_signals_t *sig, const comm_call_t *call,
+                                const void *in, void *out, int *status, int threads, int blocks,
+                                void *stream)
+{
+    comm_call_kernel<<<blocks, threads, 0, (hipStream_t)stream>>>(*sig, *call, in, out, status);
+    return (int)hipGetLastError();
+}
+
+extern "C" int comm_put_launch(const shardtab_signals_t *sig, void *const *table, int peer,
+                               size_t offset, const void *src, size_t bytes, int slot,
+                               uint64_t round, int *status, int threads, void *stream)
+{
+    comm_put_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, table, peer, offset, src, bytes,
+                                                           slot, round, status);
+    return (int)hipGetLastError();
+}
+
+extern "C" int comm_stream_create(void **stream)
+{
+    hipStream_t s;
+    hipError_t err = hipStreamCreateWithFlags(&s, hipStreamNonBlocking);
+    if (err == hipSuccess)
+        *stream = (void *)s;
+    return (int)err;
+}
+
+extern "C" void comm_stream_destroy(void *stream)
+{
+    if (stream)
+        (void)hipStreamDestroy((hipStream_t)stream);
+}
+
+extern "C" const char *comm_error_string(int code)
+{
+    return hipGetErrorString((hipError_t)code);
+}
