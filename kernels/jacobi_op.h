@@ -66,10 +66,4 @@ static JACOBI_HD inline int jacobi_history_slot(uint64_t done, int nccheck, int 
                : -1;
 }
 
-/* Which deposit of the norm ring iteration k's norm goes to. */
-static JACOBI_HD inline uint64_t jacobi_deposit(uint64_t base, int nccheck, uint64_t k)
-{
-    return (k - base) / (uint64_t)nccheck;
-}
-
 #endif /* JACOBI_OP_H */

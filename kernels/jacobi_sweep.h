@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shardtab_device.h"
+#include "shardtab_comm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,11 +45,8 @@ typedef float jacobi_real_t; /* as the anchors: single precision */
 /* Slots of each rank's signal pad the step uses (shardtab_create_with). */
 #define JACOBI_SLOT_FROM_TOP 0    /* iterations the top neighbour has finished */
 #define JACOBI_SLOT_FROM_BOTTOM 1 /* iterations the bottom neighbour has finished */
-#define JACOBI_NORM_RING 8        /* norm deposits kept per rank */
-#define JACOBI_SLOT_NORM_SEQ(rank) (2 + (rank))
-#define JACOBI_SLOT_NORM(node_size, deposit, rank) \
-    (2 + (node_size) + ((deposit) % JACOBI_NORM_RING) * (node_size) + (rank))
-#define JACOBI_SIGNAL_SLOTS(node_size) (2 + (node_size) * (1 + JACOBI_NORM_RING))
+#define JACOBI_SLOT_NORM 2        /* the norm's all-reduce (shardtab_comm.h): one double */
+#define JACOBI_SIGNAL_SLOTS(node_size) (JACOBI_SLOT_NORM + SHARDTAB_COLL_SLOTS(node_size, 1))
 #define JACOBI_NO_STOP UINT64_MAX
 #define JACOBI_NO_NORM UINT64_MAX   /* jacobi_ctl_t.norm_iter before any norm is decided */
 #define JACOBI_HISTORY_MAX 65536    /* norms the history keeps: every one decided, up to this */
@@ -148,9 +145,6 @@ int jacobi_plan_create(const jacobi_step_t *step, jacobi_launch_t launch, void *
  * after the device has stopped the solve. Returns 0 or a runtime code. */
 int jacobi_plan_run(jacobi_plan_t *plan, int count);
 void jacobi_plan_destroy(jacobi_plan_t *plan);
-/* The launch mode the plan runs, and its grid (blocks). */
-jacobi_launch_t jacobi_plan_launch(const jacobi_plan_t *plan);
-int jacobi_plan_blocks(const jacobi_plan_t *plan);
 
 /* Stream helpers for the program: a non-blocking stream (graphs cannot be
  * captured on the legacy default stream). */

@@ -23,6 +23,7 @@
 
 #include "gpu_runtime.h"
 #include "jacobi_op.h"
+#include "jacobi_protocol.h"
 #include "jacobi_sweep.h"
 #include "shardtab_device.h"
 
@@ -218,84 +219,9 @@ struct Vec4Columns {
     }
 };
 
-/* ---- signals, sums and the trace ------------------------------------------------- */
-
-/* Iteration k's trace record, or NULL. */
-__device__ static inline uint64_t *trace_of(const jacobi_step_t &s, uint64_t k, uint64_t base)
-{
-    return s.trace && k - base < (uint64_t)s.trace_len ? s.trace + (k - base) * JACOBI_TRACE_EVENTS
-                                                         : NULL;
-}
-__device__ static inline void trace_min(uint64_t *rec, int event, uint64_t v)
-{
-    if (rec)
-        atomicMin((unsigned long long *)&rec[event], (unsigned long long)v);
-}
-__device__ static inline void trace_max(uint64_t *rec, int event, uint64_t v)
-{
-    if (rec)
-        atomicMax((unsigned long long *)&rec[event], (unsigned long long)v);
-}
-
-/* The solve ends after iteration k, for every block: stop_at only ever falls,
- * so every block that reads it after k's join decides alike. */
-__device__ static inline void stop_after(const jacobi_step_t &s, uint64_t k)
-{
-    atomicMin((unsigned long long *)&s.ctl->stop_at, (unsigned long long)(k + 1));
-    if (s.done)
-        *s.done = 1;
-}
-
-/* Has a rank of the node given up a wait? (The reference has no pads.) */
-__device__ static inline bool peers_aborted(const jacobi_step_t &s)
-{
-    return s.sig.mine && shardtab_aborted(&s.sig);
-}
-
-/* A wait gave up (or another rank did): this rank's solve ends after k. */
-__device__ static inline void fail_at(const jacobi_step_t &s, uint64_t k)
-{
-    s.ctl->failed = 1;
-    stop_after(s, k);
-}
-
-/* Thread 0 waits for a neighbour's "finished k - 1" before the tile touches a
- * ghost row; every thread learns the outcome. Returns false when the tile must
- * stop (the solve then ends after k). */
-__device__ static bool block_wait(const jacobi_step_t &s, int slot, uint64_t k, uint64_t *rec,
-                                  int *flag)
-{
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        uint64_t t0 = rec ? shardtab_clock() : 0;
-        *flag = shardtab_signal_wait_until(&s.sig, slot, SHARDTAB_CMP_GE, k);
-        if (rec)
-            trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t0);
-        if (*flag != SHARDTAB_WAIT_OK)
-            fail_at(s, k);
-    }
-    __syncthreads();
-    return *flag == SHARDTAB_WAIT_OK;
-}
-
-/* The tile is done, its stores into a neighbour's ghost row included: the last
- * tile of the strip tells that neighbour "finished k". */
-__device__ static void strip_done(const jacobi_step_t &s, uint64_t *arrived, int peer, int slot,
-                                  uint64_t k, uint64_t *rec)
-{
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        uint64_t t0 = rec ? shardtab_clock() : 0;
-        shardtab_fence(); /* the block's stores before the count */
-        uint64_t ticket = atomicAdd((unsigned long long *)arrived, 1ull) + 1;
-        if (ticket % (uint64_t)s.blocks_x == 0 && !s.skip_signal) {
-            shardtab_fence(); /* every tile's stores, seen through the count, before the signal */
-            shardtab_signal_set(&s.sig, peer, slot, k + 1);
-        }
-        if (rec)
-            trace_max(rec, JACOBI_TRACE_SIGNAL, shardtab_clock() - t0);
-    }
-}
+/* ---- sums ------------------------------------------------------------------------ *
+ * The waits, signals, norm, stop rule and trace are jacobi_protocol.h's, the
+ * same code the host backend runs. */
 
 /* A warp's (AMD: a wavefront's) values summed down a fixed tree of shuffles:
  * the same order every time. Lane 0 holds the sum. */
@@ -343,66 +269,6 @@ __device__ static double rank_norm2(const jacobi_step_t &s, uint64_t k, double *
     return block_sum(sum, scratch); /* thread 0's */
 }
 
-/* Thread 0: this rank's norm of iteration k into every node peer's pad (the
- * bits of the double, then a release count), and into its own bookkeeping. */
-__device__ static void deposit_norm(const jacobi_step_t &s, uint64_t k, uint64_t base,
-                                    double local2)
-{
-    if (s.device_norm && s.sig.node_size > 1) {
-        uint64_t bits, deposit = jacobi_deposit(base, s.nccheck, k);
-        memcpy(&bits, &local2, sizeof bits);
-        for (int q = 0; q < s.sig.node_size; q++)
-            s.sig.pads[q][shardtab_slot_index(
-                &s.sig, JACOBI_SLOT_NORM(s.sig.node_size, deposit, s.sig.node_rank))] = bits;
-        for (int q = 0; q < s.sig.node_size; q++) /* release: the deposit before its count */
-            shardtab_signal_set(&s.sig, q, JACOBI_SLOT_NORM_SEQ(s.sig.node_rank), k + 1);
-    }
-}
-
-/* Thread 0, closing iteration k: the decision on the norm of k - 1 (every
- * rank's, summed in rank order: the same bits everywhere), one iteration late
- * as the anchors. Returns false when a wait gave up. */
-__device__ static bool decide(const jacobi_step_t &s, uint64_t k, uint64_t base, uint64_t *rec)
-{
-    jacobi_ctl_t *ctl = s.ctl;
-    double global2 = 0.0;
-
-    if (s.fault.kind == JACOBI_FAULT_STOP && k - base == (uint64_t)s.fault.iteration)
-        stop_after(s, k);
-    if (!s.device_norm || !jacobi_decision_iteration(base, s.nccheck, k))
-        return true;
-    if (s.sig.node_size > 1) {
-        uint64_t deposit = jacobi_deposit(base, s.nccheck, k - 1);
-        uint64_t t0 = rec ? shardtab_clock() : 0;
-        for (int r = 0; r < s.sig.node_size; r++) {
-            if (shardtab_signal_wait_until(&s.sig, JACOBI_SLOT_NORM_SEQ(r), SHARDTAB_CMP_GE, k) !=
-                SHARDTAB_WAIT_OK) {
-                fail_at(s, k);
-                return false;
-            }
-            uint64_t bits = shardtab_load_relaxed_system(
-                s.sig.mine +
-                shardtab_slot_index(&s.sig, JACOBI_SLOT_NORM(s.sig.node_size, deposit, r)));
-            double part;
-            memcpy(&part, &bits, sizeof part);
-            global2 += part;
-        }
-        if (rec)
-            rec[JACOBI_TRACE_NORM_WAIT] = shardtab_clock() - t0;
-    } else {
-        global2 = ctl->local_norm2; /* one rank: its own norm of k - 1 */
-    }
-    double norm = sqrt(global2);
-    int slot = jacobi_history_slot(k - 1 - base, s.nccheck, s.history_len);
-    ctl->norm = norm;
-    ctl->norm_iter = k - 1;
-    if (slot >= 0)
-        s.history[slot] = norm;
-    if (norm <= s.tol)
-        stop_after(s, k);
-    return true;
-}
-
 /* ---- one tile of one iteration --------------------------------------------------- */
 
 /* Sweeps tile `tile` of iteration k: waits for the neighbours where it reads or
@@ -411,7 +277,7 @@ __device__ static bool decide(const jacobi_step_t &s, uint64_t k, uint64_t base,
  * Returns false when a wait gave up. Every thread of the block calls it. */
 template <class Cols, int G, bool HOOKS>
 __device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t base, int tile,
-                                  uint64_t *rec, int *shared_flag, double *norm2)
+                                  uint64_t *rec, double *norm2)
 {
     jacobi_ctl_t *ctl = s.ctl;
     const int p = (int)(k & 1);
@@ -435,11 +301,11 @@ __device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t b
     /* the planted bug of a test: this thread's point at this iteration */
     const bool fault_here = HOOKS && s.fault.kind != JACOBI_FAULT_NONE &&
                             k - base == (uint64_t)s.fault.iteration && cols.holds(s.fault.col);
-    bool top_ready = !sync_top, bottom_ready = !sync_bottom, wrote_remote = false;
+    bool top_ready = !sync_top, bottom_ready = !sync_bottom;
     typedef typename Cols::value_t value_t;
 
     if (first - dir == -1 && !top_ready) {
-        if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, rec, shared_flag))
+        if (!jacobi_wait_neighbour(&s, JACOBI_SLOT_FROM_TOP, k, rec))
             return false;
         top_ready = true;
     }
@@ -452,12 +318,12 @@ __device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t b
         const int lo = dir > 0 ? r : far + 1, hi = dir > 0 ? far - 1 : r;
         const bool edge_rows = (lo == 0 && top_dest) || (hi == rows - 1 && bottom_dest);
         if (far == -1 && !top_ready) {
-            if (!block_wait(s, JACOBI_SLOT_FROM_TOP, k, rec, shared_flag))
+            if (!jacobi_wait_neighbour(&s, JACOBI_SLOT_FROM_TOP, k, rec))
                 return false;
             top_ready = true;
         }
         if (far == rows && !bottom_ready) {
-            if (!block_wait(s, JACOBI_SLOT_FROM_BOTTOM, k, rec, shared_flag))
+            if (!jacobi_wait_neighbour(&s, JACOBI_SLOT_FROM_BOTTOM, k, rec))
                 return false;
             bottom_ready = true;
         }
@@ -484,14 +350,10 @@ __device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t b
                 }
                 cols.store(next_a + (size_t)row * nx, v);
                 if (edge_rows) {
-                    if (row == 0 && top_dest) {
+                    if (row == 0 && top_dest)
                         cols.store(top_dest, v);
-                        wrote_remote = true;
-                    }
-                    if (row == rows - 1 && bottom_dest) {
+                    if (row == rows - 1 && bottom_dest)
                         cols.store(bottom_dest, v);
-                        wrote_remote = true;
-                    }
                 }
                 if (norm_iter)
                     *norm2 += cols.residue2(v, center);
@@ -504,16 +366,12 @@ __device__ static bool sweep_tile(const jacobi_step_t &s, uint64_t k, uint64_t b
         r = far;
     }
 
-    /* signals: a writer's stores reach the peer before the strip counts it. One
-     * release for the block on NVIDIA (thread 0's, after the barrier in
-     * strip_done: cumulative); on AMD each writing wave releases its own
-     * (shardtab_device.h says why) */
-    if (wrote_remote)
-        shardtab_fence_before_block_release();
+    /* the strip's "finished k" once every tile's stores into the neighbour are
+     * visible there (shardtab_signal_after_blocks releases them, per wave on AMD) */
     if (sync_top)
-        strip_done(s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
+        jacobi_strip_done(&s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
     if (sync_bottom)
-        strip_done(s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k, rec);
+        jacobi_strip_done(&s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k, rec);
     return true;
 }
 
@@ -527,45 +385,30 @@ __device__ static void tile_partial(const jacobi_step_t &s, uint64_t k, int tile
             s.partials[(size_t)(k & 1) * (s.blocks_x * s.strips) + tile] = sum;
     }
     if (rec && threadIdx.x == 0)
-        trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
+        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
 }
 
 /* ---- one launch per iteration ----------------------------------------------------- */
 
-/* The last block of iteration k: this rank's norm, the deposits into the node
- * peers' pads, the decision on the norm of k - 1, and the next iteration. */
+/* The last block of iteration k: this rank's norm, then the protocol's close
+ * (the decision on k - 1, k's deposit, the next iteration). */
 __device__ static void close_iteration(const jacobi_step_t &s, uint64_t k, uint64_t base,
                                        bool norm_iter, double *scratch, uint64_t *rec)
 {
-    jacobi_ctl_t *ctl = s.ctl;
-    uint64_t t0 = rec ? shardtab_clock() : 0;
-    double local2 = norm_iter ? rank_norm2(s, k, scratch) : 0.0;
+    __shared__ double local2;
+    double sum = norm_iter ? rank_norm2(s, k, scratch) : 0.0;
 
-    if (threadIdx.x != 0)
-        return;
-    if (norm_iter)
-        deposit_norm(s, k, base, local2);
-    if (!decide(s, k, base, rec))
-        return;
-    if (norm_iter) {
-        ctl->local_norm2 = local2;
-        ctl->local_iter = k;
-    }
-    if (peers_aborted(s))
-        fail_at(s, k);
-    ctl->iteration = k + 1;
-    if (rec) {
-        uint64_t now = shardtab_clock();
-        rec[JACOBI_TRACE_NORM] = now - t0;
-        rec[JACOBI_TRACE_END] = now;
-    }
+    if (threadIdx.x == 0)
+        local2 = sum;
+    __syncthreads();
+    jacobi_close_step(&s, k, base, &local2, rec);
 }
 
 template <class Cols, int G, bool HOOKS>
 __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks) jacobi_step_kernel(jacobi_step_t s)
 {
     __shared__ uint64_t shared_k, shared_base;
-    __shared__ int shared_run, shared_flag, shared_last;
+    __shared__ int shared_run, shared_last;
     __shared__ double scratch[JACOBI_BLOCK];
     jacobi_ctl_t *ctl = s.ctl;
 
@@ -575,19 +418,19 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks) jacobi_step_ke
         uint64_t it = ctl->iteration;
         shared_k = it;
         shared_base = ctl->base;
-        shared_run = it < ctl->stop_at && !ctl->failed && !peers_aborted(s);
+        shared_run = it < ctl->stop_at && !ctl->failed && !jacobi_peers_aborted(&s);
     }
     __syncthreads();
     if (!shared_run)
         return;
     const uint64_t k = shared_k, base = shared_base;
     const bool norm_iter = jacobi_norm_iteration(base, s.nccheck, k);
-    uint64_t *rec = HOOKS ? trace_of(s, k, base) : NULL;
+    uint64_t *rec = HOOKS ? jacobi_trace_of(&s, k, base) : NULL;
     double norm2 = 0.0;
 
     if (rec && threadIdx.x == 0)
-        trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
-    if (!sweep_tile<Cols, G, HOOKS>(s, k, base, (int)blockIdx.x, rec, &shared_flag, &norm2))
+        jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
+    if (!sweep_tile<Cols, G, HOOKS>(s, k, base, (int)blockIdx.x, rec, &norm2))
         return;
     tile_partial(s, k, (int)blockIdx.x, norm_iter, norm2, scratch, rec);
     __syncthreads();
@@ -627,7 +470,6 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
      * registers across the walk it would push the walk's own out (spills) */
     __shared__ volatile uint64_t shared_k, shared_stop;
     __shared__ uint64_t shared_base, shared_end;
-    __shared__ int shared_flag;
     __shared__ double scratch[JACOBI_BLOCK];
     jacobi_ctl_t *ctl = s.ctl;
 
@@ -643,43 +485,43 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
         if (k >= shared_end || k >= shared_stop)
             break;
         const uint64_t base = shared_base;
-        uint64_t *rec = HOOKS ? trace_of(s, k, base) : NULL;
+        uint64_t *rec = HOOKS ? jacobi_trace_of(&s, k, base) : NULL;
         uint64_t norm_ticks = 0;
+        bool ok = true;
 
         if (rec && threadIdx.x == 0)
-            trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
-        if (blockIdx.x == 0 && k > base && jacobi_norm_iteration(base, s.nccheck, k - 1)) {
+            jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
+        if (blockIdx.x == 0) {
+            __shared__ double local2;
             uint64_t t0 = rec ? shardtab_clock() : 0;
-            double local2 = rank_norm2(s, k - 1, scratch);
-            if (threadIdx.x == 0) {
-                deposit_norm(s, k - 1, base, local2);
-                ctl->local_norm2 = local2;
-                ctl->local_iter = k - 1;
-                if (rec)
-                    norm_ticks = shardtab_clock() - t0;
-            }
+            const bool deposit = k > base && jacobi_norm_iteration(base, s.nccheck, k - 1);
+            double sum = deposit ? rank_norm2(s, k - 1, scratch) : 0.0;
+            if (threadIdx.x == 0)
+                local2 = sum;
+            __syncthreads();
+            ok = jacobi_persistent_norm(&s, k, base, &local2);
+            if (rec && threadIdx.x == 0 && deposit)
+                norm_ticks = shardtab_clock() - t0;
         }
-        bool ok = true;
         const int first_sweeper = s.norm_block; /* block 0 sweeps too, or not */
         if ((int)blockIdx.x >= first_sweeper)
             for (int tile = (int)blockIdx.x - first_sweeper; tile < s.blocks_x * s.strips && ok;
                  tile += (int)gridDim.x - first_sweeper) {
                 double norm2 = 0.0;
-                ok = sweep_tile<Cols, G, HOOKS>(s, shared_k, shared_base, tile, rec, &shared_flag,
-                                                &norm2);
+                ok = sweep_tile<Cols, G, HOOKS>(s, shared_k, shared_base, tile, rec, &norm2);
                 if (ok)
                     tile_partial(s, shared_k, tile, jacobi_norm_iteration(shared_base, s.nccheck, shared_k),
                                  norm2, scratch, rec);
             }
-        if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (blockIdx.x == 0) {
             uint64_t t0 = rec ? shardtab_clock() : 0;
-            if (ok && decide(s, k, base, rec) && peers_aborted(s))
-                fail_at(s, k);
-            if (rec)
+            if (ok && jacobi_decide(&s, k, base, rec) && threadIdx.x == 0 && jacobi_peers_aborted(&s))
+                jacobi_fail_at(&s, k);
+            if (rec && threadIdx.x == 0)
                 rec[JACOBI_TRACE_NORM] = norm_ticks + (shardtab_clock() - t0);
         }
         if (rec && threadIdx.x == 0 && (int)blockIdx.x >= first_sweeper)
-            trace_max(rec, JACOBI_TRACE_ARRIVED, shardtab_clock());
+            jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, shardtab_clock());
         cg::this_grid().sync();
         if (threadIdx.x == 0) {
             shared_stop = *(volatile uint64_t *)&ctl->stop_at;
@@ -930,16 +772,6 @@ extern "C" int jacobi_plan_run(jacobi_plan_t *plan, int count)
         count -= steps;
     }
     return (int)err;
-}
-
-extern "C" jacobi_launch_t jacobi_plan_launch(const jacobi_plan_t *plan)
-{
-    return plan->launch;
-}
-
-extern "C" int jacobi_plan_blocks(const jacobi_plan_t *plan)
-{
-    return plan->blocks;
 }
 
 extern "C" int jacobi_stream_create(void **stream)

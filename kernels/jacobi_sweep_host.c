@@ -1,8 +1,8 @@
 /* jacobi_sweep_host.c - the host backend's jacobi "kernels": the same per-point
- * work (jacobi_op.h), the same signals (shardtab_device.h, C11 atomics on the
- * shared-memory pads) and the same norm and stop rules as jacobi_sweep.hip, run
- * by loops on the CPU. One tile covers the rows (one "block"), so a grid-wide
- * barrier is nothing here; what the host backend does test is the protocol
+ * work (jacobi_op.h) and the same protocol (jacobi_protocol.h: the waits, the
+ * signals, the norm's all-reduce, the stop rule, the trace; C11 atomics on the
+ * shared-memory pads) as jacobi_sweep.hip; only the loops are this file's.
+ * One tile covers the rows (one "block"), so a grid-wide barrier is nothing here; what the host backend does test is the protocol
  * between the ranks, in both of its forms: a step per call (stream and graph
  * launches: the norm of k deposited and the norm of k - 1 decided as k closes)
  * and one call for the whole solve (persistent: the norm of k - 1 deposited as
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jacobi_op.h"
+#include "jacobi_protocol.h"
 #include "jacobi_sweep.h"
 
 int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
@@ -22,42 +23,6 @@ int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
     s->rows_per_strip = s->rows;
     s->columns_per_thread = 1;
     *partials = 2;
-    return 0;
-}
-
-static uint64_t *trace_of(const jacobi_step_t *s, uint64_t k, uint64_t base)
-{
-    return s->trace && k - base < (uint64_t)s->trace_len ? s->trace + (k - base) * JACOBI_TRACE_EVENTS
-                                                           : NULL;
-}
-
-static void stop_after(const jacobi_step_t *s, uint64_t k)
-{
-    if (k + 1 < s->ctl->stop_at)
-        s->ctl->stop_at = k + 1;
-}
-
-static void fail_at(const jacobi_step_t *s, uint64_t k)
-{
-    s->ctl->failed = 1;
-    stop_after(s, k);
-}
-
-static int peers_aborted(const jacobi_step_t *s)
-{
-    return s->sig.mine && shardtab_aborted(&s->sig);
-}
-
-static int wait_for(const jacobi_step_t *s, int slot, uint64_t k, uint64_t *rec)
-{
-    uint64_t t0 = shardtab_clock();
-    int status = shardtab_signal_wait_until(&s->sig, slot, SHARDTAB_CMP_GE, k);
-
-    if (rec && shardtab_clock() - t0 > rec[JACOBI_TRACE_WAIT])
-        rec[JACOBI_TRACE_WAIT] = shardtab_clock() - t0;
-    if (status == SHARDTAB_WAIT_OK)
-        return 1;
-    fail_at(s, k);
     return 0;
 }
 
@@ -77,8 +42,8 @@ static int sweep(const jacobi_step_t *s, uint64_t k, uint64_t base, double *loca
                           k - base == (uint64_t)s->fault.iteration;
     double sum = 0.0;
 
-    if ((sync_top && !wait_for(s, JACOBI_SLOT_FROM_TOP, k, rec)) ||
-        (sync_bottom && !wait_for(s, JACOBI_SLOT_FROM_BOTTOM, k, rec)))
+    if ((sync_top && !jacobi_wait_neighbour(s, JACOBI_SLOT_FROM_TOP, k, rec)) ||
+        (sync_bottom && !jacobi_wait_neighbour(s, JACOBI_SLOT_FROM_BOTTOM, k, rec)))
         return 0;
     for (int r = 0; r < rows; r++) {
         const jacobi_real_t *up = r == 0 ? halo : a + (size_t)(r - 1) * nx;
@@ -104,73 +69,12 @@ static int sweep(const jacobi_step_t *s, uint64_t k, uint64_t base, double *loca
     }
     if (rec)
         rec[JACOBI_TRACE_SWEPT] = shardtab_clock();
-    /* release: the ghost rows written above before "finished k" */
-    uint64_t t0 = shardtab_clock();
-    if (sync_top && !s->skip_signal)
-        shardtab_signal_set(&s->sig, s->top_peer, JACOBI_SLOT_FROM_BOTTOM, k + 1);
-    if (sync_bottom && !s->skip_signal)
-        shardtab_signal_set(&s->sig, s->bottom_peer, JACOBI_SLOT_FROM_TOP, k + 1);
-    if (rec)
-        rec[JACOBI_TRACE_SIGNAL] = shardtab_clock() - t0;
+    /* "finished k", once the ghost rows written above are visible (one tile a strip) */
+    if (sync_top)
+        jacobi_strip_done(s, &s->ctl->top_arrived, s->top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
+    if (sync_bottom)
+        jacobi_strip_done(s, &s->ctl->bottom_arrived, s->bottom_peer, JACOBI_SLOT_FROM_TOP, k, rec);
     *local2 = sum;
-    return 1;
-}
-
-/* The same deposit as jacobi_sweep.hip: the bits of the double, then a release count. */
-static void deposit_norm(const jacobi_step_t *s, uint64_t k, uint64_t base, double local2)
-{
-    if (!s->device_norm || s->sig.node_size <= 1)
-        return;
-    uint64_t bits, deposit = jacobi_deposit(base, s->nccheck, k);
-    memcpy(&bits, &local2, sizeof bits);
-    for (int q = 0; q < s->sig.node_size; q++)
-        shardtab_store_release_system(
-            s->sig.pads[q] +
-                shardtab_slot_index(&s->sig,
-                                    JACOBI_SLOT_NORM(s->sig.node_size, deposit, s->sig.node_rank)),
-            bits);
-    for (int q = 0; q < s->sig.node_size; q++)
-        shardtab_signal_set(&s->sig, q, JACOBI_SLOT_NORM_SEQ(s->sig.node_rank), k + 1);
-}
-
-/* Closing iteration k: the decision on the norm of k - 1, as jacobi_sweep.hip. */
-static int decide(const jacobi_step_t *s, uint64_t k, uint64_t base, uint64_t *rec)
-{
-    jacobi_ctl_t *ctl = s->ctl;
-    double global2 = 0.0;
-
-    if (s->fault.kind == JACOBI_FAULT_STOP && k - base == (uint64_t)s->fault.iteration)
-        stop_after(s, k);
-    if (!s->device_norm || !jacobi_decision_iteration(base, s->nccheck, k))
-        return 1;
-    if (s->sig.node_size > 1) {
-        uint64_t deposit = jacobi_deposit(base, s->nccheck, k - 1), t0 = shardtab_clock();
-        for (int r = 0; r < s->sig.node_size; r++) { /* rank order: the same bits everywhere */
-            if (shardtab_signal_wait_until(&s->sig, JACOBI_SLOT_NORM_SEQ(r), SHARDTAB_CMP_GE, k) !=
-                SHARDTAB_WAIT_OK) {
-                fail_at(s, k);
-                return 0;
-            }
-            uint64_t bits = shardtab_load_relaxed_system(
-                s->sig.mine +
-                shardtab_slot_index(&s->sig, JACOBI_SLOT_NORM(s->sig.node_size, deposit, r)));
-            double part;
-            memcpy(&part, &bits, sizeof part);
-            global2 += part;
-        }
-        if (rec)
-            rec[JACOBI_TRACE_NORM_WAIT] = shardtab_clock() - t0;
-    } else {
-        global2 = ctl->local_norm2;
-    }
-    double norm = sqrt(global2);
-    int slot = jacobi_history_slot(k - 1 - base, s->nccheck, s->history_len);
-    ctl->norm = norm;
-    ctl->norm_iter = k - 1;
-    if (slot >= 0)
-        s->history[slot] = norm;
-    if (norm <= s->tol)
-        stop_after(s, k);
     return 1;
 }
 
@@ -180,10 +84,10 @@ static void step(const jacobi_step_t *s)
     jacobi_ctl_t *ctl = s->ctl;
     const uint64_t k = ctl->iteration, base = ctl->base;
     const int norm_iter = jacobi_norm_iteration(base, s->nccheck, k);
-    uint64_t *rec = trace_of(s, k, base);
+    uint64_t *rec = jacobi_trace_of(s, k, base);
     double local2 = 0.0;
 
-    if (k >= ctl->stop_at || ctl->failed || peers_aborted(s))
+    if (k >= ctl->stop_at || ctl->failed || jacobi_peers_aborted(s))
         return;
     if (rec)
         rec[JACOBI_TRACE_BEGIN] = shardtab_clock();
@@ -191,24 +95,9 @@ static void step(const jacobi_step_t *s)
         return;
     if (rec)
         rec[JACOBI_TRACE_ARRIVED] = shardtab_clock();
-    uint64_t t0 = shardtab_clock();
-    if (norm_iter) {
+    if (norm_iter)
         s->partials[k & 1] = local2;
-        deposit_norm(s, k, base, local2);
-    }
-    if (!decide(s, k, base, rec))
-        return;
-    if (norm_iter) {
-        ctl->local_norm2 = local2;
-        ctl->local_iter = k;
-    }
-    if (peers_aborted(s))
-        fail_at(s, k);
-    ctl->iteration = k + 1;
-    if (rec) {
-        rec[JACOBI_TRACE_NORM] = shardtab_clock() - t0;
-        rec[JACOBI_TRACE_END] = shardtab_clock();
-    }
+    jacobi_close_step(s, k, base, &local2, rec);
 }
 
 /* The whole solve in one call, as the GPU's persistent kernel: the norm of
@@ -221,27 +110,25 @@ static void persistent(const jacobi_step_t *s, uint64_t count)
 
     for (; k < k0 + count && k < ctl->stop_at; k++) {
         const int norm_iter = jacobi_norm_iteration(base, s->nccheck, k);
-        uint64_t *rec = trace_of(s, k, base), norm_ticks = 0, t0 = shardtab_clock();
-        double local2 = 0.0;
+        uint64_t *rec = jacobi_trace_of(s, k, base), norm_ticks = 0, t0 = shardtab_clock();
+        double local2 = 0.0, previous = k > base ? s->partials[(k - 1) & 1] : 0.0;
 
         if (rec)
             rec[JACOBI_TRACE_BEGIN] = t0;
-        if (k > base && jacobi_norm_iteration(base, s->nccheck, k - 1)) {
-            double previous = s->partials[(k - 1) & 1];
-            deposit_norm(s, k - 1, base, previous);
-            ctl->local_norm2 = previous;
-            ctl->local_iter = k - 1;
-            norm_ticks = shardtab_clock() - t0;
-        }
-        if (!sweep(s, k, base, &local2, rec)) {
+        if (!jacobi_persistent_norm(s, k, base, &previous)) {
             k++; /* as the GPU's: a failed iteration still counts */
+            break;
+        }
+        norm_ticks = shardtab_clock() - t0;
+        if (!sweep(s, k, base, &local2, rec)) {
+            k++;
             break;
         }
         if (norm_iter)
             s->partials[k & 1] = local2;
         t0 = shardtab_clock();
-        if (decide(s, k, base, rec) && peers_aborted(s))
-            fail_at(s, k);
+        if (jacobi_decide(s, k, base, rec) && jacobi_peers_aborted(s))
+            jacobi_fail_at(s, k);
         if (rec) {
             uint64_t now = shardtab_clock();
             rec[JACOBI_TRACE_NORM] = norm_ticks + (now - t0);
@@ -292,17 +179,6 @@ int jacobi_plan_run(jacobi_plan_t *plan, int count)
 void jacobi_plan_destroy(jacobi_plan_t *plan)
 {
     free(plan);
-}
-
-jacobi_launch_t jacobi_plan_launch(const jacobi_plan_t *plan)
-{
-    return plan->launch;
-}
-
-int jacobi_plan_blocks(const jacobi_plan_t *plan)
-{
-    (void)plan;
-    return 1;
 }
 
 int jacobi_stream_create(void **stream)
