@@ -14,14 +14,22 @@ Memory is a NumPy array on the host backend, and on GPUs an object with
 __cuda_array_interface__ (v3) that torch.as_tensor, CuPy and Numba take. A
 Table also takes any array that exposes either interface, as long as it is
 one contiguous range of memory the table can share (shardtab.empty, or on a
-GPU the runtime's plain allocations: PyTorch's default caching allocator).
+GPU the runtime's plain allocations: PyTorch's default caching allocator), in
+C, Fortran or any order of its axes, writable, of one dtype on every rank, and
+of plain values (no Python objects, no 0-byte elements).
 
 Collective calls fail on every rank at once: each raises shardtab.Error with
 the same agreed message, so that no rank is left waiting in a collective.
 Communicators are mpi4py communicators (their Fortran handle, comm.py2f(),
 goes to the library: portable across MPI libraries) or that handle as an int.
+
+A peer's view outlives its table safely: on the host backend it holds a
+mapping of its own of the peer's memory; on GPUs a DeviceArray of a destroyed
+table raises Error.
 """
 import ctypes
+import mmap
+import os
 
 import numpy
 
@@ -51,6 +59,21 @@ class Error(Exception):
 
 def _last_error():
     return lib.shardtab_last_error().decode(errors="replace")
+
+
+def _text(thing):
+    """str(thing), or what thing is when even that raises."""
+    try:
+        return str(thing)
+    except Exception as error:  # noqa: BLE001 - a message must come out of anything
+        return f"(a {type(thing).__name__} whose str() raised {type(error).__name__})"
+
+
+def _c_text(text):
+    """text as the library's bytes, whatever it holds: a character UTF-8
+    cannot encode (a lone surrogate, from a file name or os.fsdecode) is
+    written as its escape, so that every message reaches the agreement."""
+    return text.encode("utf-8", errors="backslashreplace")
 
 
 def _check(status):
@@ -111,7 +134,7 @@ def agree(comm, failure=None):
     rank's message (shardtab_agree)."""
     status = SUCCESS
     if failure is not None:
-        status = lib.shardtab_error_set_message(ERR_VERIFY, str(failure).encode())
+        status = lib.shardtab_error_set_message(ERR_VERIFY, _c_text(_text(failure)))
     _check(lib.shardtab_agree_f(_comm_handle(comm), status))
 
 
@@ -123,30 +146,97 @@ def peer_mappings():
 
 # ---- memory --------------------------------------------------------------------
 
+# The byte ranges of the live tables made here ({table pointer: (first byte,
+# end)}), and the allocations whose last array went while such a table lay in
+# them ((pointer, bytes)): the library refused that free, so it waits for the
+# last table over them.
+_table_ranges = {}
+_pending_frees = []
+
+
+def _overlaps_live_table(first, end):
+    return any(a < end and first < b for a, b in _table_ranges.values())
+
+
+def _free_pending():
+    """Frees each waiting allocation that no live table lies in any more."""
+    for entry in list(_pending_frees):
+        ptr, nbytes = entry
+        if not _overlaps_live_table(ptr, ptr + nbytes):
+            _pending_frees.remove(entry)
+            lib.shardtab_mem_free(ptr)
+
+
 class _Allocation:
-    """Memory of shardtab_mem_alloc, freed when the last array over it goes."""
+    """Memory of shardtab_mem_alloc, freed when the last array over it goes,
+    or, where a table made from another object over it still lives then (the
+    library refuses the free), when the last such table is destroyed."""
 
     def __init__(self, nbytes):
+        self.ptr = None  # __del__ runs even when the allocation below fails
+        self.nbytes = nbytes
         ptr = ctypes.c_void_p()
         _check(lib.shardtab_mem_alloc(nbytes, ctypes.byref(ptr)))
         self.ptr = ptr.value
-        self.nbytes = nbytes
 
-    def __del__(self):
-        # A live table over it refuses the free (and keeps the array alive
-        # anyway); after finalize there is nothing left to free it with.
-        if self.ptr is not None:
-            lib.shardtab_mem_free(self.ptr)
-            self.ptr = None
+    def __del__(self, _free=lib.shardtab_mem_free, _overlaps=_overlaps_live_table,
+                _pending=_pending_frees):
+        ptr, self.ptr = self.ptr, None
+        if ptr is None:
+            return
+        # After finalize there is nothing left to free it with (the free fails
+        # and no table of this process lies in it any more).
+        if _free(ptr) != SUCCESS and _overlaps(ptr, ptr + self.nbytes):
+            _pending.append((ptr, self.nbytes))
+
+
+def _interface(ptr, count, dtype):
+    """The array interface (v3) of count elements of dtype at ptr; a record
+    dtype's fields go in descr."""
+    interface = {"shape": (count,), "typestr": dtype.str, "data": (ptr, False), "version": 3}
+    if dtype.names is not None:
+        interface["descr"] = dtype.descr
+    return interface
 
 
 class _HostView:
     """What NumPy wraps: an address, a length, a dtype, and who keeps it alive."""
 
     def __init__(self, ptr, count, dtype, owner):
-        self.__array_interface__ = {"shape": (count,), "typestr": dtype.str,
-                                    "data": (ptr, False), "version": 3}
+        self.__array_interface__ = _interface(ptr, count, dtype)
         self.owner = owner
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mremap.restype = ctypes.c_void_p
+_libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int]
+_libc.munmap.restype = ctypes.c_int
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_MREMAP_MAYMOVE = 1
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+class _Mapping:
+    """Host backend: a second mapping of the pages of a shared mapping
+    (mremap with old size 0), this process's own, so that a peer's view stays
+    valid memory after its table is destroyed and the library unmaps what it
+    opened; unmapped when the last view over it goes."""
+
+    def __init__(self, address, nbytes):
+        start = address - address % mmap.PAGESIZE
+        length = -(-(address + nbytes - start) // mmap.PAGESIZE) * mmap.PAGESIZE
+        base = _libc.mremap(start, 0, length, _MREMAP_MAYMOVE)
+        if base is None or base == _MAP_FAILED:
+            error = ctypes.get_errno()
+            raise Error(ERR_INVALID_ARG, f"shardtab.Table.peer: mapping {length} bytes of the "
+                        f"peer's memory again failed (mremap): {os.strerror(error)}")
+        self.base, self.length = base, length
+        self.address = base + (address - start)
+
+    def __del__(self, _munmap=_libc.munmap):
+        base, self.base = getattr(self, "base", None), None
+        if base is not None:
+            _munmap(base, self.length)
 
 
 class DeviceArray:
@@ -161,10 +251,19 @@ class DeviceArray:
         self.nbytes = count * self.dtype.itemsize
         self._owner = owner
 
+    def _live(self):
+        """Raises when this is a view of a peer and its table is destroyed:
+        the library no longer maps that memory here."""
+        if isinstance(self._owner, Table) and self._owner._table is None:
+            raise Error(ERR_INVALID_ARG, "shardtab.DeviceArray: the table this peer's view came "
+                        "from is destroyed, and its memory is no longer mapped here")
+
     @property
     def __cuda_array_interface__(self):
-        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, False),
-                "version": 3, "strides": None}
+        self._live()
+        interface = _interface(self.ptr, self.shape[0], self.dtype)
+        interface["strides"] = None
+        return interface
 
     def __len__(self):
         return self.shape[0]
@@ -179,15 +278,18 @@ class DeviceArray:
             raise ValueError("shardtab.DeviceArray: a slice with a step is not one contiguous "
                              "range; only a[i:j]")
         count = max(0, stop - first)
+        self._live()
         return DeviceArray(self.ptr + first * self.dtype.itemsize, count, self.dtype, self._owner)
 
     def to_host(self):
+        self._live()
         out = numpy.empty(self.shape, self.dtype)
         if self.nbytes:
             _check(lib.shardtab_memcpy_to_host(out.ctypes.data, self.ptr, self.nbytes))
         return out
 
     def from_host(self, values):
+        self._live()
         values = numpy.ascontiguousarray(values, dtype=self.dtype)
         if values.shape != self.shape:
             raise ValueError(f"shardtab: {values.shape} values for an array of {self.shape}")
@@ -213,6 +315,9 @@ def empty(n, dtype="float64"):
     dtype = numpy.dtype(dtype)
     if n < 0:
         raise ValueError(f"shardtab.empty: n is {n}")
+    why = _unshareable(dtype)
+    if why is not None:
+        raise ValueError(f"shardtab.empty: {why}")
     allocation = _Allocation(n * dtype.itemsize)
     return _wrap(allocation.ptr, n, dtype, allocation)
 
@@ -220,16 +325,47 @@ def empty(n, dtype="float64"):
 # ---- the table -----------------------------------------------------------------
 
 def _contiguous(shape, strides, itemsize):
-    if strides is None:
+    """Whether the elements fill one range of bytes from the first: C order,
+    Fortran order or any other order of the axes, every stride positive."""
+    if strides is None or 0 in shape:
         return True
     expect = itemsize
-    for extent, stride in zip(reversed(shape), reversed(strides)):
-        if extent == 0:
-            return True
-        if extent != 1 and stride != expect:
+    for stride, extent in sorted((stride, extent) for extent, stride in zip(shape, strides)
+                                 if extent != 1):
+        if stride != expect:
             return False
         expect *= extent
     return True
+
+
+def _unshareable(dtype):
+    """Why elements of dtype cannot be shared with other processes, or None."""
+    if dtype.hasobject:
+        return (f"the dtype {dtype} holds Python objects: pointers into this process, "
+                "which no other process can follow; a shard holds plain values")
+    if dtype.itemsize == 0:
+        return f"the dtype {dtype} has elements of 0 bytes; a shard's elements have at least one"
+    return None
+
+
+def _dtype_of(interface):
+    """The dtype an array interface describes: its descr where it has one (a
+    record's typestr is only |V<bytes>: the descr names its fields), else its
+    typestr; the two must agree on the element's size."""
+    dtype = numpy.dtype(interface["typestr"])
+    descr = interface.get("descr")
+    if descr is not None:
+        fields = [tuple(field) for field in descr]
+        if len(fields) == 1 and fields[0][0] == "" and len(fields[0]) == 2:
+            described = numpy.dtype(fields[0][1])  # one plain element: [('', '<f8')]
+        else:
+            described = numpy.dtype(fields)
+        if described.itemsize != dtype.itemsize:
+            raise ValueError(f"the array interface's descr {descr} is {described.itemsize} bytes "
+                             f"an element, its typestr {interface['typestr']!r} "
+                             f"{dtype.itemsize}")
+        dtype = described
+    return dtype
 
 
 def _describe(array):
@@ -243,17 +379,45 @@ def _describe(array):
         return 0, 0, None, (f"a {type(array).__name__} is not an array: a shard is an object "
                             "with __cuda_array_interface__ or __array_interface__ "
                             "(shardtab.empty, a NumPy array, a torch tensor on the GPU)")
-    dtype = numpy.dtype(interface["typestr"])
+    dtype = _dtype_of(interface)
+    why = _unshareable(dtype)
+    if why is not None:
+        return 0, 0, None, f"the shard cannot be shared: {why}"
     shape = tuple(interface["shape"])
     count = 1
     for extent in shape:
         count *= extent
-    address = interface["data"][0] if interface.get("data") else 0
+    data = interface.get("data")
+    address = data[0] if data else 0
+    if data and data[1]:
+        return 0, 0, dtype, (f"the shard is read-only ({kind} says so), and a table lets every "
+                             "peer write it; pass a writable array")
     if not _contiguous(shape, interface.get("strides"), dtype.itemsize):
         return 0, 0, dtype, (f"the shard is not one contiguous range of bytes: a strided view "
                              f"(shape {shape}, strides {tuple(interface['strides'])} bytes, "
-                             f"{kind}); pass a C-contiguous array, or a slice a[i:j] of one")
+                             f"{kind}); pass a C- or Fortran-contiguous array, or a slice a[i:j] "
+                             "of one")
     return address, count * dtype.itemsize, dtype, None
+
+
+def _dtype_disagreement(comm, handle, dtype):
+    """Collective over the communicator: what to say when this rank's dtype
+    is not that of the lowest rank with a readable shard, else None (also
+    where dtype is None: this rank's own problem is said already). mpi4py
+    carries the dtypes; the package's other collectives go through the
+    library."""
+    from mpi4py import MPI
+    if not isinstance(comm, MPI.Comm):
+        comm = MPI.Comm.f2py(handle)
+    key = None if dtype is None else (repr(dtype.descr), str(dtype))
+    everyone = comm.allgather(key)
+    known = [(r, k) for r, k in enumerate(everyone) if k is not None]
+    if key is None or not known or known[0][1][0] == key[0]:
+        return None
+    first, (_, name) = known[0]
+    return (f"the ranks' shards hold different dtypes: rank {first}'s {name}, rank "
+            f"{comm.Get_rank()}'s {key[1]} (ranks of the table's communicator); every shard of "
+            "a table holds one dtype")
 
 
 class Table:
@@ -271,14 +435,22 @@ class Table:
         # A local problem must fail every rank, not leave the others in create:
         # whatever goes wrong here (an array interface that raises, a bad
         # typestr, a parameter ctypes will not take) is agreed first.
+        dtype = None
         try:
             address, nbytes, dtype, why = _describe(array)
             params = CreateParams(stream, signal_slots, wait_timeout_s, alignment)
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
-            why = f"the shard or a parameter could not be read: {type(error).__name__}: {error}"
+            why = (f"the shard or a parameter could not be read: {type(error).__name__}: "
+                   f"{_text(error)}")
+        try:  # every rank takes part, whatever it found above
+            mismatch = _dtype_disagreement(comm, self._comm, dtype if why is None else None)
+        except Exception as error:  # noqa: BLE001
+            mismatch = (f"the ranks' dtypes could not be compared: {type(error).__name__}: "
+                        f"{_text(error)}")
+        why = why if why is not None else mismatch
         status = SUCCESS
         if why is not None:
-            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, why.encode())
+            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
         _check(lib.shardtab_agree_f(self._comm, status))
         table = ctypes.c_void_p()
         _check(lib.shardtab_create_f(self._comm, address if nbytes else None, nbytes,
@@ -286,6 +458,8 @@ class Table:
         self._table = table
         self._array = array  # the memory stays while the table lives
         self.dtype = dtype
+        if nbytes:
+            _table_ranges[table.value] = (address, address + nbytes)
 
     def _live(self):
         if self._table is None or self._table.value is None:
@@ -318,15 +492,23 @@ class Table:
         return lib.shardtab_node_rank_of(self._live(), rank)
 
     def peer(self, rank):
-        """Communicator rank `rank`'s shard as this process maps it, as an array
-        of this shard's dtype (valid until the table is destroyed); None when
-        that rank is on another node."""
+        """Communicator rank `rank`'s shard as this process maps it, as a 1-D
+        array of this shard's dtype (its bytes in memory order); None when that
+        rank is on another node. On the host backend the view holds a mapping
+        of its own of that memory, valid after the table is destroyed; on GPUs
+        a DeviceArray, which raises Error once the table is destroyed."""
         table = self._live()
         base, nbytes = ctypes.c_void_p(), ctypes.c_size_t()
         _check(lib.shardtab_peer(table, rank, ctypes.byref(base), ctypes.byref(nbytes)))
         if lib.shardtab_node_rank_of(table, rank) < 0:
             return None
-        return _wrap(base.value, nbytes.value // self.dtype.itemsize, self.dtype, self)
+        count = nbytes.value // self.dtype.itemsize
+        if not _on_host():
+            return DeviceArray(base.value, count, self.dtype, self)
+        if count == 0:
+            return numpy.empty(0, self.dtype)
+        mapping = _Mapping(base.value, nbytes.value)
+        return numpy.asarray(_HostView(mapping.address, count, self.dtype, mapping))
 
     @property
     def device_table(self):
@@ -351,11 +533,15 @@ class Table:
         """Collective: every rank destroys the table, once."""
         table = self._live()
         self._table = None
+        key = table.value
         try:
             _check(lib.shardtab_destroy(ctypes.byref(table)))
         finally:
-            # only now may the memory go (its last reference may be this one)
+            # only now may the memory go (its last reference may be this one),
+            # and what waited for this table to go
+            _table_ranges.pop(key, None)
             self._array = None
+            _free_pending()
 
     def __enter__(self):
         return self
