@@ -78,4 +78,23 @@ SHARDTAB_DEVFN int comm_put_block(const shardtab_signals_t *s, void *const *tabl
     return shardtab_signal_wait_block(s, slot, SHARDTAB_CMP_GE, round);
 }
 
+/* The latency benchmark: `iters` all-reduces of one double back to back in
+ * one block, each timed by the leader (ticks[i], shardtab_clock()): value[0]
+ * is this rank's input, value[1 + i] gets call i's sum. Returns the first
+ * failure's status. */
+SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int iters, double *value,
+                                    uint64_t *ticks)
+{
+    shardtab_coll_t c = shardtab_coll(s, slot, 1);
+    int status = SHARDTAB_WAIT_OK;
+
+    for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
+        uint64_t t0 = shardtab_clock();
+        status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, value, value + 1 + i, 1);
+        if (shardtab_block_leader())
+            ticks[i] = shardtab_clock() - t0;
+    }
+    return status;
+}
+
 #endif /* COMM_CALLS_H */

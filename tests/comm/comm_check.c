@@ -11,7 +11,7 @@
  *          plain sequential reduction in node-rank order computed here.
  * USAGE    mpiexec -n <ranks> ./comm_check [--rounds N] [--values V] [--threads T]
  *                 [--fault never|stale|corrupt|count|op|concurrent|third]
- *                 [--fault-rank R] [--allow-shared-gpu]
+ *                 [--fault-rank R] [--bench N] [--allow-shared-gpu]
  * NOTES    Inputs differ by rank, epoch and element (a SplitMix64 stream), so a
  *          value read from the wrong rank, epoch or slot shows. A fault is
  *          planted on node rank R (default the last) in the all-reduce stage:
@@ -21,7 +21,10 @@
  *          its blocks enter one collective at once), third (it starts a third
  *          call with two in flight). Each must end every rank with one
  *          message (with --rounds 9, the default, at call 15). Exit 0 verified, 1 a failure, 2 bad usage or a refused
- *          call; one message, from rank 0.
+ *          call; one message, from rank 0. --bench N then times N
+ *          device-side all-reduces of one double back to back in one block
+ *          (after N / 10 of warm-up), each call on the device clock, and
+ *          prints the median, the 10th and 90th percentiles and the mean.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -39,7 +42,7 @@ static const char *const fault_names[FAULT_KINDS] = {"none", "never", "stale", "
                                                       "op", "concurrent", "third"};
 
 typedef struct cc_options {
-    int rounds, values, threads, fault, fault_rank, allow_shared_gpu;
+    int rounds, values, threads, fault, fault_rank, allow_shared_gpu, bench;
 } cc_options_t;
 
 typedef struct cc_job {
@@ -65,6 +68,7 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
     o->fault = FAULT_NONE;
     o->fault_rank = -1;
     o->allow_shared_gpu = 0;
+    o->bench = 0;
     for (int i = 1; i < argc; i++) {
         char *end = NULL;
         long v;
@@ -87,7 +91,8 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
             continue;
         }
         if (i + 1 >= argc || (strcmp(argv[i], "--rounds") != 0 && strcmp(argv[i], "--values") != 0 &&
-                              strcmp(argv[i], "--threads") != 0 && strcmp(argv[i], "--fault-rank") != 0)) {
+                              strcmp(argv[i], "--threads") != 0 && strcmp(argv[i], "--fault-rank") != 0 &&
+                              strcmp(argv[i], "--bench") != 0)) {
             snprintf(err, bytes, "unknown option '%s'", argv[i]);
             return -1;
         }
@@ -103,6 +108,8 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
             o->values = (int)v;
         else if (strcmp(argv[i], "--threads") == 0)
             o->threads = (int)v;
+        else if (strcmp(argv[i], "--bench") == 0)
+            o->bench = (int)v;
         else
             o->fault_rank = (int)v;
         i++;
@@ -462,6 +469,81 @@ static shardtab_status_t ring_puts(cc_job_t *j, const cc_options_t *o, int *coun
     return status;
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The device-side 8-byte all-reduce, back to back in one kernel (collective B). */
+static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
+{
+    const int warm = o->bench / 10 > 0 ? o->bench / 10 : 1, n = o->bench;
+    uint64_t *ticks = NULL, *host = malloc((size_t)n * sizeof *host);
+    double *sums = malloc((size_t)(n + 1) * sizeof *sums), *value = NULL;
+    shardtab_status_t status = host && sums ? SHARDTAB_SUCCESS
+                                    : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
+    int kernel_status = 0;
+
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc((size_t)n * sizeof *ticks, (void **)&ticks);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc((size_t)(n + 1) * sizeof *value, (void **)&value);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    for (int pass = 0; pass < 2 && status == SHARDTAB_SUCCESS; pass++) {
+        const int iters = pass == 0 ? warm : n;
+        const double mine = 0.25 + j->node_rank; /* the sum, exact: 0.25 n + n (n - 1) / 2 */
+        status = shardtab_memcpy_to_device(value, &mine, sizeof mine);
+        if (status == SHARDTAB_SUCCESS)
+            status = zero_status(j);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_agree(MPI_COMM_WORLD, status); /* every rank ready: launch together */
+        if (status == SHARDTAB_SUCCESS)
+            status = kernel_check(comm_bench_launch(&j->sig, j->slot_b, iters, value, ticks, j->status,
+                                                    32, j->stream),
+                                  "the benchmark kernel");
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_stream_synchronize(j->stream);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
+        if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK)
+            status = shardtab_signal_check(j->table);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_host(sums, value, (size_t)(iters + 1) * sizeof *sums);
+        double want = 0.0;
+        for (int r = 0; r < j->node_size; r++)
+            want += 0.25 + r;
+        for (int i = 0; i < iters && status == SHARDTAB_SUCCESS; i++)
+            if (sums[1 + i] != want)
+                status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "benchmark: all-reduce %d gave %.17g, not %.17g",
+                                            i, sums[1 + i], want);
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(host, ticks, (size_t)n * sizeof *host);
+    if (status == SHARDTAB_SUCCESS) {
+        const double us = 1e6 / comm_clock_hz();
+        double mean = 0.0;
+        qsort(host, (size_t)n, sizeof *host, compare_u64);
+        for (int i = 0; i < n; i++)
+            mean += (double)host[i];
+        mean /= n;
+        printf("# comm_check bench: rank %d: device all-reduce of 8 B, %d ranks, %d calls: median "
+               "%.3f us, p10 %.3f, p90 %.3f, mean %.3f\n",
+               j->rank, j->node_size, n, (double)host[n / 2] * us, (double)host[n / 10] * us,
+               (double)host[(n * 9) / 10] * us, mean * us);
+        fflush(stdout);
+    }
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (ticks)
+        (void)shardtab_mem_free(ticks);
+    if (value)
+        (void)shardtab_mem_free(value);
+    free(host);
+    free(sums);
+    return status;
+}
+
 /* ---- set-up ---------------------------------------------------------------------- */
 
 static shardtab_status_t set_up(cc_job_t *j, const cc_options_t *o)
@@ -578,6 +660,10 @@ int main(int argc, char **argv)
                "slots), fault %s\n",
                j.size, j.node_size, o.rounds, o.values, SHARDTAB_COLL_SLOTS(j.node_size, o.values),
                fault_names[o.fault]);
+    if (status == SHARDTAB_SUCCESS && o.bench > 0) {
+        status = bench(&j, &o);
+        o.rounds = 1; /* then one quick pass of every check */
+    }
     if (status == SHARDTAB_SUCCESS)
         status = every_call(&j, &o, &calls);
     if (status == SHARDTAB_SUCCESS && j.rank == 0)

@@ -24,6 +24,12 @@ int comm_call_launch(const shardtab_signals_t *sig, const comm_call_t *call, con
 int comm_put_launch(const shardtab_signals_t *sig, void *const *table, int peer, size_t offset,
                     const void *src, size_t bytes, int slot, uint64_t round, int *status,
                     int threads, void *stream);
+/* comm_bench_block in one block of `threads`: value[0] this rank's input,
+ * value[1 + i] call i's result; ticks[iters] each call's time. */
+int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, double *value,
+                      uint64_t *ticks, int *status, int threads, void *stream);
+/* Ticks per second of shardtab_clock(). */
+double comm_clock_hz(void);
 int comm_stream_create(void **stream);
 void comm_stream_destroy(void *stream);
 const char *comm_error_string(int code);

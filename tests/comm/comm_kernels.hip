@@ -38,6 +38,30 @@ extern "C" int comm_put_launch(const shardtab_signals_t *sig, void *const *table
     return (int)hipGetLastError();
 }
 
+__global__ void comm_bench_kernel(shardtab_signals_t sig, int slot, int iters, double *value,
+                                  uint64_t *ticks, int *status)
+{
+    int st = comm_bench_block(&sig, slot, iters, value, ticks);
+    if (shardtab_block_leader())
+        *status = st;
+}
+
+extern "C" int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, double *value,
+                                 uint64_t *ticks, int *status, int threads, void *stream)
+{
+    comm_bench_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, slot, iters, value, ticks, status);
+    return (int)hipGetLastError();
+}
+
+extern "C" double comm_clock_hz(void)
+{
+    int device = 0;
+    hipDeviceProp_t props;
+    if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&props, device) != hipSuccess)
+        return 1e9;
+    return gpu_wall_clock_hz(device, &props);
+}
+
 extern "C" int comm_stream_create(void **stream)
 {
     hipStream_t s;
