@@ -53,6 +53,8 @@ cmake --build "$top/build-test-hip" -j "$jobs" >/dev/null
 "$top/scripts/check-no-gpu.sh" "$top/build-test-hip/jacobi" -nx 64 -ny 64
 echo "# [2/3] gfx942 (MI300): every HIP source's device code with clang 19, not linked"
 "$top/scripts/check-gfx942.sh" "$top/build-test-gfx942"
+"$top/scripts/check-gfx90a-order.sh" "$top/build-test-order"
+"$top/scripts/check-gfx90a-order.sh" --self-test "$top/build-test-order"
 
 echo "# [3/3] CUDA backend (sm_90): build and link with the tests, run without a GPU"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then

@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# check-gfx90a-order.sh - checks the memory ordering of the device-side signals
+# (include/shardtab_device.h) in gfx90a (MI250X) machine code, where no AMD GPU
+# is at hand: compiles tests/order/order_probe.hip (one kernel per operation)
+# for gfx90a with clang 15 and Debian's ROCm 5.2 as the HIP build does (-O2,
+# with -g and without), disassembles the code object, and has
+# tests/order/order_scan.py verify, per kernel and on every path of its
+# control flow, that every release and every acquire carries the
+# instruction sequence of LLVM's AMDGPUUsage, "Memory Model GFX90A", table
+# "AMDHSA Memory Model Code Sequences GFX90A", at system scope:
+#   store atomic release, system    buffer_wbl2; s_waitcnt vmcnt(0); the store
+#   atomicrmw release, system       buffer_wbl2; s_waitcnt vmcnt(0); the atomic
+#   load atomic acquire, system     the load, glc; s_waitcnt vmcnt(0);
+#                                   buffer_invl2; buffer_wbinvl1_vol
+#   load atomic monotonic, system   the load, glc (the relaxed polls)
+#   fence acquire, system           s_waitcnt vmcnt(0) lgkmcnt(0); buffer_invl2;
+#                                   buffer_wbinvl1_vol
+#   fence seq_cst (= acq_rel),      buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0);
+#     system                        buffer_invl2; buffer_wbinvl1_vol
+# and, for the block operations, that every wave's stores are written back and
+# done before the s_barrier that precedes the leader's release, and that every
+# thread acquires after the s_barrier that ends a block wait.
+# (tests/order/order_scan.py says exactly how each point is found and checked.)
+#
+# Usage: scripts/check-gfx90a-order.sh [--plant NAME] [outdir]
+#        scripts/check-gfx90a-order.sh --self-test [outdir]
+#   --plant NAME  check the probe built with -DSHARDTAB_ORDER_PLANT=NAME (a
+#                 fence planted missing; tests/order/order_probe.hip lists them)
+#   --self-test   prove the check can fail: the real code must pass, and every
+#                 plant must be reported, in the probes it breaks, as missing
+#                 its sequence, with no other kind of failure
+#   outdir        where the code objects, IR and disassembly go
+#                 (default build-test-order)
+# Exit: 0 every sequence present (self-test: the check works), 1 one missing
+# (self-test: the check did not behave), 2 usage or set-up error.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode=check
+plant=""
+out=""
+while (($#)); do
+  case $1 in
+    --self-test) mode=self-test; shift ;;
+    --plant)
+      [[ $# -ge 2 ]] || { echo "check-gfx90a-order: --plant needs a name" >&2; exit 2; }
+      plant=$2
+      shift 2
+      ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "check-gfx90a-order: unknown option $1" >&2; exit 2 ;;
+    *) out=$1; shift ;;
+  esac
+done
+out=${out:-$top/build-test-order}
+src=$top/tests/order/order_probe.hip
+scan=$top/tests/order/order_scan.py
+
+need() {
+  command -v "$1" >/dev/null || {
+    echo "check-gfx90a-order: $1 not found (Debian: apt-get install $2, or scripts/deps.sh --hip)" >&2
+    exit 2
+  }
+}
+clang=${SHARDTAB_ORDER_CLANG:-clang++-15}
+need "$clang" hipcc
+need clang-offload-bundler-15 hipcc
+need llvm-objdump-15 hipcc
+need llvm-symbolizer-15 hipcc
+need python3 python3
+# ROCm's device libraries, where the HIP build finds them (cmake/ShardtabHip.cmake)
+libs=-nogpulib
+for d in "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/amdgcn/bitcode" \
+  /usr/lib/x86_64-linux-gnu/amdgcn/bitcode /usr/lib/amdgcn/bitcode /opt/rocm/amdgcn/bitcode; do
+  if [[ -f $d/ockl.bc ]]; then
+    libs=--rocm-device-lib-path=$d
+    break
+  fi
+done
+flags=(-x hip --offload-arch=gfx90a --rocm-path=/usr "$libs" --cuda-device-only -std=c++17
+  -O2 -I"$top/include")
+mkdir -p "$out"
+
+# build NAME PLANT [extra flags...]: NAME.co (the gfx90a code object), NAME.ll
+# (its IR) and NAME.ii (the preprocessed source: which probes there are)
+build() {
+  local name=$1 plant=$2
+  shift 2
+  local def=()
+  [[ -n $plant ]] && def=(-DSHARDTAB_ORDER_PLANT="$plant")
+  "$clang" "${flags[@]}" "${def[@]}" -E -o "$out/$name.ii" "$src"
+  "$clang" "${flags[@]}" "${def[@]}" "$@" -c -o "$out/$name.bundle" "$src"
+  clang-offload-bundler-15 --unbundle --type=o --targets=hipv4-amdgcn-amd-amdhsa--gfx90a \
+    --input="$out/$name.bundle" --output="$out/$name.co"
+  "$clang" "${flags[@]}" "${def[@]}" "$@" -S -emit-llvm -o "$out/$name.ll" "$src"
+}
+# scan NAME [--quiet]
+scan() {
+  local name=$1
+  shift
+  python3 "$scan" --co "$out/$name.co" --ir "$out/$name.ll" --probe "$out/$name.ii" \
+    --objdump llvm-objdump-15 --symbolizer llvm-symbolizer-15 "$@"
+}
+# the instructions of a code object, without addresses (debug sections move .text)
+text() { llvm-objdump-15 -d --mcpu=gfx90a "$1" | tail -n +3 | sed -E 's@ *//.*@@; s/^[0-9a-f]+ </</'; }
+
+if [[ $mode == check ]]; then
+  name=probe${plant:+-$plant}
+  # The points are found through the debug line table. -gline-tables-only
+  # leaves the code as plain -O2 makes it (a Release build; checked here), and
+  # -g, the HIP build's default (RelWithDebInfo), may schedule it differently
+  # (clang 15 does, in the collectives): both are checked.
+  build "$name" "$plant" -gline-tables-only
+  def=()
+  [[ -n $plant ]] && def=(-DSHARDTAB_ORDER_PLANT="$plant")
+  "$clang" "${flags[@]}" "${def[@]}" -c -o "$out/$name-nodebug.bundle" "$src"
+  clang-offload-bundler-15 --unbundle --type=o --targets=hipv4-amdgcn-amd-amdhsa--gfx90a \
+    --input="$out/$name-nodebug.bundle" --output="$out/$name-nodebug.co"
+  text "$out/$name.co" >"$out/$name.s"
+  if ! cmp -s "$out/$name.s" <(text "$out/$name-nodebug.co"); then
+    echo "# gfx90a order: FAILED: -gline-tables-only changed the machine code ($out/$name.s)"
+    exit 1
+  fi
+  [[ -f $top/include/shardtab_comm.h ]] ||
+    echo "# gfx90a order: include/shardtab_comm.h not there: its probes are left out"
+  echo "# gfx90a order: -O2 (as a Release build):"
+  rc=0
+  scan "$name" || rc=$?
+  build "$name-g" "$plant" -g
+  text "$out/$name-g.co" >"$out/$name-g.s"
+  echo "# gfx90a order: -O2 -g (as RelWithDebInfo, the default build$(cmp -s "$out/$name.s" \
+    "$out/$name-g.s" && echo ": the same code" || echo ": other code, checked too")):"
+  rc_g=0
+  scan "$name-g" --quiet || rc_g=$?
+  ((rc_g > rc)) && rc=$rc_g
+  exit "$rc"
+fi
+
+# ---- self-test: each plant, the probes it must break, the kinds it may break ----
+# A plant leaves the header as it is and weakens one builtin it calls (see
+# order_probe.hip). Fields: name | probe:kind of shardtab_device.h's probes that
+# must be reported | the same of shardtab_comm.h's (when it is there) | the kinds
+# of failure it may cause. Some probes rightly survive a plant: with
+# store_relaxed (or add_relaxed), a leader's signal that follows the block's
+# seq_cst fence (buffer_wbl2; s_waitcnt vmcnt(0)) still has its release, which a
+# relaxed atomic may pair with (signal_set_block, put_signal_block,
+# signal_after_blocks).
+coll="probe_coll_start_block probe_coll_finish_block probe_all_reduce_block
+      probe_broadcast_block probe_all_gather_block"
+each() { # each KIND WORD...: WORD:KIND for every word
+  local kind=$1 w
+  shift
+  for w in "$@"; do printf '%s:%s ' "$w" "$kind"; done
+}
+# shellcheck disable=SC2086 # the lists are meant to split into words
+plants=(
+  "store_relaxed|$(each release-store probe_signal_set probe_wait probe_barrier \
+    probe_barrier_block probe_signal_wait_block)|$(each release-store probe_coll_enter \
+    probe_coll_leave probe_coll_check $coll)|release-store"
+  "add_relaxed|probe_signal_add:release-rmw||release-rmw"
+  "load_relaxed|probe_signal_read:acquire-load||acquire-load"
+  "poll_workgroup|$(each poll probe_wait probe_barrier probe_barrier_block \
+    probe_signal_wait_block)|$(each poll probe_coll_enter probe_coll_check $coll)|poll"
+  "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
+    probe_signal_wait_block) $(each block-acquire probe_barrier_block \
+    probe_signal_wait_block)|$(each acquire-fence probe_coll_enter probe_coll_check \
+    $coll) $(each block-acquire probe_coll_finish_block probe_all_reduce_block \
+    probe_broadcast_block probe_all_gather_block)|acquire-fence block-acquire ir-scope"
+  "acquire_fence_none|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
+    probe_signal_wait_block) $(each block-acquire probe_barrier_block \
+    probe_signal_wait_block)|$(each acquire-fence probe_coll_enter probe_coll_check \
+    $coll) $(each block-acquire probe_coll_finish_block probe_all_reduce_block \
+    probe_broadcast_block probe_all_gather_block)|acquire-fence block-acquire"
+  "block_fence_workgroup|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
+    $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
+    probe_put_signal_block probe_signal_after_blocks probe_coll_start_block \
+    probe_all_reduce_block probe_broadcast_block probe_all_gather_block) $(each \
+    block-release probe_put_signal_block probe_signal_after_blocks probe_coll_start_block \
+    probe_all_reduce_block probe_broadcast_block probe_all_gather_block)|seq-cst-fence
+    block-release ir-scope"
+  "block_fence_none|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
+    $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
+    probe_put_signal_block probe_signal_after_blocks probe_coll_start_block \
+    probe_all_reduce_block probe_broadcast_block probe_all_gather_block) $(each \
+    block-release probe_put_signal_block probe_signal_after_blocks probe_coll_start_block \
+    probe_all_reduce_block probe_broadcast_block probe_all_gather_block)|seq-cst-fence
+    block-release"
+)
+bad=0
+# the builds, up to nproc (at most 4) at once; each leaves NAME.built when done
+max=$(nproc 2>/dev/null || echo 2)
+((max > 4)) && max=4
+rm -f "$out"/probe*.built
+for name in "" "${plants[@]%%|*}"; do
+  (build "probe${name:+-$name}" "$name" -gline-tables-only &&
+    touch "$out/probe${name:+-$name}.built") >"$out/probe${name:+-$name}.build.log" 2>&1 &
+  while (($(jobs -rp | wc -l) >= max)); do wait -n || true; done
+done
+wait
+for name in "" "${plants[@]%%|*}"; do
+  [[ -f $out/probe${name:+-$name}.built ]] || {
+    echo "# gfx90a order self-test: FAILED: the probe${name:+ with plant $name} did not build:"
+    cat "$out/probe${name:+-$name}.build.log"
+    exit 2
+  }
+done
+comm=0 # are shardtab_comm.h's probes in?
+grep -q '"probe_coll_start_block"' "$out/probe.ii" && comm=1
+if scan probe --quiet >"$out/probe.log"; then
+  echo "# gfx90a order self-test: the real code passes ($(tail -n 1 "$out/probe.log" |
+    sed -E 's/.*: ([0-9]+ probes, [0-9]+ ordering points).*/\1/'))"
+else
+  echo "# gfx90a order self-test: FAILED: the real code does not pass:"
+  cat "$out/probe.log"
+  bad=1
+fi
+for entry in "${plants[@]}"; do
+  IFS='|' read -r name must must_comm may <<<"$(tr -s ' \n' ' ' <<<"$entry")"
+  ((comm)) && must="$must $must_comm"
+  rc=0
+  scan "probe-$name" --quiet >"$out/probe-$name.log" || rc=$?
+  problems=()
+  [[ $rc == 1 ]] || problems+=("exit status $rc, not 1")
+  caught=()
+  for want in $must; do
+    if grep -q "^# gfx90a order: ${want%%:*}: FAILED ${want#*:}: " "$out/probe-$name.log"; then
+      caught+=("${want%%:*} (${want#*:})")
+    else
+      problems+=("${want%%:*} not reported missing its ${want#*:} sequence")
+    fi
+  done
+  while read -r kind; do
+    [[ " $may " == *" $kind "* ]] || problems+=("an unrelated failure: $kind")
+  done < <(sed -nE 's/^# gfx90a order: [^:]+: FAILED ([a-z-]+): .*/\1/p' "$out/probe-$name.log" | sort -u)
+  if ((${#problems[@]})); then
+    list=$(
+      IFS=';'
+      echo "${problems[*]}"
+    )
+    echo "# gfx90a order self-test: plant $name: FAILED: ${list//;/; } (log: $out/probe-$name.log)"
+    bad=1
+  else
+    list=$(
+      IFS=,
+      echo "${caught[*]}"
+    )
+    echo "# gfx90a order self-test: plant $name: caught: ${list//,/, }"
+  fi
+done
+if ((bad)); then
+  echo "# gfx90a order self-test: FAILED"
+  exit 1
+fi
+echo "# gfx90a order self-test: the real code passes and all ${#plants[@]} planted missing fences are caught"

@@ -1,0 +1,275 @@
+/* order_probe.hip - probe kernels for scripts/check-gfx90a-order.sh: one kernel
+ * per operation of include/shardtab_device.h (and of include/shardtab_comm.h,
+ * where it is there), each calling that operation once, compiled for gfx90a so
+ * that the check can find, in each kernel's machine code, the instruction
+ * sequence LLVM's AMDGPUUsage ("Memory Model GFX90A") prescribes at every
+ * release and acquire the operation makes.
+ *
+ * The signal kernels store a payload before the operation and load one after
+ * it, as a user's kernel would (the stores a release must publish, the loads
+ * an acquire must order). ORDER_PROBE(name, "kinds") declares a kernel and the
+ * kinds of ordering points the check must find in it at least once
+ * (tests/order/order_scan.py reads them from the preprocessed source):
+ * release-store, release-rmw, acquire-load, acquire-fence, seq-cst-fence, poll
+ * (a relaxed system-scope load), block-release, block-acquire. Every point
+ * found is checked, expected or not. Adding a probe is adding one such kernel.
+ *
+ * -DSHARDTAB_ORDER_PLANT=<name> plants a missing fence, for the check's
+ * self-test: the header is compiled as it is, but one builtin it calls is
+ * weakened here by a macro of the same name, so that the weakened operation
+ * keeps its place (and its debug location) in the code and the check must
+ * report its sequence as missing. The header itself is not touched. */
+#include <hip/hip_runtime.h> /* first: the plants below must not reach HIP's own headers */
+
+#if defined(SHARDTAB_ORDER_PLANT)
+/* Each name stands for a number, so that #if can tell which one was given. */
+#define ORDER_PLANT_store_relaxed 1         /* release stores become relaxed */
+#define ORDER_PLANT_add_relaxed 2           /* the release fetch_add becomes relaxed */
+#define ORDER_PLANT_load_relaxed 3          /* the acquire load becomes relaxed */
+#define ORDER_PLANT_poll_workgroup 4        /* relaxed system loads become workgroup scope */
+#define ORDER_PLANT_acquire_fence_agent 5   /* acquire fences become agent scope */
+#define ORDER_PLANT_acquire_fence_none 6    /* acquire fences are left out */
+#define ORDER_PLANT_block_fence_workgroup 7 /* the seq_cst fence becomes workgroup scope */
+#define ORDER_PLANT_block_fence_none 8      /* the seq_cst fence is left out */
+#define ORDER_PLANT_ID2(name) ORDER_PLANT_##name
+#define ORDER_PLANT_ID(name) ORDER_PLANT_ID2(name)
+#define ORDER_PLANT ORDER_PLANT_ID(SHARDTAB_ORDER_PLANT)
+
+#if ORDER_PLANT == ORDER_PLANT_store_relaxed
+#define __hip_atomic_store(p, v, order, scope) __hip_atomic_store(p, v, __ATOMIC_RELAXED, scope)
+#elif ORDER_PLANT == ORDER_PLANT_add_relaxed
+#define __hip_atomic_fetch_add(p, v, order, scope) \
+    __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, scope)
+#elif ORDER_PLANT == ORDER_PLANT_load_relaxed
+#define __hip_atomic_load(p, order, scope) __hip_atomic_load(p, __ATOMIC_RELAXED, scope)
+#elif ORDER_PLANT == ORDER_PLANT_poll_workgroup
+/* by the order's name (## keeps it unexpanded): only the relaxed loads change */
+#define __hip_atomic_load(p, order, scope) __hip_atomic_load(p, order, ORDER_LOAD_SCOPE_##order)
+#define ORDER_LOAD_SCOPE___ATOMIC_RELAXED __HIP_MEMORY_SCOPE_WORKGROUP
+#define ORDER_LOAD_SCOPE___ATOMIC_ACQUIRE __HIP_MEMORY_SCOPE_SYSTEM
+#elif ORDER_PLANT >= ORDER_PLANT_acquire_fence_agent && ORDER_PLANT <= ORDER_PLANT_block_fence_none
+/* a fence goes through ORDER_FENCE_<its order's name>(order, scope) */
+#define __builtin_amdgcn_fence(order, scope) ORDER_FENCE_##order(order, scope)
+#if ORDER_PLANT == ORDER_PLANT_acquire_fence_agent
+#define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) __builtin_amdgcn_fence(order, "agent")
+#else
+#define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) __builtin_amdgcn_fence(order, scope)
+#endif
+#if ORDER_PLANT == ORDER_PLANT_acquire_fence_none
+#undef ORDER_FENCE___ATOMIC_ACQUIRE
+#define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) ((void)0)
+#endif
+#if ORDER_PLANT == ORDER_PLANT_block_fence_workgroup
+#define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) __builtin_amdgcn_fence(order, "workgroup")
+#elif ORDER_PLANT == ORDER_PLANT_block_fence_none
+#define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) ((void)0)
+#else
+#define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) __builtin_amdgcn_fence(order, scope)
+#endif
+#else
+#error "SHARDTAB_ORDER_PLANT: unknown plant (see the list in tests/order/order_probe.hip)"
+#endif
+#endif /* SHARDTAB_ORDER_PLANT */
+
+#include "shardtab_device.h"
+#if __has_include("shardtab_comm.h")
+#include "shardtab_comm.h"
+#define ORDER_PROBE_COMM 1
+#endif
+
+/* The kinds also go into the preprocessed source, which is what the check
+ * reads (so a probe left out by #if is not expected). */
+#define ORDER_PROBE(name, kinds)                                 \
+    static_assert(1, "ORDER_PROBE " #name ": " kinds);         \
+    extern "C" __global__ void name
+
+/* A peer's slot = value, after this thread's stores (release, system scope). */
+ORDER_PROBE(probe_signal_set, "release-store")
+(shardtab_signals_t sig, double *data, int peer, uint64_t value)
+{
+    data[threadIdx.x] = (double)value;
+    shardtab_signal_set(&sig, peer, 0, value);
+}
+
+/* A peer's slot += value (atomicrmw release, system scope). */
+ORDER_PROBE(probe_signal_add, "release-rmw")
+(shardtab_signals_t sig, double *data, int peer, uint64_t value)
+{
+    data[threadIdx.x] = (double)value;
+    shardtab_signal_add(&sig, peer, 0, value);
+}
+
+/* This rank's slot, read with an acquire load (system scope). */
+ORDER_PROBE(probe_signal_read, "acquire-load")
+(shardtab_signals_t sig, const double *data, double *out)
+{
+    uint64_t seen = shardtab_signal_read(&sig, 0);
+    out[threadIdx.x] = data[threadIdx.x] + (double)seen;
+}
+
+/* Relaxed polling, then one acquire fence; a give-up releases the abort to
+ * every peer. */
+ORDER_PROBE(probe_wait, "poll, acquire-fence, release-store")
+(shardtab_signals_t sig, const double *data, uint64_t value, double *out)
+{
+    int status = shardtab_signal_wait_until(&sig, 0, SHARDTAB_CMP_GE, value);
+    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
+}
+
+/* Every wave releases its stores (seq_cst fence, system scope) before the
+ * block's barrier; then the leader's release store. */
+ORDER_PROBE(probe_signal_set_block, "seq-cst-fence, block-release, release-store")
+(shardtab_signals_t sig, double *data, int peer, uint64_t value)
+{
+    data[threadIdx.x] = (double)value;
+    shardtab_signal_set_block(&sig, peer, 0, value);
+}
+
+/* One thread's barrier: releases its arrival to every peer, acquires theirs. */
+ORDER_PROBE(probe_barrier, "release-store, poll, acquire-fence")
+(shardtab_signals_t sig, double *data, double *out)
+{
+    data[threadIdx.x] = 1.0;
+    int status = shardtab_barrier(&sig);
+    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x + blockDim.x] : -1.0;
+}
+
+/* The block's barrier: the seq_cst fence and the block's barrier before the
+ * leader's, an acquire fence for every thread after it. */
+ORDER_PROBE(probe_barrier_block,
+            "seq-cst-fence, block-release, release-store, poll, acquire-fence, block-acquire")
+(shardtab_signals_t sig, double *data, double *out)
+{
+    data[threadIdx.x] = 1.0;
+    int status = shardtab_barrier_block(&sig);
+    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x + blockDim.x] : -1.0;
+}
+
+/* One thread waits for the block, then every thread acquires. */
+ORDER_PROBE(probe_signal_wait_block, "poll, acquire-fence, block-acquire")
+(shardtab_signals_t sig, const double *data, uint64_t value, double *out)
+{
+    int status = shardtab_signal_wait_block(&sig, 0, SHARDTAB_CMP_GE, value);
+    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
+}
+
+#if defined(ORDER_PROBE_COMM)
+/* ---- include/shardtab_comm.h: one kernel per public function that moves or
+ * orders memory. (Its pure helpers - shardtab_coll, shardtab_lib_coll,
+ * shardtab_coll_deposit, shardtab_value_word/_store/_combine,
+ * shardtab_coll_call, shardtab_coll_hash, shardtab_coll_deposits - neither
+ * access the pads nor order anything, and are checked inside the probes below.)
+ * Every argument that picks a path is a kernel argument, so that every path is
+ * in the code. */
+
+/* Copies, no ordering (none expected). */
+ORDER_PROBE(probe_copy_block, "")
+(void *dst, const void *src, size_t bytes)
+{
+    shardtab_copy_block(dst, src, bytes);
+}
+
+ORDER_PROBE(probe_put_block, "")
+(void *const *table, int peer, size_t offset, const void *src, size_t bytes)
+{
+    shardtab_put_block(table, peer, offset, src, bytes);
+}
+
+/* A copy from a peer, then the block's barrier (workgroup scope only). */
+ORDER_PROBE(probe_get_block, "")
+(void *dst, void *const *table, int peer, size_t offset, size_t bytes)
+{
+    shardtab_get_block(dst, table, peer, offset, bytes);
+}
+
+/* Put, every wave's stores released (seq_cst fence, barrier), then the
+ * leader's signal: a release store or a release fetch_add. */
+ORDER_PROBE(probe_put_signal_block, "seq-cst-fence, block-release, release-store, release-rmw")
+(shardtab_signals_t sig, void *const *table, int peer, size_t offset, const void *src,
+ size_t bytes, int slot, uint64_t value, int signal_op)
+{
+    shardtab_put_signal_block(&sig, table, peer, offset, src, bytes, slot, value, signal_op);
+}
+
+/* The block counts itself between seq_cst fences; the last one signals. */
+ORDER_PROBE(probe_signal_after_blocks, "seq-cst-fence, block-release, release-store")
+(shardtab_signals_t sig, double *data, uint64_t *arrived, uint64_t blocks, int peer,
+ uint64_t value, int *last)
+{
+    data[threadIdx.x] = (double)value;
+    last[threadIdx.x] = shardtab_signal_after_blocks(&sig, arrived, blocks, peer, 0, value);
+}
+
+/* The leader's claim of a collective (acquire fence after the CAS), its
+ * release, and the wait and checks of one deposit: the leader's own steps. */
+ORDER_PROBE(probe_coll_enter, "poll, acquire-fence, release-store")
+(shardtab_signals_t sig, int values, int kind, int op, int type, int root, int count, int finish,
+ uint64_t *epoch)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    (void)shardtab_coll_enter(&sig, &c, kind, op, type, root, count, finish, epoch);
+}
+
+ORDER_PROBE(probe_coll_leave, "release-store")
+(shardtab_signals_t sig, double *data, int values, int which, uint64_t epoch)
+{
+    data[threadIdx.x] = 1.0;
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    shardtab_coll_leave(&sig, &c, which, epoch);
+}
+
+ORDER_PROBE(probe_coll_check, "poll, acquire-fence, release-store")
+(shardtab_signals_t sig, const double *data, int values, uint64_t epoch, int rank, uint64_t call,
+ int kind, int root, int count, double *out)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    int status = shardtab_coll_check(&sig, &c, epoch, rank, call, kind, root, count);
+    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
+}
+
+/* Deposit: every thread's values, released to every peer after the block's
+ * seq_cst fence and barrier, the epoch last. */
+ORDER_PROBE(probe_coll_start_block,
+            "poll, acquire-fence, seq-cst-fence, block-release, release-store")
+(shardtab_signals_t sig, int values, int kind, int op, int type, int root, const void *in,
+ int count, int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    status[threadIdx.x] = shardtab_coll_start_block(&sig, &c, kind, op, type, root, in, count);
+}
+
+/* Wait for every deposit (the leader), then every thread acquires and reads. */
+ORDER_PROBE(probe_coll_finish_block, "poll, acquire-fence, block-acquire, release-store")
+(shardtab_signals_t sig, int values, int kind, int op, int type, int root, void *out, int count,
+ int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    status[threadIdx.x] = shardtab_coll_finish_block(&sig, &c, kind, op, type, root, out, count);
+}
+
+ORDER_PROBE(probe_all_reduce_block, "poll, acquire-fence, seq-cst-fence, block-release, "
+                                    "block-acquire, release-store")
+(shardtab_signals_t sig, int values, int op, int type, const void *in, void *out, int count,
+ int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    status[threadIdx.x] = shardtab_all_reduce_block(&sig, &c, op, type, in, out, count);
+}
+
+ORDER_PROBE(probe_broadcast_block, "poll, acquire-fence, seq-cst-fence, block-release, "
+                                   "block-acquire, release-store")
+(shardtab_signals_t sig, int values, int root, int type, const void *in, void *out, int count,
+ int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    status[threadIdx.x] = shardtab_broadcast_block(&sig, &c, root, type, in, out, count);
+}
+
+ORDER_PROBE(probe_all_gather_block, "poll, acquire-fence, seq-cst-fence, block-release, "
+                                    "block-acquire, release-store")
+(shardtab_signals_t sig, int values, int type, const void *in, void *out, int count, int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    status[threadIdx.x] = shardtab_all_gather_block(&sig, &c, type, in, out, count);
+}
+#endif /* ORDER_PROBE_COMM */

@@ -1,0 +1,611 @@
+#!/usr/bin/env python3
+"""order_scan.py - the analysis half of scripts/check-gfx90a-order.sh: reads the
+gfx90a code object of tests/order/order_probe.hip (built with -g) and checks,
+kernel by kernel, that every release and every acquire of the signal operations
+has the instruction sequence LLVM's AMDGPUUsage prescribes for system scope
+("Memory Model GFX90A", table "AMDHSA Memory Model Code Sequences GFX90A",
+non-tgsplit mode). Standard library only.
+
+How a point is found: every instruction is attributed, through the debug line
+table (llvm-symbolizer --inlining), to the chain of functions it was inlined
+from. The innermost shardtab_* function names its role:
+
+  shardtab_store_release_system, a store   release-store  (row "store atomic
+                                           release, system, global/generic")
+  shardtab_add_release_system, an atomic   release-rmw    (row "atomicrmw
+                                           release, system, global/generic")
+  shardtab_load_acquire_system, a load     acquire-load   (row "load atomic
+                                           acquire, system, global/generic")
+  shardtab_load_relaxed_system, a load     poll           (row "load atomic
+                                           monotonic, system": glc=1)
+  shardtab_fence_acquire, its instructions acquire-fence  (row "fence acquire,
+                                           system")
+  shardtab_fence, its instructions         seq-cst-fence  (row "fence seq_cst,
+                                           system" = "fence acq_rel, system")
+  an s_barrier of shardtab_block_sync      block-release / block-acquire, by
+                                           its place in the block operation
+                                           (BLOCK_ROLES below)
+
+What is checked, by a forward data-flow over the kernel's control-flow graph
+(every path; a loop's back edge included). The state says, on some path to an
+instruction, whether a store/atomic was issued since the last buffer_wbl2 (D),
+a vector-memory access or buffer_wbl2 is outstanding since the last
+s_waitcnt vmcnt(0) (V), a flat or LDS access is outstanding since the last
+s_waitcnt lgkmcnt(0) (L), and which acquires still owe their wait and their
+buffer_invl2 / buffer_wbinvl1_vol. At kernel entry D, V and L are set (the
+caller's stores, unknown here).
+
+  release (store, rmw): at the instruction, D and V clear: buffer_wbl2 after
+      every earlier store, then s_waitcnt vmcnt(0) after it and after every
+      earlier access (rows' steps 1-2). lgkmcnt(0) is the rows' cross-address-
+      space part: the __hip_atomic_* calls are syncscope("one-as"), for which
+      LLVM orders the atomic's own address space only and a flat access to
+      global memory reports through vmcnt, so it is not required (and LDS is
+      not visible to another GPU).
+  acquire (load, fence): before any later global/flat/buffer access, and
+      before s_endpgm: s_waitcnt vmcnt(0) (and lgkmcnt(0) for a fence, which
+      orders every address space) covering the acquiring access, then
+      buffer_invl2 and buffer_wbinvl1_vol (steps 2-3 of the load row, 1-2 of
+      the fence row). The acquire load must carry glc (step 1).
+  block-acquire: the same after the s_barrier that ends a block wait, before
+      any later load or atomic (what reads what the peers released; a block
+      operation that failed may return after that barrier without acquiring,
+      and store only its status).
+  seq-cst-fence: the acquire part, and after its last instruction D, V and L
+      clear (the release part: buffer_wbl2; s_waitcnt lgkmcnt(0) & vmcnt(0)).
+  block-release: at the s_barrier before the leader releases for the block,
+      D, V and L clear for this wave: every wave's stores are written back and
+      done before the barrier, not only the leader's.
+  poll: the relaxed system-scope load carries glc (bypasses the CU's L1).
+
+The IR of the same source (-emit-llvm) is read too: every release, acquire,
+acq_rel or seq_cst operation at system or agent scope must lie in one of the
+functions above (or the check would miss it), must be at system scope, and its
+kind must be found in the kernel's machine code.
+
+Usage: order_scan.py --co FILE --ir FILE --probe FILE.ii [--objdump T]
+                     [--symbolizer T] [--quiet]
+Exit: 0 every point has its sequence, 1 one is missing, 2 set-up error.
+"""
+import argparse
+import re
+import subprocess
+import sys
+from collections import defaultdict
+
+# innermost shardtab_* function -> (kind, instruction class it applies to)
+PRIMITIVES = {
+    "shardtab_store_release_system": ("release-store", "store"),
+    "shardtab_add_release_system": ("release-rmw", "atomic"),
+    "shardtab_load_acquire_system": ("acquire-load", "load"),
+    "shardtab_load_relaxed_system": ("poll", "load"),
+    "shardtab_fence_acquire": ("acquire-fence", "group"),
+    "shardtab_fence": ("seq-cst-fence", "group"),
+}
+# the block operations: what each shardtab_block_sync call is for, in source
+# order (shardtab_device.h: set_block releases every wave's stores before its
+# one barrier; barrier_block releases before the first and acquires after the
+# second; wait_block's first barrier only frees `status`, its second acquires)
+BLOCK_ROLES = {
+    "shardtab_signal_set_block": ["block-release"],
+    "shardtab_barrier_block": ["block-release", "block-acquire"],
+    "shardtab_signal_wait_block": [None, "block-acquire"],
+    # shardtab_comm.h: get_block's barrier only lets the block read dst;
+    # put_signal_block releases before its barrier; signal_after_blocks too, its
+    # second barrier only shares `last`; coll_start_block's first two frees the
+    # shared words and shares the leader's claim, its third follows the seq_cst
+    # fence; coll_finish_block's second ends the leader's waits (every thread
+    # acquires after it), its last two order the reads before the leader's leave
+    # and share out
+    "shardtab_get_block": [None],
+    "shardtab_put_signal_block": ["block-release"],
+    "shardtab_signal_after_blocks": ["block-release", None],
+    "shardtab_coll_start_block": [None, None, "block-release"],
+    "shardtab_coll_finish_block": [None, "block-acquire", None, None],
+}
+KINDS = ["release-store", "release-rmw", "acquire-load", "acquire-fence", "seq-cst-fence",
+         "poll", "block-release", "block-acquire"]
+ROWS = {
+    "release-store": "store atomic release, system",
+    "release-rmw": "atomicrmw release, system",
+    "acquire-load": "load atomic acquire, system",
+    "acquire-fence": "fence acquire, system",
+    "seq-cst-fence": "fence seq_cst (= acq_rel), system",
+    "poll": "load atomic monotonic, system",
+    "block-release": "fence seq_cst, system, before s_barrier",
+    "block-acquire": "fence acquire, system, after s_barrier",
+}
+SHORT = {"release-store": "release", "release-rmw": "release (rmw)", "acquire-load": "acquire",
+         "acquire-fence": "acquire (fence)", "seq-cst-fence": "seq_cst fence",
+         "poll": "relaxed poll", "block-release": "block release",
+         "block-acquire": "block acquire"}
+CACHE_OPS = {"buffer_wbl2", "buffer_invl2", "buffer_wbinvl1", "buffer_wbinvl1_vol"}
+ORDER_OPS = CACHE_OPS | {"s_waitcnt", "s_barrier"}
+
+
+class Ins:
+    def __init__(self, addr, mnem, ops):
+        self.addr, self.mnem, self.ops = addr, mnem, ops
+        self.chain = []          # [(function, line)], innermost first
+        self.kind = None         # a point kind, or None
+        self.pid = None          # the point's id (its first instruction)
+        self.opens = False       # first instruction of a fence group
+        self.closes = False      # last instruction of a fence group
+        self.cls = classify(mnem)
+
+    def text(self):
+        return (self.mnem + " " + self.ops).strip()
+
+
+def classify(m):
+    """What an instruction is to the memory model."""
+    if m in CACHE_OPS:
+        return m
+    if m.startswith(("global_", "flat_", "buffer_", "scratch_")):
+        if "_atomic" in m:
+            return "atomic"
+        if "_load" in m:
+            return "load"
+        if "_store" in m:
+            return "store"
+        return "vmem"
+    if m.startswith("ds_"):
+        return "lds"
+    return None
+
+
+def die(msg):
+    print("order_scan: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def run(cmd, stdin=None):
+    try:
+        return subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        die("%s failed: %s" % (" ".join(cmd), getattr(e, "stderr", "") or e))
+
+
+def disassemble(objdump, co):
+    """{kernel: [Ins]} for the probe_* symbols of the code object."""
+    kernels, cur = {}, None
+    sym = re.compile(r"^[0-9a-fA-F]+ <([^>]+)>:$")
+    line = re.compile(r"^\s+(\S+)(.*?)\s*//\s*([0-9A-Fa-f]+):")
+    for text in run([objdump, "-d", "--mcpu=gfx90a", co]).splitlines():
+        m = sym.match(text)
+        if m:
+            cur = m.group(1) if m.group(1).startswith("probe_") else None
+            if cur:
+                kernels[cur] = []
+            continue
+        m = line.match(text)
+        if m and cur:
+            kernels[cur].append(Ins(int(m.group(3), 16), m.group(1), m.group(2).strip()))
+    for name, code in kernels.items():
+        # the padding after s_endpgm is never reached; drop it from the listing
+        while code and code[-1].mnem == "s_nop":
+            code.pop()
+        if not code or code[-1].mnem != "s_endpgm":
+            die("kernel %s: no s_endpgm at its end" % name)
+    return kernels
+
+
+def symbolize(symbolizer, co, kernels):
+    addrs = [i for code in kernels.values() for i in code]
+    out = run([symbolizer, "--obj=" + co, "--inlining", "--functions=short"],
+              "\n".join("0x%x" % i.addr for i in addrs) + "\n")
+    blocks = out.strip("\n").split("\n\n")
+    if len(blocks) != len(addrs):
+        die("llvm-symbolizer gave %d answers for %d addresses" % (len(blocks), len(addrs)))
+    for ins, block in zip(addrs, blocks):
+        rows = block.splitlines()
+        for k in range(0, len(rows) - 1, 2):
+            m = re.search(r":(\d+)(?::\d+)?$", rows[k + 1])
+            ins.chain.append((rows[k].strip(), int(m.group(1)) if m else 0))
+
+
+def inner_shardtab(ins):
+    for k, (fn, _) in enumerate(ins.chain):
+        if fn.startswith("shardtab_"):
+            return k
+    return None
+
+
+def chain_text(ins):
+    names = [fn for fn, _ in ins.chain if fn.startswith("shardtab_")]
+    return " > ".join(reversed(names))
+
+
+def successors(code, k, index):
+    ins = code[k]
+    m = ins.mnem
+    if m == "s_endpgm":
+        return []
+    if m in ("s_setpc_b64", "s_swappc_b64", "s_call_b64"):
+        die("%s at 0x%x: calls are not followed (the probes must inline everything)"
+            % (m, ins.addr))
+    if m == "s_branch" or m.startswith("s_cbranch_"):
+        imm = int(ins.ops.split()[0], 0) & 0xFFFF
+        imm = imm - 0x10000 if imm & 0x8000 else imm
+        target = ins.addr + 4 + 4 * imm
+        if target not in index:
+            die("branch at 0x%x to 0x%x: not an instruction" % (ins.addr, target))
+        nxt = [index[target]]
+        if m.startswith("s_cbranch_"):
+            nxt.append(k + 1)
+        return nxt
+    return [k + 1]
+
+
+def label(code):
+    """Give each instruction its point kind; group the fences' instructions."""
+    starts = set()
+    index = {ins.addr: k for k, ins in enumerate(code)}
+    for k in range(len(code)):
+        for s in successors(code, k, index):
+            if s != k + 1:
+                starts.add(s)
+    block_calls = defaultdict(set)  # op -> call lines of shardtab_block_sync in it
+    for ins in code:
+        k = inner_shardtab(ins)
+        if k is None:
+            continue
+        fn = ins.chain[k][0]
+        if fn in PRIMITIVES:
+            kind, cls = PRIMITIVES[fn]
+            if cls == "group" or ins.cls == cls:
+                ins.kind = kind
+        if fn == "shardtab_block_sync" and ins.mnem == "s_barrier" and k + 1 < len(ins.chain):
+            block_calls[ins.chain[k + 1][0]].add(ins.chain[k + 1][1])
+    problems = []
+    for op, lines in block_calls.items():
+        roles = BLOCK_ROLES.get(op)
+        if roles is None:
+            problems.append("%s calls shardtab_block_sync, and order_scan.py's BLOCK_ROLES "
+                            "does not say what for" % op)
+            continue
+        if len(lines) != len(roles):
+            problems.append("%s has %d block barriers, order_scan.py's BLOCK_ROLES names %d"
+                            % (op, len(lines), len(roles)))
+            continue
+        order = sorted(lines)
+        for ins in code:
+            k = inner_shardtab(ins)
+            if (k is not None and ins.mnem == "s_barrier" and ins.chain[k][0] == "shardtab_block_sync"
+                    and k + 1 < len(ins.chain) and ins.chain[k + 1][0] == op):
+                ins.kind = roles[order.index(ins.chain[k + 1][1])]
+    # fence groups: runs of one fence's instructions (same inline chain); other
+    # instructions that are not memory, cache or wait instructions do not break one
+    group_key, last = None, None
+    for k, ins in enumerate(code):
+        key = tuple(ins.chain) if ins.kind in ("acquire-fence", "seq-cst-fence") else None
+        if k in starts or (key is None and (ins.cls or ins.mnem in ORDER_OPS)) or \
+                (key is not None and key != group_key):
+            if last is not None:
+                last.closes = True
+            group_key, last = None, None
+        if key is not None:
+            if group_key is None:
+                ins.opens, group_key = True, key
+                first = ins
+            ins.pid = first.addr
+            last = ins
+        elif ins.kind:
+            ins.pid = ins.addr
+    if last is not None:
+        last.closes = True
+    return index, problems
+
+
+def waits(ops):
+    """(vmcnt(0)?, lgkmcnt(0)?) of an s_waitcnt's operands."""
+    if re.fullmatch(r"0(x0)?", ops.strip()):
+        return True, True
+    return "vmcnt(0)" in ops, "lgkmcnt(0)" in ops
+
+
+ENTRY = (True, True, True, False, False, False, False, frozenset())
+
+
+def step(st, ins, viol=None):
+    """The state after ins, from the state before it; violations go to viol."""
+    D, V, L, AV, AL, I2, I1, srcs = st
+
+    def bad(pid, kind, what):
+        if viol is not None:
+            viol.append((pid, kind, what, ins))
+
+    if ins.opens:
+        AV, AL, I2, I1, srcs = AV or V, AL or L, True, True, srcs | {(ins.pid, ins.kind)}
+    owed = AV or AL or I2 or I1
+    if ins.cls in ("load", "store", "atomic", "vmem") or ins.mnem == "s_endpgm":
+        if srcs and owed:
+            miss = []
+            if AV or AL:
+                miss.append("s_waitcnt %s" % " ".join(
+                    n for n, f in (("vmcnt(0)", AV), ("lgkmcnt(0)", AL)) if f))
+            if I2:
+                miss.append("buffer_invl2")
+            if I1:
+                miss.append("buffer_wbinvl1_vol")
+            for pid, kind in sorted(srcs):
+                # a block's acquire is owed by what reads: a block operation that
+                # failed returns after the barrier without it, storing its status
+                if kind == "block-acquire" and ins.cls not in ("load", "atomic"):
+                    continue
+                bad(pid, kind, "reached with %s still missing after the acquire"
+                    % " and ".join(miss))
+    if ins.kind in ("release-store", "release-rmw", "block-release"):
+        miss = []
+        if D:
+            miss.append("buffer_wbl2 after an earlier store")
+        if V:
+            miss.append("s_waitcnt vmcnt(0) after buffer_wbl2 and the earlier accesses")
+        if L and ins.kind == "block-release":
+            miss.append("s_waitcnt lgkmcnt(0)")
+        if miss:
+            bad(ins.pid, ins.kind, "missing before %s: %s" % (ins.mnem, "; ".join(miss)))
+    if ins.kind in ("acquire-load", "poll") and not re.search(r"\bglc\b", ins.ops):
+        bad(ins.pid, ins.kind, "%s without glc (row step 1: glc=1)" % ins.mnem)
+    # effects
+    m = ins.mnem
+    if m == "s_waitcnt":
+        vm, lgkm = waits(ins.ops)
+        if vm:
+            V = AV = False
+        if lgkm:
+            L = AL = False
+    elif m == "buffer_wbl2":
+        D, V = False, True
+    elif m == "buffer_invl2":
+        if not (AV or AL):
+            I2 = False
+    elif m in ("buffer_wbinvl1_vol", "buffer_wbinvl1"):
+        if not (AV or AL):
+            I1 = False
+    elif ins.cls in ("load", "store", "atomic", "vmem"):
+        V = True
+        if ins.cls in ("store", "atomic"):
+            D = True
+        if m.startswith("flat_"):
+            L = True
+    elif ins.cls == "lds":
+        L = True
+    if ins.kind == "acquire-load":
+        AV, I2, I1, srcs = True, True, True, srcs | {(ins.pid, ins.kind)}
+    if ins.kind == "block-acquire":
+        AV, AL, I2, I1, srcs = AV or V, AL or L, True, True, srcs | {(ins.pid, ins.kind)}
+    if ins.closes and ins.kind == "seq-cst-fence" and (D or V or L):
+        miss = [w for w, f in (("buffer_wbl2 after the earlier stores", D),
+                               ("s_waitcnt vmcnt(0)", V), ("s_waitcnt lgkmcnt(0)", L)) if f]
+        bad(ins.pid, ins.kind, "its release part is missing: %s" % "; ".join(miss))
+    if not (AV or AL or I2 or I1):
+        srcs = frozenset()
+    return (D, V, L, AV, AL, I2, I1, srcs)
+
+
+def join(a, b):
+    return tuple(x or y for x, y in zip(a[:7], b[:7])) + (a[7] | b[7],)
+
+
+def flow(code, index):
+    """Fixpoint of the states before each instruction; None where unreachable."""
+    before = [None] * len(code)
+    before[0] = ENTRY
+    work = [0]
+    while work:
+        k = work.pop()
+        out = step(before[k], code[k])
+        for s in successors(code, k, index):
+            new = out if before[s] is None else join(before[s], out)
+            if new != before[s]:
+                before[s] = new
+                work.append(s)
+    return before
+
+
+def window(code, k, kind):
+    """The order-relevant instructions around point k, as the report shows them."""
+    ins = code[k]
+    if kind in ("release-store", "release-rmw", "block-release"):
+        seq, j = [ins.mnem], k - 1
+        while j >= 0 and code[j].mnem not in ("s_branch",) and not code[j].mnem.startswith("s_cbranch"):
+            c = code[j]
+            if c.cls in ("load", "store", "atomic", "vmem", "lds"):
+                break
+            if c.mnem in ORDER_OPS or c.cls in CACHE_OPS:
+                seq.insert(0, c.text() if c.mnem == "s_waitcnt" else c.mnem)
+                if c.mnem == "buffer_wbl2":
+                    break
+            j -= 1
+        return "; ".join(seq)
+    if kind in ("acquire-fence", "seq-cst-fence"):
+        seq = []
+        for c in code[k:]:
+            if c.pid != ins.pid:
+                if c.cls or c.mnem in ORDER_OPS:
+                    break
+                continue
+            if c.mnem in ORDER_OPS or c.cls in CACHE_OPS:
+                seq.append(c.text() if c.mnem == "s_waitcnt" else c.mnem)
+        return "; ".join(seq) if seq else "(no instruction)"
+    if kind == "poll":
+        return ins.mnem + (" glc" if re.search(r"\bglc\b", ins.ops) else "")
+    # acquire-load, block-acquire: the point, then what follows up to the invalidates
+    seq = [ins.mnem + (" glc" if re.search(r"\bglc\b", ins.ops) else "")]
+    for c in code[k + 1:]:
+        if c.cls in ("load", "store", "atomic", "vmem") or c.mnem.startswith(("s_branch", "s_cbranch")) \
+                or c.mnem == "s_endpgm":
+            break
+        if c.mnem in ORDER_OPS or c.cls in CACHE_OPS:
+            seq.append(c.text() if c.mnem == "s_waitcnt" else c.mnem)
+            if c.mnem == "buffer_wbinvl1_vol":
+                break
+    return "; ".join(seq)
+
+
+def read_expectations(path):
+    """{probe: [kinds]} from the preprocessed probe source, where each
+    ORDER_PROBE(name, "kinds") left static_assert(1, "ORDER_PROBE " "name" ": " "kinds")."""
+    text = open(path, encoding="utf-8", errors="replace").read()
+    want = {}
+    for m in re.finditer(r'static_assert\(1,\s*((?:"[^"]*"\s*)+)\)', text):
+        msg = "".join(re.findall(r'"([^"]*)"', m.group(1)))
+        p = re.fullmatch(r"ORDER_PROBE (\w+): (.*)", msg)
+        if not p:
+            continue
+        kinds = [k.strip() for k in p.group(2).split(",") if k.strip()]
+        for k in kinds:
+            if k not in KINDS:
+                die("%s: probe %s expects unknown kind %r" % (path, p.group(1), k))
+        want[p.group(1)] = kinds
+    if not want:
+        die("%s: no ORDER_PROBE(name, \"kinds\") in the preprocessed probe source" % path)
+    return want
+
+
+def read_ir(path):
+    """[(kernel, innermost function, ordering, syncscope, text)] of the IR's
+    release/acquire operations."""
+    lines = open(path, encoding="utf-8").read().splitlines()
+    meta = {}
+    for text in lines:
+        m = re.match(r"^(!\d+) = (?:distinct )?!(\w+)\((.*)\)$", text)
+        if m:
+            meta[m.group(1)] = (m.group(2), m.group(3))
+
+    def field(body, name):
+        m = re.search(r"\b%s: (\"[^\"]*\"|!\d+|\d+)" % name, body)
+        return m.group(1).strip('"') if m else None
+
+    def function_of(dbg):
+        node, seen = dbg, 0
+        while node in meta and seen < 64:
+            tag, body = meta[node]
+            if tag == "DISubprogram":
+                return field(body, "name")
+            node, seen = field(body, "scope"), seen + 1
+        return "?"
+
+    ops, kernel = [], None
+    for text in lines:
+        m = re.match(r"^define .*@(\w+)\(", text)
+        if m:
+            kernel = m.group(1)
+            continue
+        if text.startswith("}"):
+            kernel = None
+            continue
+        if kernel is None or not kernel.startswith("probe_"):
+            continue
+        if not re.search(r"\b(store atomic|load atomic|atomicrmw|cmpxchg|fence)\b", text):
+            continue
+        orders = re.findall(r"\b(monotonic|acquire|release|acq_rel|seq_cst)\b", text)
+        if not set(orders) & {"acquire", "release", "acq_rel", "seq_cst"}:
+            continue
+        scope = re.search(r'syncscope\("([^"]*)"\)', text)
+        dbg = re.search(r"!dbg (!\d+)", text)
+        ops.append((kernel, function_of(dbg.group(1)) if dbg else "?", " ".join(orders),
+                    scope.group(1) if scope else "", text.strip()))
+    return ops
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--co", required=True)
+    ap.add_argument("--ir", required=True)
+    ap.add_argument("--probe", required=True, help="the probe source, preprocessed (clang -E)")
+    ap.add_argument("--objdump", default="llvm-objdump-15")
+    ap.add_argument("--symbolizer", default="llvm-symbolizer-15")
+    ap.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+    a = ap.parse_args()
+
+    want = read_expectations(a.probe)
+    kernels = disassemble(a.objdump, a.co)
+    symbolize(a.symbolizer, a.co, kernels)
+    ir = read_ir(a.ir)
+    failed, npoints = [], defaultdict(int)
+    for name in sorted(set(want) - set(kernels)):
+        failed.append((name, "missing", "no kernel of that name in the code object"))
+    for name in sorted(set(kernels) - set(want)):
+        failed.append((name, "missing", "a kernel without its ORDER_PROBE line"))
+    for name in [n for n in want if n in kernels]:
+        code = kernels[name]
+        index, problems = label(code)
+        for p in problems:
+            failed.append((name, "setup", p))
+        before = flow(code, index)
+        viol = []
+        for k, ins in enumerate(code):
+            if before[k] is not None:
+                step(before[k], ins, viol)
+        points = {}  # pid -> (kind, first index)
+        for k, ins in enumerate(code):
+            if ins.kind and before[k] is not None and ins.pid not in points:
+                points[ins.pid] = (ins.kind, k)
+        bad = defaultdict(list)  # pid -> messages (an acquire's: at the first access only)
+        for pid, kind, what, at in viol:
+            if what not in [k for k, _ in bad[pid]]:
+                bad[pid].append((what, "%s at 0x%x %s" % (at.mnem, at.addr, what)
+                                 if what.startswith("reached with") else what))
+        seqs = defaultdict(lambda: defaultdict(int))  # kind -> window -> count
+        for pid, (kind, k) in sorted(points.items()):
+            npoints[kind] += 1
+            if pid in bad:
+                for _, what in bad[pid]:
+                    failed.append((name, kind, "%s at 0x%x (%s; row \"%s\"): %s [seen: %s]"
+                                   % (SHORT[kind], pid, chain_text(code[k]), ROWS[kind], what,
+                                      window(code, k, kind))))
+            else:
+                seqs[kind][window(code, k, kind)] += 1
+        found = {kind for kind, _ in points.values()}
+        for kind in want[name]:
+            if kind not in found:
+                failed.append((name, kind, "no %s found (the probe expects one; row \"%s\")"
+                               % (SHORT[kind], ROWS[kind])))
+        # the IR: every release/acquire lies in a function known above, at system scope
+        ir_kinds = {"shardtab_store_release_system": "release-store",
+                    "shardtab_add_release_system": "release-rmw",
+                    "shardtab_load_acquire_system": "acquire-load",
+                    "shardtab_fence_acquire": "acquire-fence", "shardtab_fence": "seq-cst-fence"}
+        for kern, fn, order, scope, text in ir:
+            if kern != name:
+                continue
+            base = scope.replace("-one-as", "").replace("one-as", "")
+            if base in ("workgroup", "wavefront", "singlethread"):
+                if fn.startswith("shardtab_"):
+                    failed.append((name, "ir-scope", "%s: %s at %s scope, not system: %s"
+                                   % (fn, order, scope, text)))
+                continue
+            if base == "agent":
+                failed.append((name, "ir-scope", "%s: %s at %s scope, not system: %s"
+                               % (fn, order, scope, text)))
+            elif fn not in ir_kinds:
+                failed.append((name, "ir-unknown", "%s %s in %s, which the check does not know "
+                               "(add it to order_scan.py): %s" % (order, scope or "system", fn, text)))
+            elif ir_kinds[fn] not in found:
+                failed.append((name, ir_kinds[fn], "the IR has a %s (%s) in %s, the machine code "
+                               "none" % (SHORT[ir_kinds[fn]], order, fn)))
+        if not a.quiet and not any(f[0] == name for f in failed):
+            parts = []
+            for kind in KINDS:
+                if kind in seqs:
+                    n = sum(seqs[kind].values())
+                    parts.append("%s ok%s (%s)" % (SHORT[kind], " x%d" % n if n > 1 else "",
+                                                   " | ".join(sorted(seqs[kind]))))
+            print("# gfx90a order: %s: %s" % (name, ", ".join(parts) or "no points"))
+    for name, kind, what in failed:
+        print("# gfx90a order: %s: FAILED %s: %s" % (name, kind, what))
+    total = sum(npoints.values())
+    detail = ", ".join("%d %s" % (npoints[k], SHORT[k]) for k in KINDS if npoints[k])
+    if failed:
+        print("# gfx90a order: FAILED: %d of %d probes miss a prescribed sequence (%d points: %s)"
+              % (len({f[0] for f in failed}), len(want), total, detail))
+        return 1
+    print("# gfx90a order: %d probes, %d ordering points (%s): every one has the "
+          "sequence of AMDGPUUsage \"Memory Model GFX90A\" at system scope" % (len(want), total, detail))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
