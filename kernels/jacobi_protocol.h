@@ -95,7 +95,16 @@ SHARDTAB_DEVFN void jacobi_strip_done(const jacobi_step_t *s, uint64_t *arrived,
 
 /* ---- the norm ------------------------------------------------------------------------- */
 
-/* The node's all-reduce of the squared norm: one double, summed in node-rank order. */
+/* The node's all-reduce of the squared norm: one double, summed in node-rank
+ * order, on a node of two ranks or more. A rank alone on its node (and the
+ * 1-GPU reference, which has no pads) decides on its own norm: the pads'
+ * round trip costs about 6 us an iteration on an H200 (system-scope fences,
+ * docs/performance.md), more than a whole 1024^2 iteration. */
+SHARDTAB_DEVFN int jacobi_norm_through_pads(const jacobi_step_t *s)
+{
+    return s->device_norm && s->sig.mine && s->sig.node_size > 1;
+}
+
 SHARDTAB_DEVFN shardtab_coll_t jacobi_norm_coll(const jacobi_step_t *s)
 {
     return shardtab_coll(&s->sig, JACOBI_SLOT_NORM, 1);
@@ -112,7 +121,7 @@ SHARDTAB_DEVFN int jacobi_norm_drain(const jacobi_step_t *s)
     shardtab_coll_t c = jacobi_norm_coll(s);
     int status = SHARDTAB_WAIT_OK;
 
-    if (!s->device_norm || !s->sig.mine)
+    if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
     shardtab_block_sync();
     if (shardtab_block_leader()) {
@@ -133,7 +142,7 @@ SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, const double *loc
 {
     shardtab_coll_t c = jacobi_norm_coll(s);
 
-    if (!s->device_norm || !s->sig.mine)
+    if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
     return shardtab_coll_start_block(&s->sig, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM, SHARDTAB_DOUBLE,
                                      0, local2, 1);
@@ -141,8 +150,8 @@ SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, const double *loc
 
 /* Closing iteration k: the decision on the norm of k - 1 (every rank's, summed
  * in node-rank order: the same bits on every rank), one iteration late as the
- * anchors. Without pads (the 1-GPU reference) the rank's own norm of k - 1,
- * ctl->local_norm2, decides. Returns 0 when a wait gave up, in every thread. */
+ * anchors. A rank alone on its node (or the 1-GPU reference) decides on its
+ * own norm of k - 1, ctl->local_norm2. Returns 0 when a wait gave up, in every thread. */
 SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, uint64_t k, uint64_t base, uint64_t *rec)
 {
     SHARDTAB_BLOCK_SHARED double global2[1];
@@ -153,7 +162,7 @@ SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, uint64_t k, uint64_t ba
         jacobi_stop_after(s, k);
     if (!s->device_norm || !jacobi_decision_iteration(base, s->nccheck, k))
         return 1;
-    if (s->sig.mine) {
+    if (jacobi_norm_through_pads(s)) {
         shardtab_coll_t c = jacobi_norm_coll(s);
         uint64_t t0 = rec ? shardtab_clock() : 0;
         int status = shardtab_coll_finish_block(&s->sig, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
@@ -166,7 +175,7 @@ SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, uint64_t k, uint64_t ba
         if (rec && shardtab_block_leader())
             rec[JACOBI_TRACE_NORM_WAIT] = shardtab_clock() - t0;
     } else if (shardtab_block_leader()) {
-        global2[0] = ctl->local_norm2; /* one rank: its own norm of k - 1 */
+        global2[0] = ctl->local_norm2; /* a rank alone: its own norm of k - 1 */
     }
     if (shardtab_block_leader()) {
         double norm = sqrt(global2[0]);

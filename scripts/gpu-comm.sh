@@ -10,7 +10,7 @@
 # side, alternating, at 16384^2, 4096^2, 2048^2 and 1024^2 (1000 iterations,
 # the norm every iteration), for the no-regression figure.
 #
-# Usage: scripts/gpu-comm.sh [--runs R] [--sizes "16384 4096 2048 1024"] [outdir]
+# Usage: scripts/gpu-comm.sh [--runs R] [--sizes "16384 4096 2048 1024"] [--regress-only] [outdir]
 # Writes into outdir: comm.log (every step and its output), jacobi-regress.csv.
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
 set -uo pipefail
@@ -19,8 +19,10 @@ source "$(dirname "$0")/gpu-common.sh"
 
 runs=3
 sizes="16384 4096 2048 1024"
+regress_only=0
 while [[ $# -gt 0 ]]; do
   case $1 in
+  --regress-only) regress_only=1; shift ;;
   --runs) runs=$2; shift 2 ;;
   --sizes) sizes=$2; shift 2 ;;
   *) break ;;
@@ -77,6 +79,7 @@ expect_line() {
 }
 
 # ---- the layer: every call bit for bit, concurrently under MPS ---------------------------
+if ((regress_only == 0)); then
 for np in 1 2 4; do
   step "comm_check np$np: every call bit for bit, two in flight, puts" \
     expect_line "^# comm_check: OK" run -np "$np" "$comm" "${share[@]}"
@@ -116,6 +119,8 @@ for l in persistent graph; do
 done
 step "jacobi np1 persistent 2048^2, CPU check" \
   expect_line "^# verify jacobi: OK" run -np 1 "$jac" -nx 2048 -ny 2048 -niter 1000 --init random --launch persistent --cpu-check yes
+
+fi
 
 # ---- no regression: the persistent solve, this tree against the baseline, alternating ----
 stop_mps # one rank: the GPU as the earlier figures had it
