@@ -15,7 +15,8 @@ if(SHARDTAB_HAVE_FORTRAN)
   install(FILES ${CMAKE_BINARY_DIR}/fortran-modules/shardtab.mod
           DESTINATION ${SHARDTAB_FORTRAN_MODDIR})
 endif()
-install(FILES include/shardtab.h include/shardtab_device.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES include/shardtab.h include/shardtab_device.h include/shardtab_comm.h
+              include/shardtab_types.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS multi_scal RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT shardtabTargets NAMESPACE shardtab:: DESTINATION ${SHARDTAB_CMAKE_DIR})
 

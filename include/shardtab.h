@@ -42,6 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shardtab_types.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -211,6 +213,49 @@ shardtab_status_t shardtab_barrier_on_stream(shardtab_t *table, shardtab_stream_
  * SHARDTAB_ERR_ABORTED when another rank gave up first, else SHARDTAB_SUCCESS.
  * Pass the result to shardtab_agree: every rank then reports the first cause. */
 shardtab_status_t shardtab_signal_check(const shardtab_t *table);
+
+/* ---- Collectives on a stream, over the table's shards (collective) ------------
+ * Like SymmetricMemory's: the buffer is a region of every rank's shard, from
+ * byte `offset`, the same on every rank; `count` elements of `type`. Every
+ * rank of the table's communicator calls, in the same order, with the same
+ * arguments (broadcast: the same root). Enqueued on stream (the host backend
+ * runs them now), after the table's last barrier or collective on any stream.
+ *
+ * Inside a node the ranks read one another's shards through the table; every
+ * result is combined in node-rank order (v[0] op v[1] op ... op v[n - 1]),
+ * so every rank gets the same bits, every run, whatever the algorithm: the
+ * one-shot all-reduce (every rank reads every peer's region, a scratch
+ * buffer, two node barriers) for small regions, the two-shot (each rank
+ * reduces its chunk in place, a barrier, each copies every other chunk from
+ * its owner, a barrier) for large ones, with 16-byte accesses where every
+ * rank's region starts 16-byte aligned. SHARDTAB_ALL_REDUCE_ALGO=one-shot|
+ * two-shot|auto and SHARDTAB_ALL_REDUCE_CUTOVER=<bytes> choose (the default
+ * cut-over was measured: docs/performance.md). NCCL promises no such order.
+ *
+ * Across nodes: the table inside each node, then MPI between the node
+ * leaders, staged through the host (a gather of every node's result, reduced
+ * in node order, so the bits are still the same everywhere), then MPI inside
+ * each node; host-synchronous: the call returns once the result is in place.
+ *
+ * Arguments are checked without a host collective on one node: each rank's
+ * first barrier carries what it was called with, and a rank whose call
+ * differs, or whose own checks failed, stops the node: the failing rank
+ * returns its error at once, the others learn it from shardtab_signal_check
+ * (then shardtab_agree: one message everywhere). Across nodes they are agreed
+ * by MPI before anything moves. As with the signals, a stopped node's table
+ * must be destroyed. */
+
+/* In place: every rank's region = the op of every rank's region, element by
+ * element. */
+shardtab_status_t shardtab_all_reduce(shardtab_t *table, shardtab_op_t op, shardtab_type_t type,
+                                      size_t offset, size_t count, shardtab_stream_t stream);
+/* Every rank's region = the region of comm rank `root`. */
+shardtab_status_t shardtab_broadcast(shardtab_t *table, int root, shardtab_type_t type,
+                                     size_t offset, size_t count, shardtab_stream_t stream);
+/* In place: the region holds size * count elements, comm rank r's own at
+ * element r * count; afterwards every rank's holds every rank's. */
+shardtab_status_t shardtab_all_gather(shardtab_t *table, shardtab_type_t type, size_t offset,
+                                      size_t count, shardtab_stream_t stream);
 
 /* Milliseconds this rank spent in shardtab_create, and in its IPC opens. */
 double shardtab_create_ms(const shardtab_t *table);

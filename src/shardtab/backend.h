@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "shardtab.h"
 #include "shardtab_device.h"
+#include "collective_body.h"
 
 /* Bytes of an opaque IPC handle: hipIpcMemHandle_t and cudaIpcMemHandle_t are 64;
  * the host backend stores a shared-memory name there. */
@@ -68,6 +69,13 @@ typedef struct st_backend_ops {
      * for), and free the record. */
     shardtab_status_t (*barrier_wait)(void *order);
     void (*barrier_order_free)(void *order);
+    /* A stream-ordered collective (collectives.c): order_begin makes stream
+     * wait for the table's last barrier or collective (*order, made when NULL),
+     * collective_phase enqueues one phase (collective_body.h; the host backend
+     * runs it now), order_end records the collective as the table's last. */
+    shardtab_status_t (*order_begin)(shardtab_stream_t stream, void **order);
+    shardtab_status_t (*collective_phase)(const st_coll_phase_t *phase, shardtab_stream_t stream);
+    shardtab_status_t (*order_end)(shardtab_stream_t stream, void *order);
 
     /* Make [ptr, ptr+bytes) openable by the other processes of this node, for
      * as long as the allocation lives (the same handle for every table). */

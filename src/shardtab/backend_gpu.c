@@ -22,6 +22,7 @@ static double wall_clock_hz = 1e9;
 
 /* The GPU barrier kernel's launcher (signal_gpu.hip); 0 or a hipError_t. */
 int st_gpu_barrier_launch(const shardtab_signals_t *signals, void *stream);
+int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks, void *stream);
 
 /* Report a failed runtime call with its name and the runtime's words; returns
  * from the calling function. GPU_CHECK names the call by its source text,
@@ -239,6 +240,53 @@ static shardtab_status_t gpu_barrier_wait(void *order)
     return SHARDTAB_SUCCESS;
 }
 
+static shardtab_status_t gpu_order_begin(shardtab_stream_t stream, void **order)
+{
+    hipEvent_t last = (hipEvent_t)*order;
+
+    USE_BOUND_DEVICE();
+    if (last == NULL) {
+        GPU_CHECK(SHARDTAB_ERR_DEVICE, hipEventCreateWithFlags(&last, hipEventDisableTiming));
+        *order = (void *)last;
+        return SHARDTAB_SUCCESS;
+    }
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipStreamWaitEvent((hipStream_t)stream, last, 0));
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t gpu_order_end(shardtab_stream_t stream, void *order)
+{
+    USE_BOUND_DEVICE();
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipEventRecord((hipEvent_t)order, (hipStream_t)stream));
+    return SHARDTAB_SUCCESS;
+}
+
+/* A grid for a phase: a thread per 16 bytes (or element), at most 8 blocks of
+ * 256 per multiprocessor, the loops striding over the rest. */
+static shardtab_status_t gpu_collective_phase(const st_coll_phase_t *phase, shardtab_stream_t stream)
+{
+    static int multiprocessors = 0;
+    size_t work = phase->phase == ST_PHASE_CHUNKS ? phase->count : phase->end - phase->begin;
+    size_t per = phase->vec16 ? 16 / st_type_size(phase->type) : 1, blocks;
+
+    USE_BOUND_DEVICE();
+    if (multiprocessors == 0) {
+        int device = 0, count = 0;
+        GPU_CHECK(SHARDTAB_ERR_DEVICE, hipGetDevice(&device));
+        GPU_CHECK(SHARDTAB_ERR_DEVICE,
+                  hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device));
+        multiprocessors = count > 0 ? count : 1;
+    }
+    blocks = (work / per + 255) / 256;
+    if (blocks > (size_t)multiprocessors * 8)
+        blocks = (size_t)multiprocessors * 8;
+    if (blocks < 1)
+        blocks = 1;
+    GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "launch of a collective's kernel",
+                 (hipError_t)st_gpu_collective_launch(phase, (int)blocks, stream));
+    return SHARDTAB_SUCCESS;
+}
+
 static void gpu_barrier_order_free(void *order)
 {
     if (order != NULL)
@@ -385,6 +433,9 @@ const st_backend_ops_t st_backend_gpu_ops = {
     .barrier_on_stream = gpu_barrier_on_stream,
     .barrier_wait = gpu_barrier_wait,
     .barrier_order_free = gpu_barrier_order_free,
+    .order_begin = gpu_order_begin,
+    .collective_phase = gpu_collective_phase,
+    .order_end = gpu_order_end,
     .ipc_export = gpu_ipc_export,
     .ipc_open = gpu_ipc_open,
     .ipc_close = gpu_ipc_close,

@@ -210,6 +210,34 @@ static void host_barrier_order_free(void *order)
     (void)order;
 }
 
+/* A collective's phase, now, by this thread: the same body as the GPU's
+ * kernels (collective_body.h). */
+static shardtab_status_t host_order_begin(shardtab_stream_t stream, void **order)
+{
+    (void)stream, (void)order;
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_collective_phase(const st_coll_phase_t *phase, shardtab_stream_t stream)
+{
+    (void)stream;
+    if (phase->phase == ST_PHASE_SYNC)
+        (void)st_body_sync_block(phase); /* a refusal records itself in the pad */
+    else if (shardtab_aborted(&phase->sig))
+        return SHARDTAB_SUCCESS; /* the node has stopped: shardtab_signal_check says why */
+    else if (phase->phase == ST_PHASE_REDUCE)
+        st_body_reduce(phase, 0, 1);
+    else
+        st_body_copy(phase, 0, 1);
+    return SHARDTAB_SUCCESS;
+}
+
+static shardtab_status_t host_order_end(shardtab_stream_t stream, void *order)
+{
+    (void)stream, (void)order;
+    return SHARDTAB_SUCCESS;
+}
+
 /* ---- export: move the allocation into a memfd, once ----------------------- */
 
 /* A memfd's size counts against RLIMIT_FSIZE: growing one past it would kill
@@ -393,6 +421,9 @@ const st_backend_ops_t st_backend_host_ops = {
     .barrier_on_stream = host_barrier_on_stream,
     .barrier_wait = host_barrier_wait,
     .barrier_order_free = host_barrier_order_free,
+    .order_begin = host_order_begin,
+    .collective_phase = host_collective_phase,
+    .order_end = host_order_end,
     .ipc_export = host_ipc_export,
     .ipc_open = host_ipc_open,
     .ipc_close = host_ipc_close,

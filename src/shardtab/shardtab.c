@@ -27,7 +27,9 @@
 #include "internal.h"
 #include "pads.h"
 #include "registry.h"
+#include "collective_body.h"
 #include "shardtab_comm.h"
+#include "table.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -36,38 +38,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* One exported allocation per rank (the shard, or the signal pad), and every
- * node peer's as this process maps it. */
-typedef struct st_region {
-    const char *what;     /* "shard" or "signal pad", for messages */
-    void *local;          /* this rank's, NULL for an empty shard */
-    size_t bytes;
-    void **entries;       /* [node_size] host copy of this region's table */
-    size_t *entry_bytes;
-    void **mapped;        /* [node_size] base of each peer allocation, as imports.c maps it */
-    int opened, reused;   /* peer allocations this create opened, found open */
-} st_region_t;
-
-struct shardtab {
-    MPI_Comm comm; /* private dup of the caller's communicator */
-    MPI_Comm node; /* this table's node, a subset of comm */
-    int rank, size;
-    int node_rank, node_size, node_id, node_count;
-    int *members;      /* [node_size] comm rank of each node rank */
-    int *node_rank_of; /* [size] node rank of each comm rank, -1 off node */
-    st_region_t shard, pad;
-    void **device_table; /* [2 * node_size]: the shards' entries, then the pads' */
-    int *peer_access;  /* [node_size^2] 1 yes, 0 no, -1 unknown; NULL: all yes */
-    shardtab_stream_t stream;
-    void *barrier_order; /* the backend's record of the last shardtab_barrier_on_stream */
-    int signal_slots;
-    double wait_timeout_s, clock_hz;
-    double create_ms, open_ms;
-    /* the live-table registry's entry: what this table's shard allocation is */
-    st_live_entry_t live;
-};
-
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -100,6 +70,8 @@ static void region_release_host(st_region_t *r)
 
 static void table_release_host(shardtab_t *t)
 {
+    if (t->leaders != MPI_COMM_NULL)
+        MPI_Comm_free(&t->leaders);
     if (t->node != MPI_COMM_NULL)
         MPI_Comm_free(&t->node);
     if (t->comm != MPI_COMM_NULL)
@@ -662,7 +634,7 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
         free(t);
         return status;
     }
-    t->comm = t->node = MPI_COMM_NULL;
+    t->comm = t->node = t->leaders = MPI_COMM_NULL;
     t->shard.what = "shard";
     t->shard.local = shard;
     t->shard.bytes = bytes;
@@ -777,6 +749,11 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
     status = agree_patiently(t, status, "shardtab_destroy");
     closed = shardtab_agree(t->comm, close_peers(t));
     freed = st_backend()->mem_free(t->device_table);
+    if (t->coll_scratch != NULL) {
+        shardtab_status_t scratch_freed = st_backend()->mem_free(t->coll_scratch);
+        if (freed == SHARDTAB_SUCCESS)
+            freed = scratch_freed;
+    }
     pad_freed = st_pad_free(t->pad.local); /* no importer uses it any more */
     /* one answer on every rank, so that no caller goes on alone */
     freed = shardtab_agree(t->comm, freed != SHARDTAB_SUCCESS ? freed : pad_freed);
@@ -851,6 +828,55 @@ static void describe_call(uint64_t call, char *out, size_t bytes)
              (int)((call >> 17) & 0x7fff));
 }
 
+/* A stream-ordered collective's call word (collectives.c call_words), in words. */
+static void describe_stream_call(uint64_t word, char *out, size_t bytes)
+{
+    static const char *const kinds[] = {"?", "shardtab_all_reduce", "shardtab_broadcast",
+                                        "shardtab_all_gather"};
+    static const char *const ops[] = {"sum", "min", "max"};
+    static const char *const types[] = {"float", "double", "int64"};
+    unsigned kind = (unsigned)(word & 15), op = (unsigned)(word >> 4 & 15), type = (unsigned)(word >> 8 & 15);
+
+    snprintf(out, bytes, "%s (op %s, type %s, root %u, %s, count %llu)",
+             kind < 4 ? kinds[kind] : "?", op < 3 ? ops[op] : "?", type < 3 ? types[type] : "?",
+             (unsigned)(word >> 12 & 4095),
+             (word >> 24 & 3) == 1 ? "one-shot" : (word >> 24 & 3) == 2 ? "two-shot" : "no algorithm",
+             (unsigned long long)(word >> 26));
+}
+
+/* A stream-ordered collective whose ranks' calls differ (ST_PHASE_SYNC). */
+static shardtab_status_t stream_call_failure(const shardtab_t *t, const uint64_t *header,
+                                             uint64_t peer, int peer_rank)
+{
+    const uint64_t which = header[SHARDTAB_PAD_ERR_SLOT] - (uint64_t)(SHARDTAB_PAD_HEADER + t->node_size +
+                                                                     t->signal_slots);
+    const uint64_t want = header[SHARDTAB_PAD_ERR_WANT], seen = header[SHARDTAB_PAD_ERR_SEEN];
+    char mine[160], theirs[160];
+
+    if (seen == ST_ARGS_INVALID) /* a consequence: that rank's own message is the cause */
+        return st_fail(SHARDTAB_ERR_ABORTED,
+                       "a stream-ordered collective stopped: node rank %llu (rank %d) made a call "
+                       "that failed its own checks (its message says which)",
+                       (unsigned long long)peer, peer_rank);
+    if (want == ST_ARGS_INVALID)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "a stream-ordered collective stopped: node rank %d made a call that failed "
+                       "its own checks", t->node_rank);
+    if (which == 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "the ranks disagree on a stream-ordered collective: node rank %d called it "
+                       "at byte offset %llu, node rank %llu (rank %d) at %llu; every rank must pass "
+                       "the same arguments", t->node_rank, (unsigned long long)want,
+                       (unsigned long long)peer, peer_rank, (unsigned long long)seen);
+    describe_stream_call(want, mine, sizeof mine);
+    describe_stream_call(seen, theirs, sizeof theirs);
+    return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                   "the ranks disagree on a stream-ordered collective: node rank %d called %s, node "
+                   "rank %llu (rank %d) %s; every rank must make the same calls, in the same order, "
+                   "with the same arguments (SHARDTAB_ALL_REDUCE_ALGO and _CUTOVER too)",
+                   t->node_rank, mine, (unsigned long long)peer, peer_rank, theirs);
+}
+
 /* The message of a refused collective call (SHARDTAB_WAIT_MISMATCH, _CORRUPT, _MISUSE). */
 static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t *header)
 {
@@ -868,6 +894,9 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
                        t->node_rank, (unsigned long long)peer, peer_rank, where,
                        (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
                        (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISMATCH &&
+        header[SHARDTAB_PAD_ERR_CMP] == ST_CMP_STREAM_ARGS)
+        return stream_call_failure(t, header, peer, peer_rank);
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISMATCH) {
         uint64_t want = header[SHARDTAB_PAD_ERR_WANT], seen = header[SHARDTAB_PAD_ERR_SEEN];
         if (header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_CMP_GE) /* the epoch word */

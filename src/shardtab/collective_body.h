@@ -1,0 +1,171 @@
+/* collective_body.h - the element loops of the stream-ordered collectives
+ * (collectives.c), one body for every backend: the GPU kernels of
+ * collective_gpu.hip run them with a grid of threads, the host backend with
+ * its one thread (backend_host.c). Below collectives.c; it needs only the
+ * device layer (shardtab_comm.h), no MPI and no GPU runtime header.
+ *
+ * A collective is a sequence of phases; every rank runs the same sequence:
+ *   ST_PHASE_SYNC    one block: the library's collective (shardtab_lib_coll)
+ *                    carries this call's arguments from every rank to every
+ *                    rank and compares them; it is also a node barrier
+ *                    (every rank's earlier work visible to every rank after it);
+ *   ST_PHASE_REDUCE  elements [begin, end) of the region: dst[i] = the value
+ *                    of node rank 0 op ... op node rank n - 1, read through
+ *                    the table, in node-rank order (the same bits whichever
+ *                    rank computes them, one-shot or two-shot);
+ *   ST_PHASE_COPY    elements [begin, end) from node rank src_rank's region
+ *                    (or the scratch buffer, src_rank -1) into this rank's;
+ *   ST_PHASE_CHUNKS  for every node rank q but this one, its chunk [q * chunk,
+ *                    min((q + 1) * chunk, count)) from q's region into this
+ *                    rank's (the all-gather half of two-shot, and all-gather).
+ * 16-byte loads and stores where every rank's region starts 16-byte aligned. */
+#ifndef ST_COLLECTIVE_BODY_H
+#define ST_COLLECTIVE_BODY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shardtab_comm.h"
+
+enum { ST_PHASE_SYNC = 0, ST_PHASE_REDUCE, ST_PHASE_COPY, ST_PHASE_CHUNKS };
+/* a refused ST_PHASE_SYNC's record: SHARDTAB_WAIT_MISMATCH with this "cmp" */
+#define ST_CMP_STREAM_ARGS 2
+/* args[1] of a rank whose call failed its own checks: no rank's can match it */
+#define ST_ARGS_INVALID UINT64_MAX
+enum { ST_STREAM_ALL_REDUCE = 1, ST_STREAM_BROADCAST = 2, ST_STREAM_ALL_GATHER = 3 };
+
+typedef struct st_coll_phase {
+    int phase;               /* ST_PHASE_* */
+    int op, type;            /* SHARDTAB_SUM .., SHARDTAB_FLOAT .. */
+    int vec16;               /* every rank's region is 16-byte aligned */
+    int src_rank;            /* ST_PHASE_COPY: node rank, or -1 for scratch */
+    shardtab_signals_t sig;  /* the table's pads and its library collective */
+    void *const *table;      /* device table of the shards, [node_size] */
+    size_t offset;           /* bytes: where the region starts in every shard */
+    size_t count;            /* elements of the region */
+    size_t begin, end;       /* elements this phase covers */
+    size_t chunk;            /* ST_PHASE_CHUNKS: elements per node rank */
+    void *dst;               /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
+    void *scratch;           /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
+    uint64_t args[SHARDTAB_LIB_COLL_VALUES]; /* ST_PHASE_SYNC: what every rank must agree on */
+} st_coll_phase_t;
+
+SHARDTAB_DEVFN size_t st_type_size(int type)
+{
+    return type == SHARDTAB_FLOAT ? 4 : 8;
+}
+
+/* 16 bytes of values: a op b, lane by lane */
+SHARDTAB_DEVFN void st_combine16(int op, int type, uint64_t *a, const uint64_t *b)
+{
+    if (type == SHARDTAB_FLOAT) {
+        for (int w = 0; w < 2; w++) {
+            uint64_t lo = shardtab_value_combine(op, type, a[w] & 0xffffffffu, b[w] & 0xffffffffu);
+            uint64_t hi = shardtab_value_combine(op, type, a[w] >> 32, b[w] >> 32);
+            a[w] = (lo & 0xffffffffu) | hi << 32;
+        }
+    } else {
+        a[0] = shardtab_value_combine(op, type, a[0], b[0]);
+        a[1] = shardtab_value_combine(op, type, a[1], b[1]);
+    }
+}
+
+/* ST_PHASE_REDUCE, thread `thread` of `threads` */
+SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    const size_t size = st_type_size(p->type), n = (size_t)p->sig.node_size;
+    size_t i = p->begin;
+
+    if (p->vec16) {
+        const size_t per = 16 / size, vectors = (p->end - p->begin) / per;
+        for (size_t v = thread; v < vectors; v += threads) {
+            const size_t at = p->offset + (p->begin + v * per) * size;
+            uint64_t acc[2], next[2];
+            shardtab_copy16(acc, (const char *)p->table[0] + at);
+            for (size_t r = 1; r < n; r++) {
+                shardtab_copy16(next, (const char *)p->table[r] + at);
+                st_combine16(p->op, p->type, acc, next);
+            }
+            shardtab_copy16((char *)p->dst + (p->begin + v * per) * size, acc);
+        }
+        i = p->begin + vectors * per;
+    }
+    for (i += thread; i < p->end; i += threads) {
+        const size_t at = p->offset / size + i;
+        uint64_t acc = shardtab_value_word(p->type, p->table[0], at);
+        for (size_t r = 1; r < n; r++)
+            acc = shardtab_value_combine(p->op, p->type, acc,
+                                         shardtab_value_word(p->type, p->table[r], at));
+        shardtab_value_store(p->type, p->dst, i, acc);
+    }
+}
+
+/* Elements [begin, end) from src (indexed from the region's start) into dst. */
+SHARDTAB_DEVFN void st_copy_range(char *dst, const char *src, size_t size, size_t begin, size_t end,
+                                  int vec16, size_t thread, size_t threads)
+{
+    size_t from = begin * size, to = end * size, i = from;
+
+    if (vec16 && from % 16 == 0) {
+        const size_t vectors = (to - from) / 16;
+        for (size_t v = thread; v < vectors; v += threads)
+            shardtab_copy16(dst + from + v * 16, src + from + v * 16);
+        i = from + vectors * 16;
+    }
+    for (i += thread * size; i < to; i += threads * size)
+        for (size_t b = 0; b < size; b++)
+            dst[i + b] = src[i + b];
+}
+
+/* ST_PHASE_COPY and ST_PHASE_CHUNKS */
+SHARDTAB_DEVFN void st_body_copy(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    const size_t size = st_type_size(p->type);
+    char *mine = (char *)p->table[p->sig.node_rank] + p->offset;
+
+    if (p->phase == ST_PHASE_COPY) {
+        const char *src = p->src_rank < 0 ? (const char *)p->scratch
+                                          : (const char *)p->table[p->src_rank] + p->offset;
+        st_copy_range(mine, src, size, p->begin, p->end, p->vec16, thread, threads);
+        return;
+    }
+    for (int q = 0; q < p->sig.node_size; q++) {
+        size_t begin = (size_t)q * p->chunk, end = begin + p->chunk;
+        if (q == p->sig.node_rank || begin >= p->count)
+            continue;
+        if (end > p->count)
+            end = p->count;
+        st_copy_range(mine, (const char *)p->table[q] + p->offset, size, begin, end, p->vec16,
+                      thread, threads);
+    }
+}
+
+/* ST_PHASE_SYNC, every thread of one block: deposit the arguments, wait for
+ * every rank's, and refuse a rank whose differ (SHARDTAB_WAIT_MISMATCH, the
+ * record's slot naming which argument, its "ticks" the rank). */
+SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
+{
+    SHARDTAB_BLOCK_SHARED uint64_t all[2 * 1024];
+    shardtab_coll_t c = shardtab_lib_coll(&p->sig);
+    const int n = p->sig.node_size;
+    int status = shardtab_coll_start_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
+                                           SHARDTAB_INT64, 0, p->args, SHARDTAB_LIB_COLL_VALUES);
+
+    if (status == SHARDTAB_WAIT_OK)
+        status = shardtab_coll_finish_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
+                                            SHARDTAB_INT64, 0, all, SHARDTAB_LIB_COLL_VALUES);
+    if (status != SHARDTAB_WAIT_OK)
+        return status;
+    for (int r = 0; r < n; r++)
+        for (int a = 0; a < SHARDTAB_LIB_COLL_VALUES; a++)
+            if (all[r * SHARDTAB_LIB_COLL_VALUES + a] != p->args[a]) {
+                if (shardtab_block_leader())
+                    shardtab_give_up_as(&p->sig, SHARDTAB_WAIT_MISMATCH, p->sig.lib_first + a,
+                                        ST_CMP_STREAM_ARGS, p->args[a],
+                                        all[r * SHARDTAB_LIB_COLL_VALUES + a], (uint64_t)r);
+                return SHARDTAB_WAIT_MISMATCH;
+            }
+    return SHARDTAB_WAIT_OK;
+}
+
+#endif /* ST_COLLECTIVE_BODY_H */

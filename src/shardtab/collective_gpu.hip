@@ -1,0 +1,34 @@
+/* collective_gpu.hip - the stream-ordered collectives' kernels: each phase of
+ * collective_body.h run by a grid of threads (the sync by one block). HIP for
+ * AMD, compiled as CUDA for NVIDIA, like the library's barrier kernel. A phase
+ * after a refused or timed-out sync returns at once: the node has stopped, and
+ * its arguments may not hold on another rank. */
+#include "gpu_runtime.h"
+#include "collective_body.h"
+
+__global__ void st_collective_sync_kernel(st_coll_phase_t p)
+{
+    (void)st_body_sync_block(&p); /* a refusal records itself in the pad */
+}
+
+__global__ void st_collective_move_kernel(st_coll_phase_t p)
+{
+    const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t threads = (size_t)gridDim.x * blockDim.x;
+
+    if (shardtab_aborted(&p.sig))
+        return;
+    if (p.phase == ST_PHASE_REDUCE)
+        st_body_reduce(&p, thread, threads);
+    else
+        st_body_copy(&p, thread, threads);
+}
+
+extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks, void *stream)
+{
+    if (phase->phase == ST_PHASE_SYNC)
+        st_collective_sync_kernel<<<1, 64, 0, (hipStream_t)stream>>>(*phase);
+    else
+        st_collective_move_kernel<<<blocks, 256, 0, (hipStream_t)stream>>>(*phase);
+    return (int)hipGetLastError();
+}

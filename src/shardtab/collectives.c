@@ -1,0 +1,454 @@
+/* collectives.c - the stream-ordered collectives over a table's shards
+ * (shardtab_all_reduce, _broadcast, _all_gather): the checks of a call, the
+ * choice of algorithm, the sequence of phases every rank runs (the element
+ * loops are collective_body.h's, run by the backend), and the hierarchy
+ * across nodes through MPI. Above the backend and the device layer, beside
+ * shardtab.c (table.h: the table's layout). */
+#include "backend.h"
+#include "collective_body.h"
+#include "internal.h"
+#include "table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a call is, before any rank moves anything. */
+typedef struct st_call {
+    int kind;          /* ST_STREAM_* */
+    int op, type;      /* op: ST_STREAM_ALL_REDUCE only */
+    int root;          /* ST_STREAM_BROADCAST: comm rank */
+    size_t offset;     /* bytes */
+    size_t count;      /* elements: per rank for all-gather */
+    size_t bytes;      /* of the region every rank's shard must hold */
+    int algo;          /* ST_ALGO_* */
+    const char *name;
+} st_call_t;
+
+enum { ST_ALGO_ONE_SHOT = 1, ST_ALGO_TWO_SHOT = 2 };
+
+#define ST_COUNT_MAX ((size_t)1 << 38) /* elements a call may carry (the sync's word) */
+/* Where one-shot hands over to two-shot, by default: measured on one H200
+ * under MPS at 2 ranks (docs/performance.md) */
+#define ST_CUTOVER_DEFAULT ((size_t)256 << 10)
+
+static const char *type_name(int type)
+{
+    return type == SHARDTAB_FLOAT ? "float" : type == SHARDTAB_DOUBLE ? "double"
+                                            : type == SHARDTAB_INT64 ? "int64" : "unknown";
+}
+
+static shardtab_status_t mpi_check(int rc, const char *call)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+
+    if (rc == MPI_SUCCESS)
+        return SHARDTAB_SUCCESS;
+    MPI_Error_string(rc, text, &len);
+    return st_fail(SHARDTAB_ERR_MPI, "%s failed: %s", call, text);
+}
+
+/* SHARDTAB_ALL_REDUCE_ALGO and SHARDTAB_ALL_REDUCE_CUTOVER, checked. */
+static shardtab_status_t choose_algorithm(st_call_t *c)
+{
+    const char *algo = getenv("SHARDTAB_ALL_REDUCE_ALGO");
+    const char *cut = getenv("SHARDTAB_ALL_REDUCE_CUTOVER");
+    size_t cutover = ST_CUTOVER_DEFAULT;
+
+    if (cut != NULL && *cut != '\0') {
+        char *end = NULL;
+        unsigned long long v = strtoull(cut, &end, 10);
+        if (*cut < '0' || *cut > '9' || *end != '\0')
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "SHARDTAB_ALL_REDUCE_CUTOVER='%s' is not a number of bytes", cut);
+        cutover = (size_t)v;
+    }
+    if (algo == NULL || *algo == '\0' || strcmp(algo, "auto") == 0)
+        c->algo = c->bytes <= cutover ? ST_ALGO_ONE_SHOT : ST_ALGO_TWO_SHOT;
+    else if (strcmp(algo, "one-shot") == 0)
+        c->algo = ST_ALGO_ONE_SHOT;
+    else if (strcmp(algo, "two-shot") == 0)
+        c->algo = ST_ALGO_TWO_SHOT;
+    else
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "SHARDTAB_ALL_REDUCE_ALGO='%s': expected one-shot, two-shot or auto", algo);
+    return SHARDTAB_SUCCESS;
+}
+
+/* This rank's own checks of a call. */
+static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
+{
+    size_t size, elements;
+
+    if (c->type < 0 || c->type >= SHARDTAB_TYPE_COUNT)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: unknown type %d (expected SHARDTAB_FLOAT, "
+                       "SHARDTAB_DOUBLE or SHARDTAB_INT64)", c->name, c->type);
+    if (c->kind == ST_STREAM_ALL_REDUCE && (c->op < 0 || c->op >= SHARDTAB_OP_COUNT))
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: unknown op %d (expected SHARDTAB_SUM, "
+                       "SHARDTAB_MIN or SHARDTAB_MAX)", c->name, c->op);
+    if (c->kind == ST_STREAM_BROADCAST && (c->root < 0 || c->root >= t->size))
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: root %d is outside the table's %d ranks",
+                       c->name, c->root, t->size);
+    size = st_type_size(c->type);
+    if (c->offset % size != 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: byte offset %zu is not a multiple of the "
+                       "%zu-byte %s", c->name, c->offset, size, type_name(c->type));
+    if (c->count > ST_COUNT_MAX)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: count %zu is above %zu elements", c->name,
+                       c->count, ST_COUNT_MAX);
+    elements = c->kind == ST_STREAM_ALL_GATHER ? c->count * (size_t)t->size : c->count;
+    c->bytes = elements * size;
+    if (c->offset > t->shard.bytes)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: byte offset %zu is past this rank's shard of "
+                       "%zu bytes", c->name, c->offset, t->shard.bytes);
+    if (c->bytes > t->shard.bytes - c->offset)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: %zu %s values from byte %zu need %zu bytes, past this rank's shard "
+                       "of %zu bytes", c->name, elements, type_name(c->type), c->offset,
+                       c->offset + c->bytes, t->shard.bytes);
+    return c->kind == ST_STREAM_ALL_REDUCE ? choose_algorithm(c) : SHARDTAB_SUCCESS;
+}
+
+/* The words every rank's call must match (the sync phase carries them). */
+static void call_words(const st_call_t *c, uint64_t args[SHARDTAB_LIB_COLL_VALUES])
+{
+    args[0] = (uint64_t)c->offset;
+    args[1] = (uint64_t)c->kind | (uint64_t)(c->op & 15) << 4 | (uint64_t)(c->type & 15) << 8 |
+              (uint64_t)(c->root & 4095) << 12 | (uint64_t)(c->algo & 3) << 24 |
+              (uint64_t)c->count << 26;
+}
+
+/* The phase every step of this call starts from. */
+static st_coll_phase_t base_phase(const shardtab_t *t, const st_call_t *c)
+{
+    st_coll_phase_t p;
+    uintptr_t aligned = (uintptr_t)c->offset;
+
+    memset(&p, 0, sizeof p);
+    (void)shardtab_signals(t, &p.sig);
+    p.op = c->op;
+    p.type = c->type;
+    p.table = (void *const *)t->device_table;
+    p.offset = c->offset;
+    p.count = c->kind == ST_STREAM_ALL_GATHER ? c->count * (size_t)t->node_size : c->count;
+    /* every rank's region 16-byte aligned: the host table's entries keep each
+     * peer's alignment (a mapping starts a page, at the owner's offset in it) */
+    for (int q = 0; q < t->node_size; q++)
+        aligned |= (uintptr_t)t->shard.entries[q];
+    p.vec16 = aligned % 16 == 0;
+    call_words(c, p.args);
+    return p;
+}
+
+static shardtab_status_t run_phase(st_coll_phase_t *p, int phase, size_t begin, size_t end,
+                                   shardtab_stream_t stream)
+{
+    p->phase = phase;
+    p->begin = begin;
+    p->end = end;
+    return st_backend()->collective_phase(p, stream);
+}
+
+static shardtab_status_t ensure_scratch(shardtab_t *t, size_t bytes)
+{
+    void *grown = NULL;
+    shardtab_status_t status;
+
+    if (bytes <= t->coll_scratch_bytes)
+        return SHARDTAB_SUCCESS;
+    /* the old one may still be in use by an enqueued collective */
+    if (t->coll_scratch != NULL) {
+        status = st_backend()->stream_synchronize(NULL);
+        if (status == SHARDTAB_SUCCESS)
+            status = st_backend()->barrier_wait(t->barrier_order);
+        if (status == SHARDTAB_SUCCESS)
+            status = st_backend()->mem_free(t->coll_scratch);
+        if (status != SHARDTAB_SUCCESS)
+            return status;
+        t->coll_scratch = NULL;
+        t->coll_scratch_bytes = 0;
+    }
+    status = st_backend()->mem_alloc(bytes, &grown);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    t->coll_scratch = grown;
+    t->coll_scratch_bytes = bytes;
+    return SHARDTAB_SUCCESS;
+}
+
+/* The phases inside one node (node_size > 1), enqueued on stream. */
+static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab_stream_t stream)
+{
+    st_coll_phase_t p = base_phase(t, c);
+    const int n = t->node_size, me = t->node_rank;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_SHOT) {
+        status = ensure_scratch(t, c->bytes);
+        p.dst = p.scratch = t->coll_scratch;
+        if (status == SHARDTAB_SUCCESS)
+            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        if (status == SHARDTAB_SUCCESS)
+            status = run_phase(&p, ST_PHASE_REDUCE, 0, p.count, stream);
+        if (status == SHARDTAB_SUCCESS) /* every rank has read every region */
+            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        p.src_rank = -1; /* the results, from the scratch buffer */
+        if (status == SHARDTAB_SUCCESS)
+            status = run_phase(&p, ST_PHASE_COPY, 0, p.count, stream);
+        return status;
+    }
+    if (c->kind == ST_STREAM_ALL_REDUCE) { /* two-shot */
+        size_t chunk = (p.count + (size_t)n - 1) / (size_t)n;
+        chunk = (chunk + 3) / 4 * 4; /* whole 16-byte vectors */
+        size_t begin = (size_t)me * chunk, end = begin + chunk;
+        if (begin > p.count)
+            begin = p.count;
+        if (end > p.count)
+            end = p.count;
+        p.chunk = chunk;
+        p.dst = (char *)t->shard.entries[me] + c->offset; /* this rank's region */
+        status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        if (status == SHARDTAB_SUCCESS) /* reduce-scatter: this rank's chunk, in place */
+            status = run_phase(&p, ST_PHASE_REDUCE, begin, end, stream);
+        if (status == SHARDTAB_SUCCESS) /* every chunk reduced */
+            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        if (status == SHARDTAB_SUCCESS) /* all-gather: every other chunk from its owner */
+            status = run_phase(&p, ST_PHASE_CHUNKS, 0, 0, stream);
+        if (status == SHARDTAB_SUCCESS) /* nobody still reads a chunk its owner may change */
+            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        return status;
+    }
+    if (c->kind == ST_STREAM_BROADCAST) {
+        int root = t->node_rank_of[c->root];
+        status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        p.src_rank = root;
+        if (status == SHARDTAB_SUCCESS && me != root)
+            status = run_phase(&p, ST_PHASE_COPY, 0, p.count, stream);
+        if (status == SHARDTAB_SUCCESS) /* the root keeps its region until everyone has it */
+            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        return status;
+    }
+    p.chunk = c->count; /* all-gather: node rank q's elements at q * count */
+    status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = run_phase(&p, ST_PHASE_CHUNKS, 0, 0, stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+    return status;
+}
+
+/* ---- across nodes: the table inside each node, MPI between them ------------------- */
+
+/* Every rank's call, compared by MPI (the path across nodes is host-synchronous
+ * anyway): the first rank whose words differ from rank 0's is named. */
+static shardtab_status_t agree_call(shardtab_t *t, const st_call_t *c)
+{
+    uint64_t mine[SHARDTAB_LIB_COLL_VALUES], *all = malloc((size_t)t->size * sizeof mine);
+    shardtab_status_t status = all ? SHARDTAB_SUCCESS
+                                   : st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d calls failed",
+                                             c->name, t->size);
+
+    call_words(c, mine);
+    status = shardtab_agree(t->comm, status);
+    if (status == SHARDTAB_SUCCESS)
+        status = mpi_check(MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
+                                         MPI_BYTE, t->comm),
+                           "MPI_Allgather of the collective's arguments");
+    for (int r = 1; r < t->size && status == SHARDTAB_SUCCESS; r++)
+        if (memcmp(all + r * SHARDTAB_LIB_COLL_VALUES, all, sizeof mine) != 0)
+            status = st_fail(SHARDTAB_ERR_INVALID_ARG,
+                             "%s: the ranks disagree on the call: rank %d passed offset %llu and "
+                             "call word 0x%llx, rank 0 offset %llu and 0x%llx; every rank must "
+                             "make the same calls, in the same order, with the same arguments",
+                             c->name, r, (unsigned long long)all[r * SHARDTAB_LIB_COLL_VALUES],
+                             (unsigned long long)all[r * SHARDTAB_LIB_COLL_VALUES + 1],
+                             (unsigned long long)all[0], (unsigned long long)all[1]);
+    free(all);
+    return status; /* every rank computed the same */
+}
+
+/* The region of this rank's shard to or from the host, on stream, waited for. */
+static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, size_t bytes,
+                                     int to_host, shardtab_stream_t stream)
+{
+    char *region = (char *)t->shard.local + offset;
+    shardtab_status_t status = bytes == 0 ? SHARDTAB_SUCCESS
+                               : to_host ? st_backend()->copy_async(host, region, bytes, stream)
+                                         : st_backend()->copy_async(region, host, bytes, stream);
+    return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
+}
+
+static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardtab_stream_t stream)
+{
+    const size_t size = st_type_size(c->type);
+    char *host = NULL, *all = NULL;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    /* the work enqueued before the call, on every rank */
+    status = st_backend()->stream_synchronize(stream);
+    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+        host = malloc(c->bytes);
+        if (host == NULL)
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %zu bytes to stage through the "
+                             "host failed", c->name, c->bytes);
+    }
+    status = shardtab_agree(t->comm, status);
+    if (status != SHARDTAB_SUCCESS)
+        goto out;
+    if (c->kind == ST_STREAM_BROADCAST) {
+        if (t->rank == c->root)
+            status = region_copy(t, host, c->offset, c->bytes, 1, stream);
+        status = shardtab_agree(t->comm, status);
+        if (status == SHARDTAB_SUCCESS && c->bytes > 0)
+            status = mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm),
+                               "MPI_Bcast of a broadcast's region");
+        if (status == SHARDTAB_SUCCESS && t->rank != c->root)
+            status = region_copy(t, host, c->offset, c->bytes, 0, stream);
+        goto agreed;
+    }
+    if (c->kind == ST_STREAM_ALL_GATHER) {
+        const size_t piece = c->count * size;
+        status = region_copy(t, host + (size_t)t->rank * piece, c->offset + (size_t)t->rank * piece,
+                             piece, 1, stream);
+        status = shardtab_agree(t->comm, status);
+        if (status == SHARDTAB_SUCCESS && piece > 0)
+            status = mpi_check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE,
+                                             t->comm),
+                               "MPI_Allgather of an all-gather's pieces");
+        if (status == SHARDTAB_SUCCESS)
+            status = region_copy(t, host, c->offset, c->bytes, 0, stream);
+        goto agreed;
+    }
+    /* all-reduce: inside the node first, through the table */
+    if (t->node_size > 1) {
+        status = st_backend()->order_begin(stream, &t->barrier_order);
+        if (status == SHARDTAB_SUCCESS)
+            status = node_phases(t, c, stream);
+        if (status == SHARDTAB_SUCCESS)
+            status = st_backend()->order_end(stream, t->barrier_order);
+        if (status == SHARDTAB_SUCCESS)
+            status = st_backend()->stream_synchronize(stream);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_signal_check(t);
+    }
+    status = shardtab_agree(t->comm, status);
+    if (status != SHARDTAB_SUCCESS)
+        goto out;
+    if (!t->leaders_made) { /* the non-leaders get MPI_COMM_NULL: remember that it was made */
+        status = mpi_check(MPI_Comm_split(t->comm, t->node_rank == 0 ? 0 : MPI_UNDEFINED, t->node_id,
+                                          &t->leaders),
+                           "MPI_Comm_split of the node leaders");
+        t->leaders_made = 1;
+    }
+    if (status == SHARDTAB_SUCCESS && t->node_rank == 0) {
+        /* every node's result, reduced in node order: the same bits on every node */
+        all = c->bytes > 0 ? malloc(c->bytes * (size_t)t->node_count) : NULL;
+        if (c->bytes > 0 && all == NULL)
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d nodes' %zu bytes failed",
+                             c->name, t->node_count, c->bytes);
+        if (status == SHARDTAB_SUCCESS)
+            status = region_copy(t, host, c->offset, c->bytes, 1, stream);
+        if (status == SHARDTAB_SUCCESS && c->bytes > 0)
+            status = mpi_check(MPI_Allgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
+                                             MPI_BYTE, t->leaders),
+                               "MPI_Allgather of the nodes' results");
+        for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
+            uint64_t acc = shardtab_value_word(c->type, all, i);
+            for (int node = 1; node < t->node_count; node++)
+                acc = shardtab_value_combine(c->op, c->type, acc,
+                                             shardtab_value_word(c->type, all + (size_t)node * c->bytes, i));
+            shardtab_value_store(c->type, host, i, acc);
+        }
+    }
+    /* a leader's failure reaches its node before the node's MPI_Bcast */
+    status = shardtab_agree(t->comm, status);
+    if (status == SHARDTAB_SUCCESS && c->bytes > 0)
+        status = mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, 0, t->node),
+                           "MPI_Bcast of the result inside the node");
+    if (status == SHARDTAB_SUCCESS)
+        status = region_copy(t, host, c->offset, c->bytes, 0, stream);
+agreed:
+    status = shardtab_agree(t->comm, status);
+out:
+    free(host);
+    free(all);
+    return status;
+}
+
+/* ---- the calls --------------------------------------------------------------------- */
+
+/* One node whose node ranks are its comm ranks (the all-gather's layout). */
+static int single_node_order(const shardtab_t *t)
+{
+    for (int q = 0; q < t->node_size; q++)
+        if (t->members[q] != q)
+            return 0;
+    return t->node_count == 1;
+}
+
+static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream_t stream)
+{
+    shardtab_status_t status, local;
+
+    if (t == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: no table (NULL)", c->name);
+    local = check_call(t, c);
+    if (t->node_count > 1 || !single_node_order(t)) {
+        /* host-synchronous, the checks agreed by MPI first */
+        if (local == SHARDTAB_SUCCESS && c->bytes > (size_t)INT32_MAX)
+            local = st_fail(SHARDTAB_ERR_UNSUPPORTED, "%s: %zu bytes across nodes: the MPI stage "
+                            "takes at most 2 GiB a call", c->name, c->bytes);
+        status = shardtab_agree(t->comm, local);
+        if (status == SHARDTAB_SUCCESS)
+            status = agree_call(t, c);
+        return status == SHARDTAB_SUCCESS ? across_nodes(t, c, stream) : status;
+    }
+    if (t->node_size == 1)
+        return local; /* alone on its node and in the table: nothing moves */
+    status = st_backend()->order_begin(stream, &t->barrier_order);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (local != SHARDTAB_SUCCESS) {
+        /* stop the node: a sync whose words no rank's can match; this rank
+         * reports its own message, the others learn it from their pads */
+        char message[ST_ERROR_BYTES];
+        snprintf(message, sizeof message, "%s", shardtab_last_error() + st_error_prefix_bytes());
+        st_coll_phase_t p;
+        memset(&p, 0, sizeof p);
+        (void)shardtab_signals(t, &p.sig);
+        p.args[0] = ST_ARGS_INVALID;
+        p.args[1] = ST_ARGS_INVALID;
+        (void)run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        (void)st_backend()->order_end(stream, t->barrier_order);
+        return shardtab_error_set_message(local, message);
+    }
+    status = node_phases(t, c, stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->order_end(stream, t->barrier_order);
+    return status;
+}
+
+shardtab_status_t shardtab_all_reduce(shardtab_t *table, shardtab_op_t op, shardtab_type_t type,
+                                      size_t offset, size_t count, shardtab_stream_t stream)
+{
+    st_call_t c = {ST_STREAM_ALL_REDUCE, (int)op, (int)type, 0, offset, count, 0, 0,
+                   "shardtab_all_reduce"};
+    return collective(table, &c, stream);
+}
+
+shardtab_status_t shardtab_broadcast(shardtab_t *table, int root, shardtab_type_t type,
+                                     size_t offset, size_t count, shardtab_stream_t stream)
+{
+    st_call_t c = {ST_STREAM_BROADCAST, SHARDTAB_SUM, (int)type, root, offset, count, 0, 0,
+                   "shardtab_broadcast"};
+    return collective(table, &c, stream);
+}
+
+shardtab_status_t shardtab_all_gather(shardtab_t *table, shardtab_type_t type, size_t offset,
+                                      size_t count, shardtab_stream_t stream)
+{
+    st_call_t c = {ST_STREAM_ALL_GATHER, SHARDTAB_SUM, (int)type, 0, offset, count, 0, 0,
+                   "shardtab_all_gather"};
+    return collective(table, &c, stream);
+}

@@ -1,0 +1,308 @@
+/* stream_check.c - the stream-ordered collectives of shardtab.h (all-reduce, broadcast, all-gather over the table's shards), end to end under mpiexec.
+ *
+ * PURPOSE  Every op (sum, min, max) and type (float, double, int64) of
+ *          shardtab_all_reduce at counts 0, 1, 7, 1001 and the whole shard,
+ *          one-shot and two-shot, at a 16-byte aligned offset and an offset
+ *          of one element; shardtab_broadcast from every root and
+ *          shardtab_all_gather; each result, on every rank, compared bit for
+ *          bit with a plain reduction computed here: in node-rank order
+ *          inside a node, then in node order across nodes (the library's
+ *          hierarchy), so a wrong order shows in the bits of a float sum.
+ * USAGE    mpiexec -n <ranks> ./stream_check [--shard-bytes B] [--big]
+ *                 [--fault count|offset|op|past-shard|algo] [--fault-rank R]
+ *                 [--allow-shared-gpu]
+ * NOTES    --big adds an all-reduce of 64 MiB a rank, each algorithm. A
+ *          fault makes one rank (default the last) call otherwise (another
+ *          count, offset or op), call past its shard, or set another
+ *          SHARDTAB_ALL_REDUCE_ALGO; every rank must end with one message,
+ *          exit 2. Exit 0 verified, 1 a failure, 2 bad usage or a refused
+ *          call; one message, from rank 0.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_reference.h"
+#include "shardtab.h"
+
+enum { FAULT_NONE, FAULT_COUNT, FAULT_OFFSET, FAULT_OP, FAULT_PAST, FAULT_ALGO, FAULT_KINDS };
+static const char *const fault_names[FAULT_KINDS] = {"none", "count", "offset", "op", "past-shard", "algo"};
+static const char *const type_names[] = {"float", "double", "int64"};
+static const char *const op_names[] = {"sum", "min", "max"};
+
+typedef struct sc_job {
+    int rank, size, node_id, node_count;
+    int *node_of;          /* [size] node id of each rank */
+    shardtab_t *table;
+    char *shard;           /* device */
+    size_t shard_bytes;
+    unsigned char *host, *want;
+    int fault, fault_rank, big;
+} sc_job_t;
+
+static size_t type_size(int type)
+{
+    return type == SHARDTAB_FLOAT ? 4 : 8;
+}
+
+static void put_word(int type, unsigned char *at, uint64_t w)
+{
+    memcpy(at, &w, type_size(type)); /* little-endian: a float is the low half */
+}
+
+static uint64_t get_word(int type, const unsigned char *at)
+{
+    uint64_t w = 0;
+    memcpy(&w, at, type_size(type));
+    return w;
+}
+
+/* The plain all-reduce of element i: node-rank order inside each node, then node order. */
+static uint64_t reduced(const sc_job_t *j, int op, int type, uint64_t call, size_t i)
+{
+    uint64_t total = 0;
+    for (int node = 0; node < j->node_count; node++) {
+        int first = 1;
+        uint64_t acc = 0;
+        for (int r = 0; r < j->size; r++) {
+            if (j->node_of[r] != node)
+                continue;
+            uint64_t v = input(type, r, call, (int)i);
+            acc = first ? v : plain_combine(op, type, acc, v);
+            first = 0;
+        }
+        total = node == 0 ? acc : plain_combine(op, type, total, acc);
+    }
+    return total;
+}
+
+/* Fills this rank's region with its inputs of `call` (all-gather: its own
+ * piece; the rest of the region, and the shard around it, with a marker),
+ * runs the collective, and compares every element of the region, and the
+ * marker around it, with what it must hold. */
+static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t offset, size_t count,
+                             int root, uint64_t call, const char *algo)
+{
+    const size_t size = type_size(type);
+    const size_t elements = kind == 2 ? count * (size_t)j->size : count;
+    const size_t bytes = elements * size;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    char what[160];
+    const int faulty = j->fault != FAULT_NONE && j->rank == j->fault_rank;
+
+    snprintf(what, sizeof what, "%s of %zu %s%s%s at byte %zu%s%s",
+             kind == 0 ? "shardtab_all_reduce" : kind == 1 ? "shardtab_broadcast" : "shardtab_all_gather",
+             count, type_names[type], kind == 0 ? " " : "", kind == 0 ? op_names[op] : "", offset,
+             algo ? ", " : "", algo ? algo : "");
+    memset(j->host, 0xA5, offset + bytes + 64 < j->shard_bytes ? offset + bytes + 64 : j->shard_bytes);
+    for (size_t i = 0; i < elements; i++) {
+        int owner = kind == 2 ? (int)(i / (count ? count : 1)) : j->rank;
+        size_t index = kind == 2 ? i % (count ? count : 1) : i;
+        if (kind != 2 || owner == j->rank)
+            put_word(type, j->host + offset + i * size, input(type, j->rank, call, (int)index));
+    }
+    status = shardtab_memcpy_to_device(j->shard, j->host, j->shard_bytes);
+    if (algo)
+        setenv("SHARDTAB_ALL_REDUCE_ALGO", algo, 1);
+    if (status == SHARDTAB_SUCCESS) {
+        size_t my_count = count, my_offset = offset;
+        int my_op = op;
+        if (faulty && j->fault == FAULT_COUNT)
+            my_count = count + 1;
+        if (faulty && j->fault == FAULT_OFFSET)
+            my_offset = offset + size;
+        if (faulty && j->fault == FAULT_OP)
+            my_op = (op + 1) % SHARDTAB_OP_COUNT;
+        if (faulty && j->fault == FAULT_PAST)
+            my_offset = j->shard_bytes + size;
+        if (faulty && j->fault == FAULT_ALGO && kind == 0)
+            setenv("SHARDTAB_ALL_REDUCE_ALGO", algo && strcmp(algo, "one-shot") == 0 ? "two-shot" : "one-shot", 1);
+        if (kind == 0)
+            status = shardtab_all_reduce(j->table, (shardtab_op_t)my_op, (shardtab_type_t)type,
+                                         my_offset, my_count, NULL);
+        else if (kind == 1)
+            status = shardtab_broadcast(j->table, root, (shardtab_type_t)type, my_offset, my_count, NULL);
+        else
+            status = shardtab_all_gather(j->table, (shardtab_type_t)type, my_offset, my_count, NULL);
+    }
+    unsetenv("SHARDTAB_ALL_REDUCE_ALGO");
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(NULL);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_signal_check(j->table);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(j->want, j->shard, j->shard_bytes);
+    for (size_t i = 0; i < elements && status == SHARDTAB_SUCCESS; i++) {
+        uint64_t want;
+        if (kind == 0)
+            want = reduced(j, op, type, call, i);
+        else if (kind == 1)
+            want = input(type, root, call, (int)i);
+        else
+            want = input(type, (int)(i / count), call, (int)(i % count));
+        uint64_t got = get_word(type, j->want + offset + i * size);
+        if (got != want)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "%s: element %zu is 0x%016llx, the plain reduction gives "
+                                        "0x%016llx", what, i, (unsigned long long)got,
+                                        (unsigned long long)want);
+    }
+    /* nothing written outside the region */
+    for (size_t b = 0; b < j->shard_bytes && status == SHARDTAB_SUCCESS; b++) {
+        if (b >= offset && b < offset + bytes)
+            continue;
+        if (j->want[b] != j->host[b])
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "%s: byte %zu, outside the region [%zu, %zu), changed", what,
+                                        b, offset, offset + bytes);
+    }
+    return shardtab_agree(MPI_COMM_WORLD, status);
+}
+
+static shardtab_status_t every_call(sc_job_t *j, int *calls)
+{
+    static const char *const algos[2] = {"one-shot", "two-shot"};
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    uint64_t call = 0;
+
+    for (int type = 0; type < SHARDTAB_TYPE_COUNT && status == SHARDTAB_SUCCESS; type++) {
+        const size_t size = type_size(type);
+        const size_t counts[5] = {0, 1, 7, 1001, j->shard_bytes / size - 2};
+        for (int ci = 0; ci < 5 && status == SHARDTAB_SUCCESS; ci++)
+            for (int op = 0; op < SHARDTAB_OP_COUNT && status == SHARDTAB_SUCCESS; op++)
+                for (int a = 0; a < 2 && status == SHARDTAB_SUCCESS; a++) {
+                    /* the whole shard at offset 0; the others one element in (not 16-byte aligned) too */
+                    size_t offsets[2] = {0, size}, count = counts[ci];
+                    for (int o = 0; o < 2 && status == SHARDTAB_SUCCESS; o++) {
+                        if (offsets[o] + count * size > j->shard_bytes)
+                            continue;
+                        status = one(j, 0, op, type, offsets[o], count, 0, ++call, algos[a]);
+                        (*calls)++;
+                        if (j->fault != FAULT_NONE)
+                            return status;
+                    }
+                }
+        for (int root = 0; root < j->size && status == SHARDTAB_SUCCESS; root++) {
+            status = one(j, 1, SHARDTAB_SUM, type, 16, 1001, root, ++call, NULL);
+            (*calls)++;
+        }
+        size_t per = (j->shard_bytes / size - 8) / (size_t)j->size;
+        const size_t gathers[3] = {1, 33, per};
+        for (int g = 0; g < 3 && status == SHARDTAB_SUCCESS; g++) {
+            status = one(j, 2, SHARDTAB_SUM, type, size, gathers[g], 0, ++call, NULL);
+            (*calls)++;
+        }
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    shardtab_init_params_t init = {0};
+    sc_job_t j;
+    int code = 0, calls = 0;
+    shardtab_status_t status;
+    char err[200] = "";
+
+    memset(&j, 0, sizeof j);
+    j.shard_bytes = 1 << 16;
+    j.fault_rank = -1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &j.size);
+    for (int i = 1; i < argc && err[0] == '\0'; i++) {
+        if (strcmp(argv[i], "--allow-shared-gpu") == 0)
+            init.allow_shared_device = 1;
+        else if (strcmp(argv[i], "--big") == 0)
+            j.big = 1;
+        else if (strcmp(argv[i], "--shard-bytes") == 0 && i + 1 < argc)
+            j.shard_bytes = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--fault-rank") == 0 && i + 1 < argc)
+            j.fault_rank = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--fault") == 0 && i + 1 < argc) {
+            i++;
+            for (int f = 1; f < FAULT_KINDS; f++)
+                if (strcmp(argv[i], fault_names[f]) == 0)
+                    j.fault = f;
+            if (j.fault == FAULT_NONE)
+                snprintf(err, sizeof err, "invalid --fault '%s'", argv[i]);
+        } else
+            snprintf(err, sizeof err, "unknown option '%s'", argv[i]);
+    }
+    if (err[0] == '\0' && (j.shard_bytes < 1024 || j.shard_bytes % 16 != 0))
+        snprintf(err, sizeof err, "--shard-bytes must be a multiple of 16, at least 1024");
+    if (err[0] != '\0') {
+        if (j.rank == 0)
+            fprintf(stderr, "stream_check: error: %s\n", err);
+        MPI_Finalize();
+        return 2;
+    }
+    if (j.fault_rank < 0)
+        j.fault_rank = j.size - 1;
+    if (j.big && j.shard_bytes < (64u << 20) + 64)
+        j.shard_bytes = (64u << 20) + 64;
+    status = shardtab_init(MPI_COMM_WORLD, &init);
+    if (status == SHARDTAB_ERR_NO_DEVICE) {
+        if (j.rank == 0)
+            printf("# stream_check: skipped (%s)\n", shardtab_last_error());
+        MPI_Finalize();
+        return 77;
+    }
+    j.host = malloc(j.shard_bytes);
+    j.want = malloc(j.shard_bytes);
+    j.node_of = malloc((size_t)j.size * sizeof *j.node_of);
+    if (status == SHARDTAB_SUCCESS && (!j.host || !j.want || !j.node_of))
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the host buffers failed");
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(j.shard_bytes, (void **)&j.shard);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_create(MPI_COMM_WORLD, j.shard, j.shard_bytes, &j.table);
+    if (status == SHARDTAB_SUCCESS) {
+        j.node_id = shardtab_node_id(j.table);
+        j.node_count = shardtab_node_count(j.table);
+        MPI_Allgather(&j.node_id, 1, MPI_INT, j.node_of, 1, MPI_INT, MPI_COMM_WORLD);
+        if (j.rank == 0)
+            printf("# stream_check: %d ranks, %d nodes, shards of %zu bytes, fault %s\n", j.size,
+                   j.node_count, j.shard_bytes, fault_names[j.fault]);
+        status = every_call(&j, &calls);
+    }
+    if (status == SHARDTAB_SUCCESS && j.rank == 0)
+        printf("# stream_check: every call OK (%d calls, every element bit for bit)\n", calls);
+    if (status == SHARDTAB_SUCCESS && j.big) {
+        const size_t count = (64u << 20) / 4;
+        status = one(&j, 0, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, count, 0, 1000001, "one-shot");
+        if (status == SHARDTAB_SUCCESS)
+            status = one(&j, 0, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, count, 0, 1000002, "two-shot");
+        if (status == SHARDTAB_SUCCESS && j.rank == 0)
+            printf("# stream_check: 64 MiB all-reduce OK (one-shot and two-shot)\n");
+    }
+    if (status == SHARDTAB_SUCCESS && j.fault != FAULT_NONE)
+        status = shardtab_agree(MPI_COMM_WORLD,
+                                shardtab_error_set(SHARDTAB_ERR_VERIFY, "the planted fault '%s' was not caught",
+                                                   fault_names[j.fault]));
+    if (status == SHARDTAB_SUCCESS && j.rank == 0)
+        printf("# stream_check: OK (%d ranks)\n", j.size);
+    {
+        shardtab_status_t s = SHARDTAB_SUCCESS;
+        if (j.table)
+            s = shardtab_destroy(&j.table);
+        if (j.shard && shardtab_mem_free(j.shard) != SHARDTAB_SUCCESS && s == SHARDTAB_SUCCESS)
+            s = SHARDTAB_ERR_DEVICE;
+        s = shardtab_agree(MPI_COMM_WORLD, s);
+        if (status == SHARDTAB_SUCCESS)
+            status = s;
+    }
+    if (status != SHARDTAB_SUCCESS) {
+        if (j.rank == 0)
+            fprintf(stderr, "stream_check: error: %s\n", shardtab_last_error());
+        code = status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
+    }
+    free(j.host);
+    free(j.want);
+    free(j.node_of);
+    shardtab_finalize();
+    MPI_Finalize();
+    return code;
+}
