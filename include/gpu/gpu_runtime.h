@@ -183,6 +183,9 @@ typedef cudaGraphExec_t        hipGraphExec_t;
 #define hipStreamBeginCapture            cudaStreamBeginCapture
 #define hipStreamEndCapture              cudaStreamEndCapture
 #define hipStreamCaptureModeThreadLocal  cudaStreamCaptureModeThreadLocal
+typedef cudaStreamCaptureStatus hipStreamCaptureStatus;
+#define hipStreamIsCapturing             cudaStreamIsCapturing
+#define hipStreamCaptureStatusNone       cudaStreamCaptureStatusNone
 #define hipGraphInstantiateWithFlags     cudaGraphInstantiateWithFlags
 #define hipGraphLaunch                   cudaGraphLaunch
 #define hipGraphExecDestroy              cudaGraphExecDestroy

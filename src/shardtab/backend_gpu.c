@@ -243,8 +243,15 @@ static shardtab_status_t gpu_barrier_wait(void *order)
 static shardtab_status_t gpu_order_begin(shardtab_stream_t stream, void **order)
 {
     hipEvent_t last = (hipEvent_t)*order;
+    hipStreamCaptureStatus capturing = hipStreamCaptureStatusNone;
 
     USE_BOUND_DEVICE();
+    /* inside a graph capture the graph orders its own collectives; an event
+     * recorded before the capture is not the graph's to wait for (the caller
+     * orders the graph's launch after the table's earlier work) */
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipStreamIsCapturing((hipStream_t)stream, &capturing));
+    if (capturing != hipStreamCaptureStatusNone && last != NULL)
+        return SHARDTAB_SUCCESS;
     if (last == NULL) {
         GPU_CHECK(SHARDTAB_ERR_DEVICE, hipEventCreateWithFlags(&last, hipEventDisableTiming));
         *order = (void *)last;
