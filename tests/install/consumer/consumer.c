@@ -2,10 +2,21 @@
  * one shard per rank, one table per node, and every rank reads every node peer's
  * shard through the table and checks it exactly.
  *
+ * Then its own device code (consumer_kernel.h, built where the package's backend
+ * allows: CUDA, or the host backend's C) puts words into the next node rank's
+ * shard with shardtab_put_signal_block and all-reduces a double with
+ * shardtab_all_reduce_block, both from the installed shardtab_comm.h.
+ *
  * Built twice by tests/install/run_install_test.sh: through find_package(shardtab)
- * and through pkg-config. Exit 0 and "consumer: OK" from rank 0 when all is well.
+ * and through pkg-config (the second without device code of its own).
+ * Exit 0 and "consumer: OK" from rank 0 when all is well.
  */
 #include <shardtab.h>
+#if CONSUMER_WITH_KERNEL
+#include <shardtab_comm.h>
+
+#include "consumer_kernel.h"
+#endif
 
 #include <mpi.h>
 #include <stdint.h>
@@ -86,7 +97,14 @@ int main(int argc, char **argv)
     CALL(shardtab_init(MPI_COMM_WORLD, &params));
     CALL(shardtab_mem_alloc(bytes, (void **)&shard));
     CHECK(shard != NULL, "shardtab_mem_alloc returned NULL");
-    CALL(shardtab_create(MPI_COMM_WORLD, shard, bytes, &table));
+    {
+        shardtab_create_params_t create = {0};
+        /* the put's signal, then an all-reduce of one double (shardtab_comm.h) */
+#if CONSUMER_WITH_KERNEL
+        create.signal_slots = CONSUMER_COLL_SLOT + SHARDTAB_COLL_SLOTS(size, 1);
+#endif
+        CALL(shardtab_create_with(MPI_COMM_WORLD, shard, bytes, &create, &table));
+    }
     CHECK(table != NULL, "shardtab_create returned no table");
 
     /* The pattern goes in after create: the peers' mappings must see it. */
@@ -153,8 +171,45 @@ int main(int argc, char **argv)
     CHECK(shardtab_node_rank_of(table, size) == -1, "node_rank_of(size) is not -1");
     CHECK(shardtab_member(table, node_size) == -1, "member(node_size) is not -1");
 
-    /* Everyone has read before anyone tears down. */
+    /* Everyone has read before the shards change, or anyone tears down. */
     MPI_Barrier(MPI_COMM_WORLD);
+#if CONSUMER_WITH_KERNEL
+    {
+        shardtab_signals_t sig;
+        const int me = shardtab_node_rank(table), next = (me + 1) % node_size;
+        const int prev = (me + node_size - 1) % node_size;
+        uint64_t words[CONSUMER_PUT_WORDS], got[CONSUMER_PUT_WORDS], *dev_words = NULL;
+        double value = 0.5 + rank, *dev_value = NULL, want = 0.0;
+        int status = -1, *dev_status = NULL;
+
+        for (int i = 0; i < CONSUMER_PUT_WORDS; i++)
+            words[i] = pattern(1000 + me, (size_t)i);
+        CALL(shardtab_signals(table, &sig));
+        CALL(shardtab_mem_alloc(sizeof words, (void **)&dev_words));
+        CALL(shardtab_mem_alloc(sizeof value, (void **)&dev_value));
+        CALL(shardtab_mem_alloc(sizeof status, (void **)&dev_status));
+        CALL(shardtab_memcpy_to_device(dev_words, words, sizeof words));
+        CALL(shardtab_memcpy_to_device(dev_value, &value, sizeof value));
+        CHECK(consumer_round(&sig, shardtab_device_table(table), next, dev_words, dev_value,
+                             dev_status) == 0, "the consumer's kernel failed to run");
+        CALL(shardtab_memcpy_to_host(&status, dev_status, sizeof status));
+        CALL(shardtab_memcpy_to_host(&value, dev_value, sizeof value));
+        CALL(shardtab_memcpy_to_host(got, shard, sizeof got));
+        CALL(shardtab_signal_check(table));
+        CHECK(status == SHARDTAB_WAIT_OK, "the consumer's kernel's wait returned %d", status);
+        for (int q = 0; q < node_size; q++) /* node-rank order, as the library sums */
+            want += 0.5 + shardtab_member(table, q);
+        CHECK(value == want, "the kernel's all-reduce gave %.17g, the node's sum is %.17g", value, want);
+        for (int i = 0; i < CONSUMER_PUT_WORDS; i++)
+            CHECK(got[i] == pattern(1000 + prev, (size_t)i),
+                  "word %d put by node rank %d is 0x%llx, expected 0x%llx", i, prev,
+                  (unsigned long long)got[i], (unsigned long long)pattern(1000 + prev, (size_t)i));
+        CALL(shardtab_mem_free(dev_words));
+        CALL(shardtab_mem_free(dev_value));
+        CALL(shardtab_mem_free(dev_status));
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+#endif
     CALL(shardtab_destroy(&table));
     CHECK(table == NULL, "shardtab_destroy left the table pointer set");
     CALL(shardtab_mem_free(shard));
