@@ -99,6 +99,32 @@ for np in 2 4; do
 done
 grep "comm_check bench" "$log" | sort -u | tee -a "$out/bench.txt"
 
+# ---- the stream-ordered collectives: every call bit for bit, then the benchmark ----------
+stream=$build/tests/comm/stream_check
+for np in 1 2 4; do
+  step "stream_check np$np: every op, type, count, algorithm, broadcast, all-gather" \
+    expect_line "^# stream_check: OK" run -np "$np" "$stream" "${share[@]}"
+done
+step "stream_check np2, 64 MiB a rank" expect_line "64 MiB all-reduce OK" run -np 2 "$stream" --big "${share[@]}"
+step "stream_check np4 on 2+2 nodes" expect_line "^# stream_check: OK" \
+  run -np 4 -x SHARDTAB_RANKS_PER_NODE=2 "$stream" "${share[@]}"
+for fault in count offset past-shard; do
+  step "stream_check np2, planted $fault: one message, exit 2" \
+    expect_line "stream_check: error" expect_rc 2 run -np 2 -x SHARDTAB_WAIT_TIMEOUT=5 "$stream" --fault "$fault" "${share[@]}"
+done
+# a user's kernel against the installed library (CUDA consumer)
+step "install, and a CUDA consumer's own kernel (put with signal, all-reduce)" \
+  bash -c "cmake --install '$build' --prefix /tmp/consumer-prefix >/dev/null &&
+           cmake -S '$top/tests/install/consumer' -B /tmp/consumer-build -DCMAKE_PREFIX_PATH=/tmp/consumer-prefix -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
+           cmake --build /tmp/consumer-build >/dev/null &&
+           timeout 120 mpirun $mpi_oversubscribe -np 2 /tmp/consumer-build/consumer --allow-shared-gpu | grep '^consumer: OK'"
+for np in 2 4; do
+  max=$((np == 2 ? 1 << 30 : 1 << 28))
+  step "coll_bench np$np, 8 B to $max B" \
+    expect_line "^# coll_bench: every result verified" run -np "$np" "$build/coll_bench" --max "$max" "${share[@]}"
+  sed -n '/^# coll_bench: '"$np"' ranks/,/^# coll_bench: every/p' "$log" >"$out/coll-bench-np$np.txt"
+done
+
 # ---- jacobi on the layer, 2 ranks under MPS ---------------------------------------------
 for l in persistent graph stream; do
   step "jacobi np2 $l 1024^2, random start, every check" \

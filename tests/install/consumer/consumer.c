@@ -88,6 +88,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* ranks sharing one GPU (a one-GPU test machine, under MPS) */
+    params.allow_shared_device = argc > 1 && strcmp(argv[1], "--allow-shared-gpu") == 0;
 
     size_t len = shard_length(rank), bytes = len * sizeof(uint64_t);
     staging = malloc(bytes);
