@@ -39,6 +39,8 @@ static comm_plant_t comm_plant;
          : (e))
 #include "shardtab_comm.h"
 
+#define B_CONCURRENT_VALUES 2 /* collective B's values (comm_check's B_VALUES) */
+
 /* What one launch does. */
 enum { COMM_START = 1, COMM_FINISH = 2, COMM_BOTH = 3 };
 typedef struct comm_call {
@@ -93,6 +95,29 @@ SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int i
         status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, value, value + 1 + i, 1);
         if (shardtab_block_leader())
             ticks[i] = shardtab_clock() - t0;
+    }
+    return status;
+}
+
+/* Collectives on distinct slots at once, beside barriers: block `which` 0
+ * runs `rounds` all-reduces of one double on collective A (in[r] into
+ * out[r]), block 1 as many on collective B (in[rounds + r] into out[rounds +
+ * r]), block 2 as many node barriers. Returns the block's status. */
+SHARDTAB_DEVFN int comm_concurrent_block(const shardtab_signals_t *s, int which, int slot_a,
+                                         int values_a, int slot_b, int rounds, const double *in,
+                                         double *out)
+{
+    shardtab_coll_t a = shardtab_coll(s, slot_a, values_a), b = shardtab_coll(s, slot_b, B_CONCURRENT_VALUES);
+    int status = SHARDTAB_WAIT_OK;
+
+    for (int r = 0; r < rounds && status == SHARDTAB_WAIT_OK; r++) {
+        if (which == 0)
+            status = shardtab_all_reduce_block(s, &a, SHARDTAB_SUM, SHARDTAB_DOUBLE, in + r, out + r, 1);
+        else if (which == 1)
+            status = shardtab_all_reduce_block(s, &b, SHARDTAB_SUM, SHARDTAB_DOUBLE, in + rounds + r,
+                                               out + rounds + r, 1);
+        else
+            status = shardtab_barrier_block(s);
     }
     return status;
 }

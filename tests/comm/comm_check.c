@@ -5,7 +5,8 @@
  *          double, int64) and count (0, 1, an odd count, the collective's
  *          whole capacity), many epochs each, so that the ring of deposits
  *          wraps; then two calls in flight at once (split phase) on a second
- *          collective interleaved with barriers; then puts with signal of 0,
+ *          collective interleaved with barriers; then two collectives and
+ *          node barriers from three blocks at once; then puts with signal of 0,
  *          1, 7, 4096 bytes and the whole shard around the ring of node
  *          ranks. Every value of every result is compared bit for bit with a
  *          plain sequential reduction in node-rank order computed here.
@@ -364,6 +365,66 @@ static shardtab_status_t split_phase(cc_job_t *j, const cc_options_t *o, uint64_
     return status;
 }
 
+/* Collectives A and B and node barriers, each from its own block, at once;
+ * every result checked. */
+static shardtab_status_t concurrent(cc_job_t *j, const cc_options_t *o)
+{
+    const int rounds = 50 * o->rounds;
+    double *in = NULL, *out = NULL, *host = malloc((size_t)rounds * 2 * sizeof *host);
+    shardtab_status_t status = host ? SHARDTAB_SUCCESS
+                                    : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc failed");
+    int kernel_status = 0;
+
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc((size_t)rounds * 2 * sizeof *in, (void **)&in);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc((size_t)rounds * 2 * sizeof *out, (void **)&out);
+    for (int k = 0; k < 2 * rounds && status == SHARDTAB_SUCCESS; k++) {
+        uint64_t w = input(SHARDTAB_DOUBLE, j->node_rank, 7000, k);
+        memcpy(&host[k], &w, sizeof w);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(in, host, (size_t)rounds * 2 * sizeof *host);
+    if (status == SHARDTAB_SUCCESS)
+        status = zero_status(j);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS)
+        status = kernel_check(comm_concurrent_launch(&j->sig, j->slot_a, o->values, j->slot_b, rounds,
+                                                     in, out, j->status, j->stream),
+                              "the concurrent kernel");
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(j->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
+    if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK) {
+        status = shardtab_signal_check(j->table);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "concurrent: the kernel returned %d",
+                                        kernel_status);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(host, out, (size_t)rounds * 2 * sizeof *host);
+    for (int k = 0; k < 2 * rounds && status == SHARDTAB_SUCCESS; k++) {
+        uint64_t want = input(SHARDTAB_DOUBLE, 0, 7000, k), got;
+        for (int r = 1; r < j->node_size; r++)
+            want = plain_combine(SHARDTAB_SUM, SHARDTAB_DOUBLE, want, input(SHARDTAB_DOUBLE, r, 7000, k));
+        memcpy(&got, &host[k], sizeof got);
+        if (got != want)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "concurrent: collective %c, round %d: 0x%016llx, the plain sum "
+                                        "in node-rank order is 0x%016llx",
+                                        k < rounds ? 'A' : 'B', k % rounds, (unsigned long long)got,
+                                        (unsigned long long)want);
+    }
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (in)
+        (void)shardtab_mem_free(in);
+    if (out)
+        (void)shardtab_mem_free(out);
+    free(host);
+    return status;
+}
+
 /* Puts with signal around the ring: each rank into its successor's shard,
  * the halves alternating by round; the successor waits and checks every byte. */
 static shardtab_status_t ring_puts(cc_job_t *j, const cc_options_t *o, int *count)
@@ -623,6 +684,11 @@ int main(int argc, char **argv)
         status = split_phase(&j, &o, &epoch_b);
     if (status == SHARDTAB_SUCCESS && j.rank == 0)
         printf("# comm_check: split phase OK (%d rounds of two calls in flight)\n", o.rounds);
+    if (status == SHARDTAB_SUCCESS)
+        status = concurrent(&j, &o);
+    if (status == SHARDTAB_SUCCESS && j.rank == 0)
+        printf("# comm_check: concurrency OK (%d rounds of two collectives and barriers at once)\n",
+               50 * o.rounds);
     if (status == SHARDTAB_SUCCESS)
         status = ring_puts(&j, &o, &put_count);
     if (status == SHARDTAB_SUCCESS && j.rank == 0)

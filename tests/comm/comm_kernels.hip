@@ -53,6 +53,23 @@ extern "C" int comm_bench_launch(const shardtab_signals_t *sig, int slot, int it
     return (int)hipGetLastError();
 }
 
+__global__ void comm_concurrent_kernel(shardtab_signals_t sig, int slot_a, int values_a, int slot_b,
+                                       int rounds, const double *in, double *out, int *status)
+{
+    int st = comm_concurrent_block(&sig, (int)blockIdx.x, slot_a, values_a, slot_b, rounds, in, out);
+    if (shardtab_block_leader() && st != SHARDTAB_WAIT_OK)
+        atomicMax(status, st);
+}
+
+extern "C" int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values_a,
+                                      int slot_b, int rounds, const double *in, double *out,
+                                      int *status, void *stream)
+{
+    comm_concurrent_kernel<<<3, 64, 0, (hipStream_t)stream>>>(*sig, slot_a, values_a, slot_b, rounds,
+                                                             in, out, status);
+    return (int)hipGetLastError();
+}
+
 extern "C" double comm_clock_hz(void)
 {
     int device = 0;
