@@ -22,6 +22,9 @@ module shardtab
     SHARDTAB_ERR_VERIFY = 11, SHARDTAB_ERR_TIMEOUT = 12, SHARDTAB_ERR_ABORTED = 13
   integer(c_int), parameter, public :: SHARDTAB_BACKEND_HOST = 0, SHARDTAB_BACKEND_HIP = 1, &
     SHARDTAB_BACKEND_CUDA = 2
+  ! the collectives' element types and operations: include/shardtab_types.h
+  integer(c_int), parameter, public :: SHARDTAB_FLOAT = 0, SHARDTAB_DOUBLE = 1, SHARDTAB_INT64 = 2
+  integer(c_int), parameter, public :: SHARDTAB_SUM = 0, SHARDTAB_MIN = 1, SHARDTAB_MAX = 2
 
   ! shardtab_create_params_t; the defaults are the C defaults (zeros)
   type, bind(C), public :: shardtab_create_params
@@ -49,7 +52,9 @@ module shardtab
             shardtab_node_count, shardtab_member, shardtab_node_rank_of, shardtab_peer, &
             shardtab_device_table, shardtab_agree, shardtab_last_error, &
             shardtab_status_string, shardtab_error_set, shardtab_peers_opened, &
-            shardtab_peers_reused, shardtab_peer_mappings
+            shardtab_peers_reused, shardtab_peer_mappings, shardtab_signal_check, &
+            shardtab_stream_synchronize, shardtab_all_reduce, shardtab_broadcast, &
+            shardtab_all_gather
 
   interface
     integer(c_int) function c_init(comm, allow_shared) bind(C, name="shardtab_init_f")
@@ -165,6 +170,35 @@ module shardtab
     end function
     integer(c_int) function c_peer_mappings() bind(C, name="shardtab_peer_mappings")
       import :: c_int
+    end function
+    integer(c_int) function c_signal_check(table) bind(C, name="shardtab_signal_check")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+    end function
+    integer(c_int) function c_stream_synchronize(stream) bind(C, name="shardtab_stream_synchronize")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: stream
+    end function
+    integer(c_int) function c_all_reduce(table, op, datatype, offset, count, stream) &
+        bind(C, name="shardtab_all_reduce")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: table, stream
+      integer(c_int), value :: op, datatype
+      integer(c_size_t), value :: offset, count
+    end function
+    integer(c_int) function c_broadcast(table, root, datatype, offset, count, stream) &
+        bind(C, name="shardtab_broadcast")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: table, stream
+      integer(c_int), value :: root, datatype
+      integer(c_size_t), value :: offset, count
+    end function
+    integer(c_int) function c_all_gather(table, datatype, offset, count, stream) &
+        bind(C, name="shardtab_all_gather")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: table, stream
+      integer(c_int), value :: datatype
+      integer(c_size_t), value :: offset, count
     end function
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_size_t, c_ptr
@@ -332,6 +366,69 @@ contains
 
   integer(c_int) function shardtab_peer_mappings()
     shardtab_peer_mappings = c_peer_mappings()
+  end function
+
+  ! ---- signals and collectives on a stream, over the table's shards ----
+
+  ! Local, after the table's stream has drained (it waits for the table's last
+  ! barrier or collective itself): did the node refuse a collective, or a
+  ! device-side wait give up? Pass the result to shardtab_agree.
+  integer(c_int) function shardtab_signal_check(table) result(status)
+    type(shardtab_table), intent(in) :: table
+    status = c_signal_check(table%ptr)
+  end function
+
+  ! Waits for one stream (c_null_ptr, the default, when absent).
+  integer(c_int) function shardtab_stream_synchronize(stream) result(status)
+    type(c_ptr), intent(in), optional :: stream
+    status = c_stream_synchronize(stream_or_default(stream))
+  end function
+
+  ! Collective, in place: count elements of datatype (SHARDTAB_FLOAT,
+  ! SHARDTAB_DOUBLE, SHARDTAB_INT64) from byte `offset` of every rank's shard
+  ! become the op (SHARDTAB_SUM, SHARDTAB_MIN, SHARDTAB_MAX) of every rank's,
+  ! in node-rank order (then node order across nodes): the same bits on every
+  ! rank. Enqueued on stream (default: the default stream); the host backend
+  ! runs it now. A rank whose own checks fail returns its error at once, the
+  ! others learn it from shardtab_signal_check: agree on that.
+  integer(c_int) function shardtab_all_reduce(table, op, datatype, offset, count, stream) &
+      result(status)
+    type(shardtab_table), intent(in) :: table
+    integer(c_int), intent(in) :: op, datatype
+    integer(c_size_t), intent(in) :: offset, count
+    type(c_ptr), intent(in), optional :: stream
+    status = c_all_reduce(table%ptr, op, datatype, offset, count, stream_or_default(stream))
+  end function
+
+  ! Collective: the region of every rank's shard becomes that of
+  ! communicator rank `root` (0-based); otherwise as shardtab_all_reduce.
+  integer(c_int) function shardtab_broadcast(table, root, datatype, offset, count, stream) &
+      result(status)
+    type(shardtab_table), intent(in) :: table
+    integer, intent(in) :: root
+    integer(c_int), intent(in) :: datatype
+    integer(c_size_t), intent(in) :: offset, count
+    type(c_ptr), intent(in), optional :: stream
+    status = c_broadcast(table%ptr, int(root, c_int), datatype, offset, count, &
+                         stream_or_default(stream))
+  end function
+
+  ! Collective, in place: the region holds size * count elements, communicator
+  ! rank r's own count at element r * count; afterwards every rank's holds
+  ! every rank's. Otherwise as shardtab_all_reduce.
+  integer(c_int) function shardtab_all_gather(table, datatype, offset, count, stream) &
+      result(status)
+    type(shardtab_table), intent(in) :: table
+    integer(c_int), intent(in) :: datatype
+    integer(c_size_t), intent(in) :: offset, count
+    type(c_ptr), intent(in), optional :: stream
+    status = c_all_gather(table%ptr, datatype, offset, count, stream_or_default(stream))
+  end function
+
+  type(c_ptr) function stream_or_default(stream)
+    type(c_ptr), intent(in), optional :: stream
+    stream_or_default = c_null_ptr
+    if (present(stream)) stream_or_default = stream
   end function
 
   ! ---- errors ----

@@ -68,6 +68,13 @@ for name, result, args in [
         ("shardtab_peers_opened", _int, [_ptr]),
         ("shardtab_peers_reused", _int, [_ptr]),
         ("shardtab_peer_mappings", _int, []),
+        ("shardtab_signal_check", c_status, [_ptr]),
+        # the collectives on a stream: (table, op, type, byte offset, count, stream),
+        # (table, root, type, byte offset, count, stream), (table, type, byte offset,
+        # count, stream)
+        ("shardtab_all_reduce", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
+        ("shardtab_broadcast", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
+        ("shardtab_all_gather", c_status, [_ptr, _int, _size, _size, _ptr]),
         ("shardtab_agree_f", c_status, [c_fint, c_status]),
         ("shardtab_error_set_message", c_status, [c_status, _text]),
         ("shardtab_last_error", _text, []),
