@@ -87,9 +87,10 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
     if (c->kind == ST_STREAM_ALL_REDUCE && (c->op < 0 || c->op >= SHARDTAB_OP_COUNT))
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: unknown op %d (expected SHARDTAB_SUM, "
                        "SHARDTAB_MIN or SHARDTAB_MAX)", c->name, c->op);
-    if (c->kind == ST_STREAM_BROADCAST && (c->root < 0 || c->root >= t->size))
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: root %d is outside the table's %d ranks",
-                       c->name, c->root, t->size);
+    if (c->kind == ST_STREAM_BROADCAST && (c->root < 0 || c->root >= t->size || c->root > 4095))
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: root %d is outside the table's %d ranks%s",
+                       c->name, c->root, t->size,
+                       c->root > 4095 && c->root < t->size ? " (a root above 4095 is not supported)" : "");
     size = st_type_size(c->type);
     if (c->offset % size != 0)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: byte offset %zu is not a multiple of the "
@@ -241,29 +242,54 @@ static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab
 /* ---- across nodes: the table inside each node, MPI between them ------------------- */
 
 /* Every rank's call, compared by MPI (the path across nodes is host-synchronous
- * anyway): the first rank whose words differ from rank 0's is named. */
+ * anyway), field by field: the first rank whose call differs from rank 0's is
+ * named, with both calls spelled out. */
+enum { ST_CALL_FIELDS = 7 };
+static void call_fields(const st_call_t *c, uint64_t f[ST_CALL_FIELDS])
+{
+    f[0] = (uint64_t)c->kind;
+    f[1] = (uint64_t)c->op;
+    f[2] = (uint64_t)c->type;
+    f[3] = (uint64_t)c->root;
+    f[4] = (uint64_t)c->algo;
+    f[5] = (uint64_t)c->offset;
+    f[6] = (uint64_t)c->count;
+}
+
+static void describe_fields(const uint64_t *f, char *out, size_t bytes)
+{
+    static const char *const kinds[] = {"?", "shardtab_all_reduce", "shardtab_broadcast",
+                                        "shardtab_all_gather"};
+    snprintf(out, bytes, "%s (op %llu, type %s, root %llu, %s, byte offset %llu, count %llu)",
+             f[0] < 4 ? kinds[f[0]] : "?", (unsigned long long)f[1], type_name((int)f[2]),
+             (unsigned long long)f[3],
+             f[4] == ST_ALGO_ONE_SHOT ? "one-shot" : f[4] == ST_ALGO_TWO_SHOT ? "two-shot" : "no algorithm",
+             (unsigned long long)f[5], (unsigned long long)f[6]);
+}
+
 static shardtab_status_t agree_call(shardtab_t *t, const st_call_t *c)
 {
-    uint64_t mine[SHARDTAB_LIB_COLL_VALUES], *all = malloc((size_t)t->size * sizeof mine);
+    uint64_t mine[ST_CALL_FIELDS], *all = malloc((size_t)t->size * sizeof mine);
     shardtab_status_t status = all ? SHARDTAB_SUCCESS
                                    : st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d calls failed",
                                              c->name, t->size);
+    char first[200], other[200];
 
-    call_words(c, mine);
+    call_fields(c, mine);
     status = shardtab_agree(t->comm, status);
     if (status == SHARDTAB_SUCCESS)
         status = mpi_check(MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
                                          MPI_BYTE, t->comm),
                            "MPI_Allgather of the collective's arguments");
     for (int r = 1; r < t->size && status == SHARDTAB_SUCCESS; r++)
-        if (memcmp(all + r * SHARDTAB_LIB_COLL_VALUES, all, sizeof mine) != 0)
+        if (memcmp(all + (size_t)r * ST_CALL_FIELDS, all, sizeof mine) != 0) {
+            describe_fields(all, first, sizeof first);
+            describe_fields(all + (size_t)r * ST_CALL_FIELDS, other, sizeof other);
             status = st_fail(SHARDTAB_ERR_INVALID_ARG,
-                             "%s: the ranks disagree on the call: rank %d passed offset %llu and "
-                             "call word 0x%llx, rank 0 offset %llu and 0x%llx; every rank must "
-                             "make the same calls, in the same order, with the same arguments",
-                             c->name, r, (unsigned long long)all[r * SHARDTAB_LIB_COLL_VALUES],
-                             (unsigned long long)all[r * SHARDTAB_LIB_COLL_VALUES + 1],
-                             (unsigned long long)all[0], (unsigned long long)all[1]);
+                             "%s: the ranks disagree on the call: rank 0 called %s, rank %d %s; "
+                             "every rank must make the same calls, in the same order, with the same "
+                             "arguments", c->name, first, r, other);
+        }
     free(all);
     return status; /* every rank computed the same */
 }
