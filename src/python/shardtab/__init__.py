@@ -413,6 +413,52 @@ def _describe(array):
     return address, count * dtype.itemsize, dtype, None
 
 
+def _allgather(comm, handle, value):
+    """(every rank's value, this rank's rank) over the communicator: by mpi4py,
+    or, where it is missing (a GPU machine with its own MPI and no mpi4py), by
+    MPI_Allgather through ctypes on the MPI library the process has loaded,
+    each value pickled into a record of a size agreed first."""
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        MPI = None
+    if MPI is not None:
+        if not isinstance(comm, MPI.Comm):
+            comm = MPI.Comm.f2py(handle)
+        return comm.allgather(value), comm.Get_rank()
+    import ctypes.util
+    import pickle
+    mpi = None
+    for name in (ctypes.util.find_library("mpi"), "libmpi.so.40", "libmpi.so.12", "libmpi.so"):
+        if name:
+            try:
+                mpi = ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+                break
+            except OSError:
+                continue
+    if mpi is None:
+        raise Error(1, "shardtab: neither mpi4py nor an MPI library to load by ctypes: install mpi4py")
+    mpi.MPI_Comm_f2c.restype = ctypes.c_void_p
+    mpi.MPI_Comm_f2c.argtypes = [ctypes.c_int]
+    c_comm = ctypes.c_void_p(mpi.MPI_Comm_f2c(int(handle)))
+    # Open MPI's MPI_BYTE and MPI_INT are the addresses of these objects
+    byte = ctypes.c_void_p(ctypes.addressof(ctypes.c_char.in_dll(mpi, "ompi_mpi_byte")))
+    rank, size = ctypes.c_int(0), ctypes.c_int(0)
+    mpi.MPI_Comm_rank(c_comm, ctypes.byref(rank))
+    mpi.MPI_Comm_size(c_comm, ctypes.byref(size))
+    mine = pickle.dumps(value)
+    lengths = (ctypes.c_int64 * size.value)()
+    length = ctypes.c_int64(len(mine))
+    mpi.MPI_Allgather(ctypes.byref(length), 8, byte, lengths, 8, byte, c_comm)
+    record = max(lengths)
+    buffer = (ctypes.c_char * (record * size.value))()
+    padded = ctypes.create_string_buffer(mine, record)
+    mpi.MPI_Allgather(padded, record, byte, buffer, record, byte, c_comm)
+    raw = bytes(buffer)
+    return ([pickle.loads(raw[r * record:r * record + lengths[r]]) for r in range(size.value)],
+            rank.value)
+
+
 def _compare_shards(comm, handle, dtype, nbytes):
     """Collective over the communicator: (what to say when this rank's dtype
     is not that of the lowest rank with a readable shard, else None; every
@@ -421,18 +467,15 @@ def _compare_shards(comm, handle, dtype, nbytes):
     said already. mpi4py carries the dtypes and sizes (the collectives'
     count=None needs every rank's size); the package's other collectives go
     through the library."""
-    from mpi4py import MPI
-    if not isinstance(comm, MPI.Comm):
-        comm = MPI.Comm.f2py(handle)
     key = None if dtype is None else (repr(dtype.descr), str(dtype))
-    everyone = comm.allgather((key, None if dtype is None else nbytes))
+    everyone, my_rank = _allgather(comm, handle, (key, None if dtype is None else nbytes))
     sizes = [theirs for _, theirs in everyone]
     known = [(r, k) for r, (k, _) in enumerate(everyone) if k is not None]
     if key is None or not known or known[0][1][0] == key[0]:
         return None, sizes
     first, (_, name) = known[0]
     return (f"the ranks' shards hold different dtypes: rank {first}'s {name}, rank "
-            f"{comm.Get_rank()}'s {key[1]} (ranks of the table's communicator); every shard of "
+            f"{my_rank}'s {key[1]} (ranks of the table's communicator); every shard of "
             "a table holds one dtype"), sizes
 
 
