@@ -118,6 +118,12 @@ step "install, and a CUDA consumer's own kernel (put with signal, all-reduce)" \
            cmake -S '$top/tests/install/consumer' -B /tmp/consumer-build -DCMAKE_PREFIX_PATH=/tmp/consumer-prefix -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
            cmake --build /tmp/consumer-build >/dev/null &&
            timeout 120 mpirun $mpi_oversubscribe -np 2 /tmp/consumer-build/consumer --allow-shared-gpu | grep '^consumer: OK'"
+# the Python front over torch tensors (the package from the source tree, the built library)
+for np in 2 4; do
+  step "Python collectives over torch tensors, np$np" \
+    expect_line "^# verify torch collectives: OK" run -np "$np" -x PYTHONPATH="$top/src/python" \
+    -x SHARDTAB_LIBRARY="$build/libshardtab.so" python3 "$top/tests/gpu/check_torch_collectives.py" --allow-shared-device
+done
 for np in 2 4; do
   max=$((np == 2 ? 1 << 30 : 1 << 28))
   step "coll_bench np$np, 8 B to $max B" \
