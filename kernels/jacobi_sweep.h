@@ -1,7 +1,8 @@
 /* jacobi_sweep.h - the launchers the jacobi program calls: Jacobi sweeps of this
  * rank's rows, with their ghost rows, neighbour signals and norm, on the device.
- * One implementation per backend (jacobi_sweep.hip for HIP and CUDA,
- * jacobi_sweep_host.c for CPUs); host code never sees a <<< >>> launch.
+ * One implementation per backend: for HIP and CUDA, the kernels in
+ * jacobi_sweep.hip and their launch plans in jacobi_plan.hip; for CPUs,
+ * jacobi_sweep_host.c. Host code never sees a <<< >>> launch.
  *
  * The step, iteration k (parity p = k & 1):
  *   reads  a[p] (this rank's rows) and halo[p] (its ghost rows: [0, nx) the row
@@ -117,9 +118,26 @@ typedef struct jacobi_step {
     shardtab_signals_t sig;
 } jacobi_step_t;
 
+/* The tuning variables' values (JACOBI_MIN_STRIP_ROWS, JACOBI_VEC4,
+ * JACOBI_BLOCKS_PER_SM, JACOBI_ROWS_IN_FLIGHT, JACOBI_NORM_BLOCK): the program
+ * reads and checks them on the host (src/jacobi/jacobi_options.c) and passes
+ * them in; the launchers take them as given. The host backend uses none. */
+#define JACOBI_MAX_BLOCKS_PER_SM 16
+typedef struct jacobi_tuning {
+    int min_strip_rows; /* fewest rows a strip of tiles, 1 to 64 */
+    int vec4;           /* 1: four columns a thread (16-byte accesses) where nx % 4 == 0; 0: one */
+    int blocks_per_sm;  /* stream and graph launches: tiles for this many blocks a
+                           multiprocessor, 1 to JACOBI_MAX_BLOCKS_PER_SM; 0: the step kernel's own */
+    int rows_in_flight; /* rows a thread loads ahead: 1, 4 or 8; 0: each kernel's own */
+    int norm_block;     /* persistent: 1, block 0 carries the norm alone; 0, it sweeps tiles too */
+} jacobi_tuning_t;
+/* The defaults, the values the measurements of docs/performance.md chose. */
+#define JACOBI_TUNING_DEFAULTS {4, 1, 0, 0, 1}
+
 /* Fills the tiles for this device (blocks_x, strips, rows_per_strip) and
- * returns how many partial sums (doubles) the step needs. */
-int jacobi_step_shape(jacobi_step_t *step, uint64_t *partials);
+ * returns how many partial sums (doubles) the step needs. tuning: NULL for
+ * the defaults. */
+int jacobi_step_shape(jacobi_step_t *step, const jacobi_tuning_t *tuning, uint64_t *partials);
 
 typedef enum jacobi_launch {
     JACOBI_LAUNCH_STREAM = 0,
@@ -136,9 +154,11 @@ typedef struct jacobi_plan jacobi_plan_t;
  * graph captured and instantiated (its first replay, in the warm-up solve,
  * uploads it); a persistent grid sized and checked to fit co-resident. Returns
  * 0, JACOBI_PLAN_NOT_RESIDENT with the reason in why, or a runtime code. The
- * plan keeps its own copy of step. */
-int jacobi_plan_create(const jacobi_step_t *step, jacobi_launch_t launch, void *stream,
-                       jacobi_plan_t **plan, char *why, size_t why_bytes);
+ * plan keeps its own copy of step and of tuning (NULL: the defaults), which
+ * must be those step was shaped with. */
+int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
+                       jacobi_launch_t launch, void *stream, jacobi_plan_t **plan, char *why,
+                       size_t why_bytes);
 /* Runs up to count steps from the device's current iteration and returns once
  * they are enqueued (the caller synchronizes the stream): persistent, one
  * launch; graph and stream, chunks of launches paced so that none is enqueued
@@ -156,6 +176,21 @@ const char *jacobi_error_string(int code);
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
+/* Between the kernels (jacobi_sweep.hip) and their launch plans
+ * (jacobi_plan.hip) only: the block size, and the kernel that runs a step.
+ * rows_in_flight is the tuning's (0: the kernel's own); a trace or a planted
+ * bug picks the kernels built with their hooks. */
+#define JACOBI_BLOCK 256 /* threads per block, all along x */
+typedef void (*jacobi_step_kernel_t)(jacobi_step_t);
+typedef void (*jacobi_persistent_kernel_t)(jacobi_step_t, uint64_t);
+extern "C" jacobi_step_kernel_t jacobi_step_kernel_for(const jacobi_step_t *step, int rows_in_flight);
+extern "C" jacobi_persistent_kernel_t jacobi_persistent_kernel_for(const jacobi_step_t *step,
+                                                                   int rows_in_flight);
+/* The resident blocks a multiprocessor the step kernel is built for, by columns a thread. */
+extern "C" int jacobi_step_kernel_blocks_per_sm(int columns_per_thread);
 #endif
 
 #endif /* JACOBI_SWEEP_H */

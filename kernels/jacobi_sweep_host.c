@@ -16,8 +16,10 @@
 #include "jacobi_protocol.h"
 #include "jacobi_sweep.h"
 
-int jacobi_step_shape(jacobi_step_t *s, uint64_t *partials)
+/* One tile covers the rows: the tuning variables change nothing here. */
+int jacobi_step_shape(jacobi_step_t *s, const jacobi_tuning_t *tuning, uint64_t *partials)
 {
+    (void)tuning;
     s->blocks_x = 1;
     s->strips = 1;
     s->rows_per_strip = s->rows;
@@ -144,11 +146,13 @@ struct jacobi_plan {
     jacobi_launch_t launch;
 };
 
-int jacobi_plan_create(const jacobi_step_t *step, jacobi_launch_t launch, void *stream,
-                       jacobi_plan_t **plan_out, char *why, size_t why_bytes)
+int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
+                       jacobi_launch_t launch, void *stream, jacobi_plan_t **plan_out, char *why,
+                       size_t why_bytes)
 {
     jacobi_plan_t *plan = calloc(1, sizeof *plan);
 
+    (void)tuning; /* one tile, one "block": nothing to tune */
     (void)stream; /* a loop has no stream, and nothing to capture */
     if (why_bytes)
         why[0] = '\0';

@@ -113,8 +113,9 @@ static int agree_options(jacobi_job_t *j, jacobi_parse_t parsed, const char *err
                 fprintf(stderr, "jacobi: %s\nTry 'jacobi --help' for more information.\n",
                         said.message);
             else
-                fprintf(stderr, "jacobi: error: rank %d could not parse its command line, rank 0 "
-                                "could: %s; every rank must get the same options\n",
+                fprintf(stderr, "jacobi: error: rank %d could not parse its command line and "
+                                "tuning variables, rank 0 could: %s; every rank must get the same "
+                                "options\n",
                         failing, said.message);
         }
         return 2;
@@ -346,9 +347,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
 
-    /* ---- options: every rank parses, all agree, rank 0 speaks ---- */
+    /* ---- options and tuning variables: every rank parses, all agree, rank 0 speaks ---- */
     {
-        int code = agree_options(&j, jacobi_options_parse(argc, argv, &j.opts, err, sizeof err), err);
+        jacobi_parse_t parsed = jacobi_options_parse(argc, argv, &j.opts, err, sizeof err);
+        if (parsed == JACOBI_PARSE_OK && jacobi_tuning_from_env(&j.opts, err, sizeof err) != 0)
+            parsed = JACOBI_PARSE_ERROR;
+        int code = agree_options(&j, parsed, err);
         if (code >= 0) {
             MPI_Finalize();
             return code;

@@ -1,5 +1,7 @@
 /* jacobi_options.c - parsing and checking the jacobi command line (the
- * anchors' single-dash options, and ours), and the row split. */
+ * anchors' single-dash options, and ours) and its tuning variables (the
+ * environment's JACOBI_*: checked here, on the host, for every backend), and
+ * the row split. */
 #include "jacobi_options.h"
 
 #include <ctype.h>
@@ -8,6 +10,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +62,28 @@ static const char usage_text[] =
     "\n"
     "A neighbour on another node (or SHARDTAB_RANKS_PER_NODE=1) gets its ghost rows\n"
     "by MPI. SHARDTAB_WAIT_TIMEOUT=S bounds every device-side wait (default 10 s).\n"
+    "\n"
+    "Tuning variables (environment; unset or empty: the default, which the\n"
+    "measurements of docs/performance.md chose). Every rank checks them: a malformed\n"
+    "or out-of-range value is bad usage. The output header and the JSON record them;\n"
+    "the host backend's loops use none of them.\n"
+    "  JACOBI_MIN_STRIP_ROWS=N  1 to 64 (default 4): the fewest rows in a strip of\n"
+    "                   tiles; fewer strips, fewer partial sums to add for the norm\n"
+    "  JACOBI_VEC4=0|1  1 (default): four columns a thread with 16-byte accesses\n"
+    "                   where nx is a multiple of 4; 0: one column a thread\n"
+    "  JACOBI_BLOCKS_PER_SM=N\n"
+    "                   1 to 16 (default: the step kernel's own, 4 for one column a\n"
+    "                   thread, 3 for four): graph and stream launches cut the rows\n"
+    "                   into tiles for this many blocks a multiprocessor (a persistent\n"
+    "                   grid is cut for the blocks that are co-resident)\n"
+    "  JACOBI_ROWS_IN_FLIGHT=N\n"
+    "                   1, 4 or 8 (default: each kernel's own; the step kernel 8 for\n"
+    "                   one column a thread and 4 for four, the persistent kernel 4\n"
+    "                   and 8): the rows each thread loads ahead of its updates\n"
+    "  JACOBI_NORM_BLOCK=0|1\n"
+    "                   persistent launches: 1 (default) keeps block 0 for the norm,\n"
+    "                   0 gives it tiles to sweep too\n"
+    "\n"
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage.\n";
 
 const char *jacobi_usage_text(void)
@@ -123,9 +148,112 @@ static int parse_init(const char *text, jacobi_init_t *init, char *err, size_t e
     return -1;
 }
 
+/* ---- the tuning variables ------------------------------------------------------------ */
+
+static const jacobi_tuning_t default_tuning = JACOBI_TUNING_DEFAULTS;
+
+static const struct tuning_spec {
+    const char *name;
+    size_t offset;        /* of its value in jacobi_tuning_t */
+    int lo, hi;           /* an integer from lo to hi ... */
+    int powers;           /* ... and 1, 4 or 8 (the rows in flight the kernels are built for) */
+    const char *expected; /* what the message asks for */
+} tuning_specs[JACOBI_TUNING_COUNT] = {
+    {"JACOBI_MIN_STRIP_ROWS", offsetof(jacobi_tuning_t, min_strip_rows), 1, 64, 0,
+     "an integer from 1 to 64"},
+    {"JACOBI_VEC4", offsetof(jacobi_tuning_t, vec4), 0, 1, 0, "0 or 1"},
+    {"JACOBI_BLOCKS_PER_SM", offsetof(jacobi_tuning_t, blocks_per_sm), 1,
+     JACOBI_MAX_BLOCKS_PER_SM, 0, "an integer from 1 to 16"},
+    {"JACOBI_ROWS_IN_FLIGHT", offsetof(jacobi_tuning_t, rows_in_flight), 1, 8, 1, "1, 4 or 8"},
+    {"JACOBI_NORM_BLOCK", offsetof(jacobi_tuning_t, norm_block), 0, 1, 0, "0 or 1"},
+};
+_Static_assert(JACOBI_MAX_BLOCKS_PER_SM == 16, "the message and the help say 1 to 16");
+
+static int *tuning_field(jacobi_tuning_t *t, int var)
+{
+    return (int *)((char *)t + tuning_specs[var].offset);
+}
+
+const char *jacobi_tuning_name(jacobi_tuning_var_t var)
+{
+    return (unsigned)var < JACOBI_TUNING_COUNT ? tuning_specs[var].name : "?";
+}
+
+int jacobi_tuning_value(const jacobi_tuning_t *t, jacobi_tuning_var_t var)
+{
+    if ((unsigned)var >= JACOBI_TUNING_COUNT)
+        return 0;
+    return *(const int *)((const char *)t + tuning_specs[var].offset);
+}
+
+int jacobi_tuning_is_auto(const jacobi_tuning_t *t, jacobi_tuning_var_t var)
+{
+    return (var == JACOBI_TUNE_BLOCKS_PER_SM || var == JACOBI_TUNE_ROWS_IN_FLIGHT) &&
+           jacobi_tuning_value(t, var) == 0;
+}
+
+int jacobi_tuning_parse(jacobi_options_t *opts, const char *const text[JACOBI_TUNING_COUNT],
+                        char *err, size_t err_bytes)
+{
+    opts->tuning = default_tuning;
+    opts->tuning_set = 0;
+    for (int v = 0; v < JACOBI_TUNING_COUNT; v++) {
+        const struct tuning_spec *spec = &tuning_specs[v];
+        const char *t = text[v];
+        char *end = NULL;
+        long value = -1;
+
+        if (t == NULL || *t == '\0')
+            continue;
+        errno = 0;
+        if (isdigit((unsigned char)t[0]))
+            value = strtol(t, &end, 10);
+        if (!isdigit((unsigned char)t[0]) || *end != '\0' || errno != 0 || value < spec->lo ||
+            value > spec->hi || (spec->powers && value != 1 && value != 4 && value != 8)) {
+            snprintf(err, err_bytes,
+                     "invalid %s '%s' (environment): expected %s, or unset for the default", spec->name,
+                     t, spec->expected);
+            opts->tuning = default_tuning;
+            opts->tuning_set = 0;
+            return -1;
+        }
+        *tuning_field(&opts->tuning, v) = (int)value;
+        opts->tuning_set |= 1u << v;
+    }
+    return 0;
+}
+
+int jacobi_tuning_from_env(jacobi_options_t *opts, char *err, size_t err_bytes)
+{
+    const char *text[JACOBI_TUNING_COUNT];
+
+    for (int v = 0; v < JACOBI_TUNING_COUNT; v++)
+        text[v] = getenv(tuning_specs[v].name);
+    return jacobi_tuning_parse(opts, text, err, err_bytes);
+}
+
+const char *jacobi_tuning_describe(const jacobi_options_t *opts, jacobi_tuning_var_t var,
+                                   char *text, size_t bytes)
+{
+    int value = jacobi_tuning_value(&opts->tuning, var);
+    const char *how = (unsigned)var < JACOBI_TUNING_COUNT && (opts->tuning_set >> var & 1u)
+                          ? "set"
+                          : "default";
+
+    if (jacobi_tuning_is_auto(&opts->tuning, var))
+        snprintf(text, bytes, "%s=auto (%s)", jacobi_tuning_name(var), how);
+    else
+        snprintf(text, bytes, "%s=%d (%s)", jacobi_tuning_name(var), value, how);
+    return text;
+}
+
+/* ---- the command line ------------------------------------------------------------------ */
+
 void jacobi_options_default(jacobi_options_t *opts)
 {
     memset(opts, 0, sizeof *opts);
+    opts->tuning = default_tuning;
+    opts->tuning_set = 0;
     opts->nx = 16384;
     opts->ny = 16384;
     opts->niter = 1000;
@@ -445,6 +573,15 @@ int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, 
     if ((a->trace != NULL) != (b->trace != NULL)) {
         snprintf(text, bytes, "%s", a->trace ? "--trace against none" : "no --trace against one");
         return 1;
+    }
+    for (int v = 0; v < JACOBI_TUNING_COUNT; v++) {
+        jacobi_tuning_var_t var = (jacobi_tuning_var_t)v;
+        if (jacobi_tuning_value(&a->tuning, var) != jacobi_tuning_value(&b->tuning, var) ||
+            (a->tuning_set >> v & 1u) != (b->tuning_set >> v & 1u)) {
+            snprintf(text, bytes, "%s against %s", jacobi_tuning_describe(a, var, one, sizeof one),
+                     jacobi_tuning_describe(b, var, two, sizeof two));
+            return 1;
+        }
     }
     return 0;
 }

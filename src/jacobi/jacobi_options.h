@@ -1,11 +1,13 @@
-/* jacobi_options.h - the jacobi program's command line and its row split:
- * pure C, no MPI, so that every rank reaches the same verdict alone and the
- * unit tests can pin both. */
+/* jacobi_options.h - the jacobi program's command line, its tuning variables
+ * and its row split: pure C, no MPI, so that every rank reaches the same
+ * verdict alone and the unit tests can pin them. */
 #ifndef JACOBI_OPTIONS_H
 #define JACOBI_OPTIONS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "jacobi_sweep.h" /* jacobi_tuning_t: the values the kernels' plans take */
 
 typedef enum jacobi_variant {
     JACOBI_TABLE = 0, /* ghost rows through the table, device signals, device stop */
@@ -58,6 +60,8 @@ typedef struct jacobi_options {
     const char *json;    /* NULL: no JSON */
     const char *trace;   /* NULL: no trace; else a traced solve's per-iteration CSV */
     int allow_shared_gpu;
+    jacobi_tuning_t tuning; /* the tuning variables (jacobi_tuning_from_env), checked */
+    unsigned tuning_set;    /* bit v: variable v was set (else its default) */
 } jacobi_options_t;
 
 typedef enum jacobi_parse {
@@ -79,6 +83,38 @@ const char *jacobi_launch_request_name(jacobi_launch_request_t launch);
 /* "zero" or "random:SEED" into text; returns text. */
 const char *jacobi_init_name(const jacobi_init_t *init, char *text, size_t bytes);
 const char *jacobi_usage_text(void);
+
+/* The tuning variables, environment variables of the measurements
+ * (docs/performance.md): every rank reads and checks them, as it parses its
+ * command line, and the program records them in its header and JSON. */
+typedef enum jacobi_tuning_var {
+    JACOBI_TUNE_MIN_STRIP_ROWS = 0, /* JACOBI_MIN_STRIP_ROWS: 1 to 64, default 4 */
+    JACOBI_TUNE_VEC4,               /* JACOBI_VEC4: 0 or 1, default 1 */
+    JACOBI_TUNE_BLOCKS_PER_SM,      /* JACOBI_BLOCKS_PER_SM: 1 to 16, default the kernel's */
+    JACOBI_TUNE_ROWS_IN_FLIGHT,     /* JACOBI_ROWS_IN_FLIGHT: 1, 4 or 8, default the kernel's */
+    JACOBI_TUNE_NORM_BLOCK,         /* JACOBI_NORM_BLOCK: 0 or 1, default 1 */
+    JACOBI_TUNING_COUNT
+} jacobi_tuning_var_t;
+
+/* "JACOBI_VEC4", or "?" for no variable. */
+const char *jacobi_tuning_name(jacobi_tuning_var_t var);
+/* Variable var's value in t; 0 for BLOCKS_PER_SM and ROWS_IN_FLIGHT means
+ * "auto": each kernel's own. */
+int jacobi_tuning_value(const jacobi_tuning_t *t, jacobi_tuning_var_t var);
+/* Is variable var "auto" in t (each kernel's own value)? */
+int jacobi_tuning_is_auto(const jacobi_tuning_t *t, jacobi_tuning_var_t var);
+/* Sets opts->tuning and opts->tuning_set from each variable's text
+ * (text[var]; NULL or "": unset, its default). 0, or -1 with a message naming
+ * the first variable that is malformed or out of range (opts->tuning then
+ * back to the defaults). */
+int jacobi_tuning_parse(jacobi_options_t *opts, const char *const text[JACOBI_TUNING_COUNT],
+                        char *err, size_t err_bytes);
+/* The same, each variable read from the environment. */
+int jacobi_tuning_from_env(jacobi_options_t *opts, char *err, size_t err_bytes);
+/* "JACOBI_VEC4=1 (default)", "JACOBI_ROWS_IN_FLIGHT=8 (set)",
+ * "JACOBI_BLOCKS_PER_SM=auto (default)" into text; returns text. */
+const char *jacobi_tuning_describe(const jacobi_options_t *opts, jacobi_tuning_var_t var,
+                                   char *text, size_t bytes);
 
 /* The anchors' split of the ny - 2 interior rows over `ranks`: the first ranks
  * get (ny-2)/ranks rows, the last (ny-2) mod ranks ranks one more. start is the

@@ -88,6 +88,15 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
                jacobi_launch_name(j->ref_launch));
         if (j->launch_note[0])
             printf("# launch note: %s\n", j->launch_note);
+        printf("# tuning:");
+        for (int v = 0; v < JACOBI_TUNING_COUNT; v++) {
+            char text[64];
+            printf("%s %s", v ? "," : "",
+                   jacobi_tuning_describe(o, (jacobi_tuning_var_t)v, text, sizeof text));
+        }
+        printf("%s\n", shardtab_backend() == SHARDTAB_BACKEND_HOST
+                           ? "; the host backend's loops use none of them"
+                           : "");
         printf("# host memory: about %.2f GiB for this node's %d ranks (rank 0: %.2f GiB), %.2f GiB "
                "available when checked\n",
                j->memory_node / 1073741824.0, j->node_size, j->memory_rank / 1073741824.0,
@@ -247,6 +256,18 @@ void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_r
     else
         fputs("null", f);
     fprintf(f, ",\n  \"reference_launch\": \"%s\",\n", jacobi_launch_name(j->ref_launch));
+    /* each tuning variable: its value ("auto": each kernel's own) and whether it was set */
+    fputs("  \"tuning\": {", f);
+    for (int t_var = 0; t_var < JACOBI_TUNING_COUNT; t_var++) {
+        jacobi_tuning_var_t var = (jacobi_tuning_var_t)t_var;
+        fprintf(f, "%s\n    \"%s\": {\"value\": ", t_var ? "," : "", jacobi_tuning_name(var));
+        if (jacobi_tuning_is_auto(&o->tuning, var))
+            fputs("\"auto\"", f);
+        else
+            fprintf(f, "%d", jacobi_tuning_value(&o->tuning, var));
+        fprintf(f, ", \"set\": %s}", o->tuning_set >> t_var & 1u ? "true" : "false");
+    }
+    fputs("\n  },\n", f);
     fprintf(f, "  \"nx\": %d,\n  \"ny\": %d,\n  \"niter\": %d,\n  \"nccheck\": %d,\n  \"tol\": %g,\n"
                "  \"init\": \"%s\",\n",
             o->nx, o->ny, o->niter, o->nccheck, JACOBI_TOL,

@@ -66,7 +66,9 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     st->ctl = s->ctl;
     st->history = s->history;
     st->history_len = s->history_len;
-    status = jacobi_kernel_check(jacobi_step_shape(st, &partials), "sizing the Jacobi kernel");
+    s->tuning = opts->tuning;
+    status = jacobi_kernel_check(jacobi_step_shape(st, &s->tuning, &partials),
+                                 "sizing the Jacobi kernel");
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc((size_t)partials * sizeof(double), (void **)&s->partials);
     st->partials = s->partials;
@@ -158,7 +160,7 @@ int jacobi_solver_plan(jacobi_solver_t *s, jacobi_launch_t launch, void *stream,
                        size_t why_bytes)
 {
     jacobi_plan_t *plan = NULL;
-    int rc = jacobi_plan_create(&s->step, launch, stream, &plan, why, why_bytes);
+    int rc = jacobi_plan_create(&s->step, &s->tuning, launch, stream, &plan, why, why_bytes);
 
     if (rc == 0) {
         jacobi_plan_destroy(s->plan);

@@ -22,12 +22,14 @@ typedef struct jacobi_solver {
     jacobi_real_t *init;       /* host: the starting rows */
     jacobi_real_t *init_halo;  /* host [above, below][nx]: the starting ghost rows */
     jacobi_step_t step;
+    jacobi_tuning_t tuning;    /* the tuning variables its step was shaped with, its plans take */
     jacobi_plan_t *plan;       /* how its solves launch their steps */
 } jacobi_solver_t;
 
 struct jacobi_job;
 
-/* Device buffers of one solver and its starting state (opts->init). Its halo
+/* Device buffers of one solver, its starting state (opts->init) and its tiles
+ * (opts->tuning). Its halo
  * is in coherent memory when peers write it; padded leaves a spare row above
  * and below the rows of each buffer (the plain reference runs in the 1-GPU
  * reference's buffers afterwards, with its ghost rows there). */
@@ -43,7 +45,8 @@ shardtab_status_t jacobi_solver_read_ctl(const jacobi_solver_t *s, void *stream,
 /* The rows as the last solve left them, to host memory (rows x nx). Synchronous. */
 shardtab_status_t jacobi_solver_read_rows(const jacobi_solver_t *s, void *stream,
                                           jacobi_real_t *rows_out);
-/* Prepares the solver's plan in that launch mode (jacobi_plan_create): 0,
+/* Prepares the solver's plan in that launch mode (jacobi_plan_create, with
+ * the solver's tuning): 0,
  * JACOBI_PLAN_NOT_RESIDENT with the reason in why, or a runtime code. */
 int jacobi_solver_plan(jacobi_solver_t *s, jacobi_launch_t launch, void *stream, char *why,
                        size_t why_bytes);

@@ -124,8 +124,8 @@ shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_o
     if (status == SHARDTAB_SUCCESS) {
         step.trace = device;
         step.trace_len = count;
-        status = jacobi_kernel_check(jacobi_plan_create(&step, j->launch, j->stream, &plan, why,
-                                                        sizeof why),
+        status = jacobi_kernel_check(jacobi_plan_create(&step, &j->run.tuning, j->launch,
+                                                        j->stream, &plan, why, sizeof why),
                                      "preparing the traced launches");
     }
     status = shardtab_agree(MPI_COMM_WORLD, status);

@@ -1,4 +1,4 @@
-/* test_jacobi_options.c - pins jacobi's command line (defaults, the anchors' -nx and our --nx, a named error for every bad value), the tests' fault spec, and its row split and ring against the anchors' formulas. */
+/* test_jacobi_options.c - pins jacobi's command line (defaults, the anchors' -nx and our --nx, a named error for every bad value), its tuning variables (every range, a named error for every malformed or out-of-range value, the header's words), the tests' fault spec, and its row split and ring against the anchors' formulas. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jacobi_options.h"
@@ -58,6 +59,13 @@ static void expect_defaults(const jacobi_options_t *o)
     assert_null(o->json);
     assert_null(o->trace);
     assert_int_equal(o->allow_shared_gpu, 0);
+    /* the tuning variables' defaults, none set */
+    assert_int_equal(o->tuning.min_strip_rows, 4);
+    assert_int_equal(o->tuning.vec4, 1);
+    assert_int_equal(o->tuning.blocks_per_sm, 0);
+    assert_int_equal(o->tuning.rows_in_flight, 0);
+    assert_int_equal(o->tuning.norm_block, 1);
+    assert_int_equal(o->tuning_set, 0);
 }
 
 /* ---- defaults and every option ---------------------------------------------------- */
@@ -267,7 +275,10 @@ static void test_jacobi_options_usage_text_names_every_option(void **state)
     static const char *const names[] = {"-nx", "-ny", "-niter", "-nccheck", "--variant",
                                         "--launch", "persistent", "--init", "--cpu-check",
                                         "--repeat", "--json", "--trace", "--allow-shared-gpu",
-                                        "--help", "SHARDTAB_WAIT_TIMEOUT", "Exit status"};
+                                        "--help", "SHARDTAB_WAIT_TIMEOUT", "Exit status",
+                                        "JACOBI_MIN_STRIP_ROWS", "JACOBI_VEC4",
+                                        "JACOBI_BLOCKS_PER_SM", "JACOBI_ROWS_IN_FLIGHT",
+                                        "JACOBI_NORM_BLOCK"};
     (void)state;
     assert_true(strncmp(jacobi_usage_text(), "Usage: jacobi", 13) == 0);
     for (int i = 0; i < ARGC(names); i++)
@@ -438,6 +449,217 @@ static void test_jacobi_options_parse_after_help_in_a_bundle_starts_afresh(void 
     assert_int_equal(opts.nx, 64);
 }
 
+/* ---- the tuning variables (environment) ------------------------------------------------ */
+
+static const char *const tuning_names[JACOBI_TUNING_COUNT] = {
+    "JACOBI_MIN_STRIP_ROWS", "JACOBI_VEC4", "JACOBI_BLOCKS_PER_SM", "JACOBI_ROWS_IN_FLIGHT",
+    "JACOBI_NORM_BLOCK"};
+
+/* Parses one variable set to `value`, the others unset. */
+static int tune_one(int var, const char *value)
+{
+    const char *text[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL};
+    text[var] = value;
+    memset(err, 0, sizeof err);
+    jacobi_options_default(&opts);
+    return jacobi_tuning_parse(&opts, text, err, sizeof err);
+}
+
+static void test_jacobi_tuning_names_each_variable(void **state)
+{
+    (void)state;
+    for (int v = 0; v < JACOBI_TUNING_COUNT; v++)
+        assert_string_equal(jacobi_tuning_name((jacobi_tuning_var_t)v), tuning_names[v]);
+    assert_string_equal(jacobi_tuning_name(JACOBI_TUNING_COUNT), "?");
+    assert_string_equal(jacobi_tuning_name((jacobi_tuning_var_t)-1), "?");
+}
+
+static void test_jacobi_tuning_unset_and_empty_are_the_defaults(void **state)
+{
+    const char *none[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL};
+    const char *empty[JACOBI_TUNING_COUNT] = {"", "", "", "", ""};
+    const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;
+    (void)state;
+    memset(&opts, 0xA5, sizeof opts);
+    assert_int_equal(jacobi_tuning_parse(&opts, none, err, sizeof err), 0);
+    assert_memory_equal(&opts.tuning, &kernels, sizeof kernels);
+    assert_int_equal(opts.tuning_set, 0);
+    memset(&opts, 0xA5, sizeof opts);
+    assert_int_equal(jacobi_tuning_parse(&opts, empty, err, sizeof err), 0);
+    assert_memory_equal(&opts.tuning, &kernels, sizeof kernels);
+    assert_int_equal(opts.tuning_set, 0);
+    assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_BLOCKS_PER_SM));
+    assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_ROWS_IN_FLIGHT));
+    assert_false(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_VEC4));
+}
+
+static void test_jacobi_tuning_accepts_every_value_of_each_range(void **state)
+{
+    static const struct {
+        int var, lo, hi;
+    } ranges[] = {{JACOBI_TUNE_MIN_STRIP_ROWS, 1, 64}, {JACOBI_TUNE_VEC4, 0, 1},
+                  {JACOBI_TUNE_BLOCKS_PER_SM, 1, 16}, {JACOBI_TUNE_NORM_BLOCK, 0, 1}};
+    static const char *const rows[] = {"1", "4", "8"};
+    char text[16];
+    (void)state;
+    for (int i = 0; i < ARGC(ranges); i++)
+        for (int v = ranges[i].lo; v <= ranges[i].hi; v++) {
+            snprintf(text, sizeof text, "%d", v);
+            if (tune_one(ranges[i].var, text) != 0)
+                fail_msg("%s=%s refused: %s", tuning_names[ranges[i].var], text, err);
+            assert_int_equal(jacobi_tuning_value(&opts.tuning, (jacobi_tuning_var_t)ranges[i].var), v);
+            assert_int_equal(opts.tuning_set, 1u << ranges[i].var);
+            assert_false(jacobi_tuning_is_auto(&opts.tuning, (jacobi_tuning_var_t)ranges[i].var));
+        }
+    for (int i = 0; i < ARGC(rows); i++) {
+        assert_int_equal(tune_one(JACOBI_TUNE_ROWS_IN_FLIGHT, rows[i]), 0);
+        assert_int_equal(opts.tuning.rows_in_flight, atoi(rows[i]));
+    }
+    /* the fields the kernels take */
+    assert_int_equal(tune_one(JACOBI_TUNE_MIN_STRIP_ROWS, "33"), 0);
+    assert_int_equal(opts.tuning.min_strip_rows, 33);
+    assert_int_equal(tune_one(JACOBI_TUNE_VEC4, "0"), 0);
+    assert_int_equal(opts.tuning.vec4, 0);
+    assert_int_equal(tune_one(JACOBI_TUNE_BLOCKS_PER_SM, "16"), 0);
+    assert_int_equal(opts.tuning.blocks_per_sm, JACOBI_MAX_BLOCKS_PER_SM);
+    assert_int_equal(tune_one(JACOBI_TUNE_NORM_BLOCK, "0"), 0);
+    assert_int_equal(opts.tuning.norm_block, 0);
+}
+
+static void test_jacobi_tuning_refuses_malformed_and_out_of_range_values_by_name(void **state)
+{
+    static const struct {
+        int var;
+        const char *value, *expected;
+    } bad[] = {
+        {JACOBI_TUNE_MIN_STRIP_ROWS, "0", "an integer from 1 to 64"},
+        {JACOBI_TUNE_MIN_STRIP_ROWS, "65", "an integer from 1 to 64"},
+        {JACOBI_TUNE_MIN_STRIP_ROWS, "4rows", "an integer from 1 to 64"},
+        {JACOBI_TUNE_MIN_STRIP_ROWS, " 4", "an integer from 1 to 64"},
+        {JACOBI_TUNE_MIN_STRIP_ROWS, "4 ", "an integer from 1 to 64"},
+        {JACOBI_TUNE_MIN_STRIP_ROWS, "+4", "an integer from 1 to 64"},
+        {JACOBI_TUNE_MIN_STRIP_ROWS, "99999999999999999999", "an integer from 1 to 64"},
+        {JACOBI_TUNE_VEC4, "2", "0 or 1"},
+        {JACOBI_TUNE_VEC4, "yes", "0 or 1"},
+        {JACOBI_TUNE_VEC4, "-1", "0 or 1"},
+        {JACOBI_TUNE_BLOCKS_PER_SM, "0", "an integer from 1 to 16"},
+        {JACOBI_TUNE_BLOCKS_PER_SM, "17", "an integer from 1 to 16"},
+        {JACOBI_TUNE_BLOCKS_PER_SM, "3.5", "an integer from 1 to 16"},
+        {JACOBI_TUNE_BLOCKS_PER_SM, "0x4", "an integer from 1 to 16"},
+        {JACOBI_TUNE_ROWS_IN_FLIGHT, "0", "1, 4 or 8"},
+        {JACOBI_TUNE_ROWS_IN_FLIGHT, "2", "1, 4 or 8"},
+        {JACOBI_TUNE_ROWS_IN_FLIGHT, "5", "1, 4 or 8"},
+        {JACOBI_TUNE_ROWS_IN_FLIGHT, "16", "1, 4 or 8"},
+        {JACOBI_TUNE_ROWS_IN_FLIGHT, "eight", "1, 4 or 8"},
+        {JACOBI_TUNE_NORM_BLOCK, "on", "0 or 1"},
+        {JACOBI_TUNE_NORM_BLOCK, "10", "0 or 1"},
+    };
+    const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;
+    char want[96];
+    (void)state;
+    for (int i = 0; i < ARGC(bad); i++) {
+        if (tune_one(bad[i].var, bad[i].value) != -1)
+            fail_msg("%s='%s' accepted", tuning_names[bad[i].var], bad[i].value);
+        snprintf(want, sizeof want, "invalid %s '%s' (environment): expected %s",
+                 tuning_names[bad[i].var], bad[i].value, bad[i].expected);
+        if (strstr(err, want) == NULL)
+            fail_msg("message '%s' does not contain '%s'", err, want);
+        /* nothing half-set */
+        assert_memory_equal(&opts.tuning, &kernels, sizeof kernels);
+        assert_int_equal(opts.tuning_set, 0);
+    }
+}
+
+static void test_jacobi_tuning_names_the_first_bad_variable_and_keeps_none(void **state)
+{
+    const char *text[JACOBI_TUNING_COUNT] = {"8", "0", "99", "2", "1"};
+    const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;
+    (void)state;
+    assert_int_equal(jacobi_tuning_parse(&opts, text, err, sizeof err), -1);
+    assert_non_null(strstr(err, "JACOBI_BLOCKS_PER_SM '99'"));
+    assert_null(strstr(err, "JACOBI_ROWS_IN_FLIGHT"));
+    assert_memory_equal(&opts.tuning, &kernels, sizeof kernels);
+    assert_int_equal(opts.tuning_set, 0);
+}
+
+static void test_jacobi_tuning_is_read_from_the_environment(void **state)
+{
+    (void)state;
+    for (int v = 0; v < JACOBI_TUNING_COUNT; v++)
+        unsetenv(tuning_names[v]);
+    jacobi_options_default(&opts);
+    assert_int_equal(jacobi_tuning_from_env(&opts, err, sizeof err), 0);
+    assert_int_equal(opts.tuning_set, 0);
+    setenv("JACOBI_ROWS_IN_FLIGHT", "4", 1);
+    setenv("JACOBI_NORM_BLOCK", "0", 1);
+    setenv("JACOBI_VEC4", "", 1); /* empty: unset */
+    assert_int_equal(jacobi_tuning_from_env(&opts, err, sizeof err), 0);
+    assert_int_equal(opts.tuning.rows_in_flight, 4);
+    assert_int_equal(opts.tuning.norm_block, 0);
+    assert_int_equal(opts.tuning.vec4, 1);
+    assert_int_equal(opts.tuning_set, (1u << JACOBI_TUNE_ROWS_IN_FLIGHT) | (1u << JACOBI_TUNE_NORM_BLOCK));
+    setenv("JACOBI_MIN_STRIP_ROWS", "many", 1);
+    memset(err, 0, sizeof err);
+    assert_int_equal(jacobi_tuning_from_env(&opts, err, sizeof err), -1);
+    assert_non_null(strstr(err, "invalid JACOBI_MIN_STRIP_ROWS 'many'"));
+    for (int v = 0; v < JACOBI_TUNING_COUNT; v++)
+        unsetenv(tuning_names[v]);
+}
+
+static void test_jacobi_tuning_describe_says_value_and_whether_set(void **state)
+{
+    const char *text[JACOBI_TUNING_COUNT] = {NULL, "0", NULL, "8", NULL};
+    char line[64];
+    (void)state;
+    jacobi_options_default(&opts);
+    assert_int_equal(jacobi_tuning_parse(&opts, text, err, sizeof err), 0);
+    assert_string_equal(jacobi_tuning_describe(&opts, JACOBI_TUNE_MIN_STRIP_ROWS, line, sizeof line),
+                        "JACOBI_MIN_STRIP_ROWS=4 (default)");
+    assert_string_equal(jacobi_tuning_describe(&opts, JACOBI_TUNE_VEC4, line, sizeof line),
+                        "JACOBI_VEC4=0 (set)");
+    assert_string_equal(jacobi_tuning_describe(&opts, JACOBI_TUNE_BLOCKS_PER_SM, line, sizeof line),
+                        "JACOBI_BLOCKS_PER_SM=auto (default)");
+    assert_string_equal(jacobi_tuning_describe(&opts, JACOBI_TUNE_ROWS_IN_FLIGHT, line, sizeof line),
+                        "JACOBI_ROWS_IN_FLIGHT=8 (set)");
+    assert_string_equal(jacobi_tuning_describe(&opts, JACOBI_TUNE_NORM_BLOCK, line, sizeof line),
+                        "JACOBI_NORM_BLOCK=1 (default)");
+}
+
+static void test_jacobi_tuning_differences_between_ranks_are_named(void **state)
+{
+    jacobi_options_t a, b;
+    const char *vec4_off[JACOBI_TUNING_COUNT] = {NULL, "0", NULL, NULL, NULL};
+    const char *vec4_on[JACOBI_TUNING_COUNT] = {NULL, "1", NULL, NULL, NULL};
+    char text[160];
+    (void)state;
+    jacobi_options_default(&a);
+    jacobi_options_default(&b);
+    assert_int_equal(jacobi_options_differ(&a, &b, text, sizeof text), 0);
+    assert_int_equal(jacobi_tuning_parse(&a, vec4_off, err, sizeof err), 0);
+    assert_int_equal(jacobi_options_differ(&a, &b, text, sizeof text), 1);
+    assert_string_equal(text, "JACOBI_VEC4=0 (set) against JACOBI_VEC4=1 (default)");
+    /* the same value, set on one rank only: still a difference, the record would lie */
+    assert_int_equal(jacobi_tuning_parse(&a, vec4_on, err, sizeof err), 0);
+    assert_int_equal(jacobi_options_differ(&a, &b, text, sizeof text), 1);
+    assert_string_equal(text, "JACOBI_VEC4=1 (set) against JACOBI_VEC4=1 (default)");
+    assert_int_equal(jacobi_tuning_parse(&b, vec4_on, err, sizeof err), 0);
+    assert_int_equal(jacobi_options_differ(&a, &b, text, sizeof text), 0);
+}
+
+static void test_jacobi_usage_text_lists_every_tuning_variable_with_range_and_default(void **state)
+{
+    static const char *const lines[] = {
+        "  JACOBI_MIN_STRIP_ROWS=N  1 to 64 (default 4)", "  JACOBI_VEC4=0|1  1 (default)",
+        "  JACOBI_BLOCKS_PER_SM=N\n                   1 to 16 (default: the step kernel's own, 4",
+        "  JACOBI_ROWS_IN_FLIGHT=N\n                   1, 4 or 8 (default: each kernel's own",
+        "  JACOBI_NORM_BLOCK=0|1\n                   persistent launches: 1 (default)",
+        "a malformed\nor out-of-range value is bad usage"};
+    (void)state;
+    for (int i = 0; i < ARGC(lines); i++)
+        if (strstr(jacobi_usage_text(), lines[i]) == NULL)
+            fail_msg("the usage text does not hold '%s'", lines[i]);
+}
+
 /* ---- the row split ----------------------------------------------------------------------- */
 
 /* An independent oracle for the split the anchors use (read, not copied): the
@@ -597,6 +819,15 @@ int main(void)
         cmocka_unit_test(test_jacobi_options_extra_arguments_are_refused_wherever_they_stand),
         cmocka_unit_test(test_jacobi_options_error_message_is_truncated_to_the_buffer),
         cmocka_unit_test(test_jacobi_options_parse_after_an_error_starts_from_defaults),
+        cmocka_unit_test(test_jacobi_tuning_names_each_variable),
+        cmocka_unit_test(test_jacobi_tuning_unset_and_empty_are_the_defaults),
+        cmocka_unit_test(test_jacobi_tuning_accepts_every_value_of_each_range),
+        cmocka_unit_test(test_jacobi_tuning_refuses_malformed_and_out_of_range_values_by_name),
+        cmocka_unit_test(test_jacobi_tuning_names_the_first_bad_variable_and_keeps_none),
+        cmocka_unit_test(test_jacobi_tuning_is_read_from_the_environment),
+        cmocka_unit_test(test_jacobi_tuning_describe_says_value_and_whether_set),
+        cmocka_unit_test(test_jacobi_tuning_differences_between_ranks_are_named),
+        cmocka_unit_test(test_jacobi_usage_text_lists_every_tuning_variable_with_range_and_default),
         cmocka_unit_test(test_jacobi_split_rows_gives_the_anchors_split_for_a_small_grid),
         cmocka_unit_test(test_jacobi_split_rows_covers_the_interior_exactly_for_many_grids),
         cmocka_unit_test(test_jacobi_split_rows_refuses_more_ranks_than_rows_with_a_message),
