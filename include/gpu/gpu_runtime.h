@@ -183,7 +183,7 @@ typedef cudaGraphExec_t        hipGraphExec_t;
 #define hipStreamBeginCapture            cudaStreamBeginCapture
 #define hipStreamEndCapture              cudaStreamEndCapture
 #define hipStreamCaptureModeThreadLocal  cudaStreamCaptureModeThreadLocal
-typedef cudaStreamCaptureStatus hipStreamCaptureStatus;
+typedef enum cudaStreamCaptureStatus hipStreamCaptureStatus;
 #define hipStreamIsCapturing             cudaStreamIsCapturing
 #define hipStreamCaptureStatusNone       cudaStreamCaptureStatusNone
 #define hipGraphInstantiateWithFlags     cudaGraphInstantiateWithFlags
