@@ -10,7 +10,8 @@
 # side, alternating, at 16384^2, 4096^2, 2048^2 and 1024^2 (1000 iterations,
 # the norm every iteration), for the no-regression figure.
 #
-# Usage: scripts/gpu-comm.sh [--runs R] [--sizes "16384 4096 2048 1024"] [--regress-only] [outdir]
+# Usage: scripts/gpu-comm.sh [--runs R] [--sizes "16384 4096 2048 1024"] [--regress-only | --no-regress]
+#                            [--bench-max BYTES] [outdir]
 # Writes into outdir: comm.log (every step and its output), jacobi-regress.csv.
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
 set -uo pipefail
@@ -20,8 +21,12 @@ source "$(dirname "$0")/gpu-common.sh"
 runs=3
 sizes="16384 4096 2048 1024"
 regress_only=0
+regress=1
+bench_max=$((1 << 30))
 while [[ $# -gt 0 ]]; do
   case $1 in
+  --no-regress) regress=0; shift ;;
+  --bench-max) bench_max=$2; shift 2 ;;
   --regress-only) regress_only=1; shift ;;
   --runs) runs=$2; shift 2 ;;
   --sizes) sizes=$2; shift 2 ;;
@@ -125,7 +130,7 @@ for np in 2 4; do
     -x SHARDTAB_LIBRARY="$build/libshardtab.so" python3 "$top/tests/gpu/check_torch_collectives.py" --allow-shared-device
 done
 for np in 2 4; do
-  max=$((np == 2 ? 1 << 30 : 1 << 28))
+  max=$((np == 2 ? bench_max : bench_max / 4))
   step "coll_bench np$np, 8 B to $max B" \
     expect_line "^# coll_bench: every result verified" run -np "$np" "$build/coll_bench" --max "$max" "${share[@]}"
   sed -n '/^# coll_bench: '"$np"' ranks/,/^# coll_bench: every/p' "$log" >"$out/coll-bench-np$np.txt"
@@ -156,6 +161,7 @@ fi
 
 # ---- no regression: the persistent solve, this tree against the baseline, alternating ----
 stop_mps # one rank: the GPU as the earlier figures had it
+((regress)) || sizes=""
 for n in $sizes; do
   for r in $(seq 1 "$runs"); do
     for tree in new base; do
