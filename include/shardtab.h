@@ -15,6 +15,14 @@
  * the same message in shardtab_last_error(), naming the host, rank, device and
  * call that failed first.
  *
+ * Handles: every call that takes a table looks it up among this process's live
+ * tables before it reads it. NULL, a table destroyed already and a pointer
+ * that never was a table are never dereferenced: a query answers as its
+ * comment says (-1, NULL or 0) and records why in shardtab_last_error(), a
+ * call that returns a status returns SHARDTAB_ERR_INVALID_ARG with a message
+ * naming the call. (A pointer that a later create happens to return again is
+ * that new table.)
+ *
  * Threads: shardtab_init and shardtab_finalize run once, on one thread. Every
  * other call may come from any thread: each one that touches the device binds
  * this rank's device first (a thread's current device is its own), the error
@@ -106,6 +114,11 @@ typedef struct shardtab_device_info {
 /* Picks this rank's device from its rank inside its node (never the global rank),
  * checks that no two ranks of the node share a device unless allowed. */
 shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *params);
+/* Releases the device binding. Local (no communicator): while any table of
+ * this process lives it is refused with SHARDTAB_ERR_INVALID_ARG, the message
+ * naming each live table, and nothing is released: the tables and their memory
+ * stay usable and destroyable. Destroy every table first (collective), so that
+ * every rank of a table refuses alike; then free the memory, then finalize. */
 shardtab_status_t shardtab_finalize(void);
 shardtab_status_t shardtab_device_info(shardtab_device_info_t *info);
 shardtab_backend_t shardtab_backend(void);
@@ -142,7 +155,9 @@ shardtab_status_t shardtab_stream_synchronize(shardtab_stream_t stream);
 /* ---- The table (collective over comm) -------------------------------------- */
 
 /* shard may point inside a larger allocation from shardtab_mem_alloc; shard may
- * be NULL only with bytes == 0 (the peers then see a NULL entry).
+ * be NULL only with bytes == 0. A shard of 0 bytes is empty, whatever pointer
+ * comes with it: every rank's entry for it is NULL (shardtab_peer and the
+ * device table), and the table holds none of its memory.
  * SHARDTAB_RANKS_PER_NODE=R in the environment splits each real node into groups
  * of R consecutive ranks, to test multi-node logic on one machine. */
 shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes,
@@ -173,32 +188,46 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
                                        shardtab_t **table);
 /* Waits for the table's stream, lets every importer unmap, then releases. Sets
  * *table to NULL. Kernels on other streams that use the table must be finished
- * by the caller. The shards themselves stay allocated: free them afterwards. */
+ * by the caller. The shards themselves stay allocated: free them afterwards.
+ * A table that is not live (NULL, destroyed already): a local
+ * SHARDTAB_ERR_INVALID_ARG, no collective, *table left as it is. */
 shardtab_status_t shardtab_destroy(shardtab_t **table);
 
-int shardtab_node_size(const shardtab_t *table);  /* ranks in this node's table */
-int shardtab_node_rank(const shardtab_t *table);  /* this rank's index in it */
-int shardtab_node_id(const shardtab_t *table);    /* 0 .. node_count-1 */
+/* The queries (local). "Not live": NULL, destroyed, or never created (see
+ * Handles at the top); each then records why in shardtab_last_error(). */
+/* Ranks in this node's table; -1 for a table that is not live. */
+int shardtab_node_size(const shardtab_t *table);
+/* This rank's index in it; -1 for a table that is not live. */
+int shardtab_node_rank(const shardtab_t *table);
+/* This node's index, 0 .. node_count-1; -1 for a table that is not live. */
+int shardtab_node_id(const shardtab_t *table);
+/* Nodes of the table; -1 for a table that is not live. */
 int shardtab_node_count(const shardtab_t *table);
 /* Device-resident array of node_size pointers, indexed by node rank; hand it
- * to kernels as (T *const *). Each rank's replica lives on its own device. */
+ * to kernels as (T *const *). Each rank's replica lives on its own device.
+ * NULL for a table that is not live. */
 void *const *shardtab_device_table(const shardtab_t *table);
-/* Communicator rank of the member with node rank node_rank, or -1. */
+/* Communicator rank of the member with node rank node_rank, or -1 (also for a
+ * table that is not live). */
 int shardtab_member(const shardtab_t *table, int node_rank);
-/* Node rank of a communicator rank, or -1 when it is on another node. */
+/* Node rank of a communicator rank, or -1 when it is on another node (also for
+ * a table that is not live). */
 int shardtab_node_rank_of(const shardtab_t *table, int comm_rank);
 /* A peer's shard as mapped in this process (host copy of the table). *base is
- * NULL and *bytes 0 for a rank on another node, or an empty shard. */
+ * NULL and *bytes 0 for a rank on another node, or an empty shard. A table
+ * that is not live: SHARDTAB_ERR_INVALID_ARG, nothing written. */
 shardtab_status_t shardtab_peer(const shardtab_t *table, int comm_rank, void **base,
                                 size_t *bytes);
 /* What the runtime reported at create about the device of node rank `from`
  * reaching the memory of node rank `to`: 1 yes, 0 no, -1 unknown (the GPU of
  * `to` is invisible to `from`, as with one visible GPU per rank). Reported is
- * not proven: multi_scal --check-peers writes and verifies every pair. */
+ * not proven: multi_scal --check-peers writes and verifies every pair. 0 for a
+ * node rank outside the node, and for a table that is not live. */
 int shardtab_peer_access(const shardtab_t *table, int from, int to);
 /* ---- Signals between the ranks of a node (kernels: shardtab_device.h) ------- */
 
-/* The by-value handle a kernel takes to signal, wait and join barriers. */
+/* The by-value handle a kernel takes to signal, wait and join barriers. A table
+ * that is not live: SHARDTAB_ERR_INVALID_ARG, nothing written. */
 shardtab_status_t shardtab_signals(const shardtab_t *table, shardtab_signals_t *signals);
 /* Enqueues a node-wide barrier on stream (one thread of one block joins it, like
  * nvshmemx_barrier_all_on_stream): work enqueued after it on any rank runs after
@@ -206,12 +235,14 @@ shardtab_status_t shardtab_signals(const shardtab_t *table, shardtab_signals_t *
  * streams are ordered among themselves (each waits for the table's previous
  * barrier), since two barriers of one rank may not run at once; the table
  * remembers the last, and shardtab_signal_check and shardtab_destroy wait for
- * it. Host backend: now. */
+ * it. Host backend: now. A table that is not live: SHARDTAB_ERR_INVALID_ARG,
+ * locally, nothing enqueued. */
 shardtab_status_t shardtab_barrier_on_stream(shardtab_t *table, shardtab_stream_t stream);
 /* Local, after the table's stream has drained: did a device wait of this rank
  * give up? SHARDTAB_ERR_TIMEOUT with the rank, slot, value and time it waited,
  * SHARDTAB_ERR_ABORTED when another rank gave up first, else SHARDTAB_SUCCESS.
- * Pass the result to shardtab_agree: every rank then reports the first cause. */
+ * Pass the result to shardtab_agree: every rank then reports the first cause.
+ * A table that is not live: SHARDTAB_ERR_INVALID_ARG. */
 shardtab_status_t shardtab_signal_check(const shardtab_t *table);
 
 /* ---- Collectives on a stream, over the table's shards (collective) ------------
@@ -243,7 +274,8 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *table);
  * returns its error at once, the others learn it from shardtab_signal_check
  * (then shardtab_agree: one message everywhere). Across nodes they are agreed
  * by MPI before anything moves. As with the signals, a stopped node's table
- * must be destroyed. */
+ * must be destroyed. A table that is not live is refused at once, locally
+ * (SHARDTAB_ERR_INVALID_ARG naming the call), before any of that. */
 
 /* In place: every rank's region = the op of every rank's region, element by
  * element. */
@@ -257,11 +289,13 @@ shardtab_status_t shardtab_broadcast(shardtab_t *table, int root, shardtab_type_
 shardtab_status_t shardtab_all_gather(shardtab_t *table, shardtab_type_t type, size_t offset,
                                       size_t count, shardtab_stream_t stream);
 
-/* Milliseconds this rank spent in shardtab_create, and in its IPC opens. */
+/* Milliseconds this rank spent in shardtab_create, and in its IPC opens; -1.0
+ * for a table that is not live. */
 double shardtab_create_ms(const shardtab_t *table);
 double shardtab_open_ms(const shardtab_t *table);
 /* Peer allocations (shards and signal pads) this rank's create opened, and
- * those it found open already for another live table and only counted. */
+ * those it found open already for another live table and only counted; -1
+ * for a table that is not live. */
 int shardtab_peers_opened(const shardtab_t *table);
 int shardtab_peers_reused(const shardtab_t *table);
 /* Peer allocations this process has mapped now, each once however many live
@@ -293,7 +327,8 @@ shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local);
  * job with MPI_Abort, instead of waiting for the job's time limit. Every rank
  * of comm must call this form (not shardtab_agree) at that point. */
 shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, double seconds);
-/* The table's time limit of every device-side wait, in seconds. */
+/* The table's time limit of every device-side wait, in seconds; -1.0 for a
+ * table that is not live. */
 double shardtab_wait_timeout(const shardtab_t *table);
 
 /* ---- The same collective calls for a Fortran communicator handle ------------

@@ -417,8 +417,9 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
 {
     shardtab_status_t status, local;
 
-    if (t == NULL)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: no table (NULL)", c->name);
+    status = st_check_table(t, c->name); /* NULL, destroyed, or never a table */
+    if (status != SHARDTAB_SUCCESS)
+        return status;
     local = check_call(t, c);
     if (t->node_count > 1 || !single_node_order(t)) {
         /* host-synchronous, the checks agreed by MPI first */

@@ -161,6 +161,12 @@ shardtab_status_t shardtab_finalize(void)
 
     if (!st_rt.initialized)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_finalize without shardtab_init");
+    /* Local: a live table still needs the binding (its memory is freed, and its
+     * peers read, through it), so nothing is released while one lives. Every
+     * rank of a table holds it until the collective destroy, so each refuses. */
+    status = st_check_none_live("shardtab_finalize");
+    if (status != SHARDTAB_SUCCESS)
+        return status;
     status = st_rt.ops->unbind();
     st_rt.initialized = 0;
     st_error_identity(NULL);

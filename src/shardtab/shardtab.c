@@ -592,6 +592,10 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     int ranks_per_node = 0;
     shardtab_t *t;
 
+    /* An empty shard is NULL to every rank, whatever pointer comes with it
+     * (shardtab.h): nothing of it is checked, exported or held. */
+    if (bytes == 0)
+        shard = NULL;
     if (!st_rt.initialized)
         status = st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_create before shardtab_init");
     else if (table == NULL)
@@ -699,6 +703,9 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     free(descs);
     free(pad_descs);
     t->create_ms = (MPI_Wtime() - start) * 1e3;
+    t->live.table = t;
+    t->live.shard = t->shard.local;
+    t->live.shard_bytes = t->shard.bytes;
     t->live.rank = t->rank;
     t->live.size = t->size;
     t->live.node_rank = t->node_rank;
@@ -771,8 +778,11 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
 shardtab_status_t shardtab_signals(const shardtab_t *t, shardtab_signals_t *out)
 {
     double ticks;
+    shardtab_status_t status = st_check_table(t, "shardtab_signals");
 
-    if (t == NULL || out == NULL)
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (out == NULL)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_signals: NULL argument");
     memset(out, 0, sizeof *out);
     out->pads = (uint64_t *const *)(t->device_table + t->node_size);
@@ -789,8 +799,10 @@ shardtab_status_t shardtab_signals(const shardtab_t *t, shardtab_signals_t *out)
 shardtab_status_t shardtab_barrier_on_stream(shardtab_t *t, shardtab_stream_t stream)
 {
     shardtab_signals_t sig;
-    shardtab_status_t status = shardtab_signals(t, &sig);
+    shardtab_status_t status = st_check_table(t, "shardtab_barrier_on_stream");
 
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_signals(t, &sig);
     /* after this table's previous barrier, whatever stream it ran on */
     return status == SHARDTAB_SUCCESS ? st_backend()->barrier_on_stream(&sig, stream, &t->barrier_order)
                                       : status;
@@ -956,8 +968,9 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *t)
     shardtab_status_t status;
     char what[160];
 
-    if (t == NULL)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_signal_check: no table");
+    status = st_check_table(t, "shardtab_signal_check");
+    if (status != SHARDTAB_SUCCESS)
+        return status;
     /* the barriers of shardtab_barrier_on_stream may be on other streams */
     status = st_backend()->barrier_wait(t->barrier_order);
     if (status == SHARDTAB_SUCCESS)
@@ -1012,20 +1025,70 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *t)
 
 /* ---- queries --------------------------------------------------------------- */
 
-int shardtab_node_size(const shardtab_t *t) { return t->node_size; }
-int shardtab_node_rank(const shardtab_t *t) { return t->node_rank; }
-int shardtab_node_id(const shardtab_t *t) { return t->node_id; }
-int shardtab_node_count(const shardtab_t *t) { return t->node_count; }
-void *const *shardtab_device_table(const shardtab_t *t) { return t->device_table; }
-double shardtab_create_ms(const shardtab_t *t) { return t->create_ms; }
-double shardtab_wait_timeout(const shardtab_t *t) { return t->wait_timeout_s; }
-double shardtab_open_ms(const shardtab_t *t) { return t->open_ms; }
-int shardtab_peers_opened(const shardtab_t *t) { return t->shard.opened + t->pad.opened; }
-int shardtab_peers_reused(const shardtab_t *t) { return t->shard.reused + t->pad.reused; }
+/* Each query looks its table up before it reads it: NULL, a destroyed table
+ * and a pointer that never was one get the answer shardtab.h gives, and the
+ * reason in shardtab_last_error(). */
+static int live(const shardtab_t *t, const char *call)
+{
+    return st_check_table(t, call) == SHARDTAB_SUCCESS;
+}
+
+int shardtab_node_size(const shardtab_t *t)
+{
+    return live(t, "shardtab_node_size") ? t->node_size : -1;
+}
+
+int shardtab_node_rank(const shardtab_t *t)
+{
+    return live(t, "shardtab_node_rank") ? t->node_rank : -1;
+}
+
+int shardtab_node_id(const shardtab_t *t)
+{
+    return live(t, "shardtab_node_id") ? t->node_id : -1;
+}
+
+int shardtab_node_count(const shardtab_t *t)
+{
+    return live(t, "shardtab_node_count") ? t->node_count : -1;
+}
+
+void *const *shardtab_device_table(const shardtab_t *t)
+{
+    return live(t, "shardtab_device_table") ? t->device_table : NULL;
+}
+
+double shardtab_create_ms(const shardtab_t *t)
+{
+    return live(t, "shardtab_create_ms") ? t->create_ms : -1.0;
+}
+
+double shardtab_wait_timeout(const shardtab_t *t)
+{
+    return live(t, "shardtab_wait_timeout") ? t->wait_timeout_s : -1.0;
+}
+
+double shardtab_open_ms(const shardtab_t *t)
+{
+    return live(t, "shardtab_open_ms") ? t->open_ms : -1.0;
+}
+
+int shardtab_peers_opened(const shardtab_t *t)
+{
+    return live(t, "shardtab_peers_opened") ? t->shard.opened + t->pad.opened : -1;
+}
+
+int shardtab_peers_reused(const shardtab_t *t)
+{
+    return live(t, "shardtab_peers_reused") ? t->shard.reused + t->pad.reused : -1;
+}
+
 int shardtab_peer_mappings(void) { return st_import_count(); }
 
 int shardtab_peer_access(const shardtab_t *t, int from, int to)
 {
+    if (!live(t, "shardtab_peer_access"))
+        return 0;
     if (from < 0 || to < 0 || from >= t->node_size || to >= t->node_size)
         return 0;
     return t->peer_access ? t->peer_access[from * t->node_size + to] : 1;
@@ -1033,19 +1096,26 @@ int shardtab_peer_access(const shardtab_t *t, int from, int to)
 
 int shardtab_member(const shardtab_t *t, int node_rank)
 {
+    if (!live(t, "shardtab_member"))
+        return -1;
     return node_rank >= 0 && node_rank < t->node_size ? t->members[node_rank] : -1;
 }
 
 int shardtab_node_rank_of(const shardtab_t *t, int comm_rank)
 {
+    if (!live(t, "shardtab_node_rank_of"))
+        return -1;
     return comm_rank >= 0 && comm_rank < t->size ? t->node_rank_of[comm_rank] : -1;
 }
 
 shardtab_status_t shardtab_peer(const shardtab_t *t, int comm_rank, void **base, size_t *bytes)
 {
+    shardtab_status_t status = st_check_table(t, "shardtab_peer");
     int q;
 
-    if (t == NULL || base == NULL || bytes == NULL)
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (base == NULL || bytes == NULL)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_peer: NULL argument");
     if (comm_rank < 0 || comm_rank >= t->size)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_peer: rank %d outside [0, %d)",

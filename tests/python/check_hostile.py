@@ -28,6 +28,10 @@ hands it (issue 23, section 1), one case per run:
   unencodable         text that is no valid UTF-8 (a lone surrogate), or that
                       cannot even be made a string, on one rank: every rank
                       raises the agreed error instead of waiting
+  finalize-live       shardtab.finalize with a live table raises on every
+                      rank, each naming its live table; the package, the table and
+                      its memory stay usable, the table is destroyed, and the
+                      finalize at the end works
 
 Rank 0 prints "# hostile python <case>: OK" when every rank agrees.
 
@@ -387,10 +391,45 @@ def case_unencodable(mine, host):
                  [f"rank {last}", "Unprintable", "str() raised ValueError"])
 
 
+def case_finalize_live(mine, host):
+    store(mine, values(rank, 64))
+    t = shardtab.Table(comm, mine)
+    # local (no communicator): every rank refuses, each naming its own table
+    try:
+        shardtab.finalize()
+    except shardtab.Error as error:
+        got = (error.status_name, error.message)
+    else:
+        got = ("no error", "")
+    fragments = ["shardtab_finalize", "1 live table", f"table {t._table.value:#x}",
+                 "shardtab_destroy"]
+    if got[0] != "invalid argument" or any(f not in got[1] for f in fragments):
+        problems.append(f"shardtab.finalize with a live table: got {got}, want 'invalid "
+                        f"argument' with {fragments!r}")
+    else:
+        say(f"shardtab.finalize with a live table raises, on every rank: '{got[1]}'")
+    before = len(problems)
+    try:
+        more = shardtab.empty(8, dtype="float64")
+        check_peers(t, lambda r: 64, "after the refused finalize")
+        t.all_reduce("sum")
+    except shardtab.Error as error:
+        problems.append(f"after the refused finalize: {error.message}")
+    else:
+        want = sum(values(r, 64) for r in range(size))
+        if not numpy.array_equal(as_host(t.peer(rank)), want):
+            problems.append(f"the all-reduce after the refused finalize gives "
+                            f"{as_host(t.peer(rank))[:3]}, want {want[:3]}")
+        del more
+    if len(problems) == before:
+        say("after it, shardtab.empty works, every peer reads and an all-reduce sums")
+    t.destroy()
+
+
 cases = {"pointer-dtypes": case_pointer_dtypes, "dtype-mismatch": case_dtype_mismatch,
          "read-only": case_read_only, "fortran-order": case_fortran_order,
          "view-after-destroy": case_view_after_destroy, "owner-deleted": case_owner_deleted,
-         "unencodable": case_unencodable}
+         "unencodable": case_unencodable, "finalize-live": case_finalize_live}
 if case == "empty-before-init":
     case_empty_before_init()
 elif case in cases:

@@ -118,7 +118,10 @@ def init(comm, allow_shared_device=False):
 
 
 def finalize():
-    """Releases the device binding. Destroy every table first."""
+    """Releases the device binding. Destroy every table first: while a table
+    of this process lives, Error is raised (the message names each live
+    table) and nothing is released, so the package, the tables and their
+    memory stay usable."""
     global _on_host_backend
     _check(lib.shardtab_finalize())
     _on_host_backend = None

@@ -1,0 +1,390 @@
+/* hostile_handles.c - what a careless or hostile caller hands the C API
+ * (issue 23, section 1), one case a run:
+ *
+ *   null-table, destroyed-table, never-a-table
+ *                  every call that takes a table, given NULL, a table destroyed
+ *                  already (a stale copy of its pointer) or a pointer that was
+ *                  never a table, while another table lives and once none
+ *                  does: no crash, no read of the memory behind it; the
+ *                  queries answer as shardtab.h says (-1, NULL or 0) and record
+ *                  why, the status calls return SHARDTAB_ERR_INVALID_ARG with a
+ *                  message that names the call; the live table still answers
+ *   empty-shard    a non-NULL shard of 0 bytes (on one rank, then on every
+ *                  rank) is an empty shard: every rank's entry for it is NULL
+ *                  with 0 bytes, in the host copy (shardtab_peer) and in the
+ *                  device table, the other ranks' entries as usual, and its
+ *                  allocation is not held by the table
+ *   finalize-live  shardtab_finalize with live tables is refused on every
+ *                  rank, the message naming each table; the tables and their
+ *                  memory stay usable (peers written and read, a barrier, an
+ *                  all-reduce) and destroyable, the memory then freed, and
+ *                  finalize then succeeds, once
+ *
+ * USAGE  mpiexec -n <1..4> ./hostile_handles CASE
+ *        prints ok/FAIL lines, then PASS (or FAIL) and the count
+ * Any backend: memory is read through shardtab_memcpy_to_host.
+ */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rank_checks.h"
+#include "shardtab.h"
+#include "shardtab_device.h"
+
+static int rank, size, failures;
+
+static int says(const char *fragment)
+{
+    return strstr(shardtab_last_error(), fragment) != NULL;
+}
+
+/* The last error names `call` and, for a non-NULL handle, says it is not live. */
+static int names(const char *call, const shardtab_t *t)
+{
+    return says(call) && says(t == NULL ? "no table (NULL)" : "not a live table");
+}
+
+/* ---- handles ---------------------------------------------------------------- */
+
+/* Every call that takes a table, given t that is not a live table. */
+static void not_a_table(const char *what, shardtab_t *t)
+{
+    shardtab_signals_t sig;
+    void *base = (void *)0x1;
+    size_t bytes = 7;
+    shardtab_status_t s;
+
+#define QUERY(fn, args, want, fmt)                                                             \
+    do {                                                                                       \
+        shardtab_error_set(SHARDTAB_SUCCESS, "-");                                            \
+        __typeof__(fn args) got_ = fn args;                                                    \
+        CHECK(got_ == (want) && names(#fn, t), "%s: %s is " fmt " and says why: '%s'", what, \
+              #fn, got_, shardtab_last_error());                                               \
+    } while (0)
+    QUERY(shardtab_node_size, (t), -1, "%d");
+    QUERY(shardtab_node_rank, (t), -1, "%d");
+    QUERY(shardtab_node_id, (t), -1, "%d");
+    QUERY(shardtab_node_count, (t), -1, "%d");
+    QUERY(shardtab_member, (t, 0), -1, "%d");
+    QUERY(shardtab_node_rank_of, (t, 0), -1, "%d");
+    QUERY(shardtab_peer_access, (t, 0, 0), 0, "%d");
+    QUERY(shardtab_peers_opened, (t), -1, "%d");
+    QUERY(shardtab_peers_reused, (t), -1, "%d");
+    QUERY(shardtab_create_ms, (t), -1.0, "%g");
+    QUERY(shardtab_open_ms, (t), -1.0, "%g");
+    QUERY(shardtab_wait_timeout, (t), -1.0, "%g");
+    QUERY(shardtab_device_table, (t), NULL, "%p");
+#undef QUERY
+
+#define STATUS(call, name)                                                                     \
+    do {                                                                                       \
+        s = (call);                                                                            \
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && names(name, t),                                 \
+              "%s: %s is refused, naming it: '%s'", what, name, shardtab_last_error());       \
+    } while (0)
+    STATUS(shardtab_peer(t, 0, &base, &bytes), "shardtab_peer");
+    CHECK(base == (void *)0x1 && bytes == 7, "%s: shardtab_peer wrote no output", what);
+    memset(&sig, 0x5a, sizeof sig);
+    STATUS(shardtab_signals(t, &sig), "shardtab_signals");
+    STATUS(shardtab_barrier_on_stream(t, NULL), "shardtab_barrier_on_stream");
+    STATUS(shardtab_signal_check(t), "shardtab_signal_check");
+    STATUS(shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, 1, NULL), "shardtab_all_reduce");
+    STATUS(shardtab_broadcast(t, 0, SHARDTAB_DOUBLE, 0, 1, NULL), "shardtab_broadcast");
+    STATUS(shardtab_all_gather(t, SHARDTAB_DOUBLE, 0, 1, NULL), "shardtab_all_gather");
+#undef STATUS
+    {
+        shardtab_t *copy = t;
+        s = shardtab_destroy(&copy);
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("shardtab_destroy") && copy == t,
+              "%s: shardtab_destroy is a local error, the pointer left as it was: '%s'", what,
+              shardtab_last_error());
+    }
+}
+
+/* A live table of 64 doubles a rank, checked to answer; NULL on failure. */
+static shardtab_t *live_table(double **shard)
+{
+    shardtab_t *table = NULL;
+    shardtab_status_t s;
+
+    *shard = NULL;
+    s = shardtab_mem_alloc(64 * sizeof **shard, (void **)shard);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_create(MPI_COMM_WORLD, *shard, 64 * sizeof **shard, &table);
+    s = shardtab_agree(MPI_COMM_WORLD, s);
+    CHECK(s == SHARDTAB_SUCCESS, "a live table of 64 doubles a rank");
+    if (s != SHARDTAB_SUCCESS)
+        return NULL;
+    CHECK(shardtab_node_size(table) == size && shardtab_node_rank(table) == rank &&
+              shardtab_node_count(table) == 1 && shardtab_member(table, rank) == rank &&
+              shardtab_node_rank_of(table, rank) == rank && shardtab_device_table(table) != NULL &&
+              shardtab_wait_timeout(table) > 0 && shardtab_peers_opened(table) >= 0,
+          "the live table answers its queries (node size %d, node rank %d)",
+          shardtab_node_size(table), shardtab_node_rank(table));
+    return table;
+}
+
+/* The case's bad handle given to every call while another table lives, then
+ * after that one is destroyed too. */
+static void case_handles(const char *which)
+{
+    double *shard;
+    shardtab_t *table = live_table(&shard), *stale = NULL;
+    unsigned char *junk = NULL;
+
+    if (table == NULL)
+        return;
+    if (strcmp(which, "destroyed-table") == 0) {
+        double *other;
+        shardtab_t *gone = live_table(&other);
+        stale = gone;
+        CHECK(gone && shardtab_destroy(&gone) == SHARDTAB_SUCCESS && gone == NULL,
+              "a second table is destroyed; a copy of its pointer is kept");
+        CHECK(shardtab_mem_free(other) == SHARDTAB_SUCCESS, "its memory is freed");
+    } else if (strcmp(which, "never-a-table") == 0) {
+        /* bytes that look like nothing a table holds: any read of them as one crashes or lies */
+        junk = malloc(1 << 16);
+        if (junk)
+            memset(junk, 0x5a, 1 << 16);
+        stale = (shardtab_t *)(junk + 64);
+    }
+    not_a_table(which, stale);
+    CHECK(shardtab_node_size(table) == size && shardtab_signal_check(table) == SHARDTAB_SUCCESS,
+          "the live table still answers");
+
+    CHECK(shardtab_destroy(&table) == SHARDTAB_SUCCESS && table == NULL, "the live table is destroyed");
+    if (strcmp(which, "null-table") != 0)
+        not_a_table(which, stale); /* with no table live at all */
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its memory is freed");
+    free(junk);
+}
+
+/* ---- empty-shard -------------------------------------------------------------- */
+
+/* Every rank's view of table t, where the ranks in `empty` (a bit each) gave 0
+ * bytes and every other rank r gave `bytes_of(r)`: why it is wrong, or "". */
+static void check_entries(shardtab_t *t, unsigned empty, size_t (*bytes_of)(int), char *why,
+                          size_t why_bytes)
+{
+    int n = shardtab_node_size(t);
+    void **device = calloc((size_t)n, sizeof *device);
+
+    *why = '\0';
+    if (device == NULL ||
+        shardtab_memcpy_to_host(device, shardtab_device_table(t), (size_t)n * sizeof *device) !=
+            SHARDTAB_SUCCESS) {
+        snprintf(why, why_bytes, "reading the device table: %s", shardtab_last_error());
+        free(device);
+        return;
+    }
+    for (int r = 0; r < size && !*why; r++) {
+        void *base = (void *)0x1;
+        size_t bytes = 7;
+        int q = shardtab_node_rank_of(t, r), is_empty = (empty >> r) & 1;
+        if (shardtab_peer(t, r, &base, &bytes) != SHARDTAB_SUCCESS)
+            snprintf(why, why_bytes, "shardtab_peer(%d): %s", r, shardtab_last_error());
+        else if (is_empty && (base != NULL || bytes != 0))
+            snprintf(why, why_bytes, "rank %d gave 0 bytes: shardtab_peer gives %p and %zu bytes, "
+                     "want NULL and 0", r, base, bytes);
+        else if (is_empty && q >= 0 && device[q] != NULL)
+            snprintf(why, why_bytes, "rank %d gave 0 bytes: the device table holds %p for it, "
+                     "want NULL", r, device[q]);
+        else if (!is_empty && (base == NULL || bytes != bytes_of(r) || device[q] != base))
+            snprintf(why, why_bytes, "rank %d gave %zu bytes: shardtab_peer gives %p and %zu "
+                     "bytes, the device table %p", r, bytes_of(r), base, bytes, device[q]);
+    }
+    free(device);
+}
+
+static size_t bytes_of(int r)
+{
+    return 64 + 8 * (size_t)r;
+}
+
+static void case_empty_shard(void)
+{
+    char *mem = NULL, why[512];
+    shardtab_t *table = NULL;
+    shardtab_status_t s;
+    const int zero = size - 1; /* the rank whose shard is empty */
+
+    s = shardtab_agree(MPI_COMM_WORLD, shardtab_mem_alloc(4096, (void **)&mem));
+    CHECK(s == SHARDTAB_SUCCESS, "an allocation of 4096 bytes a rank");
+    if (s != SHARDTAB_SUCCESS)
+        return;
+
+    /* one rank: a pointer into its allocation, 0 bytes */
+    s = shardtab_create(MPI_COMM_WORLD, mem + 128, rank == zero ? 0 : bytes_of(rank), &table);
+    CHECK(s == SHARDTAB_SUCCESS, "a table where rank %d gives a non-NULL shard of 0 bytes", zero);
+    if (s == SHARDTAB_SUCCESS) {
+        check_entries(table, 1u << zero, bytes_of, why, sizeof why);
+        CHECK(*why == '\0', "every rank sees rank %d's entry NULL with 0 bytes, the others' "
+                            "as given%s%s", zero, *why ? ": " : "", why);
+        s = shardtab_mem_free(mem);
+        CHECK(rank == zero ? s == SHARDTAB_SUCCESS : s == SHARDTAB_ERR_INVALID_ARG,
+              "the empty shard's allocation is not held by the table (rank %d frees it), the "
+              "others' are", zero);
+        if (rank == zero && s == SHARDTAB_SUCCESS)
+            mem = NULL;
+        CHECK(shardtab_destroy(&table) == SHARDTAB_SUCCESS, "the table is destroyed");
+    }
+    s = SHARDTAB_SUCCESS;
+    if (mem == NULL)
+        s = shardtab_mem_alloc(4096, (void **)&mem);
+    s = shardtab_agree(MPI_COMM_WORLD, s);
+    CHECK(s == SHARDTAB_SUCCESS, "rank %d allocates again", zero);
+    if (s != SHARDTAB_SUCCESS)
+        return;
+
+    /* every rank: 0 bytes at its allocation's start */
+    s = shardtab_create(MPI_COMM_WORLD, mem, 0, &table);
+    CHECK(s == SHARDTAB_SUCCESS, "a table where every rank gives a non-NULL shard of 0 bytes");
+    if (s == SHARDTAB_SUCCESS) {
+        check_entries(table, ~0u, bytes_of, why, sizeof why);
+        CHECK(*why == '\0', "every entry is NULL with 0 bytes%s%s", *why ? ": " : "", why);
+        CHECK(shardtab_destroy(&table) == SHARDTAB_SUCCESS, "the table is destroyed");
+    }
+
+    /* NULL with 0 bytes: as before, NULL */
+    s = shardtab_create(MPI_COMM_WORLD, rank == zero ? NULL : mem, rank == zero ? 0 : bytes_of(rank),
+                        &table);
+    CHECK(s == SHARDTAB_SUCCESS, "a table where rank %d gives NULL and 0 bytes", zero);
+    if (s == SHARDTAB_SUCCESS) {
+        check_entries(table, 1u << zero, bytes_of, why, sizeof why);
+        CHECK(*why == '\0', "rank %d's entry is NULL, the others' as given%s%s", zero,
+              *why ? ": " : "", why);
+        CHECK(shardtab_destroy(&table) == SHARDTAB_SUCCESS, "the table is destroyed");
+    }
+    CHECK(shardtab_mem_free(mem) == SHARDTAB_SUCCESS, "the allocation is freed");
+}
+
+/* ---- finalize-live ------------------------------------------------------------ */
+
+static void case_finalize_live(void)
+{
+    enum { N = 64 };
+    double *mem = NULL, mine[N], back[N];
+    shardtab_t *a = NULL, *b = NULL;
+    shardtab_status_t s;
+    char pa[32], pb[32];
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size, ok = 1;
+    void *peer = NULL;
+    size_t bytes = 0;
+
+    s = shardtab_mem_alloc(2 * N * sizeof *mem, (void **)&mem);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_create(MPI_COMM_WORLD, mem, N * sizeof *mem, &a);
+    s = shardtab_agree(MPI_COMM_WORLD, s);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_create(MPI_COMM_WORLD, mem + N, N * sizeof *mem, &b);
+    CHECK(s == SHARDTAB_SUCCESS, "two live tables over one allocation");
+    if (s != SHARDTAB_SUCCESS)
+        return;
+
+    snprintf(pa, sizeof pa, "%p", (void *)a);
+    snprintf(pb, sizeof pb, "%p", (void *)b);
+    s = shardtab_finalize();
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("shardtab_finalize") && says("2 live table") &&
+              says(pa) && says(pb) && says("shardtab_destroy"),
+          "shardtab_finalize with two live tables is refused on every rank, naming both: '%s'",
+          shardtab_last_error());
+    s = shardtab_finalize();
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("2 live table"),
+          "and again, the same: '%s'", shardtab_last_error());
+
+    /* everything still works: write the next rank's shard of a, read ours back, all-reduce b */
+    for (int i = 0; i < N; i++)
+        mine[i] = rank * 1000.0 + i;
+    s = shardtab_peer(a, next, &peer, &bytes);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_barrier_on_stream(a, NULL);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_memcpy_async(peer, mine, sizeof mine, NULL);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_stream_synchronize(NULL);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_barrier_on_stream(a, NULL);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_memcpy_to_host(back, mem, sizeof back);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_signal_check(a);
+    for (int i = 0; s == SHARDTAB_SUCCESS && i < N; i++)
+        ok &= back[i] == prev * 1000.0 + i;
+    s = shardtab_agree(MPI_COMM_WORLD, s);
+    CHECK(s == SHARDTAB_SUCCESS && ok, "after it, a pattern goes through a to the next rank "
+                                       "between two barriers: %s", s ? shardtab_last_error() : "");
+    for (int i = 0; i < N; i++)
+        mine[i] = rank + 1.0;
+    s = shardtab_memcpy_to_device(mem + N, mine, sizeof mine);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_all_reduce(b, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, N, NULL);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_stream_synchronize(NULL);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_signal_check(b);
+    if (s == SHARDTAB_SUCCESS)
+        s = shardtab_memcpy_to_host(back, mem + N, sizeof back);
+    for (int i = 0; s == SHARDTAB_SUCCESS && i < N; i++)
+        ok &= back[i] == size * (size + 1) / 2.0;
+    s = shardtab_agree(MPI_COMM_WORLD, s);
+    CHECK(s == SHARDTAB_SUCCESS && ok, "and an all-reduce over b: %s", s ? shardtab_last_error() : "");
+    CHECK(shardtab_mem_free(mem) == SHARDTAB_ERR_INVALID_ARG && says("a live table"),
+          "their memory is still refused to a free while they live: '%s'", shardtab_last_error());
+
+    CHECK(shardtab_destroy(&a) == SHARDTAB_SUCCESS && a == NULL, "a is destroyed");
+    s = shardtab_finalize();
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("1 live table") && says(pb) && !says(pa),
+          "finalize with b alone live is refused, naming b alone: '%s'", shardtab_last_error());
+    CHECK(shardtab_destroy(&b) == SHARDTAB_SUCCESS && b == NULL, "b is destroyed");
+    CHECK(shardtab_mem_free(mem) == SHARDTAB_SUCCESS, "their memory is freed");
+    CHECK(shardtab_finalize() == SHARDTAB_SUCCESS, "with no table live, finalize succeeds: %s",
+          shardtab_last_error());
+    s = shardtab_finalize();
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("without shardtab_init"),
+          "a second finalize is an error: '%s'", shardtab_last_error());
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const cases[] = {"null-table", "destroyed-table", "never-a-table",
+                                        "empty-shard", "finalize-live"};
+    const char *which = argc > 1 ? argv[1] : "";
+    int known = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        known |= strcmp(which, cases[i]) == 0;
+    if (!known) {
+        if (rank == 0)
+            fprintf(stderr, "usage: hostile_handles null-table|destroyed-table|never-a-table|"
+                            "empty-shard|finalize-live\n");
+        MPI_Finalize();
+        return 2;
+    }
+    if (shardtab_init(MPI_COMM_WORLD, NULL) != SHARDTAB_SUCCESS) {
+        if (rank == 0)
+            printf("FAIL: shardtab_init: %s\n", shardtab_last_error());
+        MPI_Finalize();
+        return 1;
+    }
+    if (strcmp(which, "empty-shard") == 0)
+        case_empty_shard();
+    else if (strcmp(which, "finalize-live") == 0)
+        case_finalize_live(); /* finalizes itself */
+    else
+        case_handles(which);
+    if (strcmp(which, "finalize-live") != 0) {
+        shardtab_status_t s = shardtab_finalize();
+        CHECK(s == SHARDTAB_SUCCESS, "finalize%s%s", s ? ": " : "", s ? shardtab_last_error() : "");
+    }
+    if (rank == 0)
+        printf(failures ? "FAIL: %d check(s) failed\n" : "PASS: 0 checks failed\n", failures);
+    MPI_Finalize();
+    return failures != 0;
+}
