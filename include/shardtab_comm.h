@@ -43,6 +43,73 @@
  * which needed every peer to start e - 2, which each did only once it had
  * finished e - 4, the last reader of the buffer e reuses.
  *
+ * ---- The ordering of a call, and what it costs -----------------------------------
+ * A start: every thread stores its values (relaxed atomics, system scope) into
+ * its deposit in every node peer's pad; the block's barrier (after every
+ * wave's own release where the target needs it:
+ * shardtab_fence_before_block_release); the leader stores the descriptors
+ * (relaxed) and this rank's count STARTED, then ONE release fence at system
+ * scope, then, each a relaxed store, the epoch word into every peer's deposit
+ * and BUSY = 0. A finish: the leader polls every rank's epoch word with
+ * relaxed loads (shardtab_poll_index), then ONE acquire fence at system
+ * scope, then checks every deposit; the block's barrier (every wave's own
+ * acquire after it where the target needs it:
+ * shardtab_fence_after_block_acquire); every thread reads and combines; the
+ * block's barrier; the leader's FINISHED and BUSY = 0 (release).
+ *
+ * Why one release fence covers every peer's epoch word: a release fence F,
+ * then relaxed atomic stores X_1 .. X_n to different words; a peer's relaxed
+ * load that reads X_q, then that peer's acquire fence G, makes F synchronize
+ * with G (C11 7.17.4, C++ [atomics.fences]: the fence-fence rule asks for
+ * one atomic object per pair, any number of pairs may share F). So whatever
+ * happens before F - this thread's stores, and through the barrier every
+ * other thread's - happens before whatever follows G, on every peer. And
+ * why one acquire fence after polls of several words is enough: each poll
+ * that saw its rank's epoch read a store that follows that rank's release
+ * fence F_r, and the loads all precede the one acquire fence G: by the same
+ * rule G synchronizes with every F_r at once.
+ *   NVIDIA (PTX ISA, memory consistency model): "fence; st.relaxed [M]" is
+ * a release pattern on M for every M stored after the fence, "ld.relaxed
+ * [M]; fence" an acquire pattern for every M loaded before it (fence.release
+ * / fence.acquire on sm_90 with PTX 8.6, fence.acq_rel before); a release
+ * pattern synchronizes with an acquire pattern that observes its write when
+ * the fences are morally strong (.sys: every thread of the system in scope).
+ * The fence is cumulative: base causality order is transitive through
+ * program order, bar.sync (which synchronizes the block's threads) and the
+ * patterns, so the stores every thread made before the barrier are ordered
+ * before every peer's reads after its acquire, and the peers' stores before
+ * every thread's reads after the finish's barrier.
+ *   AMD (gfx90a, LLVM's AMDGPUUsage, "Memory Model GFX90A"): the system
+ * release fence is buffer_wbl2 (the L2's dirty lines written back) then
+ * s_waitcnt vmcnt(0) lgkmcnt(0) (every earlier access of the wave done, the
+ * writeback included), all before the stores after it, so every flag after
+ * it is visible only after everything before it; the system acquire fence
+ * is s_waitcnt vmcnt(0) lgkmcnt(0) (every earlier load done) then
+ * buffer_invl2 and buffer_wbinvl1_vol (no stale line left in the L2 or the
+ * CU's L1 for a later load; clang 15 writes the L2 back first too,
+ * buffer_wbl2), all after the loads before it, so one covers every poll. Its workgroup-scope release does not wait for other waves'
+ * stores, so each wave releases its own before the barrier, and acquires for
+ * itself after the finish's (shardtab_device.h).
+ *   The STARTED, FINISHED and BUSY words are touched by this rank's own
+ * device alone: device scope (the claim a CAS that acquires, the end a store
+ * that releases: PTX .gpu; on gfx90a no L2 writeback or invalidate). A rank
+ * alone on its node writes and reads only its own pad, from its own device:
+ * on NVIDIA its one release and one acquire are at device scope too
+ * (shardtab_fence_release_node, _acquire_node); on AMD they stay at system
+ * scope, one fence the same on every path (shardtab_device.h says why).
+ *   The cost, per all-reduce (a start and a finish) on a node of n ranks, in
+ * the leader: before, 2n + 5 system-scope fences on NVIDIA (a release store
+ * per peer's epoch word, an acquire fence per rank waited for, the claim's
+ * acquire and the end's release in each half, every thread's acquire after
+ * the finish's barrier) and 2n + 6 system-scope sequences on gfx90a (the
+ * same, and each wave's release before the start's barrier); now 2 on
+ * NVIDIA (n = 1: none, two device-scope fences instead) and 4 on gfx90a (the
+ * two, and each wave's release and acquire around the barriers), whatever
+ * n, beside a device-scope claim per half (a CAS that acquires: no fence)
+ * and a device-scope release store at the finish's end. Barriers: 4 (7
+ * before), each needed for what its comment says; a refused call passes one
+ * more on its way out.
+ *
  * Every wait is bounded (shardtab_device.h: the table's time limit, then every
  * rank of the node stops). A peer whose call differs (kind, op, type, root,
  * count), whose deposit fails its checksum, or whose epoch is not this one, and
@@ -309,7 +376,9 @@ SHARDTAB_DEVFN int shardtab_coll_deposits(int kind, int root, int rank)
 }
 
 /* The leader's checks and claim for a start or a finish; *epoch is the call's.
- * Returns SHARDTAB_WAIT_OK, or a refusal (recorded, node stopped). */
+ * Returns SHARDTAB_WAIT_OK, or a refusal (recorded, node stopped). The state
+ * words are this rank's own device's alone: the claim is a device-scope CAS
+ * that acquires what the last holder released with BUSY = 0 (its count). */
 SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                        int kind, int op, int type, int root, int count,
                                        int finish, uint64_t *epoch)
@@ -342,16 +411,16 @@ SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardt
                             (uint64_t)(int64_t)root, 0);
         return SHARDTAB_WAIT_MISUSE;
     }
-    /* one block at a time in a collective of this rank */
-    if (!shardtab_cas_relaxed_system(state + SHARDTAB_COLL_BUSY, 0, 1)) {
+    /* one block at a time in a collective of this rank; acquire (device
+     * scope): the last call's counts, released with its BUSY = 0 */
+    if (!shardtab_cas_acquire_device(state + SHARDTAB_COLL_BUSY, 0, 1)) {
         shardtab_give_up_as(s, SHARDTAB_WAIT_CONCURRENT, index, SHARDTAB_CMP_EQ, 0, 1, 0);
         return SHARDTAB_WAIT_CONCURRENT;
     }
-    shardtab_fence_acquire(); /* the last call's state, released with its end */
-    uint64_t started = shardtab_load_relaxed_system(state + SHARDTAB_COLL_STARTED);
-    uint64_t finished = shardtab_load_relaxed_system(state + SHARDTAB_COLL_FINISHED);
+    uint64_t started = shardtab_load_relaxed_device(state + SHARDTAB_COLL_STARTED);
+    uint64_t finished = shardtab_load_relaxed_device(state + SHARDTAB_COLL_FINISHED);
     if (finish ? finished >= started : started - finished >= 2) {
-        shardtab_store_release_system(state + SHARDTAB_COLL_BUSY, 0);
+        shardtab_store_release_device(state + SHARDTAB_COLL_BUSY, 0);
         shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ,
                             finish ? SHARDTAB_MISUSE_NOTHING : SHARDTAB_MISUSE_THIRD, started, 0);
         return SHARDTAB_WAIT_MISUSE;
@@ -360,13 +429,16 @@ SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardt
     return SHARDTAB_WAIT_OK;
 }
 
-/* The leader ends a start or a finish: the count, then the claim released. */
+/* The leader ends a finish: the count, then the claim released (device scope:
+ * the next holder's claim acquires both; every thread's reads of the
+ * deposits are before it, through the block's barrier). A start ends its own
+ * way, its BUSY = 0 a flag of its one system-scope release fence. */
 SHARDTAB_DEVFN void shardtab_coll_leave(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                         int which, uint64_t epoch)
 {
     uint64_t *state = s->mine + c->first;
-    shardtab_store_relaxed_system(state + which, epoch);
-    shardtab_store_release_system(state + SHARDTAB_COLL_BUSY, 0);
+    shardtab_store_relaxed_device(state + which, epoch);
+    shardtab_store_release_device(state + SHARDTAB_COLL_BUSY, 0);
 }
 
 /* Deposits this rank's part of a call into every node peer's pad. kind is
@@ -380,52 +452,68 @@ SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const 
     SHARDTAB_BLOCK_SHARED int status;
     SHARDTAB_BLOCK_SHARED uint64_t epoch_shared;
     const int me = s->node_rank, t = shardtab_block_thread(), threads = shardtab_block_threads();
+    const int n = s->node_size;
 
-    shardtab_block_sync(); /* the shared words are free: every thread read the last call's */
+    /* No barrier first: every path out of this function (and of the finish)
+     * passes a barrier after its threads' last read of the shared words, so
+     * they are free here. */
     if (shardtab_block_leader())
         status = shardtab_coll_enter(s, c, kind, op, type, root, count, 0, &epoch_shared);
-    shardtab_block_sync();
-    if (status != SHARDTAB_WAIT_OK)
-        return status;
+    shardtab_block_sync(); /* barrier 1: the leader's claim, to every thread */
+    const int claimed = status;
     const uint64_t e = epoch_shared;
+    if (claimed != SHARDTAB_WAIT_OK) {
+        shardtab_block_sync(); /* every thread has read the shared words */
+        return claimed;
+    }
     const int at = shardtab_coll_deposit(s, c, e, me);
     const int mine = shardtab_coll_deposits(kind, root, me) ? count : 0;
 
     for (int i = t; i < mine; i += threads) {
         uint64_t w = SHARDTAB_COMM_PLANT_VALUE(s, e, i, shardtab_value_word(type, in, (size_t)i));
-        for (int q = 0; q < s->node_size; q++)
+        for (int q = 0; q < n; q++)
             shardtab_store_relaxed_system(s->pads[q] + at + 2 + i, w);
     }
     shardtab_fence_before_block_release();
+    /* barrier 2: every thread's values (and every earlier store of the
+     * block) before the leader's one release; also the shared words read */
     shardtab_block_sync();
     if (shardtab_block_leader()) {
+        uint64_t *state = s->mine + c->first;
         uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e);
         for (int i = 0; i < mine; i++)
             hash = shardtab_coll_hash(hash, shardtab_value_word(type, in, (size_t)i));
         uint64_t desc = shardtab_coll_call(kind, op, type, root, count) | (uint64_t)hash << 32;
-        for (int q = 0; q < s->node_size; q++)
+        for (int q = 0; q < n; q++)
             shardtab_store_relaxed_system(s->pads[q] + at + 1, desc);
-        /* release: the values and the descriptor, every thread's, before the epoch */
-        for (int q = 0; q < s->node_size; q++)
-            shardtab_store_release_system(s->pads[q] + at, SHARDTAB_COMM_PLANT_EPOCH(s, e));
-        shardtab_coll_leave(s, c, SHARDTAB_COLL_STARTED, e);
+        /* the count; read only by the next holder of the claim, after BUSY = 0 */
+        shardtab_store_relaxed_device(state + SHARDTAB_COLL_STARTED, e);
+        /* ONE release for all of it: the values, every thread's (barrier 2),
+         * the descriptors and the count (system scope; device scope on NVIDIA
+         * where the node is this rank alone, shardtab_fence_release_node);
+         * then the epoch into every pad and BUSY = 0, each a relaxed store
+         * after that fence (the fence-then-flag idiom). */
+        shardtab_fence_release_node(s);
+        for (int q = 0; q < n; q++)
+            shardtab_flag_relaxed_system(s->pads[q] + at, SHARDTAB_COMM_PLANT_EPOCH(s, e));
+        shardtab_flag_relaxed_device(state + SHARDTAB_COLL_BUSY, 0);
     }
     return SHARDTAB_WAIT_OK;
 }
 
-/* The leader waits for rank r's deposit of epoch e and checks it. A refusal's
- * record carries r where a timeout's carries its ticks. */
-SHARDTAB_DEVFN int shardtab_coll_check(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                       uint64_t e, int r, uint64_t call, int kind, int root,
-                                       int count)
+/* The checks of rank r's deposit of epoch e, after the acquire that covers
+ * it: its epoch word is e (not ahead: that rank counts its calls otherwise),
+ * its descriptor is this call's, its values pass their checksum. Returns
+ * SHARDTAB_WAIT_OK or a refusal (recorded, node stopped); a refusal's record
+ * carries r where a timeout's carries its ticks. */
+SHARDTAB_DEVFN int shardtab_coll_verify(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                        uint64_t e, int r, uint64_t call, int kind, int root,
+                                        int count)
 {
     const int at = shardtab_coll_deposit(s, c, e, r);
-    int status = shardtab_wait_index(s, at, SHARDTAB_CMP_GE, e);
-
-    if (status != SHARDTAB_WAIT_OK)
-        return status;
     uint64_t seen = shardtab_load_relaxed_system(s->mine + at);
-    if (seen != e) { /* ahead: that rank counts its calls otherwise */
+
+    if (seen != e) {
         shardtab_give_up_as(s, SHARDTAB_WAIT_MISMATCH, at, SHARDTAB_CMP_GE, e, seen, (uint64_t)r);
         return SHARDTAB_WAIT_MISMATCH;
     }
@@ -447,6 +535,66 @@ SHARDTAB_DEVFN int shardtab_coll_check(const shardtab_signals_t *s, const shardt
     return SHARDTAB_WAIT_OK;
 }
 
+/* The leader waits for rank r's deposit of epoch e (its own acquire) and
+ * checks it. (The finish waits for every rank with one acquire instead:
+ * shardtab_coll_await.) */
+SHARDTAB_DEVFN int shardtab_coll_check(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                       uint64_t e, int r, uint64_t call, int kind, int root,
+                                       int count)
+{
+    const int at = shardtab_coll_deposit(s, c, e, r);
+    uint64_t seen = 0, waited = 0;
+    int status = shardtab_poll_index(s, at, SHARDTAB_CMP_GE, e, &seen, &waited);
+
+    shardtab_fence_acquire_node(s); /* on every path: see shardtab_coll_await */
+    if (status == SHARDTAB_WAIT_TIMED_OUT)
+        shardtab_give_up(s, at, SHARDTAB_CMP_GE, e, seen, waited);
+    return status != SHARDTAB_WAIT_OK ? status
+                                      : shardtab_coll_verify(s, c, e, r, call, kind, root, count);
+}
+
+/* The leader waits for every rank's deposit of epoch e and checks each, in
+ * node-rank order: relaxed polls of the epoch words, rank after rank, each
+ * bounded as shardtab_wait_index; then ONE acquire fence for all of them;
+ * then the checks. The outcome is the one rank-by-rank waits and checks give:
+ * a poll that stops (a timeout, an abort) or sees a rank ahead stops the
+ * polls there, the ranks before it are checked first (a refusal of theirs
+ * wins), then the timeout is recorded (the rank, value and ticks of its own
+ * wait) or the abort returned. */
+SHARDTAB_DEVFN int shardtab_coll_await(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                       uint64_t e, uint64_t call, int kind, int root, int count)
+{
+    const int n = s->node_size;
+    int r, stopped = SHARDTAB_WAIT_OK, checked = n;
+    uint64_t seen = 0, waited = 0;
+
+    for (r = 0; r < n; r++) {
+        stopped = shardtab_poll_index(s, shardtab_coll_deposit(s, c, e, r), SHARDTAB_CMP_GE, e,
+                                      &seen, &waited);
+        if (stopped != SHARDTAB_WAIT_OK) {
+            checked = r;
+            break;
+        }
+        if (seen != e) { /* ahead: its check refuses it */
+            checked = r + 1;
+            break;
+        }
+    }
+    /* every epoch word read was stored after its rank's one release fence:
+     * this one acquire synchronizes with all of them (system scope; device
+     * scope on NVIDIA where the node is this rank alone). On every path, a
+     * failed wait's too, so that none leads from a poll to a read without it. */
+    shardtab_fence_acquire_node(s);
+    for (int q = 0; q < checked; q++) {
+        int status = shardtab_coll_verify(s, c, e, q, call, kind, root, count);
+        if (status != SHARDTAB_WAIT_OK)
+            return status;
+    }
+    if (stopped == SHARDTAB_WAIT_TIMED_OUT)
+        shardtab_give_up(s, shardtab_coll_deposit(s, c, e, r), SHARDTAB_CMP_GE, e, seen, waited);
+    return stopped;
+}
+
 /* Waits for every rank's deposit of this rank's oldest started call, checks
  * each, and combines in node-rank order into out (a REDUCE: count values; a
  * GATHER: node_size * count; a BROADCAST: the root's count; a STREAM: as a
@@ -461,22 +609,27 @@ SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, const
     const int t = shardtab_block_thread(), threads = shardtab_block_threads();
     const int n = s->node_size;
 
-    shardtab_block_sync();
+    /* no barrier first: as in the start, the shared words are free here */
     if (shardtab_block_leader()) {
         status = shardtab_coll_enter(s, c, kind, op, type, root, count, 1, &epoch_shared);
         if (status == SHARDTAB_WAIT_OK) {
-            const uint64_t call = shardtab_coll_call(kind, op, type, root, count);
-            for (int r = 0; r < n && status == SHARDTAB_WAIT_OK; r++)
-                status = shardtab_coll_check(s, c, epoch_shared, r, call, kind, root, count);
+            status = shardtab_coll_await(s, c, epoch_shared,
+                                         shardtab_coll_call(kind, op, type, root, count), kind,
+                                         root, count);
             if (status != SHARDTAB_WAIT_OK) /* the node has stopped; the claim goes */
-                shardtab_store_release_system(s->mine + c->first + SHARDTAB_COLL_BUSY, 0);
+                shardtab_store_release_device(s->mine + c->first + SHARDTAB_COLL_BUSY, 0);
         }
     }
+    /* barrier 1: the leader's status and epoch to every thread, and (with
+     * the fence after it) the leader's acquire */
     shardtab_block_sync();
-    if (status != SHARDTAB_WAIT_OK)
-        return status;
-    shardtab_fence_acquire(); /* every thread: the leader's acquires, through the barrier */
+    const int awaited = status;
     const uint64_t e = epoch_shared;
+    if (awaited != SHARDTAB_WAIT_OK) {
+        shardtab_block_sync(); /* every thread has read the shared words */
+        return awaited;
+    }
+    shardtab_fence_after_block_acquire();
     if (kind == SHARDTAB_COLL_REDUCE) {
         for (int i = t; i < count; i += threads) {
             uint64_t acc = shardtab_load_relaxed_system(s->mine + shardtab_coll_deposit(s, c, e, 0) + 2 + i);
@@ -497,12 +650,13 @@ SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, const
                                  shardtab_load_relaxed_system(s->mine + at + 2 + (i - r * count)));
         }
     }
-    /* the deposits read, by every thread, before the finish counts: the peers
-     * reuse these buffers two calls on */
+    /* barrier 2: every thread's reads of the deposits before the leader
+     * counts the finish (the peers reuse these buffers two calls on), out
+     * written by every thread before any thread returns, and the shared
+     * words read */
     shardtab_block_sync();
     if (shardtab_block_leader())
         shardtab_coll_leave(s, c, SHARDTAB_COLL_FINISHED, e);
-    shardtab_block_sync(); /* out, by every thread */
     return SHARDTAB_WAIT_OK;
 }
 

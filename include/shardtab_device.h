@@ -8,6 +8,11 @@
  *   - wait until a slot of its own pad is == or >= a value (acquire, system scope);
  *   - fence at system scope;
  *   - join a node-wide barrier (one thread, or a whole block, of each rank).
+ * Beside them, the primitives below also come at device scope (a rank's own
+ * words, touched by its own device alone: a collective's state in
+ * shardtab_comm.h), and as one-way fences (a release fence before flags,
+ * relaxed stores that it publishes; an acquire fence after relaxed polls of
+ * several slots, shardtab_poll_index): each names its order and scope.
  * The pad lives in memory that stays coherent while kernels run: uncached or
  * fine-grained on AMD (hipExtMallocWithFlags), ordinary device memory on NVIDIA,
  * the shared-memory segment on the host backend. docs/design.md gives the
@@ -191,6 +196,104 @@ SHARDTAB_DEVFN int shardtab_block_leader(void)
 SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
 {
 }
+/* After the block's barrier, before any thread reads what the leader
+ * acquired for the block: nothing per thread. The leader's system-scope
+ * acquire pattern, then bar.sync, orders the peers' writes before every
+ * thread's later reads (PTX ISA, memory consistency model: bar.sync
+ * synchronizes, and base causality order is transitive). */
+SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
+{
+}
+/* Device scope (thread_scope_device, PTX .gpu: every thread of this GPU):
+ * for words that only this rank's own device touches (a collective's
+ * STARTED, FINISHED and BUSY words, shardtab_comm.h). */
+SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
+{
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
+{
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
+{
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_release);
+}
+/* acquire when it swaps, relaxed when it does not (atom.cas.acquire.gpu) */
+SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).compare_exchange_strong(
+        expected, desired, cuda::memory_order_acquire, cuda::memory_order_relaxed);
+}
+/* A flag: a relaxed store that a release fence before it (in this thread's
+ * order) makes a release: the fence-then-flag idiom (PTX release pattern
+ * "fence.release; st.relaxed [M]"). Its own name, so that
+ * scripts/check-gfx90a-order.sh can check the fence before it. */
+SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
+{
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
+{
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_relaxed);
+}
+/* One-way fences. From PTX ISA 8.6 on sm_90 (CUDA 12.8 and later) PTX has
+ * fence.release and fence.acquire, each the fence of its pattern (a release
+ * fence then a strong write; a strong read then an acquire fence); before
+ * that, libcu++'s mapping, fence.acq_rel, which is both. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && \
+    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
+#define SHARDTAB_PTX_ONE_WAY_FENCES 1
+#endif
+SHARDTAB_DEVFN void shardtab_fence_release_system(void)
+{
+#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
+    asm volatile("fence.release.sys;" ::: "memory");
+#else
+    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
+#endif
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
+{
+#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
+    asm volatile("fence.acquire.sys;" ::: "memory");
+#else
+    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+#endif
+}
+SHARDTAB_DEVFN void shardtab_fence_release_device(void)
+{
+#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
+    asm volatile("fence.release.gpu;" ::: "memory");
+#else
+    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+#endif
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
+{
+#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
+    asm volatile("fence.acquire.gpu;" ::: "memory");
+#else
+    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+#endif
+}
+/* The release and acquire of what the node's ranks exchange through their
+ * pads: system scope, or device scope where the node is this rank alone
+ * (node_size 1: every pad access stays on this device). */
+SHARDTAB_DEVFN void shardtab_fence_release_node(const shardtab_signals_t *s)
+{
+    if (s->node_size == 1)
+        shardtab_fence_release_device();
+    else
+        shardtab_fence_release_system();
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_node(const shardtab_signals_t *s)
+{
+    if (s->node_size == 1)
+        shardtab_fence_acquire_device();
+    else
+        shardtab_fence_acquire_system();
+}
 /* nanoseconds of the GPU's global timer */
 SHARDTAB_DEVFN uint64_t shardtab_clock(void)
 {
@@ -286,6 +389,95 @@ SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
 {
     shardtab_fence();
 }
+/* After the block's barrier, before any thread reads what the leader
+ * acquired for the block: every wave acquires for itself (system scope), so
+ * that no wave reads through a line of the CU's L1 that one of its own loads
+ * from before the barrier brought in (the leader's buffer_wbinvl1_vol is the
+ * leader's wave's, ordered with the leader's loads only). */
+SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
+{
+    shardtab_fence_acquire();
+}
+/* Device scope (__HIP_MEMORY_SCOPE_AGENT: every thread of this GPU): for
+ * words that only this rank's own device touches (a collective's STARTED,
+ * FINISHED and BUSY words, shardtab_comm.h). On gfx90a agent scope needs no
+ * L2 writeback or invalidate (AMDGPUUsage, GFX90A: buffer_wbl2 and
+ * buffer_invl2 are for system scope only). */
+SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
+{
+    return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
+{
+    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
+{
+    __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+}
+/* acquire when it swaps, relaxed when it does not */
+SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_ACQUIRE,
+                                                __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+/* A flag: a relaxed store that a release fence before it (in this thread's
+ * order) makes a release: the fence-then-flag idiom. Its own name, so that
+ * scripts/check-gfx90a-order.sh can check the fence before it. */
+SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
+{
+    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
+{
+    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+/* One-way fences. gfx90a, as LLVM 15 emits them (AMDGPUUsage, "Memory Model
+ * GFX90A"): release, system: buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0);
+ * acquire, system: s_waitcnt vmcnt(0) lgkmcnt(0); buffer_invl2;
+ * buffer_wbinvl1_vol (clang 15 also writes back first, buffer_wbl2);
+ * release, agent: s_waitcnt vmcnt(0) lgkmcnt(0); acquire, agent: the same,
+ * then buffer_wbinvl1_vol. */
+SHARDTAB_DEVFN void shardtab_fence_release_system(void)
+{
+#if defined(__HIP_DEVICE_COMPILE__)
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
+#endif
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
+{
+#if defined(__HIP_DEVICE_COMPILE__)
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
+#endif
+}
+SHARDTAB_DEVFN void shardtab_fence_release_device(void)
+{
+#if defined(__HIP_DEVICE_COMPILE__)
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
+#endif
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
+{
+#if defined(__HIP_DEVICE_COMPILE__)
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+#endif
+}
+/* The release and acquire of what the node's ranks exchange through their
+ * pads: system scope, also where the node is this rank alone. A scope chosen
+ * at run time is a branch around two fences, and LLVM's structurizer may join
+ * the two paths again before either fence (flow blocks): one fence, the same
+ * on every path, is what scripts/check-gfx90a-order.sh can verify on every
+ * path, and what AMD gets. */
+SHARDTAB_DEVFN void shardtab_fence_release_node(const shardtab_signals_t *s)
+{
+    (void)s;
+    shardtab_fence_release_system();
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_node(const shardtab_signals_t *s)
+{
+    (void)s;
+    shardtab_fence_acquire_system();
+}
 /* ticks of the constant-rate real-time counter (s_memrealtime) */
 SHARDTAB_DEVFN uint64_t shardtab_clock(void)
 {
@@ -379,6 +571,68 @@ SHARDTAB_DEVFN int shardtab_block_leader(void)
 SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
 {
 }
+SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
+{
+}
+/* "Device" scope: the words only this process touches. C11 atomics have no
+ * scopes; these name the scope the GPU targets use, with the same orders. */
+SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_release);
+}
+/* acquire when it swaps, relaxed when it does not */
+SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)p, &expected, desired,
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+/* A flag: a relaxed store that a release fence before it makes a release
+ * (C11 7.17.4: a release fence synchronizes with an acquire fence after a
+ * relaxed load that reads a relaxed store sequenced after the release fence). */
+SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_fence_release_system(void)
+{
+    atomic_thread_fence(memory_order_release);
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
+{
+    atomic_thread_fence(memory_order_acquire);
+}
+SHARDTAB_DEVFN void shardtab_fence_release_device(void)
+{
+    atomic_thread_fence(memory_order_release);
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
+{
+    atomic_thread_fence(memory_order_acquire);
+}
+/* The release and acquire of what the node's ranks exchange through their
+ * pads (C11 fences have no scope) */
+SHARDTAB_DEVFN void shardtab_fence_release_node(const shardtab_signals_t *s)
+{
+    (void)s;
+    atomic_thread_fence(memory_order_release);
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_node(const shardtab_signals_t *s)
+{
+    (void)s;
+    atomic_thread_fence(memory_order_acquire);
+}
 /* nanoseconds of CLOCK_MONOTONIC */
 SHARDTAB_DEVFN uint64_t shardtab_clock(void)
 {
@@ -452,13 +706,43 @@ SHARDTAB_DEVFN void shardtab_give_up(const shardtab_signals_t *s, int index, int
     shardtab_give_up_as(s, SHARDTAB_WAIT_TIMED_OUT, index, cmp, want, seen, ticks);
 }
 
+/* Poll this rank's pad[index] until it compares to value, with relaxed loads
+ * and pauses, bounded by the table's time limit; no acquire and no give-up of
+ * its own, so that a caller may poll several slots, then acquire them all
+ * with one fence (a relaxed load that reads a release pattern's flag, then an
+ * acquire fence, synchronizes with it: the fence covers every load before it,
+ * PTX "strong read then acquire fence", C11 7.17.4), and decide when to give
+ * up (shardtab_give_up with *seen and *waited). Returns SHARDTAB_WAIT_OK
+ * (*seen: the value read), _ABORTED (another rank gave up first) or
+ * _TIMED_OUT (*seen: the last value read, *waited: the ticks waited). */
+SHARDTAB_DEVFN int shardtab_poll_index(const shardtab_signals_t *s, int index, int cmp,
+                                       uint64_t value, uint64_t *seen, uint64_t *waited)
+{
+    uint64_t *slot = s->mine + index, start = shardtab_clock();
+
+    for (;;) {
+        *seen = shardtab_load_relaxed_system(slot);
+        if (cmp == SHARDTAB_CMP_GE ? *seen >= value : *seen == value)
+            return SHARDTAB_WAIT_OK;
+        if (shardtab_aborted(s))
+            return SHARDTAB_WAIT_ABORTED;
+        *waited = shardtab_clock() - start;
+        if (*waited > s->timeout_ticks)
+            return SHARDTAB_WAIT_TIMED_OUT;
+        shardtab_pause();
+    }
+}
+
 /* Wait until this rank's pad[index] compares to value (acquire, system scope).
  * Returns SHARDTAB_WAIT_OK, _TIMED_OUT (recorded, peers told) or _ABORTED
  * (another rank gave up first). It polls with relaxed loads and pauses, and
  * acquires once, by a fence, when the value is there: an acquire load per
  * poll would invalidate this CU's L1 on every spin on AMD (gfx90a: buffer_invl2,
  * buffer_wbinvl1_vol), under whatever else runs there. A relaxed load that
- * reads a release, then an acquire fence, synchronizes with that release. */
+ * reads a release, then an acquire fence, synchronizes with that release.
+ * (shardtab_poll_index's loop, written out, and acquiring on success only:
+ * as a call of it, or with one fence after the loop for every way out, the
+ * jacobi kernels' hooked instantiations spill on sm_90.) */
 SHARDTAB_DEVFN int shardtab_wait_index(const shardtab_signals_t *s, int index, int cmp,
                                        uint64_t value)
 {

@@ -7,7 +7,7 @@
 # tests/order/order_scan.py verify, per kernel and on every path of its
 # control flow, that every release and every acquire carries the
 # instruction sequence of LLVM's AMDGPUUsage, "Memory Model GFX90A", table
-# "AMDHSA Memory Model Code Sequences GFX90A", at system scope:
+# "AMDHSA Memory Model Code Sequences GFX90A", at its scope: system scope
 #   store atomic release, system    buffer_wbl2; s_waitcnt vmcnt(0); the store
 #   atomicrmw release, system       buffer_wbl2; s_waitcnt vmcnt(0); the atomic
 #   load atomic acquire, system     the load, glc; s_waitcnt vmcnt(0);
@@ -15,11 +15,24 @@
 #   load atomic monotonic, system   the load, glc (the relaxed polls)
 #   fence acquire, system           s_waitcnt vmcnt(0) lgkmcnt(0); buffer_invl2;
 #                                   buffer_wbinvl1_vol
+#   fence release, system           buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0)
 #   fence seq_cst (= acq_rel),      buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0);
 #     system                        buffer_invl2; buffer_wbinvl1_vol
-# and, for the block operations, that every wave's stores are written back and
-# done before the s_barrier that precedes the leader's release, and that every
-# thread acquires after the s_barrier that ends a block wait.
+# and agent (device) scope, for the words only a rank's own device touches
+#   store atomic release, agent     s_waitcnt vmcnt(0); the store
+#   cmpxchg acquire, agent          the atomic, glc; s_waitcnt vmcnt(0);
+#                                   buffer_wbinvl1_vol
+#   load atomic monotonic, agent    the load, glc
+#   fence acquire / release, agent  s_waitcnt vmcnt(0) lgkmcnt(0) (acquire:
+#                                   then buffer_wbinvl1_vol)
+# and that every flag (a relaxed store that a release fence before it
+# publishes: the collective's epoch words, its BUSY = 0) has no store but
+# other flags between it and a completed buffer_wbl2 + s_waitcnt vmcnt(0)
+# (device flags: s_waitcnt vmcnt(0)), that no deposit is read after a relaxed
+# poll on a path without an acquire fence between them, that every wave's
+# stores are written back and done before the s_barrier that precedes the
+# leader's release, and that every thread acquires after the s_barrier that
+# ends a block wait.
 # (tests/order/order_scan.py says exactly how each point is found and checked.)
 #
 # Usage: scripts/check-gfx90a-order.sh [--plant NAME] [outdir]
@@ -143,9 +156,18 @@ fi
 # store_relaxed (or add_relaxed), a leader's signal that follows the block's
 # seq_cst fence (buffer_wbl2; s_waitcnt vmcnt(0)) still has its release, which a
 # relaxed atomic may pair with (signal_set_block, put_signal_block,
-# signal_after_blocks).
+# signal_after_blocks); and a refused claim's BUSY = 0 (coll_enter, and the
+# start's own enter) follows only loads whose values were already waited for,
+# so the device-scope release it asks for (s_waitcnt vmcnt(0)) is there anyway.
+# release_fence_agent and release_fence_none are the start's one release fence
+# narrowed to agent scope (no buffer_wbl2: the fence and every flag after it
+# reported) or left out (the flags reported, device ones too); acquire_fence_*
+# include the finish's one acquire fence after its polls (acquire_fence_none:
+# every deposit read after a poll reported, unacquired-read).
 coll="probe_coll_start_block probe_coll_finish_block probe_all_reduce_block
       probe_broadcast_block probe_all_gather_block"
+finish="probe_coll_finish_block probe_all_reduce_block probe_broadcast_block probe_all_gather_block"
+start="probe_coll_start_block probe_all_reduce_block probe_broadcast_block probe_all_gather_block"
 each() { # each KIND WORD...: WORD:KIND for every word
   local kind=$1 w
   shift
@@ -155,35 +177,37 @@ each() { # each KIND WORD...: WORD:KIND for every word
 plants=(
   "store_relaxed|$(each release-store probe_signal_set probe_wait probe_barrier \
     probe_barrier_block probe_signal_wait_block)|$(each release-store probe_coll_enter \
-    probe_coll_leave probe_coll_check $coll)|release-store"
+    probe_coll_verify probe_coll_check probe_coll_await $coll) $(each release-store-device \
+    probe_device_claim probe_coll_leave $finish)|release-store release-store-device"
   "add_relaxed|probe_signal_add:release-rmw||release-rmw"
   "load_relaxed|probe_signal_read:acquire-load||acquire-load"
-  "poll_workgroup|$(each poll probe_wait probe_barrier probe_barrier_block \
-    probe_signal_wait_block)|$(each poll probe_coll_enter probe_coll_check $coll)|poll"
+  "poll_workgroup|$(each poll probe_poll probe_wait probe_barrier probe_barrier_block \
+    probe_signal_wait_block) probe_device_acquire:poll-device|$(each poll probe_coll_enter \
+    probe_coll_verify probe_coll_check probe_coll_await $coll) $(each poll-device \
+    probe_device_claim probe_coll_enter $coll)|poll poll-device"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
-    probe_signal_wait_block)|$(each acquire-fence probe_coll_enter probe_coll_check \
-    $coll) $(each block-acquire probe_coll_finish_block probe_all_reduce_block \
-    probe_broadcast_block probe_all_gather_block)|acquire-fence block-acquire ir-scope"
+    probe_signal_wait_block)|$(each acquire-fence probe_coll_check probe_coll_await \
+    $finish) $(each block-acquire $finish)|acquire-fence block-acquire ir-scope"
   "acquire_fence_none|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
-    probe_signal_wait_block)|$(each acquire-fence probe_coll_enter probe_coll_check \
-    $coll) $(each block-acquire probe_coll_finish_block probe_all_reduce_block \
-    probe_broadcast_block probe_all_gather_block)|acquire-fence block-acquire"
+    probe_signal_wait_block) probe_device_acquire:acquire-fence-device|$(each acquire-fence \
+    probe_coll_check probe_coll_await $finish) $(each block-acquire $finish) $(each \
+    unacquired-read probe_coll_check probe_coll_await $finish)|acquire-fence block-acquire
+    acquire-fence-device unacquired-read"
   "block_fence_workgroup|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
-    probe_put_signal_block probe_signal_after_blocks probe_coll_start_block \
-    probe_all_reduce_block probe_broadcast_block probe_all_gather_block) $(each \
-    block-release probe_put_signal_block probe_signal_after_blocks probe_coll_start_block \
-    probe_all_reduce_block probe_broadcast_block probe_all_gather_block)|seq-cst-fence
-    block-release ir-scope"
+    probe_put_signal_block probe_signal_after_blocks $start) $(each block-release \
+    probe_put_signal_block probe_signal_after_blocks $start)|seq-cst-fence block-release ir-scope"
   "block_fence_none|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
-    probe_put_signal_block probe_signal_after_blocks probe_coll_start_block \
-    probe_all_reduce_block probe_broadcast_block probe_all_gather_block) $(each \
-    block-release probe_put_signal_block probe_signal_after_blocks probe_coll_start_block \
-    probe_all_reduce_block probe_broadcast_block probe_all_gather_block)|seq-cst-fence
-    block-release"
+    probe_put_signal_block probe_signal_after_blocks $start) $(each block-release \
+    probe_put_signal_block probe_signal_after_blocks $start)|seq-cst-fence block-release"
+  "release_fence_agent||$(each release-fence $start) $(each flag $start)|release-fence flag
+    ir-scope"
+  "release_fence_none|probe_device_release:release-fence-device probe_device_release:flag-device|$(each \
+    release-fence $start) $(each flag $start) $(each flag-device $start)|release-fence flag
+    release-fence-device flag-device"
 )
 bad=0
 # the builds, up to nproc (at most 4) at once; each leaves NAME.built when done

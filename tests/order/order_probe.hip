@@ -10,9 +10,13 @@
  * an acquire must order). ORDER_PROBE(name, "kinds") declares a kernel and the
  * kinds of ordering points the check must find in it at least once
  * (tests/order/order_scan.py reads them from the preprocessed source):
- * release-store, release-rmw, acquire-load, acquire-fence, seq-cst-fence, poll
- * (a relaxed system-scope load), block-release, block-acquire. Every point
- * found is checked, expected or not. Adding a probe is adding one such kernel.
+ * release-store, release-rmw, acquire-load, acquire-fence, seq-cst-fence,
+ * release-fence, flag (a relaxed store published by the release fence before
+ * it), poll (a relaxed system-scope load), block-release, block-acquire, and
+ * at device (agent) scope release-store-device, acquire-rmw-device,
+ * acquire-fence-device, release-fence-device, flag-device, poll-device. Every
+ * point found is checked, expected or not. Adding a probe is adding one such
+ * kernel.
  *
  * -DSHARDTAB_ORDER_PLANT=<name> plants a missing fence, for the check's
  * self-test: the header is compiled as it is, but one builtin it calls is
@@ -27,10 +31,14 @@
 #define ORDER_PLANT_add_relaxed 2           /* the release fetch_add becomes relaxed */
 #define ORDER_PLANT_load_relaxed 3          /* the acquire load becomes relaxed */
 #define ORDER_PLANT_poll_workgroup 4        /* relaxed system loads become workgroup scope */
-#define ORDER_PLANT_acquire_fence_agent 5   /* acquire fences become agent scope */
+#define ORDER_PLANT_acquire_fence_agent 5   /* acquire fences become agent scope (the
+                                               collective's one acquire after its polls too) */
 #define ORDER_PLANT_acquire_fence_none 6    /* acquire fences are left out */
 #define ORDER_PLANT_block_fence_workgroup 7 /* the seq_cst fence becomes workgroup scope */
 #define ORDER_PLANT_block_fence_none 8      /* the seq_cst fence is left out */
+#define ORDER_PLANT_release_fence_agent 9   /* release fences become agent scope (the
+                                               collective's one release before its flags) */
+#define ORDER_PLANT_release_fence_none 10   /* release fences are left out */
 #define ORDER_PLANT_ID2(name) ORDER_PLANT_##name
 #define ORDER_PLANT_ID(name) ORDER_PLANT_ID2(name)
 #define ORDER_PLANT ORDER_PLANT_ID(SHARDTAB_ORDER_PLANT)
@@ -47,7 +55,7 @@
 #define __hip_atomic_load(p, order, scope) __hip_atomic_load(p, order, ORDER_LOAD_SCOPE_##order)
 #define ORDER_LOAD_SCOPE___ATOMIC_RELAXED __HIP_MEMORY_SCOPE_WORKGROUP
 #define ORDER_LOAD_SCOPE___ATOMIC_ACQUIRE __HIP_MEMORY_SCOPE_SYSTEM
-#elif ORDER_PLANT >= ORDER_PLANT_acquire_fence_agent && ORDER_PLANT <= ORDER_PLANT_block_fence_none
+#elif ORDER_PLANT >= ORDER_PLANT_acquire_fence_agent && ORDER_PLANT <= ORDER_PLANT_release_fence_none
 /* a fence goes through ORDER_FENCE_<its order's name>(order, scope) */
 #define __builtin_amdgcn_fence(order, scope) ORDER_FENCE_##order(order, scope)
 #if ORDER_PLANT == ORDER_PLANT_acquire_fence_agent
@@ -65,6 +73,13 @@
 #define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) ((void)0)
 #else
 #define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) __builtin_amdgcn_fence(order, scope)
+#endif
+#if ORDER_PLANT == ORDER_PLANT_release_fence_agent
+#define ORDER_FENCE___ATOMIC_RELEASE(order, scope) __builtin_amdgcn_fence(order, "agent")
+#elif ORDER_PLANT == ORDER_PLANT_release_fence_none
+#define ORDER_FENCE___ATOMIC_RELEASE(order, scope) ((void)0)
+#else
+#define ORDER_FENCE___ATOMIC_RELEASE(order, scope) __builtin_amdgcn_fence(order, scope)
 #endif
 #else
 #error "SHARDTAB_ORDER_PLANT: unknown plant (see the list in tests/order/order_probe.hip)"
@@ -105,6 +120,16 @@ ORDER_PROBE(probe_signal_read, "acquire-load")
 {
     uint64_t seen = shardtab_signal_read(&sig, 0);
     out[threadIdx.x] = data[threadIdx.x] + (double)seen;
+}
+
+/* Relaxed polling alone: bounded, no acquire, no give-up (its callers'). */
+ORDER_PROBE(probe_poll, "poll")
+(shardtab_signals_t sig, uint64_t value, uint64_t *out)
+{
+    uint64_t seen = 0, waited = 0;
+    int status = shardtab_poll_index(&sig, shardtab_slot_index(&sig, 0), SHARDTAB_CMP_GE, value,
+                                     &seen, &waited);
+    out[threadIdx.x] = (uint64_t)status + seen + waited;
 }
 
 /* Relaxed polling, then one acquire fence; a give-up releases the abort to
@@ -151,6 +176,37 @@ ORDER_PROBE(probe_signal_wait_block, "poll, acquire-fence, block-acquire")
 {
     int status = shardtab_signal_wait_block(&sig, 0, SHARDTAB_CMP_GE, value);
     out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
+}
+
+/* Device scope (a rank's own words): a release fence, then flags; a relaxed
+ * load, then an acquire fence; a claim (a CAS that acquires) and its end (a
+ * release store). */
+ORDER_PROBE(probe_device_release, "release-fence-device, flag-device")
+(double *data, uint64_t *flag, uint64_t value)
+{
+    data[threadIdx.x] = (double)value;
+    shardtab_fence_release_device();
+    shardtab_flag_relaxed_device(flag, value);
+    shardtab_flag_relaxed_device(flag + 1, value);
+}
+
+ORDER_PROBE(probe_device_acquire, "poll-device, acquire-fence-device")
+(const double *data, uint64_t *flag, double *out)
+{
+    uint64_t seen = shardtab_load_relaxed_device(flag);
+    shardtab_fence_acquire_device();
+    out[threadIdx.x] = data[threadIdx.x] + (double)seen;
+}
+
+ORDER_PROBE(probe_device_claim, "acquire-rmw-device, poll-device, release-store-device")
+(uint64_t *word, double *data, double *out)
+{
+    if (shardtab_cas_acquire_device(word, 0, 1)) {
+        out[threadIdx.x] = data[threadIdx.x] + (double)shardtab_load_relaxed_device(word + 1);
+        data[threadIdx.x] = 1.0;
+        shardtab_store_relaxed_device(word + 1, 2);
+        shardtab_store_release_device(word, 0);
+    }
 }
 
 #if defined(ORDER_PROBE_COMM)
@@ -200,9 +256,13 @@ ORDER_PROBE(probe_signal_after_blocks, "seq-cst-fence, block-release, release-st
     last[threadIdx.x] = shardtab_signal_after_blocks(&sig, arrived, blocks, peer, 0, value);
 }
 
-/* The leader's claim of a collective (acquire fence after the CAS), its
- * release, and the wait and checks of one deposit: the leader's own steps. */
-ORDER_PROBE(probe_coll_enter, "poll, acquire-fence, release-store")
+/* The leader's claim of a collective (a device-scope CAS that acquires, the
+ * state read at device scope; a refusal releases the claim at device scope
+ * and the abort to every peer at system scope), its end, the checks of one
+ * deposit, the wait and checks of one, the waits for every rank with one
+ * acquire and their checks: the leader's own steps. */
+ORDER_PROBE(probe_coll_enter,
+            "poll, acquire-rmw-device, poll-device, release-store-device, release-store")
 (shardtab_signals_t sig, int values, int kind, int op, int type, int root, int count, int finish,
  uint64_t *epoch)
 {
@@ -210,12 +270,21 @@ ORDER_PROBE(probe_coll_enter, "poll, acquire-fence, release-store")
     (void)shardtab_coll_enter(&sig, &c, kind, op, type, root, count, finish, epoch);
 }
 
-ORDER_PROBE(probe_coll_leave, "release-store")
+ORDER_PROBE(probe_coll_leave, "release-store-device")
 (shardtab_signals_t sig, double *data, int values, int which, uint64_t epoch)
 {
     data[threadIdx.x] = 1.0;
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
     shardtab_coll_leave(&sig, &c, which, epoch);
+}
+
+ORDER_PROBE(probe_coll_verify, "poll, release-store")
+(shardtab_signals_t sig, const double *data, int values, uint64_t epoch, int rank, uint64_t call,
+ int kind, int root, int count, double *out)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    int status = shardtab_coll_verify(&sig, &c, epoch, rank, call, kind, root, count);
+    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
 }
 
 ORDER_PROBE(probe_coll_check, "poll, acquire-fence, release-store")
@@ -227,10 +296,21 @@ ORDER_PROBE(probe_coll_check, "poll, acquire-fence, release-store")
     out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
 }
 
-/* Deposit: every thread's values, released to every peer after the block's
- * seq_cst fence and barrier, the epoch last. */
+ORDER_PROBE(probe_coll_await, "poll, acquire-fence, release-store")
+(shardtab_signals_t sig, const double *data, int values, uint64_t epoch, uint64_t call, int kind,
+ int root, int count, double *out)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    int status = shardtab_coll_await(&sig, &c, epoch, call, kind, root, count);
+    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
+}
+
+/* Deposit: every thread's values, every wave's seq_cst fence and the block's
+ * barrier, then the leader's one release fence (device scope for a rank alone
+ * on its node) and the epoch words and the claim's end as flags after it. */
 ORDER_PROBE(probe_coll_start_block,
-            "poll, acquire-fence, seq-cst-fence, block-release, release-store")
+            "poll, acquire-rmw-device, poll-device, seq-cst-fence, block-release, release-fence, "
+            "flag, flag-device, release-store-device, release-store")
 (shardtab_signals_t sig, int values, int kind, int op, int type, int root, const void *in,
  int count, int *status)
 {
@@ -238,8 +318,12 @@ ORDER_PROBE(probe_coll_start_block,
     status[threadIdx.x] = shardtab_coll_start_block(&sig, &c, kind, op, type, root, in, count);
 }
 
-/* Wait for every deposit (the leader), then every thread acquires and reads. */
-ORDER_PROBE(probe_coll_finish_block, "poll, acquire-fence, block-acquire, release-store")
+/* Wait for every deposit (the leader: relaxed polls, one acquire fence,
+ * device scope for a rank alone on its node), then every thread acquires
+ * and reads; the end released at device scope. */
+ORDER_PROBE(probe_coll_finish_block,
+            "poll, acquire-rmw-device, poll-device, acquire-fence, block-acquire, "
+            "release-store-device, release-store")
 (shardtab_signals_t sig, int values, int kind, int op, int type, int root, void *out, int count,
  int *status)
 {
@@ -247,8 +331,10 @@ ORDER_PROBE(probe_coll_finish_block, "poll, acquire-fence, block-acquire, releas
     status[threadIdx.x] = shardtab_coll_finish_block(&sig, &c, kind, op, type, root, out, count);
 }
 
-ORDER_PROBE(probe_all_reduce_block, "poll, acquire-fence, seq-cst-fence, block-release, "
-                                    "block-acquire, release-store")
+ORDER_PROBE(probe_all_reduce_block,
+            "poll, acquire-rmw-device, poll-device, seq-cst-fence, block-release, release-fence, "
+            "flag, flag-device, acquire-fence, block-acquire, release-store-device, "
+            "release-store")
 (shardtab_signals_t sig, int values, int op, int type, const void *in, void *out, int count,
  int *status)
 {
@@ -256,8 +342,10 @@ ORDER_PROBE(probe_all_reduce_block, "poll, acquire-fence, seq-cst-fence, block-r
     status[threadIdx.x] = shardtab_all_reduce_block(&sig, &c, op, type, in, out, count);
 }
 
-ORDER_PROBE(probe_broadcast_block, "poll, acquire-fence, seq-cst-fence, block-release, "
-                                   "block-acquire, release-store")
+ORDER_PROBE(probe_broadcast_block,
+            "poll, acquire-rmw-device, poll-device, seq-cst-fence, block-release, release-fence, "
+            "flag, flag-device, acquire-fence, block-acquire, release-store-device, "
+            "release-store")
 (shardtab_signals_t sig, int values, int root, int type, const void *in, void *out, int count,
  int *status)
 {
@@ -265,8 +353,10 @@ ORDER_PROBE(probe_broadcast_block, "poll, acquire-fence, seq-cst-fence, block-re
     status[threadIdx.x] = shardtab_broadcast_block(&sig, &c, root, type, in, out, count);
 }
 
-ORDER_PROBE(probe_all_gather_block, "poll, acquire-fence, seq-cst-fence, block-release, "
-                                    "block-acquire, release-store")
+ORDER_PROBE(probe_all_gather_block,
+            "poll, acquire-rmw-device, poll-device, seq-cst-fence, block-release, release-fence, "
+            "flag, flag-device, acquire-fence, block-acquire, release-store-device, "
+            "release-store")
 (shardtab_signals_t sig, int values, int type, const void *in, void *out, int count, int *status)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);

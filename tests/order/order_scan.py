@@ -2,9 +2,10 @@
 """order_scan.py - the analysis half of scripts/check-gfx90a-order.sh: reads the
 gfx90a code object of tests/order/order_probe.hip (built with -g) and checks,
 kernel by kernel, that every release and every acquire of the signal operations
-has the instruction sequence LLVM's AMDGPUUsage prescribes for system scope
+has the instruction sequence LLVM's AMDGPUUsage prescribes for its scope
 ("Memory Model GFX90A", table "AMDHSA Memory Model Code Sequences GFX90A",
-non-tgsplit mode). Standard library only.
+non-tgsplit mode): system scope for what crosses GPUs, agent (device) scope
+for the words only this rank's own device touches. Standard library only.
 
 How a point is found: every instruction is attributed, through the debug line
 table (llvm-symbolizer --inlining), to the chain of functions it was inlined
@@ -18,10 +19,27 @@ from. The innermost shardtab_* function names its role:
                                            acquire, system, global/generic")
   shardtab_load_relaxed_system, a load     poll           (row "load atomic
                                            monotonic, system": glc=1)
-  shardtab_fence_acquire, its instructions acquire-fence  (row "fence acquire,
-                                           system")
+  shardtab_fence_acquire and               acquire-fence  (row "fence acquire,
+  shardtab_fence_acquire_system, their                    system")
+  instructions
   shardtab_fence, its instructions         seq-cst-fence  (row "fence seq_cst,
                                            system" = "fence acq_rel, system")
+  shardtab_fence_release_system, its       release-fence  (row "fence release,
+  instructions                                            system")
+  shardtab_flag_relaxed_system, a store    flag           (a relaxed store that
+                                           a release fence before it publishes)
+  shardtab_store_release_device, a store   release-store-device (row "store
+                                           atomic release, agent")
+  shardtab_cas_acquire_device, an atomic   acquire-rmw-device (row "atomicrmw
+                                           acquire, agent": cmpxchg)
+  shardtab_load_relaxed_device, a load     poll-device    (row "load atomic
+                                           monotonic, agent": glc=1)
+  shardtab_fence_acquire_device, its       acquire-fence-device (row "fence
+  instructions                                            acquire, agent")
+  shardtab_fence_release_device, its       release-fence-device (row "fence
+  instructions                                            release, agent")
+  shardtab_flag_relaxed_device, a store    flag-device    (a relaxed store that
+                                           a release fence before it publishes)
   an s_barrier of shardtab_block_sync      block-release / block-acquire, by
                                            its place in the block operation
                                            (BLOCK_ROLES below)
@@ -31,9 +49,13 @@ What is checked, by a forward data-flow over the kernel's control-flow graph
 instruction, whether a store/atomic was issued since the last buffer_wbl2 (D),
 a vector-memory access or buffer_wbl2 is outstanding since the last
 s_waitcnt vmcnt(0) (V), a flat or LDS access is outstanding since the last
-s_waitcnt lgkmcnt(0) (L), and which acquires still owe their wait and their
-buffer_invl2 / buffer_wbinvl1_vol. At kernel entry D, V and L are set (the
-caller's stores, unknown here).
+s_waitcnt lgkmcnt(0) (L); the same three for stores and atomics other than
+flags only (W: since the last buffer_wbl2; C: with a buffer_wbl2, since the
+last s_waitcnt vmcnt(0); A: since the last s_waitcnt vmcnt(0)); whether a
+flag poll (a load of shardtab_poll_index) was made since the last acquire
+(P); and which acquires, system and agent apart, still owe their wait and
+their buffer_invl2 / buffer_wbinvl1_vol. At kernel entry D, V, L, W, C and A
+are set (the caller's stores, unknown here).
 
   release (store, rmw): at the instruction, D and V clear: buffer_wbl2 after
       every earlier store, then s_waitcnt vmcnt(0) after it and after every
@@ -42,11 +64,26 @@ caller's stores, unknown here).
       LLVM orders the atomic's own address space only and a flat access to
       global memory reports through vmcnt, so it is not required (and LDS is
       not visible to another GPU).
-  acquire (load, fence): before any later global/flat/buffer access, and
-      before s_endpgm: s_waitcnt vmcnt(0) (and lgkmcnt(0) for a fence, which
-      orders every address space) covering the acquiring access, then
+  release-store-device: at the store, V clear (the agent row: s_waitcnt
+      vmcnt(0) after every earlier access; no L2 writeback at agent scope).
+  release-fence: after its last instruction D, V and L clear (buffer_wbl2;
+      s_waitcnt vmcnt(0) lgkmcnt(0)); release-fence-device: V and L clear.
+  flag: at the store, W and C clear: every earlier store or atomic other than
+      a flag was written back by a buffer_wbl2 and done, with the writeback,
+      by an s_waitcnt vmcnt(0) - what a system release fence after them does;
+      flags in between (the same fence's) are left out, and so are loads after
+      the fence (a release orders what precedes it only). flag-device: A
+      clear (the agent fence's s_waitcnt vmcnt(0) after every earlier store).
+  acquire (load, fence, system): before any later global/flat/buffer access,
+      and before s_endpgm: s_waitcnt vmcnt(0) (and lgkmcnt(0) for a fence,
+      which orders every address space) covering the acquiring access, then
       buffer_invl2 and buffer_wbinvl1_vol (steps 2-3 of the load row, 1-2 of
       the fence row). The acquire load must carry glc (step 1).
+  acquire (rmw, fence, agent): the same without buffer_invl2 (the agent rows).
+  unacquired-read: a relaxed load of the pads (poll or poll-device, outside
+      shardtab_poll_index and shardtab_aborted: what a deposit holds) on a path
+      where a flag poll was made and no acquire followed it: the one acquire
+      fence after the polls is missing there.
   block-acquire: the same after the s_barrier that ends a block wait, before
       any later load or atomic (what reads what the peers released; a block
       operation that failed may return after that barrier without acquiring,
@@ -56,12 +93,13 @@ caller's stores, unknown here).
   block-release: at the s_barrier before the leader releases for the block,
       D, V and L clear for this wave: every wave's stores are written back and
       done before the barrier, not only the leader's.
-  poll: the relaxed system-scope load carries glc (bypasses the CU's L1).
+  poll, poll-device: the relaxed load carries glc (bypasses the CU's L1).
 
 The IR of the same source (-emit-llvm) is read too: every release, acquire,
 acq_rel or seq_cst operation at system or agent scope must lie in one of the
-functions above (or the check would miss it), must be at system scope, and its
-kind must be found in the kernel's machine code.
+functions above (the agent-scope ones in the *_device functions, the others in
+the *_system ones and shardtab_fence / _fence_acquire), and its kind must be
+found in the kernel's machine code.
 
 Usage: order_scan.py --co FILE --ir FILE --probe FILE.ii [--objdump T]
                      [--symbolizer T] [--quiet]
@@ -80,8 +118,19 @@ PRIMITIVES = {
     "shardtab_load_acquire_system": ("acquire-load", "load"),
     "shardtab_load_relaxed_system": ("poll", "load"),
     "shardtab_fence_acquire": ("acquire-fence", "group"),
+    "shardtab_fence_acquire_system": ("acquire-fence", "group"),
     "shardtab_fence": ("seq-cst-fence", "group"),
+    "shardtab_fence_release_system": ("release-fence", "group"),
+    "shardtab_flag_relaxed_system": ("flag", "store"),
+    "shardtab_store_release_device": ("release-store-device", "store"),
+    "shardtab_cas_acquire_device": ("acquire-rmw-device", "atomic"),
+    "shardtab_load_relaxed_device": ("poll-device", "load"),
+    "shardtab_fence_acquire_device": ("acquire-fence-device", "group"),
+    "shardtab_fence_release_device": ("release-fence-device", "group"),
+    "shardtab_flag_relaxed_device": ("flag-device", "store"),
 }
+FENCE_KINDS = {"acquire-fence", "seq-cst-fence", "release-fence", "acquire-fence-device",
+               "release-fence-device"}
 # the block operations: what each shardtab_block_sync call is for, in source
 # order (shardtab_device.h: set_block releases every wave's stores before its
 # one barrier; barrier_block releases before the first and acquires after the
@@ -92,33 +141,51 @@ BLOCK_ROLES = {
     "shardtab_signal_wait_block": [None, "block-acquire"],
     # shardtab_comm.h: get_block's barrier only lets the block read dst;
     # put_signal_block releases before its barrier; signal_after_blocks too, its
-    # second barrier only shares `last`; coll_start_block's first two frees the
-    # shared words and shares the leader's claim, its third follows the seq_cst
-    # fence; coll_finish_block's second ends the leader's waits (every thread
-    # acquires after it), its last two order the reads before the leader's leave
-    # and share out
+    # second barrier only shares `last`; coll_start_block's first shares the
+    # leader's claim, its second ends a refused call (the shared words read),
+    # its third follows every wave's seq_cst fence, before the leader's one
+    # release; coll_finish_block's first ends the leader's waits (every thread
+    # acquires after it), its second ends a refused call, its third orders
+    # every thread's reads before the leader's end and shares out
     "shardtab_get_block": [None],
     "shardtab_put_signal_block": ["block-release"],
     "shardtab_signal_after_blocks": ["block-release", None],
     "shardtab_coll_start_block": [None, None, "block-release"],
-    "shardtab_coll_finish_block": [None, "block-acquire", None, None],
+    "shardtab_coll_finish_block": ["block-acquire", None, None],
 }
 KINDS = ["release-store", "release-rmw", "acquire-load", "acquire-fence", "seq-cst-fence",
-         "poll", "block-release", "block-acquire"]
+         "release-fence", "flag", "poll", "block-release", "block-acquire",
+         "release-store-device", "acquire-rmw-device", "acquire-fence-device",
+         "release-fence-device", "flag-device", "poll-device", "unacquired-read"]
 ROWS = {
     "release-store": "store atomic release, system",
     "release-rmw": "atomicrmw release, system",
     "acquire-load": "load atomic acquire, system",
     "acquire-fence": "fence acquire, system",
     "seq-cst-fence": "fence seq_cst (= acq_rel), system",
+    "release-fence": "fence release, system",
+    "flag": "store atomic monotonic, system, after fence release, system",
     "poll": "load atomic monotonic, system",
     "block-release": "fence seq_cst, system, before s_barrier",
     "block-acquire": "fence acquire, system, after s_barrier",
+    "release-store-device": "store atomic release, agent",
+    "acquire-rmw-device": "atomicrmw acquire, agent",
+    "acquire-fence-device": "fence acquire, agent",
+    "release-fence-device": "fence release, agent",
+    "flag-device": "store atomic monotonic, agent, after fence release, agent",
+    "poll-device": "load atomic monotonic, agent",
+    "unacquired-read": "load atomic monotonic after a poll: fence acquire between",
 }
 SHORT = {"release-store": "release", "release-rmw": "release (rmw)", "acquire-load": "acquire",
          "acquire-fence": "acquire (fence)", "seq-cst-fence": "seq_cst fence",
-         "poll": "relaxed poll", "block-release": "block release",
-         "block-acquire": "block acquire"}
+         "release-fence": "release (fence)", "flag": "flag", "poll": "relaxed poll",
+         "block-release": "block release", "block-acquire": "block acquire",
+         "release-store-device": "device release", "acquire-rmw-device": "device acquire (cas)",
+         "acquire-fence-device": "device acquire (fence)",
+         "release-fence-device": "device release (fence)", "flag-device": "device flag",
+         "poll-device": "device relaxed load", "unacquired-read": "read after the acquire"}
+SYS_ACQUIRES = {"acquire-load", "acquire-fence", "seq-cst-fence", "block-acquire"}
+DEV_ACQUIRES = {"acquire-rmw-device", "acquire-fence-device"}
 CACHE_OPS = {"buffer_wbl2", "buffer_invl2", "buffer_wbinvl1", "buffer_wbinvl1_vol"}
 ORDER_OPS = CACHE_OPS | {"s_waitcnt", "s_barrier"}
 
@@ -131,6 +198,8 @@ class Ins:
         self.pid = None          # the point's id (its first instruction)
         self.opens = False       # first instruction of a fence group
         self.closes = False      # last instruction of a fence group
+        self.flag_poll = False   # a load of shardtab_poll_index (a flag polled)
+        self.payload = False     # a relaxed pad load outside it (what a deposit holds)
         self.cls = classify(mnem)
 
     def text(self):
@@ -185,8 +254,11 @@ def disassemble(objdump, co):
         # the padding after s_endpgm is never reached; drop it from the listing
         while code and code[-1].mnem == "s_nop":
             code.pop()
-        if not code or code[-1].mnem != "s_endpgm":
-            die("kernel %s: no s_endpgm at its end" % name)
+        # the last block may be a loop's body that branches back (the code
+        # layout puts s_endpgm wherever it likes): it must not fall off the end
+        if not code or code[-1].mnem not in ("s_endpgm", "s_branch") or \
+                not any(i.mnem == "s_endpgm" for i in code):
+            die("kernel %s: its code falls off its end, or has no s_endpgm" % name)
     return kernels
 
 
@@ -255,6 +327,12 @@ def label(code):
             kind, cls = PRIMITIVES[fn]
             if cls == "group" or ins.cls == cls:
                 ins.kind = kind
+        if ins.cls == "load":
+            callers = {f for f, _ in ins.chain}
+            if "shardtab_poll_index" in callers:
+                ins.flag_poll = True
+            elif ins.kind in ("poll", "poll-device") and "shardtab_aborted" not in callers:
+                ins.payload = True
         if fn == "shardtab_block_sync" and ins.mnem == "s_barrier" and k + 1 < len(ins.chain):
             block_calls[ins.chain[k + 1][0]].add(ins.chain[k + 1][1])
     problems = []
@@ -278,7 +356,7 @@ def label(code):
     # instructions that are not memory, cache or wait instructions do not break one
     group_key, last = None, None
     for k, ins in enumerate(code):
-        key = tuple(ins.chain) if ins.kind in ("acquire-fence", "seq-cst-fence") else None
+        key = tuple(ins.chain) if ins.kind in FENCE_KINDS else None
         if k in starts or (key is None and (ins.cls or ins.mnem in ORDER_OPS)) or \
                 (key is not None and key != group_key):
             if last is not None:
@@ -304,37 +382,65 @@ def waits(ops):
     return "vmcnt(0)" in ops, "lgkmcnt(0)" in ops
 
 
-ENTRY = (True, True, True, False, False, False, False, frozenset())
+class State(tuple):
+    """The data-flow state before an instruction (see the docstring): the
+    store/access bits, P, and the two acquire trackers, system (s*) and agent
+    (d*), each with the points that still owe something."""
+    FIELDS = ("D", "V", "L", "W", "C", "A", "P", "sAV", "sAL", "sI2", "sI1", "ssrc",
+              "dAV", "dAL", "dI1", "dsrc")
+
+    def __new__(cls, **kw):
+        return tuple.__new__(cls, tuple(kw[f] for f in cls.FIELDS))
+
+    def __getattr__(self, name):
+        return self[State.FIELDS.index(name)]
+
+    def but(self, **kw):
+        d = dict(zip(State.FIELDS, self))
+        d.update(kw)
+        return State(**d)
+
+
+ENTRY = State(D=True, V=True, L=True, W=True, C=True, A=True, P=False, sAV=False, sAL=False,
+              sI2=False, sI1=False, ssrc=frozenset(), dAV=False, dAL=False, dI1=False,
+              dsrc=frozenset())
 
 
 def step(st, ins, viol=None):
     """The state after ins, from the state before it; violations go to viol."""
-    D, V, L, AV, AL, I2, I1, srcs = st
+    f = dict(zip(State.FIELDS, st))
 
     def bad(pid, kind, what):
         if viol is not None:
             viol.append((pid, kind, what, ins))
 
-    if ins.opens:
-        AV, AL, I2, I1, srcs = AV or V, AL or L, True, True, srcs | {(ins.pid, ins.kind)}
-    owed = AV or AL or I2 or I1
+    if ins.opens and ins.kind in ("acquire-fence", "seq-cst-fence"):
+        f.update(sAV=f["sAV"] or f["V"], sAL=f["sAL"] or f["L"], sI2=True, sI1=True,
+                 ssrc=f["ssrc"] | {(ins.pid, ins.kind)}, P=False)
+    if ins.opens and ins.kind == "acquire-fence-device":
+        f.update(dAV=f["dAV"] or f["V"], dAL=f["dAL"] or f["L"], dI1=True,
+                 dsrc=f["dsrc"] | {(ins.pid, ins.kind)}, P=False)
     if ins.cls in ("load", "store", "atomic", "vmem") or ins.mnem == "s_endpgm":
-        if srcs and owed:
+        for pre, names in (("s", ("AV", "AL", "I2", "I1")), ("d", ("AV", "AL", "I1"))):
+            owed = {n: f[pre + n] for n in names}
+            if not f[pre + "src"] or not any(owed.values()):
+                continue
             miss = []
-            if AV or AL:
+            if owed["AV"] or owed["AL"]:
                 miss.append("s_waitcnt %s" % " ".join(
-                    n for n, f in (("vmcnt(0)", AV), ("lgkmcnt(0)", AL)) if f))
-            if I2:
+                    n for n, x in (("vmcnt(0)", owed["AV"]), ("lgkmcnt(0)", owed["AL"])) if x))
+            if owed.get("I2"):
                 miss.append("buffer_invl2")
-            if I1:
+            if owed["I1"]:
                 miss.append("buffer_wbinvl1_vol")
-            for pid, kind in sorted(srcs):
+            for pid, kind in sorted(f[pre + "src"]):
                 # a block's acquire is owed by what reads: a block operation that
                 # failed returns after the barrier without it, storing its status
                 if kind == "block-acquire" and ins.cls not in ("load", "atomic"):
                     continue
                 bad(pid, kind, "reached with %s still missing after the acquire"
                     % " and ".join(miss))
+    D, V, L, W, C, A = f["D"], f["V"], f["L"], f["W"], f["C"], f["A"]
     if ins.kind in ("release-store", "release-rmw", "block-release"):
         miss = []
         if D:
@@ -345,47 +451,75 @@ def step(st, ins, viol=None):
             miss.append("s_waitcnt lgkmcnt(0)")
         if miss:
             bad(ins.pid, ins.kind, "missing before %s: %s" % (ins.mnem, "; ".join(miss)))
-    if ins.kind in ("acquire-load", "poll") and not re.search(r"\bglc\b", ins.ops):
+    if ins.kind == "release-store-device" and V:
+        bad(ins.pid, ins.kind, "missing before %s: s_waitcnt vmcnt(0) after the earlier accesses"
+            % ins.mnem)
+    if ins.kind == "flag" and (W or C):
+        miss = [w for w, x in (("buffer_wbl2 after an earlier store", W),
+                               ("s_waitcnt vmcnt(0) after the writeback and that store", C)) if x]
+        bad(ins.pid, ins.kind, "missing before %s since the last store that is not a flag: %s "
+            "(the release fence before the flags)" % (ins.mnem, "; ".join(miss)))
+    if ins.kind == "flag-device" and A:
+        bad(ins.pid, ins.kind, "missing before %s since the last store that is not a flag: "
+            "s_waitcnt vmcnt(0) (the release fence before the flags)" % ins.mnem)
+    if ins.kind in ("acquire-load", "poll", "poll-device") and not re.search(r"\bglc\b", ins.ops):
         bad(ins.pid, ins.kind, "%s without glc (row step 1: glc=1)" % ins.mnem)
+    if ins.payload and f["P"]:
+        bad(ins.addr, "unacquired-read", "%s of a deposit after a relaxed poll of a flag, with no "
+            "acquire fence between them on this path" % ins.mnem)
     # effects
     m = ins.mnem
     if m == "s_waitcnt":
         vm, lgkm = waits(ins.ops)
         if vm:
-            V = AV = False
+            f.update(V=False, C=False, A=False, sAV=False, dAV=False)
         if lgkm:
-            L = AL = False
+            f.update(L=False, sAL=False, dAL=False)
     elif m == "buffer_wbl2":
-        D, V = False, True
+        f.update(D=False, V=True, W=False, C=True)
     elif m == "buffer_invl2":
-        if not (AV or AL):
-            I2 = False
+        if not (f["sAV"] or f["sAL"]):
+            f["sI2"] = False
     elif m in ("buffer_wbinvl1_vol", "buffer_wbinvl1"):
-        if not (AV or AL):
-            I1 = False
+        if not (f["sAV"] or f["sAL"]):
+            f["sI1"] = False
+        if not (f["dAV"] or f["dAL"]):
+            f["dI1"] = False
     elif ins.cls in ("load", "store", "atomic", "vmem"):
-        V = True
+        f["V"] = True
         if ins.cls in ("store", "atomic"):
-            D = True
+            f["D"] = True
+            if ins.kind not in ("flag", "flag-device"):
+                f.update(W=True, C=True, A=True)
         if m.startswith("flat_"):
-            L = True
+            f["L"] = True
     elif ins.cls == "lds":
-        L = True
+        f["L"] = True
+    if ins.flag_poll:
+        f["P"] = True
     if ins.kind == "acquire-load":
-        AV, I2, I1, srcs = True, True, True, srcs | {(ins.pid, ins.kind)}
+        f.update(sAV=True, sI2=True, sI1=True, ssrc=f["ssrc"] | {(ins.pid, ins.kind)}, P=False)
+    if ins.kind == "acquire-rmw-device":
+        f.update(dAV=True, dI1=True, dsrc=f["dsrc"] | {(ins.pid, ins.kind)}, P=False)
     if ins.kind == "block-acquire":
-        AV, AL, I2, I1, srcs = AV or V, AL or L, True, True, srcs | {(ins.pid, ins.kind)}
-    if ins.closes and ins.kind == "seq-cst-fence" and (D or V or L):
-        miss = [w for w, f in (("buffer_wbl2 after the earlier stores", D),
-                               ("s_waitcnt vmcnt(0)", V), ("s_waitcnt lgkmcnt(0)", L)) if f]
+        f.update(sAV=f["sAV"] or f["V"], sAL=f["sAL"] or f["L"], sI2=True, sI1=True,
+                 ssrc=f["ssrc"] | {(ins.pid, ins.kind)})
+    if ins.closes and ins.kind in ("seq-cst-fence", "release-fence") and (f["D"] or f["V"] or f["L"]):
+        miss = [w for w, x in (("buffer_wbl2 after the earlier stores", f["D"]),
+                               ("s_waitcnt vmcnt(0)", f["V"]), ("s_waitcnt lgkmcnt(0)", f["L"])) if x]
         bad(ins.pid, ins.kind, "its release part is missing: %s" % "; ".join(miss))
-    if not (AV or AL or I2 or I1):
-        srcs = frozenset()
-    return (D, V, L, AV, AL, I2, I1, srcs)
+    if ins.closes and ins.kind == "release-fence-device" and (f["V"] or f["L"]):
+        miss = [w for w, x in (("s_waitcnt vmcnt(0)", f["V"]), ("s_waitcnt lgkmcnt(0)", f["L"])) if x]
+        bad(ins.pid, ins.kind, "its release part is missing: %s" % "; ".join(miss))
+    if not (f["sAV"] or f["sAL"] or f["sI2"] or f["sI1"]):
+        f["ssrc"] = frozenset()
+    if not (f["dAV"] or f["dAL"] or f["dI1"]):
+        f["dsrc"] = frozenset()
+    return State(**f)
 
 
 def join(a, b):
-    return tuple(x or y for x, y in zip(a[:7], b[:7])) + (a[7] | b[7],)
+    return State(**{n: (x | y) for n, x, y in zip(State.FIELDS, a, b)})
 
 
 def flow(code, index):
@@ -407,7 +541,8 @@ def flow(code, index):
 def window(code, k, kind):
     """The order-relevant instructions around point k, as the report shows them."""
     ins = code[k]
-    if kind in ("release-store", "release-rmw", "block-release"):
+    if kind in ("release-store", "release-rmw", "block-release", "release-store-device", "flag",
+                "flag-device"):
         seq, j = [ins.mnem], k - 1
         while j >= 0 and code[j].mnem not in ("s_branch",) and not code[j].mnem.startswith("s_cbranch"):
             c = code[j]
@@ -419,7 +554,7 @@ def window(code, k, kind):
                     break
             j -= 1
         return "; ".join(seq)
-    if kind in ("acquire-fence", "seq-cst-fence"):
+    if kind in FENCE_KINDS:
         seq = []
         for c in code[k:]:
             if c.pid != ins.pid:
@@ -429,9 +564,10 @@ def window(code, k, kind):
             if c.mnem in ORDER_OPS or c.cls in CACHE_OPS:
                 seq.append(c.text() if c.mnem == "s_waitcnt" else c.mnem)
         return "; ".join(seq) if seq else "(no instruction)"
-    if kind == "poll":
+    if kind in ("poll", "poll-device"):
         return ins.mnem + (" glc" if re.search(r"\bglc\b", ins.ops) else "")
-    # acquire-load, block-acquire: the point, then what follows up to the invalidates
+    # acquire-load, acquire-rmw-device, block-acquire: the point, then what
+    # follows up to the invalidates
     seq = [ins.mnem + (" glc" if re.search(r"\bglc\b", ins.ops) else "")]
     for c in code[k + 1:]:
         if c.cls in ("load", "store", "atomic", "vmem") or c.mnem.startswith(("s_branch", "s_cbranch")) \
@@ -545,16 +681,16 @@ def main():
                 points[ins.pid] = (ins.kind, k)
         bad = defaultdict(list)  # pid -> messages (an acquire's: at the first access only)
         for pid, kind, what, at in viol:
-            if what not in [k for k, _ in bad[pid]]:
+            if what not in [w for w, _, _ in bad[pid]]:
                 bad[pid].append((what, "%s at 0x%x %s" % (at.mnem, at.addr, what)
-                                 if what.startswith("reached with") else what))
+                                 if what.startswith("reached with") else what, kind))
         seqs = defaultdict(lambda: defaultdict(int))  # kind -> window -> count
         for pid, (kind, k) in sorted(points.items()):
             npoints[kind] += 1
             if pid in bad:
-                for _, what in bad[pid]:
-                    failed.append((name, kind, "%s at 0x%x (%s; row \"%s\"): %s [seen: %s]"
-                                   % (SHORT[kind], pid, chain_text(code[k]), ROWS[kind], what,
+                for _, what, vkind in bad[pid]:
+                    failed.append((name, vkind, "%s at 0x%x (%s; row \"%s\"): %s [seen: %s]"
+                                   % (SHORT[vkind], pid, chain_text(code[k]), ROWS[vkind], what,
                                       window(code, k, kind))))
             else:
                 seqs[kind][window(code, k, kind)] += 1
@@ -563,29 +699,42 @@ def main():
             if kind not in found:
                 failed.append((name, kind, "no %s found (the probe expects one; row \"%s\")"
                                % (SHORT[kind], ROWS[kind])))
-        # the IR: every release/acquire lies in a function known above, at system scope
-        ir_kinds = {"shardtab_store_release_system": "release-store",
-                    "shardtab_add_release_system": "release-rmw",
-                    "shardtab_load_acquire_system": "acquire-load",
-                    "shardtab_fence_acquire": "acquire-fence", "shardtab_fence": "seq-cst-fence"}
+        # the IR: every release/acquire lies in a function known above, at its scope
+        ir_system = {"shardtab_store_release_system": "release-store",
+                     "shardtab_add_release_system": "release-rmw",
+                     "shardtab_load_acquire_system": "acquire-load",
+                     "shardtab_fence_acquire": "acquire-fence",
+                     "shardtab_fence_acquire_system": "acquire-fence",
+                     "shardtab_fence": "seq-cst-fence",
+                     "shardtab_fence_release_system": "release-fence"}
+        ir_agent = {"shardtab_store_release_device": "release-store-device",
+                    "shardtab_cas_acquire_device": "acquire-rmw-device",
+                    "shardtab_fence_acquire_device": "acquire-fence-device",
+                    "shardtab_fence_release_device": "release-fence-device"}
         for kern, fn, order, scope, text in ir:
             if kern != name:
                 continue
             base = scope.replace("-one-as", "").replace("one-as", "")
             if base in ("workgroup", "wavefront", "singlethread"):
                 if fn.startswith("shardtab_"):
-                    failed.append((name, "ir-scope", "%s: %s at %s scope, not system: %s"
-                                   % (fn, order, scope, text)))
+                    failed.append((name, "ir-scope", "%s: %s at %s scope, not %s: %s"
+                                   % (fn, order, scope, "agent" if fn in ir_agent else "system",
+                                      text)))
                 continue
-            if base == "agent":
-                failed.append((name, "ir-scope", "%s: %s at %s scope, not system: %s"
-                               % (fn, order, scope, text)))
-            elif fn not in ir_kinds:
-                failed.append((name, "ir-unknown", "%s %s in %s, which the check does not know "
-                               "(add it to order_scan.py): %s" % (order, scope or "system", fn, text)))
-            elif ir_kinds[fn] not in found:
-                failed.append((name, ir_kinds[fn], "the IR has a %s (%s) in %s, the machine code "
-                               "none" % (SHORT[ir_kinds[fn]], order, fn)))
+            known = ir_agent if base == "agent" else ir_system
+            other = ir_system if base == "agent" else ir_agent
+            if fn in other:
+                failed.append((name, "ir-scope", "%s: %s at %s scope, not %s: %s"
+                               % (fn, order, scope or "system",
+                                  "system" if base == "agent" else "agent", text)))
+            elif fn not in known:
+                failed.append((name, "ir-scope" if base == "agent" else "ir-unknown",
+                               "%s %s in %s, which the check does not know at that scope "
+                               "(add it to order_scan.py): %s"
+                               % (order, scope or "system", fn, text)))
+            elif known[fn] not in found:
+                failed.append((name, known[fn], "the IR has a %s (%s) in %s, the machine code "
+                               "none" % (SHORT[known[fn]], order, fn)))
         if not a.quiet and not any(f[0] == name for f in failed):
             parts = []
             for kind in KINDS:
@@ -603,7 +752,7 @@ def main():
               % (len({f[0] for f in failed}), len(want), total, detail))
         return 1
     print("# gfx90a order: %d probes, %d ordering points (%s): every one has the "
-          "sequence of AMDGPUUsage \"Memory Model GFX90A\" at system scope" % (len(want), total, detail))
+          "sequence of AMDGPUUsage \"Memory Model GFX90A\" at its scope" % (len(want), total, detail))
     return 0
 
 
