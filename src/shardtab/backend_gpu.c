@@ -263,7 +263,15 @@ static shardtab_status_t gpu_order_begin(shardtab_stream_t stream, void **order)
 
 static shardtab_status_t gpu_order_end(shardtab_stream_t stream, void *order)
 {
+    hipStreamCaptureStatus capturing = hipStreamCaptureStatusNone;
+
     USE_BOUND_DEVICE();
+    /* a record inside a capture would leave the event unrecorded for the host
+     * (hipEventSynchronize then fails): the graph orders its own, and the
+     * table's last record stays the last one outside a graph */
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipStreamIsCapturing((hipStream_t)stream, &capturing));
+    if (capturing != hipStreamCaptureStatusNone)
+        return SHARDTAB_SUCCESS;
     GPU_CHECK(SHARDTAB_ERR_DEVICE, hipEventRecord((hipEvent_t)order, (hipStream_t)stream));
     return SHARDTAB_SUCCESS;
 }
