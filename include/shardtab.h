@@ -130,6 +130,9 @@ const char *shardtab_backend_name(shardtab_backend_t backend);
  * copy into it. A zero-byte request returns a valid, unique pointer. */
 shardtab_status_t shardtab_mem_alloc(size_t bytes, void **ptr);
 shardtab_status_t shardtab_mem_free(void *ptr);
+/* Both return once the bytes are in place (to_device waits for the default
+ * stream, since a copy from pageable memory may return before it lands), so
+ * work on any stream, and any peer told afterwards, sees them. */
 shardtab_status_t shardtab_memcpy_to_device(void *dst, const void *src, size_t bytes);
 shardtab_status_t shardtab_memcpy_to_host(void *dst, const void *src, size_t bytes);
 shardtab_status_t shardtab_device_synchronize(void);

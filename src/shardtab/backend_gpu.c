@@ -144,6 +144,11 @@ static shardtab_status_t gpu_copy_to_device(void *dst, const void *src, size_t b
 {
     USE_BOUND_DEVICE();
     GPU_CHECK(SHARDTAB_ERR_DEVICE, hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice));
+    /* from pageable memory hipMemcpy returns once the bytes are staged, not
+     * landed (the CUDA runtime's "API synchronization behavior"): a kernel on
+     * a non-blocking stream, or a peer told by MPI, could read the old bytes.
+     * Wait for the default stream, which holds the copy (not the device). */
+    GPU_CHECK(SHARDTAB_ERR_DEVICE, hipStreamSynchronize(0));
     return SHARDTAB_SUCCESS;
 }
 
