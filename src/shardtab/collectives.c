@@ -28,9 +28,10 @@ typedef struct st_call {
 enum { ST_ALGO_ONE_SHOT = 1, ST_ALGO_TWO_SHOT = 2 };
 
 #define ST_COUNT_MAX ((size_t)1 << 38) /* elements a call may carry (the sync's word) */
-/* Where one-shot hands over to two-shot, by default: measured on one H200
- * under MPS at 2 ranks (docs/performance.md) */
-#define ST_CUTOVER_DEFAULT ((size_t)256 << 10)
+/* Where one-shot hands over to two-shot, by default: one H200 under MPS
+ * (docs/performance.md), one-shot was faster up to 8 MiB a rank at 2 ranks
+ * and up to 4 MiB at 4, two-shot from 16 and 8 MiB */
+#define ST_CUTOVER_DEFAULT ((size_t)4 << 20)
 
 static const char *type_name(int type)
 {
