@@ -2,6 +2,7 @@
 # two_hosts.sh - a real two-host MPI launch of multi_scal on one machine (network namespaces as hosts); checks one table per host.
 #
 # Usage: two_hosts.sh --program MULTI_SCAL [--mpiexec MPIRUN] [--timeout S]
+#                     [--collectives STREAM_CHECK COMM_CHECK]
 #
 # Builds, as root, three network namespaces joined by a bridge in the root
 # namespace: stmh-<pid>-a and -b are the hosts (10.213.X.2 and .3, names host-a
@@ -13,7 +14,9 @@
 #   - the header says 2 nodes, 2 to 2 ranks per node;
 #   - every Rank line names host-a or host-b, each host holds node-ranks 0 and 1
 #     of one node of its own (the table of a node holds its own ranks only);
-#   - local, ring and global verify; --check-peers passes on both nodes.
+#   - local, ring and global verify; --check-peers passes on both nodes;
+#   - with --collectives, the communication layer's tests (tests/comm) on the
+#     two hosts: each host's table and pads inside it, MPI between them.
 # Everything made is torn down on exit (trap). When namespaces are refused (no
 # CAP_NET_ADMIN, no ip/unshare, a container), it says why, runs the same checks
 # on one host split by SHARDTAB_RANKS_PER_NODE=2, and exits 77 (ctest: skipped)
@@ -23,6 +26,7 @@ set -euo pipefail
 readonly skip_code=77
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 program=""
+stream_check="" comm_check=""
 mpiexec=mpirun
 limit=60
 while (($#)); do
@@ -30,6 +34,7 @@ while (($#)); do
     --program) program=$2; shift 2 ;;
     --mpiexec) mpiexec=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
+    --collectives) stream_check=$2 comm_check=$3; shift 3 ;;
     *) echo "two_hosts.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -220,4 +225,19 @@ status=0
 cat "$work/peers.out"
 ((status == 0)) || { echo "two_hosts.sh: FAIL: --check-peers on two hosts exited $status" >&2; exit 1; }
 check_peers "$work/peers.out"
-echo "two_hosts.sh: OK: 2 hosts x 2 ranks, one table per host, every mode verified, every pair checked"
+said="every mode verified, every pair checked"
+if [[ -n $stream_check ]]; then
+  for test in "$stream_check" "$comm_check --rounds 3"; do
+    status=0
+    # shellcheck disable=SC2086 # the test and its arguments are words
+    "${launch[@]}" $test >"$work/comm.out" 2>&1 || status=$?
+    cat "$work/comm.out"
+    ((status == 0)) || { echo "two_hosts.sh: FAIL: $test on two hosts exited $status" >&2; exit 1; }
+    grep -Eq '^# (stream|comm)_check: OK [(]4 ranks[)]$' "$work/comm.out" ||
+      { echo "two_hosts.sh: FAIL: $test did not say OK" >&2; exit 1; }
+  done
+  grep -q '^# comm_check: 4 ranks, 2 node ranks' "$work/comm.out" ||
+    { echo "two_hosts.sh: FAIL: comm_check did not see a table of 2 ranks per host" >&2; exit 1; }
+  said="$said, every collective verified"
+fi
+echo "two_hosts.sh: OK: 2 hosts x 2 ranks, one table per host, $said"

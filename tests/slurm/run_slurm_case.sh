@@ -38,13 +38,16 @@
 set -euo pipefail
 
 readonly skip_code=77
-case_name=${1:?usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH --cluster DIR --work DIR}
+case_name=${1:?usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH [--stream-check PATH --comm-check PATH] --cluster DIR --work DIR}
+stream_check="" comm_check=""
 shift
 while (($#)); do
   case $1 in
     --source) source_dir=$2; shift 2 ;;
     --multi-scal) multi_scal=$2; shift 2 ;;
     --jacobi) jacobi=$2; shift 2 ;;
+    --stream-check) stream_check=$2; shift 2 ;;
+    --comm-check) comm_check=$2; shift 2 ;;
     --cluster) cluster=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     *) echo "run_slurm_case.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -279,6 +282,19 @@ case $case_name in
     "${check[@]}" "$dir/check-peers.json" --ranks "$ranks" --nodes 1 --peers || fail "$dir/check-peers.json"
     python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["slurm_job_id"] == sys.argv[2]' \
       "$dir/multi_scal.json" "$job_id" 2>/dev/null || fail "multi_scal.json does not record Slurm job $job_id"
+    ;;
+
+  collectives-two-nodes)
+    # the communication layer on two Slurm nodes, 2 tasks each: each node its own table
+    # and collectives through its pads, MPI between the node leaders (the hierarchy)
+    [[ -x $stream_check && -x $comm_check ]] || fail "--stream-check and --comm-check are needed"
+    expect_success "stream_check and comm_check on 2 nodes x 2 tasks" -N 2 --ntasks-per-node=2 \
+      -J collectives -o "%x-%j.out" --wrap "srun '$stream_check' && srun '$comm_check' --rounds 3"
+    grep -q '^# stream_check: 4 ranks, 2 nodes' "$job_out" || fail "stream_check did not see 2 nodes"
+    grep -q '^# stream_check: every call OK' "$job_out" || fail "stream_check's calls did not verify"
+    grep -q '^# stream_check: OK (4 ranks)$' "$job_out" || fail "stream_check did not say OK"
+    grep -q '^# comm_check: 4 ranks, 2 node ranks' "$job_out" || fail "comm_check did not see 2 ranks a node"
+    grep -q '^# comm_check: OK (4 ranks)$' "$job_out" || fail "comm_check did not say OK"
     ;;
 
   modules)
