@@ -68,20 +68,6 @@ say "# built"
 comm=$build/tests/comm/comm_check
 jac=$build/jacobi
 share=(--allow-shared-gpu)
-# shellcheck disable=SC2317  # called via step
-expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
-# shellcheck disable=SC2317
-expect_line() {
-  local re=$1 f rc
-  shift
-  f=$(mktemp)
-  "$@" >"$f" 2>&1
-  rc=$?
-  cat "$f"
-  grep -Eq -- "$re" "$f" || { echo "no line matches: $re"; rc=1; }
-  rm -f "$f"
-  return "$rc"
-}
 
 # ---- the layer: every call bit for bit, concurrently under MPS ---------------------------
 if ((regress_only == 0)); then

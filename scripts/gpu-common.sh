@@ -30,6 +30,24 @@ step() {
   if ((rc == 0)); then say "## $name: PASS"; else say "## $name: FAIL (exit $rc)"; failures=$((failures + 1)); fi
 }
 
+# expect_rc WANT CMD...: CMD exits with status WANT
+# shellcheck disable=SC2317  # called via step
+expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
+
+# expect_line RE CMD...: CMD succeeds and prints a line matching RE
+# shellcheck disable=SC2317  # called via step
+expect_line() {
+  local re=$1 f rc
+  shift
+  f=$(mktemp)
+  "$@" >"$f" 2>&1
+  rc=$?
+  cat "$f"
+  grep -Eq -- "$re" "$f" || { echo "no line matches: $re"; rc=1; }
+  rm -f "$f"
+  return "$rc"
+}
+
 # run ARGS...: mpirun with this machine's settings and a time limit
 # shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
 run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }

@@ -135,21 +135,6 @@ if ((gpus < 2)); then
   say "# one GPU: the two-rank checks share it, the sweep times one-GPU codes only"
 fi
 
-# shellcheck disable=SC2317  # called via step
-expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
-# shellcheck disable=SC2317
-# expect_line RE CMD...: CMD succeeds and prints a line matching RE
-expect_line() {
-  local re=$1 f rc
-  shift
-  f=$(mktemp)
-  "$@" >"$f" 2>&1
-  rc=$?
-  cat "$f"
-  grep -Eq -- "$re" "$f" || { echo "no line matches: $re"; rc=1; }
-  rm -f "$f"
-  return "$rc"
-}
 
 # ---- checks: the signal API as a user's kernels call it ----------------------------------------
 sig=$build/tests/signals

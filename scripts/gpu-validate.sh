@@ -37,8 +37,6 @@ step "configure (cuda)" cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda "${p
 step "build" cmake --build "$build" -j 16
 ms=$build/multi_scal
 # shellcheck disable=SC2317  # called via step
-expect_rc() { local want=$1 rc; shift; "$@"; rc=$?; echo "exit $rc, want $want"; ((rc == want)); }
-# shellcheck disable=SC2317  # called via step
 expect_message_once() {
   local pattern=$1 count; shift
   count=$("$@" 2>&1 >/dev/null | grep -c "$pattern")

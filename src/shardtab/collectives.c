@@ -39,17 +39,6 @@ static const char *type_name(int type)
                                             : type == SHARDTAB_INT64 ? "int64" : "unknown";
 }
 
-static shardtab_status_t mpi_check(int rc, const char *call)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-
-    if (rc == MPI_SUCCESS)
-        return SHARDTAB_SUCCESS;
-    MPI_Error_string(rc, text, &len);
-    return st_fail(SHARDTAB_ERR_MPI, "%s failed: %s", call, text);
-}
-
 /* SHARDTAB_ALL_REDUCE_ALGO and SHARDTAB_ALL_REDUCE_CUTOVER, checked. */
 static shardtab_status_t choose_algorithm(st_call_t *c)
 {
@@ -279,7 +268,7 @@ static shardtab_status_t agree_call(shardtab_t *t, const st_call_t *c)
     call_fields(c, mine);
     status = shardtab_agree(t->comm, status);
     if (status == SHARDTAB_SUCCESS)
-        status = mpi_check(MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
+        status = st_mpi_check(MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
                                          MPI_BYTE, t->comm),
                            "MPI_Allgather of the collective's arguments");
     for (int r = 1; r < t->size && status == SHARDTAB_SUCCESS; r++)
@@ -328,7 +317,7 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
             status = region_copy(t, host, c->offset, c->bytes, 1, stream);
         status = shardtab_agree(t->comm, status);
         if (status == SHARDTAB_SUCCESS && c->bytes > 0)
-            status = mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm),
+            status = st_mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm),
                                "MPI_Bcast of a broadcast's region");
         if (status == SHARDTAB_SUCCESS && t->rank != c->root)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
@@ -340,7 +329,7 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
                              piece, 1, stream);
         status = shardtab_agree(t->comm, status);
         if (status == SHARDTAB_SUCCESS && piece > 0)
-            status = mpi_check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE,
+            status = st_mpi_check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE,
                                              t->comm),
                                "MPI_Allgather of an all-gather's pieces");
         if (status == SHARDTAB_SUCCESS)
@@ -363,7 +352,7 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
     if (status != SHARDTAB_SUCCESS)
         goto out;
     if (!t->leaders_made) { /* the non-leaders get MPI_COMM_NULL: remember that it was made */
-        status = mpi_check(MPI_Comm_split(t->comm, t->node_rank == 0 ? 0 : MPI_UNDEFINED, t->node_id,
+        status = st_mpi_check(MPI_Comm_split(t->comm, t->node_rank == 0 ? 0 : MPI_UNDEFINED, t->node_id,
                                           &t->leaders),
                            "MPI_Comm_split of the node leaders");
         t->leaders_made = 1;
@@ -377,7 +366,7 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
         if (status == SHARDTAB_SUCCESS)
             status = region_copy(t, host, c->offset, c->bytes, 1, stream);
         if (status == SHARDTAB_SUCCESS && c->bytes > 0)
-            status = mpi_check(MPI_Allgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
+            status = st_mpi_check(MPI_Allgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
                                              MPI_BYTE, t->leaders),
                                "MPI_Allgather of the nodes' results");
         for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
@@ -391,7 +380,7 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
     /* a leader's failure reaches its node before the node's MPI_Bcast */
     status = shardtab_agree(t->comm, status);
     if (status == SHARDTAB_SUCCESS && c->bytes > 0)
-        status = mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, 0, t->node),
+        status = st_mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, 0, t->node),
                            "MPI_Bcast of the result inside the node");
     if (status == SHARDTAB_SUCCESS)
         status = region_copy(t, host, c->offset, c->bytes, 0, stream);

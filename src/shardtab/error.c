@@ -227,3 +227,14 @@ shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, 
 {
     return agree(comm, local, seconds > 0 ? seconds : 1e-3);
 }
+
+shardtab_status_t st_mpi_check(int rc, const char *call)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+
+    if (rc == MPI_SUCCESS)
+        return SHARDTAB_SUCCESS;
+    MPI_Error_string(rc, text, &len);
+    return st_fail(SHARDTAB_ERR_MPI, "%s failed: %s", call, text);
+}

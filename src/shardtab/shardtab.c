@@ -41,17 +41,6 @@
 
 /* ---- small helpers ------------------------------------------------------- */
 
-static shardtab_status_t mpi_check(int rc, const char *call)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-
-    if (rc == MPI_SUCCESS)
-        return SHARDTAB_SUCCESS;
-    MPI_Error_string(rc, text, &len);
-    return st_fail(SHARDTAB_ERR_MPI, "%s failed: %s", call, text);
-}
-
 static void *calloc_or_fail(size_t count, size_t size, const char *what,
                             shardtab_status_t *status)
 {
@@ -145,7 +134,7 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
 
     /* Each MPI step is agreed before the next, so that no rank returns early
      * while the others go on into a collective. */
-    status = mpi_check(MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank,
+    status = st_mpi_check(MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank,
                                            MPI_INFO_NULL, &real),
                        "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
     status = shardtab_agree(t->comm, status);
@@ -154,7 +143,7 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
     if (ranks_per_node > 0) {
         /* Simulated nodes never cross a real node: shared memory must be real. */
         MPI_Comm_rank(real, &real_rank);
-        status = mpi_check(MPI_Comm_split(real, real_rank / ranks_per_node, real_rank, &t->node),
+        status = st_mpi_check(MPI_Comm_split(real, real_rank / ranks_per_node, real_rank, &t->node),
                            "MPI_Comm_split for SHARDTAB_RANKS_PER_NODE");
         MPI_Comm_free(&real);
         status = shardtab_agree(t->comm, status);
@@ -177,13 +166,13 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
         return status;
     }
 
-    status = mpi_check(MPI_Allgather(&t->rank, 1, MPI_INT, t->members, 1, MPI_INT, t->node),
+    status = st_mpi_check(MPI_Allgather(&t->rank, 1, MPI_INT, t->members, 1, MPI_INT, t->node),
                        "MPI_Allgather of node members");
     status = shardtab_agree(t->comm, status);
     if (status == SHARDTAB_SUCCESS) {
         /* Each rank: (comm rank of its node's leader, its node rank). */
         int mine[2] = {t->members[0], t->node_rank};
-        status = mpi_check(MPI_Allgather(mine, 2, MPI_INT, leaders, 2, MPI_INT, t->comm),
+        status = st_mpi_check(MPI_Allgather(mine, 2, MPI_INT, leaders, 2, MPI_INT, t->comm),
                            "MPI_Allgather of node leaders");
     }
     if (status == SHARDTAB_SUCCESS) {
@@ -256,7 +245,7 @@ static shardtab_status_t exchange(shardtab_t *t, const st_descriptor_t *mine,
     /* an allocation failure on any rank must keep every rank out of the allgather */
     if (shardtab_agree(t->comm, all == NULL ? SHARDTAB_ERR_NO_MEMORY : SHARDTAB_SUCCESS) ==
         SHARDTAB_SUCCESS) {
-        shardtab_status_t s = mpi_check(MPI_Allgather(packed, (int)sizeof packed, MPI_BYTE, all,
+        shardtab_status_t s = st_mpi_check(MPI_Allgather(packed, (int)sizeof packed, MPI_BYTE, all,
                                                       (int)sizeof packed, MPI_BYTE, t->node),
                                         "MPI_Allgather of shard descriptors");
         if (status == SHARDTAB_SUCCESS)
@@ -303,7 +292,7 @@ static shardtab_status_t check_peer_access(shardtab_t *t, const st_descriptor_t 
     if (shardtab_agree(t->comm, row == NULL || matrix == NULL ? SHARDTAB_ERR_NO_MEMORY
                                                              : SHARDTAB_SUCCESS) ==
         SHARDTAB_SUCCESS) {
-        shardtab_status_t s = mpi_check(
+        shardtab_status_t s = st_mpi_check(
             MPI_Allgather(row, n, MPI_INT, matrix, n, MPI_INT, t->node), "MPI_Allgather of peer access");
         if (status == SHARDTAB_SUCCESS)
             status = s;
@@ -649,7 +638,7 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     t->clock_hz = st_backend()->clock_hz();
 
     /* 1. nodes */
-    status = mpi_check(MPI_Comm_dup(comm, &t->comm), "MPI_Comm_dup");
+    status = st_mpi_check(MPI_Comm_dup(comm, &t->comm), "MPI_Comm_dup");
     if (status != SHARDTAB_SUCCESS) {
         free(t);
         return status;

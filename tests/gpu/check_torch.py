@@ -10,7 +10,6 @@ Open MPI through ctypes and hands the library MPI_COMM_WORLD's Fortran handle,
 which the package takes as an int. Prints ok/FAIL lines and
 "# verify torch: OK" on rank 0.
 """
-import ctypes
 import os
 import statistics
 import sys
@@ -18,20 +17,7 @@ import time
 
 import torch
 
-
-def world():
-    """(comm, rank, size): an mpi4py communicator, or the Fortran handle."""
-    try:
-        from mpi4py import MPI
-        return MPI.COMM_WORLD, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
-    except ImportError:
-        mpi = ctypes.CDLL("libmpi.so.40", mode=ctypes.RTLD_GLOBAL)
-        mpi.MPI_Init(None, None)
-        mpi.MPI_Comm_c2f.restype = ctypes.c_int
-        mpi.MPI_Comm_c2f.argtypes = [ctypes.c_void_p]
-        handle = mpi.MPI_Comm_c2f(ctypes.addressof(ctypes.c_char.in_dll(mpi, "ompi_mpi_comm_world")))
-        return handle, int(os.environ["OMPI_COMM_WORLD_RANK"]), int(os.environ["OMPI_COMM_WORLD_SIZE"])
-
+from gpu_world import world  # tests/gpu/gpu_world.py
 
 comm, rank, size = world()
 import shardtab  # noqa: E402  (after MPI is up)

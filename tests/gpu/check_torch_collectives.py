@@ -11,26 +11,12 @@ Uses mpi4py when present; otherwise (the NVIDIA machine has none) it starts
 Open MPI through ctypes and hands the package MPI_COMM_WORLD's Fortran handle.
 Prints ok lines and "# verify torch collectives: OK" on rank 0.
 """
-import ctypes
 import os
 import sys
 
 import torch
 
-
-def world():
-    """(comm, rank, size): an mpi4py communicator, or the Fortran handle."""
-    try:
-        from mpi4py import MPI
-        return MPI.COMM_WORLD, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
-    except ImportError:
-        mpi = ctypes.CDLL("libmpi.so.40", mode=ctypes.RTLD_GLOBAL)
-        mpi.MPI_Init(None, None)
-        mpi.MPI_Comm_c2f.restype = ctypes.c_int
-        mpi.MPI_Comm_c2f.argtypes = [ctypes.c_void_p]
-        handle = mpi.MPI_Comm_c2f(ctypes.addressof(ctypes.c_char.in_dll(mpi, "ompi_mpi_comm_world")))
-        return handle, int(os.environ["OMPI_COMM_WORLD_RANK"]), int(os.environ["OMPI_COMM_WORLD_SIZE"])
-
+from gpu_world import world  # tests/gpu/gpu_world.py
 
 comm, rank, size = world()
 import shardtab  # noqa: E402  (after MPI is up)
@@ -38,7 +24,7 @@ import shardtab  # noqa: E402  (after MPI is up)
 shardtab.init(comm, allow_shared_device="--allow-shared-device" in sys.argv)
 torch.cuda.set_device(shardtab.device()["device"])
 lines = []
-N = 40000  # elements a shard: above the one-shot cut-over for float64, below for float32
+N = 40000  # elements a shard (one-shot under the cut-over; two-shot forced too)
 
 
 def check(ok, what):
