@@ -1,7 +1,8 @@
 /* jacobi_plan.hip - how the jacobi program's kernels (jacobi_sweep.hip) are
  * launched, host code only, built like them as HIP for AMD and as CUDA for
  * NVIDIA: the tiles cut for the device, a plan per launch mode (a persistent
- * grid sized to be co-resident, a graph of launches captured, the pacing of
+ * grid sized to be co-resident, an on-chip grid of tiles that fit the
+ * multiprocessors (jacobi_onchip.hip), a graph of launches captured, the pacing of
  * graph and stream launches), and the stream and clock helpers. The tuning
  * values come in checked (jacobi_sweep.h, jacobi_tuning_t); nothing here reads
  * the environment.
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "gpu_runtime.h"
+#include "jacobi_onchip.h"
 #include "jacobi_sweep.h"
 
 #define JACOBI_CHUNK_STEPS 32 /* steps per graph, and per paced chunk of launches */
@@ -84,7 +86,10 @@ struct jacobi_plan {
     jacobi_tuning_t tuning;   /* the plan's copy */
     jacobi_launch_t launch;
     hipStream_t stream;
-    int blocks;               /* persistent: the grid; else one block per tile */
+    int blocks;               /* persistent and on chip: the grid; else one block per tile */
+    int threads;              /* on chip: threads a block (a row's columns, four a thread) */
+    int onchip_rows;          /* on chip: the kernel's most rows a tile */
+    int onchip_tmax;          /* on chip: the kernel's most threads a block */
     hipGraphExec_t exec;      /* graph */
     bool has_exec;
     hipEvent_t chunk_done[2]; /* pacing */
@@ -135,13 +140,107 @@ static int size_persistent(jacobi_plan_t *plan, char *why, size_t why_bytes)
                  device);
         return JACOBI_PLAN_NOT_RESIDENT;
     }
-    /* the tiles cut for what is resident (a row wider than that: a tile loop) */
-    int resident = per_sm * sms;
+    /* the tiles cut for what is resident (a row wider than that: a tile loop),
+     * of this rank's share of the device where ranks share it */
+    int share = plan->tuning.device_share > 1 ? plan->tuning.device_share : 1;
+    int resident = per_sm * (sms / share > 0 ? sms / share : 1);
     plan->step.norm_block = resident > 1 && plan->tuning.norm_block;
     resident -= plan->step.norm_block;
     cut_tiles(&plan->step, resident, plan->tuning.min_strip_rows);
     int tiles = plan->step.blocks_x * plan->step.strips;
     plan->blocks = (tiles < resident ? tiles : resident) + plan->step.norm_block;
+    return 0;
+}
+
+/* The on-chip grid: a block a tile of whole rows, four columns a thread, and
+ * the norm block, every one resident at once (a cooperative launch). Rows a
+ * tile: the tuning's, or the fewest of 2, 4, 8 and 16 for which every tile
+ * and the norm block have a multiprocessor of their own (of this rank's
+ * share of the device): the most parallel cut, each tile's loads and stores
+ * its own multiprocessor's. Fails with JACOBI_PLAN_NOT_RESIDENT, and why,
+ * where the rows do not fit. */
+static int size_onchip(jacobi_plan_t *plan, char *why, size_t why_bytes)
+{
+    static const int choices[] = {2, 4, 8, 16};
+    jacobi_step_t *s = &plan->step;
+    int device, cooperative = 0, sms = 0, warp = 0;
+    hipError_t err = hipGetDevice(&device);
+
+    if (err == hipSuccess)
+        err = hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, device);
+    if (err == hipSuccess)
+        err = hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device);
+    if (err == hipSuccess)
+        err = multiprocessors(&sms);
+    if (err != hipSuccess)
+        return (int)err;
+    if (jacobi_onchip_unfit(s, why, why_bytes))
+        return JACOBI_PLAN_NOT_RESIDENT;
+    if (!cooperative) {
+        snprintf(why, why_bytes, "device %d has no cooperative launch", device);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    if (s->nx % 4 != 0 || s->nx / 4 > 1024) {
+        snprintf(why, why_bytes,
+                 "a tile holds whole rows, four columns a thread of one block: -nx must be a "
+                 "multiple of 4 and at most 4096 (it is %d)",
+                 s->nx);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    const int threads = (s->nx / 4 + warp - 1) / warp * warp;
+    const int tmax = threads <= 256 ? 256 : threads <= 512 ? 512 : 1024;
+    const int share = plan->tuning.device_share > 1 ? plan->tuning.device_share : 1;
+    const int own = sms / share;
+    int rows = 0, tiles = 0;
+    for (size_t c = 0; c < sizeof choices / sizeof choices[0] && rows == 0; c++) {
+        const int r = choices[c], n = (s->rows + r - 1) / r;
+        jacobi_persistent_kernel_t kernel = jacobi_onchip_kernel_for(s, r, tmax);
+        int per_sm = 0;
+        if (kernel == NULL || (plan->tuning.onchip_rows && plan->tuning.onchip_rows != r))
+            continue;
+        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, threads, 0);
+        if (err != hipSuccess)
+            return (int)err;
+        /* asked for: as many tiles as are resident; chosen: one a multiprocessor */
+        if (per_sm > 0 && n + 1 <= (plan->tuning.onchip_rows ? per_sm * own : own)) {
+            rows = r;
+            tiles = n;
+        }
+    }
+    if (rows == 0) {
+        snprintf(why, why_bytes,
+                 "%d rows of %d columns do not fit on chip: %s tiles of %d rows, a block each, "
+                 "and the norm block fit %d multiprocessors%s",
+                 s->rows, s->nx, plan->tuning.onchip_rows ? "the" : "up to",
+                 plan->tuning.onchip_rows ? plan->tuning.onchip_rows : 16, own,
+                 share > 1 ? " (this rank's share of the device)" : "");
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    s->tiles = tiles;
+    s->tile_rows = rows;
+    s->tile_warps = threads / warp;
+    s->blocks_x = 1; /* a rank's edge is one tile's: it signals alone */
+    s->strips = tiles;
+    s->rows_per_strip = rows;
+    /* twice the pads' limit: a wait on a neighbour rank, upstream, is the one to report */
+    s->wait_ticks = 2 * (s->sig.mine ? s->sig.timeout_ticks : (uint64_t)(10.0 * jacobi_clock_hz()));
+    const size_t edges = (size_t)4 * (size_t)tiles * (size_t)s->nx * sizeof(uint64_t);
+    const size_t partials = (size_t)4 * (size_t)tiles * (size_t)s->tile_warps * sizeof(uint64_t);
+    err = hipMalloc((void **)&s->edges, edges);
+    if (err == hipSuccess)
+        err = hipMalloc((void **)&s->tile_partials, partials);
+    if (err == hipSuccess)
+        err = hipMemset(s->edges, 0, edges);
+    if (err == hipSuccess)
+        err = hipMemset(s->tile_partials, 0, partials);
+    if (err == hipSuccess)
+        err = hipDeviceSynchronize();
+    if (err != hipSuccess)
+        return (int)err;
+    plan->blocks = tiles + 1;
+    plan->threads = threads;
+    plan->onchip_rows = rows;
+    plan->onchip_tmax = tmax;
     return 0;
 }
 
@@ -167,6 +266,16 @@ static hipError_t capture_graph(jacobi_plan_t *plan)
     return err;
 }
 
+extern "C" int jacobi_plan_tiles(const jacobi_plan_t *plan)
+{
+    return plan && plan->launch == JACOBI_LAUNCH_ONCHIP ? plan->step.tiles : 0;
+}
+
+extern "C" int jacobi_plan_tile_rows(const jacobi_plan_t *plan)
+{
+    return plan && plan->launch == JACOBI_LAUNCH_ONCHIP ? plan->step.tile_rows : 0;
+}
+
 extern "C" void jacobi_plan_destroy(jacobi_plan_t *plan)
 {
     if (plan == NULL)
@@ -178,6 +287,10 @@ extern "C" void jacobi_plan_destroy(jacobi_plan_t *plan)
             (void)hipEventDestroy(plan->chunk_done[i]);
     if (plan->done_host)
         (void)hipHostFree(plan->done_host);
+    if (plan->step.edges)
+        (void)hipFree(plan->step.edges);
+    if (plan->step.tile_partials)
+        (void)hipFree(plan->step.tile_partials);
     free(plan);
 }
 
@@ -211,6 +324,8 @@ extern "C" int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning
         plan->step.done = (volatile uint64_t *)done_device;
         if (launch == JACOBI_LAUNCH_PERSISTENT)
             rc = size_persistent(plan, why, why_bytes);
+        else if (launch == JACOBI_LAUNCH_ONCHIP)
+            rc = size_onchip(plan, why, why_bytes);
         else if (launch == JACOBI_LAUNCH_GRAPH)
             err = capture_graph(plan);
     }
@@ -231,6 +346,16 @@ extern "C" int jacobi_plan_run(jacobi_plan_t *plan, int count)
     if (count <= 0)
         return 0;
     *plan->done_host = 0;
+    if (plan->launch == JACOBI_LAUNCH_ONCHIP) {
+        uint64_t steps = (uint64_t)count;
+        void *args[] = {(void *)&plan->step, (void *)&steps};
+        err = hipLaunchCooperativeKernel(
+            (const void *)jacobi_onchip_kernel_for(&plan->step, plan->onchip_rows, plan->onchip_tmax),
+            dim3((unsigned)plan->blocks), dim3((unsigned)plan->threads), args, 0, plan->stream);
+        if (err == hipSuccess)
+            err = hipGetLastError();
+        return (int)err;
+    }
     if (plan->launch == JACOBI_LAUNCH_PERSISTENT) {
         uint64_t steps = (uint64_t)count;
         void *args[] = {(void *)&plan->step, (void *)&steps};
@@ -294,6 +419,6 @@ extern "C" double jacobi_clock_hz(void)
 extern "C" const char *jacobi_error_string(int code)
 {
     if (code == JACOBI_PLAN_NOT_RESIDENT)
-        return "the persistent grid cannot be co-resident";
+        return "the persistent or on-chip grid cannot run here";
     return hipGetErrorString((hipError_t)code);
 }

@@ -51,7 +51,7 @@ SHARDTAB_DEVFN void jacobi_stop_after(const jacobi_step_t *s, uint64_t k)
 /* One thread: a wait gave up (or another rank did): this rank's solve ends after k. */
 SHARDTAB_DEVFN void jacobi_fail_at(const jacobi_step_t *s, uint64_t k)
 {
-    s->ctl->failed = 1;
+    shardtab_store_relaxed_device(&s->ctl->failed, 1); /* read by other blocks (threads) meanwhile */
     jacobi_stop_after(s, k);
 }
 

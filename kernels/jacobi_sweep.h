@@ -25,7 +25,10 @@
  *               device, and the last block to finish closes the iteration;
  *   graph       the same launches, captured once in a graph and replayed;
  *   persistent  one cooperative launch runs every step: a grid-wide barrier
- *               closes each iteration, the stop is decided inside it.
+ *               closes each iteration, the stop is decided inside it;
+ *   onchip      one cooperative launch in which each block keeps a tile of
+ *               whole rows in registers for the whole solve and meets only
+ *               its neighbour tiles and the decision (jacobi_onchip.h).
  * Graph and stream launches are paced: at most two chunks of steps are queued,
  * and none once the device has decided to stop.
  */
@@ -66,14 +69,28 @@ typedef struct jacobi_ctl {
     double local_norm2;      /* this rank's sum of squared residues, last norm iteration */
     uint64_t norm_iter;      /* iteration of norm, the last global norm decided; JACOBI_NO_NORM */
     double norm;             /* sqrt of every rank's sum, device_norm only */
+    uint64_t decided;        /* on chip: 2 j + stop, j the last iteration whose close was
+                                decided (jacobi_onchip.h); only ever grows */
+    uint64_t exits;          /* on chip: blocks that have ended, all launches; the last
+                                block of a launch sets iteration */
 } jacobi_ctl_t;
 
 /* A planted bug, for the tests that prove a check can fail (the program's
  * JACOBI_TEST_FAULT); kind JACOBI_FAULT_NONE in every real run. */
-enum { JACOBI_FAULT_NONE = 0, JACOBI_FAULT_STALE, JACOBI_FAULT_NORM, JACOBI_FAULT_STOP };
+enum {
+    JACOBI_FAULT_NONE = 0,
+    JACOBI_FAULT_STALE,
+    JACOBI_FAULT_NORM,
+    JACOBI_FAULT_STOP,
+    JACOBI_FAULT_EDGE, /* on chip only */
+    JACOBI_FAULT_LAG   /* on chip only */
+};
 typedef struct jacobi_fault {
     int kind;      /* STALE: the point keeps its old value; NORM: its residue counts twice;
-                      STOP: the solve stops after that iteration */
+                      STOP: the solve stops after that iteration; EDGE: the tile holding
+                      the row takes its upper neighbour's edge row from the other time's
+                      words, unchecked (a stale edge);
+                      LAG: the tile holding the row runs one iteration past the stop */
     int row, col;  /* this solver's row (0 = its first), column */
     int iteration; /* counted from the solve's start */
 } jacobi_fault_t;
@@ -116,10 +133,19 @@ typedef struct jacobi_step {
     int norm_block;                 /* set by the plan: persistent block 0 sweeps no tile */
     jacobi_fault_t fault;
     shardtab_signals_t sig;
+    /* --launch onchip (jacobi_onchip.h), set by its plan: each tile a block
+     * holding its rows for the whole solve, edges and partial sums in LL words */
+    int tiles;                  /* tiles of whole rows: tile t holds rows [t rows / tiles, ...) */
+    int tile_rows;              /* the most rows a tile holds */
+    int tile_warps;             /* partial sums a tile sends per norm iteration */
+    uint64_t *edges;            /* device [2][tiles][2][nx]: first and last rows, by time parity */
+    uint64_t *tile_partials;    /* device [2][tiles][tile_warps][2]: halves of each partial */
+    uint64_t wait_ticks;        /* a tile's wait for its neighbour or the decision gives up past this */
 } jacobi_step_t;
 
 /* The tuning variables' values (JACOBI_MIN_STRIP_ROWS, JACOBI_VEC4,
- * JACOBI_BLOCKS_PER_SM, JACOBI_ROWS_IN_FLIGHT, JACOBI_NORM_BLOCK): the program
+ * JACOBI_BLOCKS_PER_SM, JACOBI_ROWS_IN_FLIGHT, JACOBI_NORM_BLOCK,
+ * JACOBI_ONCHIP_ROWS): the program
  * reads and checks them on the host (src/jacobi/jacobi_options.c) and passes
  * them in; the launchers take them as given. The host backend uses none. */
 #define JACOBI_MAX_BLOCKS_PER_SM 16
@@ -130,9 +156,12 @@ typedef struct jacobi_tuning {
                            multiprocessor, 1 to JACOBI_MAX_BLOCKS_PER_SM; 0: the step kernel's own */
     int rows_in_flight; /* rows a thread loads ahead: 1, 4 or 8; 0: each kernel's own */
     int norm_block;     /* persistent: 1, block 0 carries the norm alone; 0, it sweeps tiles too */
+    int onchip_rows;    /* on chip: rows a tile, 2, 4, 8 or 16; 0: chosen by the plan */
+    int device_share;   /* not a variable: the ranks sharing this device (1: alone); a
+                           persistent or on-chip grid takes 1/device_share of it */
 } jacobi_tuning_t;
 /* The defaults, the values the measurements of docs/performance.md chose. */
-#define JACOBI_TUNING_DEFAULTS {4, 1, 0, 0, 1}
+#define JACOBI_TUNING_DEFAULTS {4, 1, 0, 0, 1, 0, 1}
 
 /* Fills the tiles for this device (blocks_x, strips, rows_per_strip) and
  * returns how many partial sums (doubles) the step needs. tuning: NULL for
@@ -142,7 +171,8 @@ int jacobi_step_shape(jacobi_step_t *step, const jacobi_tuning_t *tuning, uint64
 typedef enum jacobi_launch {
     JACOBI_LAUNCH_STREAM = 0,
     JACOBI_LAUNCH_GRAPH,
-    JACOBI_LAUNCH_PERSISTENT
+    JACOBI_LAUNCH_PERSISTENT,
+    JACOBI_LAUNCH_ONCHIP
 } jacobi_launch_t;
 
 /* jacobi_plan_create's answer when a persistent grid cannot be co-resident. */
@@ -165,6 +195,9 @@ int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
  * after the device has stopped the solve. Returns 0 or a runtime code. */
 int jacobi_plan_run(jacobi_plan_t *plan, int count);
 void jacobi_plan_destroy(jacobi_plan_t *plan);
+/* An on-chip plan's cut: its tiles, and the most rows a tile holds (0 for other modes). */
+int jacobi_plan_tiles(const jacobi_plan_t *plan);
+int jacobi_plan_tile_rows(const jacobi_plan_t *plan);
 
 /* Stream helpers for the program: a non-blocking stream (graphs cannot be
  * captured on the legacy default stream). */
@@ -191,6 +224,11 @@ extern "C" jacobi_persistent_kernel_t jacobi_persistent_kernel_for(const jacobi_
                                                                    int rows_in_flight);
 /* The resident blocks a multiprocessor the step kernel is built for, by columns a thread. */
 extern "C" int jacobi_step_kernel_blocks_per_sm(int columns_per_thread);
+/* The on-chip kernel for tiles of up to `rows` rows (2, 4, 8 or 16) and
+ * blocks of up to max_threads threads (256, 512 or 1024), or NULL where none
+ * is built (16 rows at 1024 threads: no registers left). */
+extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step_t *step, int rows,
+                                                               int max_threads);
 #endif
 
 #endif /* JACOBI_SWEEP_H */

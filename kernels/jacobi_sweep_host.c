@@ -1,4 +1,4 @@
-/* jacobi_sweep_host.c - the host backend's jacobi "kernels": the same per-point
+/* jacobi_sweep_host.c - the host backend's jacobi "kernels" (--launch onchip: jacobi_onchip_host.c): the same per-point
  * work (jacobi_op.h) and the same protocol (jacobi_protocol.h: the waits, the
  * signals, the norm's all-reduce, the stop rule, the trace; C11 atomics on the
  * shared-memory pads) as jacobi_sweep.hip; only the loops are this file's.
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jacobi_onchip.h"
 #include "jacobi_op.h"
 #include "jacobi_protocol.h"
 #include "jacobi_sweep.h"
@@ -160,6 +161,12 @@ int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
         return 1;
     plan->step = *step;
     plan->launch = launch;
+    if (launch == JACOBI_LAUNCH_ONCHIP &&
+        (jacobi_onchip_unfit(&plan->step, why, why_bytes) ||
+         jacobi_onchip_host_prepare(&plan->step, why, why_bytes))) {
+        free(plan);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
     *plan_out = plan;
     return 0;
 }
@@ -174,14 +181,30 @@ int jacobi_plan_run(jacobi_plan_t *plan, int count)
         persistent(s, (uint64_t)count);
         return 0;
     }
+    if (plan->launch == JACOBI_LAUNCH_ONCHIP) {
+        jacobi_onchip_host_run(s, (uint64_t)count);
+        return 0;
+    }
     /* nothing more is run once the solve has stopped, as the GPU's pacing */
     for (int i = 0; i < count && s->ctl->iteration < s->ctl->stop_at && !s->ctl->failed; i++)
         step(s);
     return 0;
 }
 
+int jacobi_plan_tiles(const jacobi_plan_t *plan)
+{
+    return plan && plan->launch == JACOBI_LAUNCH_ONCHIP ? plan->step.tiles : 0;
+}
+
+int jacobi_plan_tile_rows(const jacobi_plan_t *plan)
+{
+    return plan && plan->launch == JACOBI_LAUNCH_ONCHIP ? plan->step.tile_rows : 0;
+}
+
 void jacobi_plan_destroy(jacobi_plan_t *plan)
 {
+    if (plan && plan->launch == JACOBI_LAUNCH_ONCHIP)
+        jacobi_onchip_host_release(&plan->step);
     free(plan);
 }
 
@@ -204,6 +227,6 @@ double jacobi_clock_hz(void)
 const char *jacobi_error_string(int code)
 {
     if (code == JACOBI_PLAN_NOT_RESIDENT)
-        return "the persistent grid cannot be co-resident";
+        return "the persistent or on-chip grid cannot run here";
     return code == 0 ? "no error" : "host kernel error";
 }

@@ -51,6 +51,8 @@ const char *jacobi_launch_name(jacobi_launch_t launch)
         return "graph";
     case JACOBI_LAUNCH_STREAM:
         return "stream";
+    case JACOBI_LAUNCH_ONCHIP:
+        return "onchip";
     }
     return "?";
 }

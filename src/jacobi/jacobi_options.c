@@ -38,12 +38,16 @@ static const char usage_text[] =
     "  --launch L       how a device-driven solve (variant table, every neighbour on\n"
     "                   the node) launches its steps: persistent (one cooperative\n"
     "                   launch for the whole solve, a grid-wide barrier per\n"
-    "                   iteration), graph (captured graphs of launches, replayed),\n"
+    "                   iteration), onchip (one cooperative launch in which each\n"
+    "                   block keeps its tile of rows in registers for the whole\n"
+    "                   solve, tiles ordered by flags between neighbours, no\n"
+    "                   barrier), graph (captured graphs of launches, replayed),\n"
     "                   stream (a launch call per iteration), or auto (default:\n"
-    "                   the fastest measured, persistent where its grid fits and\n"
-    "                   the GPU is not shared, else graph). The output and the JSON\n"
-    "                   say which ran; an explicit persistent that cannot run\n"
-    "                   exits 2\n"
+    "                   the fastest measured: on a GPU onchip where the rows fit on\n"
+    "                   chip, else persistent where its grid fits and the GPU is\n"
+    "                   not shared, else graph). The output and the JSON say which\n"
+    "                   ran and why; an explicit persistent or onchip that cannot\n"
+    "                   run exits 2\n"
     "  --init I         the interior's starting state: zero (default, the anchors')\n"
     "                   or random[:SEED] (every point drawn from a generator seeded\n"
     "                   with SEED, default 1, the same for any number of ranks)\n"
@@ -83,6 +87,9 @@ static const char usage_text[] =
     "  JACOBI_NORM_BLOCK=0|1\n"
     "                   persistent launches: 1 (default) keeps block 0 for the norm,\n"
     "                   0 gives it tiles to sweep too\n"
+    "  JACOBI_ONCHIP_ROWS=N\n"
+    "                   onchip launches: 2, 4, 8 or 16 rows a tile (default: the\n"
+    "                   fewest that let every tile have a multiprocessor of its own)\n"
     "\n"
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage.\n";
 
@@ -93,7 +100,7 @@ const char *jacobi_usage_text(void)
 
 static const char *const variant_names[JACOBI_VARIANT_COUNT] = {"table", "host-sync", "mpi"};
 static const char *const launch_names[JACOBI_LAUNCH_REQUEST_COUNT] = {"auto", "persistent", "graph",
-                                                                      "stream"};
+                                                                      "stream", "onchip"};
 
 const char *jacobi_launch_request_name(jacobi_launch_request_t launch)
 {
@@ -156,7 +163,8 @@ static const struct tuning_spec {
     const char *name;
     size_t offset;        /* of its value in jacobi_tuning_t */
     int lo, hi;           /* an integer from lo to hi ... */
-    int powers;           /* ... and 1, 4 or 8 (the rows in flight the kernels are built for) */
+    int powers;           /* ... and 1: 1, 4 or 8 (the rows in flight the kernels are built for);
+                             2: 2, 4, 8 or 16 (the tile rows the on-chip kernels are built for) */
     const char *expected; /* what the message asks for */
 } tuning_specs[JACOBI_TUNING_COUNT] = {
     {"JACOBI_MIN_STRIP_ROWS", offsetof(jacobi_tuning_t, min_strip_rows), 1, 64, 0,
@@ -166,6 +174,7 @@ static const struct tuning_spec {
      JACOBI_MAX_BLOCKS_PER_SM, 0, "an integer from 1 to 16"},
     {"JACOBI_ROWS_IN_FLIGHT", offsetof(jacobi_tuning_t, rows_in_flight), 1, 8, 1, "1, 4 or 8"},
     {"JACOBI_NORM_BLOCK", offsetof(jacobi_tuning_t, norm_block), 0, 1, 0, "0 or 1"},
+    {"JACOBI_ONCHIP_ROWS", offsetof(jacobi_tuning_t, onchip_rows), 2, 16, 2, "2, 4, 8 or 16"},
 };
 _Static_assert(JACOBI_MAX_BLOCKS_PER_SM == 16, "the message and the help say 1 to 16");
 
@@ -188,7 +197,8 @@ int jacobi_tuning_value(const jacobi_tuning_t *t, jacobi_tuning_var_t var)
 
 int jacobi_tuning_is_auto(const jacobi_tuning_t *t, jacobi_tuning_var_t var)
 {
-    return (var == JACOBI_TUNE_BLOCKS_PER_SM || var == JACOBI_TUNE_ROWS_IN_FLIGHT) &&
+    return (var == JACOBI_TUNE_BLOCKS_PER_SM || var == JACOBI_TUNE_ROWS_IN_FLIGHT ||
+            var == JACOBI_TUNE_ONCHIP_ROWS) &&
            jacobi_tuning_value(t, var) == 0;
 }
 
@@ -209,7 +219,8 @@ int jacobi_tuning_parse(jacobi_options_t *opts, const char *const text[JACOBI_TU
         if (isdigit((unsigned char)t[0]))
             value = strtol(t, &end, 10);
         if (!isdigit((unsigned char)t[0]) || *end != '\0' || errno != 0 || value < spec->lo ||
-            value > spec->hi || (spec->powers && value != 1 && value != 4 && value != 8)) {
+            value > spec->hi || (spec->powers == 1 && value != 1 && value != 4 && value != 8) ||
+            (spec->powers == 2 && value != 2 && value != 4 && value != 8 && value != 16)) {
             snprintf(err, err_bytes,
                      "invalid %s '%s' (environment): expected %s, or unset for the default", spec->name,
                      t, spec->expected);
@@ -387,7 +398,7 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
                     found = l;
             if (found < 0) {
                 snprintf(err, err_bytes,
-                         "invalid --launch '%s': expected auto, persistent, graph or stream", optarg);
+                         "invalid --launch '%s': expected auto, persistent, onchip, graph or stream", optarg);
                 rc = -1;
             } else {
                 opts->launch = (jacobi_launch_request_t)found;
@@ -497,7 +508,7 @@ int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *
                   {"reference", JACOBI_FAULT_IN_REFERENCE},
                   {"kernel", JACOBI_FAULT_IN_KERNEL},
                   {"plain", JACOBI_FAULT_IN_PLAIN}};
-    static const char *const kinds[] = {"none", "stale", "norm", "stop"};
+    static const char *const kinds[] = {"none", "stale", "norm", "stop", "edge", "lag"};
     char solve[16], kind[16];
     int row, col, iteration, used = 0;
 
@@ -511,7 +522,7 @@ int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *
     for (size_t i = 0; i < sizeof solves / sizeof solves[0]; i++)
         if (strcmp(solve, solves[i].name) == 0)
             fault->solves = solves[i].solves;
-    for (int k = JACOBI_TEST_FAULT_STALE; k <= JACOBI_TEST_FAULT_STOP; k++)
+    for (int k = JACOBI_TEST_FAULT_STALE; k <= JACOBI_TEST_FAULT_LAG; k++)
         if (strcmp(kind, kinds[k]) == 0)
             fault->kind = (jacobi_test_fault_kind_t)k;
     if (fault->solves == 0 || fault->kind == JACOBI_TEST_FAULT_NONE)
@@ -523,7 +534,7 @@ int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *
 bad:
     memset(fault, 0, sizeof *fault);
     snprintf(err, err_bytes,
-             "JACOBI_TEST_FAULT='%s': expected <run|reference|kernel|plain>:<stale|norm|stop>:"
+             "JACOBI_TEST_FAULT='%s': expected <run|reference|kernel|plain>:<stale|norm|stop|edge|lag>:"
              "<row>:<column>:<iteration>",
              text);
     return -1;

@@ -34,6 +34,7 @@ typedef enum jacobi_launch_request {
     JACOBI_LAUNCH_ASK_PERSISTENT, /* one cooperative launch runs the whole solve */
     JACOBI_LAUNCH_ASK_GRAPH,      /* captured graphs of launches, replayed */
     JACOBI_LAUNCH_ASK_STREAM,     /* one launch call per iteration */
+    JACOBI_LAUNCH_ASK_ONCHIP,     /* one launch, each tile's rows kept on chip */
     JACOBI_LAUNCH_REQUEST_COUNT
 } jacobi_launch_request_t;
 
@@ -93,13 +94,14 @@ typedef enum jacobi_tuning_var {
     JACOBI_TUNE_BLOCKS_PER_SM,      /* JACOBI_BLOCKS_PER_SM: 1 to 16, default the kernel's */
     JACOBI_TUNE_ROWS_IN_FLIGHT,     /* JACOBI_ROWS_IN_FLIGHT: 1, 4 or 8, default the kernel's */
     JACOBI_TUNE_NORM_BLOCK,         /* JACOBI_NORM_BLOCK: 0 or 1, default 1 */
+    JACOBI_TUNE_ONCHIP_ROWS,        /* JACOBI_ONCHIP_ROWS: 2, 4, 8 or 16, default the plan's */
     JACOBI_TUNING_COUNT
 } jacobi_tuning_var_t;
 
 /* "JACOBI_VEC4", or "?" for no variable. */
 const char *jacobi_tuning_name(jacobi_tuning_var_t var);
-/* Variable var's value in t; 0 for BLOCKS_PER_SM and ROWS_IN_FLIGHT means
- * "auto": each kernel's own. */
+/* Variable var's value in t; 0 for BLOCKS_PER_SM, ROWS_IN_FLIGHT and
+ * ONCHIP_ROWS means "auto": each kernel's (or plan's) own. */
 int jacobi_tuning_value(const jacobi_tuning_t *t, jacobi_tuning_var_t var);
 /* Is variable var "auto" in t (each kernel's own value)? */
 int jacobi_tuning_is_auto(const jacobi_tuning_t *t, jacobi_tuning_var_t var);
@@ -143,7 +145,12 @@ typedef enum jacobi_test_fault_kind {
     JACOBI_TEST_FAULT_NONE = 0,
     JACOBI_TEST_FAULT_STALE, /* the point keeps its old value at that iteration */
     JACOBI_TEST_FAULT_NORM,  /* the point's residue is counted twice in that iteration's norm */
-    JACOBI_TEST_FAULT_STOP   /* the solve stops after that iteration (row and column unused) */
+    JACOBI_TEST_FAULT_STOP,  /* the solve stops after that iteration (row and column unused) */
+    JACOBI_TEST_FAULT_EDGE,  /* on chip: the tile holding the row takes its upper neighbour's
+                                edge row from the other time's words, their time unchecked
+                                (column unused) */
+    JACOBI_TEST_FAULT_LAG    /* on chip: the tile holding the row runs one iteration past
+                                the stop (column and iteration unused) */
 } jacobi_test_fault_kind_t;
 
 typedef struct jacobi_test_fault {

@@ -16,11 +16,26 @@
 #define JACOBI_WARMUP_ITERS 100
 
 /* The launch the measurements favour (docs/performance.md, "Launch modes"):
- * persistent, unless ranks share the device, where each rank's persistent
- * grid fills the whole GPU and the ranks' kernels can only take turns. */
+ * on a GPU, on chip where a rank holds 3 Mi points or more and they fit (the
+ * caller falls back when they do not): below that the on-chip tiles' waits
+ * cost more than persistent's barrier; persistent on the host backend, whose
+ * threads gain nothing from keeping rows "on chip"; graph where ranks share
+ * the device, where each rank's grid fills the whole GPU and the ranks'
+ * kernels can only take turns (without MPS). */
+#define JACOBI_ONCHIP_AUTO_POINTS (3u << 20)
+
 static jacobi_launch_t auto_launch(const jacobi_job_t *j, int alone)
 {
-    return !alone && j->ranks_on_device > 1 ? JACOBI_LAUNCH_GRAPH : JACOBI_LAUNCH_PERSISTENT;
+    const jacobi_solver_t *s = alone ? &j->ref : &j->run;
+
+    if (!alone && j->ranks_on_device > 1)
+        return JACOBI_LAUNCH_GRAPH;
+    /* one H200, 2026-12-01: on chip 0.87x persistent's time at 2048 x 2046 points a
+     * rank, 1.07x to 1.27x at 2048 x 1024, 1024 x 1022 and 1024 x 512 */
+    if (shardtab_backend() != SHARDTAB_BACKEND_HOST &&
+        (uint64_t)s->nx * (uint64_t)s->rows >= JACOBI_ONCHIP_AUTO_POINTS)
+        return JACOBI_LAUNCH_ONCHIP;
+    return JACOBI_LAUNCH_PERSISTENT;
 }
 
 static jacobi_launch_t asked_launch(jacobi_launch_request_t request)
@@ -30,9 +45,33 @@ static jacobi_launch_t asked_launch(jacobi_launch_request_t request)
         return JACOBI_LAUNCH_GRAPH;
     case JACOBI_LAUNCH_ASK_STREAM:
         return JACOBI_LAUNCH_STREAM;
+    case JACOBI_LAUNCH_ASK_ONCHIP:
+        return JACOBI_LAUNCH_ONCHIP;
     default:
         return JACOBI_LAUNCH_PERSISTENT;
     }
+}
+
+/* A planted bug of the on-chip tiles (JACOBI_TEST_FAULT edge or lag) in a solve
+ * that runs otherwise would prove nothing: refused. */
+static shardtab_status_t fault_fits(const jacobi_job_t *j)
+{
+    const jacobi_test_fault_t *f = &j->fault;
+    const char *kind = f->kind == JACOBI_TEST_FAULT_EDGE ? "edge" : "lag";
+
+    if (f->kind != JACOBI_TEST_FAULT_EDGE && f->kind != JACOBI_TEST_FAULT_LAG)
+        return SHARDTAB_SUCCESS;
+    if ((f->solves & JACOBI_FAULT_IN_RUN) && j->launch != JACOBI_LAUNCH_ONCHIP)
+        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                  "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles, and "
+                                  "the run's launch is %s",
+                                  kind, jacobi_launch_name(j->launch));
+    if ((f->solves & JACOBI_FAULT_IN_REFERENCE) && j->ref_launch != JACOBI_LAUNCH_ONCHIP)
+        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                  "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles, and "
+                                  "the reference's launch is %s",
+                                  kind, jacobi_launch_name(j->ref_launch));
+    return SHARDTAB_SUCCESS;
 }
 
 /* A plan for solver s in `want`; a persistent grid that cannot be co-resident
@@ -50,17 +89,21 @@ static shardtab_status_t plan_for(jacobi_job_t *j, jacobi_solver_t *s, jacobi_la
 shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
 {
     const jacobi_launch_request_t request = j->opts.launch;
+    const int asked_device_mode = request == JACOBI_LAUNCH_ASK_PERSISTENT || request == JACOBI_LAUNCH_ASK_ONCHIP;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
     j->launch_note[0] = '\0';
+    /* each rank's persistent or on-chip grid takes its share of a shared device */
+    j->run.tuning.device_share = j->ranks_on_device > 1 ? j->ranks_on_device : 1;
     /* ---- the run: every rank the same mode ---- */
     if (j->host_loop) {
-        if (request == JACOBI_LAUNCH_ASK_PERSISTENT)
+        if (asked_device_mode)
             status = shardtab_error_set(
                 SHARDTAB_ERR_INVALID_ARG,
-                "--launch persistent needs a solve the device drives alone (variant table, every "
+                "--launch %s needs a solve the device drives alone (variant table, every "
                 "neighbour on the node); in this run the host takes part in every step (%s): use "
                 "--launch auto, graph or stream",
+                jacobi_launch_request_name(request),
                 j->opts.variant != JACOBI_TABLE ? "the variant" : "a neighbour or the norm goes through MPI");
         else if (request == JACOBI_LAUNCH_ASK_GRAPH)
             snprintf(j->launch_note, sizeof j->launch_note,
@@ -72,16 +115,25 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
     } else {
         j->launch = request == JACOBI_LAUNCH_AUTO ? auto_launch(j, 0) : asked_launch(request);
         status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
-        if (status == SHARDTAB_ERR_UNSUPPORTED && request == JACOBI_LAUNCH_ASK_PERSISTENT) {
+        if (status == SHARDTAB_ERR_UNSUPPORTED && asked_device_mode) {
             status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                        "--launch persistent cannot run here: %s; use --launch "
+                                        "--launch %s cannot run here: %s; use --launch "
                                         "auto, graph or stream",
-                                        shardtab_last_error());
+                                        jacobi_launch_request_name(request), shardtab_last_error());
             status = shardtab_agree(MPI_COMM_WORLD, status);
-        } else if (status == SHARDTAB_ERR_UNSUPPORTED) {
-            snprintf(j->launch_note, sizeof j->launch_note,
-                     "persistent launches cannot run here (%s): graph launches instead",
+        }
+        if (status == SHARDTAB_ERR_UNSUPPORTED && j->launch == JACOBI_LAUNCH_ONCHIP) {
+            snprintf(j->launch_note, sizeof j->launch_note, "not on chip (%s): persistent instead",
                      shardtab_last_error());
+            j->launch = JACOBI_LAUNCH_PERSISTENT;
+            status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
+        }
+        if (status == SHARDTAB_ERR_UNSUPPORTED) {
+            char note[2 * sizeof j->launch_note + 160];
+            snprintf(note, sizeof note, "%s%spersistent launches cannot run here (%s): graph launches instead",
+                     j->launch_note, j->launch_note[0] ? "; " : "", shardtab_last_error());
+            note[sizeof j->launch_note - 1] = '\0';
+            memcpy(j->launch_note, note, sizeof j->launch_note);
             j->launch = JACOBI_LAUNCH_GRAPH;
             status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
         }
@@ -90,6 +142,16 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
                      "%d ranks share this device: graph launches (persistent grids could only "
                      "take turns)",
                      j->ranks_on_device);
+        else if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && !j->launch_note[0] &&
+                 j->launch == JACOBI_LAUNCH_ONCHIP)
+            snprintf(j->launch_note, sizeof j->launch_note,
+                     "auto: %d x %d points a rank fit on chip, %d tiles of at most %d rows", j->run.nx,
+                     j->run.rows, jacobi_plan_tiles(j->run.plan), jacobi_plan_tile_rows(j->run.plan));
+        else if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && !j->launch_note[0] &&
+                 shardtab_backend() != SHARDTAB_BACKEND_HOST)
+            snprintf(j->launch_note, sizeof j->launch_note,
+                     "auto: %d x %d points a rank: below 3 Mi points persistent beats on chip",
+                     j->run.nx, j->run.rows);
     }
     if (status != SHARDTAB_SUCCESS)
         return status;
@@ -98,13 +160,20 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
     if (j->rank == 0) {
         j->ref_launch = request == JACOBI_LAUNCH_AUTO ? auto_launch(j, 1) : asked_launch(request);
         status = plan_for(j, &j->ref, j->ref_launch);
+        if (status == SHARDTAB_ERR_UNSUPPORTED && j->ref_launch == JACOBI_LAUNCH_ONCHIP) {
+            j->ref_launch = JACOBI_LAUNCH_PERSISTENT; /* the whole grid need not fit on chip */
+            status = plan_for(j, &j->ref, j->ref_launch);
+        }
         if (status == SHARDTAB_ERR_UNSUPPORTED && request != JACOBI_LAUNCH_ASK_PERSISTENT) {
             j->ref_launch = JACOBI_LAUNCH_GRAPH;
             status = plan_for(j, &j->ref, j->ref_launch);
         }
     }
     MPI_Bcast(&j->ref_launch, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return shardtab_agree(MPI_COMM_WORLD, status);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_agree(MPI_COMM_WORLD, fault_fits(j));
+    return status;
 }
 
 static shardtab_status_t read_outcome(jacobi_solver_t *s, void *stream, int host_norm,
@@ -176,6 +245,18 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
         }
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_stream_synchronize(j->stream);
+    }
+    /* an on-chip tile's wait that gave up (its neighbour tile, or the decision):
+     * no pad slot records it, the solver's bookkeeping does */
+    if (status == SHARDTAB_SUCCESS && jacobi_plan_tiles(plan) > 0) {
+        jacobi_ctl_t ctl;
+        status = jacobi_solver_read_ctl(s, j->stream, &ctl);
+        if (status == SHARDTAB_SUCCESS && ctl.failed == 2)
+            status = shardtab_error_set(SHARDTAB_ERR_TIMEOUT,
+                                        "rank %d: a tile of the on-chip solve gave up waiting for its "
+                                        "neighbour tile or the norm block's decision: one of them is "
+                                        "stuck or gone",
+                                        j->rank);
     }
     /* a device wait that gave up: this rank's record of it */
     if (distributed && status == SHARDTAB_SUCCESS)

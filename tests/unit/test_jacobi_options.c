@@ -278,7 +278,7 @@ static void test_jacobi_options_usage_text_names_every_option(void **state)
                                         "--help", "SHARDTAB_WAIT_TIMEOUT", "Exit status",
                                         "JACOBI_MIN_STRIP_ROWS", "JACOBI_VEC4",
                                         "JACOBI_BLOCKS_PER_SM", "JACOBI_ROWS_IN_FLIGHT",
-                                        "JACOBI_NORM_BLOCK"};
+                                        "JACOBI_NORM_BLOCK", "JACOBI_ONCHIP_ROWS", "onchip"};
     (void)state;
     assert_true(strncmp(jacobi_usage_text(), "Usage: jacobi", 13) == 0);
     for (int i = 0; i < ARGC(names); i++)
@@ -351,7 +351,7 @@ static void test_jacobi_options_unknown_variant_and_launch_are_named(void **stat
         expect_bad_value("--variant", variants[i], "--variant");
     expect_bad_value("--variant", "nvshmem", "table, host-sync or mpi");
     expect_bad_value("--launch", "graphs", "--launch");
-    expect_bad_value("--launch", "", "auto, persistent, graph or stream");
+    expect_bad_value("--launch", "", "auto, persistent, onchip, graph or stream");
 }
 
 static void test_jacobi_options_empty_json_name_is_refused(void **state)
@@ -453,12 +453,12 @@ static void test_jacobi_options_parse_after_help_in_a_bundle_starts_afresh(void 
 
 static const char *const tuning_names[JACOBI_TUNING_COUNT] = {
     "JACOBI_MIN_STRIP_ROWS", "JACOBI_VEC4", "JACOBI_BLOCKS_PER_SM", "JACOBI_ROWS_IN_FLIGHT",
-    "JACOBI_NORM_BLOCK"};
+    "JACOBI_NORM_BLOCK", "JACOBI_ONCHIP_ROWS"};
 
 /* Parses one variable set to `value`, the others unset. */
 static int tune_one(int var, const char *value)
 {
-    const char *text[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL};
+    const char *text[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL, NULL};
     text[var] = value;
     memset(err, 0, sizeof err);
     jacobi_options_default(&opts);
@@ -476,8 +476,8 @@ static void test_jacobi_tuning_names_each_variable(void **state)
 
 static void test_jacobi_tuning_unset_and_empty_are_the_defaults(void **state)
 {
-    const char *none[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL};
-    const char *empty[JACOBI_TUNING_COUNT] = {"", "", "", "", ""};
+    const char *none[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    const char *empty[JACOBI_TUNING_COUNT] = {"", "", "", "", "", ""};
     const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;
     (void)state;
     memset(&opts, 0xA5, sizeof opts);
@@ -490,6 +490,7 @@ static void test_jacobi_tuning_unset_and_empty_are_the_defaults(void **state)
     assert_int_equal(opts.tuning_set, 0);
     assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_BLOCKS_PER_SM));
     assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_ROWS_IN_FLIGHT));
+    assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_ONCHIP_ROWS));
     assert_false(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_VEC4));
 }
 
@@ -572,7 +573,7 @@ static void test_jacobi_tuning_refuses_malformed_and_out_of_range_values_by_name
 
 static void test_jacobi_tuning_names_the_first_bad_variable_and_keeps_none(void **state)
 {
-    const char *text[JACOBI_TUNING_COUNT] = {"8", "0", "99", "2", "1"};
+    const char *text[JACOBI_TUNING_COUNT] = {"8", "0", "99", "2", "1", "3"};
     const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;
     (void)state;
     assert_int_equal(jacobi_tuning_parse(&opts, text, err, sizeof err), -1);
@@ -608,7 +609,7 @@ static void test_jacobi_tuning_is_read_from_the_environment(void **state)
 
 static void test_jacobi_tuning_describe_says_value_and_whether_set(void **state)
 {
-    const char *text[JACOBI_TUNING_COUNT] = {NULL, "0", NULL, "8", NULL};
+    const char *text[JACOBI_TUNING_COUNT] = {NULL, "0", NULL, "8", NULL, "16"};
     char line[64];
     (void)state;
     jacobi_options_default(&opts);
@@ -623,6 +624,8 @@ static void test_jacobi_tuning_describe_says_value_and_whether_set(void **state)
                         "JACOBI_ROWS_IN_FLIGHT=8 (set)");
     assert_string_equal(jacobi_tuning_describe(&opts, JACOBI_TUNE_NORM_BLOCK, line, sizeof line),
                         "JACOBI_NORM_BLOCK=1 (default)");
+    assert_string_equal(jacobi_tuning_describe(&opts, JACOBI_TUNE_ONCHIP_ROWS, line, sizeof line),
+                        "JACOBI_ONCHIP_ROWS=16 (set)");
 }
 
 static void test_jacobi_tuning_differences_between_ranks_are_named(void **state)

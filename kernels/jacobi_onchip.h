@@ -1,0 +1,358 @@
+/* jacobi_onchip.h - the protocol of --launch onchip, written once for every
+ * backend (the HIP and CUDA kernel of jacobi_onchip.hip, the host backend's
+ * threads in jacobi_onchip_host.c): tiles that keep their rows on chip for a
+ * whole solve and meet no barrier, only their neighbours and the decision.
+ *
+ * A rank's rows are cut into `tiles` tiles of whole rows, one block each, and
+ * one more block, the norm block, which sums and decides. Iteration k of tile t:
+ *
+ *   1. waits for its neighbours' edge rows of time k (the rows as iteration
+ *      k - 1 left them): from the tile above its last row, from the tile below
+ *      its first; at a rank's edge, from the neighbouring rank's ghost row
+ *      through the table, after its signal (jacobi_protocol.h, as every mode);
+ *   2. computes its rows in registers;
+ *   3. sends its new first and last rows, time k + 1, to its neighbours, and
+ *      each warp's sum of squared residues to the norm block.
+ *
+ * What travels between tiles is LL words (NCCL's low-latency protocol): each
+ * 8-byte word holds a 32-bit value and the time it belongs to, written by one
+ * 8-byte store, so a reader that sees the time sees the value: no fence, no
+ * flag, and the wait is the load itself. Edges are double-buffered by time
+ * parity; a tile writes time k + 1 over time k - 1 only after it has seen both
+ * neighbours' time k, which each sent after it had read time k - 1.
+ *
+ * The stop keeps the anchors' rule (jacobi_op.h): the norm of k - 1 decides,
+ * at the close of iteration k, whether k + 1 runs. The norm block gathers the
+ * partials of k - 1, sums them in a fixed order, all-reduces them over the
+ * node's ranks (the library's collective, jacobi_protocol.h), decides, and
+ * publishes ctl->decided = 2 k + stop. A tile starts k + 1 only once it has
+ * seen that decision: no tile runs past a decision it has not seen, so the
+ * rows a solve returns are exactly those of its stopping iteration. The
+ * decision lags the tiles by one iteration, the time the norm block has to
+ * make it; tiles never wait for the whole grid.
+ *
+ * Every wait is bounded (step.wait_ticks) and watches for the solve's end (a
+ * failure on this rank or a peer): nothing waits forever for a tile that has
+ * stopped. Every function is called by every thread of a block unless it says
+ * one thread (the host backend's block is one thread).
+ */
+#ifndef JACOBI_ONCHIP_H
+#define JACOBI_ONCHIP_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "jacobi_op.h"
+#include "jacobi_protocol.h"
+#include "jacobi_sweep.h"
+#include "shardtab_device.h"
+
+enum { JACOBI_EDGE_FIRST = 0, JACOBI_EDGE_LAST = 1 };
+
+/* ---- per-target primitives ------------------------------------------------------------ */
+
+/* A double summed over the block in a fixed order; the leader gets it. */
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+__device__ static inline double jacobi_warp_sum(double v)
+{
+#if defined(SHARDTAB_DEVICE_CUDA)
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+#else
+    for (int offset = warpSize / 2; offset > 0; offset >>= 1)
+        v += __shfl_down(v, offset);
+#endif
+    return v;
+}
+
+__device__ static inline double jacobi_block_sum(double v)
+{
+    __shared__ double warps[32];
+    const int lane = (int)threadIdx.x % warpSize, warp = (int)threadIdx.x / warpSize;
+    const int nwarps = ((int)blockDim.x + warpSize - 1) / warpSize;
+
+    __syncthreads(); /* warps[] free: an earlier sum has been read */
+    v = jacobi_warp_sum(v);
+    if (lane == 0)
+        warps[warp] = v;
+    __syncthreads();
+    if (warp == 0)
+        v = jacobi_warp_sum(lane < nwarps ? warps[lane] : 0.0);
+    return v;
+}
+#else
+static inline double jacobi_block_sum(double v)
+{
+    return v;
+}
+#endif
+
+/* ---- LL words ------------------------------------------------------------------------- */
+
+SHARDTAB_DEVFN uint64_t jacobi_ll_word(uint32_t bits, uint64_t time)
+{
+    return (uint64_t)bits | (uint64_t)(uint32_t)time << 32;
+}
+
+SHARDTAB_DEVFN uint32_t jacobi_float_bits(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+SHARDTAB_DEVFN float jacobi_bits_float(uint32_t b)
+{
+    float v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* The edge row `side` of tile t at `time`, and a warp's partial sum (two words). */
+SHARDTAB_DEVFN uint64_t *jacobi_edge(const jacobi_step_t *s, uint64_t time, int tile, int side)
+{
+    return s->edges + (((size_t)(time & 1) * (size_t)s->tiles + (size_t)tile) * 2 + (size_t)side) *
+                          (size_t)s->nx;
+}
+
+SHARDTAB_DEVFN uint64_t *jacobi_tile_partial(const jacobi_step_t *s, uint64_t time, int tile, int warp)
+{
+    return s->tile_partials +
+           (((size_t)(time & 1) * (size_t)s->tiles + (size_t)tile) * (size_t)s->tile_warps + (size_t)warp) * 2;
+}
+
+/* One thread's store of a partial sum of time `time` (two LL words, its halves). */
+SHARDTAB_DEVFN void jacobi_ll_send_double(uint64_t *w, double v, uint64_t time)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    shardtab_store_relaxed_device(&w[0], jacobi_ll_word((uint32_t)b, time));
+    shardtab_store_relaxed_device(&w[1], jacobi_ll_word((uint32_t)(b >> 32), time));
+}
+
+/* ---- the solve's end, and giving up --------------------------------------------------- */
+
+/* Has this rank's solve failed, or a rank of the node given up? */
+SHARDTAB_DEVFN int jacobi_onchip_failed(const jacobi_step_t *s)
+{
+    return shardtab_load_relaxed_device(&s->ctl->failed) != 0 || jacobi_peers_aborted(s);
+}
+
+/* One thread: a tile's wait ran out. This rank's solve ends, and the node's
+ * peers are told through their pads (their waits return), without a record
+ * of a pad slot: it was none. The host names it (jacobi_onchip_failure). */
+SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k)
+{
+    shardtab_store_relaxed_device(&s->ctl->failed, 2);
+    jacobi_stop_after(s, k);
+    if (s->sig.mine)
+        for (int q = 0; q < s->sig.node_size; q++)
+            shardtab_store_release_system(s->sig.pads[q] + SHARDTAB_PAD_ABORT, 1 + (uint64_t)s->sig.node_rank);
+}
+
+/* One thread: waits for n LL words at w to hold `time`, their values into
+ * bits. Every poll but the first also watches the solve's end: returns 1 once
+ * the words are there, 0 when the solve ended (stop_at <= k: the tile will
+ * not run k, the words may never come; or a failure) or the wait ran out
+ * (then it has given up). The words are this device's: relaxed loads at
+ * device scope, which on AMD and NVIDIA bypass the multiprocessor's
+ * non-coherent L1. */
+SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int n, uint64_t time,
+                                  uint32_t *bits, uint64_t k)
+{
+    uint64_t start = 0;
+
+    for (int spin = 0;; spin++) {
+        int ready = 1;
+        for (int i = 0; i < n; i++) {
+            uint64_t v = shardtab_load_relaxed_device((uint64_t *)&w[i]);
+            bits[i] = (uint32_t)v;
+            ready &= (uint32_t)(v >> 32) == (uint32_t)time;
+        }
+        if (ready)
+            return 1;
+        if (spin == 0) {
+            start = shardtab_clock();
+        } else {
+            if (shardtab_load_relaxed_device(&s->ctl->stop_at) <= k || jacobi_onchip_failed(s))
+                return 0;
+            if (shardtab_clock() - start > s->wait_ticks) {
+                jacobi_onchip_give_up(s, k);
+                return 0;
+            }
+        }
+        shardtab_pause();
+    }
+}
+
+/* ---- the tiles ------------------------------------------------------------------------ */
+
+/* Tile t's first row; tile tiles is one past the last row. Rows split evenly. */
+SHARDTAB_DEVFN int jacobi_tile_first_row(const jacobi_step_t *s, int t)
+{
+    return (int)((int64_t)t * s->rows / s->tiles);
+}
+
+/* The tiles above and below tile t in the ring: -1 where it is the
+ * neighbouring rank's (through the table and the pads), the wrap to this
+ * rank's own other end where the rank is its own neighbour. */
+SHARDTAB_DEVFN int jacobi_tile_above(const jacobi_step_t *s, int t)
+{
+    return t > 0 ? t - 1 : s->top_peer >= 0 ? -1 : s->tiles - 1;
+}
+
+SHARDTAB_DEVFN int jacobi_tile_below(const jacobi_step_t *s, int t)
+{
+    return t < s->tiles - 1 ? t + 1 : s->bottom_peer >= 0 ? -1 : 0;
+}
+
+/* Is there a decision at the close of iteration j for the tiles to wait for?
+ * The rule's (a norm of j - 1 to decide on), or the planted early stop. */
+SHARDTAB_DEVFN int jacobi_onchip_decides(const jacobi_step_t *s, uint64_t base, uint64_t j)
+{
+    return jacobi_decision_iteration(base, s->nccheck, j) ||
+           (s->fault.kind == JACOBI_FAULT_STOP && j - base == (uint64_t)s->fault.iteration);
+}
+
+/* One thread, before a tile runs iteration k (the first of its launch, k0,
+ * needs nothing): 1 to run it, 0 when the solve has stopped before k (the
+ * decision at k - 1's close, or a failure). */
+SHARDTAB_DEVFN int jacobi_onchip_may_run(const jacobi_step_t *s, uint64_t base, uint64_t k0, uint64_t k)
+{
+    jacobi_ctl_t *ctl = s->ctl;
+    uint64_t start = 0;
+
+    if (k > k0 && jacobi_onchip_decides(s, base, k - 1))
+        for (int spin = 0;; spin++) {
+            uint64_t d = shardtab_load_relaxed_device(&ctl->decided);
+            if (d >= 2 * (k - 1))
+                break;
+            if (spin == 0) {
+                start = shardtab_clock();
+            } else {
+                if (jacobi_onchip_failed(s))
+                    return 0;
+                if (shardtab_clock() - start > s->wait_ticks) {
+                    jacobi_onchip_give_up(s, k);
+                    return 0;
+                }
+            }
+            shardtab_pause();
+        }
+    /* stop_at was lowered before the decision was published (release, below) */
+    shardtab_fence_acquire_device();
+    return k < shardtab_load_relaxed_device(&ctl->stop_at) && !jacobi_onchip_failed(s);
+}
+
+/* ---- the norm block ------------------------------------------------------------------- */
+
+/* The partials of iteration j - 1 (time j), every tile's every warp, summed
+ * in a fixed order: each thread its share of them, a chunk at a time, then
+ * the block. The leader gets *sum. Returns 0 in every thread when the solve
+ * ended first. */
+#define JACOBI_ONCHIP_GATHER 4 /* partials a thread waits for at once */
+SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, double *sum)
+{
+    SHARDTAB_BLOCK_SHARED int ended;
+    const int total = s->tiles * s->tile_warps;
+    const int me = shardtab_block_thread(), threads = shardtab_block_threads();
+    const uint64_t *words = jacobi_tile_partial(s, j, 0, 0);
+    double mine = 0.0;
+    int ok = 1;
+
+    if (shardtab_block_leader())
+        ended = 0;
+    shardtab_block_sync();
+    for (int d0 = me * JACOBI_ONCHIP_GATHER; d0 < total && ok; d0 += threads * JACOBI_ONCHIP_GATHER) {
+        uint32_t bits[2 * JACOBI_ONCHIP_GATHER];
+        int n = total - d0 < JACOBI_ONCHIP_GATHER ? total - d0 : JACOBI_ONCHIP_GATHER;
+        ok = jacobi_ll_wait(s, words + 2 * (size_t)d0, 2 * n, j, bits, j - 1);
+        for (int i = 0; i < n && ok; i++) {
+            uint64_t b = (uint64_t)bits[2 * i] | (uint64_t)bits[2 * i + 1] << 32;
+            double v;
+            memcpy(&v, &b, sizeof v);
+            mine += v;
+        }
+    }
+    if (!ok)
+        ended = 1; /* any thread: a plain flag, read after the barrier */
+    shardtab_block_sync();
+    int stop = ended;
+    mine = jacobi_block_sum(mine);
+    if (shardtab_block_leader())
+        *sum = mine;
+    return !stop;
+}
+
+/* The norm block's whole solve: for every iteration j in [base, end) whose
+ * close decides, the partials of j - 1 gathered and summed, deposited into the
+ * node's all-reduce and taken back (jacobi_protocol.h: the same calls as the
+ * persistent kernel's), the decision made, and ctl->decided published after
+ * stop_at, the norm and the history. It ends at a stop or a failure. */
+SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, uint64_t end)
+{
+    SHARDTAB_BLOCK_SHARED double local2;
+    jacobi_ctl_t *ctl = s->ctl;
+
+    if (shardtab_block_leader())
+        local2 = 0.0;
+    shardtab_block_sync();
+    if (!jacobi_persistent_norm(s, base, base, &local2)) /* an earlier solve's deposit, drained */
+        return;
+    for (uint64_t j = base; j < end; j++) {
+        uint64_t *rec = jacobi_trace_of(s, j, base), t0 = 0, t1 = 0;
+        double sum = 0.0;
+
+        if (!jacobi_onchip_decides(s, base, j))
+            continue;
+        if (rec && shardtab_block_leader())
+            t0 = shardtab_clock();
+        if (jacobi_decision_iteration(base, s->nccheck, j) && !jacobi_onchip_gather(s, j, &sum))
+            return;
+        if (rec && shardtab_block_leader())
+            t1 = shardtab_clock();
+        if (shardtab_block_leader())
+            local2 = sum;
+        shardtab_block_sync();
+        if (!jacobi_persistent_norm(s, j, base, &local2) || !jacobi_decide(s, j, base, rec))
+            return;
+        if (shardtab_block_leader()) {
+            const int stop = shardtab_load_relaxed_device(&ctl->stop_at) <= j + 1;
+            shardtab_store_release_device(&ctl->decided, 2 * j + (uint64_t)stop);
+            if (rec) {
+                uint64_t now = shardtab_clock();
+                rec[JACOBI_TRACE_NORM] = now - t1;
+                jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, t1 - t0); /* the gather's wait */
+                rec[JACOBI_TRACE_END] = now;
+            }
+        }
+        shardtab_block_sync();
+        if (shardtab_load_relaxed_device(&ctl->stop_at) <= j + 1 || jacobi_onchip_failed(s))
+            return;
+    }
+}
+
+/* ---- the plans' side (host code) ------------------------------------------------------- */
+
+/* Why this solve cannot run on chip, whatever the device: 0, or 1 with the
+ * reason in why. The tiles and the norm block alone drive it: every neighbour
+ * through the table and the pads (or this rank itself), the norm on the device. */
+static inline int jacobi_onchip_unfit(const jacobi_step_t *s, char *why, size_t why_bytes)
+{
+    if (!s->device_norm || !s->top_dest[0] || !s->bottom_dest[0] ||
+        (!s->device_sync && (s->top_peer >= 0 || s->bottom_peer >= 0))) {
+        snprintf(why, why_bytes, "the on-chip tiles need a solve the device drives alone");
+        return 1;
+    }
+    return 0;
+}
+
+#if defined(SHARDTAB_DEVICE_HOST)
+/* The host backend's on-chip plan (jacobi_onchip_host.c), for jacobi_sweep_host.c:
+ * its tiles cut and their edges allocated (0, or 1 with the reason), freed, run. */
+int jacobi_onchip_host_prepare(jacobi_step_t *s, char *why, size_t why_bytes);
+void jacobi_onchip_host_release(jacobi_step_t *s);
+void jacobi_onchip_host_run(const jacobi_step_t *s, uint64_t count);
+#endif
+
+#endif /* JACOBI_ONCHIP_H */

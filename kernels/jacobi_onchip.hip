@@ -1,0 +1,321 @@
+/* jacobi_onchip.hip - the kernel of --launch onchip, written once in HIP (built
+ * by clang as HIP for AMD GPUs, by nvcc as CUDA through gpu_runtime.h): each
+ * block but the first keeps a tile of whole rows in its threads' registers for
+ * the whole solve, four columns a thread, and meets its neighbours through the
+ * protocol of jacobi_onchip.h; block 0 is the norm block. Per iteration a
+ * tile reads two rows from memory (its neighbours' edges, LL words) and
+ * writes two, and its block meets one barrier: where the stencil crosses from
+ * one warp to the next, the warps' outer columns go through shared memory;
+ * inside a warp, through shuffles.
+ *
+ * Every instantiation (rows a tile R, threads a block at most TMAX, with or
+ * without the test hooks) is listed in jacobi_onchip_kernel_for, which
+ * jacobi_plan.hip sizes and launches cooperatively: every block resident at
+ * once, as tiles that wait for each other must be.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "gpu_runtime.h"
+#include "jacobi_onchip.h"
+#include "jacobi_op.h"
+#include "jacobi_protocol.h"
+#include "jacobi_sweep.h"
+#include "shardtab_device.h"
+
+__device__ static inline float shfl_from_left(float v)
+{
+#if defined(__CUDACC__)
+    return __shfl_up_sync(0xffffffffu, v, 1);
+#else
+    return __shfl_up(v, 1);
+#endif
+}
+
+__device__ static inline float shfl_from_right(float v)
+{
+#if defined(__CUDACC__)
+    return __shfl_down_sync(0xffffffffu, v, 1);
+#else
+    return __shfl_down(v, 1);
+#endif
+}
+
+__device__ static inline float &part(float4 &v, int i)
+{
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+__device__ static inline double residue2(float4 n, float4 c)
+{
+    return jacobi_residue2(n.x, c.x) + jacobi_residue2(n.y, c.y) + jacobi_residue2(n.z, c.z) +
+           jacobi_residue2(n.w, c.w);
+}
+
+/* Four columns of an edge row of time `time` as LL words, and back. */
+__device__ static inline void send_edge(uint64_t *w, float4 v, uint64_t time)
+{
+    shardtab_store_relaxed_device(&w[0], jacobi_ll_word(jacobi_float_bits(v.x), time));
+    shardtab_store_relaxed_device(&w[1], jacobi_ll_word(jacobi_float_bits(v.y), time));
+    shardtab_store_relaxed_device(&w[2], jacobi_ll_word(jacobi_float_bits(v.z), time));
+    shardtab_store_relaxed_device(&w[3], jacobi_ll_word(jacobi_float_bits(v.w), time));
+}
+
+__device__ static inline int take_edge(const jacobi_step_t &s, const uint64_t *w, uint64_t time,
+                                       uint64_t k, float4 *v)
+{
+    uint32_t b[4];
+    int ok = jacobi_ll_wait(&s, w, 4, time, b, k);
+    *v = make_float4(jacobi_bits_float(b[0]), jacobi_bits_float(b[1]), jacobi_bits_float(b[2]),
+                     jacobi_bits_float(b[3]));
+    return ok;
+}
+
+#define JACOBI_ONCHIP_MAX_WARPS 32 /* 1024 threads of 32; AMD's 64 need half */
+
+template <int R, int TMAX, bool HOOKS>
+__global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s, uint64_t count)
+{
+    /* each warp's outer columns of its rows, by parity (one barrier an iteration
+     * parts a write from the reads of two iterations before): lane 0's first
+     * column, the last lane's last */
+    __shared__ float outer_first[2][JACOBI_ONCHIP_MAX_WARPS][R];
+    __shared__ float outer_last[2][JACOBI_ONCHIP_MAX_WARPS][R];
+    __shared__ uint64_t shared_k0, shared_base;
+    __shared__ int shared_go[2]; /* by parity: no barrier between its read and the next write */
+    jacobi_ctl_t *ctl = s.ctl;
+
+    if (threadIdx.x == 0) {
+        shared_k0 = ctl->iteration;
+        shared_base = ctl->base;
+    }
+    __syncthreads();
+    const uint64_t k0 = shared_k0, base = shared_base, end = k0 + count;
+    uint64_t k = k0;
+
+    if (blockIdx.x == 0) {
+        jacobi_onchip_norm(&s, base, end);
+    } else {
+        const int t = (int)blockIdx.x - 1, nx = s.nx;
+        const int r0 = jacobi_tile_first_row(&s, t), nr = jacobi_tile_first_row(&s, t + 1) - r0;
+        const int x0 = 4 * (int)threadIdx.x;
+        const bool active = x0 < nx, left_edge = x0 == 0, right_edge = x0 + 4 == nx;
+        const int lane = (int)threadIdx.x % warpSize, warp = (int)threadIdx.x / warpSize;
+        const int warps = ((int)blockDim.x + warpSize - 1) / warpSize;
+        const int above = jacobi_tile_above(&s, t), below = jacobi_tile_below(&s, t);
+        const int above_last = above >= 0 ? jacobi_tile_first_row(&s, above + 1) - 1 : -1;
+        const int below_first = below >= 0 ? jacobi_tile_first_row(&s, below) : -1;
+        const bool fault_tile = HOOKS && s.fault.kind != JACOBI_FAULT_NONE && s.fault.row >= r0 &&
+                                s.fault.row < r0 + nr;
+        const float *start = s.a[k0 & 1];
+        bool lagged = false;
+        float4 v[R];
+
+#pragma unroll
+        for (int i = 0; i < R; i++)
+            v[i] = i < nr && active ? *(const float4 *)(start + (size_t)(r0 + i) * nx + x0)
+                                    : make_float4(0.f, 0.f, 0.f, 0.f);
+        for (;; k++) {
+            const int p = (int)(k & 1);
+            uint64_t *rec = HOOKS ? jacobi_trace_of(&s, k, base) : NULL;
+            const uint64_t t_begin = rec ? shardtab_clock() : 0;
+            float4 up = make_float4(0.f, 0.f, 0.f, 0.f), down = up;
+            int ok = 1;
+
+            if (rec && threadIdx.x == 0)
+                jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, t_begin);
+            if (lane == 0) {
+#pragma unroll
+                for (int i = 0; i < R; i++)
+                    outer_first[p][warp][i] = v[i].x;
+            }
+            if (lane == warpSize - 1) {
+#pragma unroll
+                for (int i = 0; i < R; i++)
+                    outer_last[p][warp][i] = v[i].w;
+            }
+            if (threadIdx.x == 0)
+                shared_go[p] = k < end && jacobi_onchip_may_run(&s, base, k0, k);
+            /* the ghost rows of time k: a neighbour tile's edge, or, as the launch
+             * starts, its rows in memory */
+            if (active && above >= 0) {
+                if (k == k0)
+                    up = *(const float4 *)(start + (size_t)above_last * nx + x0);
+                else
+                    ok &= take_edge(s, jacobi_edge(&s, k, above, JACOBI_EDGE_LAST) + x0, k, k, &up);
+                if (HOOKS && fault_tile && s.fault.kind == JACOBI_FAULT_EDGE &&
+                    k - base == (uint64_t)s.fault.iteration) {
+                    /* the planted bug: the other time's words, their time unchecked */
+                    const uint64_t *w = jacobi_edge(&s, k + 1, above, JACOBI_EDGE_LAST) + x0;
+                    up = make_float4(jacobi_bits_float((uint32_t)w[0]), jacobi_bits_float((uint32_t)w[1]),
+                                     jacobi_bits_float((uint32_t)w[2]), jacobi_bits_float((uint32_t)w[3]));
+                }
+            }
+            if (active && below >= 0) {
+                if (k == k0)
+                    down = *(const float4 *)(start + (size_t)below_first * nx + x0);
+                else
+                    ok &= take_edge(s, jacobi_edge(&s, k, below, JACOBI_EDGE_FIRST) + x0, k, k, &down);
+            }
+            const int ended = __syncthreads_or(!ok);
+            const bool lag = !shared_go[p];
+            if (lag) {
+                /* the planted bug: one tile runs on past the stop, on the edges it has */
+                if (!(HOOKS && fault_tile && s.fault.kind == JACOBI_FAULT_LAG && !lagged &&
+                      !jacobi_onchip_failed(&s)))
+                    break;
+                lagged = true;
+            } else if (ended) {
+                break;
+            }
+            /* at a rank's edge: the neighbouring rank's row, after its signal */
+            if (above < 0 && !lag) {
+                if (!jacobi_wait_neighbour(&s, JACOBI_SLOT_FROM_TOP, k, rec))
+                    break;
+                if (active)
+                    up = *(const float4 *)(s.halo[p] + x0);
+            }
+            if (below < 0 && !lag) {
+                if (!jacobi_wait_neighbour(&s, JACOBI_SLOT_FROM_BOTTOM, k, rec))
+                    break;
+                if (active)
+                    down = *(const float4 *)(s.halo[p] + nx + x0);
+            }
+            if (rec && threadIdx.x == 0)
+                jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t_begin);
+
+            /* the sweep, in registers */
+            const bool norm_iter = jacobi_norm_iteration(base, s.nccheck, k);
+            const bool fault_now = HOOKS && fault_tile && k - base == (uint64_t)s.fault.iteration &&
+                                   s.fault.col >= x0 && s.fault.col < x0 + 4;
+            double norm2 = 0.0;
+            float4 prev = up, first_new = up, last_new = up;
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                if (i < nr) {
+                    const float4 c = v[i];
+                    const float4 dn = i + 1 < nr ? v[i + 1 < R ? i + 1 : i] : down;
+                    float left = shfl_from_left(c.w), right = shfl_from_right(c.x);
+                    if (lane == 0)
+                        left = warp > 0 ? outer_last[p][warp - 1][i] : 0.f;
+                    if (lane == warpSize - 1)
+                        right = warp + 1 < warps ? outer_first[p][warp + 1][i] : 0.f;
+                    float4 n;
+                    n.x = left_edge ? c.x : jacobi_value(left, c.y, prev.x, dn.x);
+                    n.y = jacobi_value(c.x, c.z, prev.y, dn.y);
+                    n.z = jacobi_value(c.y, c.w, prev.z, dn.z);
+                    n.w = right_edge ? c.w : jacobi_value(c.z, right, prev.w, dn.w);
+                    if (!active)
+                        n = c;
+                    if (fault_now && r0 + i == s.fault.row) {
+                        float4 old = c;
+                        const int col = s.fault.col - x0;
+                        if (s.fault.kind == JACOBI_FAULT_STALE)
+                            part(n, col) = part(old, col);
+                        else if (s.fault.kind == JACOBI_FAULT_NORM && norm_iter)
+                            norm2 += jacobi_residue2(part(n, col), part(old, col));
+                    }
+                    if (norm_iter && active)
+                        norm2 += residue2(n, c);
+                    prev = c;
+                    v[i] = n;
+                    if (i == 0)
+                        first_new = n;
+                    if (i == nr - 1)
+                        last_new = n;
+                }
+            }
+            if (rec && threadIdx.x == 0)
+                jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
+            if (lag)
+                break; /* the lagging tile's rows are one iteration on: the check sees it */
+
+            /* time k + 1 to the neighbours: edges, the warps' partials, the ranks' signals */
+            const uint64_t t_send = rec ? shardtab_clock() : 0;
+            if (active) {
+                if (above >= 0)
+                    send_edge(jacobi_edge(&s, k + 1, t, JACOBI_EDGE_FIRST) + x0, first_new, k + 1);
+                else
+                    *(float4 *)(s.top_dest[p ^ 1] + x0) = first_new;
+                if (below >= 0)
+                    send_edge(jacobi_edge(&s, k + 1, t, JACOBI_EDGE_LAST) + x0, last_new, k + 1);
+                else
+                    *(float4 *)(s.bottom_dest[p ^ 1] + x0) = last_new;
+            }
+            if (norm_iter) {
+                const double w = jacobi_warp_sum(norm2);
+                if (lane == 0)
+                    jacobi_ll_send_double(jacobi_tile_partial(&s, k + 1, t, warp), w, k + 1);
+            }
+            if (above < 0)
+                jacobi_strip_done(&s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
+            if (below < 0)
+                jacobi_strip_done(&s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k, rec);
+            if (rec && threadIdx.x == 0) {
+                const uint64_t now = shardtab_clock();
+                jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, now - t_send);
+                jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, now);
+            }
+        }
+        /* the rows as the solve's last iteration left them (a lagging tile's: one on) */
+        float *out = s.a[k & 1];
+#pragma unroll
+        for (int i = 0; i < R; i++)
+            if (i < nr && active)
+                *(float4 *)(out + (size_t)(r0 + i) * nx + x0) = v[i];
+    }
+    /* the last block to end sets the iteration: every block has read it by then */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const uint64_t blocks = gridDim.x;
+        const uint64_t ticket = atomicAdd((unsigned long long *)&ctl->exits, 1ull) + 1;
+        if (ticket % blocks == 0) {
+            const uint64_t stop = *(volatile uint64_t *)&ctl->stop_at;
+            ctl->iteration = stop < end ? stop : end;
+            if (s.done)
+                *s.done = 1;
+        }
+    }
+}
+
+/* ---- the kernel to run ------------------------------------------------------------- */
+
+template <int R, int TMAX>
+static jacobi_persistent_kernel_t pick_hooks(const jacobi_step_t *s)
+{
+    const bool hooked = s->trace != NULL || s->fault.kind != JACOBI_FAULT_NONE;
+    return hooked ? jacobi_onchip_kernel<R, TMAX, true> : jacobi_onchip_kernel<R, TMAX, false>;
+}
+
+template <int TMAX>
+static jacobi_persistent_kernel_t pick_rows(const jacobi_step_t *s, int rows)
+{
+    switch (rows) {
+    case 2:
+        return pick_hooks<2, TMAX>(s);
+    case 4:
+        return pick_hooks<4, TMAX>(s);
+    case 8:
+        return pick_hooks<8, TMAX>(s);
+    case 16:
+        return TMAX <= 512 ? pick_hooks<16, TMAX <= 512 ? TMAX : 512>(s) : NULL;
+    default:
+        return NULL;
+    }
+}
+
+extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step_t *s, int rows,
+                                                               int max_threads)
+{
+    switch (max_threads) {
+    case 256:
+        return pick_rows<256>(s, rows);
+    case 512:
+        return pick_rows<512>(s, rows);
+    case 1024:
+        return pick_rows<1024>(s, rows);
+    default:
+        return NULL;
+    }
+}

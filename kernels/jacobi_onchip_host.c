@@ -1,0 +1,239 @@
+/* jacobi_onchip_host.c - the host backend's --launch onchip: the protocol of
+ * jacobi_onchip.h (the LL edges, the gate on the decision, the norm block's
+ * gather, all-reduce and decision, the bounded waits) run by one thread a tile
+ * and one for the norm block, as the GPU's blocks, so that CI runs it with
+ * tiles really waiting for each other. Only the loops are this file's: a tile
+ * keeps its rows in its thread's own memory (its "chip") and sweeps them with
+ * the per-point work of jacobi_op.h. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jacobi_onchip.h"
+#include "jacobi_op.h"
+#include "jacobi_protocol.h"
+#include "jacobi_sweep.h"
+
+/* Tiles a rank, at most: several, so that tiles meet tiles as well as ranks,
+ * and rows that do not split evenly. */
+#define JACOBI_HOST_ONCHIP_TILES 3
+
+int jacobi_onchip_host_prepare(jacobi_step_t *s, char *why, size_t why_bytes)
+{
+    s->tiles = s->rows < JACOBI_HOST_ONCHIP_TILES ? s->rows : JACOBI_HOST_ONCHIP_TILES;
+    s->tile_rows = (s->rows + s->tiles - 1) / s->tiles;
+    s->tile_warps = 1;
+    s->blocks_x = 1; /* a rank's edge is one tile's: it signals alone */
+    s->strips = s->tiles;
+    s->rows_per_strip = s->tile_rows;
+    /* twice the pads' limit: a wait on a neighbour rank, upstream, is the one to report */
+    s->wait_ticks = 2 * (s->sig.mine ? s->sig.timeout_ticks : 10 * (uint64_t)1000000000u);
+    s->edges = calloc((size_t)4 * (size_t)s->tiles * (size_t)s->nx, sizeof *s->edges);
+    s->tile_partials = calloc((size_t)4 * (size_t)s->tiles, sizeof *s->tile_partials);
+    if (s->edges == NULL || s->tile_partials == NULL) {
+        jacobi_onchip_host_release(s);
+        snprintf(why, why_bytes, "no memory for the tiles' edges");
+        return 1;
+    }
+    return 0;
+}
+
+void jacobi_onchip_host_release(jacobi_step_t *s)
+{
+    free(s->edges);
+    free(s->tile_partials);
+    s->edges = NULL;
+    s->tile_partials = NULL;
+}
+
+typedef struct onchip_job {
+    const jacobi_step_t *s;
+    int tile; /* -1: the norm block */
+    uint64_t k0, base, end;
+} onchip_job_t;
+
+/* A neighbour tile's edge row of `time`, nx LL words, into row; 0 when the solve ended. */
+static int take_edge(const jacobi_step_t *s, const uint64_t *w, uint64_t time, uint64_t k,
+                     uint32_t *bits, jacobi_real_t *row)
+{
+    int ok = jacobi_ll_wait(s, w, s->nx, time, bits, k);
+    for (int x = 0; x < s->nx; x++)
+        row[x] = jacobi_bits_float(bits[x]);
+    return ok;
+}
+
+static void send_edge(const jacobi_step_t *s, uint64_t *w, const jacobi_real_t *row, uint64_t time)
+{
+    for (int x = 0; x < s->nx; x++)
+        shardtab_store_relaxed_device(&w[x], jacobi_ll_word(jacobi_float_bits(row[x]), time));
+}
+
+/* One tile's solve, as a block of the GPU's kernel. */
+static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t *next,
+                     jacobi_real_t *up, jacobi_real_t *down, uint32_t *bits)
+{
+    const jacobi_step_t *s = job->s;
+    jacobi_ctl_t *ctl = s->ctl;
+    const int t = job->tile, nx = s->nx;
+    const int r0 = jacobi_tile_first_row(s, t), nr = jacobi_tile_first_row(s, t + 1) - r0;
+    const int above = jacobi_tile_above(s, t), below = jacobi_tile_below(s, t);
+    const uint64_t k0 = job->k0, base = job->base, end = job->end;
+    const jacobi_real_t *start = s->a[k0 & 1];
+    const int fault_tile = s->fault.kind != JACOBI_FAULT_NONE && s->fault.row >= r0 &&
+                           s->fault.row < r0 + nr;
+    const size_t row_bytes = (size_t)nx * sizeof *cur;
+    int lagged = 0;
+    uint64_t k = k0;
+
+    memcpy(cur, start + (size_t)r0 * nx, (size_t)nr * row_bytes);
+    for (;; k++) {
+        const int p = (int)(k & 1);
+        uint64_t *rec = jacobi_trace_of(s, k, base);
+        const uint64_t t_begin = shardtab_clock();
+        const int go = k < end && jacobi_onchip_may_run(s, base, k0, k);
+        int ok = 1;
+
+        jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, t_begin);
+        if (above >= 0) {
+            if (k == k0)
+                memcpy(up, start + (size_t)(jacobi_tile_first_row(s, above + 1) - 1) * nx, row_bytes);
+            else
+                ok &= take_edge(s, jacobi_edge(s, k, above, JACOBI_EDGE_LAST), k, k, bits, up);
+            if (fault_tile && s->fault.kind == JACOBI_FAULT_EDGE && k - base == (uint64_t)s->fault.iteration)
+                for (int x = 0; x < nx; x++) /* the planted bug: the other time's words, unchecked */
+                    up[x] = jacobi_bits_float((uint32_t)jacobi_edge(s, k + 1, above, JACOBI_EDGE_LAST)[x]);
+        }
+        if (below >= 0) {
+            if (k == k0)
+                memcpy(down, start + (size_t)jacobi_tile_first_row(s, below) * nx, row_bytes);
+            else
+                ok &= take_edge(s, jacobi_edge(s, k, below, JACOBI_EDGE_FIRST), k, k, bits, down);
+        }
+        const int lag = !go;
+        if (lag) {
+            /* the planted bug: one tile runs on past the stop, on the edges it has */
+            if (!(fault_tile && s->fault.kind == JACOBI_FAULT_LAG && !lagged && !jacobi_onchip_failed(s)))
+                break;
+            lagged = 1;
+        } else if (!ok) {
+            break;
+        }
+        if (above < 0 && !lag) {
+            if (!jacobi_wait_neighbour(s, JACOBI_SLOT_FROM_TOP, k, rec))
+                break;
+            memcpy(up, s->halo[p], row_bytes);
+        }
+        if (below < 0 && !lag) {
+            if (!jacobi_wait_neighbour(s, JACOBI_SLOT_FROM_BOTTOM, k, rec))
+                break;
+            memcpy(down, s->halo[p] + nx, row_bytes);
+        }
+        jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t_begin);
+
+        const int norm_iter = jacobi_norm_iteration(base, s->nccheck, k);
+        const int fault_now = fault_tile && k - base == (uint64_t)s->fault.iteration;
+        double norm2 = 0.0;
+        for (int r = 0; r < nr; r++) {
+            const jacobi_real_t *u = r == 0 ? up : cur + (size_t)(r - 1) * nx;
+            const jacobi_real_t *d = r == nr - 1 ? down : cur + (size_t)(r + 1) * nx;
+            const jacobi_real_t *row = cur + (size_t)r * nx;
+            jacobi_real_t *out = next + (size_t)r * nx;
+            out[0] = row[0];
+            out[nx - 1] = row[nx - 1];
+            for (int x = 1; x < nx - 1; x++) {
+                jacobi_real_t v = jacobi_value(row[x - 1], row[x + 1], u[x], d[x]);
+                if (fault_now && r0 + r == s->fault.row && x == s->fault.col) {
+                    if (s->fault.kind == JACOBI_FAULT_STALE)
+                        v = row[x];
+                    else if (s->fault.kind == JACOBI_FAULT_NORM && norm_iter)
+                        norm2 += jacobi_residue2(v, row[x]);
+                }
+                out[x] = v;
+                if (norm_iter)
+                    norm2 += jacobi_residue2(v, row[x]);
+            }
+        }
+        jacobi_real_t *swap = cur;
+        cur = next;
+        next = swap;
+        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
+        if (lag)
+            break; /* the lagging tile's rows are one iteration on: the check sees it */
+
+        const uint64_t t_send = shardtab_clock();
+        if (above >= 0)
+            send_edge(s, jacobi_edge(s, k + 1, t, JACOBI_EDGE_FIRST), cur, k + 1);
+        else
+            memcpy(s->top_dest[p ^ 1], cur, row_bytes);
+        if (below >= 0)
+            send_edge(s, jacobi_edge(s, k + 1, t, JACOBI_EDGE_LAST), cur + (size_t)(nr - 1) * nx, k + 1);
+        else
+            memcpy(s->bottom_dest[p ^ 1], cur + (size_t)(nr - 1) * nx, row_bytes);
+        if (norm_iter)
+            jacobi_ll_send_double(jacobi_tile_partial(s, k + 1, t, 0), norm2, k + 1);
+        if (above < 0)
+            jacobi_strip_done(s, &ctl->top_arrived, s->top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
+        if (below < 0)
+            jacobi_strip_done(s, &ctl->bottom_arrived, s->bottom_peer, JACOBI_SLOT_FROM_TOP, k, rec);
+        const uint64_t now = shardtab_clock();
+        jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, now - t_send);
+        jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, now);
+    }
+    /* the rows as the solve's last iteration left them (a lagging tile's: one on) */
+    memcpy(s->a[k & 1] + (size_t)r0 * nx, cur, (size_t)nr * row_bytes);
+}
+
+static void *onchip_thread(void *arg)
+{
+    const onchip_job_t *job = arg;
+    const jacobi_step_t *s = job->s;
+
+    if (job->tile < 0) {
+        jacobi_onchip_norm(s, job->base, job->end);
+        return NULL;
+    }
+    const size_t row = (size_t)s->nx;
+    jacobi_real_t *mem = malloc((2 * (size_t)s->tile_rows + 2) * row * sizeof *mem);
+    uint32_t *bits = malloc(row * sizeof *bits);
+    if (mem == NULL || bits == NULL)
+        jacobi_onchip_give_up(s, job->k0); /* the others end too, at once */
+    else
+        run_tile(job, mem, mem + (size_t)s->tile_rows * row, mem + 2 * (size_t)s->tile_rows * row,
+                 mem + (2 * (size_t)s->tile_rows + 1) * row, bits);
+    free(mem);
+    free(bits);
+    return NULL;
+}
+
+void jacobi_onchip_host_run(const jacobi_step_t *s, uint64_t count)
+{
+    jacobi_ctl_t *ctl = s->ctl;
+    const int blocks = s->tiles + 1;
+    onchip_job_t *jobs = calloc((size_t)blocks, sizeof *jobs);
+    pthread_t *threads = calloc((size_t)blocks, sizeof *threads);
+    int *started = calloc((size_t)blocks, sizeof *started);
+    const uint64_t k0 = ctl->iteration, end = k0 + count;
+
+    if (jobs == NULL || threads == NULL || started == NULL) {
+        jacobi_onchip_give_up(s, k0);
+    } else {
+        for (int b = 0; b < blocks; b++) {
+            jobs[b] = (onchip_job_t){s, b - 1, k0, ctl->base, end};
+            started[b] = pthread_create(&threads[b], NULL, onchip_thread, &jobs[b]) == 0;
+            if (!started[b])
+                jacobi_onchip_give_up(s, k0); /* the started ones end at once */
+        }
+        for (int b = 0; b < blocks; b++)
+            if (started[b])
+                pthread_join(threads[b], NULL);
+    }
+    /* every thread has ended: as the GPU's last block */
+    uint64_t stop = shardtab_load_relaxed_device(&ctl->stop_at);
+    ctl->iteration = stop < end ? stop : end;
+    if (s->done)
+        *s->done = 1;
+    free(jobs);
+    free(threads);
+    free(started);
+}
