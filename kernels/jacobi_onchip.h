@@ -25,7 +25,9 @@
  * at the close of iteration k, whether k + 1 runs. The norm block gathers the
  * partials of k - 1, sums them in a fixed order, all-reduces them over the
  * node's ranks (the library's collective, jacobi_protocol.h), decides, and
- * publishes ctl->decided = 2 k + stop. A tile starts k + 1 only once it has
+ * publishes ctl->decided = 2 k + stop, one relaxed word that carries the whole
+ * decision (so it is stored first, and the norm recorded after it, off the
+ * tiles' path). A tile starts k + 1 only once it has
  * seen that decision: no tile runs past a decision it has not seen, so the
  * rows a solve returns are exactly those of its stopping iteration. The
  * decision lags the tiles by one iteration, the time the norm block has to
@@ -33,7 +35,8 @@
  *
  * Every wait is bounded (step.wait_ticks) and watches for the solve's end (a
  * failure on this rank or a peer): nothing waits forever for a tile that has
- * stopped. Every function is called by every thread of a block unless it says
+ * stopped. It checks them every JACOBI_ONCHIP_SPINS polls, not every one: each
+ * check is a round trip to L2, and it would sit on the critical path. Every function is called by every thread of a block unless it says
  * one thread (the host backend's block is one thread).
  */
 #ifndef JACOBI_ONCHIP_H
@@ -150,19 +153,40 @@ SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k)
             shardtab_store_release_system(s->sig.pads[q] + SHARDTAB_PAD_ABORT, 1 + (uint64_t)s->sig.node_rank);
 }
 
+/* Polls between the slow checks (the solve's end, the clock): each check is
+ * a round trip to L2 or further, and on the critical path if made every spin. */
+#define JACOBI_ONCHIP_SPINS 16 /* 16 and 10^6 measured alike on one H200 */
+
+/* One thread, the slow checks of a wait at iteration k begun at *start (0:
+ * not yet timed): 1 to go on waiting, 0 when the solve ended (stop_at <= k:
+ * the tile will not run k, what it waits for may never come; or a failure)
+ * or the wait ran out (then it has given up). */
+SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k, uint64_t *start)
+{
+    if (*start == 0) {
+        *start = shardtab_clock();
+        return 1;
+    }
+    if (shardtab_load_relaxed_device(&s->ctl->stop_at) <= k || jacobi_onchip_failed(s))
+        return 0;
+    if (shardtab_clock() - *start > s->wait_ticks) {
+        jacobi_onchip_give_up(s, k);
+        return 0;
+    }
+    return 1;
+}
+
 /* One thread: waits for n LL words at w to hold `time`, their values into
- * bits. Every poll but the first also watches the solve's end: returns 1 once
- * the words are there, 0 when the solve ended (stop_at <= k: the tile will
- * not run k, the words may never come; or a failure) or the wait ran out
- * (then it has given up). The words are this device's: relaxed loads at
- * device scope, which on AMD and NVIDIA bypass the multiprocessor's
- * non-coherent L1. */
+ * bits. Returns 1 once the words are there, 0 when the solve ended or the
+ * wait ran out (jacobi_onchip_keep_waiting). The words are this device's:
+ * relaxed loads at device scope, which on AMD and NVIDIA bypass the
+ * multiprocessor's non-coherent L1. */
 SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int n, uint64_t time,
                                   uint32_t *bits, uint64_t k)
 {
     uint64_t start = 0;
 
-    for (int spin = 0;; spin++) {
+    for (int spin = 1;; spin++) {
         int ready = 1;
         for (int i = 0; i < n; i++) {
             uint64_t v = shardtab_load_relaxed_device((uint64_t *)&w[i]);
@@ -171,16 +195,8 @@ SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int
         }
         if (ready)
             return 1;
-        if (spin == 0) {
-            start = shardtab_clock();
-        } else {
-            if (shardtab_load_relaxed_device(&s->ctl->stop_at) <= k || jacobi_onchip_failed(s))
-                return 0;
-            if (shardtab_clock() - start > s->wait_ticks) {
-                jacobi_onchip_give_up(s, k);
-                return 0;
-            }
-        }
+        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start))
+            return 0;
         shardtab_pause();
     }
 }
@@ -214,34 +230,31 @@ SHARDTAB_DEVFN int jacobi_onchip_decides(const jacobi_step_t *s, uint64_t base, 
            (s->fault.kind == JACOBI_FAULT_STOP && j - base == (uint64_t)s->fault.iteration);
 }
 
+/* ctl->decided: 2 j + 1 once the close of iteration j has stopped the solve,
+ * 2 j once it has let it go on. A relaxed word: it carries the whole decision,
+ * so a tile needs nothing else ordered behind it. */
+SHARDTAB_DEVFN uint64_t jacobi_decided_word(uint64_t j, int stop)
+{
+    return 2 * j + (uint64_t)(stop != 0);
+}
+
 /* One thread, before a tile runs iteration k (the first of its launch, k0,
- * needs nothing): 1 to run it, 0 when the solve has stopped before k (the
- * decision at k - 1's close, or a failure). */
+ * needs nothing): 1 to run it, 0 when the solve stopped before k (the
+ * decision at k - 1's close) or ended (a failure, seen by a wait). */
 SHARDTAB_DEVFN int jacobi_onchip_may_run(const jacobi_step_t *s, uint64_t base, uint64_t k0, uint64_t k)
 {
-    jacobi_ctl_t *ctl = s->ctl;
     uint64_t start = 0;
 
-    if (k > k0 && jacobi_onchip_decides(s, base, k - 1))
-        for (int spin = 0;; spin++) {
-            uint64_t d = shardtab_load_relaxed_device(&ctl->decided);
-            if (d >= 2 * (k - 1))
-                break;
-            if (spin == 0) {
-                start = shardtab_clock();
-            } else {
-                if (jacobi_onchip_failed(s))
-                    return 0;
-                if (shardtab_clock() - start > s->wait_ticks) {
-                    jacobi_onchip_give_up(s, k);
-                    return 0;
-                }
-            }
-            shardtab_pause();
-        }
-    /* stop_at was lowered before the decision was published (release, below) */
-    shardtab_fence_acquire_device();
-    return k < shardtab_load_relaxed_device(&ctl->stop_at) && !jacobi_onchip_failed(s);
+    if (!(k > k0 && jacobi_onchip_decides(s, base, k - 1)))
+        return k < shardtab_load_relaxed_device(&s->ctl->stop_at);
+    for (int spin = 1;; spin++) {
+        uint64_t d = shardtab_load_relaxed_device(&s->ctl->decided);
+        if (d >= jacobi_decided_word(k - 1, 0))
+            return !(d == jacobi_decided_word(k - 1, 1)); /* a later word: k - 1 went on */
+        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start))
+            return 0;
+        shardtab_pause();
+    }
 }
 
 /* ---- the norm block ------------------------------------------------------------------- */
@@ -286,13 +299,14 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
 
 /* The norm block's whole solve: for every iteration j in [base, end) whose
  * close decides, the partials of j - 1 gathered and summed, deposited into the
- * node's all-reduce and taken back (jacobi_protocol.h: the same calls as the
- * persistent kernel's), the decision made, and ctl->decided published after
- * stop_at, the norm and the history. It ends at a stop or a failure. */
+ * node's all-reduce and taken back (jacobi_protocol.h: the calls of the
+ * persistent kernel), the decision published in ctl->decided at once, and
+ * only then recorded (the norm, the history, stop_at). It ends at a stop or a
+ * failure. */
 SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, uint64_t end)
 {
-    SHARDTAB_BLOCK_SHARED double local2;
-    jacobi_ctl_t *ctl = s->ctl;
+    SHARDTAB_BLOCK_SHARED double local2, global2[1];
+    SHARDTAB_BLOCK_SHARED int stop;
 
     if (shardtab_block_leader())
         local2 = 0.0;
@@ -300,34 +314,35 @@ SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, ui
     if (!jacobi_persistent_norm(s, base, base, &local2)) /* an earlier solve's deposit, drained */
         return;
     for (uint64_t j = base; j < end; j++) {
-        uint64_t *rec = jacobi_trace_of(s, j, base), t0 = 0, t1 = 0;
+        uint64_t *rec = jacobi_trace_of(s, j, base), t1 = 0;
         double sum = 0.0;
 
         if (!jacobi_onchip_decides(s, base, j))
             continue;
-        if (rec && shardtab_block_leader())
-            t0 = shardtab_clock();
         if (jacobi_decision_iteration(base, s->nccheck, j) && !jacobi_onchip_gather(s, j, &sum))
             return;
-        if (rec && shardtab_block_leader())
-            t1 = shardtab_clock();
-        if (shardtab_block_leader())
+        if (shardtab_block_leader()) {
             local2 = sum;
+            global2[0] = 0.0;
+            if (rec)
+                t1 = shardtab_clock();
+        }
         shardtab_block_sync();
-        if (!jacobi_persistent_norm(s, j, base, &local2) || !jacobi_decide(s, j, base, rec))
+        if (!jacobi_persistent_norm(s, j, base, &local2) ||
+            !jacobi_decision_norm(s, j, base, rec, global2))
             return;
         if (shardtab_block_leader()) {
-            const int stop = shardtab_load_relaxed_device(&ctl->stop_at) <= j + 1;
-            shardtab_store_release_device(&ctl->decided, 2 * j + (uint64_t)stop);
+            stop = jacobi_decision_stops(s, j, base, global2[0]);
+            shardtab_store_relaxed_device(&s->ctl->decided, jacobi_decided_word(j, stop));
+            jacobi_decision_record(s, j, base, global2[0]);
             if (rec) {
                 uint64_t now = shardtab_clock();
                 rec[JACOBI_TRACE_NORM] = now - t1;
-                jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, t1 - t0); /* the gather's wait */
                 rec[JACOBI_TRACE_END] = now;
             }
         }
         shardtab_block_sync();
-        if (shardtab_load_relaxed_device(&ctl->stop_at) <= j + 1 || jacobi_onchip_failed(s))
+        if (stop)
             return;
     }
 }

@@ -61,11 +61,38 @@ __device__ static inline void send_edge(uint64_t *w, float4 v, uint64_t time)
     shardtab_store_relaxed_device(&w[3], jacobi_ll_word(jacobi_float_bits(v.w), time));
 }
 
+/* A lane's four columns of a neighbour's edge. With PREPOLL the warp's lanes
+ * wait together: lane 0 polls one word of the warp's (one load a spin, not the
+ * warp's 128), then every active lane takes its own with the full check (a
+ * lane past the row's end, none). Every lane of the warp calls it; lane 0 is
+ * always active (a row's threads fill warps from lane 0). */
+/* Measured on one H200 (docs/performance.md, "On chip"): lane 0's poll first
+ * is worth its extra round trip on 1024-column rows (256 threads: 4.73 against
+ * 5.58 ms for 1000 iterations of 1024^2) and costs it on 2048 (512 threads:
+ * 8.42 against 7.57 ms at 2048^2). The thread that waits for the decision
+ * made no difference (lane 1, not the polling lane 0, kept). */
+#define JACOBI_ONCHIP_GATE_THREAD 1
+
+template <bool PREPOLL>
 __device__ static inline int take_edge(const jacobi_step_t &s, const uint64_t *w, uint64_t time,
-                                       uint64_t k, float4 *v)
+                                       uint64_t k, bool active, float4 *v)
 {
     uint32_t b[4];
-    int ok = jacobi_ll_wait(&s, w, 4, time, b, k);
+    int ok = 1;
+
+    if (PREPOLL) {
+        if ((int)threadIdx.x % warpSize == 0)
+            ok = jacobi_ll_wait(&s, w, 1, time, b, k);
+#if defined(__CUDACC__)
+        ok = __shfl_sync(0xffffffffu, ok, 0);
+#else
+        ok = __shfl(ok, 0);
+#endif
+    }
+    if (!active)
+        return ok; /* past the row's end: nothing of its own to take */
+    if (ok)
+        ok = jacobi_ll_wait(&s, w, 4, time, b, k);
     *v = make_float4(jacobi_bits_float(b[0]), jacobi_bits_float(b[1]), jacobi_bits_float(b[2]),
                      jacobi_bits_float(b[3]));
     return ok;
@@ -134,16 +161,16 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                 for (int i = 0; i < R; i++)
                     outer_last[p][warp][i] = v[i].w;
             }
-            if (threadIdx.x == 0)
+            if (threadIdx.x == JACOBI_ONCHIP_GATE_THREAD)
                 shared_go[p] = k < end && jacobi_onchip_may_run(&s, base, k0, k);
             /* the ghost rows of time k: a neighbour tile's edge, or, as the launch
              * starts, its rows in memory */
-            if (active && above >= 0) {
-                if (k == k0)
+            if (above >= 0) {
+                if (k != k0)
+                    ok &= take_edge<(TMAX <= 256)>(s, jacobi_edge(&s, k, above, JACOBI_EDGE_LAST) + x0, k, k, active, &up);
+                else if (active)
                     up = *(const float4 *)(start + (size_t)above_last * nx + x0);
-                else
-                    ok &= take_edge(s, jacobi_edge(&s, k, above, JACOBI_EDGE_LAST) + x0, k, k, &up);
-                if (HOOKS && fault_tile && s.fault.kind == JACOBI_FAULT_EDGE &&
+                if (HOOKS && active && fault_tile && s.fault.kind == JACOBI_FAULT_EDGE &&
                     k - base == (uint64_t)s.fault.iteration) {
                     /* the planted bug: the other time's words, their time unchecked */
                     const uint64_t *w = jacobi_edge(&s, k + 1, above, JACOBI_EDGE_LAST) + x0;
@@ -151,11 +178,11 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                                      jacobi_bits_float((uint32_t)w[2]), jacobi_bits_float((uint32_t)w[3]));
                 }
             }
-            if (active && below >= 0) {
-                if (k == k0)
+            if (below >= 0) {
+                if (k != k0)
+                    ok &= take_edge<(TMAX <= 256)>(s, jacobi_edge(&s, k, below, JACOBI_EDGE_FIRST) + x0, k, k, active, &down);
+                else if (active)
                     down = *(const float4 *)(start + (size_t)below_first * nx + x0);
-                else
-                    ok &= take_edge(s, jacobi_edge(&s, k, below, JACOBI_EDGE_FIRST) + x0, k, k, &down);
             }
             const int ended = __syncthreads_or(!ok);
             const bool lag = !shared_go[p];
@@ -189,7 +216,8 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
             const bool fault_now = HOOKS && fault_tile && k - base == (uint64_t)s.fault.iteration &&
                                    s.fault.col >= x0 && s.fault.col < x0 + 4;
             double norm2 = 0.0;
-            float4 prev = up, first_new = up, last_new = up;
+            float4 prev = up;
+            const uint64_t t_send = rec ? shardtab_clock() : 0;
 #pragma unroll
             for (int i = 0; i < R; i++) {
                 if (i < nr) {
@@ -219,10 +247,19 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                         norm2 += residue2(n, c);
                     prev = c;
                     v[i] = n;
-                    if (i == 0)
-                        first_new = n;
-                    if (i == nr - 1)
-                        last_new = n;
+                    /* the edge rows of time k + 1 leave as soon as they are made */
+                    if (i == 0 && active && !lag) {
+                        if (above >= 0)
+                            send_edge(jacobi_edge(&s, k + 1, t, JACOBI_EDGE_FIRST) + x0, n, k + 1);
+                        else
+                            *(float4 *)(s.top_dest[p ^ 1] + x0) = n;
+                    }
+                    if (i == nr - 1 && active && !lag) {
+                        if (below >= 0)
+                            send_edge(jacobi_edge(&s, k + 1, t, JACOBI_EDGE_LAST) + x0, n, k + 1);
+                        else
+                            *(float4 *)(s.bottom_dest[p ^ 1] + x0) = n;
+                    }
                 }
             }
             if (rec && threadIdx.x == 0)
@@ -230,18 +267,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
             if (lag)
                 break; /* the lagging tile's rows are one iteration on: the check sees it */
 
-            /* time k + 1 to the neighbours: edges, the warps' partials, the ranks' signals */
-            const uint64_t t_send = rec ? shardtab_clock() : 0;
-            if (active) {
-                if (above >= 0)
-                    send_edge(jacobi_edge(&s, k + 1, t, JACOBI_EDGE_FIRST) + x0, first_new, k + 1);
-                else
-                    *(float4 *)(s.top_dest[p ^ 1] + x0) = first_new;
-                if (below >= 0)
-                    send_edge(jacobi_edge(&s, k + 1, t, JACOBI_EDGE_LAST) + x0, last_new, k + 1);
-                else
-                    *(float4 *)(s.bottom_dest[p ^ 1] + x0) = last_new;
-            }
+            /* the rest of time k + 1: the warps' partials, the ranks' signals */
             if (norm_iter) {
                 const double w = jacobi_warp_sum(norm2);
                 if (lane == 0)

@@ -148,18 +148,14 @@ SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, const double *loc
                                      0, local2, 1);
 }
 
-/* Closing iteration k: the decision on the norm of k - 1 (every rank's, summed
- * in node-rank order: the same bits on every rank), one iteration late as the
- * anchors. A rank alone on its node (or the 1-GPU reference) decides on its
- * own norm of k - 1, ctl->local_norm2. Returns 0 when a wait gave up, in every thread. */
-SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, uint64_t k, uint64_t base, uint64_t *rec)
+/* Closing iteration k, its first half: the node's squared norm of k - 1 into
+ * *global2 (the leader's), every rank's summed in node-rank order (the same
+ * bits on every rank); a rank alone on its node (or the 1-GPU reference)
+ * takes its own, ctl->local_norm2. Nothing where k decides nothing. Returns 0
+ * when a wait gave up, in every thread. */
+SHARDTAB_DEVFN int jacobi_decision_norm(const jacobi_step_t *s, uint64_t k, uint64_t base, uint64_t *rec,
+                                        double *global2)
 {
-    SHARDTAB_BLOCK_SHARED double global2[1];
-    jacobi_ctl_t *ctl = s->ctl;
-
-    if (shardtab_block_leader() && s->fault.kind == JACOBI_FAULT_STOP &&
-        k - base == (uint64_t)s->fault.iteration)
-        jacobi_stop_after(s, k);
     if (!s->device_norm || !jacobi_decision_iteration(base, s->nccheck, k))
         return 1;
     if (jacobi_norm_through_pads(s)) {
@@ -175,18 +171,50 @@ SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, uint64_t k, uint64_t ba
         if (rec && shardtab_block_leader())
             rec[JACOBI_TRACE_NORM_WAIT] = shardtab_clock() - t0;
     } else if (shardtab_block_leader()) {
-        global2[0] = ctl->local_norm2; /* a rank alone: its own norm of k - 1 */
+        global2[0] = s->ctl->local_norm2; /* a rank alone: its own norm of k - 1 */
     }
-    if (shardtab_block_leader()) {
-        double norm = sqrt(global2[0]);
+    return 1;
+}
+
+/* Does the solve stop after k, on that norm (the leader's)? The rule, one
+ * iteration late as the anchors; or the test's planted early stop. */
+SHARDTAB_DEVFN int jacobi_decision_stops(const jacobi_step_t *s, uint64_t k, uint64_t base, double global2)
+{
+    if (s->fault.kind == JACOBI_FAULT_STOP && k - base == (uint64_t)s->fault.iteration)
+        return 1;
+    return s->device_norm && jacobi_decision_iteration(base, s->nccheck, k) && sqrt(global2) <= s->tol;
+}
+
+/* One thread, its second half: the norm of k - 1 recorded (ctl and the
+ * history), and the stop. */
+SHARDTAB_DEVFN void jacobi_decision_record(const jacobi_step_t *s, uint64_t k, uint64_t base, double global2)
+{
+    jacobi_ctl_t *ctl = s->ctl;
+
+    if (s->device_norm && jacobi_decision_iteration(base, s->nccheck, k)) {
+        double norm = sqrt(global2);
         int slot = jacobi_history_slot(k - 1 - base, s->nccheck, s->history_len);
         ctl->norm = norm;
         ctl->norm_iter = k - 1;
         if (slot >= 0)
             s->history[slot] = norm;
-        if (norm <= s->tol)
-            jacobi_stop_after(s, k);
     }
+    if (jacobi_decision_stops(s, k, base, global2))
+        jacobi_stop_after(s, k);
+}
+
+/* Closing iteration k, whole: the decision on the norm of k - 1, recorded.
+ * Returns 0 when a wait gave up, in every thread. */
+SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, uint64_t k, uint64_t base, uint64_t *rec)
+{
+    SHARDTAB_BLOCK_SHARED double global2[1];
+
+    if (shardtab_block_leader())
+        global2[0] = 0.0;
+    if (!jacobi_decision_norm(s, k, base, rec, global2))
+        return 0;
+    if (shardtab_block_leader())
+        jacobi_decision_record(s, k, base, global2[0]);
     return 1;
 }
 

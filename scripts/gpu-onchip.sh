@@ -55,10 +55,20 @@ for rows in 4 8 16; do
 done
 
 # ---- where the time goes: the per-phase trace, both modes ----------------------------------
-for l in persistent onchip; do
-  step "trace 2048^2 $l" run -np 1 "$jac" -nx 2048 -ny 2048 -niter 1000 --launch "$l" --cpu-check no \
-    --trace "$out/trace-2048-$l.csv"
-  grep -A4 "^# trace" "$log" | tail -5 | tee -a "$out/trace-summary.txt" >/dev/null
+for n in 1024 2048; do
+  for l in persistent onchip; do
+    step "trace ${n}^2 $l" run -np 1 "$jac" -nx $n -ny $n -niter 1000 --launch "$l" --cpu-check no \
+      --trace "$out/trace-$n-$l.csv"
+    grep -A2 "^# trace" "$log" | tail -3 | tee -a "$out/trace-summary.txt" >/dev/null
+  done
+done
+
+# ---- compute-sanitizer on the on-chip kernel ----------------------------------------------
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+for tool in memcheck racecheck; do
+  step "compute-sanitizer $tool" expect_line "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" \
+    timeout 200 "$cs" --tool $tool --error-exitcode 9 "$jac" -nx 256 -ny 66 -niter 20 --launch onchip \
+    --init random --cpu-check no
 done
 
 # ---- 2 ranks under MPS, each its share of the multiprocessors -------------------------------

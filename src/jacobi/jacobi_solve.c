@@ -16,13 +16,13 @@
 #define JACOBI_WARMUP_ITERS 100
 
 /* The launch the measurements favour (docs/performance.md, "Launch modes"):
- * on a GPU, on chip where a rank holds 3 Mi points or more and they fit (the
+ * on a GPU, on chip where a rank holds 2 Mi points or more and they fit (the
  * caller falls back when they do not): below that the on-chip tiles' waits
  * cost more than persistent's barrier; persistent on the host backend, whose
  * threads gain nothing from keeping rows "on chip"; graph where ranks share
  * the device, where each rank's grid fills the whole GPU and the ranks'
  * kernels can only take turns (without MPS). */
-#define JACOBI_ONCHIP_AUTO_POINTS (3u << 20)
+#define JACOBI_ONCHIP_AUTO_POINTS (2u << 20)
 
 static jacobi_launch_t auto_launch(const jacobi_job_t *j, int alone)
 {
@@ -30,8 +30,8 @@ static jacobi_launch_t auto_launch(const jacobi_job_t *j, int alone)
 
     if (!alone && j->ranks_on_device > 1)
         return JACOBI_LAUNCH_GRAPH;
-    /* one H200, 2026-12-01: on chip 0.87x persistent's time at 2048 x 2046 points a
-     * rank, 1.07x to 1.27x at 2048 x 1024, 1024 x 1022 and 1024 x 512 */
+    /* one H200, 2026-12-01: on chip 0.83x persistent's time at 2048 x 2046 points a
+     * rank, 0.95x at 2048 x 1024; 1.02x at 1024 x 1022, 1.23x at 1024 x 512 */
     if (shardtab_backend() != SHARDTAB_BACKEND_HOST &&
         (uint64_t)s->nx * (uint64_t)s->rows >= JACOBI_ONCHIP_AUTO_POINTS)
         return JACOBI_LAUNCH_ONCHIP;
@@ -150,7 +150,7 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
         else if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && !j->launch_note[0] &&
                  shardtab_backend() != SHARDTAB_BACKEND_HOST)
             snprintf(j->launch_note, sizeof j->launch_note,
-                     "auto: %d x %d points a rank: below 3 Mi points persistent beats on chip",
+                     "auto: %d x %d points a rank: below 2 Mi points persistent beats on chip",
                      j->run.nx, j->run.rows);
     }
     if (status != SHARDTAB_SUCCESS)
