@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -258,4 +260,39 @@ void app_json_provenance(FILE *f, const char *git_commit)
     else
         fputs("null", f);
     fputs(",\n", f);
+}
+
+/* The directory of path made absolute and canonical, then its last part:
+ * into out (PATH_MAX); 0, or -1 when the directory cannot be resolved. */
+static int canonical_entry(const char *path, char *out)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t dir_len = slash ? (size_t)(slash - path) : 1;
+
+    if (dir_len >= sizeof dir)
+        return -1;
+    if (slash)
+        memcpy(dir, path, dir_len);
+    else
+        dir[0] = '.';
+    if (slash && dir_len == 0)
+        dir[dir_len++] = '/';
+    dir[dir_len] = '\0';
+    if (realpath(dir, real) == NULL)
+        return -1;
+    return snprintf(out, PATH_MAX, "%s/%s", real, name) < PATH_MAX ? 0 : -1;
+}
+
+int app_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    char ca[PATH_MAX], cb[PATH_MAX];
+
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return canonical_entry(a, ca) == 0 && canonical_entry(b, cb) == 0 && strcmp(ca, cb) == 0;
 }

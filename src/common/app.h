@@ -44,6 +44,10 @@ int app_outfile_open_named(app_outfile_t *out, const char *path, const char *wha
 int app_outfile_commit(app_outfile_t *out, char *err, size_t err_bytes);
 /* Forgets what was written; a no-op when nothing is open. No file is touched. */
 void app_outfile_discard(app_outfile_t *out);
+/* Do paths a and b name one file: the same text, the same file where both
+ * exist (links and other spellings included), or the same entry of the same
+ * directory where one or both are yet to be made? */
+int app_same_file(const char *a, const char *b);
 
 void app_json_string(FILE *f, const char *s);
 /* "git_commit", "date_utc" and "slurm_job_id" members, each followed by ",\n". */

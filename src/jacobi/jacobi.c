@@ -374,6 +374,12 @@ int main(int argc, char **argv)
         else
             have_json = 1;
     }
+    if (status == SHARDTAB_SUCCESS && j.rank == 0 && j.opts.json && j.opts.trace &&
+        app_same_file(j.opts.json, j.opts.trace))
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                    "--json and --trace name the same file ('%s', '%s'): each "
+                                    "needs a file of its own",
+                                    j.opts.json, j.opts.trace);
     if (status == SHARDTAB_SUCCESS && j.rank == 0 && j.opts.trace) {
         if (app_outfile_open_named(&trace, j.opts.trace, "trace file", err, sizeof err) != 0)
             status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
@@ -453,26 +459,33 @@ int main(int argc, char **argv)
     } else if (!verdict.verified) {
         exit_code = 1;
     }
-    /* The JSON: a run that got as far as its verdict writes it, a failed
-     * verification included (the file is the record of it, "verified": false);
-     * a run that failed before writes nothing and leaves an existing file as it
-     * was. Rank 0 writes; every rank exits with the same status. */
+    /* The JSON and the trace: a run that got as far as its verdict writes
+     * them, a failed verification included (the file is the record of it,
+     * "verified": false); a run that failed before writes nothing and leaves
+     * an existing file as it was. A file that cannot be written fails the run
+     * (exit 1) after its verdict, the same for both. Rank 0 writes; every rank
+     * exits with the same status. */
     if (status == SHARDTAB_SUCCESS) {
-        int json_failed = 0;
+        int write_failed = 0;
         if (have_json) {
             jacobi_write_json(&j, &json, lines, &ref, &run, &plain, &times, &verdict, exit_code);
             if (app_outfile_commit(&json, err, sizeof err) != 0) {
                 fprintf(stderr, "jacobi: error: %s; the results above are not saved\n", err);
                 fflush(stderr);
-                json_failed = 1;
+                write_failed = 1;
             }
         }
-        MPI_Bcast(&json_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (json_failed && exit_code == 0)
+        if (have_trace && app_outfile_commit(&trace, err, sizeof err) != 0) {
+            fprintf(stderr, "jacobi: error: %s; the trace above is not saved\n", err);
+            fflush(stderr);
+            write_failed = 1;
+        }
+        MPI_Bcast(&write_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (write_failed && exit_code == 0)
             exit_code = 1;
     }
     app_outfile_discard(&json);
-    app_outfile_discard(&trace); /* committed by the traced solve; else nothing is written */
+    app_outfile_discard(&trace); /* committed above; else nothing is written */
     shardtab_finalize();
     free(lines);
     free(times.ref);

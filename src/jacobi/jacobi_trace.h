@@ -10,7 +10,8 @@
 #include "jacobi_job.h"
 
 /* Collective. out is scratch for the traced solve's outcome; csv is rank 0's
- * file, opened at start-up (app_outfile_open), committed here. */
+ * file, opened at start-up (app_outfile_open), written here and committed by
+ * the program after its verdict, as the JSON is. */
 shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_outfile_t *csv);
 
 #endif /* JACOBI_TRACE_H */
