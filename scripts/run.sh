@@ -1,20 +1,92 @@
 #!/usr/bin/env bash
-# run.sh - sets up, builds and runs the main job: mpirun -np 4 ./multi_scal.
-# The backend is chosen by the build (auto: a GPU backend where a GPU and its
-# compiler are found, else the host backend).
+# run.sh - the main job, as a new user runs it: checks for what it needs,
+# builds multi_scal, and runs mpirun -np <ngpus> ./multi_scal.
+#
+# It needs a C compiler, CMake 3.21 or later and an MPI (mpicc, mpirun), found
+# by command and version wherever they come from (Debian, pip, modules, a
+# vendor's tree), and on a GPU machine its toolchain, which the build finds for
+# itself (the host backend where it finds none). What is missing it installs
+# from Debian's packages only where it can (apt-get, root or sudo, and a
+# reachable archive); otherwise it says what is missing and stops (exit 1).
+# The test suite's tools are the test command's (scripts/deps.sh).
+#
+# Ranks: one per GPU the machine has (nvidia-smi, rocminfo), 4 on the host
+# backend, or -np N.
+#
 # Usage: scripts/run.sh [-np N] [multi_scal options]
+#   RUN_BUILD_DIR  the build tree (default: build/ in the checkout)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-ranks=4
+build=${RUN_BUILD_DIR:-$top/build}
+ranks=""
 if [[ "${1:-}" == "-np" ]]; then
+  [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: -np needs a positive rank count, got '${2:-}'" >&2; exit 2; }
   ranks=$2
   shift 2
 fi
-"$top/scripts/deps.sh"
+
+# ---- what the main job needs, by command and version --------------------------------------
+# version_at_least HAVE WANT: dotted versions, numerically
+version_at_least() { [[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" == "$2" ]]; }
+missing=() packages=()
+cc=${CC:-cc}
+command -v "$cc" >/dev/null || command -v gcc >/dev/null || { missing+=("a C compiler (cc or gcc)"); packages+=(build-essential); }
+if command -v cmake >/dev/null; then
+  have=$(cmake --version | sed -n 's/^cmake version \([0-9.]*\).*/\1/p')
+  version_at_least "${have:-0}" 3.21 || { missing+=("CMake >= 3.21 (found ${have:-?})"); packages+=(cmake); }
+else
+  missing+=("CMake >= 3.21"); packages+=(cmake)
+fi
+for tool in mpicc mpirun; do
+  command -v "$tool" >/dev/null || { missing+=("$tool (an MPI)"); packages+=(openmpi-bin libopenmpi-dev); }
+done
+
+# ---- installing it only where that can work ----------------------------------------------
+say_missing() {
+  local list
+  list=$(printf '%s, ' "${missing[@]}")
+  echo "run.sh: missing: ${list%, }." >&2
+}
+if ((${#missing[@]})); then
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null && sudo="sudo"; } || sudo="none"
+  if ! command -v apt-get >/dev/null || [[ $sudo == none ]]; then
+    say_missing
+    echo "run.sh: install them (or load their modules) and run again; no apt-get with root or sudo here to do it" >&2
+    exit 1
+  fi
+  mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
+  echo "# run.sh: installing ${packages[*]} (missing: ${missing[*]})"
+  if ! $sudo apt-get update -qq >/dev/null 2>&1 ||
+     ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null 2>&1; then
+    say_missing
+    echo "run.sh: apt-get could not install ${packages[*]} (no reachable archive?): install them (or load their modules) and run again" >&2
+    exit 1
+  fi
+fi
+
 # shellcheck source=scripts/mpi-env.sh
 source "$top/scripts/mpi-env.sh"
-cmake -S "$top" -B "$top/build" -DSHARDTAB_BACKEND="${SHARDTAB_BACKEND:-auto}" >/dev/null
-cmake --build "$top/build" -j "$(nproc)" --target multi_scal >/dev/null
-cd "$top/build"
+cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND="${SHARDTAB_BACKEND:-auto}" >/dev/null
+cmake --build "$build" -j "$(nproc)" --target multi_scal >/dev/null
+
+# ---- one rank per GPU ---------------------------------------------------------------------
+if [[ -z $ranks ]]; then
+  gpus=0
+  if command -v nvidia-smi >/dev/null; then
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+  fi
+  if ((gpus == 0)) && command -v rocminfo >/dev/null; then
+    gpus=$(rocminfo 2>/dev/null | grep -cE '^[[:space:]]+Name:[[:space:]]+gfx' || true)
+  fi
+  if ((gpus > 0)); then
+    ranks=$gpus
+    echo "# run.sh: $gpus GPU(s) here: mpirun -np $ranks (-np N to change)"
+  else
+    ranks=4
+    echo "# run.sh: no GPU counted here: mpirun -np $ranks (-np N to change)"
+  fi
+fi
+cd "$build"
 # shellcheck disable=SC2086
 exec mpirun $mpi_oversubscribe -np "$ranks" ./multi_scal "$@"
