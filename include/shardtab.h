@@ -337,8 +337,10 @@ double shardtab_wait_timeout(const shardtab_t *table);
 /* ---- The same collective calls for a Fortran communicator handle ------------
  * For the Fortran module (comm, or comm%MPI_VAL with mpi_f08) and Python
  * (mpi4py's comm.py2f()): MPI_Comm_f2c gives the communicator. MPI_COMM_NULL's
- * handle is a local SHARDTAB_ERR_INVALID_ARG; what another invalid handle does
- * is up to the MPI library (Open MPI gives MPI_COMM_NULL, MPICH does not check). */
+ * handle, and with Open MPI any handle it does not know (its MPI_Comm_f2c
+ * gives NULL: 12345, -1, a freed communicator's), is a local
+ * SHARDTAB_ERR_INVALID_ARG; MPICH checks its handles itself. A freed handle
+ * that MPI has given to a new communicator since is that communicator. */
 shardtab_status_t shardtab_init_f(MPI_Fint comm, int allow_shared_device);
 shardtab_status_t shardtab_create_f(MPI_Fint comm, void *shard, size_t bytes,
                                     const shardtab_create_params_t *params, shardtab_t **table);

@@ -45,16 +45,23 @@ echo "# [1/3] sanitizers: ASan+UBSan+LSan and valgrind"
 
 # The GPU builds compile and link everything, the GPU tests (tests/gpu) too,
 # which only a machine with GPUs can run (scripts/gpu-*.sh).
+# The HIP compiler (and CMake's check of it) leaves folders in TMPDIR
+# (jacobi_sweep-*, CMakeHIPCompilerId-*, ...): its commands get one in the
+# build tree, removed at the end. Only its commands: Open MPI keeps its
+# session sockets under TMPDIR, whose path must stay short.
+hip_tmp="$top/build-test-tmp"
+rm -rf "$hip_tmp" && mkdir -p "$hip_tmp"
+trap 'rm -rf "$hip_tmp"' EXIT
 echo "# [2/3] HIP backend (gfx90a): build and link with the tests, run without a GPU"
-cmake -S "$top" -B "$top/build-test-hip" -DSHARDTAB_BACKEND=hip |
+TMPDIR=$hip_tmp cmake -S "$top" -B "$top/build-test-hip" -DSHARDTAB_BACKEND=hip |
   grep -E "GPU targets" || true
-cmake --build "$top/build-test-hip" -j "$jobs" >/dev/null
+TMPDIR=$hip_tmp cmake --build "$top/build-test-hip" -j "$jobs" >/dev/null
 "$top/scripts/check-no-gpu.sh" "$top/build-test-hip/multi_scal"
 "$top/scripts/check-no-gpu.sh" "$top/build-test-hip/jacobi" -nx 64 -ny 64
 echo "# [2/3] gfx942 (MI300): every HIP source's device code with clang 19, not linked"
-"$top/scripts/check-gfx942.sh" "$top/build-test-gfx942"
-"$top/scripts/check-gfx90a-order.sh" "$top/build-test-order"
-"$top/scripts/check-gfx90a-order.sh" --self-test "$top/build-test-order"
+TMPDIR=$hip_tmp "$top/scripts/check-gfx942.sh" "$top/build-test-gfx942"
+TMPDIR=$hip_tmp "$top/scripts/check-gfx90a-order.sh" "$top/build-test-order"
+TMPDIR=$hip_tmp "$top/scripts/check-gfx90a-order.sh" --self-test "$top/build-test-order"
 
 echo "# [3/3] CUDA backend (sm_90): build and link with the tests, run without a GPU"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then

@@ -7,12 +7,26 @@
 
 #include <string.h>
 
+/* Is c a communicator MPI_Comm_f2c can have made of a handle it did not know?
+ * Open MPI (4.1 here) returns NULL for such a handle (12345, -1, 3, a freed
+ * dup's), not MPI_COMM_NULL, and any call given NULL aborts the job with
+ * MPI_ERR_COMM. MPICH's handles are checked by MPICH itself. */
+static int unknown_handle(MPI_Comm c)
+{
+#if defined(OPEN_MPI)
+    return (void *)c == NULL;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
 /* The C communicator of a Fortran handle, or a local error naming it when it
- * is MPI_COMM_NULL (Open MPI also maps handles it does not know to it). */
+ * is MPI_COMM_NULL or one the MPI library does not know. */
 static shardtab_status_t comm_of(MPI_Fint handle, const char *call, MPI_Comm *comm)
 {
     *comm = MPI_Comm_f2c(handle);
-    if (*comm == MPI_COMM_NULL)
+    if (*comm == MPI_COMM_NULL || unknown_handle(*comm))
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "%s: communicator handle %d is MPI_COMM_NULL, or not a communicator: "
                        "pass MPI_COMM_WORLD (use mpi), comm%%MPI_VAL (use mpi_f08) or "

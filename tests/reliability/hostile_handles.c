@@ -14,6 +14,12 @@
  *                  with 0 bytes, in the host copy (shardtab_peer) and in the
  *                  device table, the other ranks' entries as usual, and its
  *                  allocation is not held by the table
+ *   bad-comm-handle the Fortran-handle calls (shardtab_init_f, _create_f,
+ *                  _agree_f) given 12345, -1, 3 and a freed dup's handle: a
+ *                  local SHARDTAB_ERR_INVALID_ARG naming the call and the
+ *                  handle, on every rank (Open MPI's MPI_Comm_f2c gives NULL
+ *                  there, and the job aborted with MPI_ERR_COMM); a good
+ *                  handle still works
  *   finalize-live  shardtab_finalize with live tables is refused on every
  *                  rank, the message naming each table; the tables and their
  *                  memory stay usable (peers written and read, a barrier, an
@@ -348,10 +354,50 @@ static void case_finalize_live(void)
           "a second finalize is an error: '%s'", shardtab_last_error());
 }
 
+/* ---- Fortran communicator handles ------------------------------------------- */
+
+static void case_bad_comm_handle(void)
+{
+    MPI_Comm dup;
+    MPI_Fint freed, bad[4];
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    freed = MPI_Comm_c2f(dup);
+    MPI_Comm_free(&dup);
+    bad[0] = 12345;
+    bad[1] = -1;
+    bad[2] = 3;
+    bad[3] = freed;
+    for (int i = 0; i < 4; i++) {
+        char handle[32];
+        shardtab_status_t s;
+        snprintf(handle, sizeof handle, "handle %d", (int)bad[i]);
+        s = shardtab_create_f(bad[i], shard, 64, NULL, &t);
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && t == NULL && says("shardtab_create") && says(handle),
+              "shardtab_create_f(%d) refused: %s", (int)bad[i], shardtab_last_error());
+        s = shardtab_agree_f(bad[i], SHARDTAB_SUCCESS);
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("shardtab_agree") && says(handle),
+              "shardtab_agree_f(%d) refused: %s", (int)bad[i], shardtab_last_error());
+        s = shardtab_init_f(bad[i], 0);
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("shardtab_init") && says(handle),
+              "shardtab_init_f(%d) refused: %s", (int)bad[i], shardtab_last_error());
+    }
+    CHECK(shardtab_create_f(MPI_Comm_c2f(MPI_COMM_WORLD), shard, 64, NULL, &t) == SHARDTAB_SUCCESS &&
+              t != NULL,
+          "a good handle still makes a table: %s", t ? "" : shardtab_last_error());
+    CHECK(shardtab_agree_f(MPI_Comm_c2f(MPI_COMM_WORLD), SHARDTAB_SUCCESS) == SHARDTAB_SUCCESS,
+          "and agrees");
+    CHECK(t && shardtab_destroy(&t) == SHARDTAB_SUCCESS, "and is destroyed");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+}
+
 int main(int argc, char **argv)
 {
     static const char *const cases[] = {"null-table", "destroyed-table", "never-a-table",
-                                        "empty-shard", "finalize-live"};
+                                        "empty-shard", "finalize-live", "bad-comm-handle"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -363,7 +409,7 @@ int main(int argc, char **argv)
     if (!known) {
         if (rank == 0)
             fprintf(stderr, "usage: hostile_handles null-table|destroyed-table|never-a-table|"
-                            "empty-shard|finalize-live\n");
+                            "empty-shard|finalize-live|bad-comm-handle\n");
         MPI_Finalize();
         return 2;
     }
@@ -375,6 +421,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(which, "empty-shard") == 0)
         case_empty_shard();
+    else if (strcmp(which, "bad-comm-handle") == 0)
+        case_bad_comm_handle();
     else if (strcmp(which, "finalize-live") == 0)
         case_finalize_live(); /* finalizes itself */
     else
