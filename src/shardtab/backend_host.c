@@ -47,6 +47,7 @@ typedef char host_handle_fits[sizeof(host_handle_t) <= ST_IPC_HANDLE_BYTES ? 1 :
 typedef struct host_alloc {
     void *base;
     size_t bytes;            /* mapped length, whole pages */
+    size_t asked;            /* the bytes asked for: a shard ends within them */
     int fd;                  /* the memfd once exported, else -1 */
     char tag[TAG_HEX + 1];
     struct host_alloc *next;
@@ -66,13 +67,13 @@ static size_t page_round(size_t bytes)
     return (bytes + page - 1) / page * page;
 }
 
-/* Caller holds allocations_lock. */
-static host_alloc_t *find_containing(const void *ptr, size_t bytes)
+/* The allocation whose mapping holds ptr, or NULL. Caller holds allocations_lock. */
+static host_alloc_t *find_containing(const void *ptr)
 {
     const char *p = ptr;
     for (host_alloc_t *a = allocations; a; a = a->next) {
         const char *base = a->base;
-        if (p >= base && p < base + a->bytes && bytes <= (size_t)(base + a->bytes - p))
+        if (p >= base && p < base + a->bytes)
             return a;
     }
     return NULL;
@@ -121,6 +122,7 @@ static shardtab_status_t host_mem_alloc(size_t bytes, void **ptr)
     }
     a->base = base;
     a->bytes = len;
+    a->asked = bytes;
     a->fd = -1;
     pthread_mutex_lock(&allocations_lock);
     a->next = allocations;
@@ -316,11 +318,18 @@ static shardtab_status_t host_ipc_export(void *ptr, size_t bytes, st_export_t *o
     host_alloc_t *a;
 
     pthread_mutex_lock(&allocations_lock);
-    a = find_containing(ptr, bytes);
+    a = find_containing(ptr);
     if (a == NULL)
         status = st_fail(SHARDTAB_ERR_INVALID_ARG,
                          "shard %p (%zu bytes) is not inside an allocation of shardtab_mem_alloc",
                          ptr, bytes);
+    /* the bytes asked for, not the whole pages mapped: past them a peer would
+     * write where the owner never asked for memory */
+    else if (bytes > a->asked || (size_t)((char *)ptr - (char *)a->base) > a->asked - bytes)
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG,
+                         "shard %p + %zu bytes runs past its allocation of %zu bytes at %p "
+                         "(shardtab_mem_alloc's size, not its pages)",
+                         ptr, bytes, a->asked, a->base);
     else if (a->fd < 0)
         status = move_into_memfd(a);
     if (status == SHARDTAB_SUCCESS) {

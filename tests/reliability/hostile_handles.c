@@ -14,6 +14,12 @@
  *                  with 0 bytes, in the host copy (shardtab_peer) and in the
  *                  device table, the other ranks' entries as usual, and its
  *                  allocation is not held by the table
+ *   past-allocation a shard that runs past the bytes shardtab_mem_alloc was
+ *                  asked for (4096 of 100, 2400 of 16, 51 bytes 50 in of 100)
+ *                  is refused on every rank, naming the allocation's size:
+ *                  the host backend checked the page-rounded size, and a
+ *                  peer could write past what the owner asked for; the whole
+ *                  allocation, and its tail, still make tables
  *   bad-comm-handle the Fortran-handle calls (shardtab_init_f, _create_f,
  *                  _agree_f) given 12345, -1, 3 and a freed dup's handle: a
  *                  local SHARDTAB_ERR_INVALID_ARG naming the call and the
@@ -354,6 +360,39 @@ static void case_finalize_live(void)
           "a second finalize is an error: '%s'", shardtab_last_error());
 }
 
+/* ---- shards within their allocation ------------------------------------------ */
+
+static void case_past_allocation(void)
+{
+    static const struct {
+        size_t alloc, offset, bytes;
+        int ok;
+    } cases[] = {{100, 0, 4096, 0}, {16, 0, 2400, 0}, {100, 50, 51, 0}, {100, 0, 101, 0},
+                 {100, 0, 100, 1}, {100, 50, 50, 1}, {16, 0, 16, 1}};
+
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        void *mem = NULL;
+        shardtab_t *t = NULL;
+        shardtab_status_t s;
+        CHECK(shardtab_mem_alloc(cases[i].alloc, &mem) == SHARDTAB_SUCCESS, "%zu bytes allocated",
+              cases[i].alloc);
+        s = shardtab_create(MPI_COMM_WORLD, (char *)mem + cases[i].offset, cases[i].bytes, &t);
+        if (cases[i].ok) {
+            CHECK(s == SHARDTAB_SUCCESS && t != NULL, "%zu bytes %zu in of %zu make a table%s%s",
+                  cases[i].bytes, cases[i].offset, cases[i].alloc, s ? ": " : "",
+                  s ? shardtab_last_error() : "");
+            CHECK(t && shardtab_destroy(&t) == SHARDTAB_SUCCESS, "and it is destroyed");
+        } else {
+            char alloc_text[48];
+            snprintf(alloc_text, sizeof alloc_text, "allocation of %zu bytes", cases[i].alloc);
+            CHECK(s != SHARDTAB_SUCCESS && t == NULL && says("runs past") && says(alloc_text),
+                  "%zu bytes %zu in of %zu refused: %s", cases[i].bytes, cases[i].offset,
+                  cases[i].alloc, shardtab_last_error());
+        }
+        CHECK(shardtab_mem_free(mem) == SHARDTAB_SUCCESS, "freed");
+    }
+}
+
 /* ---- Fortran communicator handles ------------------------------------------- */
 
 static void case_bad_comm_handle(void)
@@ -397,7 +436,8 @@ static void case_bad_comm_handle(void)
 int main(int argc, char **argv)
 {
     static const char *const cases[] = {"null-table", "destroyed-table", "never-a-table",
-                                        "empty-shard", "finalize-live", "bad-comm-handle"};
+                                        "empty-shard", "finalize-live", "bad-comm-handle",
+                                        "past-allocation"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -409,7 +449,7 @@ int main(int argc, char **argv)
     if (!known) {
         if (rank == 0)
             fprintf(stderr, "usage: hostile_handles null-table|destroyed-table|never-a-table|"
-                            "empty-shard|finalize-live|bad-comm-handle\n");
+                            "empty-shard|finalize-live|bad-comm-handle|past-allocation\n");
         MPI_Finalize();
         return 2;
     }
@@ -423,6 +463,8 @@ int main(int argc, char **argv)
         case_empty_shard();
     else if (strcmp(which, "bad-comm-handle") == 0)
         case_bad_comm_handle();
+    else if (strcmp(which, "past-allocation") == 0)
+        case_past_allocation();
     else if (strcmp(which, "finalize-live") == 0)
         case_finalize_live(); /* finalizes itself */
     else
