@@ -183,7 +183,16 @@ typedef struct shardtab_create_params {
      * give the alignment the kernels' widest access needs, so that a shard that
      * would fault on the device is refused at create instead. */
     size_t alignment;
+    /* A name for the table, or NULL. Creates are collective and pair by order,
+     * as MPI's collectives do: every rank creates (and destroys) its tables in
+     * the same order. The label checks it: a rank whose label differs from
+     * rank 0's fails the create on every rank, the message naming both (a
+     * rank that creates B where the others create A would otherwise be paired
+     * with their A). Up to SHARDTAB_LABEL_MAX - 1 bytes are compared and
+     * named; messages of destroy name it too. */
+    const char *label;
 } shardtab_create_params_t;
+#define SHARDTAB_LABEL_MAX 64
 
 /* shardtab_create with parameters (params may be NULL: all defaults). */
 shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
@@ -192,6 +201,11 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
 /* Waits for the table's stream, lets every importer unmap, then releases. Sets
  * *table to NULL. Kernels on other streams that use the table must be finished
  * by the caller. The shards themselves stay allocated: free them afterwards.
+ * The wait for the other ranks is bounded (6 x the table's wait_timeout_s, 60 s
+ * by default): a rank that never destroys this table (it destroys another, or
+ * none) makes it SHARDTAB_ERR_TIMEOUT, the message naming the table and the
+ * rule; the table is then gone on this rank, its resources held until the
+ * process ends, and the job should end (MPI_Abort).
  * A table that is not live (NULL, destroyed already): a local
  * SHARDTAB_ERR_INVALID_ARG, no collective, *table left as it is. */
 shardtab_status_t shardtab_destroy(shardtab_t **table);

@@ -32,6 +32,8 @@ module shardtab
     integer(c_int) :: signal_slots = 0        ! 0: SHARDTAB_SIGNAL_SLOTS_DEFAULT
     real(c_double) :: wait_timeout_s = 0      ! 0: $SHARDTAB_WAIT_TIMEOUT or 10 s
     integer(c_size_t) :: alignment = 0        ! the shard's address must be a multiple
+    type(c_ptr) :: label = c_null_ptr         ! a NUL-terminated name (c_loc of a c_char
+                                              ! array), rank 0's on every rank, or none
   end type
 
   ! shardtab_device_info_t

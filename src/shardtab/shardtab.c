@@ -528,39 +528,64 @@ static shardtab_status_t resolve_params(const shardtab_create_params_t *params,
     return SHARDTAB_SUCCESS;
 }
 
-/* shardtab_agree, but a rank that waits long for the others says why, once, on
- * stderr: a peer that skipped a collective destroy (or called it twice) leaves
- * the others here, and that must never be a silent hang. The wait goes on:
- * only the job's time limit, or the user, ends it. */
-#define ST_PATIENCE_S 60
+/* shardtab_agree, but bounded: a peer that skipped a collective destroy (or
+ * destroys another table, or this one twice) leaves the others here, and that
+ * must never be a silent hang, nor an endless one. Past 6 x the table's wait
+ * limit (60 s by default) a rank gives up with SHARDTAB_ERR_TIMEOUT and a
+ * message naming the table and the rule. The request is left pending: the
+ * communicator cannot be used again, and the job should end. */
+#define ST_PATIENCE_WAITS 6
 
 static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t local,
-                                         const char *where)
+                                         const char *where, int *pending)
 {
-    int flag = local == SHARDTAB_SUCCESS ? 0 : 1, any = 0, done = 0, warned = 0;
-    double start = MPI_Wtime();
+    int flag = local == SHARDTAB_SUCCESS ? 0 : 1, any = 0, done = 0;
+    const double limit = ST_PATIENCE_WAITS * t->wait_timeout_s, start = MPI_Wtime();
     struct timespec nap = {0, 200000}; /* 0.2 ms */
     MPI_Request req;
 
+    *pending = 0;
     if (MPI_Iallreduce(&flag, &any, 1, MPI_INT, MPI_MAX, t->comm, &req) != MPI_SUCCESS)
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Iallreduce in %s failed", where);
     while (!done) {
         if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return st_fail(SHARDTAB_ERR_MPI, "MPI_Test in %s failed", where);
-        if (!done && !warned && MPI_Wtime() - start > ST_PATIENCE_S) {
-            fprintf(stderr,
-                    "shardtab: %s rank %d has waited %d s in %s for the other %d rank(s) of the "
-                    "table: every rank must destroy the same live table, once (a rank that "
-                    "passed NULL, or destroyed it twice, leaves the others waiting here)\n",
-                    st_rt.host, t->rank, ST_PATIENCE_S, where, t->size - 1);
-            fflush(stderr);
-            warned = 1;
+        if (!done && MPI_Wtime() - start > limit) {
+            *pending = 1;
+            return st_fail(SHARDTAB_ERR_TIMEOUT,
+                           "%s of table '%s' waited %.0f s (6 x its wait limit) for the other %d "
+                           "rank(s): every rank must destroy the same live table, once, its "
+                           "tables in the same order as it created them (a rank that passed "
+                           "NULL, destroyed it twice, or destroys another table now waits "
+                           "elsewhere); end the job",
+                           where, t->label, limit, t->size - 1);
         }
         if (!done)
             nanosleep(&nap, NULL);
     }
     /* everybody is here: the usual agreement carries the first failure's message */
     return shardtab_agree(t->comm, local);
+}
+
+/* The label every rank gave its create, against rank 0's: a rank that creates
+ * another table here (out of order) would be paired with rank 0's. Collective
+ * on t->comm; an error on the ranks whose label differs, the agreement
+ * after it spreading the first one's message. */
+static shardtab_status_t check_label(const shardtab_t *t)
+{
+    char root[SHARDTAB_LABEL_MAX];
+
+    memcpy(root, t->label, sizeof root);
+    if (MPI_Bcast(root, (int)sizeof root, MPI_CHAR, 0, t->comm) != MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Bcast of the table's label failed");
+    root[sizeof root - 1] = '\0';
+    if (strcmp(root, t->label) != 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "rank %d creates table '%s' where rank 0 creates '%s': creates are "
+                       "collective and pair by order, so every rank must create its tables in "
+                       "the same order (shardtab_create_params_t.label)",
+                       t->rank, t->label, root);
+    return SHARDTAB_SUCCESS;
 }
 
 /* ---- create / destroy ------------------------------------------------------ */
@@ -634,6 +659,8 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     t->pad.what = "signal pad";
     t->stream = p.stream;
     t->signal_slots = p.signal_slots;
+    if (p.label)
+        snprintf(t->label, sizeof t->label, "%s", p.label);
     t->wait_timeout_s = p.wait_timeout_s;
     t->clock_hz = st_backend()->clock_hz();
 
@@ -646,7 +673,9 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(t->comm, &t->rank);
     MPI_Comm_size(t->comm, &t->size);
-    status = shardtab_agree(t->comm, split_nodes(t, ranks_per_node));
+    status = shardtab_agree(t->comm, check_label(t));
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_agree(t->comm, split_nodes(t, ranks_per_node));
     if (status != SHARDTAB_SUCCESS)
         goto err_release;
 
@@ -742,7 +771,16 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
     status = st_backend()->stream_synchronize(t->stream);
     if (status == SHARDTAB_SUCCESS)
         status = st_backend()->barrier_wait(t->barrier_order);
-    status = agree_patiently(t, status, "shardtab_destroy");
+    {
+        int pending = 0;
+        status = agree_patiently(t, status, "shardtab_destroy", &pending);
+        if (pending) {
+            /* the peers never came: nothing here may wait for them again, nor
+             * free what they may still map; the table is gone on this rank */
+            *table = NULL;
+            return status;
+        }
+    }
     closed = shardtab_agree(t->comm, close_peers(t));
     freed = st_backend()->mem_free(t->device_table);
     if (t->coll_scratch != NULL) {

@@ -35,6 +35,7 @@ struct shardtab {
     shardtab_stream_t stream;
     void *barrier_order; /* the backend's record of the last shardtab_barrier_on_stream */
     int signal_slots;
+    char label[SHARDTAB_LABEL_MAX]; /* shardtab_create_params_t.label, or "" */
     double wait_timeout_s, clock_hz;
     double create_ms, open_ms;
     /* the live-table registry's entry: what this table's shard allocation is */

@@ -223,6 +223,21 @@ def case_dtype_mismatch(mine, host):
             say("int8 on every rank is taken: views of 512 int8")
 
 
+def case_create_order(mine, host):
+    """Tables created out of order: the labels name it on every rank (rank 0's A
+    was paired silently with the others' B); the same labels make a table."""
+    expect_error("rank 0 creates 'A' while the others create 'B'",
+                 lambda: shardtab.Table(comm, mine, label="A" if rank == 0 else "B"),
+                 ["creates table 'B' where rank 0 creates 'A'", "same order"])
+    expect_error("a label that is not a str",
+                 lambda: shardtab.Table(comm, mine, label=7), ["label is a int; pass a str"])
+    store(mine, values(rank, len(mine)))
+    comm.barrier()
+    with shardtab.Table(comm, mine, label="one name") as t:
+        if check_peers(t, lambda r: len(mine), "the same labels"):
+            say("the same label on every rank makes a table")
+
+
 def case_read_only(mine, host):
     store(mine, values(rank, 64))
     if host:
@@ -429,7 +444,8 @@ def case_finalize_live(mine, host):
 cases = {"pointer-dtypes": case_pointer_dtypes, "dtype-mismatch": case_dtype_mismatch,
          "read-only": case_read_only, "fortran-order": case_fortran_order,
          "view-after-destroy": case_view_after_destroy, "owner-deleted": case_owner_deleted,
-         "unencodable": case_unencodable, "finalize-live": case_finalize_live}
+         "unencodable": case_unencodable, "finalize-live": case_finalize_live,
+         "create-order": case_create_order}
 if case == "empty-before-init":
     case_empty_before_init()
 elif case in cases:

@@ -20,6 +20,14 @@
  *                  the host backend checked the page-rounded size, and a
  *                  peer could write past what the owner asked for; the whole
  *                  allocation, and its tail, still make tables
+ *   create-order   tables created out of order (rank 0 'A' while the others
+ *                  create 'B'): the create fails on every rank, naming both
+ *                  labels (they were paired silently: rank 0's A with the
+ *                  others' B); the same labels make a table, which keeps it
+ *   destroy-alone  rank 0 destroys a table its peers never destroy: its wait
+ *                  ends after 6 x the wait limit (SHARDTAB_WAIT_TIMEOUT) with
+ *                  SHARDTAB_ERR_TIMEOUT naming the table and the rule (it
+ *                  waited for ever); rank 0 then ends the job, MPI_Abort(3)
  *   bad-comm-handle the Fortran-handle calls (shardtab_init_f, _create_f,
  *                  _agree_f) given 12345, -1, 3 and a freed dup's handle: a
  *                  local SHARDTAB_ERR_INVALID_ARG naming the call and the
@@ -393,6 +401,70 @@ static void case_past_allocation(void)
     }
 }
 
+/* ---- creates and destroys in order --------------------------------------------- */
+
+static void case_create_order(void)
+{
+    shardtab_create_params_t p;
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    shardtab_status_t s;
+
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    memset(&p, 0, sizeof p);
+    p.label = rank == 0 ? "A" : "B";
+    s = shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t);
+    if (size > 1)
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && t == NULL && says("creates table 'B' where rank 0 creates 'A'") &&
+                  says("same order"),
+              "an out-of-order create is refused on every rank: %s", shardtab_last_error());
+    else
+        CHECK(s == SHARDTAB_SUCCESS && shardtab_destroy(&t) == SHARDTAB_SUCCESS,
+              "one rank: its label is rank 0's");
+    p.label = "the same on every rank";
+    CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS && t != NULL,
+          "the same labels make a table");
+    CHECK(t && shardtab_destroy(&t) == SHARDTAB_SUCCESS, "and it is destroyed");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+}
+
+static void case_destroy_alone(void)
+{
+    shardtab_create_params_t p;
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    double start;
+    shardtab_status_t s;
+
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    memset(&p, 0, sizeof p);
+    p.label = "lonely";
+    p.wait_timeout_s = 0.5;
+    CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS, "a table");
+    if (rank != 0) {
+        MPI_Barrier(MPI_COMM_WORLD); /* never destroys it: rank 0's abort ends it here */
+        return;
+    }
+    start = MPI_Wtime();
+    s = shardtab_destroy(&t);
+    if (size == 1) {
+        CHECK(s == SHARDTAB_SUCCESS, "one rank: the destroy ends");
+        CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+        return;
+    }
+    /* rank 0 alone from here: no collective check */
+    {
+        int ok = s == SHARDTAB_ERR_TIMEOUT && t == NULL && says("table 'lonely' waited 3 s") &&
+                 says("destroys another table");
+        printf("%s the destroy gave up after %.1f s: %s\n", ok ? "ok:  " : "FAIL:",
+               MPI_Wtime() - start, shardtab_last_error());
+        failures += !ok;
+        printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
 /* ---- Fortran communicator handles ------------------------------------------- */
 
 static void case_bad_comm_handle(void)
@@ -437,7 +509,7 @@ int main(int argc, char **argv)
 {
     static const char *const cases[] = {"null-table", "destroyed-table", "never-a-table",
                                         "empty-shard", "finalize-live", "bad-comm-handle",
-                                        "past-allocation"};
+                                        "past-allocation", "create-order", "destroy-alone"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -449,7 +521,8 @@ int main(int argc, char **argv)
     if (!known) {
         if (rank == 0)
             fprintf(stderr, "usage: hostile_handles null-table|destroyed-table|never-a-table|"
-                            "empty-shard|finalize-live|bad-comm-handle|past-allocation\n");
+                            "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
+                            "destroy-alone\n");
         MPI_Finalize();
         return 2;
     }
@@ -465,6 +538,10 @@ int main(int argc, char **argv)
         case_bad_comm_handle();
     else if (strcmp(which, "past-allocation") == 0)
         case_past_allocation();
+    else if (strcmp(which, "create-order") == 0)
+        case_create_order();
+    else if (strcmp(which, "destroy-alone") == 0)
+        case_destroy_alone();
     else if (strcmp(which, "finalize-live") == 0)
         case_finalize_live(); /* finalizes itself */
     else

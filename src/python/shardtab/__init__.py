@@ -529,22 +529,28 @@ class Table:
     this rank's shard (any number of tables may lie in one allocation).
 
     Keyword arguments are shardtab_create_params_t's: signal_slots,
-    wait_timeout_s, alignment (bytes; 0: any) and stream (an int handle, or
-    a stream object as the collectives take it).
+    wait_timeout_s, alignment (bytes; 0: any), stream (an int handle, or
+    a stream object as the collectives take it) and label (a str: every rank
+    must give rank 0's, which checks that the ranks create their tables in
+    the same order).
     Destroy it on every rank: `with` does, or destroy()."""
 
     def __init__(self, comm, array, *, signal_slots=0, wait_timeout_s=0.0, alignment=0,
-                 stream=None):
+                 stream=None, label=None):
         self._comm = _comm_handle(comm)
         self._table = None
+        self._label = None  # the label's bytes, alive while create reads them
         # A local problem must fail every rank, not leave the others in create:
         # whatever goes wrong here (an array interface that raises, a bad
         # typestr, a parameter ctypes will not take) is agreed first.
         dtype = None
         try:
             address, nbytes, dtype, why = _describe(array)
+            if label is not None and not isinstance(label, str):
+                raise TypeError(f"label is a {type(label).__name__}; pass a str")
+            self._label = None if label is None else label.encode("utf-8", "backslashreplace")
             params = CreateParams(_stream_handle(stream), signal_slots, wait_timeout_s,
-                                  alignment)
+                                  alignment, self._label)
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
             why = (f"the shard or a parameter could not be read: {type(error).__name__}: "
                    f"{_text(error)}")

@@ -11,7 +11,8 @@ c_fint = ctypes.c_int    # MPI_Fint: a C int in Open MPI and MPICH
 class CreateParams(ctypes.Structure):
     """shardtab_create_params_t"""
     _fields_ = [("stream", ctypes.c_void_p), ("signal_slots", ctypes.c_int),
-                ("wait_timeout_s", ctypes.c_double), ("alignment", ctypes.c_size_t)]
+                ("wait_timeout_s", ctypes.c_double), ("alignment", ctypes.c_size_t),
+                ("label", ctypes.c_char_p)]
 
 
 class DeviceInfo(ctypes.Structure):
