@@ -51,6 +51,15 @@ static size_t first_fit(const pad_chunk_t *c, size_t bytes, int *at)
     return SIZE_MAX;
 }
 
+/* Chunks with no pad in them. Caller holds pads_lock. */
+static int idle_chunks(void)
+{
+    int n = 0;
+    for (const pad_chunk_t *c = chunks; c != NULL; c = c->next)
+        n += c->count == 0;
+    return n;
+}
+
 static shardtab_status_t new_chunk(size_t bytes, pad_chunk_t **out)
 {
     size_t size = bytes > ST_PAD_CHUNK_BYTES ? bytes : ST_PAD_CHUNK_BYTES;
@@ -140,7 +149,11 @@ shardtab_status_t st_pad_free(void *ptr)
         status = st_fail(SHARDTAB_ERR_INVALID_ARG, "no signal pad starts at %p", ptr);
     } else {
         memmove(c->used + i, c->used + i + 1, (size_t)(c->count - i - 1) * sizeof *c->used);
-        if (--c->count == 0) {
+        /* An empty chunk is kept while it is the only empty one: a program that
+         * creates and destroys a table in a loop would otherwise make, export
+         * (on the host backend: a memory file, reserved and filled) and free a
+         * chunk every cycle. st_pad_release_idle frees it at finalize. */
+        if (--c->count == 0 && idle_chunks() > 1) {
             *link = c->next;
             status = st_backend()->mem_free(c->base);
             free(c->used);
@@ -149,4 +162,26 @@ shardtab_status_t st_pad_free(void *ptr)
     }
     pthread_mutex_unlock(&pads_lock);
     return status;
+}
+
+shardtab_status_t st_pad_release_idle(void)
+{
+    shardtab_status_t first = SHARDTAB_SUCCESS;
+
+    pthread_mutex_lock(&pads_lock);
+    for (pad_chunk_t **link = &chunks; *link;) {
+        pad_chunk_t *c = *link;
+        if (c->count != 0) {
+            link = &c->next;
+            continue;
+        }
+        *link = c->next;
+        shardtab_status_t s = st_backend()->mem_free(c->base);
+        if (first == SHARDTAB_SUCCESS)
+            first = s;
+        free(c->used);
+        free(c);
+    }
+    pthread_mutex_unlock(&pads_lock);
+    return first;
 }

@@ -11,8 +11,11 @@
 
 /* bytes of coherent memory, aligned to ST_PAD_ALIGN, not zeroed */
 shardtab_status_t st_pad_alloc(size_t bytes, void **ptr);
-/* Gives the range back; a chunk with no pad left is freed. */
+/* Gives the range back; a chunk with no pad left is freed, unless it is the
+ * only such chunk: that one is kept for the next table. */
 shardtab_status_t st_pad_free(void *ptr);
+/* Frees the chunks with no pad left (shardtab_finalize). */
+shardtab_status_t st_pad_release_idle(void);
 
 #define ST_PAD_ALIGN 256                  /* a pad never shares a cache line */
 #define ST_PAD_CHUNK_BYTES (1u << 20)     /* or one pad's size, when larger */

@@ -2,6 +2,7 @@
  * this rank binds (by its rank inside the node), and the memory calls that
  * forward to the backend. */
 #include "internal.h"
+#include "pads.h"
 #include "registry.h"
 
 #include <stdlib.h>
@@ -167,7 +168,12 @@ shardtab_status_t shardtab_finalize(void)
     status = st_check_none_live("shardtab_finalize");
     if (status != SHARDTAB_SUCCESS)
         return status;
-    status = st_rt.ops->unbind();
+    status = st_pad_release_idle(); /* the signal pad chunk kept for a next table */
+    {
+        shardtab_status_t unbound = st_rt.ops->unbind();
+        if (status == SHARDTAB_SUCCESS)
+            status = unbound;
+    }
     st_rt.initialized = 0;
     st_error_identity(NULL);
     return status;

@@ -155,6 +155,7 @@ static int variant(const char *name, int reuse, const config_t *cfg)
     void *shard = NULL;
     usage_t before = {-1, -1, -1, -1}, after;
     int failed = 0, any_failed = 0;
+    double started = 0.0, seconds;
 
     if (reuse && check(shardtab_mem_alloc(cfg->bytes, &shard), "shardtab_mem_alloc"))
         return 1;
@@ -162,6 +163,7 @@ static int variant(const char *name, int reuse, const config_t *cfg)
         if (c == cfg->warmup) {
             MPI_Barrier(MPI_COMM_WORLD);
             before = measure();
+            started = MPI_Wtime();
         }
         failed = one_cycle(&shard, cfg->bytes, !reuse, c);
         if (cfg->inject_leak && c >= cfg->warmup) {
@@ -175,6 +177,7 @@ static int variant(const char *name, int reuse, const config_t *cfg)
         failed = any_failed;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    seconds = MPI_Wtime() - started;
     after = measure();
     if (reuse && shard && check(shardtab_mem_free(shard), "shardtab_mem_free"))
         failed = 1;
@@ -197,8 +200,9 @@ static int variant(const char *name, int reuse, const config_t *cfg)
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("# %s: %d cycles of %zu-byte shards at %d ranks, measured after cycle %d and "
-               "after cycle %d\n",
-               name, cfg->cycles, cfg->bytes, size, cfg->warmup, cfg->cycles);
+               "after cycle %d; %.3f ms a cycle (a figure, not a check)\n",
+               name, cfg->cycles, cfg->bytes, size, cfg->warmup, cfg->cycles,
+               1e3 * seconds / (cfg->cycles - cfg->warmup));
         for (int r = 0; r < size && all; r++) {
             const long *v = all + 8 * r;
             printf("%s rank %d: fds %ld -> %ld, maps %ld -> %ld, VmRSS %ld -> %ld KiB (%+ld), "
