@@ -99,6 +99,17 @@ shardtab_status_t st_check_free(const void *ptr)
                    ptr, e.rank, e.size, e.node_rank);
 }
 
+int st_live_count(void)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&live_lock);
+    for (const st_live_entry_t *e = live; e; e = e->next)
+        n++;
+    pthread_mutex_unlock(&live_lock);
+    return n;
+}
+
 int st_live_has(const void *table)
 {
     int hit = 0;

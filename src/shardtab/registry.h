@@ -32,6 +32,8 @@ int st_live_remove(const st_live_entry_t *entry);
 int st_live_find(const void *ptr, size_t bytes, st_live_entry_t *found);
 /* SHARDTAB_SUCCESS, or an error naming the live table that shares ptr's memory. */
 shardtab_status_t st_check_free(const void *ptr);
+/* How many tables of this process live. */
+int st_live_count(void);
 /* Whether table is the handle of a live table of this process; table is
  * compared, never read. A handle that a later create happens to return again
  * is that table's. */

@@ -664,11 +664,31 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
     t->wait_timeout_s = p.wait_timeout_s;
     t->clock_hz = st_backend()->clock_hz();
 
-    /* 1. nodes */
-    status = st_mpi_check(MPI_Comm_dup(comm, &t->comm), "MPI_Comm_dup");
-    if (status != SHARDTAB_SUCCESS) {
-        free(t);
-        return status;
+    /* 1. nodes. The dup under MPI_ERRORS_RETURN, the caller's handler put
+     * back after: its failure (Open MPI runs out of communicators past about
+     * 32,000 live tables, two each) must be an error returned, not an abort. */
+    {
+        MPI_Errhandler theirs;
+        int got = MPI_Comm_get_errhandler(comm, &theirs), rc;
+        if (got == MPI_SUCCESS)
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        rc = MPI_Comm_dup(comm, &t->comm);
+        if (got == MPI_SUCCESS) {
+            MPI_Comm_set_errhandler(comm, theirs);
+            MPI_Errhandler_free(&theirs);
+        }
+        if (rc != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPI_Error_string(rc, text, &len);
+            status = st_fail(SHARDTAB_ERR_MPI,
+                             "MPI_Comm_dup failed: %s; this process holds %d live table(s), and "
+                             "each holds two communicators: destroy tables you no longer use (MPI "
+                             "has a limit on communicators, about 32,000 tables with Open MPI)",
+                             text, st_live_count());
+            free(t);
+            return status;
+        }
     }
     MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(t->comm, &t->rank);

@@ -28,6 +28,11 @@
  *                  ends after 6 x the wait limit (SHARDTAB_WAIT_TIMEOUT) with
  *                  SHARDTAB_ERR_TIMEOUT naming the table and the rule (it
  *                  waited for ever); rank 0 then ends the job, MPI_Abort(3)
+ *   table-limit    live tables until MPI runs out of communicators (Open MPI:
+ *                  about 32,000 tables, two each): that create fails on every
+ *                  rank with a message naming the cause and the count (the
+ *                  job aborted with MPI_ERR_INTERN); every table made is
+ *                  then destroyed, and one more can be made
  *   bad-comm-handle the Fortran-handle calls (shardtab_init_f, _create_f,
  *                  _agree_f) given 12345, -1, 3 and a freed dup's handle: a
  *                  local SHARDTAB_ERR_INVALID_ARG naming the call and the
@@ -465,6 +470,34 @@ static void case_destroy_alone(void)
     }
 }
 
+/* ---- MPI's limit on communicators ----------------------------------------------- */
+
+#define TABLE_LIMIT_TRIES 70000 /* beyond any limit seen (Open MPI 4.1: 32,000 to 34,000) */
+
+static void case_table_limit(void)
+{
+    shardtab_t **tables = calloc(TABLE_LIMIT_TRIES, sizeof *tables);
+    void *shard = NULL;
+    shardtab_status_t s = SHARDTAB_SUCCESS;
+    int made = 0, destroyed = 0;
+
+    CHECK(tables != NULL && shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard");
+    while (made < TABLE_LIMIT_TRIES &&
+           (s = shardtab_create(MPI_COMM_WORLD, shard, 64, &tables[made])) == SHARDTAB_SUCCESS)
+        made++;
+    CHECK(made < TABLE_LIMIT_TRIES && s == SHARDTAB_ERR_MPI && says("MPI_Comm_dup") &&
+              says("live table(s), and each holds two communicators"),
+          "table %d fails with a message, not an abort: %s", made + 1, shardtab_last_error());
+    for (int i = made - 1; i >= 0; i--)
+        destroyed += shardtab_destroy(&tables[i]) == SHARDTAB_SUCCESS;
+    CHECK(destroyed == made, "the %d tables made are destroyed", made);
+    CHECK(shardtab_create(MPI_COMM_WORLD, shard, 64, &tables[0]) == SHARDTAB_SUCCESS &&
+              shardtab_destroy(&tables[0]) == SHARDTAB_SUCCESS,
+          "and a table can be made again");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+    free(tables);
+}
+
 /* ---- Fortran communicator handles ------------------------------------------- */
 
 static void case_bad_comm_handle(void)
@@ -509,7 +542,8 @@ int main(int argc, char **argv)
 {
     static const char *const cases[] = {"null-table", "destroyed-table", "never-a-table",
                                         "empty-shard", "finalize-live", "bad-comm-handle",
-                                        "past-allocation", "create-order", "destroy-alone"};
+                                        "past-allocation", "create-order", "destroy-alone",
+                                        "table-limit"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -522,7 +556,7 @@ int main(int argc, char **argv)
         if (rank == 0)
             fprintf(stderr, "usage: hostile_handles null-table|destroyed-table|never-a-table|"
                             "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
-                            "destroy-alone\n");
+                            "destroy-alone|table-limit\n");
         MPI_Finalize();
         return 2;
     }
@@ -542,6 +576,8 @@ int main(int argc, char **argv)
         case_create_order();
     else if (strcmp(which, "destroy-alone") == 0)
         case_destroy_alone();
+    else if (strcmp(which, "table-limit") == 0)
+        case_table_limit();
     else if (strcmp(which, "finalize-live") == 0)
         case_finalize_live(); /* finalizes itself */
     else
