@@ -152,8 +152,9 @@ shardtab_status_t st_pad_free(void *ptr)
         /* An empty chunk is kept while it is the only empty one: a program that
          * creates and destroys a table in a loop would otherwise make, export
          * (on the host backend: a memory file, reserved and filled) and free a
-         * chunk every cycle. st_pad_release_idle frees it at finalize. */
-        if (--c->count == 0 && idle_chunks() > 1) {
+         * chunk every cycle. st_pad_release_idle frees it at finalize. A chunk
+         * made for one large pad is not kept. */
+        if (--c->count == 0 && (c->bytes > ST_PAD_CHUNK_BYTES || idle_chunks() > 1)) {
             *link = c->next;
             status = st_backend()->mem_free(c->base);
             free(c->used);

@@ -101,11 +101,10 @@ shardtab_status_t st_check_free(const void *ptr)
 
 int st_live_count(void)
 {
-    int n = 0;
+    int n;
 
     pthread_mutex_lock(&live_lock);
-    for (const st_live_entry_t *e = live; e; e = e->next)
-        n++;
+    n = live_count;
     pthread_mutex_unlock(&live_lock);
     return n;
 }
