@@ -146,7 +146,7 @@ SHARDTAB_DEVFN int jacobi_onchip_failed(const jacobi_step_t *s)
  * of a pad slot: it was none. The host names it (jacobi_onchip_failure). */
 SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k)
 {
-    shardtab_store_relaxed_device(&s->ctl->failed, 2);
+    shardtab_max_relaxed_system(&s->ctl->failed, 2); /* kept over a later 1 (jacobi_fail_at) */
     jacobi_stop_after(s, k);
     if (s->sig.mine)
         for (int q = 0; q < s->sig.node_size; q++)
@@ -161,7 +161,8 @@ SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k)
  * not yet timed): 1 to go on waiting, 0 when the solve ended (stop_at <= k:
  * the tile will not run k, what it waits for may never come; or a failure)
  * or the wait ran out (then it has given up). */
-SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k, uint64_t *start)
+SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k, uint64_t *start,
+                                              int bounded)
 {
     if (*start == 0) {
         *start = shardtab_clock();
@@ -169,7 +170,7 @@ SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k
     }
     if (shardtab_load_relaxed_device(&s->ctl->stop_at) <= k || jacobi_onchip_failed(s))
         return 0;
-    if (shardtab_clock() - *start > s->wait_ticks) {
+    if (bounded && shardtab_clock() - *start > s->wait_ticks) {
         jacobi_onchip_give_up(s, k);
         return 0;
     }
@@ -180,9 +181,12 @@ SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k
  * bits. Returns 1 once the words are there, 0 when the solve ended or the
  * wait ran out (jacobi_onchip_keep_waiting). The words are this device's:
  * relaxed loads at device scope, which on AMD and NVIDIA bypass the
- * multiprocessor's non-coherent L1. */
-SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int n, uint64_t time,
-                                  uint32_t *bits, uint64_t k)
+ * multiprocessor's non-coherent L1. A tile's wait is bounded (what it waits
+ * for is an iteration away); the norm block's (jacobi_ll_wait_unbounded) is
+ * not: with -nccheck N it waits N iterations, however long they take, and the
+ * tiles' own bounded waits end the solve if one of them is stuck. */
+SHARDTAB_DEVFN int jacobi_ll_wait_for(const jacobi_step_t *s, const uint64_t *w, int n, uint64_t time,
+                                      uint32_t *bits, uint64_t k, int bounded)
 {
     uint64_t start = 0;
 
@@ -195,10 +199,16 @@ SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int
         }
         if (ready)
             return 1;
-        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start))
+        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start, bounded))
             return 0;
         shardtab_pause();
     }
+}
+
+SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int n, uint64_t time,
+                                  uint32_t *bits, uint64_t k)
+{
+    return jacobi_ll_wait_for(s, w, n, time, bits, k, 1);
 }
 
 /* ---- the tiles ------------------------------------------------------------------------ */
@@ -251,7 +261,7 @@ SHARDTAB_DEVFN int jacobi_onchip_may_run(const jacobi_step_t *s, uint64_t base, 
         uint64_t d = shardtab_load_relaxed_device(&s->ctl->decided);
         if (d >= jacobi_decided_word(k - 1, 0))
             return !(d == jacobi_decided_word(k - 1, 1)); /* a later word: k - 1 went on */
-        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start))
+        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start, 1))
             return 0;
         shardtab_pause();
     }
@@ -279,7 +289,7 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
     for (int d0 = me * JACOBI_ONCHIP_GATHER; d0 < total && ok; d0 += threads * JACOBI_ONCHIP_GATHER) {
         uint32_t bits[2 * JACOBI_ONCHIP_GATHER];
         int n = total - d0 < JACOBI_ONCHIP_GATHER ? total - d0 : JACOBI_ONCHIP_GATHER;
-        ok = jacobi_ll_wait(s, words + 2 * (size_t)d0, 2 * n, j, bits, j - 1);
+        ok = jacobi_ll_wait_for(s, words + 2 * (size_t)d0, 2 * n, j, bits, j - 1, 0);
         for (int i = 0; i < n && ok; i++) {
             uint64_t b = (uint64_t)bits[2 * i] | (uint64_t)bits[2 * i + 1] << 32;
             double v;
@@ -297,13 +307,13 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
     return !stop;
 }
 
-/* The norm block's whole solve: for every iteration j in [base, end) whose
+/* The norm block's whole launch: for every iteration j in [k0, end) whose
  * close decides, the partials of j - 1 gathered and summed, deposited into the
  * node's all-reduce and taken back (jacobi_protocol.h: the calls of the
  * persistent kernel), the decision published in ctl->decided at once, and
  * only then recorded (the norm, the history, stop_at). It ends at a stop or a
  * failure. */
-SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, uint64_t end)
+SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, uint64_t k0, uint64_t end)
 {
     SHARDTAB_BLOCK_SHARED double local2, global2[1];
     SHARDTAB_BLOCK_SHARED int stop;
@@ -311,9 +321,12 @@ SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, ui
     if (shardtab_block_leader())
         local2 = 0.0;
     shardtab_block_sync();
-    if (!jacobi_persistent_norm(s, base, base, &local2)) /* an earlier solve's deposit, drained */
+    /* a solve's first launch drains an earlier solve's deposit; a later launch
+     * of the same solve (k0 > base) goes on from the tiles' first iteration:
+     * the decisions before it were made by the launch before */
+    if (k0 == base && !jacobi_persistent_norm(s, base, base, &local2))
         return;
-    for (uint64_t j = base; j < end; j++) {
+    for (uint64_t j = k0; j < end; j++) {
         uint64_t *rec = jacobi_trace_of(s, j, base), t1 = 0;
         double sum = 0.0;
 

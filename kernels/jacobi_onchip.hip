@@ -77,7 +77,7 @@ template <bool PREPOLL>
 __device__ static inline int take_edge(const jacobi_step_t &s, const uint64_t *w, uint64_t time,
                                        uint64_t k, bool active, float4 *v)
 {
-    uint32_t b[4];
+    uint32_t b[4] = {0, 0, 0, 0}; /* a wait that ended takes zeros, never stack garbage */
     int ok = 1;
 
     if (PREPOLL) {
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
     uint64_t k = k0;
 
     if (blockIdx.x == 0) {
-        jacobi_onchip_norm(&s, base, end);
+        jacobi_onchip_norm(&s, base, k0, end);
     } else {
         const int t = (int)blockIdx.x - 1, nx = s.nx;
         const int r0 = jacobi_tile_first_row(&s, t), nr = jacobi_tile_first_row(&s, t + 1) - r0;
@@ -161,8 +161,15 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                 for (int i = 0; i < R; i++)
                     outer_last[p][warp][i] = v[i].w;
             }
-            if (threadIdx.x == JACOBI_ONCHIP_GATE_THREAD)
-                shared_go[p] = k < end && jacobi_onchip_may_run(&s, base, k0, k);
+            /* 1: run k; 0: the solve stopped before k; 2: the planted lag, decided
+             * here once for the whole block */
+            if (threadIdx.x == JACOBI_ONCHIP_GATE_THREAD) {
+                int go = k < end && jacobi_onchip_may_run(&s, base, k0, k);
+                if (!go && HOOKS && fault_tile && s.fault.kind == JACOBI_FAULT_LAG && !lagged &&
+                    !jacobi_onchip_failed(&s))
+                    go = 2;
+                shared_go[p] = go;
+            }
             /* the ghost rows of time k: a neighbour tile's edge, or, as the launch
              * starts, its rows in memory */
             if (above >= 0) {
@@ -185,16 +192,11 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                     down = *(const float4 *)(start + (size_t)below_first * nx + x0);
             }
             const int ended = __syncthreads_or(!ok);
-            const bool lag = !shared_go[p];
-            if (lag) {
-                /* the planted bug: one tile runs on past the stop, on the edges it has */
-                if (!(HOOKS && fault_tile && s.fault.kind == JACOBI_FAULT_LAG && !lagged &&
-                      !jacobi_onchip_failed(&s)))
-                    break;
-                lagged = true;
-            } else if (ended) {
+            const int go = shared_go[p];
+            const bool lag = go == 2; /* the planted bug: one tile runs on past the stop */
+            if (go == 0 || (go == 1 && ended))
                 break;
-            }
+            lagged |= lag;
             /* at a rank's edge: the neighbouring rank's row, after its signal */
             if (above < 0 && !lag) {
                 if (!jacobi_wait_neighbour(&s, JACOBI_SLOT_FROM_TOP, k, rec))
@@ -290,13 +292,17 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
             if (i < nr && active)
                 *(float4 *)(out + (size_t)(r0 + i) * nx + x0) = v[i];
     }
-    /* the last block to end sets the iteration: every block has read it by then */
+    /* the last block to end sets the iteration: every block has read it by then.
+     * Every thread's stores (a give-up's stop_at included) released for the
+     * ticket (per wave on AMD), and the last block acquires them all. */
+    shardtab_fence_before_block_release();
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();
         const uint64_t blocks = gridDim.x;
         const uint64_t ticket = atomicAdd((unsigned long long *)&ctl->exits, 1ull) + 1;
         if (ticket % blocks == 0) {
+            __threadfence();
             const uint64_t stop = *(volatile uint64_t *)&ctl->stop_at;
             ctl->iteration = stop < end ? stop : end;
             if (s.done)

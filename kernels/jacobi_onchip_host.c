@@ -54,10 +54,16 @@ typedef struct onchip_job {
 } onchip_job_t;
 
 /* A neighbour tile's edge row of `time`, nx LL words, into row; 0 when the solve ended. */
+/* The words alone order nothing in C11 (relaxed): an acquire fence after
+ * them, and a release fence before a send, order the tiles' plain accesses
+ * of the rows (a tile's last write of its rows after its neighbours' first
+ * read of theirs). Free on x86; the GPU's are the LL words' own. */
 static int take_edge(const jacobi_step_t *s, const uint64_t *w, uint64_t time, uint64_t k,
                      uint32_t *bits, jacobi_real_t *row)
 {
     int ok = jacobi_ll_wait(s, w, s->nx, time, bits, k);
+    if (ok)
+        atomic_thread_fence(memory_order_acquire);
     for (int x = 0; x < s->nx; x++)
         row[x] = jacobi_bits_float(bits[x]);
     return ok;
@@ -65,6 +71,7 @@ static int take_edge(const jacobi_step_t *s, const uint64_t *w, uint64_t time, u
 
 static void send_edge(const jacobi_step_t *s, uint64_t *w, const jacobi_real_t *row, uint64_t time)
 {
+    atomic_thread_fence(memory_order_release);
     for (int x = 0; x < s->nx; x++)
         shardtab_store_relaxed_device(&w[x], jacobi_ll_word(jacobi_float_bits(row[x]), time));
 }
@@ -102,7 +109,8 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
                 ok &= take_edge(s, jacobi_edge(s, k, above, JACOBI_EDGE_LAST), k, k, bits, up);
             if (fault_tile && s->fault.kind == JACOBI_FAULT_EDGE && k - base == (uint64_t)s->fault.iteration)
                 for (int x = 0; x < nx; x++) /* the planted bug: the other time's words, unchecked */
-                    up[x] = jacobi_bits_float((uint32_t)jacobi_edge(s, k + 1, above, JACOBI_EDGE_LAST)[x]);
+                    up[x] = jacobi_bits_float((uint32_t)shardtab_load_relaxed_device(
+                        jacobi_edge(s, k + 1, above, JACOBI_EDGE_LAST) + x));
         }
         if (below >= 0) {
             if (k == k0)
@@ -190,7 +198,7 @@ static void *onchip_thread(void *arg)
     const jacobi_step_t *s = job->s;
 
     if (job->tile < 0) {
-        jacobi_onchip_norm(s, job->base, job->end);
+        jacobi_onchip_norm(s, job->base, job->k0, job->end);
         return NULL;
     }
     const size_t row = (size_t)s->nx;

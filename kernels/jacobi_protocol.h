@@ -51,7 +51,8 @@ SHARDTAB_DEVFN void jacobi_stop_after(const jacobi_step_t *s, uint64_t k)
 /* One thread: a wait gave up (or another rank did): this rank's solve ends after k. */
 SHARDTAB_DEVFN void jacobi_fail_at(const jacobi_step_t *s, uint64_t k)
 {
-    shardtab_store_relaxed_device(&s->ctl->failed, 1); /* read by other blocks (threads) meanwhile */
+    shardtab_max_relaxed_system(&s->ctl->failed, 1); /* read by other blocks meanwhile; a 2
+                                                          (jacobi_onchip_give_up) stays */
     jacobi_stop_after(s, k);
 }
 

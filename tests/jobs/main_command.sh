@@ -5,7 +5,7 @@
 # no apt-get at all (no-mpi, as on a login node). apt-get and dpkg are stand-ins here,
 # written by this script: the real ones would reach the network or report this machine.
 # Usage: main_command.sh offline|old-cmake|no-mpi SOURCE_DIR WORK_DIR
-set -uo pipefail
+set -euo pipefail
 mode=${1:?usage: main_command.sh offline|old-cmake|no-mpi SOURCE_DIR WORK_DIR}
 src=${2:?source dir}
 work=${3:?work dir}
@@ -24,33 +24,33 @@ chmod +x "$work/stubs/apt-get" "$work/stubs/dpkg-query"
 
 case $mode in
   offline)
-    out=$(PATH="$work/stubs:$PATH" RUN_BUILD_DIR="$work/build" timeout 600 bash "$src/scripts/run.sh" -np 2 --n 1000 2>&1)
-    rc=$?
+    rc=0
+    out=$(PATH="$work/stubs:$PATH" RUN_BUILD_DIR="$work/build" timeout 600 bash "$src/scripts/run.sh" -np 2 --n 1000 2>&1) || rc=$?
     echo "$out" | tail -n 12
     ((rc == 0)) || fail "exit $rc, want 0"
     grep -q "^# verify local: OK" <<<"$out" || fail "no verified run"
-    grep -q "installing" <<<"$out" && fail "it tried to install something"
+    if grep -q "installing" <<<"$out"; then fail "it tried to install something"; fi
     ;;
   old-cmake)
     printf '#!/bin/sh\necho "cmake version 3.16.3"\n' >"$work/stubs/cmake"
     chmod +x "$work/stubs/cmake"
-    out=$(PATH="$work/stubs:$PATH" RUN_BUILD_DIR="$work/build" timeout 120 bash "$src/scripts/run.sh" 2>&1)
-    rc=$?
+    rc=0
+    out=$(PATH="$work/stubs:$PATH" RUN_BUILD_DIR="$work/build" timeout 120 bash "$src/scripts/run.sh" 2>&1) || rc=$?
     echo "$out"
     ((rc == 1)) || fail "exit $rc, want 1"
     grep -q "^run.sh: missing: CMake >= 3.21 (found 3.16.3)[.]$" <<<"$out" || fail "no line names the old CMake"
     if [[ $(id -u) -eq 0 ]] || sudo -n true 2>/dev/null; then
       grep -q "apt-get could not install cmake" <<<"$out" || fail "no line says apt could not install it"
     fi
-    [[ -e "$work/build" ]] && fail "it built anyway"
+    if [[ -e "$work/build" ]]; then fail "it built anyway"; fi
     ;;
   no-mpi)
     # a PATH of what run.sh uses up to its checks, without mpicc, mpirun and apt-get
     for t in bash env dirname sed sort head grep id cc gcc cmake nproc printf; do
-      p=$(command -v "$t") && [[ $p == /* ]] && ln -s "$p" "$work/bin/$t"
+      if p=$(command -v "$t") && [[ $p == /* ]]; then ln -s "$p" "$work/bin/$t"; fi
     done
-    out=$(PATH="$work/bin" RUN_BUILD_DIR="$work/build" "$(command -v timeout)" 120 "$work/bin/bash" "$src/scripts/run.sh" 2>&1)
-    rc=$?
+    rc=0
+    out=$(PATH="$work/bin" RUN_BUILD_DIR="$work/build" "$(command -v timeout)" 120 "$work/bin/bash" "$src/scripts/run.sh" 2>&1) || rc=$?
     echo "$out"
     ((rc == 1)) || fail "exit $rc, want 1"
     grep -q "^run.sh: missing: mpicc (an MPI), mpirun (an MPI)[.]$" <<<"$out" || fail "no line names mpicc and mpirun"
