@@ -44,17 +44,12 @@ if [ -z "$build" ] || [ -z "$work" ] || [ -z "$consumer" ]; then
     exit 2
 fi
 
-# shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
-source "$(dirname "${BASH_SOURCE[0]}")/../lib/mpi-test-env.sh"
+# shellcheck source=tests/lib/driver.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/driver.sh"
 unset CMAKE_PREFIX_PATH
 unset PKG_CONFIG_PATH
 
 prefix=$work/prefix
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 step() {
     echo
     echo "==== $*"
@@ -67,35 +62,22 @@ run() {
     timeout -k 5 "$limit" "$@"
 }
 
-is_openmpi=0
-if "$mpiexec" --version 2>&1 | grep -Eq 'Open MPI|OpenRTE'; then
-    is_openmpi=1
-fi
 read -r -a pre <<<"$preflags"
 read -r -a post <<<"$postflags"
 # mpirun_np N PROGRAM [ARGS...]
 mpirun_np() {
-    local n=$1 program=$2 mpi_flags=()
+    local n=$1 program=$2 pass=()
     shift 2
-    if [ "$is_openmpi" -eq 1 ]; then
-        mpi_flags+=(--oversubscribe)
-        [ -n "${SHARDTAB_RANKS_PER_NODE+set}" ] && mpi_flags+=(-x SHARDTAB_RANKS_PER_NODE)
-        [ -n "${PYTHONPATH+set}" ] && mpi_flags+=(-x PYTHONPATH)
-    fi
-    run 60 "$mpiexec" "${mpi_flags[@]+"${mpi_flags[@]}"}" "$np_flag" "$n" \
+    [ -n "${SHARDTAB_RANKS_PER_NODE+set}" ] && pass+=(SHARDTAB_RANKS_PER_NODE)
+    [ -n "${PYTHONPATH+set}" ] && pass+=(PYTHONPATH)
+    mpi_launch_flags "$mpiexec" "${pass[@]+"${pass[@]}"}"
+    run 60 "$mpiexec" "${launch_flags[@]+"${launch_flags[@]}"}" "$np_flag" "$n" \
         "${pre[@]+"${pre[@]}"}" "$program" "${post[@]+"${post[@]}"}" "$@"
-}
-
-shm_list() {
-    local f
-    for f in /dev/shm/shardtab-*; do
-        [ -e "$f" ] && printf '%s\n' "$f"
-    done
 }
 
 rm -rf "$work"
 mkdir -p "$work"
-shm_list | sort >"$work/shm.before"
+shm_snapshot "$work/shm.before"
 
 # ---- 1. install -----------------------------------------------------------------------
 step "install into $prefix"
@@ -245,18 +227,9 @@ if [ -n "$python" ]; then
 fi
 
 # ---- nothing of ours left in /dev/shm ------------------------------------------------------
-leaked=""
-for _ in 1 2 3 4 5 6; do
-    leaked=$(shm_list | sort | comm -13 "$work/shm.before" -)
-    [ -z "$leaked" ] && break
-    sleep 0.5
-done
-[ -z "$leaked" ] || fail "shared-memory segments left behind: $(echo "$leaked" | tr '\n' ' ')"
+leaked=$(shm_leaked "$work/shm.before")
+[ -z "$leaked" ] || fail "shared-memory segments left behind: $leaked"
 
 echo
-if [ "$failures" -gt 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
-fi
-rm -rf "$work"
-echo "PASS"
+if [ "$failures" -eq 0 ]; then rm -rf "$work"; fi
+exit_verdict

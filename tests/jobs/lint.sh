@@ -1,11 +1,11 @@
 #!/bin/bash
-# lint.sh - checks every job and test script of the jobs/, slurm/ and multihost/ suites: 'bash -n' (syntax) or shellcheck.
+# lint.sh - checks every job and test script of the jobs/, slurm/ and multihost/ suites and the drivers' shell library: 'bash -n' (syntax) or shellcheck.
 #
 # Usage: lint.sh syntax|shellcheck SOURCE_DIR
 # syntax also byte-compiles jobs/summarize.py and tests/jobs/check_result.py when
 # python3 is there. shellcheck exits 77 (ctest: skipped) when shellcheck is not installed.
 # Scripts are executable and open with '#!' and a one-line purpose comment on line 2; sourced libraries
-# (jobs/lib/*.sh) with the purpose comment on line 1 and '# shellcheck shell=bash'.
+# (jobs/lib/*.sh, tests/lib's) with the purpose comment on line 1 and '# shellcheck shell=bash'.
 set -euo pipefail
 
 mode=${1:?usage: lint.sh syntax|shellcheck SOURCE_DIR}
@@ -13,7 +13,7 @@ source_dir=${2:?usage: lint.sh syntax|shellcheck SOURCE_DIR}
 cd "$source_dir"
 scripts=(jobs/frontier/*.sh jobs/frontier/*.sbatch jobs/local/*.sh
          tests/jobs/*.sh tests/slurm/*.sh tests/multihost/*.sh)
-libraries=(jobs/lib/*.sh)
+libraries=(jobs/lib/*.sh tests/lib/driver.sh tests/lib/mpi-test-env.sh)
 for script in "${scripts[@]}" "${libraries[@]}"; do
   [[ -f $script ]] || { echo "lint.sh: $script is missing" >&2; exit 1; }
 done

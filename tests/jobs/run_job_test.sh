@@ -33,34 +33,22 @@ summarize=(python3 "$source_dir/jobs/summarize.py")
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-# shellcheck source=../lib/mpi-test-env.sh
-source "$source_dir/tests/lib/mpi-test-env.sh"
+# shellcheck source=../lib/driver.sh
+source "$source_dir/tests/lib/driver.sh"
 export SHARDTAB_RESULTS_DIR=$work/results
 
+# a case ends at its first failure (driver.sh's helpers call this fail)
 fail() {
   echo "run_job_test.sh: FAIL ($case_name): $*" >&2
   exit 1
-}
-
-# expect_refusal WHAT PATTERN COMMAND...: COMMAND must fail, saying PATTERN
-expect_refusal() {
-  local what=$1 pattern=$2 status=0
-  shift 2
-  "$@" >"$work/refusal.out" 2>&1 || status=$?
-  ((status != 0)) || fail "$what: accepted, expected a refusal"
-  grep -Eq -- "$pattern" "$work/refusal.out" || fail "$what: status $status without saying '$pattern': $(cat "$work/refusal.out")"
-  echo "refused as expected: $what: status $status: $(grep -E -- "$pattern" "$work/refusal.out" | head -n 1)"
 }
 
 # run_ranks RANKS COMMAND...: COMMAND on RANKS ranks of this host, 2 ranks per "node"
 run_ranks() {
   local ranks=$1
   shift
-  if mpiexec_is_openmpi "$mpiexec"; then
-    SHARDTAB_RANKS_PER_NODE=2 "$mpiexec" --oversubscribe -x SHARDTAB_RANKS_PER_NODE -np "$ranks" "$@"
-  else
-    SHARDTAB_RANKS_PER_NODE=2 "$mpiexec" -np "$ranks" "$@"
-  fi
+  mpi_launch_flags "$mpiexec" SHARDTAB_RANKS_PER_NODE
+  SHARDTAB_RANKS_PER_NODE=2 "$mpiexec" "${launch_flags[@]+"${launch_flags[@]}"}" -np "$ranks" "$@"
 }
 
 case $case_name in
@@ -130,7 +118,7 @@ PYTHON
     fi
     mkdir -p none
     echo '{"program": "other"}' >none/other.json
-    expect_refusal "a folder without results" "no multi_scal or jacobi results among 1 JSON files" "${summarize[@]}" none
+    expect_command_refusal "a folder without results" "no multi_scal or jacobi results among 1 JSON files" "${summarize[@]}" none
     ;;
 
   usage)
@@ -142,11 +130,11 @@ PYTHON
     SHARDTAB_SHARD_ELEMS=1M "$frontier/submit-scaling.sh" -n weak 4 >dry-ms.out || fail "dry run of multi_scal"
     grep -qx "env SHARDTAB_SHARD_ELEMS=1M sbatch -N 4 $frontier/weak-scaling.sbatch" dry-ms.out ||
       fail "the program does not default to multi_scal: $(cat dry-ms.out)"
-    expect_refusal "submit-scaling.sh medium" "expected weak or strong" "$frontier/submit-scaling.sh" -n jacobi medium 1
-    expect_refusal "submit-scaling.sh 0 nodes" "not a positive integer" "$frontier/submit-scaling.sh" -n weak 0
-    expect_refusal "submit-scaling.sh without nodes" "Usage:" "$frontier/submit-scaling.sh" -n jacobi weak
+    expect_command_refusal "submit-scaling.sh medium" "expected weak or strong" "$frontier/submit-scaling.sh" -n jacobi medium 1
+    expect_command_refusal "submit-scaling.sh 0 nodes" "not a positive integer" "$frontier/submit-scaling.sh" -n weak 0
+    expect_command_refusal "submit-scaling.sh without nodes" "Usage:" "$frontier/submit-scaling.sh" -n jacobi weak
     # a batch script outside Slurm
-    expect_refusal "single-node.sbatch outside a job" "SLURM_JOB_ID: not inside a Slurm job" \
+    expect_command_refusal "single-node.sbatch outside a job" "SLURM_JOB_ID: not inside a Slurm job" \
       env -u SLURM_JOB_ID bash "$frontier/single-node.sbatch"
     # build.sh, with a real 'module' command (environment-modules) and module files of
     # this test standing in for Cray's (PrgEnv-cray, craype-accel-amd-gfx90a, rocm, cmake:
@@ -166,7 +154,7 @@ PYTHON
       source "$init"
       module use "$work/modulefiles"
       set -u
-      expect_refusal "build.sh without cray-mpich's GTL variables" "PE_MPICH_GTL_DIR_amd_gfx90a" \
+      expect_command_refusal "build.sh without cray-mpich's GTL variables" "PE_MPICH_GTL_DIR_amd_gfx90a" \
         env -u PE_MPICH_GTL_DIR_amd_gfx90a -u PE_MPICH_GTL_LIBS_amd_gfx90a "$frontier/build.sh" "$work/build-frontier"
       grep -q '^module loaded: craype-accel-amd-gfx90a' refusal.out || fail "build.sh did not load craype-accel-amd-gfx90a"
     fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bad_inputs.sh - runs every line of bad_inputs.txt under mpiexec and checks exit 2, one message from rank 0, no hang, no leftovers.
+# bad_inputs.sh - runs every line of bad_inputs.txt under mpiexec and checks that every rank exits 2 by itself, one message from rank 0, no hang, no leftovers.
 #
 # Usage: bad_inputs.sh [--np N] [--table FILE] [--limit S] [--only NAME] [-v]
 #                      MPIEXEC PROGRAM
@@ -37,24 +37,18 @@ fi
 mpiexec=$1
 program=$2
 
-# ---- environment: the same as tests/mpi/run_case.sh ------------------------------
-# shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
-source "$(dirname "${BASH_SOURCE[0]}")/../lib/mpi-test-env.sh"
+# ---- environment and helpers: the same as tests/lib/run_case.sh's ------------------
+# shellcheck source=tests/lib/driver.sh disable=SC1091
+source "$here/../lib/driver.sh"
 
 is_openmpi=0
 if mpiexec_is_openmpi "$mpiexec"; then
     is_openmpi=1
 fi
 
+rank_exit=$here/../lib/rank_exit.sh
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/bad_inputs.XXXXXX")
 trap 'rm -rf "$workdir"' EXIT
-
-shm_list() {
-    local f
-    for f in /dev/shm/shardtab-*; do
-        if [[ -e $f ]]; then printf '%s\n' "$f"; fi
-    done
-}
 
 # '{empty}' -> '', '{sp}' -> ' '
 decode() {
@@ -77,7 +71,7 @@ case_no=0
 run_one() {
     local name=$1 want_exit=$2 env_field=$3 arg_field=$4 text=$5
     local dir=$workdir/$case_no
-    local -a args=() envs=() flags=() words=()
+    local -a args=() envs=() flags=() names=() words=()
     local w rc ms problems=() n r f
     mkdir -p "$dir"
 
@@ -90,18 +84,25 @@ run_one() {
         for w in "${words[@]}"; do envs+=("${w%%=*}=$(decode "${w#*=}")"); done
     fi
 
-    if [[ $is_openmpi -eq 1 ]]; then
-        flags+=(--oversubscribe --output-filename "$dir/ranks")
-        for w in "${envs[@]+"${envs[@]}"}"; do flags+=(-x "${w%%=*}"); done
-    fi
+    names=()
+    for w in "${envs[@]+"${envs[@]}"}"; do names+=("${w%%=*}"); done
+    mpi_launch_flags "$mpiexec" "${names[@]+"${names[@]}"}"
+    flags=("${launch_flags[@]+"${launch_flags[@]}"}")
+    if [[ $is_openmpi -eq 1 ]]; then flags+=(--output-filename "$dir/ranks"); fi
 
-    shm_list | sort >"$dir/shm.before"
+    shm_snapshot "$dir/shm.before"
     local start end
     start=$(date +%s%N)
     set +e
+    # Each rank runs under rank_exit.sh, which records its own status and exits
+    # 0: mpiexec then never ends the job for the first rank that exits
+    # non-zero, so every rank must end by itself with the agreed status (one
+    # that would not is a timeout here, not a survivor killed in silence), and
+    # no run idles in mpiexec's 2 s SIGTERM-then-SIGKILL grace.
+    mkdir -p "$dir/status"
     env "${envs[@]+"${envs[@]}"}" timeout -k 5 "$limit" \
-        "$mpiexec" "${flags[@]+"${flags[@]}"}" -n "$np" "$program" "${args[@]+"${args[@]}"}" \
-        >"$dir/stdout" 2>"$dir/stderr" </dev/null
+        "$mpiexec" "${flags[@]+"${flags[@]}"}" -n "$np" /bin/bash "$rank_exit" "$dir/status" \
+        "$program" "${args[@]+"${args[@]}"}" >"$dir/stdout" 2>"$dir/stderr" </dev/null
     rc=$?
     set -e
     end=$(date +%s%N)
@@ -111,8 +112,17 @@ run_one() {
     # ---- checks ----
     if [[ $rc -eq 124 || $rc -eq 137 ]]; then
         problems+=("did not finish within ${limit} s (status $rc)")
-    elif [[ $rc -ne $want_exit ]]; then
-        problems+=("exit status $rc, expected $want_exit")
+    elif [[ $rc -ne 0 ]]; then
+        problems+=("mpiexec exited $rc, but every rank's wrapper exits 0")
+    else
+        for ((r = 0; r < np; r++)); do
+            f=$dir/status/rank-$r
+            if [[ ! -f $f ]]; then
+                problems+=("rank $r reported no exit status")
+            elif [[ $(cat "$f") != "$want_exit" ]]; then
+                problems+=("rank $r exited $(cat "$f"), expected $want_exit")
+            fi
+        done
     fi
     if [[ $want_exit -ne 0 ]]; then
         n=$(grep -c '^multi_scal:' "$dir/stderr" || true)
@@ -140,13 +150,9 @@ run_one() {
         n=$(grep -c '^# verify [a-z]*: OK' "$dir/stdout" || true)
         if [[ $n -lt 1 ]]; then problems+=("no '# verify <mode>: OK' line"); fi
     fi
-    local leaked=""
-    for _ in 1 2 3 4 5 6; do
-        leaked=$(shm_list | sort | comm -13 "$dir/shm.before" -)
-        if [[ -z $leaked ]]; then break; fi
-        sleep 0.5
-    done
-    if [[ -n $leaked ]]; then problems+=("left in /dev/shm: $(echo "$leaked" | tr '\n' ' ')"); fi
+    local leaked
+    leaked=$(shm_leaked "$dir/shm.before")
+    if [[ -n $leaked ]]; then problems+=("left in /dev/shm: $leaked"); fi
 
     local shown_env="" shown_args=""
     for w in "${envs[@]+"${envs[@]}"}"; do shown_env+=" ${w%%=*}='${w#*=}'"; done

@@ -48,12 +48,10 @@ fi
 mpiexec=$1
 shift
 
-# shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
-source "$(dirname "${BASH_SOURCE[0]}")/../lib/mpi-test-env.sh"
-flags=()
-if mpiexec_is_openmpi "$mpiexec"; then
-    flags+=(--oversubscribe)
-fi
+# shellcheck source=tests/lib/driver.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/driver.sh"
+mpi_launch_flags "$mpiexec"
+flags=("${launch_flags[@]+"${launch_flags[@]}"}")
 
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/sigkill.XXXXXX")
 job=""
@@ -68,12 +66,6 @@ trap cleanup EXIT
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-shm_list() {
-    local f
-    for f in /dev/shm/shardtab-*; do
-        if [[ -e $f ]]; then printf '%s\n' "$f"; fi
-    done
-}
 new_segments() { shm_list | sort | comm -13 "$workdir/shm.before" -; }
 # a process of the job holds a shard's memfd (backend_host.c names them shardtab-<tag>)
 memfd_seen() {
@@ -89,13 +81,8 @@ memfd_seen() {
 session_pids() { ps -e -o pid=,sid=,stat= | awk -v s="$job" '$2 == s && $3 !~ /^Z/ { print $1 }'; }
 rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p'; }
 
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
-shm_list | sort >"$workdir/shm.before"
+shm_snapshot "$workdir/shm.before"
 echo "command: $mpiexec ${flags[*]} -n $np $*"
 echo "phase:   $phase; send SIG$signal to the $target${target/#rank/ $victim_rank}; the job must end within ${end_within} s"
 t_start=$(now)

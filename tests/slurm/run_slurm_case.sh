@@ -62,6 +62,10 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
 
+# shellcheck source=../lib/driver.sh
+source "$source_dir/tests/lib/driver.sh"
+
+# a case ends at its first failure (driver.sh's helpers call this fail)
 fail() {
   echo "run_slurm_case.sh: FAIL ($case_name): $*" >&2
   if [[ -n ${job_out:-} && -f $job_out ]]; then
@@ -115,16 +119,6 @@ expect_refusal() {
   echo "refused as expected: $what: status $job_status: $(grep -E -- "$pattern" "$said" | head -n 1)"
 }
 
-# expect_command_refusal WHAT PATTERN COMMAND...: COMMAND (not a job) must fail, saying PATTERN
-expect_command_refusal() {
-  local what=$1 pattern=$2 status=0
-  shift 2
-  "$@" >"$work/command.out" 2>&1 || status=$?
-  ((status != 0)) || fail "$what: accepted, expected a refusal"
-  grep -Eq -- "$pattern" "$work/command.out" || fail "$what: status $status without saying '$pattern': $(tail -n 5 "$work/command.out")"
-  echo "refused as expected: $what: status $status: $(grep -E -- "$pattern" "$work/command.out" | head -n 1)"
-}
-
 # job_ids FILE: the ids of 'Submitted batch job ID' lines, one a line
 job_ids() {
   sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' "$1"
@@ -159,8 +153,7 @@ PYTHON
 }
 
 # ---- the environment every case shares ------------------------------------------------------
-# shellcheck source=../lib/mpi-test-env.sh
-source "$source_dir/tests/lib/mpi-test-env.sh"
+# (tests/lib/driver.sh, sourced above: the MPI environment of every test run)
 while read -r variable; do   # a test run inside a Slurm job must not hand its job to ours
   unset "$variable"
 done < <(compgen -e | grep -E '^(SLURM|SBATCH|SALLOC|SRUN)_' || true)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run_case.sh - runs one MPI integration case of multi_scal (or of another program:
-# --prefix) and checks it.
+# run_case.sh - the driver of every MPI integration case (multi_scal, jacobi, the
+# fronts, the signals): runs one under mpiexec and checks it.
 #
 # Usage: run_case.sh [options] -- MPIEXEC -n N [preflags] PROGRAM [postflags] [args]
 #
@@ -89,21 +89,21 @@ cmd=("$@")
 mpiexec=${cmd[0]}
 
 # ---- environment ------------------------------------------------------------
-# shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
-source "$(dirname "${BASH_SOURCE[0]}")/../lib/mpi-test-env.sh"
+# shellcheck source=tests/lib/driver.sh disable=SC1091
+source "$here/driver.sh"
 
-is_openmpi=0
-if mpiexec_is_openmpi "$mpiexec"; then
-    is_openmpi=1
-fi
-
-launcher_flags=()
-[ "$is_openmpi" -eq 1 ] && launcher_flags+=(--oversubscribe)
-for kv in "${envs[@]+"${envs[@]}"}"; do
-    name=${kv%%=*}
-    export "${name}=${kv#*=}"
-    [ "$is_openmpi" -eq 1 ] && launcher_flags+=(-x "$name")
+for i in "${!cmd[@]}"; do # -n / -np N: one rank needs no kill grace
+    case "${cmd[$i]}" in
+    -n | -np | --np | -c) mpi_single_rank_quick_exit "${cmd[$((i + 1))]}" ;;
+    esac
 done
+
+names=()
+for kv in "${envs[@]+"${envs[@]}"}"; do
+    names+=("${kv%%=*}")
+    export "${kv%%=*}=${kv#*=}"
+done
+mpi_launch_flags "$mpiexec" "${names[@]+"${names[@]}"}"
 
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/run_case.XXXXXX") || exit 1
 trap 'rm -rf "$workdir"' EXIT
@@ -122,30 +122,17 @@ if [ "$each_rank" -eq 1 ]; then
     done
     [ "$found" -eq 1 ] || { echo "run_case.sh: '$program' is not in the command" >&2; exit 2; }
 fi
-cmd=("${cmd[0]}" "${launcher_flags[@]+"${launcher_flags[@]}"}" "${cmd[@]:1}")
+cmd=("${cmd[0]}" "${launch_flags[@]+"${launch_flags[@]}"}" "${cmd[@]:1}")
 
 for spec in "${jsons[@]+"${jsons[@]}"}"; do rm -f "${spec%:*}"; done
 for f in "${no_files[@]+"${no_files[@]}"}"; do rm -f "$f"; done
 
-shm_list() {
-    local f
-    for f in /dev/shm/shardtab-*; do
-        [ -e "$f" ] && printf '%s\n' "$f"
-    done
-}
-
 # ---- run ----------------------------------------------------------------------
-shm_list | sort >"$workdir/shm.before"
+shm_snapshot "$workdir/shm.before"
 start=$(date +%s.%N)
 timeout -k 5 "$limit" "${cmd[@]}" >"$workdir/stdout" 2>"$workdir/stderr"
 rc=$?
 end=$(date +%s.%N)
-
-failures=0
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
 
 echo "command: ${cmd[*]}"
 for kv in "${envs[@]+"${envs[@]}"}"; do echo "env:     $kv"; done
@@ -250,19 +237,6 @@ for pattern in "${no_globs[@]+"${no_globs[@]}"}"; do
     done
 done
 
-# Segments of concurrent runs exist for a moment only: a name still there after a
-# few seconds has outlived its run.
-leaked=""
-for _ in 1 2 3 4 5 6; do
-    leaked=$(shm_list | sort | comm -13 "$workdir/shm.before" -)
-    [ -z "$leaked" ] && break
-    sleep 0.5
-done
-[ -z "$leaked" ] || fail "shared-memory segments left behind: $(echo "$leaked" | tr '\n' ' ')"
-
-if [ "$failures" -gt 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
-fi
-echo "PASS"
-exit 0
+leaked=$(shm_leaked "$workdir/shm.before")
+[ -z "$leaked" ] || fail "shared-memory segments left behind: $leaked"
+exit_verdict
