@@ -19,12 +19,14 @@
  *          #wrong counts elements that differ from the exact sum (the
  *          rank-order bits are tests/comm/stream_check's to prove).
  */
+#include <getopt.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "shardtab.h"
 
 #if defined(SHARDTAB_WITH_GPU)
@@ -174,42 +176,53 @@ static shardtab_status_t time_call(cb_ctx_t *c, cb_call_t call, int iters, int r
 
 static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes)
 {
+    static const struct option longs[] = {
+        {"min", required_argument, NULL, 'm'},
+        {"max", required_argument, NULL, 'M'},
+        {"repeats", required_argument, NULL, 'r'},
+        {"allow-shared-gpu", no_argument, NULL, 's'},
+        {NULL, 0, NULL, 0},
+    };
+    const long most = 1L << 31; /* 2 GiB a rank */
+    long v = 0;
+    int c, rc = 0;
+
     o->min = 8;
     o->max = (size_t)1 << 30;
     o->repeats = 5;
     o->allow_shared_gpu = 0;
-    for (int i = 1; i < argc; i++) {
-        char *end = NULL;
-        if (strcmp(argv[i], "--allow-shared-gpu") == 0) {
-            o->allow_shared_gpu = 1;
-            continue;
+    optind = 0;
+    opterr = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            if ((rc = app_parse_long("--min", optarg, 4, most, &v, err, bytes)) == 0)
+                o->min = (size_t)v;
+            break;
+        case 'M':
+            if ((rc = app_parse_long("--max", optarg, 4, most, &v, err, bytes)) == 0)
+                o->max = (size_t)v;
+            break;
+        case 'r':
+            if ((rc = app_parse_long("--repeats", optarg, 1, 64, &v, err, bytes)) == 0)
+                o->repeats = (int)v;
+            break;
+        case 's': o->allow_shared_gpu = 1; break;
+        default: /* ':' a value missing, '?' an option refused */
+            app_option_error(c, argv[optind - 1], optopt, longs, "--", err, bytes);
+            rc = -1;
+            break;
         }
-        if (i + 1 >= argc) {
-            snprintf(err, bytes, "unknown option '%s'", argv[i]);
-            return -1;
-        }
-        unsigned long long v = strtoull(argv[i + 1], &end, 10);
-        if (*argv[i + 1] < '0' || *argv[i + 1] > '9' || *end != '\0') {
-            snprintf(err, bytes, "invalid %s '%s': expected a number", argv[i], argv[i + 1]);
-            return -1;
-        }
-        if (strcmp(argv[i], "--min") == 0)
-            o->min = (size_t)v;
-        else if (strcmp(argv[i], "--max") == 0)
-            o->max = (size_t)v;
-        else if (strcmp(argv[i], "--repeats") == 0)
-            o->repeats = (int)v;
-        else {
-            snprintf(err, bytes, "unknown option '%s'", argv[i]);
-            return -1;
-        }
-        i++;
     }
-    if (o->min < 4 || o->max < o->min || o->max > ((size_t)1 << 31) || o->repeats < 1 || o->repeats > 64) {
-        snprintf(err, bytes, "expected 4 <= --min <= --max <= 2 GiB and --repeats 1 to 64");
-        return -1;
+    if (rc == 0 && optind < argc) {
+        snprintf(err, bytes, "unexpected argument '%s'", argv[optind]);
+        rc = -1;
     }
-    return 0;
+    if (rc == 0 && o->max < o->min) {
+        snprintf(err, bytes, "--min (%zu bytes) is larger than --max (%zu)", o->min, o->max);
+        rc = -1;
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -227,10 +240,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (parse(argc, argv, &o, err, sizeof err) != 0) {
-        if (rank == 0)
-            fprintf(stderr, "coll_bench: error: %s\n", err);
+        app_say_error("coll_bench", rank, err);
         MPI_Finalize();
-        return 2;
+        return app_exit_status(1);
     }
     init.allow_shared_device = o.allow_shared_gpu;
     status = shardtab_init(MPI_COMM_WORLD, &init);
@@ -339,9 +351,8 @@ int main(int argc, char **argv)
             status = s;
     }
     if (status != SHARDTAB_SUCCESS) {
-        if (rank == 0)
-            fprintf(stderr, "coll_bench: error: %s\n", shardtab_last_error());
-        code = status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
+        app_say_error("coll_bench", rank, shardtab_last_error());
+        code = app_exit_status(status == SHARDTAB_ERR_INVALID_ARG);
     }
     free(c.host);
 #if defined(SHARDTAB_WITH_GPU)

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cli.h"
 #include "jacobi_job.h"
 #include "jacobi_op.h"
 #include "jacobi_report.h"
@@ -320,11 +321,11 @@ static int outcome_alloc(jacobi_outcome_t *o, const jacobi_options_t *opts)
 static int leave_early(const jacobi_job_t *j, shardtab_status_t status, app_outfile_t *json,
                        app_outfile_t *trace)
 {
-    jacobi_say_error(j->rank, shardtab_last_error());
+    app_say_error("jacobi", j->rank, shardtab_last_error());
     app_outfile_discard(json);
     app_outfile_discard(trace);
     MPI_Finalize();
-    return jacobi_exit_code_for(status);
+    return app_exit_status(status == SHARDTAB_ERR_INVALID_ARG);
 }
 
 int main(int argc, char **argv)
@@ -454,8 +455,8 @@ int main(int argc, char **argv)
         jacobi_print_verdict(&j, &run, &verdict); /* the last line */
     }
     if (status != SHARDTAB_SUCCESS) {
-        jacobi_say_error(j.rank, shardtab_last_error());
-        exit_code = jacobi_exit_code_for(status);
+        app_say_error("jacobi", j.rank, shardtab_last_error());
+        exit_code = app_exit_status(status == SHARDTAB_ERR_INVALID_ARG);
     } else if (!verdict.verified) {
         exit_code = 1;
     }

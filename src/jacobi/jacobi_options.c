@@ -3,6 +3,7 @@
  * environment's JACOBI_*: checked here, on the host, for every backend), and
  * the row split. */
 #include "jacobi_options.h"
+#include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -277,58 +278,16 @@ void jacobi_options_default(jacobi_options_t *opts)
     opts->cpu_check = JACOBI_CPU_CHECK_AUTO;
 }
 
-/* A decimal integer in [lo, hi], nothing else: no sign but a leading '-', no blanks. */
+/* A decimal integer from lo to hi (cli.h), into an int. */
 static int parse_int(const char *name, const char *text, long lo, long hi, int *value, char *err,
                      size_t err_bytes)
 {
-    char *end = NULL;
-    long v = 0;
-    int digits = text && (isdigit((unsigned char)text[0]) ||
-                          (text[0] == '-' && isdigit((unsigned char)text[1])));
+    long v;
 
-    errno = 0;
-    if (digits)
-        v = strtol(text, &end, 10);
-    if (!digits || *end != '\0' || errno != 0 || v < lo || v > hi) {
-        snprintf(err, err_bytes, "invalid %s '%s': expected an integer from %ld to %ld", name,
-                 text ? text : "", lo, hi);
+    if (app_parse_long(name, text, lo, hi, &v, err, err_bytes) != 0)
         return -1;
-    }
     *value = (int)v;
     return 0;
-}
-
-/* getopt says '?' for an unknown option, an ambiguous prefix and a value given
- * to a flag alike: tell them apart for the message. */
-static void explain_bad_option(const char *arg, const struct option *longs, char *err,
-                               size_t err_bytes)
-{
-    const char *name = arg + strspn(arg, "-");
-    size_t len = strcspn(name, "=");
-    int matches = 0, exact = -1;
-    size_t used;
-
-    for (int i = 0; longs[i].name; i++) {
-        if (strncmp(longs[i].name, name, len) != 0)
-            continue;
-        matches++;
-        if (strlen(longs[i].name) == len)
-            exact = i;
-    }
-    if (exact >= 0 && name[len] == '=' && longs[exact].has_arg == no_argument) {
-        snprintf(err, err_bytes, "option '%s' takes no value (--%s is a flag)", arg,
-                 longs[exact].name);
-    } else if (matches > 1 && exact < 0) {
-        used = (size_t)snprintf(err, err_bytes, "ambiguous option '%s' (could be", arg);
-        for (int i = 0, n = 0; longs[i].name && used < err_bytes; i++)
-            if (strncmp(longs[i].name, name, len) == 0)
-                used += (size_t)snprintf(err + used, err_bytes - used, "%s -%s", n++ ? "," : "",
-                                         longs[i].name);
-        if (used < err_bytes)
-            snprintf(err + used, err_bytes - used, ")");
-    } else {
-        snprintf(err, err_bytes, "unknown option '%s'", arg);
-    }
 }
 
 jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
@@ -336,7 +295,7 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
 {
     enum { OPT_NX = 256, OPT_NY, OPT_NITER, OPT_NCCHECK, OPT_VARIANT, OPT_LAUNCH, OPT_REPEAT,
            OPT_JSON, OPT_SHARED, OPT_INIT, OPT_CPU_CHECK, OPT_TRACE };
-    static const struct option longs[] = { /* explain_bad_option reads it too */
+    static const struct option longs[] = { /* app_option_error reads it too */
         {"nx", required_argument, NULL, OPT_NX},
         {"ny", required_argument, NULL, OPT_NY},
         {"niter", required_argument, NULL, OPT_NITER},
@@ -378,31 +337,19 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
                            err_bytes);
             break;
         case OPT_VARIANT: {
-            int found = -1;
-            for (int v = 0; v < JACOBI_VARIANT_COUNT; v++)
-                if (strcmp(optarg, variant_names[v]) == 0)
-                    found = v;
-            if (found < 0) {
-                snprintf(err, err_bytes,
-                         "invalid --variant '%s': expected table, host-sync or mpi", optarg);
-                rc = -1;
-            } else {
-                opts->variant = (jacobi_variant_t)found;
-            }
+            int v;
+            rc = app_parse_word("--variant", optarg, variant_names, JACOBI_VARIANT_COUNT, &v, err,
+                                err_bytes);
+            if (rc == 0)
+                opts->variant = (jacobi_variant_t)v;
             break;
         }
         case OPT_LAUNCH: {
-            int found = -1;
-            for (int l = 0; l < JACOBI_LAUNCH_REQUEST_COUNT; l++)
-                if (strcmp(optarg, launch_names[l]) == 0)
-                    found = l;
-            if (found < 0) {
-                snprintf(err, err_bytes,
-                         "invalid --launch '%s': expected auto, persistent, onchip, graph or stream", optarg);
-                rc = -1;
-            } else {
-                opts->launch = (jacobi_launch_request_t)found;
-            }
+            int l;
+            rc = app_parse_word("--launch", optarg, launch_names, JACOBI_LAUNCH_REQUEST_COUNT, &l,
+                                err, err_bytes);
+            if (rc == 0)
+                opts->launch = (jacobi_launch_request_t)l;
             break;
         }
         case OPT_TRACE:
@@ -415,19 +362,16 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
         case OPT_INIT:
             rc = parse_init(optarg, &opts->init, err, err_bytes);
             break;
-        case OPT_CPU_CHECK:
-            if (strcmp(optarg, "auto") == 0) {
-                opts->cpu_check = JACOBI_CPU_CHECK_AUTO;
-            } else if (strcmp(optarg, "yes") == 0) {
-                opts->cpu_check = JACOBI_CPU_CHECK_YES;
-            } else if (strcmp(optarg, "no") == 0) {
-                opts->cpu_check = JACOBI_CPU_CHECK_NO;
-            } else {
-                snprintf(err, err_bytes, "invalid --cpu-check '%s': expected auto, yes or no",
-                         optarg);
-                rc = -1;
-            }
+        case OPT_CPU_CHECK: {
+            static const char *const words[] = {"auto", "yes", "no"};
+            _Static_assert(JACOBI_CPU_CHECK_AUTO == 0 && JACOBI_CPU_CHECK_YES == 1 &&
+                               JACOBI_CPU_CHECK_NO == 2, "words[] in jacobi_cpu_check_t's order");
+            int w;
+            rc = app_parse_word("--cpu-check", optarg, words, 3, &w, err, err_bytes);
+            if (rc == 0)
+                opts->cpu_check = (jacobi_cpu_check_t)w;
             break;
+        }
         case OPT_JSON:
             if (*optarg == '\0') {
                 snprintf(err, err_bytes, "--json needs a file name");
@@ -440,12 +384,8 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
             break;
         case 'h':
             return JACOBI_PARSE_HELP;
-        case ':':
-            snprintf(err, err_bytes, "option '%s' needs a value", argv[optind - 1]);
-            rc = -1;
-            break;
-        default:
-            explain_bad_option(argv[optind - 1], longs, err, err_bytes);
+        default: /* ':' a value missing, '?' an option refused */
+            app_option_error(c, argv[optind - 1], optopt, longs, "-", err, err_bytes);
             rc = -1;
             break;
         }

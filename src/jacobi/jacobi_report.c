@@ -15,19 +15,6 @@
 #define JACOBI_GIT_COMMIT "unknown"
 #endif
 
-void jacobi_say_error(int rank, const char *message)
-{
-    if (rank == 0) {
-        fprintf(stderr, "jacobi: error: %s\n", message);
-        fflush(stderr);
-    }
-}
-
-int jacobi_exit_code_for(shardtab_status_t status)
-{
-    return status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
-}
-
 shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t **lines_out)
 {
     shardtab_device_info_t info;

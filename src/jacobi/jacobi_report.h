@@ -34,9 +34,5 @@ void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_r
                        const jacobi_outcome_t *ref, const jacobi_outcome_t *run,
                        const jacobi_outcome_t *plain, const jacobi_timings_t *t,
                        const jacobi_verdict_t *v, int exit_status);
-/* Rank 0 prints "jacobi: error: message". */
-void jacobi_say_error(int rank, const char *message);
-/* 2 for bad usage, else 1. */
-int jacobi_exit_code_for(shardtab_status_t status);
 
 #endif /* JACOBI_REPORT_H */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "cli.h"
 #include "bench.h"
 #include "check_peers.h"
 #include "options.h"
@@ -354,19 +355,6 @@ static shardtab_status_t fit_memory(ms_run_t *run)
 
 /* ---- main ---------------------------------------------------------------------- */
 
-static int exit_code_for(shardtab_status_t status)
-{
-    return status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
-}
-
-static void say_error(int rank, const char *message)
-{
-    if (rank == 0) {
-        fprintf(stderr, "multi_scal: error: %s\n", message);
-        fflush(stderr);
-    }
-}
-
 /* Tears down in reverse order of set-up; keeps going past a failure and
  * returns the first. Collective (shardtab_destroy). */
 static shardtab_status_t release(ms_run_t *run)
@@ -421,7 +409,7 @@ int main(int argc, char **argv)
         status = shardtab_agree(MPI_COMM_WORLD,
                                 ms_report_open_json(&run.report, &run.opts, run.rank));
     if (status != SHARDTAB_SUCCESS) {
-        say_error(run.rank, shardtab_last_error());
+        app_say_error("multi_scal", run.rank, shardtab_last_error());
         MPI_Finalize();
         return 2;
     }
@@ -434,10 +422,10 @@ int main(int argc, char **argv)
     params.allow_shared_device = run.opts.allow_shared_gpu;
     status = shardtab_init(MPI_COMM_WORLD, &params);
     if (status != SHARDTAB_SUCCESS) {
-        say_error(run.rank, shardtab_last_error());
+        app_say_error("multi_scal", run.rank, shardtab_last_error());
         ms_report_discard_json(&run.report);
         MPI_Finalize();
-        return exit_code_for(status);
+        return app_exit_status(status == SHARDTAB_ERR_INVALID_ARG);
     }
     run.mine = ms_partition(run.opts.n, run.size, run.rank);
     for (int k = 0; k < 7; k++) {
@@ -511,8 +499,8 @@ int main(int argc, char **argv)
             status = released;
     }
     if (status != SHARDTAB_SUCCESS) {
-        say_error(run.rank, shardtab_last_error());
-        exit_code = exit_code_for(status);
+        app_say_error("multi_scal", run.rank, shardtab_last_error());
+        exit_code = app_exit_status(status == SHARDTAB_ERR_INVALID_ARG);
     } else if (failed) {
         exit_code = 1;
     }

@@ -2,6 +2,7 @@
  * each rank parses the same argv to the same verdict, and rank 0 alone
  * speaks. */
 #include "options.h"
+#include "cli.h"
 #include "scal.h"
 
 #include <ctype.h>
@@ -138,48 +139,36 @@ int ms_parse_alpha(const char *text, double *alpha, char *err, size_t err_bytes)
     return 0;
 }
 
-static const struct {
-    const char *name;
-    unsigned bits;
-} mode_names[] = {
-    {"local", MS_MODE_LOCAL},
-    {"ring", MS_MODE_RING},
-    {"global", MS_MODE_GLOBAL},
-    {"all", MS_MODE_ALL},
-};
+/* The modes' names, in the order of their bits below. */
+static const char *const mode_words[] = {"local", "ring", "global", "all"};
+static const unsigned mode_bits[] = {MS_MODE_LOCAL, MS_MODE_RING, MS_MODE_GLOBAL, MS_MODE_ALL};
+enum { MODE_WORDS = (int)(sizeof mode_words / sizeof mode_words[0]) };
+_Static_assert(sizeof mode_bits / sizeof mode_bits[0] == MODE_WORDS, "a bit for every mode name");
 
 int ms_parse_modes(const char *text, unsigned *modes, char *err, size_t err_bytes)
 {
-    for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++) {
-        if (strcmp(text, mode_names[i].name) == 0) {
-            *modes = mode_names[i].bits;
-            return 0;
-        }
-    }
-    snprintf(err, err_bytes, "invalid mode '%s': expected local, ring, global or all", text);
-    return -1;
+    int i;
+
+    if (app_parse_word("mode", text, mode_words, MODE_WORDS, &i, err, err_bytes) != 0)
+        return -1;
+    *modes = mode_bits[i];
+    return 0;
 }
 
 const char *ms_mode_name(unsigned mode)
 {
-    for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++)
-        if (mode_names[i].bits == mode)
-            return mode_names[i].name;
+    for (int i = 0; i < MODE_WORDS; i++)
+        if (mode_bits[i] == mode)
+            return mode_words[i];
     return "?";
 }
 
 static int parse_iters(const char *text, int *iters, char *err, size_t err_bytes)
 {
-    char *end;
     long value;
 
-    errno = 0;
-    value = isdigit((unsigned char)text[0]) ? strtol(text, &end, 10) : -1;
-    if (value < 1 || errno == ERANGE || *end != '\0' || value > MS_MAX_ITERS) {
-        snprintf(err, err_bytes, "invalid iteration count '%s': expected an integer from 1 to %d",
-                 text, MS_MAX_ITERS);
+    if (app_parse_long("iteration count", text, 1, MS_MAX_ITERS, &value, err, err_bytes) != 0)
         return -1;
-    }
     *iters = (int)value;
     return 0;
 }
@@ -204,19 +193,8 @@ static int parse_variant(const char *text, int *variant, char *err, size_t err_b
     static const char *const names[] = SCAL_VARIANT_NAMES;
     _Static_assert(sizeof names / sizeof names[0] == SCAL_VARIANT_COUNT,
                    "SCAL_VARIANT_NAMES names every scal_variant_t");
-    size_t used;
 
-    for (int v = 0; v < SCAL_VARIANT_COUNT; v++) {
-        if (strcmp(text, names[v]) == 0) {
-            *variant = v;
-            return 0;
-        }
-    }
-    used = (size_t)snprintf(err, err_bytes, "invalid variant '%s': expected", text);
-    for (int v = 0; v < SCAL_VARIANT_COUNT && used < err_bytes; v++)
-        used += (size_t)snprintf(err + used, err_bytes - used, "%s %s",
-                                 v == 0 ? "" : v == SCAL_VARIANT_COUNT - 1 ? " or" : ",", names[v]);
-    return -1;
+    return app_parse_word("variant", text, names, SCAL_VARIANT_COUNT, variant, err, err_bytes);
 }
 
 /* The long options, in the order --help lists them. */
@@ -238,36 +216,9 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* glibc's getopt_long returns '?' both for an unknown option and for a
- * prefix of several ("--a": --alpha or --allow-shared-gpu?). Tell them apart:
- * writes the candidates of an ambiguous `arg` ("--a", "--a=1") into list and
- * returns how many there are (0 or 1: not ambiguous). */
-static int ambiguous_candidates(const char *arg, char *list, size_t list_bytes)
-{
-    const char *name = arg + 2;
-    size_t len = strcspn(name, "="), used = 0;
-    int count = 0;
-
-    list[0] = '\0';
-    if (strncmp(arg, "--", 2) != 0 || len == 0)
-        return 0;
-    for (const struct option *o = long_options; o->name; o++) {
-        if (strncmp(o->name, name, len) != 0)
-            continue;
-        if (o->name[len] == '\0')
-            return 0; /* an exact match wins over longer names */
-        count++;
-        if (used < list_bytes)
-            used += (size_t)snprintf(list + used, list_bytes - used, "%s--%s",
-                                     count > 1 ? ", " : "", o->name);
-    }
-    return count;
-}
-
 ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
                                    size_t err_bytes)
 {
-    char candidates[256];
     int c, rc = 0;
 
     ms_options_default(opts);
@@ -298,21 +249,8 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         case 'P': opts->bench_pairs = 1; break;
         case 'V': rc = parse_variant(optarg, &opts->variant, err, err_bytes); break;
         case 'h': opts->help = 1; break;
-        case ':':
-            snprintf(err, err_bytes, "option '%s' needs a value", argv[optind - 1]);
-            rc = -1;
-            break;
-        default:
-            /* glibc sets optopt to a flag's letter when --flag=value was given */
-            if (optopt && strncmp(argv[optind - 1], "--", 2) == 0 && strchr(argv[optind - 1], '='))
-                snprintf(err, err_bytes, "option '%s' takes no value", argv[optind - 1]);
-            else if (optopt)
-                snprintf(err, err_bytes, "unknown option '-%c'", optopt);
-            else if (ambiguous_candidates(argv[optind - 1], candidates, sizeof candidates) > 1)
-                snprintf(err, err_bytes, "ambiguous option '%.*s' (could be %s)",
-                         (int)strcspn(argv[optind - 1], "="), argv[optind - 1], candidates);
-            else
-                snprintf(err, err_bytes, "unknown option '%s'", argv[optind - 1]);
+        default: /* ':' a value missing, '?' an option refused */
+            app_option_error(c, argv[optind - 1], optopt, long_options, "--", err, err_bytes);
             rc = -1;
             break;
         }
