@@ -333,6 +333,11 @@ shardtab_status_t shardtab_error_set(shardtab_status_t status, const char *fmt, 
 /* The same with the message as it is: for callers that cannot call a variadic
  * function (Fortran's bind(C), ctypes on some platforms). */
 shardtab_status_t shardtab_error_set_message(shardtab_status_t status, const char *message);
+/* SHARDTAB_SUCCESS for MPI_SUCCESS; else SHARDTAB_ERR_MPI, recorded as above
+ * with "CALL failed: " and MPI's words for rc. For calls on a communicator
+ * that returns errors (MPI_ERRORS_RETURN): the library's own and the
+ * programs' checks alike. */
+shardtab_status_t shardtab_mpi_check(int rc, const char *call);
 /* Collective: every rank passes its local status and gets back the status of
  * the lowest failing rank (SHARDTAB_SUCCESS when none failed); that rank's
  * message becomes everybody's shardtab_last_error(). A failure that is only a

@@ -19,17 +19,6 @@ shardtab_status_t jacobi_kernel_check(int code, const char *what)
                               jacobi_error_string(code));
 }
 
-shardtab_status_t jacobi_mpi_check(int rc, const char *what)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-
-    if (rc == MPI_SUCCESS)
-        return SHARDTAB_SUCCESS;
-    MPI_Error_string(rc, text, &len);
-    return shardtab_error_set(SHARDTAB_ERR_MPI, "%s failed: %s", what, text);
-}
-
 void jacobi_quiet_barrier(MPI_Comm comm)
 {
     MPI_Request request;

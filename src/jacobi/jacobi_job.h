@@ -62,7 +62,6 @@ typedef struct jacobi_job {
 
 shardtab_status_t jacobi_no_memory(const char *what, size_t bytes);
 shardtab_status_t jacobi_kernel_check(int code, const char *what);
-shardtab_status_t jacobi_mpi_check(int rc, const char *what);
 /* A barrier that sleeps while it waits, so that ranks waiting for rank 0's
  * work alone (the references) take no core from it. */
 void jacobi_quiet_barrier(MPI_Comm comm);

@@ -493,7 +493,7 @@ static shardtab_status_t scatter_expected(jacobi_job_t *j)
                           MPI_COMM_WORLD);
         MPI_Type_free(&row);
         status = shardtab_agree(MPI_COMM_WORLD,
-                                jacobi_mpi_check(rc, "MPI_Scatterv of the plain reference's rows"));
+                                shardtab_mpi_check(rc, "MPI_Scatterv of the plain reference's rows"));
     }
     free(counts);
     free(displs);

@@ -228,7 +228,7 @@ shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, 
     return agree(comm, local, seconds > 0 ? seconds : 1e-3);
 }
 
-shardtab_status_t st_mpi_check(int rc, const char *call)
+shardtab_status_t shardtab_mpi_check(int rc, const char *call)
 {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;

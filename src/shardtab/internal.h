@@ -39,9 +39,8 @@ size_t st_error_prefix_bytes(void);
 void st_error_identity(const char *prefix);
 /* This thread's own last message (shardtab_last_error is the process's). */
 const char *st_thread_last_error(void);
-/* SHARDTAB_SUCCESS for MPI_SUCCESS, else SHARDTAB_ERR_MPI recorded with the
- * call's name and MPI's words for rc. */
-shardtab_status_t st_mpi_check(int rc, const char *call);
+/* The library's own name for the public shardtab_mpi_check. */
+#define st_mpi_check(rc, call) shardtab_mpi_check(rc, call)
 /* MPI is initialized and not yet finalized: MPI may be called. */
 int st_mpi_usable(void);
 
