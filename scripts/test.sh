@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test.sh - sets up and runs every test that needs no GPU:
 #   1. host backend: unit, MPI, install, job, multi-host and reliability tests
-#      (ctest), then the job scripts of jobs/ submitted to a real Slurm of two
-#      virtual nodes on this machine (ctest -L slurm: tests/slurm, brought up and
-#      down by the tests themselves), then the unit and MPI tests under
-#      ASan+UBSan+LSan and a valgrind run (tests/reliability/sanitize.sh);
+#      (ctest), then the unit and MPI tests under ASan+UBSan+LSan and a valgrind
+#      run (tests/reliability/sanitize.sh), then the job scripts of jobs/
+#      submitted to a real Slurm of two virtual nodes on this machine (ctest -L
+#      slurm: tests/slurm, brought up and down by the tests themselves), beside
+#      the HIP build of step 2;
 #   2. HIP backend for gfx90a with Debian's ROCm: compile, link, and a clean
 #      "no GPU found" from both programs; every HIP source's device code
 #      compiled for gfx942 with clang 19 (no link: no gfx942 device libraries);
@@ -20,28 +21,53 @@ if ((host_only)); then "$top/scripts/deps.sh" --slurm; else "$top/scripts/deps.s
 # shellcheck source=scripts/mpi-env.sh
 source "$top/scripts/mpi-env.sh"
 
+# A stage's time, said when it ends: where CI's minutes go.
+stage_started=$SECONDS
+stage_done() { echo "# $1: $((SECONDS - stage_started)) s"; stage_started=$SECONDS; }
+
 echo "# [1/3] host backend: build and ctest"
 cmake -S "$top" -B "$top/build-test-host" -DSHARDTAB_BACKEND=host >/dev/null
 cmake --build "$top/build-test-host" -j "$jobs" >/dev/null
-(cd "$top/build-test-host" && ctest -j "$jobs" -LE slurm --output-on-failure)
-
-echo "# [1/3] the jobs through a real Slurm (ctest -L slurm)"
-# The cases bring their cluster down themselves (a ctest fixture); should this
-# script be stopped half-way, the trap stops the daemons by the PIDs they recorded.
-slurm_cluster=$(cat "$top/build-test-host/tests/slurm/cluster-dir.txt")
-trap 'for c in "$slurm_cluster" "$slurm_cluster-one"; do
-          bash "$top/tests/slurm/cluster.sh" down "$c" >/dev/null 2>&1 || true
-      done' EXIT
-slurm_started=$SECONDS
-(cd "$top/build-test-host" && ctest -L slurm --output-on-failure)
-echo "# slurm stage: $((SECONDS - slurm_started)) s"
-bash "$top/tests/slurm/cluster.sh" down "$slurm_cluster"
-trap - EXIT
+stage_done "host build"
+# One ctest job more than cores: most cases wait more than they compute (mpiexec
+# start-up, a rank's bounded wait, Slurm), and a third job fills the idle core
+# time (2026-12-01, 2 cores: 498 cases in 327 s at -j 2, 228 s at -j 3, all
+# passing; the timed comparison jacobi.reference-alone runs alone, RUN_SERIAL).
+(cd "$top/build-test-host" && ctest -j "$((jobs + 1))" -LE slurm --output-on-failure)
+stage_done "host ctest"
 
 echo "# [1/3] sanitizers: ASan+UBSan+LSan and valgrind"
 "$top/tests/reliability/sanitize.sh" --asan-dir "$top/build-test-asan" --plain-dir "$top/build-test-host"
+stage_done "sanitizers"
 
-((host_only)) && exit 0
+# The jobs through a real Slurm of two virtual nodes on this machine. They wait
+# on the scheduler far more than they compute (110 s, 6 s of CPU): on a run with
+# the GPU builds they run beside the HIP compile, their log printed when both end.
+# The cases bring their cluster down themselves (a ctest fixture); should this
+# script be stopped half-way, the trap stops the daemons by the PIDs they recorded.
+slurm_cluster=$(cat "$top/build-test-host/tests/slurm/cluster-dir.txt")
+slurm_log=$top/build-test-host/slurm-stage.log
+slurm_down() {
+  for c in "$slurm_cluster" "$slurm_cluster-one"; do
+    bash "$top/tests/slurm/cluster.sh" down "$c" >/dev/null 2>&1 || true
+  done
+}
+trap slurm_down EXIT
+slurm_stage() {
+  local started=$SECONDS status=0
+  (cd "$top/build-test-host" && ctest -L slurm --output-on-failure) || status=$?
+  echo "# slurm stage: $((SECONDS - started)) s"
+  return "$status"
+}
+if ((host_only)); then
+  echo "# [1/3] the jobs through a real Slurm (ctest -L slurm)"
+  slurm_stage
+  bash "$top/tests/slurm/cluster.sh" down "$slurm_cluster"
+  exit 0
+fi
+echo "# [1/3] the jobs through a real Slurm (ctest -L slurm), beside the HIP build: log at the end"
+slurm_stage >"$slurm_log" 2>&1 &
+slurm_pid=$!
 
 # The GPU builds compile and link everything, the GPU tests (tests/gpu) too,
 # which only a machine with GPUs can run (scripts/gpu-*.sh).
@@ -51,7 +77,7 @@ echo "# [1/3] sanitizers: ASan+UBSan+LSan and valgrind"
 # session sockets under TMPDIR, whose path must stay short.
 hip_tmp="$top/build-test-tmp"
 rm -rf "$hip_tmp" && mkdir -p "$hip_tmp"
-trap 'rm -rf "$hip_tmp"' EXIT
+trap 'rm -rf "$hip_tmp"; slurm_down' EXIT
 echo "# [2/3] HIP backend (gfx90a): build and link with the tests, run without a GPU"
 TMPDIR=$hip_tmp cmake -S "$top" -B "$top/build-test-hip" -DSHARDTAB_BACKEND=hip |
   grep -E "GPU targets" || true
@@ -62,6 +88,15 @@ echo "# [2/3] gfx942 (MI300): every HIP source's device code with clang 19, not 
 TMPDIR=$hip_tmp "$top/scripts/check-gfx942.sh" "$top/build-test-gfx942"
 TMPDIR=$hip_tmp "$top/scripts/check-gfx90a-order.sh" "$top/build-test-order"
 TMPDIR=$hip_tmp "$top/scripts/check-gfx90a-order.sh" --self-test "$top/build-test-order"
+stage_done "HIP builds and checks"
+
+echo "# [1/3] the jobs through a real Slurm (ctest -L slurm), run beside the HIP build:"
+slurm_status=0
+wait "$slurm_pid" || slurm_status=$?
+cat "$slurm_log"
+((slurm_status == 0)) || { echo "# the Slurm stage failed (status $slurm_status)"; exit 1; }
+bash "$top/tests/slurm/cluster.sh" down "$slurm_cluster"
+stage_done "waiting for Slurm"
 
 echo "# [3/3] CUDA backend (sm_90): build and link with the tests, run without a GPU"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
@@ -69,6 +104,7 @@ if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   cmake --build "$top/build-test-cuda" -j "$jobs" >/dev/null
   "$top/scripts/check-no-gpu.sh" "$top/build-test-cuda/multi_scal"
   "$top/scripts/check-no-gpu.sh" "$top/build-test-cuda/jacobi" -nx 64 -ny 64
+  stage_done "CUDA build and checks"
 else
   echo "# skipped: no nvcc on this machine"
 fi
