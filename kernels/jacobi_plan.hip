@@ -113,7 +113,8 @@ static hipError_t launch_steps(const jacobi_plan_t *plan, int count)
 /* A persistent grid: as many tiles as can be co-resident, every block looping
  * over its share, and block 0 kept for the norm (JACOBI_NORM_BLOCK=0 gives it
  * tiles too, for the measurements). Fails with JACOBI_PLAN_NOT_RESIDENT when
- * not even one block per multiprocessor fits, or the device has no
+ * not even one block per multiprocessor fits, more ranks share the device
+ * than it has multiprocessors (jacobi_share_of_device), or the device has no
  * cooperative launch. */
 static int size_persistent(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {
@@ -142,8 +143,16 @@ static int size_persistent(jacobi_plan_t *plan, char *why, size_t why_bytes)
     }
     /* the tiles cut for what is resident (a row wider than that: a tile loop),
      * of this rank's share of the device where ranks share it */
-    int share = plan->tuning.device_share > 1 ? plan->tuning.device_share : 1;
-    int resident = per_sm * (sms / share > 0 ? sms / share : 1);
+    const int share = plan->tuning.device_share > 1 ? plan->tuning.device_share : 1;
+    const int own = jacobi_share_of_device(sms, share);
+    if (own < 1) {
+        snprintf(why, why_bytes,
+                 "%d ranks share device %d of %d multiprocessors: their persistent grids cannot "
+                 "all be resident at once",
+                 share, device, sms);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    int resident = per_sm * own;
     plan->step.norm_block = resident > 1 && plan->tuning.norm_block;
     resident -= plan->step.norm_block;
     cut_tiles(&plan->step, resident, plan->tuning.min_strip_rows);
@@ -190,7 +199,7 @@ static int size_onchip(jacobi_plan_t *plan, char *why, size_t why_bytes)
     const int threads = (s->nx / 4 + warp - 1) / warp * warp;
     const int tmax = threads <= 256 ? 256 : threads <= 512 ? 512 : 1024;
     const int share = plan->tuning.device_share > 1 ? plan->tuning.device_share : 1;
-    const int own = sms / share;
+    const int own = jacobi_share_of_device(sms, share);
     int rows = 0, tiles = 0;
     for (size_t c = 0; c < sizeof choices / sizeof choices[0] && rows == 0; c++) {
         const int r = choices[c], n = (s->rows + r - 1) / r;

@@ -163,6 +163,18 @@ typedef struct jacobi_tuning {
 /* The defaults, the values the measurements of docs/performance.md chose. */
 #define JACOBI_TUNING_DEFAULTS {4, 1, 0, 0, 1, 0, 1}
 
+/* The multiprocessors one rank's persistent or on-chip grid may fill where
+ * `share` ranks share a device of `sms`: its equal part, so that the grids of
+ * every rank are resident at once (a grid that is not can never be waited out:
+ * its rank's neighbours wait on it, and it waits for them to leave the
+ * device). 0 when there are more ranks than multiprocessors: no such cut
+ * exists, and the plan refuses the launch instead of starting a solve that can
+ * only time out. One rule for the GPU plans, unit-tested on the host. */
+static inline int jacobi_share_of_device(int sms, int share)
+{
+    return sms / (share > 1 ? share : 1);
+}
+
 /* Fills the tiles for this device (blocks_x, strips, rows_per_strip) and
  * returns how many partial sums (doubles) the step needs. tuning: NULL for
  * the defaults. */
