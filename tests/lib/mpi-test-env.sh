@@ -2,8 +2,9 @@
 # test run (root, containers, oversubscribed cores), and no test variable
 # leaking in from the caller's shell.
 # shellcheck shell=bash
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+# The settings a user's run gets too (root, containers: scripts/mpi-env.sh), then the tests' own.
+# shellcheck source=scripts/mpi-env.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/mpi-env.sh"
 # Oversubscribed ranks must yield, not spin, or 4 ranks on 2 cores crawl.
 export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"
 # Variables a case sets on purpose must not leak in from the caller's shell.

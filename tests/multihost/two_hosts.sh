@@ -42,8 +42,8 @@ done
 program=$(cd "$(dirname "$program")" && pwd)/$(basename "$program")
 mpiexec=$(command -v "$mpiexec") || { echo "two_hosts.sh: no mpiexec" >&2; exit 2; }
 
-# shellcheck source=../../scripts/mpi-env.sh
-source "$here/../../scripts/mpi-env.sh"
+# shellcheck source=../lib/driver.sh
+source "$here/../lib/driver.sh"
 
 tag=$$
 subnet_octet=$((RANDOM % 200 + 20))
@@ -136,9 +136,9 @@ simulate() {
   local reason=$1
   echo "two_hosts.sh: no network namespaces here: $reason"
   echo "two_hosts.sh: running the SHARDTAB_RANKS_PER_NODE=2 simulation instead (skip if it passes)"
-  local run extra
-  read -r -a extra <<<"$mpi_oversubscribe"   # empty unless mpiexec is Open MPI
-  run=("$mpiexec" "${extra[@]}" -np 4 -x SHARDTAB_RANKS_PER_NODE)
+  local run
+  mpi_launch_flags "$mpiexec" SHARDTAB_RANKS_PER_NODE
+  run=("$mpiexec" "${launch_flags[@]+"${launch_flags[@]}"}" -np 4)
   export SHARDTAB_RANKS_PER_NODE=2
   if timeout "$limit" "${run[@]}" "$program" -n 4096 >"$work/sim.out" 2>&1 &&
      check_run "$work/sim.out" node &&
