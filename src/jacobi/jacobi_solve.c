@@ -15,9 +15,10 @@
  * being its upload. */
 #define JACOBI_WARMUP_ITERS 100
 
-/* The launch the measurements favour (docs/performance.md, "Launch modes"):
- * on a GPU, on chip where a rank holds 2 Mi points or more and they fit (the
- * caller falls back when they do not): below that the on-chip tiles' waits
+/* The launch the measurements favour (docs/performance.md, jacobi, "The
+ * launch modes: persistent and on chip"): on a GPU, on chip where a rank holds
+ * 2 Mi points or more and they fit (the caller falls back when they do not):
+ * below that the on-chip tiles' waits
  * cost more than persistent's barrier; persistent on the host backend, whose
  * threads gain nothing from keeping rows "on chip"; graph where ranks share
  * the device, where each rank's grid fills the whole GPU and the ranks'
