@@ -13,6 +13,7 @@
 #include "jacobi_onchip.h"
 #include "jacobi_op.h"
 #include "jacobi_protocol.h"
+#include "jacobi_row_host.h"
 #include "jacobi_sweep.h"
 
 /* Tiles a rank, at most: several, so that tiles meet tiles as well as ranks,
@@ -149,18 +150,7 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
             jacobi_real_t *out = next + (size_t)r * nx;
             out[0] = row[0];
             out[nx - 1] = row[nx - 1];
-            for (int x = 1; x < nx - 1; x++) {
-                jacobi_real_t v = jacobi_value(row[x - 1], row[x + 1], u[x], d[x]);
-                if (fault_now && r0 + r == s->fault.row && x == s->fault.col) {
-                    if (s->fault.kind == JACOBI_FAULT_STALE)
-                        v = row[x];
-                    else if (s->fault.kind == JACOBI_FAULT_NORM && norm_iter)
-                        norm2 += jacobi_residue2(v, row[x]);
-                }
-                out[x] = v;
-                if (norm_iter)
-                    norm2 += jacobi_residue2(v, row[x]);
-            }
+            norm2 = jacobi_row_host(s, u, row, d, out, fault_now ? r0 + r : -1, norm_iter, norm2);
         }
         jacobi_real_t *swap = cur;
         cur = next;

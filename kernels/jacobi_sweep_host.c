@@ -15,6 +15,7 @@
 #include "jacobi_onchip.h"
 #include "jacobi_op.h"
 #include "jacobi_protocol.h"
+#include "jacobi_row_host.h"
 #include "jacobi_sweep.h"
 
 /* One tile covers the rows: the tuning variables change nothing here. */
@@ -53,18 +54,7 @@ static int sweep(const jacobi_step_t *s, uint64_t k, uint64_t base, double *loca
         const jacobi_real_t *down = r == rows - 1 ? halo + nx : a + (size_t)(r + 1) * nx;
         const jacobi_real_t *row = a + (size_t)r * nx;
         jacobi_real_t *out = next_a + (size_t)r * nx;
-        for (int x = 1; x < nx - 1; x++) {
-            jacobi_real_t v = jacobi_value(row[x - 1], row[x + 1], up[x], down[x]);
-            if (fault_now && r == s->fault.row && x == s->fault.col) {
-                if (s->fault.kind == JACOBI_FAULT_STALE)
-                    v = row[x];
-                else if (s->fault.kind == JACOBI_FAULT_NORM && norm_iter)
-                    sum += jacobi_residue2(v, row[x]);
-            }
-            out[x] = v;
-            if (norm_iter)
-                sum += jacobi_residue2(v, row[x]);
-        }
+        sum = jacobi_row_host(s, up, row, down, out, fault_now ? r : -1, norm_iter, sum);
         if (r == 0 && top_dest)
             memcpy(top_dest + 1, out + 1, (size_t)(nx - 2) * sizeof *out);
         if (r == rows - 1 && bottom_dest)
