@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # sanitize.sh - ASan+UBSan+LSan build running the unit and MPI tests, then valgrind memcheck on multi_scal at 2 ranks: 0 errors from our code.
 #
-# Usage: tests/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR]
-#                                       [--jobs N] [--skip-asan] [--skip-valgrind]
+# Usage: tests/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR] [--jobs N]
+#                                       [--skip-asan] [--skip-valgrind] [--every-case]
 #   --asan-dir DIR   build tree configured with -DSHARDTAB_SANITIZE=ON
 #                    (default ${TMPDIR:-/tmp}/shardtab-asan)
 #   --plain-dir DIR  build tree without sanitizers, for valgrind
 #                    (default ${TMPDIR:-/tmp}/shardtab-plain)
-#   --jobs N         parallel build and ctest jobs (default: nproc)
+#   --jobs N         parallel build jobs; ctest runs one more, as most cases wait
+#                    more than they compute (default: nproc)
+#   --every-case     every case of ctest -L 'unit|mpi' under the sanitizers, not
+#                    the selection of select_cases (below)
 # Both trees are configured (host backend) and built when needed. Sanitizer
 # reports go to files (log_path) besides making the process exit 86, so that a
 # report is never lost, even from a rank that was killed or whose status a test
@@ -23,6 +26,7 @@ plain_dir=${TMPDIR:-/tmp}/shardtab-plain
 jobs=$(nproc)
 do_asan=1
 do_valgrind=1
+every_case=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --asan-dir) asan_dir=$2; shift 2 ;;
@@ -30,9 +34,12 @@ while [[ $# -gt 0 ]]; do
     --jobs) jobs=$2; shift 2 ;;
     --skip-asan) do_asan=0; shift ;;
     --skip-valgrind) do_valgrind=0; shift ;;
+    --every-case) every_case=1; shift ;;
     *) echo "sanitize.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
+
+ctest_jobs=$((jobs + 1))
 
 # the MPI environment every test driver uses (root, containers, oversubscription)
 # shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
@@ -62,6 +69,60 @@ configure() { # DIR SANITIZE
     cmake --build "$1" -j "$jobs" >"$logs/build-$2.log" 2>&1 || { tail -50 "$logs/build-$2.log"; return 1; }
 }
 
+# The cases of ctest -L 'unit|mpi' in build tree DIR, "number name" a line.
+list_cases() {
+    (cd "$1" && ctest -N -L 'unit|mpi') | sed -nE 's/^ +Test +#([0-9]+): ([^ ]+)$/\1 \2/p'
+}
+count_cases() { list_cases "$1" | wc -l; }
+
+# select_cases DIR: the numbers, comma-separated, of the cases the sanitizers
+# run (2026-12-01: 304 of 432 cases, for CI's 15 minutes on 2 cores; the plain
+# run before them has run all 432):
+#   - every unit test, and every case of the communication layer (comm.*) at
+#     every rank count: its collectives cut their chunks by the count;
+#   - every other case at its smallest and its largest rank count ('-each'
+#     variants apart): those are where a count's own paths begin and end;
+#   - of the bad-usage cases (.usage-*, .tuning-*, .help), one per program: the
+#     parsers behind their messages run under the sanitizers message by message
+#     in the unit tests (test_cli, test_options, test_jacobi_options), and this
+#     one takes the error path end to end (every rank agrees, exits 2);
+#   - not multi_scal.json-git-commit-copy-in-other-repo, which configures and
+#     builds a copy of the tree to check the commit it records: a check of the
+#     build, not of our code's memory, and 12 s here.
+select_cases() {
+    local num name stem np
+    local -A lo=() hi=()
+    local -a rows=() chosen=()
+    local keep_usage=" multi_scal.usage-n-missing jacobi.usage-nx-small signals.usage-unknown comm.usage-unknown comm.coll-bench-usage-unknown "
+    mapfile -t rows < <(list_cases "$1")
+    for row in "${rows[@]}"; do
+        read -r num name <<<"$row"
+        stem=$name np=0
+        if [[ $name =~ ^(.*)\.np([0-9]+)(-each)?$ ]]; then
+            stem=${BASH_REMATCH[1]}${BASH_REMATCH[3]} np=${BASH_REMATCH[2]}
+        fi
+        if [[ -z ${lo[$stem]:-} ]] || ((np < lo[$stem])); then lo[$stem]=$np; fi
+        if [[ -z ${hi[$stem]:-} ]] || ((np > hi[$stem])); then hi[$stem]=$np; fi
+    done
+    for row in "${rows[@]}"; do
+        read -r num name <<<"$row"
+        stem=$name np=0
+        if [[ $name =~ ^(.*)\.np([0-9]+)(-each)?$ ]]; then
+            stem=${BASH_REMATCH[1]}${BASH_REMATCH[3]} np=${BASH_REMATCH[2]}
+        fi
+        if [[ $name == multi_scal.json-git-commit-copy-in-other-repo ]]; then
+            continue
+        elif [[ $name =~ \.(usage|tuning)-|\.help\.|coll-bench-usage- ]]; then
+            [[ $keep_usage == *" ${stem%-each} "* && $np -eq ${lo[$stem]} ]] || continue
+        elif [[ $name != unit.* && $name != comm.* && $np -ne ${lo[$stem]} && $np -ne ${hi[$stem]} ]]; then
+            continue
+        fi
+        chosen+=("$num")
+    done
+    local IFS=,
+    echo "${chosen[*]}"
+}
+
 reports() { # DIR: print and count the sanitizer report files in DIR
     local f n=0
     for f in "$1"/*; do
@@ -75,7 +136,7 @@ reports() { # DIR: print and count the sanitizer report files in DIR
 
 # ---- 1. ASan + UBSan + LSan: ctest -L 'unit|mpi' ----------------------------------------
 if [[ $do_asan -eq 1 ]]; then
-    echo "# [1/2] ASan+UBSan+LSan build in $asan_dir, then ctest -L 'unit|mpi' -j $jobs"
+    echo "# [1/2] ASan+UBSan+LSan build in $asan_dir, then ctest -L 'unit|mpi' -j $ctest_jobs"
     configure "$asan_dir" ON
     mkdir -p "$logs/asan"
     common="exitcode=86:log_path=$logs/asan/report:print_suppressions=0"
@@ -83,7 +144,14 @@ if [[ $do_asan -eq 1 ]]; then
     export LSAN_OPTIONS="suppressions=$here/lsan.supp:$common"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:$common"
     t=$SECONDS
-    if ! (cd "$asan_dir" && ctest -L 'unit|mpi' -j "$jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
+    selection=(-L 'unit|mpi')
+    if [[ $every_case -eq 0 ]]; then
+        # by number alone: ctest 3.25 with -L beside -I drops cases of two labels
+        cases=$(select_cases "$asan_dir")
+        selection=(-I "0,0,0,$cases")
+        echo "# the cases under the sanitizers: $(tr ',' '\n' <<<"$cases" | wc -l) of $(count_cases "$asan_dir") (see select_cases; --every-case runs all)"
+    fi
+    if ! (cd "$asan_dir" && ctest "${selection[@]}" -j "$ctest_jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
         grep -E "tests passed|Failed|\*\*\*|Timeout" "$logs/ctest.log" | tail -40
         failures=$((failures + 1))
     fi
