@@ -143,13 +143,12 @@ static int size_persistent(jacobi_plan_t *plan, char *why, size_t why_bytes)
     }
     /* the tiles cut for what is resident (a row wider than that: a tile loop),
      * of this rank's share of the device where ranks share it */
-    const int share = plan->tuning.device_share > 1 ? plan->tuning.device_share : 1;
-    const int own = jacobi_share_of_device(sms, share);
+    const int own = jacobi_share_of_device(sms, plan->tuning.device_share);
     if (own < 1) {
         snprintf(why, why_bytes,
                  "%d ranks share device %d of %d multiprocessors: their persistent grids cannot "
                  "all be resident at once",
-                 share, device, sms);
+                 plan->tuning.device_share, device, sms);
         return JACOBI_PLAN_NOT_RESIDENT;
     }
     int resident = per_sm * own;
@@ -198,8 +197,7 @@ static int size_onchip(jacobi_plan_t *plan, char *why, size_t why_bytes)
     }
     const int threads = (s->nx / 4 + warp - 1) / warp * warp;
     const int tmax = threads <= 256 ? 256 : threads <= 512 ? 512 : 1024;
-    const int share = plan->tuning.device_share > 1 ? plan->tuning.device_share : 1;
-    const int own = jacobi_share_of_device(sms, share);
+    const int own = jacobi_share_of_device(sms, plan->tuning.device_share);
     int rows = 0, tiles = 0;
     for (size_t c = 0; c < sizeof choices / sizeof choices[0] && rows == 0; c++) {
         const int r = choices[c], n = (s->rows + r - 1) / r;
@@ -222,7 +220,7 @@ static int size_onchip(jacobi_plan_t *plan, char *why, size_t why_bytes)
                  "and the norm block fit %d multiprocessors%s",
                  s->rows, s->nx, plan->tuning.onchip_rows ? "the" : "up to",
                  plan->tuning.onchip_rows ? plan->tuning.onchip_rows : 16, own,
-                 share > 1 ? " (this rank's share of the device)" : "");
+                 own < sms ? " (this rank's share of the device)" : "");
         return JACOBI_PLAN_NOT_RESIDENT;
     }
     s->tiles = tiles;
