@@ -92,11 +92,13 @@ mpiexec=${cmd[0]}
 # shellcheck source=tests/lib/driver.sh disable=SC1091
 source "$here/driver.sh"
 
-for i in "${!cmd[@]}"; do # -n / -np N: one rank needs no kill grace
+asked_ranks="" # -n / -np N of the command
+for i in "${!cmd[@]}"; do
     case "${cmd[$i]}" in
-    -n | -np | --np | -c) mpi_single_rank_quick_exit "${cmd[$((i + 1))]}" ;;
+    -n | -np | --np | -c) asked_ranks=${cmd[$((i + 1))]} ;;
     esac
 done
+mpi_single_rank_quick_exit "$asked_ranks" # one rank needs no kill grace
 
 names=()
 for kv in "${envs[@]+"${envs[@]}"}"; do
@@ -155,15 +157,8 @@ elif [ "$each_rank" -eq 1 ]; then
         r=$(cat "$f")
         [ "$r" = "$expect_exit" ] || fail "${f##*/} exited $r, expected $expect_exit"
     done
-    # -n / -np N: how many ranks should have reported
-    want=""
-    for i in "${!cmd[@]}"; do
-        case "${cmd[$i]}" in
-        -n | -np | --np | -c) want=${cmd[$((i + 1))]} ;;
-        esac
-    done
-    if [ -n "$want" ] && [ "$nranks" -ne "$want" ]; then
-        fail "$nranks of $want ranks reported an exit status"
+    if [ -n "$asked_ranks" ] && [ "$nranks" -ne "$asked_ranks" ]; then
+        fail "$nranks of $asked_ranks ranks reported an exit status"
     fi
 elif [ "$rc" -ne "$expect_exit" ]; then
     fail "exit status $rc, expected $expect_exit"

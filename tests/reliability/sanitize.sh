@@ -73,10 +73,9 @@ configure() { # DIR SANITIZE
 list_cases() {
     (cd "$1" && ctest -N -L 'unit|mpi') | sed -nE 's/^ +Test +#([0-9]+): ([^ ]+)$/\1 \2/p'
 }
-count_cases() { list_cases "$1" | wc -l; }
 
-# select_cases DIR: the numbers, comma-separated, of the cases the sanitizers
-# run (2026-12-01: 304 of 432 cases, for CI's 15 minutes on 2 cores; the plain
+# select_cases < CASES: of the cases list_cases gives, the numbers (comma-
+# separated) of those the sanitizers run (2026-12-01: 304 of 432 cases, for CI's 15 minutes on 2 cores; the plain
 # run before them has run all 432):
 #   - every unit test, and every case of the communication layer (comm.*) at
 #     every rank count: its collectives cut their chunks by the count;
@@ -90,26 +89,21 @@ count_cases() { list_cases "$1" | wc -l; }
 #     builds a copy of the tree to check the commit it records: a check of the
 #     build, not of our code's memory, and 12 s here.
 select_cases() {
-    local num name stem np
+    local num name i
     local -A lo=() hi=()
-    local -a rows=() chosen=()
+    local -a nums=() names=() stems=() nps=() chosen=()
     local keep_usage=" multi_scal.usage-n-missing jacobi.usage-nx-small signals.usage-unknown comm.usage-unknown comm.coll-bench-usage-unknown "
-    mapfile -t rows < <(list_cases "$1")
-    for row in "${rows[@]}"; do
-        read -r num name <<<"$row"
-        stem=$name np=0
+    while read -r num name; do # each case's stem and rank count, and each stem's range
+        local stem=$name np=0
         if [[ $name =~ ^(.*)\.np([0-9]+)(-each)?$ ]]; then
             stem=${BASH_REMATCH[1]}${BASH_REMATCH[3]} np=${BASH_REMATCH[2]}
         fi
+        nums+=("$num") names+=("$name") stems+=("$stem") nps+=("$np")
         if [[ -z ${lo[$stem]:-} ]] || ((np < lo[$stem])); then lo[$stem]=$np; fi
         if [[ -z ${hi[$stem]:-} ]] || ((np > hi[$stem])); then hi[$stem]=$np; fi
     done
-    for row in "${rows[@]}"; do
-        read -r num name <<<"$row"
-        stem=$name np=0
-        if [[ $name =~ ^(.*)\.np([0-9]+)(-each)?$ ]]; then
-            stem=${BASH_REMATCH[1]}${BASH_REMATCH[3]} np=${BASH_REMATCH[2]}
-        fi
+    for i in "${!nums[@]}"; do
+        local name=${names[$i]} stem=${stems[$i]} np=${nps[$i]}
         if [[ $name == multi_scal.json-git-commit-copy-in-other-repo ]]; then
             continue
         elif [[ $name =~ \.(usage|tuning)-|\.help\.|coll-bench-usage- ]]; then
@@ -117,7 +111,7 @@ select_cases() {
         elif [[ $name != unit.* && $name != comm.* && $np -ne ${lo[$stem]} && $np -ne ${hi[$stem]} ]]; then
             continue
         fi
-        chosen+=("$num")
+        chosen+=("${nums[$i]}")
     done
     local IFS=,
     echo "${chosen[*]}"
@@ -147,9 +141,10 @@ if [[ $do_asan -eq 1 ]]; then
     selection=(-L 'unit|mpi')
     if [[ $every_case -eq 0 ]]; then
         # by number alone: ctest 3.25 with -L beside -I drops cases of two labels
-        cases=$(select_cases "$asan_dir")
+        all_cases=$(list_cases "$asan_dir")
+        cases=$(select_cases <<<"$all_cases")
         selection=(-I "0,0,0,$cases")
-        echo "# the cases under the sanitizers: $(tr ',' '\n' <<<"$cases" | wc -l) of $(count_cases "$asan_dir") (see select_cases; --every-case runs all)"
+        echo "# the cases under the sanitizers: $(tr ',' '\n' <<<"$cases" | wc -l) of $(wc -l <<<"$all_cases") (see select_cases; --every-case runs all)"
     fi
     if ! (cd "$asan_dir" && ctest "${selection[@]}" -j "$ctest_jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
         grep -E "tests passed|Failed|\*\*\*|Timeout" "$logs/ctest.log" | tail -40
