@@ -298,6 +298,7 @@ extern "C" void jacobi_plan_destroy(jacobi_plan_t *plan)
         (void)hipFree(plan->step.edges);
     if (plan->step.tile_partials)
         (void)hipFree(plan->step.tile_partials);
+    jacobi_temporal_release(&plan->step);
     free(plan);
 }
 
@@ -333,6 +334,9 @@ extern "C" int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning
             rc = size_persistent(plan, why, why_bytes);
         else if (launch == JACOBI_LAUNCH_ONCHIP)
             rc = size_onchip(plan, why, why_bytes);
+        else if (launch == JACOBI_LAUNCH_TEMPORAL)
+            rc = jacobi_temporal_size(&plan->step, plan->tuning.temporal_depth, plan->tuning.temporal_prefetch, why,
+                                      why_bytes);
         else if (launch == JACOBI_LAUNCH_GRAPH)
             err = capture_graph(plan);
     }
@@ -353,6 +357,8 @@ extern "C" int jacobi_plan_run(jacobi_plan_t *plan, int count)
     if (count <= 0)
         return 0;
     *plan->done_host = 0;
+    if (plan->launch == JACOBI_LAUNCH_TEMPORAL)
+        return jacobi_temporal_run(&plan->step, count, plan->stream);
     if (plan->launch == JACOBI_LAUNCH_ONCHIP) {
         uint64_t steps = (uint64_t)count;
         void *args[] = {(void *)&plan->step, (void *)&steps};

@@ -28,7 +28,11 @@
  *               closes each iteration, the stop is decided inside it;
  *   onchip      one cooperative launch in which each block keeps a tile of
  *               whole rows in registers for the whole solve and meets only
- *               its neighbour tiles and the decision (jacobi_onchip.h).
+ *               its neighbour tiles and the decision (jacobi_onchip.h);
+ *   temporal    a launch per pass of up to 7 iterations (temporal blocking):
+ *               each block loads a tile with a halo as deep as the pass into
+ *               shared memory and runs every iteration of the pass there, so
+ *               the grid is read and written once a pass (jacobi_temporal.h).
  * Graph and stream launches are paced: at most two chunks of steps are queued,
  * and none once the device has decided to stop.
  */
@@ -73,6 +77,9 @@ typedef struct jacobi_ctl {
                                 decided (jacobi_onchip.h); only ever grows */
     uint64_t exits;          /* on chip: blocks that have ended, all launches; the last
                                 block of a launch sets iteration */
+    uint64_t run_end;        /* temporal: no pass of this run goes past this iteration */
+    uint64_t redo;           /* temporal: 1 + the time a pass must be run again from, up to
+                                iteration, after a stop inside it; 0 none */
 } jacobi_ctl_t;
 
 /* A planted bug, for the tests that prove a check can fail (the program's
@@ -82,15 +89,19 @@ enum {
     JACOBI_FAULT_STALE,
     JACOBI_FAULT_NORM,
     JACOBI_FAULT_STOP,
-    JACOBI_FAULT_EDGE, /* on chip only */
-    JACOBI_FAULT_LAG   /* on chip only */
+    JACOBI_FAULT_EDGE, /* on chip and temporal only */
+    JACOBI_FAULT_LAG   /* on chip and temporal only */
 };
 typedef struct jacobi_fault {
     int kind;      /* STALE: the point keeps its old value; NORM: its residue counts twice;
                       STOP: the solve stops after that iteration; EDGE: the tile holding
                       the row takes its upper neighbour's edge row from the other time's
                       words, unchecked (a stale edge);
-                      LAG: the tile holding the row runs one iteration past the stop */
+                      LAG: the tile holding the row runs one iteration past the stop.
+                      Temporal passes: EDGE, the tile holding the row loads its
+                      deepest halo row above from the other buffer (a ghost row
+                      of the wrong time); LAG, a pass stopped inside is not run
+                      again (the state is the pass's end, not the stop's) */
     int row, col;  /* this solver's row (0 = its first), column */
     int iteration; /* counted from the solve's start */
 } jacobi_fault_t;
@@ -141,11 +152,19 @@ typedef struct jacobi_step {
     uint64_t *edges;            /* device [2][tiles][2][nx]: first and last rows, by time parity */
     uint64_t *tile_partials;    /* device [2][tiles][tile_warps][2]: halves of each partial */
     uint64_t wait_ticks;        /* a tile's wait for its neighbour or the decision gives up past this */
+    /* --launch temporal (jacobi_temporal.h), set by its plan: tiles of
+     * temporal_cols x temporal_rows points, passes up to temporal_depth deep */
+    int temporal_depth;            /* the deepest pass: 1, 3, 5 or 7 (odd: jacobi_temporal.h) */
+    int temporal_cols, temporal_rows; /* a tile's own points: columns, rows */
+    int temporal_tiles_x, temporal_tiles_y;
+    int temporal_blocks;           /* GPUs: the pass's grid, a block a tile or (prefetch) resident */
+    double *temporal_partials;     /* device [temporal_depth][tiles]: each tile's sum, by
+                                      iteration of the pass */
 } jacobi_step_t;
 
 /* The tuning variables' values (JACOBI_MIN_STRIP_ROWS, JACOBI_VEC4,
  * JACOBI_BLOCKS_PER_SM, JACOBI_ROWS_IN_FLIGHT, JACOBI_NORM_BLOCK,
- * JACOBI_ONCHIP_ROWS): the program
+ * JACOBI_ONCHIP_ROWS, JACOBI_TEMPORAL_DEPTH, JACOBI_TEMPORAL_PREFETCH): the program
  * reads and checks them on the host (src/jacobi/jacobi_options.c) and passes
  * them in; the launchers take them as given. The host backend uses none. */
 #define JACOBI_MAX_BLOCKS_PER_SM 16
@@ -157,11 +176,13 @@ typedef struct jacobi_tuning {
     int rows_in_flight; /* rows a thread loads ahead: 1, 4 or 8; 0: each kernel's own */
     int norm_block;     /* persistent: 1, block 0 carries the norm alone; 0, it sweeps tiles too */
     int onchip_rows;    /* on chip: rows a tile, 2, 4, 8 or 16; 0: chosen by the plan */
+    int temporal_depth; /* temporal: iterations a pass at most, 1, 3, 5 or 7 */
+    int temporal_prefetch; /* temporal: 1, a resident grid loading a tile ahead; 0, a block a tile */
     int device_share;   /* not a variable: the ranks sharing this device (1: alone); a
                            persistent or on-chip grid takes 1/device_share of it */
 } jacobi_tuning_t;
 /* The defaults, the values the measurements of docs/performance.md chose. */
-#define JACOBI_TUNING_DEFAULTS {4, 1, 0, 0, 1, 0, 1}
+#define JACOBI_TUNING_DEFAULTS {4, 1, 0, 0, 1, 0, 7, 0, 1}
 
 /* The multiprocessors one rank's persistent or on-chip grid may fill where
  * `share` ranks share a device of `sms`: its equal part, so that the grids of
@@ -184,7 +205,8 @@ typedef enum jacobi_launch {
     JACOBI_LAUNCH_STREAM = 0,
     JACOBI_LAUNCH_GRAPH,
     JACOBI_LAUNCH_PERSISTENT,
-    JACOBI_LAUNCH_ONCHIP
+    JACOBI_LAUNCH_ONCHIP,
+    JACOBI_LAUNCH_TEMPORAL
 } jacobi_launch_t;
 
 /* jacobi_plan_create's answer when a persistent grid cannot be co-resident. */
@@ -241,6 +263,12 @@ extern "C" int jacobi_step_kernel_blocks_per_sm(int columns_per_thread);
  * is built (16 rows at 1024 threads: no registers left). */
 extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step_t *step, int rows,
                                                                int max_threads);
+/* --launch temporal (jacobi_temporal.hip): sizes the step's tiles for passes up
+ * to depth deep (0, JACOBI_PLAN_NOT_RESIDENT with why, or a runtime code),
+ * enqueues a run of up to count iterations, frees what sizing allocated. */
+extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, char *why, size_t why_bytes);
+extern "C" int jacobi_temporal_run(const jacobi_step_t *s, int count, void *stream);
+extern "C" void jacobi_temporal_release(jacobi_step_t *s);
 #endif
 
 #endif /* JACOBI_SWEEP_H */

@@ -17,6 +17,7 @@
 #include "jacobi_protocol.h"
 #include "jacobi_row_host.h"
 #include "jacobi_sweep.h"
+#include "jacobi_temporal.h"
 
 /* One tile covers the rows: the tuning variables change nothing here. */
 int jacobi_step_shape(jacobi_step_t *s, const jacobi_tuning_t *tuning, uint64_t *partials)
@@ -141,9 +142,10 @@ int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
                        jacobi_launch_t launch, void *stream, jacobi_plan_t **plan_out, char *why,
                        size_t why_bytes)
 {
+    static const jacobi_tuning_t defaults = JACOBI_TUNING_DEFAULTS;
     jacobi_plan_t *plan = calloc(1, sizeof *plan);
 
-    (void)tuning; /* one tile, one "block": nothing to tune */
+    /* one tile, one "block": nothing to tune but the temporal passes' depth */
     (void)stream; /* a loop has no stream, and nothing to capture */
     if (why_bytes)
         why[0] = '\0';
@@ -154,6 +156,11 @@ int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
     if (launch == JACOBI_LAUNCH_ONCHIP &&
         (jacobi_onchip_unfit(&plan->step, why, why_bytes) ||
          jacobi_onchip_host_prepare(&plan->step, why, why_bytes))) {
+        free(plan);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    if (launch == JACOBI_LAUNCH_TEMPORAL &&
+        jacobi_temporal_host_prepare(&plan->step, (tuning ? tuning : &defaults)->temporal_depth, why, why_bytes)) {
         free(plan);
         return JACOBI_PLAN_NOT_RESIDENT;
     }
@@ -173,6 +180,10 @@ int jacobi_plan_run(jacobi_plan_t *plan, int count)
     }
     if (plan->launch == JACOBI_LAUNCH_ONCHIP) {
         jacobi_onchip_host_run(s, (uint64_t)count);
+        return 0;
+    }
+    if (plan->launch == JACOBI_LAUNCH_TEMPORAL) {
+        jacobi_temporal_host_run(s, (uint64_t)count);
         return 0;
     }
     /* nothing more is run once the solve has stopped, as the GPU's pacing */
@@ -195,6 +206,8 @@ void jacobi_plan_destroy(jacobi_plan_t *plan)
 {
     if (plan && plan->launch == JACOBI_LAUNCH_ONCHIP)
         jacobi_onchip_host_release(&plan->step);
+    if (plan && plan->launch == JACOBI_LAUNCH_TEMPORAL)
+        jacobi_temporal_host_release(&plan->step);
     free(plan);
 }
 

@@ -136,6 +136,7 @@ typedef void                  *hipDeviceptr_t;      /* HIP: void*, CUDA driver: 
 #define hipDeviceAttributePciBusId                 cudaDevAttrPciBusId
 #define hipDeviceAttributePciDeviceId              cudaDevAttrPciDeviceId
 #define hipDeviceAttributeCanMapHostMemory         cudaDevAttrCanMapHostMemory
+#define hipDeviceAttributeSharedMemPerBlockOptin   cudaDevAttrMaxSharedMemoryPerBlockOptin
 
 /* functions: identical signatures -> plain renames */
 #define hipGetDeviceCount          cudaGetDeviceCount
@@ -203,6 +204,9 @@ typedef enum cudaStreamCaptureStatus hipStreamCaptureStatus;
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define hipDeviceAttributeCooperativeLaunch cudaDevAttrCooperativeLaunch
 #define hipErrorCooperativeLaunchTooLarge  cudaErrorCooperativeLaunchTooLarge
+/* more than 48 KB of dynamic shared memory a block asks for it first */
+#define hipFuncSetAttribute              cudaFuncSetAttribute
+#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 
 /* Allocation flags of hipExtMallocWithFlags. CUDA device memory already takes
  * system-scope loads, stores and atomics from peers while kernels run (over

@@ -7,7 +7,7 @@
  *          the loop, on the classic problem of NVIDIA's multi-gpu-programming-
  *          models, and measure it beside their NCCL and NVSHMEM versions.
  * USAGE    mpirun -np <ranks> ./jacobi [-nx N] [-ny N] [-niter N] [-nccheck N]
- *                 [--variant table|host-sync|mpi] [--launch auto|persistent|onchip|graph|stream]
+ *                 [--variant table|host-sync|mpi] [--launch auto|persistent|onchip|temporal|graph|stream]
  *                 [--init zero|random[:SEED]] [--cpu-check auto|yes|no] [--repeat R]
  *                 [--json FILE] [--trace FILE] [--allow-shared-gpu]
  * NOTES    The problem, as the anchors define it: Dirichlet boundaries

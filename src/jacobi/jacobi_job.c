@@ -42,6 +42,8 @@ const char *jacobi_launch_name(jacobi_launch_t launch)
         return "stream";
     case JACOBI_LAUNCH_ONCHIP:
         return "onchip";
+    case JACOBI_LAUNCH_TEMPORAL:
+        return "temporal";
     }
     return "?";
 }

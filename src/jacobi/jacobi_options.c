@@ -42,12 +42,15 @@ static const char usage_text[] =
     "                   iteration), onchip (one cooperative launch in which each\n"
     "                   block keeps its tile of rows in registers for the whole\n"
     "                   solve, tiles ordered by flags between neighbours, no\n"
-    "                   barrier), graph (captured graphs of launches, replayed),\n"
+    "                   barrier), temporal (a launch a pass of up to\n"
+    "                   JACOBI_TEMPORAL_DEPTH iterations, each tile in shared memory\n"
+    "                   with a halo as deep; a rank alone only, for now), graph\n"
+    "                   (captured graphs of launches, replayed),\n"
     "                   stream (a launch call per iteration), or auto (default:\n"
     "                   the fastest measured: on a GPU onchip where the rows fit on\n"
     "                   chip, else persistent where its grid fits and the GPU is\n"
     "                   not shared, else graph). The output and the JSON say which\n"
-    "                   ran and why; an explicit persistent or onchip that cannot\n"
+    "                   ran and why; an explicit persistent, onchip or temporal that cannot\n"
     "                   run exits 2\n"
     "  --init I         the interior's starting state: zero (default, the anchors')\n"
     "                   or random[:SEED] (every point drawn from a generator seeded\n"
@@ -91,6 +94,12 @@ static const char usage_text[] =
     "  JACOBI_ONCHIP_ROWS=N\n"
     "                   onchip launches: 2, 4, 8 or 16 rows a tile (default: the\n"
     "                   fewest that let every tile have a multiprocessor of its own)\n"
+    "  JACOBI_TEMPORAL_DEPTH=N\n"
+    "                   temporal launches: 1, 3, 5 or 7 (default) iterations a pass\n"
+    "  JACOBI_TEMPORAL_PREFETCH=0|1\n"
+    "                   temporal launches on a GPU: 0 (default) a block a tile; 1 a\n"
+    "                   resident grid whose blocks load their next tile while they\n"
+    "                   sweep one\n"
     "\n"
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage.\n";
 
@@ -101,7 +110,7 @@ const char *jacobi_usage_text(void)
 
 static const char *const variant_names[JACOBI_VARIANT_COUNT] = {"table", "host-sync", "mpi"};
 static const char *const launch_names[JACOBI_LAUNCH_REQUEST_COUNT] = {"auto", "persistent", "graph",
-                                                                      "stream", "onchip"};
+                                                                      "stream", "onchip", "temporal"};
 
 const char *jacobi_launch_request_name(jacobi_launch_request_t launch)
 {
@@ -165,7 +174,8 @@ static const struct tuning_spec {
     size_t offset;        /* of its value in jacobi_tuning_t */
     int lo, hi;           /* an integer from lo to hi ... */
     int powers;           /* ... and 1: 1, 4 or 8 (the rows in flight the kernels are built for);
-                             2: 2, 4, 8 or 16 (the tile rows the on-chip kernels are built for) */
+                             2: 2, 4, 8 or 16 (the tile rows the on-chip kernels are built for);
+                             3: odd (a temporal pass writes the other buffer) */
     const char *expected; /* what the message asks for */
 } tuning_specs[JACOBI_TUNING_COUNT] = {
     {"JACOBI_MIN_STRIP_ROWS", offsetof(jacobi_tuning_t, min_strip_rows), 1, 64, 0,
@@ -176,6 +186,8 @@ static const struct tuning_spec {
     {"JACOBI_ROWS_IN_FLIGHT", offsetof(jacobi_tuning_t, rows_in_flight), 1, 8, 1, "1, 4 or 8"},
     {"JACOBI_NORM_BLOCK", offsetof(jacobi_tuning_t, norm_block), 0, 1, 0, "0 or 1"},
     {"JACOBI_ONCHIP_ROWS", offsetof(jacobi_tuning_t, onchip_rows), 2, 16, 2, "2, 4, 8 or 16"},
+    {"JACOBI_TEMPORAL_DEPTH", offsetof(jacobi_tuning_t, temporal_depth), 1, 7, 3, "1, 3, 5 or 7"},
+    {"JACOBI_TEMPORAL_PREFETCH", offsetof(jacobi_tuning_t, temporal_prefetch), 0, 1, 0, "0 or 1"},
 };
 _Static_assert(JACOBI_MAX_BLOCKS_PER_SM == 16, "the message and the help say 1 to 16");
 
@@ -221,7 +233,8 @@ int jacobi_tuning_parse(jacobi_options_t *opts, const char *const text[JACOBI_TU
             value = strtol(t, &end, 10);
         if (!isdigit((unsigned char)t[0]) || *end != '\0' || errno != 0 || value < spec->lo ||
             value > spec->hi || (spec->powers == 1 && value != 1 && value != 4 && value != 8) ||
-            (spec->powers == 2 && value != 2 && value != 4 && value != 8 && value != 16)) {
+            (spec->powers == 2 && value != 2 && value != 4 && value != 8 && value != 16) ||
+            (spec->powers == 3 && value % 2 == 0)) {
             snprintf(err, err_bytes,
                      "invalid %s '%s' (environment): expected %s, or unset for the default", spec->name,
                      t, spec->expected);

@@ -35,6 +35,7 @@ typedef enum jacobi_launch_request {
     JACOBI_LAUNCH_ASK_GRAPH,      /* captured graphs of launches, replayed */
     JACOBI_LAUNCH_ASK_STREAM,     /* one launch call per iteration */
     JACOBI_LAUNCH_ASK_ONCHIP,     /* one launch, each tile's rows kept on chip */
+    JACOBI_LAUNCH_ASK_TEMPORAL,   /* a launch a pass of several iterations (temporal blocking) */
     JACOBI_LAUNCH_REQUEST_COUNT
 } jacobi_launch_request_t;
 
@@ -95,6 +96,8 @@ typedef enum jacobi_tuning_var {
     JACOBI_TUNE_ROWS_IN_FLIGHT,     /* JACOBI_ROWS_IN_FLIGHT: 1, 4 or 8, default the kernel's */
     JACOBI_TUNE_NORM_BLOCK,         /* JACOBI_NORM_BLOCK: 0 or 1, default 1 */
     JACOBI_TUNE_ONCHIP_ROWS,        /* JACOBI_ONCHIP_ROWS: 2, 4, 8 or 16, default the plan's */
+    JACOBI_TUNE_TEMPORAL_DEPTH,     /* JACOBI_TEMPORAL_DEPTH: 1, 3, 5 or 7, default 7 */
+    JACOBI_TUNE_TEMPORAL_PREFETCH,  /* JACOBI_TEMPORAL_PREFETCH: 0 or 1, default 0 */
     JACOBI_TUNING_COUNT
 } jacobi_tuning_var_t;
 

@@ -48,13 +48,15 @@ static jacobi_launch_t asked_launch(jacobi_launch_request_t request)
         return JACOBI_LAUNCH_STREAM;
     case JACOBI_LAUNCH_ASK_ONCHIP:
         return JACOBI_LAUNCH_ONCHIP;
+    case JACOBI_LAUNCH_ASK_TEMPORAL:
+        return JACOBI_LAUNCH_TEMPORAL;
     default:
         return JACOBI_LAUNCH_PERSISTENT;
     }
 }
 
-/* A planted bug of the on-chip tiles (JACOBI_TEST_FAULT edge or lag) in a solve
- * that runs otherwise would prove nothing: refused. */
+/* A planted bug of the on-chip tiles or the temporal passes (JACOBI_TEST_FAULT
+ * edge or lag) in a solve that runs otherwise would prove nothing: refused. */
 static shardtab_status_t fault_fits(const jacobi_job_t *j)
 {
     const jacobi_test_fault_t *f = &j->fault;
@@ -62,15 +64,17 @@ static shardtab_status_t fault_fits(const jacobi_job_t *j)
 
     if (f->kind != JACOBI_TEST_FAULT_EDGE && f->kind != JACOBI_TEST_FAULT_LAG)
         return SHARDTAB_SUCCESS;
-    if ((f->solves & JACOBI_FAULT_IN_RUN) && j->launch != JACOBI_LAUNCH_ONCHIP)
+    if ((f->solves & JACOBI_FAULT_IN_RUN) && j->launch != JACOBI_LAUNCH_ONCHIP &&
+        j->launch != JACOBI_LAUNCH_TEMPORAL)
         return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                  "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles, and "
-                                  "the run's launch is %s",
+                                  "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
+                                  "temporal passes, and the run's launch is %s",
                                   kind, jacobi_launch_name(j->launch));
-    if ((f->solves & JACOBI_FAULT_IN_REFERENCE) && j->ref_launch != JACOBI_LAUNCH_ONCHIP)
+    if ((f->solves & JACOBI_FAULT_IN_REFERENCE) && j->ref_launch != JACOBI_LAUNCH_ONCHIP &&
+        j->ref_launch != JACOBI_LAUNCH_TEMPORAL)
         return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                  "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles, and "
-                                  "the reference's launch is %s",
+                                  "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
+                                  "temporal passes, and the reference's launch is %s",
                                   kind, jacobi_launch_name(j->ref_launch));
     return SHARDTAB_SUCCESS;
 }
@@ -90,7 +94,8 @@ static shardtab_status_t plan_for(jacobi_job_t *j, jacobi_solver_t *s, jacobi_la
 shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
 {
     const jacobi_launch_request_t request = j->opts.launch;
-    const int asked_device_mode = request == JACOBI_LAUNCH_ASK_PERSISTENT || request == JACOBI_LAUNCH_ASK_ONCHIP;
+    const int asked_device_mode = request == JACOBI_LAUNCH_ASK_PERSISTENT ||
+                                  request == JACOBI_LAUNCH_ASK_ONCHIP || request == JACOBI_LAUNCH_ASK_TEMPORAL;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
     j->launch_note[0] = '\0';

@@ -129,6 +129,7 @@ shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream)
         ctl.stop_at = JACOBI_NO_STOP;
         ctl.failed = 0;
         ctl.exits = 0; /* the on-chip launch's exit tickets count from each solve's start */
+        ctl.redo = 0;  /* a temporal pass to run again belongs to its solve */
         ctl.norm = 0.0;
         ctl.norm_iter = JACOBI_NO_NORM;
         status = shardtab_memcpy_async(s->ctl, &ctl, sizeof ctl, stream);

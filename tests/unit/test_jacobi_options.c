@@ -351,7 +351,7 @@ static void test_jacobi_options_unknown_variant_and_launch_are_named(void **stat
         expect_bad_value("--variant", variants[i], "--variant");
     expect_bad_value("--variant", "nvshmem", "table, host-sync or mpi");
     expect_bad_value("--launch", "graphs", "--launch");
-    expect_bad_value("--launch", "", "auto, persistent, graph, stream or onchip");
+    expect_bad_value("--launch", "", "auto, persistent, graph, stream, onchip or temporal");
 }
 
 static void test_jacobi_options_empty_json_name_is_refused(void **state)
@@ -453,12 +453,12 @@ static void test_jacobi_options_parse_after_help_in_a_bundle_starts_afresh(void 
 
 static const char *const tuning_names[JACOBI_TUNING_COUNT] = {
     "JACOBI_MIN_STRIP_ROWS", "JACOBI_VEC4", "JACOBI_BLOCKS_PER_SM", "JACOBI_ROWS_IN_FLIGHT",
-    "JACOBI_NORM_BLOCK", "JACOBI_ONCHIP_ROWS"};
+    "JACOBI_NORM_BLOCK", "JACOBI_ONCHIP_ROWS", "JACOBI_TEMPORAL_DEPTH", "JACOBI_TEMPORAL_PREFETCH"};
 
 /* Parses one variable set to `value`, the others unset. */
 static int tune_one(int var, const char *value)
 {
-    const char *text[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    const char *text[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     text[var] = value;
     memset(err, 0, sizeof err);
     jacobi_options_default(&opts);
@@ -476,8 +476,8 @@ static void test_jacobi_tuning_names_each_variable(void **state)
 
 static void test_jacobi_tuning_unset_and_empty_are_the_defaults(void **state)
 {
-    const char *none[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    const char *empty[JACOBI_TUNING_COUNT] = {"", "", "", "", "", ""};
+    const char *none[JACOBI_TUNING_COUNT] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    const char *empty[JACOBI_TUNING_COUNT] = {"", "", "", "", "", "", "", ""};
     const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;
     (void)state;
     memset(&opts, 0xA5, sizeof opts);
@@ -499,7 +499,8 @@ static void test_jacobi_tuning_accepts_every_value_of_each_range(void **state)
     static const struct {
         int var, lo, hi;
     } ranges[] = {{JACOBI_TUNE_MIN_STRIP_ROWS, 1, 64}, {JACOBI_TUNE_VEC4, 0, 1},
-                  {JACOBI_TUNE_BLOCKS_PER_SM, 1, 16}, {JACOBI_TUNE_NORM_BLOCK, 0, 1}};
+                  {JACOBI_TUNE_BLOCKS_PER_SM, 1, 16}, {JACOBI_TUNE_NORM_BLOCK, 0, 1},
+                  {JACOBI_TUNE_TEMPORAL_PREFETCH, 0, 1}};
     static const char *const rows[] = {"1", "4", "8"};
     char text[16];
     (void)state;
@@ -515,6 +516,13 @@ static void test_jacobi_tuning_accepts_every_value_of_each_range(void **state)
     for (int i = 0; i < ARGC(rows); i++) {
         assert_int_equal(tune_one(JACOBI_TUNE_ROWS_IN_FLIGHT, rows[i]), 0);
         assert_int_equal(opts.tuning.rows_in_flight, atoi(rows[i]));
+    }
+    /* a temporal pass's depth: odd, 1 to 7 (it writes the other buffer) */
+    for (int depth = 1; depth <= 7; depth += 2) {
+        snprintf(text, sizeof text, "%d", depth);
+        assert_int_equal(tune_one(JACOBI_TUNE_TEMPORAL_DEPTH, text), 0);
+        assert_int_equal(opts.tuning.temporal_depth, depth);
+        assert_false(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_TEMPORAL_DEPTH));
     }
     /* the fields the kernels take */
     assert_int_equal(tune_one(JACOBI_TUNE_MIN_STRIP_ROWS, "33"), 0);
@@ -553,6 +561,12 @@ static void test_jacobi_tuning_refuses_malformed_and_out_of_range_values_by_name
         {JACOBI_TUNE_ROWS_IN_FLIGHT, "16", "1, 4 or 8"},
         {JACOBI_TUNE_ROWS_IN_FLIGHT, "eight", "1, 4 or 8"},
         {JACOBI_TUNE_NORM_BLOCK, "on", "0 or 1"},
+        {JACOBI_TUNE_TEMPORAL_DEPTH, "0", "1, 3, 5 or 7"},
+        {JACOBI_TUNE_TEMPORAL_DEPTH, "2", "1, 3, 5 or 7"},
+        {JACOBI_TUNE_TEMPORAL_DEPTH, "6", "1, 3, 5 or 7"},
+        {JACOBI_TUNE_TEMPORAL_DEPTH, "9", "1, 3, 5 or 7"},
+        {JACOBI_TUNE_TEMPORAL_DEPTH, "five", "1, 3, 5 or 7"},
+        {JACOBI_TUNE_TEMPORAL_PREFETCH, "2", "0 or 1"},
         {JACOBI_TUNE_NORM_BLOCK, "10", "0 or 1"},
     };
     const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;
@@ -573,7 +587,7 @@ static void test_jacobi_tuning_refuses_malformed_and_out_of_range_values_by_name
 
 static void test_jacobi_tuning_names_the_first_bad_variable_and_keeps_none(void **state)
 {
-    const char *text[JACOBI_TUNING_COUNT] = {"8", "0", "99", "2", "1", "3"};
+    const char *text[JACOBI_TUNING_COUNT] = {"8", "0", "99", "2", "1", "3", "4", "2"};
     const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;
     (void)state;
     assert_int_equal(jacobi_tuning_parse(&opts, text, err, sizeof err), -1);

@@ -1,0 +1,373 @@
+/* jacobi_temporal.h - --launch temporal (temporal blocking), written once for
+ * every backend: the pass of one tile (the HIP and CUDA kernel of
+ * jacobi_temporal.hip runs it in a block with the tile in shared memory; the
+ * host backend, jacobi_temporal_host.c, in a loop with the tile in a buffer),
+ * what the next pass is, and how a pass closes (the norms and the stop rule).
+ *
+ * A one-pass sweep reads and writes the whole grid every iteration, so at
+ * large grids it cannot beat the device's copy rate. A pass of depth d does d
+ * iterations for one read and one write: each tile of W x H points loads them
+ * with a halo d deep on every side (rows periodic, as the problem's; columns
+ * stop at the fixed boundary ones), and iteration i of the pass computes the
+ * loaded region shrunk by i on every side (a trapezoid), so that after d
+ * iterations its own W x H points are exact, with no exchange between tiles
+ * inside a pass. The halo's points are computed again by each neighbour: the
+ * price of reading the grid once every d iterations instead of every one.
+ *
+ * The norm every iteration, as every mode: iteration i's squared residues of
+ * the tile's own points only (never its halo's), one sum a tile and iteration,
+ * summed over the tiles in a fixed order when the pass closes; then the stop
+ * rule of jacobi_protocol.h, iteration after iteration (jacobi_close_step), as
+ * a launch per step applies it. Where the rule stops the solve inside a pass,
+ * the pass's output is past the stop; its input, a[k0 & 1], is intact (a pass
+ * reads one buffer and writes the other), so the pass runs again from it, up
+ * to the stop, without norms (ctl->redo): the state a solve returns is exactly
+ * the state at its stopping iteration.
+ *
+ * Depths are odd: a pass writes the other buffer, and the state at time k
+ * must be in a[k & 1]. A run of an even number of iterations ends with a
+ * pass one shorter and a pass of one.
+ *
+ * A rank alone only, for now: its rows are the whole grid, their ghost rows
+ * its own first and last rows (periodic), read in place. Between ranks a pass
+ * needs d ghost rows of each neighbour every d iterations (docs/design.md);
+ * that exchange is not built, and the plan refuses a rank with neighbours.
+ *
+ * Every function is called by every thread of a block unless it says one
+ * thread (the host backend's block is one thread).
+ */
+#ifndef JACOBI_TEMPORAL_H
+#define JACOBI_TEMPORAL_H
+
+#include <stdio.h>
+
+#include "jacobi_onchip.h" /* jacobi_block_sum */
+#include "jacobi_op.h"
+#include "jacobi_protocol.h"
+#include "jacobi_sweep.h"
+#include "shardtab_device.h"
+
+#define JACOBI_TEMPORAL_MAX_DEPTH 7
+
+/* ---- the tile ------------------------------------------------------------------------ */
+
+/* A tile's buffer is (rows + 2 D) x (cols + 2 D) values, D the deepest pass:
+ * local row r is the rank's row y0 - D + r (periodic), local column c the
+ * grid's column x0 - D + c. (Host and device: the plans size their shared
+ * memory with these.) */
+static JACOBI_HD inline int jacobi_temporal_pitch(const jacobi_step_t *s)
+{
+    return s->temporal_cols + 2 * s->temporal_depth;
+}
+
+static JACOBI_HD inline int jacobi_temporal_height(const jacobi_step_t *s)
+{
+    return s->temporal_rows + 2 * s->temporal_depth;
+}
+
+/* Values one buffer of a tile holds: the plan's shared memory is twice this. */
+static JACOBI_HD inline size_t jacobi_temporal_buffer_values(const jacobi_step_t *s)
+{
+    return (size_t)jacobi_temporal_pitch(s) * (size_t)jacobi_temporal_height(s);
+}
+
+/* Rank row y, any integer, in [0, rows): the rows are periodic (a rank alone). */
+static JACOBI_HD inline int jacobi_temporal_row(int y, int rows)
+{
+    int m = y % rows;
+    return m < 0 ? m + rows : m;
+}
+
+/* ---- the next pass -------------------------------------------------------------------- */
+
+typedef struct jacobi_pass {
+    uint64_t k0; /* the time it reads, from a[k0 & 1]; it writes a[(k0 + depth) & 1] */
+    int depth;   /* iterations, odd; 0: nothing to run */
+    int norms;   /* 1: a pass of the solve, summed and decided; 0: run again after a stop
+                    inside it, up to the stop, no norms */
+} jacobi_pass_t;
+
+/* One thread: what the next pass runs, from ctl: a pass to run again first,
+ * else the solve's next, up to the stop and to this run's end; the deepest
+ * odd depth that fits. */
+SHARDTAB_DEVFN jacobi_pass_t jacobi_temporal_next(const jacobi_step_t *s)
+{
+    const jacobi_ctl_t *ctl = s->ctl;
+    jacobi_pass_t pass = {0, 0, 0};
+    uint64_t end;
+
+    if (ctl->failed)
+        return pass;
+    if (ctl->redo) {
+        pass.k0 = ctl->redo - 1;
+        end = ctl->iteration;
+    } else {
+        pass.k0 = ctl->iteration;
+        pass.norms = 1;
+        end = ctl->stop_at < ctl->run_end ? ctl->stop_at : ctl->run_end;
+    }
+    if (end <= pass.k0)
+        return pass;
+    uint64_t d = end - pass.k0;
+    if (d > (uint64_t)s->temporal_depth)
+        d = (uint64_t)s->temporal_depth;
+    pass.depth = (int)(d % 2 ? d : d - 1);
+    return pass;
+}
+
+/* ---- one tile's pass ------------------------------------------------------------------- */
+
+/* Where tile t of a pass lies: its own points, columns [x0, x1) and rank rows
+ * [y0, y1); what it loads, local rows [r_lo, r_hi) and grid columns [g_lo,
+ * g_hi) (the halo d deep, clipped to the grid's columns); and whether the
+ * planted stale ghost row is this tile's. */
+typedef struct jacobi_tile {
+    int x0, x1, y0, y1;
+    int r_lo, r_hi, g_lo, g_hi;
+    int stale; /* JACOBI_FAULT_EDGE: the deepest halo row above loads from a[1 - p] */
+} jacobi_tile_t;
+
+SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacobi_pass_t pass, int t)
+{
+    const int nx = s->nx, D = s->temporal_depth, d = pass.depth;
+    const int tx = t % s->temporal_tiles_x, ty = t / s->temporal_tiles_x;
+    const uint64_t base = s->ctl->base;
+    jacobi_tile_t g;
+
+    g.x0 = 1 + tx * s->temporal_cols;
+    g.y0 = ty * s->temporal_rows;
+    g.x1 = g.x0 + s->temporal_cols < nx - 1 ? g.x0 + s->temporal_cols : nx - 1;
+    g.y1 = g.y0 + s->temporal_rows < s->rows ? g.y0 + s->temporal_rows : s->rows;
+    g.r_lo = D - d;
+    g.r_hi = D + (g.y1 - g.y0) + d;
+    g.g_lo = g.x0 - d > 0 ? g.x0 - d : 0;
+    g.g_hi = g.x1 + d < nx ? g.x1 + d : nx;
+    g.stale = s->fault.kind == JACOBI_FAULT_EDGE && pass.norms && pass.k0 - base <= (uint64_t)s->fault.iteration &&
+              (uint64_t)s->fault.iteration < pass.k0 - base + (uint64_t)d && s->fault.row >= g.y0 &&
+              s->fault.row < g.y1;
+    return g;
+}
+
+/* The row of a[] that local row r of the tile loads (periodic). */
+SHARDTAB_DEVFN const jacobi_real_t *jacobi_temporal_source(const jacobi_step_t *s, jacobi_pass_t pass,
+                                                           const jacobi_tile_t *g, int r)
+{
+    const int p = (int)(pass.k0 & 1);
+    return s->a[g->stale && r == g->r_lo ? p ^ 1 : p] +
+           (size_t)jacobi_temporal_row(g->y0 - s->temporal_depth + r, s->rows) * (size_t)s->nx;
+}
+
+/* The tile's points and halo from a[k0 & 1] into cur, and the fixed boundary
+ * columns into next too (both buffers hold them): a thread a column, its rows
+ * in batches, so that a batch's loads are in flight together. */
+#define JACOBI_TEMPORAL_LOAD_BATCH 8
+SHARDTAB_DEVFN void jacobi_temporal_load(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
+                                         jacobi_real_t *cur, jacobi_real_t *next)
+{
+    const int pitch = jacobi_temporal_pitch(s), left = g->x0 - s->temporal_depth;
+    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+
+    for (int x = g->g_lo + thread; x < g->g_hi; x += threads) {
+        const int c = x - left, fixed = x == 0 || x == s->nx - 1;
+        for (int r = g->r_lo; r < g->r_hi; r += JACOBI_TEMPORAL_LOAD_BATCH) {
+            jacobi_real_t v[JACOBI_TEMPORAL_LOAD_BATCH];
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+#pragma unroll
+#endif
+            for (int j = 0; j < JACOBI_TEMPORAL_LOAD_BATCH; j++)
+                if (r + j < g->r_hi)
+                    v[j] = jacobi_temporal_source(s, pass, g, r + j)[x];
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+#pragma unroll
+#endif
+            for (int j = 0; j < JACOBI_TEMPORAL_LOAD_BATCH; j++)
+                if (r + j < g->r_hi) {
+                    cur[(r + j) * pitch + c] = v[j];
+                    if (fixed)
+                        next[(r + j) * pitch + c] = v[j];
+                }
+        }
+    }
+}
+
+/* The pass's iterations between the two buffers, cur holding the loaded
+ * tile: iteration i computes the loaded region shrunk by i (the fixed columns
+ * stay), a column a thread, the rows above and at it carried in registers.
+ * sums[i] (the leader's) gets iteration i's squared residues of the tile's
+ * own points, where that iteration has a norm. Returns the buffer that holds
+ * the last iteration's values. (One loop over the rows, the own-point test in
+ * it: measured faster on an H200 than three runs of rows without it,
+ * docs/performance.md.) */
+SHARDTAB_DEVFN jacobi_real_t *jacobi_temporal_sweep(const jacobi_step_t *s, jacobi_pass_t pass,
+                                                    const jacobi_tile_t *g, jacobi_real_t *cur,
+                                                    jacobi_real_t *next, double *sums)
+{
+    const int nx = s->nx, D = s->temporal_depth, d = pass.depth, pitch = jacobi_temporal_pitch(s);
+    const int left = g->x0 - D, own_lo = D, own_hi = D + (g->y1 - g->y0);
+    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+    const uint64_t base = s->ctl->base;
+
+    for (int i = 1; i <= d; i++) {
+        const uint64_t k = pass.k0 + (uint64_t)(i - 1);
+        const int norm_iter = pass.norms && jacobi_norm_iteration(base, s->nccheck, k);
+        const int fault_here = (s->fault.kind == JACOBI_FAULT_STALE || s->fault.kind == JACOBI_FAULT_NORM) &&
+                               k - base == (uint64_t)s->fault.iteration && s->fault.row >= g->y0 &&
+                               s->fault.row < g->y1;
+        const int c_lo = (g->x0 - d + i > 1 ? g->x0 - d + i : 1) - left;
+        const int c_hi = (g->x1 + d - i < nx - 1 ? g->x1 + d - i : nx - 1) - left;
+        const int r_lo = g->r_lo + i, r_hi = g->r_hi - i;
+        double sum = 0.0;
+
+        for (int c = c_lo + thread; c < c_hi; c += threads) {
+            const int x = c + left, own_x = x >= g->x0 && x < g->x1;
+            jacobi_real_t up = cur[(r_lo - 1) * pitch + c], mid = cur[r_lo * pitch + c];
+            for (int r = r_lo; r < r_hi; r++) {
+                const jacobi_real_t down = cur[(r + 1) * pitch + c];
+                jacobi_real_t v = jacobi_value(cur[r * pitch + c - 1], cur[r * pitch + c + 1], up, down);
+                const int own = own_x && r >= own_lo && r < own_hi;
+                /* the planted bugs, on the point they name: it keeps its value, or
+                 * its residue counts twice */
+                if (fault_here && own && g->y0 - D + r == s->fault.row && x == s->fault.col) {
+                    if (s->fault.kind == JACOBI_FAULT_STALE)
+                        v = mid;
+                    else if (norm_iter)
+                        sum += jacobi_residue2(v, mid);
+                }
+                next[r * pitch + c] = v;
+                if (norm_iter && own)
+                    sum += jacobi_residue2(v, mid);
+                up = mid;
+                mid = down;
+            }
+        }
+        if (norm_iter) {
+            sum = jacobi_block_sum(sum);
+            if (shardtab_block_leader())
+                sums[i - 1] = sum;
+        }
+        shardtab_block_sync();
+        jacobi_real_t *swap = cur;
+        cur = next;
+        next = swap;
+    }
+    return cur;
+}
+
+/* The tile's own points from the pass's last buffer into a[(k0 + d) & 1], its
+ * first and last rank rows also into the ghost rows of that time (a rank
+ * alone: its own rows, periodic). */
+SHARDTAB_DEVFN void jacobi_temporal_store(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
+                                          const jacobi_real_t *last)
+{
+    const int D = s->temporal_depth, pitch = jacobi_temporal_pitch(s), left = g->x0 - D;
+    const int q = (int)((pass.k0 + (uint64_t)pass.depth) & 1);
+    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+
+    for (int y = g->y0; y < g->y1; y++) {
+        const jacobi_real_t *row = last + (y - g->y0 + D) * pitch - left;
+        jacobi_real_t *dst = s->a[q] + (size_t)y * (size_t)s->nx;
+        for (int x = g->x0 + thread; x < g->x1; x += threads) {
+            const jacobi_real_t v = row[x];
+            dst[x] = v;
+            if (y == 0 && s->top_dest[q])
+                s->top_dest[q][x] = v;
+            if (y == s->rows - 1 && s->bottom_dest[q])
+                s->bottom_dest[q][x] = v;
+        }
+    }
+}
+
+/* Tile t's whole pass, as the host backend runs it: load, sweep, store. */
+SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t pass, int t,
+                                         jacobi_real_t *cur, jacobi_real_t *next, double *sums)
+{
+    const jacobi_tile_t g = jacobi_temporal_place(s, pass, t);
+
+    jacobi_temporal_load(s, pass, &g, cur, next);
+    shardtab_block_sync();
+    jacobi_temporal_store(s, pass, &g, jacobi_temporal_sweep(s, pass, &g, cur, next, sums));
+}
+
+/* ---- closing a pass ------------------------------------------------------------------- */
+
+/* The last tile of a pass, once every tile's sums are in temporal_partials:
+ * for each iteration of the pass, the rank's squared norm (the tiles' sums in
+ * tile order, a block-wide sum in a fixed order), then the step's close
+ * (jacobi_close_step: the decision on the norm before, the stop, the next
+ * iteration). A stop before the pass's last iteration leaves ctl->redo for the
+ * next pass. A pass run again closes by clearing ctl->redo where it has
+ * reached the stop (the planted LAG fault never runs one). */
+SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t pass)
+{
+    SHARDTAB_BLOCK_SHARED double local2;
+    SHARDTAB_BLOCK_SHARED int stopped;
+    jacobi_ctl_t *ctl = s->ctl;
+    const int tiles = s->temporal_tiles_x * s->temporal_tiles_y;
+    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+    const uint64_t base = ctl->base, end = pass.k0 + (uint64_t)pass.depth;
+
+    if (!pass.norms) {
+        if (shardtab_block_leader())
+            ctl->redo = end < ctl->iteration ? end + 1 : 0;
+        return;
+    }
+    for (int i = 0; i < pass.depth; i++) {
+        const uint64_t k = pass.k0 + (uint64_t)i;
+        double sum = 0.0;
+        if (jacobi_norm_iteration(base, s->nccheck, k)) {
+            for (int t = thread; t < tiles; t += threads)
+                sum += s->temporal_partials[(size_t)i * (size_t)tiles + (size_t)t];
+            sum = jacobi_block_sum(sum);
+        }
+        if (shardtab_block_leader())
+            local2 = sum;
+        shardtab_block_sync();
+        jacobi_close_step(s, k, base, &local2, (uint64_t *)0);
+        if (shardtab_block_leader())
+            stopped = ctl->stop_at <= k + 1 || ctl->failed;
+        shardtab_block_sync();
+        if (stopped) {
+            if (shardtab_block_leader() && !ctl->failed && k + 1 < end && s->fault.kind != JACOBI_FAULT_LAG)
+                ctl->redo = pass.k0 + 1;
+            return;
+        }
+    }
+}
+
+/* ---- the plans' side (host code) ------------------------------------------------------- */
+
+/* Why this solve cannot run in temporal passes, whatever the device: 0, or 1
+ * with the reason in why. A rank alone: no neighbour rank, its norm its own
+ * and on the device, its ghost rows its own rows. */
+static inline int jacobi_temporal_unfit(const jacobi_step_t *s, char *why, size_t why_bytes)
+{
+    if (s->top_peer >= 0 || s->bottom_peer >= 0 || !s->device_norm || !s->top_dest[0] ||
+        !s->bottom_dest[0] || (s->sig.mine && s->sig.node_size > 1)) {
+        snprintf(why, why_bytes,
+                 "temporal passes run a rank alone for now (its rows the whole grid): the ghost rows "
+                 "a pass needs from each neighbour rank, d deep, are not built");
+        return 1;
+    }
+    return 0;
+}
+
+/* The tile a plan cuts for depth (odd, 1 to JACOBI_TEMPORAL_MAX_DEPTH): cols x
+ * rows own points; the tiles that cover the rank. */
+static inline void jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows)
+{
+    s->temporal_depth = depth;
+    s->temporal_cols = cols;
+    s->temporal_rows = rows;
+    s->temporal_tiles_x = (s->nx - 2 + cols - 1) / cols;
+    s->temporal_tiles_y = (s->rows + rows - 1) / rows;
+}
+
+#if defined(SHARDTAB_DEVICE_HOST)
+/* The host backend's temporal plan (jacobi_temporal_host.c), for
+ * jacobi_sweep_host.c: sized and allocated (0, or 1 with the reason), freed, run. */
+int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t why_bytes);
+void jacobi_temporal_host_release(jacobi_step_t *s);
+void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count);
+#endif
+
+#endif /* JACOBI_TEMPORAL_H */

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# gpu-temporal.sh - one call on the NVIDIA machine for --launch temporal (issue
+# 22, temporal blocking): the CUDA build; the passes verified bit for bit
+# against the plain reference (random start, every decided norm) at several
+# sizes and every depth, the stop inside a pass, planted faults caught, the
+# refusal at two ranks; compute-sanitizer memcheck and racecheck on the pass;
+# then, in one job, seconds for 1000 iterations with the norm every iteration
+# (median of 5 after a warm-up) for temporal at depths 5 and 7, a block a
+# tile or a resident grid loading ahead, beside persistent, at 2048^2 to
+# 16384^2; the device's copy rate (torch) that sets the one-pass limit; and
+# Nsight Compute on one pass.
+#
+#   bash scripts/gpu-temporal.sh [OUTDIR]      (default $OUT or ./gpu-temporal-out)
+#   GPU_TEMPORAL_QUICK=1: the correctness steps and one timing (16384^2, depth 7) only
+set -u
+# shellcheck source=scripts/gpu-common.sh disable=SC1091
+source "$(dirname "$0")/gpu-common.sh"
+gpu_start "${1:-${OUT:-./gpu-temporal-out}}" temporal.log
+build=$top/build-gpu-temporal
+gpu_build_cuda "$build"
+jac=$build/jacobi
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >>"$log" 2>&1
+
+# ---- correctness: random start, every norm, every depth; faults caught ---------------------
+for g in "1024 1026" "2048 2048" "513 700" "4096 4096" "300 7"; do
+  set -- $g
+  step "verify temporal ${1}x${2}" expect_line "^# verify jacobi: OK" \
+    run -np 1 "$jac" -nx "$1" -ny "$2" -niter 301 --launch temporal --init random --cpu-check no
+done
+for d in 1 3 7; do
+  step "verify temporal depth $d" expect_line "^# verify jacobi: OK" \
+    run -np 1 -x JACOBI_TEMPORAL_DEPTH=$d "$jac" -nx 1000 -ny 999 -niter 200 --launch temporal --init random --cpu-check no
+done
+for g in "1000 999" "2048 2048" "300 7"; do
+  set -- $g
+  step "verify temporal prefetch ${1}x${2}" expect_line "^# verify jacobi: OK" \
+    run -np 1 -x JACOBI_TEMPORAL_PREFETCH=1 "$jac" -nx "$1" -ny "$2" -niter 201 --launch temporal --init random --cpu-check no
+done
+step "verify temporal nccheck 3" expect_line "^# verify jacobi: OK" \
+  run -np 1 "$jac" -nx 1024 -ny 1026 -niter 301 -nccheck 3 --launch temporal --init random --cpu-check no
+step "converges temporal" expect_line "422 iterations each" run -np 1 "$jac" -nx 20 -ny 20 -niter 5000 -nccheck 7 --launch temporal
+for spec in "run:edge:100:300:40" "run:stale:100:300:40" "run:norm:100:300:40" "run:stop:0:0:32"; do
+  step "fault $spec caught" expect_rc 1 run -np 1 -x JACOBI_TEST_FAULT="$spec" "$jac" -nx 1024 -ny 1026 \
+    -niter 200 --launch temporal --init random --cpu-check no
+done
+step "temporal refuses 2 ranks" expect_rc 2 run -np 2 "$jac" -nx 1024 -ny 1024 -niter 10 --launch temporal \
+  --allow-shared-gpu
+
+if [[ ${GPU_TEMPORAL_QUICK:-0} == 1 ]]; then
+  r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 1 "$jac" -nx 16384 -ny 16384 -niter 1000 \
+    --launch temporal --repeat 3 --cpu-check no 2>&1)
+  echo "$r" >>"$log"
+  say "time 16384^2 temporal (defaults): $(echo "$r" | grep -o 'variant table (temporal launches): [0-9]* iterations, [0-9.]* s') verified=$(echo "$r" | grep -c '^# verify jacobi: OK')"
+  say "# failures: $failures"
+  exit $((failures > 0))
+fi
+
+# ---- compute-sanitizer on the pass ---------------------------------------------------------
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+for tool in memcheck racecheck; do
+  step "compute-sanitizer $tool" expect_line "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" \
+    timeout 300 "$cs" --tool $tool --error-exitcode 9 "$jac" -nx 600 -ny 70 -niter 12 --launch temporal \
+    --init random --cpu-check no
+done
+
+# ---- the device's copy rate, the one-pass limit -------------------------------------------
+timeout 120 python3 - >>"$log" 2>&1 <<'PY'
+import statistics, torch
+n = 1 << 30
+a = torch.empty(n, dtype=torch.uint8, device="cuda"); b = torch.empty_like(a)
+for _ in range(3): b.copy_(a)
+ts = []
+for _ in range(20):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); b.copy_(a); e.record(); e.synchronize(); ts.append(s.elapsed_time(e) / 1e3)
+t = statistics.median(ts)
+print(f"# device copy (torch copy_ of 1 GiB, median of 20): {2 * n / t / 1e9:.0f} GB/s read+write")
+for g in (2048, 4096, 8192, 16384):
+    print(f"# one-pass limit {g}^2: {1000 * 2 * g * g * 4 / (2 * n / t):.4f} s for 1000 iterations")
+PY
+grep "^# device copy\|^# one-pass" "$log" | tee -a "$out/timing.txt"
+
+# ---- timing beside persistent, one job -----------------------------------------------------
+say "# timing: seconds for 1000 iterations, the norm every iteration, median of 5"
+for n in 16384 8192 4096 2048; do
+  for l in persistent:5:0 temporal:5:0 temporal:7:0 temporal:5:1 temporal:7:1; do
+    IFS=: read -r mode depth prefetch <<<"$l"
+    r=$(timeout 300 mpirun $mpi_oversubscribe --bind-to none -np 1 -x JACOBI_TEMPORAL_DEPTH="$depth" \
+      -x JACOBI_TEMPORAL_PREFETCH="$prefetch" "$jac" -nx "$n" -ny "$n" -niter 1000 --launch "$mode" --repeat 5 \
+      --cpu-check no 2>&1)
+    echo "$r" >>"$log"
+    t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+    ok=$(echo "$r" | grep -c "^# verify jacobi: OK")
+    say "time ${n}^2 $l (mode:depth:prefetch) ran/iters/s=$t verified=$ok" | tee -a "$out/timing.txt" >/dev/null
+  done
+done
+
+# ---- where a pass's time goes: Nsight Compute on one pass ------------------------------------
+ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+if [[ -n $ncu ]]; then
+  timeout 300 "$ncu" --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis_Tables \
+    --section ComputeWorkloadAnalysis -k regex:jacobi_temporal_pass --launch-skip 30 --launch-count 1 \
+    "$jac" -nx 4096 -ny 4096 -niter 400 --launch temporal --cpu-check no >"$out/ncu-4096-depth5.txt" 2>&1
+  say "# ncu exit $?"
+fi
+say "# failures: $failures"
+exit $((failures > 0))
