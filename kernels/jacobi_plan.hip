@@ -357,8 +357,25 @@ extern "C" int jacobi_plan_run(jacobi_plan_t *plan, int count)
     if (count <= 0)
         return 0;
     *plan->done_host = 0;
-    if (plan->launch == JACOBI_LAUNCH_TEMPORAL)
-        return jacobi_temporal_run(&plan->step, count, plan->stream);
+    if (plan->launch == JACOBI_LAUNCH_TEMPORAL) {
+        /* chunks of passes, paced as the steps below: none is enqueued once the
+         * device has stopped the solve (a pass with nothing left would still
+         * start its grid) */
+        int passes = jacobi_temporal_passes(&plan->step, count);
+        for (int chunk = 0; passes > 0 && err == hipSuccess; chunk++) {
+            int n = passes < JACOBI_CHUNK_STEPS ? passes : JACOBI_CHUNK_STEPS;
+            if (chunk >= 2) {
+                err = hipEventSynchronize(plan->chunk_done[chunk & 1]);
+                if (err != hipSuccess || *(volatile uint64_t *)plan->done_host)
+                    break;
+            }
+            err = (hipError_t)jacobi_temporal_enqueue(&plan->step, chunk == 0, count, n, plan->stream);
+            if (err == hipSuccess)
+                err = hipEventRecord(plan->chunk_done[chunk & 1], plan->stream);
+            passes -= n;
+        }
+        return (int)err;
+    }
     if (plan->launch == JACOBI_LAUNCH_ONCHIP) {
         uint64_t steps = (uint64_t)count;
         void *args[] = {(void *)&plan->step, (void *)&steps};

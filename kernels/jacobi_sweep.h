@@ -98,10 +98,11 @@ typedef struct jacobi_fault {
                       the row takes its upper neighbour's edge row from the other time's
                       words, unchecked (a stale edge);
                       LAG: the tile holding the row runs one iteration past the stop.
-                      Temporal passes: EDGE, the tile holding the row loads its
-                      deepest halo row above from the other buffer (a ghost row
-                      of the wrong time); LAG, a pass stopped inside is not run
-                      again (the state is the pass's end, not the stop's) */
+                      Temporal passes: EDGE, the tile holding the row loads, as
+                      its deepest halo row above, the row above that one (a
+                      ghost row of the wrong place); LAG, a pass stopped inside
+                      is not run again (the state is the pass's end, not the
+                      stop's) */
     int row, col;  /* this solver's row (0 = its first), column */
     int iteration; /* counted from the solve's start */
 } jacobi_fault_t;
@@ -158,6 +159,8 @@ typedef struct jacobi_step {
     int temporal_cols, temporal_rows; /* a tile's own points: columns, rows */
     int temporal_tiles_x, temporal_tiles_y;
     int temporal_blocks;           /* GPUs: the pass's grid, a block a tile or (prefetch) resident */
+    int temporal_prefetch;         /* GPUs: 1, the resident grid that loads a tile ahead */
+    jacobi_real_t *temporal_scratch; /* host backend: a tile's two buffers */
     double *temporal_partials;     /* device [temporal_depth][tiles]: each tile's sum, by
                                       iteration of the pass */
 } jacobi_step_t;
@@ -166,7 +169,8 @@ typedef struct jacobi_step {
  * JACOBI_BLOCKS_PER_SM, JACOBI_ROWS_IN_FLIGHT, JACOBI_NORM_BLOCK,
  * JACOBI_ONCHIP_ROWS, JACOBI_TEMPORAL_DEPTH, JACOBI_TEMPORAL_PREFETCH): the program
  * reads and checks them on the host (src/jacobi/jacobi_options.c) and passes
- * them in; the launchers take them as given. The host backend uses none. */
+ * them in; the launchers take them as given. The host backend uses only
+ * JACOBI_TEMPORAL_DEPTH. */
 #define JACOBI_MAX_BLOCKS_PER_SM 16
 typedef struct jacobi_tuning {
     int min_strip_rows; /* fewest rows a strip of tiles, 1 to 64 */
@@ -177,7 +181,7 @@ typedef struct jacobi_tuning {
     int norm_block;     /* persistent: 1, block 0 carries the norm alone; 0, it sweeps tiles too */
     int onchip_rows;    /* on chip: rows a tile, 2, 4, 8 or 16; 0: chosen by the plan */
     int temporal_depth; /* temporal: iterations a pass at most, 1, 3, 5 or 7 */
-    int temporal_prefetch; /* temporal: 1, a resident grid loading a tile ahead; 0, a block a tile */
+    int temporal_prefetch; /* temporal, GPUs: 1, a resident grid loading a tile ahead; 0, a block a tile */
     int device_share;   /* not a variable: the ranks sharing this device (1: alone); a
                            persistent or on-chip grid takes 1/device_share of it */
 } jacobi_tuning_t;
@@ -264,10 +268,12 @@ extern "C" int jacobi_step_kernel_blocks_per_sm(int columns_per_thread);
 extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step_t *step, int rows,
                                                                int max_threads);
 /* --launch temporal (jacobi_temporal.hip): sizes the step's tiles for passes up
- * to depth deep (0, JACOBI_PLAN_NOT_RESIDENT with why, or a runtime code),
- * enqueues a run of up to count iterations, frees what sizing allocated. */
+ * to depth deep (0, JACOBI_PLAN_NOT_RESIDENT with why, or a runtime code); the
+ * passes a run of count iterations needs at most; enqueues a run's start and
+ * some of its passes (the plan paces them); frees what sizing allocated. */
 extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, char *why, size_t why_bytes);
-extern "C" int jacobi_temporal_run(const jacobi_step_t *s, int count, void *stream);
+extern "C" int jacobi_temporal_passes(const jacobi_step_t *s, int count);
+extern "C" int jacobi_temporal_enqueue(const jacobi_step_t *s, int start, int count, int passes, void *stream);
 extern "C" void jacobi_temporal_release(jacobi_step_t *s);
 #endif
 

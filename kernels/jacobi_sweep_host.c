@@ -1,4 +1,4 @@
-/* jacobi_sweep_host.c - the host backend's jacobi "kernels" (--launch onchip: jacobi_onchip_host.c): the same per-point
+/* jacobi_sweep_host.c - the host backend's jacobi "kernels" (--launch onchip: jacobi_onchip_host.c; temporal: jacobi_temporal_host.c): the same per-point
  * work (jacobi_op.h) and the same protocol (jacobi_protocol.h: the waits, the
  * signals, the norm's all-reduce, the stop rule, the trace; C11 atomics on the
  * shared-memory pads) as jacobi_sweep.hip; only the loops are this file's.

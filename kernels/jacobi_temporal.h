@@ -74,6 +74,8 @@ static JACOBI_HD inline size_t jacobi_temporal_buffer_values(const jacobi_step_t
 /* Rank row y, any integer, in [0, rows): the rows are periodic (a rank alone). */
 static JACOBI_HD inline int jacobi_temporal_row(int y, int rows)
 {
+    if ((unsigned)y < (unsigned)rows)
+        return y;
     int m = y % rows;
     return m < 0 ? m + rows : m;
 }
@@ -124,7 +126,7 @@ SHARDTAB_DEVFN jacobi_pass_t jacobi_temporal_next(const jacobi_step_t *s)
 typedef struct jacobi_tile {
     int x0, x1, y0, y1;
     int r_lo, r_hi, g_lo, g_hi;
-    int stale; /* JACOBI_FAULT_EDGE: the deepest halo row above loads from a[1 - p] */
+    int stale; /* JACOBI_FAULT_EDGE: the deepest halo row above loads the row above it */
 } jacobi_tile_t;
 
 SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacobi_pass_t pass, int t)
@@ -148,13 +150,13 @@ SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacob
     return g;
 }
 
-/* The row of a[] that local row r of the tile loads (periodic). */
+/* The row of a[k0 & 1] that local row r of the tile loads (periodic; the
+ * planted stale ghost row: the row one above the right one). */
 SHARDTAB_DEVFN const jacobi_real_t *jacobi_temporal_source(const jacobi_step_t *s, jacobi_pass_t pass,
                                                            const jacobi_tile_t *g, int r)
 {
-    const int p = (int)(pass.k0 & 1);
-    return s->a[g->stale && r == g->r_lo ? p ^ 1 : p] +
-           (size_t)jacobi_temporal_row(g->y0 - s->temporal_depth + r, s->rows) * (size_t)s->nx;
+    const int y = g->y0 - s->temporal_depth + r - (g->stale && r == g->r_lo);
+    return s->a[pass.k0 & 1] + (size_t)jacobi_temporal_row(y, s->rows) * (size_t)s->nx;
 }
 
 /* The tile's points and halo from a[k0 & 1] into cur, and the fixed boundary
@@ -196,8 +198,9 @@ SHARDTAB_DEVFN void jacobi_temporal_load(const jacobi_step_t *s, jacobi_pass_t p
  * sums[i] (the leader's) gets iteration i's squared residues of the tile's
  * own points, where that iteration has a norm. Returns the buffer that holds
  * the last iteration's values. (One loop over the rows, the own-point test in
- * it: measured faster on an H200 than three runs of rows without it,
- * docs/performance.md.) */
+ * it: the form of the fastest run on an H200; a version in three runs of rows
+ * without the test, measured with unbatched loads beside it, was slower in the
+ * block-a-tile kernel: docs/performance.md, "Temporal passes".) */
 SHARDTAB_DEVFN jacobi_real_t *jacobi_temporal_sweep(const jacobi_step_t *s, jacobi_pass_t pass,
                                                     const jacobi_tile_t *g, jacobi_real_t *cur,
                                                     jacobi_real_t *next, double *sums)
@@ -288,6 +291,24 @@ SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t p
     jacobi_temporal_store(s, pass, &g, jacobi_temporal_sweep(s, pass, &g, cur, next, sums));
 }
 
+/* One thread: tile t's sums of the pass's iterations into temporal_partials,
+ * where the close reads them. */
+SHARDTAB_DEVFN void jacobi_temporal_publish(const jacobi_step_t *s, jacobi_pass_t pass, int t, const double *sums)
+{
+    const size_t tiles = (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y;
+
+    for (int i = 0; i < pass.depth; i++)
+        s->temporal_partials[(size_t)i * tiles + (size_t)t] = sums[i];
+}
+
+/* One thread, before a run's first pass: no pass goes past count iterations
+ * from here, and the passes' tickets count from 0. */
+SHARDTAB_DEVFN void jacobi_temporal_begin_run(const jacobi_step_t *s, uint64_t count)
+{
+    s->ctl->run_end = s->ctl->iteration + count;
+    s->ctl->arrived = 0;
+}
+
 /* ---- closing a pass ------------------------------------------------------------------- */
 
 /* The last tile of a pass, once every tile's sums are in temporal_partials:
@@ -338,7 +359,8 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
 
 /* Why this solve cannot run in temporal passes, whatever the device: 0, or 1
  * with the reason in why. A rank alone: no neighbour rank, its norm its own
- * and on the device, its ghost rows its own rows. */
+ * and on the device, its ghost rows its own rows. No trace: the passes record
+ * none (the solve refuses --trace with them, jacobi_solve.c). */
 static inline int jacobi_temporal_unfit(const jacobi_step_t *s, char *why, size_t why_bytes)
 {
     if (s->top_peer >= 0 || s->bottom_peer >= 0 || !s->device_norm || !s->top_dest[0] ||
@@ -352,14 +374,20 @@ static inline int jacobi_temporal_unfit(const jacobi_step_t *s, char *why, size_
 }
 
 /* The tile a plan cuts for depth (odd, 1 to JACOBI_TEMPORAL_MAX_DEPTH): cols x
- * rows own points; the tiles that cover the rank. */
-static inline void jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows)
+ * rows own points; the tiles that cover the rank. Where a block's shared
+ * memory cannot hold the two buffers (bytes_per_block; an MI250X GCD gives 64
+ * KB), the rows are halved until they fit, down to 4: returns 0, or -1 when
+ * even that does not fit. */
+static inline int jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows, size_t bytes_per_block)
 {
     s->temporal_depth = depth;
     s->temporal_cols = cols;
     s->temporal_rows = rows;
+    while (s->temporal_rows > 4 && 2 * jacobi_temporal_buffer_values(s) * sizeof(jacobi_real_t) > bytes_per_block)
+        s->temporal_rows /= 2;
     s->temporal_tiles_x = (s->nx - 2 + cols - 1) / cols;
-    s->temporal_tiles_y = (s->rows + rows - 1) / rows;
+    s->temporal_tiles_y = (s->rows + s->temporal_rows - 1) / s->temporal_rows;
+    return 2 * jacobi_temporal_buffer_values(s) * sizeof(jacobi_real_t) <= bytes_per_block ? 0 : -1;
 }
 
 #if defined(SHARDTAB_DEVICE_HOST)

@@ -11,10 +11,11 @@
 #include "jacobi_temporal.h"
 
 /* A thread a column of the tile's buffer: 256 columns, of which 2 D are the
- * halo's (246 own columns at depth 5); 32 own rows. Two such blocks fit a
- * multiprocessor of an H200 (2 x 86 KB at depth 5, of 227 KB), so that one
- * block's loads and stores run while the other computes. On an MI250X GCD
- * (64 KB of LDS a workgroup) the rows shrink to fit (jacobi_temporal_size). */
+ * halo's (242 own columns at the default depth, 7); 32 own rows. Two such
+ * blocks fit a multiprocessor of an H200 (2 x 94 KB at depth 7, of 227 KB),
+ * so that one block's loads and stores run while the other computes. On an
+ * MI250X GCD (64 KB of LDS a workgroup) the rows shrink to fit
+ * (jacobi_temporal_cut). */
 #define JACOBI_TEMPORAL_THREADS 256
 #ifndef JACOBI_TEMPORAL_ROWS /* -D for a measurement (scripts/gpu-temporal.sh) */
 #define JACOBI_TEMPORAL_ROWS 32
@@ -36,8 +37,7 @@ __device__ static inline int jacobi_temporal_ticket(const jacobi_step_t *s, uint
 /* The run's end, and a fresh ticket: passes count their tiles from here. */
 __global__ void jacobi_temporal_begin(jacobi_step_t s, uint64_t count)
 {
-    s.ctl->run_end = s.ctl->iteration + count;
-    s.ctl->arrived = 0;
+    jacobi_temporal_begin_run(&s, count);
 }
 
 /* The most rows a tile loads: its own and a halo of the deepest pass on each side. */
@@ -101,8 +101,7 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
     jacobi_temporal_tile(&s, pass, t, jacobi_temporal_buffers,
                          jacobi_temporal_buffers + jacobi_temporal_buffer_values(&s), sums);
     if (threadIdx.x == 0) {
-        for (int i = 0; i < pass.depth; i++)
-            s.temporal_partials[(size_t)i * (size_t)tiles + (size_t)t] = sums[i];
+        jacobi_temporal_publish(&s, pass, t, sums);
         last = jacobi_temporal_ticket(&s, (uint64_t)tiles);
     }
     __syncthreads();
@@ -145,8 +144,7 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
             prefetch(s, pass, jacobi_temporal_place(&s, pass, t + (int)gridDim.x), regs);
         jacobi_temporal_store(&s, pass, &g, jacobi_temporal_sweep(&s, pass, &g, cur, next, sums));
         if (threadIdx.x == 0)
-            for (int i = 0; i < pass.depth; i++)
-                s.temporal_partials[(size_t)i * (size_t)tiles + (size_t)t] = sums[i];
+            jacobi_temporal_publish(&s, pass, t, sums);
         __syncthreads(); /* the buffers read before the next tile fills them */
     }
     if (threadIdx.x == 0) {
@@ -176,12 +174,14 @@ extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, c
         return JACOBI_PLAN_NOT_RESIDENT;
     if (err == hipSuccess)
         err = hipDeviceGetAttribute(&optin, hipDeviceAttributeSharedMemPerBlockOptin, device);
+    /* ROCm before 6.1 answers 0 here (ROCm/hip#3516): then the plain per-block limit */
+    if (err == hipSuccess && optin <= 0)
+        err = hipDeviceGetAttribute(&optin, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
     if (err != hipSuccess)
         return (int)err;
-    jacobi_temporal_cut(s, depth, JACOBI_TEMPORAL_THREADS - 2 * depth, JACOBI_TEMPORAL_ROWS);
-    while (s->temporal_rows > 4 && temporal_smem(s) > (size_t)optin)
-        jacobi_temporal_cut(s, depth, s->temporal_cols, s->temporal_rows / 2);
-    if (temporal_smem(s) > (size_t)optin) {
+    /* the static shared memory of the kernels (the pass, its sums, the ticket) beside the buffers */
+    const size_t room = (size_t)optin > 1024 ? (size_t)optin - 1024 : 0;
+    if (jacobi_temporal_cut(s, depth, JACOBI_TEMPORAL_THREADS - 2 * depth, JACOBI_TEMPORAL_ROWS, room) != 0) {
         snprintf(why, why_bytes, "a temporal tile of %d x %d points needs %zu bytes of shared memory, "
                  "device %d gives a block %d", s->temporal_cols, s->temporal_rows, temporal_smem(s),
                  device, optin);
@@ -204,6 +204,7 @@ extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, c
         return JACOBI_PLAN_NOT_RESIDENT;
     }
     const int tiles = s->temporal_tiles_x * s->temporal_tiles_y;
+    s->temporal_prefetch = prefetch;
     s->temporal_blocks = !prefetch ? tiles : per_sm * sms < tiles ? per_sm * sms : tiles;
     if (err == hipSuccess)
         err = hipMalloc((void **)&s->temporal_partials, (size_t)depth * (size_t)s->temporal_tiles_x *
@@ -211,18 +212,26 @@ extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, c
     return (int)err;
 }
 
-/* Enqueues a run of up to count iterations: its start, then as many passes as
- * the deepest odd depth needs, two more for a run of an even count and two
- * for a pass run again after a stop; a pass with nothing left returns at once. */
-extern "C" int jacobi_temporal_run(const jacobi_step_t *s, int count, void *stream)
+/* The passes a run of count iterations needs at most: as many as the deepest
+ * odd depth takes, two more for a run of an even count, two for a pass run
+ * again after a stop (a pass with nothing left returns at once). */
+extern "C" int jacobi_temporal_passes(const jacobi_step_t *s, int count)
+{
+    return (count + s->temporal_depth - 1) / s->temporal_depth + 4;
+}
+
+/* Enqueues a run's start (start != 0) and then `passes` passes. */
+extern "C" int jacobi_temporal_enqueue(const jacobi_step_t *s, int start, int count, int passes, void *stream)
 {
     hipStream_t st = (hipStream_t)stream;
-    const int passes = (count + s->temporal_depth - 1) / s->temporal_depth + 4;
+    hipError_t err = hipSuccess;
 
-    jacobi_temporal_begin<<<1, 1, 0, st>>>(*s, (uint64_t)count);
-    hipError_t err = hipGetLastError();
+    if (start) {
+        jacobi_temporal_begin<<<1, 1, 0, st>>>(*s, (uint64_t)count);
+        err = hipGetLastError();
+    }
     for (int i = 0; i < passes && err == hipSuccess; i++) {
-        if (s->temporal_blocks < s->temporal_tiles_x * s->temporal_tiles_y)
+        if (s->temporal_prefetch)
             jacobi_temporal_pass_resident<<<s->temporal_blocks, JACOBI_TEMPORAL_THREADS, temporal_smem(s), st>>>(*s);
         else
             jacobi_temporal_pass_tiles<<<s->temporal_blocks, JACOBI_TEMPORAL_THREADS, temporal_smem(s), st>>>(*s);

@@ -4,6 +4,7 @@
  * shared memory; so CI runs the GPU's pass logic, trapezoids, norms, the stop
  * inside a pass and its rerun included. Its tiles are small and uneven (7 x 5
  * points), so that small grids have many, in both directions. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,11 +17,13 @@ int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t 
 {
     if (jacobi_temporal_unfit(s, why, why_bytes))
         return 1;
-    jacobi_temporal_cut(s, depth, JACOBI_HOST_TEMPORAL_COLS, JACOBI_HOST_TEMPORAL_ROWS);
+    (void)jacobi_temporal_cut(s, depth, JACOBI_HOST_TEMPORAL_COLS, JACOBI_HOST_TEMPORAL_ROWS, SIZE_MAX);
     s->temporal_partials = calloc((size_t)depth * (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y,
                                   sizeof *s->temporal_partials);
-    if (s->temporal_partials == NULL) {
-        snprintf(why, why_bytes, "no memory for the tiles' sums");
+    s->temporal_scratch = malloc(2 * jacobi_temporal_buffer_values(s) * sizeof *s->temporal_scratch);
+    if (s->temporal_partials == NULL || s->temporal_scratch == NULL) {
+        jacobi_temporal_host_release(s);
+        snprintf(why, why_bytes, "no memory for the tiles' sums and buffers");
         return 1;
     }
     return 0;
@@ -29,31 +32,26 @@ int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t 
 void jacobi_temporal_host_release(jacobi_step_t *s)
 {
     free(s->temporal_partials);
+    free(s->temporal_scratch);
     s->temporal_partials = NULL;
+    s->temporal_scratch = NULL;
 }
 
 void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count)
 {
     const int tiles = s->temporal_tiles_x * s->temporal_tiles_y;
-    const size_t values = jacobi_temporal_buffer_values(s);
-    jacobi_real_t *buffers = malloc(2 * values * sizeof *buffers);
+    jacobi_real_t *buffers = s->temporal_scratch;
 
-    if (buffers == NULL) {
-        s->ctl->failed = 1;
-        return;
-    }
-    s->ctl->run_end = s->ctl->iteration + count;
+    jacobi_temporal_begin_run(s, count);
     for (;;) {
         const jacobi_pass_t pass = jacobi_temporal_next(s);
         if (pass.depth == 0)
             break;
         for (int t = 0; t < tiles; t++) {
             double sums[JACOBI_TEMPORAL_MAX_DEPTH] = {0};
-            jacobi_temporal_tile(s, pass, t, buffers, buffers + values, sums);
-            for (int i = 0; i < pass.depth; i++)
-                s->temporal_partials[(size_t)i * (size_t)tiles + (size_t)t] = sums[i];
+            jacobi_temporal_tile(s, pass, t, buffers, buffers + jacobi_temporal_buffer_values(s), sums);
+            jacobi_temporal_publish(s, pass, t, sums);
         }
         jacobi_temporal_close(s, pass);
     }
-    free(buffers);
 }

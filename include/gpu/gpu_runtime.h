@@ -137,6 +137,7 @@ typedef void                  *hipDeviceptr_t;      /* HIP: void*, CUDA driver: 
 #define hipDeviceAttributePciDeviceId              cudaDevAttrPciDeviceId
 #define hipDeviceAttributeCanMapHostMemory         cudaDevAttrCanMapHostMemory
 #define hipDeviceAttributeSharedMemPerBlockOptin   cudaDevAttrMaxSharedMemoryPerBlockOptin
+#define hipDeviceAttributeMaxSharedMemoryPerBlock  cudaDevAttrMaxSharedMemoryPerBlock
 
 /* functions: identical signatures -> plain renames */
 #define hipGetDeviceCount          cudaGetDeviceCount

@@ -74,7 +74,7 @@ static const char usage_text[] =
     "Tuning variables (environment; unset or empty: the default, which the\n"
     "measurements of docs/performance.md chose). Every rank checks them: a malformed\n"
     "or out-of-range value is bad usage. The output header and the JSON record them;\n"
-    "the host backend's loops use none of them.\n"
+    "the host backend's loops use only JACOBI_TEMPORAL_DEPTH.\n"
     "  JACOBI_MIN_STRIP_ROWS=N  1 to 64 (default 4): the fewest rows in a strip of\n"
     "                   tiles; fewer strips, fewer partial sums to add for the norm\n"
     "  JACOBI_VEC4=0|1  1 (default): four columns a thread with 16-byte accesses\n"

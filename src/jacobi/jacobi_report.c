@@ -84,7 +84,7 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
                    jacobi_tuning_describe(o, (jacobi_tuning_var_t)v, text, sizeof text));
         }
         printf("%s\n", shardtab_backend() == SHARDTAB_BACKEND_HOST
-                           ? "; the host backend's loops use none of them"
+                           ? "; the host backend's loops use only JACOBI_TEMPORAL_DEPTH"
                            : "");
         printf("# host memory: about %.2f GiB for this node's %d ranks (rank 0: %.2f GiB), %.2f GiB "
                "available when checked\n",

@@ -1,4 +1,4 @@
-/* test_jacobi_temporal.c - the temporal passes of kernels/jacobi_temporal.h, run by the host backend's plan, against a plain loop written here: every point bit for bit and the iteration count, for runs whose length no depth divides and for a stop at every place inside a pass (the pass run again up to the stop), and the planted fault that skips that rerun caught. */
+/* test_jacobi_temporal.c - the temporal passes of kernels/jacobi_temporal.h, run by the host backend's plan, against a plain loop written here: every point bit for bit, the iteration count and every decided norm, for runs no depth divides, a stop at every place inside a pass (the pass run again up to the stop), the norm every few iterations, a second solve on the same state, a run in several calls, a grid narrower than a tile; and the planted fault that skips the rerun caught. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,163 +11,232 @@
 #include "jacobi_op.h"
 #include "jacobi_sweep.h"
 
-#define NX 23
+#define NX_MAX 23
 #define ROWS 17 /* a rank alone: its rows periodic */
 #define NITER 60
 
 typedef struct grid {
-    jacobi_real_t a[2][ROWS * NX];
-    jacobi_real_t halo[2][2 * NX];
+    jacobi_real_t a[2][ROWS * NX_MAX];
+    jacobi_real_t halo[2][2 * NX_MAX];
     jacobi_ctl_t ctl;
     double history[NITER + 1];
 } grid_t;
 
+/* What a solve is asked: the grid's width, the rule's tolerance and norm
+ * interval, the most iterations, the passes' depth, a planted fault; and in
+ * how many calls of the plan the iterations are asked for. */
+typedef struct run {
+    int nx;
+    double tol;
+    int nccheck, niter, depth, fault, calls;
+} run_t;
+
 /* A start no symmetry hides a wrong point in: the interior drawn, the fixed
  * columns 1 and 0.5. */
-static void start(jacobi_real_t *a)
+static void start(jacobi_real_t *a, int nx)
 {
     uint32_t x = 12345u;
     for (int y = 0; y < ROWS; y++)
-        for (int c = 0; c < NX; c++) {
+        for (int c = 0; c < nx; c++) {
             x = x * 1664525u + 1013904223u;
-            a[y * NX + c] = c == 0 ? 1.0f : c == NX - 1 ? 0.5f : (float)(x >> 8) / 16777216.0f;
+            a[y * nx + c] = c == 0 ? 1.0f : c == nx - 1 ? 0.5f : (float)(x >> 8) / 16777216.0f;
         }
 }
 
-/* The plain loop: iteration after iteration over the periodic rows; the norm
- * of k - 1 decides after k (jacobi_op.h's rule, nccheck 1). Returns the
- * iterations run; out gets the state; norms[k] the norm of k. */
-static int plain(double tol, int niter, jacobi_real_t *out, double *norms)
+/* The plain loop: iteration after iteration over the periodic rows; after k,
+ * the norm of the last norm iteration decides (jacobi_op.h's rule). Returns
+ * the iterations run; out gets the state, norms[k] the norm of k (norm
+ * iterations only). */
+static int plain(const run_t *w, jacobi_real_t *out, double *norms)
 {
-    static jacobi_real_t a[2][ROWS * NX];
+    static jacobi_real_t a[2][ROWS * NX_MAX];
+    const int nx = w->nx;
     double pending = 0.0;
     int k;
 
-    start(a[0]);
+    start(a[0], nx);
     memcpy(a[1], a[0], sizeof a[0]);
-    for (k = 0; k < niter; k++) {
+    for (k = 0; k < w->niter; k++) {
         const jacobi_real_t *in = a[k & 1];
-        jacobi_real_t *nx_ = a[(k & 1) ^ 1];
+        jacobi_real_t *to = a[(k & 1) ^ 1];
         double norm2 = 0.0;
         for (int y = 0; y < ROWS; y++)
-            for (int c = 1; c < NX - 1; c++) {
-                jacobi_real_t v = jacobi_value(in[y * NX + c - 1], in[y * NX + c + 1],
-                                               in[((y + ROWS - 1) % ROWS) * NX + c],
-                                               in[((y + 1) % ROWS) * NX + c]);
-                nx_[y * NX + c] = v;
-                norm2 += jacobi_residue2(v, in[y * NX + c]);
+            for (int c = 1; c < nx - 1; c++) {
+                jacobi_real_t v = jacobi_value(in[y * nx + c - 1], in[y * nx + c + 1],
+                                               in[((y + ROWS - 1) % ROWS) * nx + c],
+                                               in[((y + 1) % ROWS) * nx + c]);
+                to[y * nx + c] = v;
+                norm2 += jacobi_residue2(v, in[y * nx + c]);
             }
-        int stop = jacobi_stops_after(0, 1, (uint64_t)k, pending, tol);
-        pending = sqrt(norm2);
-        if (norms)
-            norms[k] = pending;
+        int stop = jacobi_stops_after(0, w->nccheck, (uint64_t)k, pending, w->tol);
+        if (jacobi_norm_iteration(0, w->nccheck, (uint64_t)k)) {
+            pending = sqrt(norm2);
+            if (norms)
+                norms[k] = pending;
+        }
         if (stop) {
             k++;
             break;
         }
     }
-    memcpy(out, a[k & 1], sizeof a[0]);
+    memcpy(out, a[k & 1], (size_t)ROWS * (size_t)nx * sizeof(jacobi_real_t));
     return k;
 }
 
-/* The same through the host backend's temporal plan; returns the iterations
- * it ran, out the state in a[iteration & 1]. */
-static int temporal(double tol, int niter, int depth, int fault, jacobi_real_t *out)
+/* One solve from the start, on g (whose ctl carries the iteration count of
+ * earlier solves, as the solver's does), through the host backend's temporal
+ * plan. Returns the iterations it ran; out gets the state in a[iteration & 1]. */
+static int temporal_solve(grid_t *g, const run_t *w, jacobi_real_t *out)
 {
-    static grid_t g;
     jacobi_step_t s;
     jacobi_tuning_t tuning = JACOBI_TUNING_DEFAULTS;
     jacobi_plan_t *plan = NULL;
     char why[200];
+    const int nx = w->nx;
 
-    memset(&g, 0, sizeof g);
     memset(&s, 0, sizeof s);
-    start(g.a[0]);
-    memcpy(g.a[1], g.a[0], sizeof g.a[0]);
-    g.ctl.stop_at = JACOBI_NO_STOP;
-    g.ctl.norm_iter = JACOBI_NO_NORM;
+    memset(g->a, 0, sizeof g->a);
+    memset(g->halo, 0, sizeof g->halo);
+    memset(g->history, 0, sizeof g->history);
+    start(g->a[0], nx);
+    memcpy(g->a[1], g->a[0], sizeof g->a[0]);
+    /* the solver's reset: the count kept, the rest as new */
+    g->ctl.base = g->ctl.iteration;
+    g->ctl.stop_at = JACOBI_NO_STOP;
+    g->ctl.failed = 0;
+    g->ctl.norm_iter = JACOBI_NO_NORM;
+    g->ctl.norm = 0.0;
+    g->ctl.redo = 0;
     for (int p = 0; p < 2; p++) {
-        s.a[p] = g.a[p];
-        s.halo[p] = g.halo[p];
-        s.top_dest[p] = g.halo[p] + NX; /* a rank alone: its first row is its own ghost row below */
-        s.bottom_dest[p] = g.halo[p];
+        s.a[p] = g->a[p];
+        s.halo[p] = g->halo[p];
+        s.top_dest[p] = g->halo[p] + nx; /* a rank alone: its first row is its own ghost row below */
+        s.bottom_dest[p] = g->halo[p];
     }
-    s.nx = NX;
+    s.nx = nx;
     s.rows = ROWS;
     s.top_peer = s.bottom_peer = -1;
     s.device_sync = 1;
     s.device_norm = 1;
-    s.nccheck = 1;
-    s.tol = tol;
-    s.history = g.history;
-    s.history_len = NITER + 1;
-    s.ctl = &g.ctl;
-    s.fault.kind = fault;
-    tuning.temporal_depth = depth;
+    s.nccheck = w->nccheck;
+    s.tol = w->tol;
+    s.history = g->history;
+    s.history_len = jacobi_history_len(w->niter, w->nccheck);
+    s.ctl = &g->ctl;
+    s.fault.kind = w->fault;
+    tuning.temporal_depth = w->depth;
     assert_int_equal(jacobi_plan_create(&s, &tuning, JACOBI_LAUNCH_TEMPORAL, NULL, &plan, why, sizeof why), 0);
-    assert_int_equal(jacobi_plan_run(plan, niter), 0);
+    for (int c = 0, left = w->niter; c < w->calls; c++) {
+        int n = c + 1 == w->calls ? left : w->niter / w->calls;
+        assert_int_equal(jacobi_plan_run(plan, n), 0);
+        left -= n;
+    }
     jacobi_plan_destroy(plan);
-    assert_int_equal(g.ctl.failed, 0);
-    assert_int_equal(g.ctl.redo, 0);
-    memcpy(out, g.a[g.ctl.iteration & 1], sizeof g.a[0]);
-    return (int)g.ctl.iteration;
+    assert_int_equal(g->ctl.failed, 0);
+    assert_int_equal(g->ctl.redo, 0);
+    memcpy(out, g->a[g->ctl.iteration & 1], (size_t)ROWS * (size_t)nx * sizeof(jacobi_real_t));
+    return (int)(g->ctl.iteration - g->ctl.base);
 }
 
 /* Points compared as bits: the same float, not a close one. */
-static int same_bits(const jacobi_real_t *x, const jacobi_real_t *y)
+static int same_bits(const jacobi_real_t *x, const jacobi_real_t *y, int nx)
 {
-    return memcmp(x, y, sizeof(jacobi_real_t) * ROWS * NX) == 0;
+    return memcmp(x, y, sizeof(jacobi_real_t) * ROWS * (size_t)nx) == 0;
+}
+
+/* One solve both ways: the same iterations, points, and decided norms (every
+ * one the history holds, and the last, within a sum's reordering). */
+static void check(const run_t *w)
+{
+    static grid_t g;
+    static jacobi_real_t want[ROWS * NX_MAX], got[ROWS * NX_MAX];
+    double norms[NITER];
+    int n = plain(w, want, norms);
+
+    memset(&g, 0, sizeof g);
+    for (int solve = 0; solve < 2; solve++) { /* the second on the first's count (base != 0) */
+        assert_int_equal(temporal_solve(&g, w, got), n);
+        assert_true(same_bits(want, got, w->nx));
+        for (int j = 0; j + 1 < n; j++) {
+            int slot = jacobi_history_slot((uint64_t)j, w->nccheck, jacobi_history_len(w->niter, w->nccheck));
+            if (slot >= 0 && jacobi_decision_iteration(0, w->nccheck, (uint64_t)j + 1))
+                assert_true(fabs(g.history[slot] - norms[j]) <= 1e-12 * norms[j]);
+        }
+        if (n > 1) {
+            const uint64_t last = g.ctl.norm_iter - g.ctl.base;
+            assert_true(g.ctl.norm_iter != JACOBI_NO_NORM && last + 1 < (uint64_t)n + 1);
+            assert_true(fabs(g.ctl.norm - norms[last]) <= 1e-12 * norms[last]);
+        }
+    }
 }
 
 /* Every depth, runs of every length up to 3 passes: a last pass shorter, and
  * an even remainder run as a pass one shorter and a pass of one. */
 static void test_runs_of_every_length_equal_the_plain_loop(void **state)
 {
-    static jacobi_real_t want[ROWS * NX], got[ROWS * NX];
     (void)state;
     for (int depth = 1; depth <= 7; depth += 2)
-        for (int niter = 1; niter <= 3 * depth + 1; niter++) {
-            assert_int_equal(plain(0.0, niter, want, NULL), niter);
-            assert_int_equal(temporal(0.0, niter, depth, JACOBI_FAULT_NONE, got), niter);
-            assert_true(same_bits(want, got));
-        }
+        for (int niter = 1; niter <= 3 * depth + 1; niter++)
+            check(&(run_t){NX_MAX, 0.0, 1, niter, depth, JACOBI_FAULT_NONE, 1});
 }
 
-/* A stop at every place inside a pass: tol between two of the plain loop's
- * norms (so that the order of a sum's additions cannot move it), the stop
- * one iteration after the norm falls below it. */
+/* tol between two of the plain loop's norms (so that the order of a sum's
+ * additions cannot move the stop): the norm at iteration j + 1 falls below it. */
+static double tol_below(int j, int nccheck)
+{
+    static double norms[NITER];
+    static jacobi_real_t scratch[ROWS * NX_MAX];
+    (void)plain(&(run_t){NX_MAX, 0.0, nccheck, NITER, 1, JACOBI_FAULT_NONE, 1}, scratch, norms);
+    return 0.5 * (norms[j] + norms[j + nccheck]);
+}
+
+/* A stop at every place inside a pass, the norm every iteration and every 3rd. */
 static void test_a_stop_inside_a_pass_returns_the_state_at_the_stop(void **state)
 {
-    static jacobi_real_t want[ROWS * NX], got[ROWS * NX];
+    static jacobi_real_t want[ROWS * NX_MAX];
     double norms[NITER];
     (void)state;
-    plain(0.0, NITER, want, norms);
+    plain(&(run_t){NX_MAX, 0.0, 1, NITER, 1, JACOBI_FAULT_NONE, 1}, want, norms);
     for (int j = 0; j + 1 < NITER; j++)
         assert_true(norms[j + 1] < norms[j]); /* falling: each tol below stops once */
     for (int depth = 3; depth <= 7; depth += 2)
         for (int j = 10; j < 10 + 2 * depth; j++) {
-            double tol = 0.5 * (norms[j] + norms[j + 1]);
-            int n = plain(tol, NITER, want, NULL);
-            assert_int_equal(n, j + 3); /* norm j + 1 falls below; the stop after j + 2 */
-            assert_int_equal(temporal(tol, NITER, depth, JACOBI_FAULT_NONE, got), n);
-            assert_true(same_bits(want, got));
+            const run_t w = {NX_MAX, tol_below(j, 1), 1, NITER, depth, JACOBI_FAULT_NONE, 1};
+            assert_int_equal(plain(&w, want, NULL), j + 3); /* norm j + 1 below; the stop after j + 2 */
+            check(&w);
         }
+    for (int depth = 3; depth <= 7; depth += 2)
+        for (int j = 9; j < 9 + 3 * depth; j += 3)
+            check(&(run_t){NX_MAX, tol_below(j, 3), 3, NITER, depth, JACOBI_FAULT_NONE, 1});
+}
+
+/* The iterations asked in several calls of the plan (a pass cut at each
+ * call's end), and a grid narrower than one tile (the halo clipped at both
+ * fixed columns). */
+static void test_runs_in_several_calls_and_narrow_grids(void **state)
+{
+    (void)state;
+    for (int calls = 2; calls <= 4; calls++)
+        check(&(run_t){NX_MAX, tol_below(30, 1), 1, NITER, 7, JACOBI_FAULT_NONE, calls});
+    for (int nx = 3; nx <= 9; nx++)
+        for (int depth = 1; depth <= 7; depth += 2)
+            check(&(run_t){nx, 0.0, 1, 25, depth, JACOBI_FAULT_NONE, 1});
 }
 
 /* The planted fault skips the rerun: the iteration count is right, the state
  * is the pass's end, and the comparison sees it. */
 static void test_a_skipped_rerun_is_caught(void **state)
 {
-    static jacobi_real_t want[ROWS * NX], got[ROWS * NX];
-    double norms[NITER];
+    static grid_t g;
+    static jacobi_real_t want[ROWS * NX_MAX], got[ROWS * NX_MAX];
     int caught = 0;
     (void)state;
-    plain(0.0, NITER, want, norms);
     for (int j = 10; j < 15; j++) {
-        double tol = 0.5 * (norms[j] + norms[j + 1]);
-        int n = plain(tol, NITER, want, NULL);
-        assert_int_equal(temporal(tol, NITER, 5, JACOBI_FAULT_LAG, got), n);
-        caught += !same_bits(want, got);
+        const run_t w = {NX_MAX, tol_below(j, 1), 1, NITER, 5, JACOBI_FAULT_LAG, 1};
+        int n = plain(&w, want, NULL);
+        memset(&g, 0, sizeof g);
+        assert_int_equal(temporal_solve(&g, &w, got), n);
+        caught += !same_bits(want, got, NX_MAX);
     }
     assert_int_equal(caught, 4); /* a stop at each place but a pass's last */
 }
@@ -177,6 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_of_every_length_equal_the_plain_loop),
         cmocka_unit_test(test_a_stop_inside_a_pass_returns_the_state_at_the_stop),
+        cmocka_unit_test(test_runs_in_several_calls_and_narrow_grids),
         cmocka_unit_test(test_a_skipped_rerun_is_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
