@@ -1,4 +1,4 @@
-/* test_jacobi_temporal.c - the temporal passes of kernels/jacobi_temporal.h, run by the host backend's plan, against a plain loop written here: every point bit for bit, the iteration count and every decided norm, for runs no depth divides, a stop at every place inside a pass (the pass run again up to the stop), the norm every few iterations, a second solve on the same state, a run in several calls, a grid narrower than a tile; and the planted fault that skips the rerun caught. */
+/* test_jacobi_temporal.c - the temporal passes of kernels/jacobi_temporal.h, run by the host backend's plan, against a plain loop written here: every point bit for bit, the iteration count and every decided norm, for runs no depth divides, a stop at every place inside a pass (the pass run again up to the stop), the norm every few iterations, a second solve on the same state, a run in several calls, a grid narrower than a tile; the planted fault that skips the rerun caught; and the GPU plan's cut of the tiles for the shared memory a block has. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 
 #include "jacobi_op.h"
 #include "jacobi_sweep.h"
+#include "jacobi_temporal.h"
 
 #define NX_MAX 23
 #define ROWS 17 /* a rank alone: its rows periodic */
@@ -241,6 +242,45 @@ static void test_a_skipped_rerun_is_caught(void **state)
     assert_int_equal(caught, 4); /* a stop at each place but a pass's last */
 }
 
+/* The cut the GPU plan makes (jacobi_temporal_cut): 256 - 2 D columns and 32
+ * rows where the block's shared memory holds the two buffers (an H200: 227 KB
+ * a block), the rows halved until they fit where it does not (an MI250X GCD:
+ * 64 KB a workgroup), a refusal where not even 4 rows fit; the tiles cover the
+ * rank's interior columns and rows exactly. */
+static void test_the_cut_fits_the_shared_memory_it_is_given(void **state)
+{
+    static const struct {
+        size_t bytes;
+        int depth, rows; /* 0: refused */
+    } cases[] = {
+        {227 * 1024 - 1024, 7, 32}, {227 * 1024 - 1024, 1, 32}, {64 * 1024 - 1024, 7, 16},
+        {64 * 1024 - 1024, 1, 16},  {64 * 1024 - 1024, 3, 16},  {48 * 1024, 7, 8},
+        {16 * 1024, 7, 0},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        jacobi_step_t s;
+        memset(&s, 0, sizeof s);
+        s.nx = 16384;
+        s.rows = 8191;
+        int rc = jacobi_temporal_cut(&s, cases[i].depth, 256 - 2 * cases[i].depth, 32, cases[i].bytes);
+        const size_t need = 2 * jacobi_temporal_buffer_values(&s) * sizeof(jacobi_real_t);
+        if (cases[i].rows == 0) {
+            assert_int_equal(rc, -1);
+            assert_true(need > cases[i].bytes);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        assert_int_equal(s.temporal_rows, cases[i].rows);
+        assert_true(need <= cases[i].bytes);
+        assert_int_equal(jacobi_temporal_pitch(&s), 256); /* a thread a column of a 256-thread block */
+        assert_true((long)s.temporal_tiles_x * s.temporal_cols >= s.nx - 2);
+        assert_true((long)(s.temporal_tiles_x - 1) * s.temporal_cols < s.nx - 2);
+        assert_true((long)s.temporal_tiles_y * s.temporal_rows >= s.rows);
+        assert_true((long)(s.temporal_tiles_y - 1) * s.temporal_rows < s.rows);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_a_stop_inside_a_pass_returns_the_state_at_the_stop),
         cmocka_unit_test(test_runs_in_several_calls_and_narrow_grids),
         cmocka_unit_test(test_a_skipped_rerun_is_caught),
+        cmocka_unit_test(test_the_cut_fits_the_shared_memory_it_is_given),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
