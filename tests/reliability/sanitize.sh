@@ -3,6 +3,7 @@
 #
 # Usage: tests/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR] [--jobs N]
 #                                       [--skip-asan] [--skip-valgrind] [--every-case]
+#        tests/reliability/sanitize.sh --print-selection DIR
 #   --asan-dir DIR   build tree configured with -DSHARDTAB_SANITIZE=ON
 #                    (default ${TMPDIR:-/tmp}/shardtab-asan)
 #   --plain-dir DIR  build tree without sanitizers, for valgrind
@@ -11,6 +12,9 @@
 #                    more than they compute (default: nproc)
 #   --every-case     every case of ctest -L 'unit|mpi' under the sanitizers, not
 #                    the selection of select_cases (below)
+#   --print-selection DIR  print the names of the cases the sanitizers run (of
+#                    build tree DIR's), one a line, and exit: scripts/test.sh
+#                    runs the other cases in its plain run
 # Both trees are configured (host backend) and built when needed. Sanitizer
 # reports go to files (log_path) besides making the process exit 86, so that a
 # report is never lost, even from a rank that was killed or whose status a test
@@ -27,8 +31,10 @@ jobs=$(nproc)
 do_asan=1
 do_valgrind=1
 every_case=0
+print_selection=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
+    --print-selection) print_selection=$2; shift 2 ;;
     --asan-dir) asan_dir=$2; shift 2 ;;
     --plain-dir) plain_dir=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
@@ -75,8 +81,9 @@ list_cases() {
 }
 
 # select_cases < CASES: of the cases list_cases gives, the numbers (comma-
-# separated) of those the sanitizers run (2026-12-01: 304 of 432 cases, for CI's 15 minutes on 2 cores; the plain
-# run before them has run all 432):
+# separated) of those the sanitizers run (2026-12-02: 320 of 451 cases, for
+# CI's 15 minutes on 2 cores; scripts/test.sh's plain run takes the others, so
+# that each case runs once, these under the sanitizers):
 #   - every unit test, and every case of the communication layer (comm.*) at
 #     every rank count: its collectives cut their chunks by the count;
 #   - every other case at its smallest and its largest rank count ('-each'
@@ -117,6 +124,18 @@ select_cases() {
     echo "${chosen[*]}"
 }
 
+# --print-selection DIR: the names of the cases the sanitizers run, one a line,
+# from build tree DIR's list (scripts/test.sh runs the others in its plain run)
+if [[ -n $print_selection ]]; then
+    all_cases=$(list_cases "$print_selection")
+    if [[ $every_case -eq 1 ]]; then picked=",$(cut -d' ' -f1 <<<"$all_cases" | paste -sd,),"
+    else picked=",$(select_cases <<<"$all_cases"),"; fi
+    while read -r num name; do
+        if [[ $picked == *",$num,"* ]]; then echo "$name"; fi
+    done <<<"$all_cases"
+    exit 0
+fi
+
 reports() { # DIR: print and count the sanitizer report files in DIR
     local f n=0
     for f in "$1"/*; do
@@ -145,6 +164,14 @@ if [[ $do_asan -eq 1 ]]; then
         cases=$(select_cases <<<"$all_cases")
         selection=(-I "0,0,0,$cases")
         echo "# the cases under the sanitizers: $(tr ',' '\n' <<<"$cases" | wc -l) of $(wc -l <<<"$all_cases") (see select_cases; --every-case runs all)"
+        # scripts/test.sh's plain run skipped the plain tree's selection by name:
+        # it must be this one, or a case would run nowhere
+        if [[ -f $plain_dir/CTestTestfile.cmake ]] &&
+            ! diff <("$0" --print-selection "$asan_dir") <("$0" --print-selection "$plain_dir") >"$logs/selection.diff"; then
+            echo "FAIL: the sanitizers' cases differ between $asan_dir and $plain_dir:"
+            head -20 "$logs/selection.diff"
+            failures=$((failures + 1))
+        fi
     fi
     if ! (cd "$asan_dir" && ctest "${selection[@]}" -j "$ctest_jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
         grep -E "tests passed|Failed|\*\*\*|Timeout" "$logs/ctest.log" | tail -40
