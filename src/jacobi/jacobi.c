@@ -359,7 +359,8 @@ int main(int argc, char **argv)
             return code;
         }
     }
-    if (jacobi_test_fault_parse(getenv("JACOBI_TEST_FAULT"), &j.fault, err, sizeof err) != 0)
+    if (jacobi_test_fault_parse(getenv("JACOBI_TEST_FAULT"), &j.fault, err, sizeof err) != 0 ||
+        jacobi_test_fault_check(&j.fault, j.opts.nx, j.opts.ny, err, sizeof err) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
     if (status == SHARDTAB_SUCCESS &&
         jacobi_split_rows(j.opts.ny, j.size, j.rank, &j.rows, err, sizeof err) != 0)

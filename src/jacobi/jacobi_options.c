@@ -493,6 +493,28 @@ bad:
     return -1;
 }
 
+int jacobi_test_fault_check(const jacobi_test_fault_t *fault, int nx, int ny, char *err, size_t err_bytes)
+{
+    /* edge and lag name a tile by its row alone; stale and norm a point */
+    const int by_row = fault->kind == JACOBI_TEST_FAULT_EDGE || fault->kind == JACOBI_TEST_FAULT_LAG;
+
+    if (fault->kind == JACOBI_TEST_FAULT_NONE || fault->kind == JACOBI_TEST_FAULT_STOP ||
+        (fault->row >= 1 && fault->row <= ny - 2 && (by_row || (fault->col >= 1 && fault->col <= nx - 2))))
+        return 0;
+    if (by_row)
+        snprintf(err, err_bytes,
+                 "JACOBI_TEST_FAULT names row %d: not an interior row of the %d x %d grid (rows 1 to %d), so "
+                 "the bug would be planted nowhere (the fields are <solve>:<kind>:<row>:<column>:<iteration>)",
+                 fault->row, nx, ny, ny - 2);
+    else
+        snprintf(err, err_bytes,
+                 "JACOBI_TEST_FAULT names row %d, column %d: not an interior point of the %d x %d grid (rows "
+                 "1 to %d, columns 1 to %d), so the bug would be planted nowhere (the fields are "
+                 "<solve>:<kind>:<row>:<column>:<iteration>)",
+                 fault->row, fault->col, nx, ny, ny - 2, nx - 2);
+    return -1;
+}
+
 int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, char *text,
                           size_t bytes)
 {

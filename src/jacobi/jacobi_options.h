@@ -166,5 +166,9 @@ typedef struct jacobi_test_fault {
 /* 0, or -1 with a message; NULL or "" is no fault. */
 int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *err,
                             size_t err_bytes);
+/* 0, or -1 with a message where the fault names a place outside the nx x ny
+ * grid's interior (stale and norm a point, edge and lag a row, stop none): a
+ * bug planted nowhere would make a test pass for the wrong reason. */
+int jacobi_test_fault_check(const jacobi_test_fault_t *fault, int nx, int ny, char *err, size_t err_bytes);
 
 #endif /* JACOBI_OPTIONS_H */

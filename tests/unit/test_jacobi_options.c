@@ -244,6 +244,33 @@ static void test_jacobi_test_fault_parses_every_solve_and_kind(void **state)
     assert_int_equal(f.solves, JACOBI_FAULT_IN_REFERENCE);
 }
 
+/* A fault names a place inside the grid's interior (stale, norm: a point;
+ * edge, lag: a row; stop: none), or it is refused: planted nowhere, it would
+ * let a check "catch" nothing. */
+static void test_jacobi_test_fault_must_name_a_place_inside_the_grid(void **state)
+{
+    static const struct {
+        const char *text;
+        int ok;
+    } cases[] = {{"run:stale:1:1:0", 1},   {"run:stale:18:18:0", 1}, {"run:stale:0:5:0", 0},
+                 {"run:stale:19:5:0", 0},  {"run:stale:5:0:0", 0},   {"run:norm:5:19:0", 0},
+                 {"run:edge:5:0:0", 1},    {"run:lag:18:99:0", 1},   {"run:edge:0:1:20", 0},
+                 {"run:lag:19:1:0", 0},    {"run:stop:0:0:3", 1},    {"plain:stop:99:99:3", 1}};
+    jacobi_test_fault_t f;
+    (void)state;
+    for (int i = 0; i < ARGC(cases); i++) {
+        assert_int_equal(jacobi_test_fault_parse(cases[i].text, &f, err, sizeof err), 0);
+        memset(err, 0, sizeof err);
+        int rc = jacobi_test_fault_check(&f, 20, 20, err, sizeof err);
+        if (rc != (cases[i].ok ? 0 : -1))
+            fail_msg("'%s' in 20 x 20: %d (%s)", cases[i].text, rc, err);
+        if (!cases[i].ok && strstr(err, "the bug would be planted nowhere") == NULL)
+            fail_msg("message '%s' for '%s'", err, cases[i].text);
+    }
+    f.kind = JACOBI_TEST_FAULT_NONE;
+    assert_int_equal(jacobi_test_fault_check(&f, 20, 20, err, sizeof err), 0);
+}
+
 static void test_jacobi_test_fault_refuses_anything_else_with_the_form(void **state)
 {
     static const char *const bad[] = {"run", "run:stale", "run:stale:1:2", "run:stale:1:2:3:4",
@@ -821,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_jacobi_options_empty_trace_name_is_refused),
         cmocka_unit_test(test_jacobi_test_fault_parses_every_solve_and_kind),
         cmocka_unit_test(test_jacobi_test_fault_refuses_anything_else_with_the_form),
+        cmocka_unit_test(test_jacobi_test_fault_must_name_a_place_inside_the_grid),
         cmocka_unit_test(test_jacobi_options_help_in_every_form_returns_help),
         cmocka_unit_test(test_jacobi_options_usage_text_names_every_option),
         cmocka_unit_test(test_jacobi_options_grid_sides_refuse_out_of_range_and_non_integers),
