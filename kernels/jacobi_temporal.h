@@ -192,18 +192,69 @@ SHARDTAB_DEVFN void jacobi_temporal_load(const jacobi_step_t *s, jacobi_pass_t p
     }
 }
 
+/* Rows [r, end) of one column c of an iteration, from cur into next: up and
+ * mid carried in registers (the rows above and at r), each row's down and its
+ * left and right from cur. With `norm`, each point's squared residue is added
+ * to *sum in row order. Returns the first row not done. */
+SHARDTAB_DEVFN int jacobi_temporal_rows(const jacobi_real_t *cur, jacobi_real_t *next, int pitch, int c, int r,
+                                        int end, jacobi_real_t *up, jacobi_real_t *mid, int norm, double *sum)
+{
+    const jacobi_real_t *p = cur + (size_t)r * (size_t)pitch + (size_t)c;
+    jacobi_real_t *q = next + (size_t)r * (size_t)pitch + (size_t)c;
+    jacobi_real_t u = *up, m = *mid;
+    double acc = *sum;
+
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+#pragma unroll 4
+#endif
+    for (; r < end; r++, p += pitch, q += pitch) {
+        const jacobi_real_t down = p[pitch];
+        const jacobi_real_t v = jacobi_value(p[-1], p[1], u, down);
+        *q = v;
+        if (norm)
+            acc += jacobi_residue2(v, m);
+        u = m;
+        m = down;
+    }
+    *up = u;
+    *mid = m;
+    *sum = acc;
+    return r;
+}
+
+/* The planted bugs of iteration k on the point they name, after the
+ * iteration's sweep and by the thread that swept its column: the point keeps
+ * its value (STALE), or its residue counts twice (NORM: added to *sum). */
+SHARDTAB_DEVFN void jacobi_temporal_plant(const jacobi_step_t *s, const jacobi_tile_t *g, uint64_t k, int norm_iter,
+                                          int c_lo, int c_hi, const jacobi_real_t *cur, jacobi_real_t *next,
+                                          double *sum)
+{
+    const int D = s->temporal_depth, pitch = jacobi_temporal_pitch(s), left = g->x0 - D;
+    const int c = s->fault.col - left, r = s->fault.row - (g->y0 - D);
+
+    if (!((s->fault.kind == JACOBI_FAULT_STALE || s->fault.kind == JACOBI_FAULT_NORM) &&
+          k - s->ctl->base == (uint64_t)s->fault.iteration && s->fault.row >= g->y0 && s->fault.row < g->y1 &&
+          s->fault.col >= g->x0 && s->fault.col < g->x1 && c >= c_lo && c < c_hi &&
+          (c - c_lo) % shardtab_block_threads() == shardtab_block_thread()))
+        return;
+    if (s->fault.kind == JACOBI_FAULT_STALE)
+        next[r * pitch + c] = cur[r * pitch + c];
+    else if (norm_iter)
+        *sum += jacobi_residue2(next[r * pitch + c], cur[r * pitch + c]);
+}
+
 /* The pass's iterations between the two buffers, cur holding the loaded
  * tile: iteration i computes the loaded region shrunk by i (the fixed columns
- * stay), a column a thread, the rows above and at it carried in registers.
- * sums[i] (the leader's) gets iteration i's squared residues of the tile's
- * own points, where that iteration has a norm. Returns the buffer that holds
- * the last iteration's values. (One loop over the rows, the own-point test in
- * it: the form of the fastest run on an H200; a version in three runs of rows
- * without the test, measured with unbatched loads beside it, was slower in the
- * block-a-tile kernel: docs/performance.md, "Temporal passes".) */
+ * stay), a column a thread, its rows in three runs: the halo's above, the
+ * tile's own (their residues summed where the iteration has a norm and the
+ * column is the tile's own), the halo's below. Each iteration's sum goes,
+ * warp by warp, into slots (JACOBI_BLOCK_SLOTS an iteration); past the pass's
+ * last barrier the block's sums, sums[i] for every iteration of the pass
+ * (0 where it has no norm: the leader's). Returns the buffer that holds the
+ * last iteration's values. */
 SHARDTAB_DEVFN jacobi_real_t *jacobi_temporal_sweep(const jacobi_step_t *s, jacobi_pass_t pass,
                                                     const jacobi_tile_t *g, jacobi_real_t *cur,
-                                                    jacobi_real_t *next, double *sums)
+                                                    jacobi_real_t *next, double *slots, double *sums)
 {
     const int nx = s->nx, D = s->temporal_depth, d = pass.depth, pitch = jacobi_temporal_pitch(s);
     const int left = g->x0 - D, own_lo = D, own_hi = D + (g->y1 - g->y0);
@@ -213,9 +264,6 @@ SHARDTAB_DEVFN jacobi_real_t *jacobi_temporal_sweep(const jacobi_step_t *s, jaco
     for (int i = 1; i <= d; i++) {
         const uint64_t k = pass.k0 + (uint64_t)(i - 1);
         const int norm_iter = pass.norms && jacobi_norm_iteration(base, s->nccheck, k);
-        const int fault_here = (s->fault.kind == JACOBI_FAULT_STALE || s->fault.kind == JACOBI_FAULT_NORM) &&
-                               k - base == (uint64_t)s->fault.iteration && s->fault.row >= g->y0 &&
-                               s->fault.row < g->y1;
         const int c_lo = (g->x0 - d + i > 1 ? g->x0 - d + i : 1) - left;
         const int c_hi = (g->x1 + d - i < nx - 1 ? g->x1 + d - i : nx - 1) - left;
         const int r_lo = g->r_lo + i, r_hi = g->r_hi - i;
@@ -224,34 +272,24 @@ SHARDTAB_DEVFN jacobi_real_t *jacobi_temporal_sweep(const jacobi_step_t *s, jaco
         for (int c = c_lo + thread; c < c_hi; c += threads) {
             const int x = c + left, own_x = x >= g->x0 && x < g->x1;
             jacobi_real_t up = cur[(r_lo - 1) * pitch + c], mid = cur[r_lo * pitch + c];
-            for (int r = r_lo; r < r_hi; r++) {
-                const jacobi_real_t down = cur[(r + 1) * pitch + c];
-                jacobi_real_t v = jacobi_value(cur[r * pitch + c - 1], cur[r * pitch + c + 1], up, down);
-                const int own = own_x && r >= own_lo && r < own_hi;
-                /* the planted bugs, on the point they name: it keeps its value, or
-                 * its residue counts twice */
-                if (fault_here && own && g->y0 - D + r == s->fault.row && x == s->fault.col) {
-                    if (s->fault.kind == JACOBI_FAULT_STALE)
-                        v = mid;
-                    else if (norm_iter)
-                        sum += jacobi_residue2(v, mid);
-                }
-                next[r * pitch + c] = v;
-                if (norm_iter && own)
-                    sum += jacobi_residue2(v, mid);
-                up = mid;
-                mid = down;
-            }
+            int r = jacobi_temporal_rows(cur, next, pitch, c, r_lo, own_lo, &up, &mid, 0, &sum);
+            if (norm_iter && own_x)
+                r = jacobi_temporal_rows(cur, next, pitch, c, r, own_hi, &up, &mid, 1, &sum);
+            (void)jacobi_temporal_rows(cur, next, pitch, c, r, r_hi, &up, &mid, 0, &sum);
         }
-        if (norm_iter) {
-            sum = jacobi_block_sum(sum);
-            if (shardtab_block_leader())
-                sums[i - 1] = sum;
-        }
+        jacobi_temporal_plant(s, g, k, norm_iter, c_lo, c_hi, cur, next, &sum);
+        if (norm_iter)
+            jacobi_block_partial(sum, slots + (i - 1) * JACOBI_BLOCK_SLOTS);
         shardtab_block_sync();
         jacobi_real_t *swap = cur;
         cur = next;
         next = swap;
+    }
+    for (int i = 0; i < d; i++) {
+        const int norm_iter = pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)i);
+        const double sum = norm_iter ? jacobi_block_total(slots + i * JACOBI_BLOCK_SLOTS) : 0.0;
+        if (shardtab_block_leader())
+            sums[i] = sum;
     }
     return cur;
 }
@@ -280,15 +318,15 @@ SHARDTAB_DEVFN void jacobi_temporal_store(const jacobi_step_t *s, jacobi_pass_t 
     }
 }
 
-/* Tile t's whole pass, as the host backend runs it: load, sweep, store. */
+/* Tile t's whole pass: load, sweep, store; slots and sums as the sweep's. */
 SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t pass, int t,
-                                         jacobi_real_t *cur, jacobi_real_t *next, double *sums)
+                                         jacobi_real_t *cur, jacobi_real_t *next, double *slots, double *sums)
 {
     const jacobi_tile_t g = jacobi_temporal_place(s, pass, t);
 
     jacobi_temporal_load(s, pass, &g, cur, next);
     shardtab_block_sync();
-    jacobi_temporal_store(s, pass, &g, jacobi_temporal_sweep(s, pass, &g, cur, next, sums));
+    jacobi_temporal_store(s, pass, &g, jacobi_temporal_sweep(s, pass, &g, cur, next, slots, sums));
 }
 
 /* One thread: tile t's sums of the pass's iterations into temporal_partials,

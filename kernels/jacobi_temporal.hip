@@ -86,20 +86,17 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
 {
     extern __shared__ jacobi_real_t jacobi_temporal_buffers[];
     __shared__ jacobi_pass_t pass;
-    __shared__ double sums[JACOBI_TEMPORAL_MAX_DEPTH];
+    __shared__ double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS], sums[JACOBI_TEMPORAL_MAX_DEPTH];
     __shared__ int last;
     const int tiles = s.temporal_tiles_x * s.temporal_tiles_y, t = (int)blockIdx.x;
 
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
         pass = jacobi_temporal_next(&s);
-        for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++)
-            sums[i] = 0.0;
-    }
     __syncthreads();
     if (pass.depth == 0)
         return;
     jacobi_temporal_tile(&s, pass, t, jacobi_temporal_buffers,
-                         jacobi_temporal_buffers + jacobi_temporal_buffer_values(&s), sums);
+                         jacobi_temporal_buffers + jacobi_temporal_buffer_values(&s), slots, sums);
     if (threadIdx.x == 0) {
         jacobi_temporal_publish(&s, pass, t, sums);
         last = jacobi_temporal_ticket(&s, (uint64_t)tiles);
@@ -119,7 +116,7 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
 {
     extern __shared__ jacobi_real_t jacobi_temporal_buffers[];
     __shared__ jacobi_pass_t pass;
-    __shared__ double sums[JACOBI_TEMPORAL_MAX_DEPTH];
+    __shared__ double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS], sums[JACOBI_TEMPORAL_MAX_DEPTH];
     __shared__ int last;
     jacobi_real_t *cur = jacobi_temporal_buffers, *next = cur + jacobi_temporal_buffer_values(&s);
     jacobi_real_t regs[JACOBI_TEMPORAL_MAX_HEIGHT];
@@ -136,13 +133,10 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
     for (; t < tiles; t += (int)gridDim.x) {
         const jacobi_tile_t g = jacobi_temporal_place(&s, pass, t);
         fill(s, g, regs, cur, next);
-        if (threadIdx.x == 0)
-            for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++)
-                sums[i] = 0.0;
         __syncthreads();
         if (t + (int)gridDim.x < tiles)
             prefetch(s, pass, jacobi_temporal_place(&s, pass, t + (int)gridDim.x), regs);
-        jacobi_temporal_store(&s, pass, &g, jacobi_temporal_sweep(&s, pass, &g, cur, next, sums));
+        jacobi_temporal_store(&s, pass, &g, jacobi_temporal_sweep(&s, pass, &g, cur, next, slots, sums));
         if (threadIdx.x == 0)
             jacobi_temporal_publish(&s, pass, t, sums);
         __syncthreads(); /* the buffers read before the next tile fills them */
@@ -177,10 +171,18 @@ extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, c
     /* ROCm before 6.1 answers 0 here (ROCm/hip#3516): then the plain per-block limit */
     if (err == hipSuccess && optin <= 0)
         err = hipDeviceGetAttribute(&optin, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
+    /* the kernels' static shared memory (the pass, its sums, the ticket) beside the buffers */
+    size_t fixed = 0;
+    for (int k = 0; k < 2 && err == hipSuccess; k++) {
+        hipFuncAttributes attr;
+        err = hipFuncGetAttributes(&attr, k ? (const void *)jacobi_temporal_pass_resident
+                                            : (const void *)jacobi_temporal_pass_tiles);
+        if (err == hipSuccess && attr.sharedSizeBytes > fixed)
+            fixed = attr.sharedSizeBytes;
+    }
     if (err != hipSuccess)
         return (int)err;
-    /* the static shared memory of the kernels (the pass, its sums, the ticket) beside the buffers */
-    const size_t room = (size_t)optin > 1024 ? (size_t)optin - 1024 : 0;
+    const size_t room = (size_t)optin > fixed ? (size_t)optin - fixed : 0;
     if (jacobi_temporal_cut(s, depth, JACOBI_TEMPORAL_THREADS - 2 * depth, JACOBI_TEMPORAL_ROWS, room) != 0) {
         snprintf(why, why_bytes, "a temporal tile of %d x %d points needs %zu bytes of shared memory, "
                  "device %d gives a block %d", s->temporal_cols, s->temporal_rows, temporal_smem(s),

@@ -48,8 +48,8 @@ void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count)
         if (pass.depth == 0)
             break;
         for (int t = 0; t < tiles; t++) {
-            double sums[JACOBI_TEMPORAL_MAX_DEPTH] = {0};
-            jacobi_temporal_tile(s, pass, t, buffers, buffers + jacobi_temporal_buffer_values(s), sums);
+            double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS], sums[JACOBI_TEMPORAL_MAX_DEPTH];
+            jacobi_temporal_tile(s, pass, t, buffers, buffers + jacobi_temporal_buffer_values(s), slots, sums);
             jacobi_temporal_publish(s, pass, t, sums);
         }
         jacobi_temporal_close(s, pass);

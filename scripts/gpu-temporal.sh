@@ -12,6 +12,8 @@
 #
 #   bash scripts/gpu-temporal.sh [OUTDIR]      (default $OUT or ./gpu-temporal-out)
 #   GPU_TEMPORAL_QUICK=1: the correctness steps and one timing (16384^2, depth 7) only
+#   GPU_TEMPORAL_TUNE=1: the correctness steps, then the tile's rows (32, 16, 12, and the
+#     blocks a multiprocessor each is built for) timed beside persistent, and the pass's SASS
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"
@@ -51,6 +53,36 @@ if [[ ${GPU_TEMPORAL_QUICK:-0} == 1 ]]; then
     --launch temporal --repeat 3 --cpu-check no 2>&1)
   echo "$r" >>"$log"
   say "time 16384^2 temporal (defaults): $(echo "$r" | grep -o 'variant table (temporal launches): [0-9]* iterations, [0-9.]* s') verified=$(echo "$r" | grep -c '^# verify jacobi: OK')"
+  say "# failures: $failures"
+  exit $((failures > 0))
+fi
+
+if [[ ${GPU_TEMPORAL_TUNE:-0} == 1 ]]; then
+  for cut in 32:2 16:3 12:4; do
+    IFS=: read -r rows blocks <<<"$cut"
+    vb=$top/build-gpu-temporal-$rows
+    [[ $rows == 32 ]] && { ln -sfn "$build" "$vb"; continue; } # the default build
+    step "build rows $rows" cmake -S "$top" -B "$vb" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF \
+      "-DCMAKE_CUDA_FLAGS=-DJACOBI_TEMPORAL_ROWS=$rows -DJACOBI_TEMPORAL_MIN_BLOCKS=$blocks"
+    step "build rows $rows jacobi" cmake --build "$vb" -j 16 --target jacobi
+    step "verify rows $rows" expect_line "^# verify jacobi: OK" run -np 1 "$vb/jacobi" -nx 1000 -ny 999 \
+      -niter 201 --launch temporal --init random --cpu-check no
+  done
+  obj=$(find "$build" -name 'jacobi_temporal.hip.o' | head -1)
+  cuobjdump -sass "$obj" >"$out/temporal-sass.txt" 2>&1 || say "# no cuobjdump"
+  say "# timing: seconds for 1000 iterations, the norm every iteration, median of 5"
+  for n in 16384 8192 4096 2048; do
+    for l in persistent:32:7 temporal:32:5 temporal:32:7 temporal:16:7 temporal:12:7 temporal:12:5; do
+      IFS=: read -r mode rows depth <<<"$l"
+      r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 1 -x JACOBI_TEMPORAL_DEPTH="$depth" \
+        "$top/build-gpu-temporal-$rows/jacobi" -nx "$n" -ny "$n" -niter 1000 --launch "$mode" --repeat 5 \
+        --cpu-check no 2>&1)
+      echo "$r" >>"$log"
+      t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+      ok=$(echo "$r" | grep -c "^# verify jacobi: OK")
+      say "time ${n}^2 $l (mode:rows:depth) ran/iters/s=$t verified=$ok" | tee -a "$out/timing.txt" >/dev/null
+    done
+  done
   say "# failures: $failures"
   exit $((failures > 0))
 fi

@@ -208,6 +208,9 @@ typedef enum cudaStreamCaptureStatus hipStreamCaptureStatus;
 /* more than 48 KB of dynamic shared memory a block asks for it first */
 #define hipFuncSetAttribute              cudaFuncSetAttribute
 #define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+/* a kernel's own static shared memory, to size the dynamic part beside it */
+#define hipFuncAttributes                cudaFuncAttributes
+#define hipFuncGetAttributes             cudaFuncGetAttributes
 
 /* Allocation flags of hipExtMallocWithFlags. CUDA device memory already takes
  * system-scope loads, stores and atomics from peers while kernels run (over
