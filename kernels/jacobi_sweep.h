@@ -50,6 +50,10 @@ extern "C" {
 
 typedef float jacobi_real_t; /* as the anchors: single precision */
 
+/* The deepest temporal pass (jacobi_temporal.h), and so the rows of a rank's
+ * deep ghost rows above and below (jacobi_step_t.deep). */
+#define JACOBI_TEMPORAL_MAX_DEPTH 7
+
 /* Slots of each rank's signal pad the step uses (shardtab_create_with). */
 #define JACOBI_SLOT_FROM_TOP 0    /* iterations the top neighbour has finished */
 #define JACOBI_SLOT_FROM_BOTTOM 1 /* iterations the bottom neighbour has finished */
@@ -80,6 +84,8 @@ typedef struct jacobi_ctl {
     uint64_t run_end;        /* temporal: no pass of this run goes past this iteration */
     uint64_t redo;           /* temporal: 1 + the time a pass must be run again from, up to
                                 iteration, after a stop inside it; 0 none */
+    uint64_t passes;         /* temporal: passes run, all solves (reruns included): what the
+                                neighbours are told and waited for; only ever grows */
 } jacobi_ctl_t;
 
 /* A planted bug, for the tests that prove a check can fail (the program's
@@ -161,6 +167,14 @@ typedef struct jacobi_step {
     int temporal_blocks;           /* GPUs: the pass's grid, a block a tile or (prefetch) resident */
     int temporal_prefetch;         /* GPUs: 1, the resident grid that loads a tile ahead */
     jacobi_real_t *temporal_scratch; /* host backend: a tile's two buffers */
+    /* Between ranks of a node (set by the solver when --launch temporal): each
+     * parity's deep ghost rows, JACOBI_TEMPORAL_MAX_DEPTH rows above the rank's
+     * first (the neighbour's last, nearest last) and as many below its last,
+     * written by the neighbours once a pass; and where this rank's first and
+     * last rows go in theirs. NULL: a rank alone (its rows periodic, in place). */
+    jacobi_real_t *deep[2];
+    jacobi_real_t *deep_top_dest[2];    /* the top neighbour's deep rows below */
+    jacobi_real_t *deep_bottom_dest[2]; /* the bottom neighbour's deep rows above */
     double *temporal_partials;     /* device [temporal_depth][tiles]: each tile's sum, by
                                       iteration of the pass */
 } jacobi_step_t;

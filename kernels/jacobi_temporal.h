@@ -28,10 +28,18 @@
  * must be in a[k & 1]. A run of an even number of iterations ends with a
  * pass one shorter and a pass of one.
  *
- * A rank alone only, for now: its rows are the whole grid, their ghost rows
- * its own first and last rows (periodic), read in place. Between ranks a pass
- * needs d ghost rows of each neighbour every d iterations (docs/design.md);
- * that exchange is not built, and the plan refuses a rank with neighbours.
+ * A rank alone reads its own first and last rows as its ghost rows
+ * (periodic), in place. Between the ranks of a node each rank keeps deep
+ * ghost rows, JACOBI_TEMPORAL_MAX_DEPTH above and below for each parity
+ * (jacobi_step_t.deep), and a pass's store writes the tile's rows among the
+ * rank's first and last temporal_depth into the neighbours' (through the
+ * table): one exchange a pass, not one an iteration. The passes are counted
+ * (ctl->passes, reruns included, the same on every rank: the stop is the
+ * node's); after pass n each rank tells both neighbours n, and a tile that
+ * reads a neighbour's rows or writes into its deep rows waits, before it
+ * loads, for that neighbour's n - 1: its rows of this pass's input are in,
+ * and its reads of the parity this pass writes (in pass n - 1 or before: a
+ * neighbour's pass n reads the parity this rank's pass n reads) are done.
  *
  * Every function is called by every thread of a block unless it says one
  * thread (the host backend's block is one thread).
@@ -46,8 +54,6 @@
 #include "jacobi_protocol.h"
 #include "jacobi_sweep.h"
 #include "shardtab_device.h"
-
-#define JACOBI_TEMPORAL_MAX_DEPTH 7
 
 /* ---- the tile ------------------------------------------------------------------------ */
 
@@ -84,6 +90,7 @@ static JACOBI_HD inline int jacobi_temporal_row(int y, int rows)
 
 typedef struct jacobi_pass {
     uint64_t k0; /* the time it reads, from a[k0 & 1]; it writes a[(k0 + depth) & 1] */
+    uint64_t number; /* 1 + the passes run before it, all solves: what it tells the neighbours */
     int depth;   /* iterations, odd; 0: nothing to run */
     int norms;   /* 1: a pass of the solve, summed and decided; 0: run again after a stop
                     inside it, up to the stop, no norms */
@@ -95,11 +102,12 @@ typedef struct jacobi_pass {
 SHARDTAB_DEVFN jacobi_pass_t jacobi_temporal_next(const jacobi_step_t *s)
 {
     const jacobi_ctl_t *ctl = s->ctl;
-    jacobi_pass_t pass = {0, 0, 0};
+    jacobi_pass_t pass = {0, 0, 0, 0};
     uint64_t end;
 
     if (ctl->failed)
         return pass;
+    pass.number = ctl->passes + 1;
     if (ctl->redo) {
         pass.k0 = ctl->redo - 1;
         end = ctl->iteration;
@@ -126,7 +134,7 @@ SHARDTAB_DEVFN jacobi_pass_t jacobi_temporal_next(const jacobi_step_t *s)
 typedef struct jacobi_tile {
     int x0, x1, y0, y1;
     int r_lo, r_hi, g_lo, g_hi;
-    int stale; /* JACOBI_FAULT_EDGE: the deepest halo row above loads the row above it */
+    int stale; /* JACOBI_FAULT_EDGE: the deepest halo row above loads the row below it */
 } jacobi_tile_t;
 
 SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacobi_pass_t pass, int t)
@@ -150,13 +158,21 @@ SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacob
     return g;
 }
 
-/* The row of a[k0 & 1] that local row r of the tile loads (periodic; the
- * planted stale ghost row: the row one above the right one). */
+/* The row that local row r of the tile loads at time k0: the rank's own from
+ * a[k0 & 1]; above its first or below its last, the deep ghost rows of that
+ * parity where there is a neighbour, else its own (periodic: a rank alone). (The planted stale
+ * ghost row: the row one below the right one.) */
 SHARDTAB_DEVFN const jacobi_real_t *jacobi_temporal_source(const jacobi_step_t *s, jacobi_pass_t pass,
                                                            const jacobi_tile_t *g, int r)
 {
-    const int y = g->y0 - s->temporal_depth + r - (g->stale && r == g->r_lo);
-    return s->a[pass.k0 & 1] + (size_t)jacobi_temporal_row(y, s->rows) * (size_t)s->nx;
+    const int y = g->y0 - s->temporal_depth + r + (g->stale && r == g->r_lo), p = (int)(pass.k0 & 1);
+    const size_t nx = (size_t)s->nx;
+
+    if (y < 0 && s->deep_top_dest[0])
+        return s->deep[p] + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y) * nx;
+    if (y >= s->rows && s->deep_bottom_dest[0])
+        return s->deep[p] + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - s->rows) * nx;
+    return s->a[p] + (size_t)jacobi_temporal_row(y, s->rows) * nx;
 }
 
 /* The tile's points and halo from a[k0 & 1] into cur, and the fixed boundary
@@ -296,20 +312,30 @@ SHARDTAB_DEVFN jacobi_real_t *jacobi_temporal_sweep(const jacobi_step_t *s, jaco
 
 /* The tile's own points from the pass's last buffer into a[(k0 + d) & 1], its
  * first and last rank rows also into the ghost rows of that time (a rank
- * alone: its own rows, periodic). */
+ * alone: its own rows, periodic); between ranks, its rows among the rank's
+ * first and last D also into the neighbours' deep ghost rows of that time. */
 SHARDTAB_DEVFN void jacobi_temporal_store(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
                                           const jacobi_real_t *last)
 {
     const int D = s->temporal_depth, pitch = jacobi_temporal_pitch(s), left = g->x0 - D;
     const int q = (int)((pass.k0 + (uint64_t)pass.depth) & 1);
     const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+    const size_t nx = (size_t)s->nx;
 
     for (int y = g->y0; y < g->y1; y++) {
         const jacobi_real_t *row = last + (y - g->y0 + D) * pitch - left;
-        jacobi_real_t *dst = s->a[q] + (size_t)y * (size_t)s->nx;
+        jacobi_real_t *dst = s->a[q] + (size_t)y * nx;
+        jacobi_real_t *up = s->deep_top_dest[q] && y < D ? s->deep_top_dest[q] + (size_t)y * nx : 0;
+        jacobi_real_t *down = s->deep_bottom_dest[q] && y >= s->rows - D
+                                  ? s->deep_bottom_dest[q] + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - s->rows) * nx
+                                  : 0;
         for (int x = g->x0 + thread; x < g->x1; x += threads) {
             const jacobi_real_t v = row[x];
             dst[x] = v;
+            if (up)
+                up[x] = v;
+            if (down)
+                down[x] = v;
             if (y == 0 && s->top_dest[q])
                 s->top_dest[q][x] = v;
             if (y == s->rows - 1 && s->bottom_dest[q])
@@ -318,12 +344,67 @@ SHARDTAB_DEVFN void jacobi_temporal_store(const jacobi_step_t *s, jacobi_pass_t 
     }
 }
 
-/* Tile t's whole pass: load, sweep, store; slots and sums as the sweep's. */
+/* ---- the neighbour ranks -------------------------------------------------------------- */
+
+/* Does tile g read rows of the top (bottom) neighbour, or write into its deep
+ * ghost rows? (A pass reads at most D rows past the rank's edge, and writes
+ * the rank's first and last D.) */
+SHARDTAB_DEVFN int jacobi_temporal_meets_top(const jacobi_step_t *s, const jacobi_tile_t *g)
+{
+    return s->deep_top_dest[0] && g->y0 < s->temporal_depth;
+}
+
+SHARDTAB_DEVFN int jacobi_temporal_meets_bottom(const jacobi_step_t *s, const jacobi_tile_t *g)
+{
+    return s->deep_bottom_dest[0] && g->y1 > s->rows - s->temporal_depth;
+}
+
+/* Before tile g loads: each neighbour it meets has finished pass number - 1.
+ * Returns 1 to go on, 0 when a wait gave up (the solve fails, ending after
+ * k0), in every thread. */
+SHARDTAB_DEVFN int jacobi_temporal_wait(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g)
+{
+    int status = SHARDTAB_WAIT_OK;
+
+    if (jacobi_temporal_meets_top(s, g))
+        status = shardtab_signal_wait_block(&s->sig, JACOBI_SLOT_FROM_TOP, SHARDTAB_CMP_GE, pass.number - 1);
+    if (status == SHARDTAB_WAIT_OK && jacobi_temporal_meets_bottom(s, g))
+        status = shardtab_signal_wait_block(&s->sig, JACOBI_SLOT_FROM_BOTTOM, SHARDTAB_CMP_GE, pass.number - 1);
+    if (status != SHARDTAB_WAIT_OK && shardtab_block_leader())
+        jacobi_fail_at(s, pass.k0);
+    return status == SHARDTAB_WAIT_OK;
+}
+
+/* One thread, once every tile of the pass has stored (their stores released
+ * before the pass's ticket, system scope, where they went to a neighbour):
+ * pass number is done here, told to each neighbour (this rank is its
+ * bottom neighbour's top, its top neighbour's bottom). Never after a failed
+ * wait: the neighbours' own waits then give up. */
+SHARDTAB_DEVFN void jacobi_temporal_signal(const jacobi_step_t *s, jacobi_pass_t pass)
+{
+    if (s->ctl->failed || s->skip_signal)
+        return;
+    shardtab_fence(); /* every tile's stores, seen through the ticket, before the signals */
+    if (s->deep_top_dest[0])
+        shardtab_signal_set(&s->sig, s->top_peer, JACOBI_SLOT_FROM_BOTTOM, pass.number);
+    if (s->deep_bottom_dest[0])
+        shardtab_signal_set(&s->sig, s->bottom_peer, JACOBI_SLOT_FROM_TOP, pass.number);
+}
+
+/* Tile t's whole pass: the neighbours it meets waited for, load, sweep,
+ * store; slots and sums as the sweep's (all 0 where it does not run: a wait
+ * gave up, or the planted LAG fault, which runs no pass again after a stop
+ * inside it: the pass still counts, and the state stays the stopped pass's). */
 SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t pass, int t,
                                          jacobi_real_t *cur, jacobi_real_t *next, double *slots, double *sums)
 {
     const jacobi_tile_t g = jacobi_temporal_place(s, pass, t);
 
+    if (!jacobi_temporal_wait(s, pass, &g) || (!pass.norms && s->fault.kind == JACOBI_FAULT_LAG)) {
+        for (int i = 0; i < pass.depth && shardtab_block_leader(); i++)
+            sums[i] = 0.0;
+        return;
+    }
     jacobi_temporal_load(s, pass, &g, cur, next);
     shardtab_block_sync();
     jacobi_temporal_store(s, pass, &g, jacobi_temporal_sweep(s, pass, &g, cur, next, slots, sums));
@@ -355,7 +436,7 @@ SHARDTAB_DEVFN void jacobi_temporal_begin_run(const jacobi_step_t *s, uint64_t c
  * (jacobi_close_step: the decision on the norm before, the stop, the next
  * iteration). A stop before the pass's last iteration leaves ctl->redo for the
  * next pass. A pass run again closes by clearing ctl->redo where it has
- * reached the stop (the planted LAG fault never runs one). */
+ * reached the stop. Every pass counts itself into ctl->passes. */
 SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t pass)
 {
     SHARDTAB_BLOCK_SHARED double local2;
@@ -365,6 +446,10 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
     const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
     const uint64_t base = ctl->base, end = pass.k0 + (uint64_t)pass.depth;
 
+    if (shardtab_block_leader())
+        ctl->passes = pass.number;
+    if (ctl->failed) /* a tile's wait gave up: nothing to decide */
+        return;
     if (!pass.norms) {
         if (shardtab_block_leader())
             ctl->redo = end < ctl->iteration ? end + 1 : 0;
@@ -386,7 +471,7 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
             stopped = ctl->stop_at <= k + 1 || ctl->failed;
         shardtab_block_sync();
         if (stopped) {
-            if (shardtab_block_leader() && !ctl->failed && k + 1 < end && s->fault.kind != JACOBI_FAULT_LAG)
+            if (shardtab_block_leader() && !ctl->failed && k + 1 < end)
                 ctl->redo = pass.k0 + 1;
             return;
         }
@@ -395,17 +480,32 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
 
 /* ---- the plans' side (host code) ------------------------------------------------------- */
 
-/* Why this solve cannot run in temporal passes, whatever the device: 0, or 1
- * with the reason in why. A rank alone: no neighbour rank, its norm its own
- * and on the device, its ghost rows its own rows. No trace: the passes record
- * none (the solve refuses --trace with them, jacobi_solve.c). */
-static inline int jacobi_temporal_unfit(const jacobi_step_t *s, char *why, size_t why_bytes)
+/* Why this solve cannot run in temporal passes of up to depth, whatever the
+ * device: 0, or 1 with the reason in why. The norm decided on the device (a
+ * job of one node); a rank alone reads its own rows as its ghost rows; a rank
+ * with neighbours (of its node: variant table) needs their deep ghost rows
+ * wired, and at least depth rows of its own, the rows it gives them a pass.
+ * No trace: the passes record none (the solve refuses --trace with them,
+ * jacobi_solve.c). */
+static inline int jacobi_temporal_unfit(const jacobi_step_t *s, int depth, char *why, size_t why_bytes)
 {
-    if (s->top_peer >= 0 || s->bottom_peer >= 0 || !s->device_norm || !s->top_dest[0] ||
-        !s->bottom_dest[0] || (s->sig.mine && s->sig.node_size > 1)) {
-        snprintf(why, why_bytes,
-                 "temporal passes run a rank alone for now (its rows the whole grid): the ghost rows "
-                 "a pass needs from each neighbour rank, d deep, are not built");
+    const int top = s->top_peer >= 0, bottom = s->bottom_peer >= 0;
+
+    if (!s->device_norm || !s->top_dest[0] || !s->bottom_dest[0]) {
+        snprintf(why, why_bytes, "temporal passes need every neighbour on the node and the norm decided on "
+                 "the device (variant table, a job of one node)");
+        return 1;
+    }
+    if ((top || bottom) && (!s->device_sync || (top && !s->deep_top_dest[0]) ||
+                            (bottom && !s->deep_bottom_dest[0]))) {
+        snprintf(why, why_bytes, "temporal passes between ranks need the neighbours' deep ghost rows through "
+                 "the table (variant table)");
+        return 1;
+    }
+    if ((top || bottom) && s->rows < depth) {
+        snprintf(why, why_bytes, "a rank of %d rows cannot give its neighbours the %d rows a temporal pass "
+                 "of depth %d reads past its edge: fewer ranks, or JACOBI_TEMPORAL_DEPTH=%d",
+                 s->rows, depth, depth, s->rows % 2 ? s->rows : s->rows - 1);
         return 1;
     }
     return 0;

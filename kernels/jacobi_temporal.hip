@@ -26,11 +26,15 @@
 
 /* One thread, once its block's sums are stored: its ticket; is it the pass's
  * last of `arrivals`? The sums are released before it at device scope, and the
- * last block acquires them after (shardtab_device.h's fences, whose gfx90a
- * code tests/order checks). */
-__device__ static inline int jacobi_temporal_ticket(const jacobi_step_t *s, uint64_t arrivals)
+ * last block acquires them after; a block that stored into a neighbour's deep
+ * ghost rows releases at system scope (to_peers), for the last block's signal
+ * (shardtab_device.h's fences, whose gfx90a code tests/order checks). */
+__device__ static inline int jacobi_temporal_ticket(const jacobi_step_t *s, uint64_t arrivals, int to_peers)
 {
-    shardtab_fence_release_device();
+    if (to_peers)
+        shardtab_fence();
+    else
+        shardtab_fence_release_device();
     return (shardtab_fetch_add_relaxed_system(&s->ctl->arrived, 1) + 1) % arrivals == 0;
 }
 
@@ -79,16 +83,20 @@ __device__ static inline void fill(const jacobi_step_t &s, const jacobi_tile_t &
 }
 
 /* One pass, a block a tile (the hardware starts each tile's block as one
- * ends, so one block's loads run while another sweeps): the tile's load,
- * sweep and store of jacobi_temporal.h; the last block to finish (a ticket)
- * closes the pass. */
+ * ends, so one block's loads run while another sweeps): the tile's wait for
+ * the neighbour ranks it meets, load, sweep and store of jacobi_temporal.h;
+ * the last block to finish (a ticket) tells the neighbours and closes the
+ * pass. The first row of tiles runs last (block b takes tile b + tiles_x),
+ * and the last row just before it: the tiles that may wait for a neighbour
+ * start once the others have. */
 __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_BLOCKS) jacobi_temporal_pass_tiles(jacobi_step_t s)
 {
     extern __shared__ jacobi_real_t jacobi_temporal_buffers[];
     __shared__ jacobi_pass_t pass;
     __shared__ double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS], sums[JACOBI_TEMPORAL_MAX_DEPTH];
     __shared__ int last;
-    const int tiles = s.temporal_tiles_x * s.temporal_tiles_y, t = (int)blockIdx.x;
+    const int tiles = s.temporal_tiles_x * s.temporal_tiles_y;
+    const int t = ((int)blockIdx.x + s.temporal_tiles_x) % tiles;
 
     if (threadIdx.x == 0)
         pass = jacobi_temporal_next(&s);
@@ -98,13 +106,17 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
     jacobi_temporal_tile(&s, pass, t, jacobi_temporal_buffers,
                          jacobi_temporal_buffers + jacobi_temporal_buffer_values(&s), slots, sums);
     if (threadIdx.x == 0) {
+        const jacobi_tile_t g = jacobi_temporal_place(&s, pass, t);
         jacobi_temporal_publish(&s, pass, t, sums);
-        last = jacobi_temporal_ticket(&s, (uint64_t)tiles);
+        last = jacobi_temporal_ticket(&s, (uint64_t)tiles,
+                                      jacobi_temporal_meets_top(&s, &g) || jacobi_temporal_meets_bottom(&s, &g));
     }
     __syncthreads();
     if (!last)
         return;
     shardtab_fence_acquire_device(); /* every tile's sums, seen through the ticket, before they are read */
+    if (threadIdx.x == 0)
+        jacobi_temporal_signal(&s, pass);
     jacobi_temporal_close(&s, pass);
 }
 
@@ -141,9 +153,8 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
             jacobi_temporal_publish(&s, pass, t, sums);
         __syncthreads(); /* the buffers read before the next tile fills them */
     }
-    if (threadIdx.x == 0) {
-        last = jacobi_temporal_ticket(&s, (uint64_t)gridDim.x);
-    }
+    if (threadIdx.x == 0)
+        last = jacobi_temporal_ticket(&s, (uint64_t)gridDim.x, 0); /* a rank alone (jacobi_temporal_size) */
     __syncthreads();
     if (!last)
         return;
@@ -164,8 +175,13 @@ extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, c
     int device = 0, optin = 0;
     hipError_t err = hipGetDevice(&device);
 
-    if (jacobi_temporal_unfit(s, why, why_bytes))
+    if (jacobi_temporal_unfit(s, depth, why, why_bytes))
         return JACOBI_PLAN_NOT_RESIDENT;
+    if (prefetch && (s->deep_top_dest[0] || s->deep_bottom_dest[0])) {
+        snprintf(why, why_bytes, "JACOBI_TEMPORAL_PREFETCH=1 runs a rank alone: its resident grid loads "
+                 "tiles ahead, before a neighbour's rows are in");
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
     if (err == hipSuccess)
         err = hipDeviceGetAttribute(&optin, hipDeviceAttributeSharedMemPerBlockOptin, device);
     /* ROCm before 6.1 answers 0 here (ROCm/hip#3516): then the plain per-block limit */

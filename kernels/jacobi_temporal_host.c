@@ -2,7 +2,8 @@
  * and the close of jacobi_temporal.h, run by one thread over the tiles in
  * order, each tile's two buffers in memory of its own, as a GPU block's
  * shared memory; so CI runs the GPU's pass logic, trapezoids, norms, the stop
- * inside a pass and its rerun included. Its tiles are small and uneven (7 x 5
+ * inside a pass and its rerun, the neighbours' deep ghost rows and their
+ * signals included. Its tiles are small and uneven (7 x 5
  * points), so that small grids have many, in both directions. */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 
 int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t why_bytes)
 {
-    if (jacobi_temporal_unfit(s, why, why_bytes))
+    if (jacobi_temporal_unfit(s, depth, why, why_bytes))
         return 1;
     (void)jacobi_temporal_cut(s, depth, JACOBI_HOST_TEMPORAL_COLS, JACOBI_HOST_TEMPORAL_ROWS, SIZE_MAX);
     s->temporal_partials = calloc((size_t)depth * (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y,
@@ -52,6 +53,7 @@ void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count)
             jacobi_temporal_tile(s, pass, t, buffers, buffers + jacobi_temporal_buffer_values(s), slots, sums);
             jacobi_temporal_publish(s, pass, t, sums);
         }
+        jacobi_temporal_signal(s, pass);
         jacobi_temporal_close(s, pass);
     }
 }

@@ -14,6 +14,10 @@
 #   GPU_TEMPORAL_QUICK=1: the correctness steps and one timing (16384^2, depth 7) only
 #   GPU_TEMPORAL_TUNE=1: the correctness steps, then the tile's rows (32, 16, 12, and the
 #     blocks a multiprocessor each is built for) timed beside persistent, and the pass's SASS
+#   GPU_TEMPORAL_RANKS=1: the correctness steps, compute-sanitizer, then the passes between
+#     ranks under CUDA MPS (2 ranks on the GPU, their kernels running at once): verified at
+#     several sizes, the stop inside a pass, faults in the deep ghost rows and the rerun
+#     caught, a neighbour that never signals; timed beside persistent at 2 ranks
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"
@@ -45,8 +49,8 @@ for spec in "run:edge:100:300:40" "run:stale:100:300:40" "run:norm:100:300:40" "
   step "fault $spec caught" expect_rc 1 run -np 1 -x JACOBI_TEST_FAULT="$spec" "$jac" -nx 1024 -ny 1026 \
     -niter 200 --launch temporal --init random --cpu-check no
 done
-step "temporal refuses 2 ranks" expect_rc 2 run -np 2 "$jac" -nx 1024 -ny 1024 -niter 10 --launch temporal \
-  --allow-shared-gpu
+step "temporal prefetch refuses 2 ranks" expect_rc 2 run -np 2 -x JACOBI_TEMPORAL_PREFETCH=1 "$jac" -nx 1024 \
+  -ny 1024 -niter 10 --launch temporal --allow-shared-gpu
 
 if [[ ${GPU_TEMPORAL_QUICK:-0} == 1 ]]; then
   r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 1 "$jac" -nx 16384 -ny 16384 -niter 1000 \
@@ -94,6 +98,46 @@ for tool in memcheck racecheck; do
     timeout 300 "$cs" --tool $tool --error-exitcode 9 "$jac" -nx 600 -ny 70 -niter 12 --launch temporal \
     --init random --cpu-check no
 done
+
+if [[ ${GPU_TEMPORAL_RANKS:-0} == 1 ]]; then
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  stop_mps() { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true; }
+  trap stop_mps EXIT
+  if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; else say "# MPS did not start"; fi
+  mps=(-x CUDA_MPS_PIPE_DIRECTORY)
+  for g in "2 1024 1026" "2 2048 2048" "2 513 700" "3 1000 999" "4 4096 4096"; do
+    set -- $g
+    step "verify temporal np=$1 ${2}x${3}" expect_line "^# verify jacobi: OK" run -np "$1" "${mps[@]}" "$jac" \
+      -nx "$2" -ny "$3" -niter 301 --launch temporal --init random --cpu-check no --allow-shared-gpu
+  done
+  step "verify temporal np=2 depth 3 nccheck 3" expect_line "^# verify jacobi: OK" run -np 2 "${mps[@]}" \
+    -x JACOBI_TEMPORAL_DEPTH=3 "$jac" -nx 1024 -ny 1026 -niter 200 -nccheck 3 --launch temporal --init random \
+    --cpu-check no --allow-shared-gpu
+  step "converges temporal np=2" expect_line "422 iterations each" run -np 2 "${mps[@]}" "$jac" -nx 20 -ny 20 \
+    -niter 5000 -nccheck 7 --launch temporal --allow-shared-gpu
+  # rank 1's first row is grid row 514 of 1026: its tile's deepest ghost row comes from rank 0
+  step "fault edge (deep ghost row) np=2 caught" expect_rc 1 run -np 2 "${mps[@]}" -x JACOBI_TEST_FAULT=run:edge:514:300:40 \
+    "$jac" -nx 1024 -ny 1026 -niter 200 --launch temporal --init random --cpu-check no --allow-shared-gpu
+  step "fault lag np=2 caught" expect_rc 1 run -np 2 "${mps[@]}" -x JACOBI_TEST_FAULT=run:lag:12:5:0 "$jac" -nx 20 \
+    -ny 20 -niter 5000 -nccheck 7 --launch temporal --allow-shared-gpu
+  step "never signals np=2" expect_line "late, stuck or gone" run -np 2 "${mps[@]}" -x JACOBI_TEST_SKIP_SIGNAL=1 \
+    -x SHARDTAB_WAIT_TIMEOUT=3 "$jac" -nx 1024 -ny 1026 -niter 100 --launch temporal --allow-shared-gpu
+  say "# timing under MPS, 2 ranks on the one GPU: seconds for 1000 iterations, the norm every iteration, median of 3"
+  for n in 2048 4096 8192 16384; do
+    for mode in persistent temporal; do
+      r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 2 "${mps[@]}" "$jac" -nx "$n" -ny "$n" \
+        -niter 1000 --launch "$mode" --repeat 3 --cpu-check no --allow-shared-gpu 2>&1)
+      echo "$r" >>"$log"
+      t=$(echo "$r" | sed -n 's/.*2 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+      ok=$(echo "$r" | grep -c "^# verify jacobi: OK")
+      say "time mps np=2 ${n}^2 $mode ran/iters/s=$t verified=$ok" | tee -a "$out/timing.txt" >/dev/null
+    done
+  done
+  stop_mps
+  say "# failures: $failures"
+  exit $((failures > 0))
+fi
 
 # ---- the device's copy rate, the one-pass limit -------------------------------------------
 timeout 120 python3 - >>"$log" 2>&1 <<'PY'

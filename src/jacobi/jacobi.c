@@ -54,7 +54,8 @@ static uint64_t rank_memory(const jacobi_job_t *j)
 {
     const uint64_t row = (uint64_t)j->opts.nx * sizeof(jacobi_real_t);
     const uint64_t mine = (uint64_t)j->rows.count * row;
-    uint64_t host = 3 * mine + 6 * row, device = 2 * mine + 4 * row, verify_host, verify_device;
+    const uint64_t halo = jacobi_halo_bytes(&j->opts); /* its starting copy on the host too */
+    uint64_t host = 3 * mine + 4 * row + halo / 2, device = 2 * mine + halo, verify_host, verify_device;
 
     jacobi_verify_memory(&j->opts, j->rank, &verify_host, &verify_device);
     host += verify_host;
@@ -263,8 +264,7 @@ static shardtab_status_t set_up(jacobi_job_t *j)
         params.stream = j->stream;
         params.signal_slots = JACOBI_SIGNAL_SLOTS(j->size); /* the same on every rank */
         params.alignment = 16;                             /* the kernel's 16-byte accesses */
-        status = shardtab_create_with(MPI_COMM_WORLD, j->run.halo,
-                                      4 * (size_t)j->opts.nx * sizeof(jacobi_real_t), &params,
+        status = shardtab_create_with(MPI_COMM_WORLD, j->run.halo, j->run.halo_bytes, &params,
                                       &j->table);
     }
     if (status == SHARDTAB_SUCCESS) {

@@ -39,9 +39,6 @@ void jacobi_initial_rows(const jacobi_init_t *init, int nx, int ny, int start, i
 
 int jacobi_periodic_row(int ny, int r)
 {
-    if (r <= 0)
-        return ny - 2;
-    if (r >= ny - 1)
-        return 1;
-    return r;
+    const int m = (r - 1) % (ny - 2);
+    return 1 + (m < 0 ? m + ny - 2 : m);
 }

@@ -13,8 +13,9 @@ jacobi_real_t jacobi_initial_value(const jacobi_init_t *init, int nx, int ny, in
 /* Rows [start, start + rows) of the start into out (rows x nx). */
 void jacobi_initial_rows(const jacobi_init_t *init, int nx, int ny, int start, int rows,
                          jacobi_real_t *out);
-/* The interior row that row r stands for: the rows are periodic, so the ghost
- * row above row 1 (r = 0) is row ny - 2 and the one below row ny - 2 is row 1. */
+/* The interior row that row r (any integer) stands for: the interior rows are
+ * periodic, so the ghost row above row 1 (r = 0) is row ny - 2, the one below
+ * row ny - 2 is row 1, and a temporal pass's deeper ghost rows wrap on alike. */
 int jacobi_periodic_row(int ny, int r);
 
 #endif /* JACOBI_PROBLEM_H */

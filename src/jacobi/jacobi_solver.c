@@ -24,7 +24,11 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     uint64_t partials = 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
+    /* temporal passes between ranks take JACOBI_TEMPORAL_MAX_DEPTH ghost rows each side */
+    const int deep = opts->launch == JACOBI_LAUNCH_ASK_TEMPORAL ? JACOBI_TEMPORAL_MAX_DEPTH : 0;
+
     memset(s, 0, sizeof *s);
+    s->halo_bytes = jacobi_halo_bytes(opts);
     s->nx = nx;
     s->ny = ny;
     s->start = start;
@@ -39,13 +43,24 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start - 1), 1, s->init_halo);
     jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start + rows), 1,
                         s->init_halo + nx);
+    if (deep) {
+        s->init_deep = malloc(2 * (size_t)deep * row_bytes);
+        if (s->init_deep == NULL)
+            return jacobi_no_memory("the starting deep ghost rows", 2 * (size_t)deep * row_bytes);
+        for (int r = 0; r < deep; r++) {
+            jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start - deep + r), 1,
+                                s->init_deep + (size_t)r * nx);
+            jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start + rows + r), 1,
+                                s->init_deep + (size_t)(deep + r) * nx);
+        }
+    }
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++) {
         status = shardtab_mem_alloc(buffer, (void **)&s->buffer[p]);
         s->a[p] = s->buffer[p] ? s->buffer[p] + (padded ? nx : 0) : NULL;
     }
     if (status == SHARDTAB_SUCCESS)
-        status = coherent_halo ? shardtab_mem_alloc_coherent(4 * row_bytes, (void **)&s->halo)
-                               : shardtab_mem_alloc(4 * row_bytes, (void **)&s->halo);
+        status = coherent_halo ? shardtab_mem_alloc_coherent(s->halo_bytes, (void **)&s->halo)
+                               : shardtab_mem_alloc(s->halo_bytes, (void **)&s->halo);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc(sizeof(jacobi_ctl_t), (void **)&s->ctl);
     if (status == SHARDTAB_SUCCESS)
@@ -58,6 +73,7 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     for (int p = 0; p < 2; p++) {
         st->a[p] = s->a[p];
         st->halo[p] = s->halo + (size_t)p * 2 * nx;
+        st->deep[p] = deep ? s->halo + (size_t)(4 + p * 2 * deep) * nx : NULL;
     }
     st->nx = nx;
     st->rows = rows;
@@ -88,6 +104,7 @@ shardtab_status_t jacobi_solver_free(jacobi_solver_t *s)
     }
     free(s->init);
     free(s->init_halo);
+    free(s->init_deep);
     memset(s, 0, sizeof *s);
     return first;
 }
@@ -139,6 +156,9 @@ shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream)
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
         status = shardtab_memcpy_async(s->halo + (size_t)p * 2 * s->nx, s->init_halo,
                                        2 * row_bytes, stream);
+    for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && s->init_deep; p++)
+        status = shardtab_memcpy_async(s->step.deep[p], s->init_deep,
+                                       2 * JACOBI_TEMPORAL_MAX_DEPTH * row_bytes, stream);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_memcpy_async(s->history, zeros, history, stream);
     if (status == SHARDTAB_SUCCESS)
@@ -191,7 +211,7 @@ void jacobi_solver_plant(jacobi_solver_t *s, const jacobi_test_fault_t *fault, i
  * bytes the table gives for them, whatever the options say. */
 static shardtab_status_t peer_halo(const jacobi_job_t *j, int rank, void **base, size_t *bytes)
 {
-    const size_t need = 4 * (size_t)j->opts.nx * sizeof(jacobi_real_t);
+    const size_t need = j->run.halo_bytes;
     shardtab_status_t status = shardtab_peer(j->table, rank, base, bytes);
 
     if (status == SHARDTAB_SUCCESS && *bytes != need)
@@ -230,6 +250,9 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
         for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
             st->top_dest[p] = (jacobi_real_t *)base + (size_t)p * 2 * nx + nx;
         st->top_peer = node_top != me ? node_top : -1; /* one rank: no signal to itself */
+        /* my first rows become the top neighbour's deep ghost rows below */
+        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->top_peer >= 0; p++)
+            st->deep_top_dest[p] = (jacobi_real_t *)base + (size_t)(4 + (2 * p + 1) * JACOBI_TEMPORAL_MAX_DEPTH) * nx;
     }
     if (!j->host_bottom && status == SHARDTAB_SUCCESS) {
         void *base;
@@ -239,10 +262,19 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
         for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
             st->bottom_dest[p] = (jacobi_real_t *)base + (size_t)p * 2 * nx;
         st->bottom_peer = node_bottom != me ? node_bottom : -1;
+        /* my last rows become the bottom neighbour's deep ghost rows above */
+        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->bottom_peer >= 0; p++)
+            st->deep_bottom_dest[p] = (jacobi_real_t *)base + (size_t)(4 + 2 * p * JACOBI_TEMPORAL_MAX_DEPTH) * nx;
     }
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_signals(j->table, &st->sig);
     return status;
+}
+
+size_t jacobi_halo_bytes(const jacobi_options_t *opts)
+{
+    const int deep = opts->launch == JACOBI_LAUNCH_ASK_TEMPORAL ? JACOBI_TEMPORAL_MAX_DEPTH : 0;
+    return (size_t)(4 + 4 * deep) * (size_t)opts->nx * sizeof(jacobi_real_t);
 }
 
 void jacobi_wire_reference(jacobi_solver_t *s, int nccheck)

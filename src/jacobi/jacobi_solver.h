@@ -14,13 +14,16 @@ typedef struct jacobi_solver {
     int nx, ny, start, rows;   /* the grid, and this solver's rows [start, start + rows) */
     jacobi_real_t *buffer[2];  /* device allocations: rows x nx, or (rows + 2) x nx padded */
     jacobi_real_t *a[2];       /* device: the rows, inside buffer[p] */
-    jacobi_real_t *halo;       /* device: [parity][above, below][nx] */
+    jacobi_real_t *halo;       /* device: [parity][above, below][nx], then (--launch temporal)
+                                  [parity][JACOBI_TEMPORAL_MAX_DEPTH above, as many below][nx] */
+    size_t halo_bytes;         /* halo's size: the table's shard, the same on every rank */
     jacobi_ctl_t *ctl;         /* device */
     double *partials;          /* device */
     double *history;           /* device */
     int history_len;
     jacobi_real_t *init;       /* host: the starting rows */
     jacobi_real_t *init_halo;  /* host [above, below][nx]: the starting ghost rows */
+    jacobi_real_t *init_deep;  /* host, --launch temporal: the starting deep ghost rows, or NULL */
     jacobi_step_t step;
     jacobi_tuning_t tuning;    /* the tuning variables its step was shaped with, its plans take */
     jacobi_plan_t *plan;       /* how its solves launch their steps */
@@ -29,13 +32,16 @@ typedef struct jacobi_solver {
 struct jacobi_job;
 
 /* Device buffers of one solver, its starting state (opts->init) and its tiles
- * (opts->tuning). Its halo
+ * (opts->tuning). Its halo (with deep ghost rows where --launch temporal asks)
  * is in coherent memory when peers write it; padded leaves a spare row above
  * and below the rows of each buffer (the plain reference runs in the 1-GPU
  * reference's buffers afterwards, with its ghost rows there). */
 shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t *opts, int start,
                                       int rows, int coherent_halo, int padded);
 shardtab_status_t jacobi_solver_free(jacobi_solver_t *s);
+/* Bytes of a solver's halo (the table's shard): two ghost rows a parity, and
+ * with --launch temporal two times JACOBI_TEMPORAL_MAX_DEPTH more. */
+size_t jacobi_halo_bytes(const jacobi_options_t *opts);
 /* Back to the starting state for a new solve, the iteration count kept. Synchronous. */
 shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream);
 /* The first solve of a fresh solver starts at iteration 0 with nothing decided. */
