@@ -48,6 +48,21 @@ expect_line() {
   return "$rc"
 }
 
+# expect_rc_line WANT RE CMD...: CMD exits with status WANT and prints a line matching RE
+# shellcheck disable=SC2317  # called via step
+expect_rc_line() {
+  local want=$1 re=$2 f rc
+  shift 2
+  f=$(mktemp)
+  "$@" >"$f" 2>&1
+  rc=$?
+  cat "$f"
+  echo "exit $rc, want $want"
+  grep -Eq -- "$re" "$f" || { echo "no line matches: $re"; rc=-1; }
+  rm -f "$f"
+  ((rc == want))
+}
+
 # run ARGS...: mpirun with this machine's settings and a time limit
 # shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
 run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }

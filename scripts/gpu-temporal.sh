@@ -121,7 +121,7 @@ if [[ ${GPU_TEMPORAL_RANKS:-0} == 1 ]]; then
     "$jac" -nx 1024 -ny 1026 -niter 200 --launch temporal --init random --cpu-check no --allow-shared-gpu
   step "fault lag np=2 caught" expect_rc 1 run -np 2 "${mps[@]}" -x JACOBI_TEST_FAULT=run:lag:12:5:0 "$jac" -nx 20 \
     -ny 20 -niter 5000 -nccheck 7 --launch temporal --allow-shared-gpu
-  step "never signals np=2" expect_line "late, stuck or gone" run -np 2 "${mps[@]}" -x JACOBI_TEST_SKIP_SIGNAL=1 \
+  step "never signals np=2" expect_rc_line 1 "late, stuck or gone" run -np 2 "${mps[@]}" -x JACOBI_TEST_SKIP_SIGNAL=1 \
     -x SHARDTAB_WAIT_TIMEOUT=3 "$jac" -nx 1024 -ny 1026 -niter 100 --launch temporal --allow-shared-gpu
   say "# timing under MPS, 2 ranks on the one GPU: seconds for 1000 iterations, the norm every iteration, median of 3"
   for n in 2048 4096 8192 16384; do
