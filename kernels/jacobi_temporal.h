@@ -361,9 +361,11 @@ SHARDTAB_DEVFN int jacobi_temporal_meets_bottom(const jacobi_step_t *s, const ja
 
 /* Before tile g loads: each neighbour it meets has finished pass number - 1.
  * Returns 1 to go on, 0 when a wait gave up (the solve fails, ending after
- * k0), in every thread. */
-SHARDTAB_DEVFN int jacobi_temporal_wait(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g)
+ * k0), in every thread. rec: the pass's trace record, or NULL. */
+SHARDTAB_DEVFN int jacobi_temporal_wait(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
+                                        uint64_t *rec)
 {
+    const uint64_t t0 = rec ? shardtab_clock() : 0;
     int status = SHARDTAB_WAIT_OK;
 
     if (jacobi_temporal_meets_top(s, g))
@@ -372,11 +374,21 @@ SHARDTAB_DEVFN int jacobi_temporal_wait(const jacobi_step_t *s, jacobi_pass_t pa
         status = shardtab_signal_wait_block(&s->sig, JACOBI_SLOT_FROM_BOTTOM, SHARDTAB_CMP_GE, pass.number - 1);
     if (status != SHARDTAB_WAIT_OK && shardtab_block_leader())
         jacobi_fail_at(s, pass.k0);
+    if (rec && shardtab_block_leader())
+        jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t0);
     return status == SHARDTAB_WAIT_OK;
 }
 
+/* The trace record of a pass of the solve (its first iteration's), or NULL:
+ * no trace, or a pass run again after a stop. */
+SHARDTAB_DEVFN uint64_t *jacobi_temporal_rec(const jacobi_step_t *s, jacobi_pass_t pass)
+{
+    return pass.norms ? jacobi_trace_of(s, pass.k0, s->ctl->base) : (uint64_t *)0;
+}
+
 /* One thread, once every tile of the pass has stored (their stores released
- * before the pass's ticket, system scope, where they went to a neighbour):
+ * before the pass's ticket, system scope, where they went to a neighbour:
+ * jacobi_temporal_tile):
  * pass number is done here, told to each neighbour (this rank is its
  * bottom neighbour's top, its top neighbour's bottom). Never after a failed
  * wait: the neighbours' own waits then give up. */
@@ -399,8 +411,12 @@ SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t p
                                          jacobi_real_t *cur, jacobi_real_t *next, double *slots, double *sums)
 {
     const jacobi_tile_t g = jacobi_temporal_place(s, pass, t);
+    const int to_peers = jacobi_temporal_meets_top(s, &g) || jacobi_temporal_meets_bottom(s, &g);
+    uint64_t *rec = jacobi_temporal_rec(s, pass);
 
-    if (!jacobi_temporal_wait(s, pass, &g) || (!pass.norms && s->fault.kind == JACOBI_FAULT_LAG)) {
+    if (rec && shardtab_block_leader())
+        jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
+    if (!jacobi_temporal_wait(s, pass, &g, rec) || (!pass.norms && s->fault.kind == JACOBI_FAULT_LAG)) {
         for (int i = 0; i < pass.depth && shardtab_block_leader(); i++)
             sums[i] = 0.0;
         return;
@@ -408,6 +424,13 @@ SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t p
     jacobi_temporal_load(s, pass, &g, cur, next);
     shardtab_block_sync();
     jacobi_temporal_store(s, pass, &g, jacobi_temporal_sweep(s, pass, &g, cur, next, slots, sums));
+    /* every thread's stores into a neighbour before the leader's ticket releases them */
+    if (to_peers)
+        shardtab_fence_before_block_release();
+    if (to_peers || rec)
+        shardtab_block_sync();
+    if (rec && shardtab_block_leader())
+        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
 }
 
 /* One thread: tile t's sums of the pass's iterations into temporal_partials,
@@ -432,14 +455,15 @@ SHARDTAB_DEVFN void jacobi_temporal_begin_run(const jacobi_step_t *s, uint64_t c
 
 /* The last tile of a pass, once every tile's sums are in temporal_partials:
  * for each iteration of the pass, the rank's squared norm (the tiles' sums in
- * tile order, a block-wide sum in a fixed order), then the step's close
+ * tile order, a block-wide sum in a fixed order; every iteration's loads in
+ * flight at once), then the step's close
  * (jacobi_close_step: the decision on the norm before, the stop, the next
  * iteration). A stop before the pass's last iteration leaves ctl->redo for the
  * next pass. A pass run again closes by clearing ctl->redo where it has
  * reached the stop. Every pass counts itself into ctl->passes. */
 SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t pass)
 {
-    SHARDTAB_BLOCK_SHARED double local2;
+    SHARDTAB_BLOCK_SHARED double local2, slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS];
     SHARDTAB_BLOCK_SHARED int stopped;
     jacobi_ctl_t *ctl = s->ctl;
     const int tiles = s->temporal_tiles_x * s->temporal_tiles_y;
@@ -455,16 +479,34 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
             ctl->redo = end < ctl->iteration ? end + 1 : 0;
         return;
     }
+    /* every iteration's tile sums at once, each in tile order (the loads of
+     * all the pass's iterations in flight together), then warp by warp */
+    double sum[JACOBI_TEMPORAL_MAX_DEPTH];
+    int norms = 0;
+    for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++) {
+        sum[i] = 0.0;
+        norms |= (i < pass.depth && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)i)) << i;
+    }
+    for (int t = thread; t < tiles; t += threads) {
+        const double *p = s->temporal_partials + (size_t)t;
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+#pragma unroll
+#endif
+        for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++)
+            if (norms >> i & 1)
+                sum[i] += p[(size_t)i * (size_t)tiles];
+    }
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+#pragma unroll
+#endif
+    for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++)
+        jacobi_block_partial(sum[i], slots + i * JACOBI_BLOCK_SLOTS);
+    shardtab_block_sync();
     for (int i = 0; i < pass.depth; i++) {
         const uint64_t k = pass.k0 + (uint64_t)i;
-        double sum = 0.0;
-        if (jacobi_norm_iteration(base, s->nccheck, k)) {
-            for (int t = thread; t < tiles; t += threads)
-                sum += s->temporal_partials[(size_t)i * (size_t)tiles + (size_t)t];
-            sum = jacobi_block_sum(sum);
-        }
+        const double total = norms >> i & 1 ? jacobi_block_total(slots + i * JACOBI_BLOCK_SLOTS) : 0.0;
         if (shardtab_block_leader())
-            local2 = sum;
+            local2 = total;
         shardtab_block_sync();
         jacobi_close_step(s, k, base, &local2, (uint64_t *)0);
         if (shardtab_block_leader())
@@ -475,6 +517,31 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
                 ctl->redo = pass.k0 + 1;
             return;
         }
+    }
+}
+
+/* The pass's last block, once every tile's sums are in (its ticket): the
+ * neighbours told, the pass closed; the trace's arrival, signal, norm (the
+ * whole close) and end. */
+SHARDTAB_DEVFN void jacobi_temporal_finish(const jacobi_step_t *s, jacobi_pass_t pass)
+{
+    uint64_t *rec = jacobi_temporal_rec(s, pass);
+    const uint64_t t0 = rec ? shardtab_clock() : 0;
+    uint64_t t1 = 0;
+
+    if (shardtab_block_leader()) {
+        jacobi_temporal_signal(s, pass);
+        if (rec) {
+            t1 = shardtab_clock();
+            rec[JACOBI_TRACE_ARRIVED] = t0;
+            rec[JACOBI_TRACE_SIGNAL] = t1 - t0;
+        }
+    }
+    jacobi_temporal_close(s, pass);
+    if (rec && shardtab_block_leader()) {
+        const uint64_t now = shardtab_clock();
+        rec[JACOBI_TRACE_NORM] = now - t1;
+        rec[JACOBI_TRACE_END] = now;
     }
 }
 

@@ -115,9 +115,7 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
     if (!last)
         return;
     shardtab_fence_acquire_device(); /* every tile's sums, seen through the ticket, before they are read */
-    if (threadIdx.x == 0)
-        jacobi_temporal_signal(&s, pass);
-    jacobi_temporal_close(&s, pass);
+    jacobi_temporal_finish(&s, pass);
 }
 
 /* One pass, JACOBI_TEMPORAL_PREFETCH=1: a resident grid, each block taking every gridDim.x-th tile, its

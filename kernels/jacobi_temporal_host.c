@@ -53,7 +53,6 @@ void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count)
             jacobi_temporal_tile(s, pass, t, buffers, buffers + jacobi_temporal_buffer_values(s), slots, sums);
             jacobi_temporal_publish(s, pass, t, sums);
         }
-        jacobi_temporal_signal(s, pass);
-        jacobi_temporal_close(s, pass);
+        jacobi_temporal_finish(s, pass);
     }
 }

@@ -14,6 +14,9 @@
 #   GPU_TEMPORAL_QUICK=1: the correctness steps and one timing (16384^2, depth 7) only
 #   GPU_TEMPORAL_TUNE=1: the correctness steps, then the tile's rows (32, 16, 12, and the
 #     blocks a multiprocessor each is built for) timed beside persistent, and the pass's SASS
+#   GPU_TEMPORAL_TRACE=1: no correctness steps but the timed runs' own checks: the passes'
+#     trace (1 rank, and 2 under MPS), timing beside persistent, Nsight Compute's full set on
+#     one pass at 16384^2 (where its warps stall)
 #   GPU_TEMPORAL_RANKS=1: the correctness steps, compute-sanitizer, then the passes between
 #     ranks under CUDA MPS (2 ranks on the GPU, their kernels running at once): verified at
 #     several sizes, the stop inside a pass, faults in the deep ghost rows and the rerun
@@ -26,6 +29,42 @@ build=$top/build-gpu-temporal
 gpu_build_cuda "$build"
 jac=$build/jacobi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >>"$log" 2>&1
+
+if [[ ${GPU_TEMPORAL_TRACE:-0} == 1 ]]; then
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  for t in "1 16384" "1 8192" "1 2048"; do
+    set -- $t
+    for mode in temporal persistent; do
+      step "trace np=$1 ${2}^2 $mode" expect_line "^# verify jacobi: OK" run -np "$1" "$jac" -nx "$2" -ny "$2" \
+        -niter 1000 --launch "$mode" --cpu-check no --trace "$out/trace-$mode-np$1-$2.csv"
+      grep -A3 "^# trace:" "$log" | tail -4 | sed "s/^/[$mode np=$1 $2] /" | tee -a "$out/timing.txt"
+    done
+  done
+  say "# timing: seconds for 1000 iterations, the norm every iteration, median of 5"
+  for n in 16384 8192 4096 2048; do
+    for mode in persistent temporal; do
+      r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 1 "$jac" -nx "$n" -ny "$n" -niter 1000 \
+        --launch "$mode" --repeat 5 --cpu-check no 2>&1)
+      echo "$r" >>"$log"
+      t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+      say "time ${n}^2 $mode ran/iters/s=$t verified=$(echo "$r" | grep -c '^# verify jacobi: OK')" | tee -a "$out/timing.txt" >/dev/null
+    done
+  done
+  if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; fi
+  step "trace np=2 2048^2 temporal (MPS)" expect_line "^# verify jacobi: OK" run -np 2 -x CUDA_MPS_PIPE_DIRECTORY \
+    "$jac" -nx 2048 -ny 2048 -niter 1000 --launch temporal --cpu-check no --allow-shared-gpu \
+    --trace "$out/trace-temporal-np2-2048.csv"
+  grep -A4 "^# trace:" "$log" | tail -5 | sed "s/^/[temporal np=2 2048 mps] /" | tee -a "$out/timing.txt"
+  echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+  timeout 240 "$ncu" --clock-control none --set full --import-source no -k regex:jacobi_temporal_pass_tiles \
+    --launch-skip 20 --launch-count 1 "$jac" -nx 16384 -ny 16384 -niter 200 --launch temporal --cpu-check no \
+    >"$out/ncu-full-16384.txt" 2>&1
+  say "# ncu exit $?"
+  say "# failures: $failures"
+  exit $((failures > 0))
+fi
 
 # ---- correctness: random start, every norm, every depth; faults caught ---------------------
 for g in "1024 1026" "2048 2048" "513 700" "4096 4096" "300 7"; do

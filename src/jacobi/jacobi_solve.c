@@ -179,13 +179,6 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(MPI_COMM_WORLD, fault_fits(j));
-    /* the temporal passes record no trace: a trace of nothing would say nothing */
-    if (status == SHARDTAB_SUCCESS && j->opts.trace &&
-        (j->launch == JACOBI_LAUNCH_TEMPORAL || j->ref_launch == JACOBI_LAUNCH_TEMPORAL))
-        status = shardtab_agree(MPI_COMM_WORLD,
-                                shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                                   "--trace is not recorded by --launch temporal (its passes "
-                                                   "have no per-iteration phases to trace); drop one of them"));
     return status;
 }
 

@@ -10,7 +10,11 @@
  *   norm_wait  ... of which waiting for the node peers' norms
  *   join       from the last tile's arrival to the iteration's close (a grid
  *              barrier, or the last block's ticket and norm)
- *   gap        from the close to the next iteration's first start (a launch) */
+ *   gap        from the close to the next iteration's first start (a launch)
+ * --launch temporal records a pass where an iteration is recorded, in the
+ * record of its first iteration (the norm: its whole close, every iteration
+ * of the pass; passes run again after a stop are not recorded): the rows are
+ * its passes, and a record no pass wrote is left out. */
 #include "jacobi_trace.h"
 
 #include <inttypes.h>
@@ -26,11 +30,18 @@ enum { PH_ITERATION, PH_SWEEP, PH_WAIT, PH_SIGNAL, PH_NORM, PH_NORM_WAIT, PH_JOI
 static const char *const phase_names[PHASES] = {"iteration", "sweep", "wait", "signal",
                                                 "norm", "norm_wait", "join", "gap"};
 
-/* Phases of iteration i from the raw records (ticks), in nanoseconds. */
-static void phases_of(const uint64_t *raw, int i, int count, double ns_per_tick, int64_t *ph)
+/* Was record i written (by an iteration, or a temporal pass)? */
+static int recorded(const uint64_t *raw, int i)
+{
+    return raw[(size_t)i * JACOBI_TRACE_EVENTS + JACOBI_TRACE_BEGIN] != UINT64_MAX;
+}
+
+/* Phases of record i, the next written record `next` (-1: none), from the raw
+ * records (ticks), in nanoseconds. */
+static void phases_of(const uint64_t *raw, int i, int next_i, double ns_per_tick, int64_t *ph)
 {
     const uint64_t *r = raw + (size_t)i * JACOBI_TRACE_EVENTS;
-    const uint64_t *next = i + 1 < count ? r + JACOBI_TRACE_EVENTS : NULL;
+    const uint64_t *next = next_i >= 0 ? raw + (size_t)next_i * JACOBI_TRACE_EVENTS : NULL;
     int64_t begin = (int64_t)r[JACOBI_TRACE_BEGIN], end = (int64_t)r[JACOBI_TRACE_END];
 
     ph[PH_ITERATION] = (next ? (int64_t)next[JACOBI_TRACE_BEGIN] : end) - begin;
@@ -51,8 +62,9 @@ static int compare_int64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Rank 0: the CSV, and the medians of every rank. */
-static shardtab_status_t report(const jacobi_job_t *j, const int64_t *all, int count,
+/* Rank 0: the CSV (row i: iteration at[i], the same on every rank), and the
+ * medians of every rank. */
+static shardtab_status_t report(const jacobi_job_t *j, const int64_t *all, const int *at, int count,
                                 app_outfile_t *csv)
 {
     int64_t *column = malloc((size_t)count * sizeof *column);
@@ -63,15 +75,18 @@ static shardtab_status_t report(const jacobi_job_t *j, const int64_t *all, int c
     for (int p = 0; p < PHASES; p++)
         fprintf(csv->f, ",%s_ns", phase_names[p]);
     fputc('\n', csv->f);
-    printf("# trace: %s launches, %d iterations traced (one more solve after the timed ones), "
+    printf("# trace: %s launches, %d %s traced (one more solve after the timed ones), "
            "medians in microseconds; phases in %s\n",
-           jacobi_launch_name(j->launch), count, j->opts.trace);
+           jacobi_launch_name(j->launch), count,
+           j->launch == JACOBI_LAUNCH_TEMPORAL ? "passes (rows: a pass, of up to JACOBI_TEMPORAL_DEPTH iterations)"
+                                               : "iterations",
+           j->opts.trace);
     printf("#  rank  iteration      sweep       wait     signal       norm  norm_wait       join"
            "        gap\n");
     for (int r = 0; r < j->size; r++) {
         const int64_t *mine = all + (size_t)r * count * PHASES;
         for (int i = 0; i < count; i++) {
-            fprintf(csv->f, "%d,%d", r, i);
+            fprintf(csv->f, "%d,%d", r, at[i]);
             for (int p = 0; p < PHASES; p++)
                 fprintf(csv->f, ",%" PRId64, mine[(size_t)i * PHASES + p]);
             fputc('\n', csv->f);
@@ -97,12 +112,14 @@ shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_o
     const size_t mine_count = (size_t)count * PHASES;
     uint64_t *device = NULL, *raw = malloc(raw_bytes);
     int64_t *mine = malloc(mine_count * sizeof *mine), *all = NULL;
+    int *at = malloc((size_t)count * sizeof *at); /* the iteration of each record kept */
     jacobi_plan_t *plan = NULL;
     jacobi_step_t step = j->run.step;
     shardtab_status_t status = SHARDTAB_SUCCESS;
+    int traced = 0; /* records written: iterations, or temporal passes */
     char why[160];
 
-    if (raw == NULL || mine == NULL)
+    if (raw == NULL || mine == NULL || at == NULL)
         status = jacobi_no_memory("the trace", raw_bytes);
     if (status == SHARDTAB_SUCCESS && j->rank == 0 &&
         (all = malloc(mine_count * (size_t)j->size * sizeof *all)) == NULL)
@@ -133,23 +150,31 @@ shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_o
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_stream_synchronize(j->stream);
         if (status == SHARDTAB_SUCCESS) {
-            int traced = out->iterations < (uint64_t)count ? (int)out->iterations : count;
+            int last = out->iterations < (uint64_t)count ? (int)out->iterations : count, n = 0;
             double ns_per_tick = 1e9 / jacobi_clock_hz();
             memset(mine, 0, mine_count * sizeof *mine);
-            for (int i = 0; i < traced; i++)
-                phases_of(raw, i, traced, ns_per_tick, mine + (size_t)i * PHASES);
+            for (int i = 0; i < last; i++) {
+                int next = i + 1;
+                if (!recorded(raw, i))
+                    continue;
+                while (next < last && !recorded(raw, next))
+                    next++;
+                at[n] = i;
+                phases_of(raw, i, next < last ? next : -1, ns_per_tick, mine + (size_t)n++ * PHASES);
+            }
+            traced = n;
         }
         status = shardtab_agree(MPI_COMM_WORLD, status);
     }
     if (status == SHARDTAB_SUCCESS) {
-        /* every rank ran the same iterations; the fewest, should a bug say otherwise */
-        int traced = out->iterations < (uint64_t)count ? (int)out->iterations : count, fewest;
+        /* every rank ran the same iterations (passes); the fewest, should a bug say otherwise */
+        int fewest;
         MPI_Allreduce(&traced, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         MPI_Gather(mine, fewest * PHASES, MPI_INT64_T, all, fewest * PHASES, MPI_INT64_T, 0,
                    MPI_COMM_WORLD);
         if (j->rank == 0) {
             /* gathered at fewest * PHASES per rank */
-            status = report(j, all, fewest, csv);
+            status = report(j, all, at, fewest, csv);
         }
         status = shardtab_agree(MPI_COMM_WORLD, status);
     }
@@ -161,6 +186,7 @@ shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_o
     }
     free(raw);
     free(mine);
+    free(at);
     free(all);
     return status;
 }
