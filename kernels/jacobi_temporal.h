@@ -57,6 +57,9 @@
 
 /* ---- the tile ------------------------------------------------------------------------ */
 
+/* The most own rows a tile has (a plan cuts no taller one). */
+#define JACOBI_TEMPORAL_MAX_ROWS 64
+
 /* A tile's buffer is (rows + 2 D) x (cols + 2 D) values, D the deepest pass:
  * local row r is the rank's row y0 - D + r (periodic), local column c the
  * grid's column x0 - D + c. (Host and device: the plans size their shared
@@ -176,15 +179,23 @@ SHARDTAB_DEVFN const jacobi_real_t *jacobi_temporal_source(const jacobi_step_t *
 }
 
 /* The tile's points and halo from a[k0 & 1] into cur, and the fixed boundary
- * columns into next too (both buffers hold them): a thread a column, its rows
- * in batches, so that a batch's loads are in flight together. */
+ * columns into next too (both buffers hold them): first each loaded row's
+ * source, a row a thread, into a table the block shares (where a row comes
+ * from is the row's, not each point's: a thread computing it for every point
+ * of its column spent as many instructions on it as the sweep on the pass,
+ * Nsight Compute, docs/performance.md); then a thread a column, its rows in
+ * batches, so that a batch's loads are in flight together. */
 #define JACOBI_TEMPORAL_LOAD_BATCH 8
 SHARDTAB_DEVFN void jacobi_temporal_load(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
                                          jacobi_real_t *cur, jacobi_real_t *next)
 {
+    SHARDTAB_BLOCK_SHARED const jacobi_real_t *source[JACOBI_TEMPORAL_MAX_ROWS + 2 * JACOBI_TEMPORAL_MAX_DEPTH];
     const int pitch = jacobi_temporal_pitch(s), left = g->x0 - s->temporal_depth;
     const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
 
+    for (int r = g->r_lo + thread; r < g->r_hi; r += threads)
+        source[r] = jacobi_temporal_source(s, pass, g, r);
+    shardtab_block_sync();
     for (int x = g->g_lo + thread; x < g->g_hi; x += threads) {
         const int c = x - left, fixed = x == 0 || x == s->nx - 1;
         for (int r = g->r_lo; r < g->r_hi; r += JACOBI_TEMPORAL_LOAD_BATCH) {
@@ -194,7 +205,7 @@ SHARDTAB_DEVFN void jacobi_temporal_load(const jacobi_step_t *s, jacobi_pass_t p
 #endif
             for (int j = 0; j < JACOBI_TEMPORAL_LOAD_BATCH; j++)
                 if (r + j < g->r_hi)
-                    v[j] = jacobi_temporal_source(s, pass, g, r + j)[x];
+                    v[j] = source[r + j][x];
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
 #pragma unroll
 #endif
@@ -321,8 +332,16 @@ SHARDTAB_DEVFN void jacobi_temporal_store(const jacobi_step_t *s, jacobi_pass_t 
     const int q = (int)((pass.k0 + (uint64_t)pass.depth) & 1);
     const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
     const size_t nx = (size_t)s->nx;
+    /* a tile with no row among the rank's first or last D: its own rows only */
+    const int edge = g->y0 < D || g->y1 > s->rows - D;
 
-    for (int y = g->y0; y < g->y1; y++) {
+    for (int y = g->y0; y < g->y1 && !edge; y++) {
+        const jacobi_real_t *row = last + (y - g->y0 + D) * pitch - left;
+        jacobi_real_t *dst = s->a[q] + (size_t)y * nx;
+        for (int x = g->x0 + thread; x < g->x1; x += threads)
+            dst[x] = row[x];
+    }
+    for (int y = g->y0; y < g->y1 && edge; y++) {
         const jacobi_real_t *row = last + (y - g->y0 + D) * pitch - left;
         jacobi_real_t *dst = s->a[q] + (size_t)y * nx;
         jacobi_real_t *up = s->deep_top_dest[q] && y < D ? s->deep_top_dest[q] + (size_t)y * nx : 0;
@@ -587,7 +606,7 @@ static inline int jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int
 {
     s->temporal_depth = depth;
     s->temporal_cols = cols;
-    s->temporal_rows = rows;
+    s->temporal_rows = rows < JACOBI_TEMPORAL_MAX_ROWS ? rows : JACOBI_TEMPORAL_MAX_ROWS;
     while (s->temporal_rows > 4 && 2 * jacobi_temporal_buffer_values(s) * sizeof(jacobi_real_t) > bytes_per_block)
         s->temporal_rows /= 2;
     s->temporal_tiles_x = (s->nx - 2 + cols - 1) / cols;

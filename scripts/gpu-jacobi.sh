@@ -10,7 +10,8 @@
 # by side at every size, 1 GPU and (when two are visible) 2 GPUs.
 #
 # Usage: scripts/gpu-jacobi.sh [--anchors DIR] [--cpufree DIR] [--sizes "16384 ... 1024"]
-#                              [--niter N] [--runs R] [--quick] [--no-sanitizer] [outdir]
+#                              [--niter N] [--runs R] [--quick] [--no-sanitizer]
+#                              [--sweep-only] [--launches "persistent graph stream"] [outdir]
 #   --anchors DIR  the multi-gpu-programming-models folder (default
 #                  .anchors/multi-gpu-programming-models: copy ../shared/anchors to
 #                  .anchors, an ignored folder, and carry it to the machine)
@@ -19,6 +20,9 @@
 #                  the median is kept
 #   --quick        the checks only, no timing sweep
 #   --no-sanitizer skip the compute-sanitizer checks
+#   --sweep-only   no checks, the timing sweep only (each of ours still verified)
+#   --launches L   jacobi's launch modes the sweep times (default "persistent graph
+#                  stream"; auto, onchip and temporal too); a size is N (N x N) or NXxNY
 # With one visible GPU the two-rank checks share it (--allow-shared-gpu) and
 # the sweep times the one-GPU codes only. The CPU-free model computes no norm:
 # its rows compare with jacobi -nccheck NITER (one norm), in rows of their own.
@@ -37,6 +41,8 @@ niter=1000
 runs=3
 quick=0
 sanitizer=1
+sweep_only=0
+launches="persistent graph stream"
 while [[ $# -gt 0 ]]; do
   case $1 in
   --anchors) anchors=$2; shift 2 ;;
@@ -46,6 +52,8 @@ while [[ $# -gt 0 ]]; do
   --runs) runs=$2; shift 2 ;;
   --quick) quick=1; shift ;;
   --no-sanitizer) sanitizer=0; shift ;;
+  --sweep-only) sweep_only=1; shift ;;
+  --launches) launches=$2; shift 2 ;;
   *) break ;;
   esac
 done
@@ -136,6 +144,7 @@ if ((gpus < 2)); then
 fi
 
 
+if ((sweep_only == 0)); then
 # ---- checks: the signal API as a user's kernels call it ----------------------------------------
 sig=$build/tests/signals
 for mode in example barrier streams; do
@@ -202,6 +211,8 @@ for l in persistent graph; do
   grep -A3 "^# trace:" "$log" | tail -4 >>"$out/traces.txt"
 done
 say "# checks: $failures failure(s)"
+fi # the checks
+
 if ((quick)); then
   tar -C "$out" -czf "$out/jacobi-json.tar.gz" json && rm -rf "$jsons"
   exit "$((failures > 0))"
@@ -209,27 +220,27 @@ fi
 
 # ---- the sweep: every variant at every size, in this one job --------------------------------
 median_of() { python3 -c 'import sys, statistics; v=[float(x) for x in sys.argv[1:] if x]; print(statistics.median(v) if v else "")' "$@"; }
-record() { echo "$1,$2,$2,$niter,$3,$4,$5,$6,$7" >>"$csv"; say "  $1 ${2}x$2 gpus=$3: $4 s (reference ${5:-n/a} s) $7"; }
-anchor_time() { # anchor size gpus: one run's seconds (and the anchor's own reference)
-  local a=$1 n=$2 g=$3 line f
+record() { echo "$1,${2%x*},${2#*x},$niter,$3,$4,$5,$6,$7" >>"$csv"; say "  $1 $2 gpus=$3: $4 s (reference ${5:-n/a} s) $7"; }
+anchor_time() { # anchor NXxNY gpus: one run's seconds (and the anchor's own reference)
+  local a=$1 nx=${2%x*} ny=${2#*x} g=$3 line f
   case $a in
-  single_gpu) line=$(timeout 300 "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^single_gpu")
+  single_gpu) line=$(timeout 300 "$abuild/$a/jacobi" -nx "$nx" -ny "$ny" -niter "$niter" -csv 2>>"$log" | grep "^single_gpu")
     IFS=', ' read -r -a f <<<"$line"; echo "${f[5]:-}" ;;
-  multi_threaded_p2p_opt) line=$(timeout 300 "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^multi_threaded")
+  multi_threaded_p2p_opt) line=$(timeout 300 "$abuild/$a/jacobi" -nx "$nx" -ny "$ny" -niter "$niter" -csv 2>>"$log" | grep "^multi_threaded")
     IFS=', ' read -r -a f <<<"$line"; echo "${f[7]:-} ${f[8]:-}" ;;
   cpu-free-v2 | cpu-free-v4)
     line=$(CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) timeout 60 "$abuild/cpu-free/jacobi" -v "${a#cpu-free-v}" -s \
-      -nx "$n" -ny "$n" -niter "$niter" 2>>"$log" | grep "^Execution time")
+      -nx "$nx" -ny "$ny" -niter "$niter" 2>>"$log" | grep "^Execution time")
     echo "$line" | awk '{print $3}' ;;
-  *) line=$(run -np "$g" "$abuild/$a/jacobi" -nx "$n" -ny "$n" -niter "$niter" -csv 2>>"$log" | grep "^$a")
+  *) line=$(run -np "$g" "$abuild/$a/jacobi" -nx "$nx" -ny "$ny" -niter "$niter" -csv 2>>"$log" | grep "^$a")
     IFS=', ' read -r -a f <<<"$line"; echo "${f[7]:-} ${f[8]:-}" ;;
   esac
 }
-ours() { # name np extra-args...: one jacobi run, --repeat runs, its median and reference
+ours() { # name np NXxNY extra-args...: one jacobi run, --repeat runs, its median and reference
   local name=$1 np=$2 n=$3 json
   shift 3
   json=$jsons/$name-$n.json
-  if run -np "$np" "$jac" -nx "$n" -ny "$n" -niter "$niter" --repeat "$runs" --cpu-check no \
+  if run -np "$np" "$jac" -nx "${n%x*}" -ny "${n#*x}" -niter "$niter" --repeat "$runs" --cpu-check no \
     --json "$json" "$@" >>"$log" 2>&1; then
     read -r t ref <<<"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["seconds"], d["reference_seconds"])' "$json")"
     record "$name" "$n" "$np" "$t" "$ref" "$runs" "verified"
@@ -242,7 +253,8 @@ gpu_counts=(1)
 ((gpus >= 2)) && gpu_counts=(1 2)
 declare -A broken=()
 for n in $sizes; do
-  say "# size ${n} x ${n}, $niter iterations, norm every iteration unless said"
+  [[ $n == *x* ]] || n=${n}x$n
+  say "# size ${n%x*} x ${n#*x}, $niter iterations, norm every iteration unless said"
   for g in "${gpu_counts[@]}"; do
     if ((g == 1)); then names=(single_gpu cpu-free-v2 cpu-free-v4); else
       names=(multi_threaded_p2p_opt nccl nccl_graphs nvshmem cpu-free-v2 cpu-free-v4); fi
@@ -261,7 +273,7 @@ for n in $sizes; do
       [[ $a == cpu-free-* ]] && note="no norm"
       record "$a" "$n" "$g" "$(median_of "${ts[@]}")" "$(median_of "${refs[@]}")" "$runs" "$note"
     done
-    for l in persistent graph stream; do
+    for l in $launches; do
       ours "jacobi-$l" "$g" "$n" --launch "$l" "${share[@]}"
     done
     ours "jacobi-persistent-one-norm" "$g" "$n" --launch persistent -nccheck "$niter" "${share[@]}"
@@ -275,17 +287,17 @@ say "# seconds for $niter iterations (median of $runs); ours verified bit for bi
 python3 - "$csv" <<'PY' | tee -a "$log"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-sizes = sorted({int(r["nx"]) for r in rows}, reverse=True)
+sizes = sorted({(int(r["nx"]), int(r["ny"])) for r in rows}, key=lambda s: s[0] * s[1], reverse=True)
 keys = []
 for r in rows:
     k = (r["variant"], r["gpus"])
     if k not in keys:
         keys.append(k)
-print("%-32s %4s" % ("variant", "gpus") + "".join("%11s" % ("%d^2" % n) for n in sizes))
+print("%-32s %4s" % ("variant", "gpus") + "".join("%11s" % ("%dx%d" % n) for n in sizes))
 for name, g in keys:
     cells = []
     for n in sizes:
-        v = [r["seconds"] for r in rows if (r["variant"], r["gpus"]) == (name, g) and int(r["nx"]) == n]
+        v = [r["seconds"] for r in rows if (r["variant"], r["gpus"]) == (name, g) and (int(r["nx"]), int(r["ny"])) == n]
         cells.append("%11s" % (("%.5f" % float(v[0])) if v and v[0] else "-"))
     print("%-32s %4s" % (name, g) + "".join(cells))
 PY

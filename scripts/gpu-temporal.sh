@@ -14,6 +14,7 @@
 #   GPU_TEMPORAL_QUICK=1: the correctness steps and one timing (16384^2, depth 7) only
 #   GPU_TEMPORAL_TUNE=1: the correctness steps, then the tile's rows (32, 16, 12, and the
 #     blocks a multiprocessor each is built for) timed beside persistent, and the pass's SASS
+#   GPU_TEMPORAL_FINAL=1, GPU_TEMPORAL_AB="DIR ...": see below
 #   GPU_TEMPORAL_TRACE=1: no correctness steps but the timed runs' own checks: the passes'
 #     trace (1 rank, and 2 under MPS), timing beside persistent, Nsight Compute's full set on
 #     one pass at 16384^2 (where its warps stall)
@@ -29,6 +30,88 @@ build=$top/build-gpu-temporal
 gpu_build_cuda "$build"
 jac=$build/jacobi
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >>"$log" 2>&1
+
+# GPU_TEMPORAL_FINAL=1: a short confirmation of the committed code, most important first:
+# the passes between ranks under MPS, one rank's checks and faults, its time beside
+# persistent, compute-sanitizer
+if [[ ${GPU_TEMPORAL_FINAL:-0} == 1 ]]; then
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; fi
+  mps=(-x CUDA_MPS_PIPE_DIRECTORY)
+  for g in "2 1024 1026" "3 1000 999" "4 4096 4096"; do
+    set -- $g
+    step "verify temporal np=$1 ${2}x${3}" expect_line "^# verify jacobi: OK" run -np "$1" "${mps[@]}" "$jac" \
+      -nx "$2" -ny "$3" -niter 301 --launch temporal --init random --cpu-check no --allow-shared-gpu
+  done
+  step "converges temporal np=2" expect_line "422 iterations each" run -np 2 "${mps[@]}" "$jac" -nx 20 -ny 20 \
+    -niter 5000 -nccheck 7 --launch temporal --allow-shared-gpu
+  step "fault edge (deep ghost row) np=2 caught" expect_rc 1 run -np 2 "${mps[@]}" -x JACOBI_TEST_FAULT=run:edge:514:300:40 \
+    "$jac" -nx 1024 -ny 1026 -niter 200 --launch temporal --init random --cpu-check no --allow-shared-gpu
+  step "never signals np=2" expect_rc_line 1 "late, stuck or gone" run -np 2 "${mps[@]}" -x JACOBI_TEST_SKIP_SIGNAL=1 \
+    -x SHARDTAB_WAIT_TIMEOUT=3 "$jac" -nx 1024 -ny 1026 -niter 100 --launch temporal --allow-shared-gpu
+  echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+  for g in "2048 2048" "513 700" "300 7"; do
+    set -- $g
+    step "verify temporal ${1}x${2}" expect_line "^# verify jacobi: OK" \
+      run -np 1 "$jac" -nx "$1" -ny "$2" -niter 301 --launch temporal --init random --cpu-check no
+  done
+  for spec in "run:edge:100:300:40" "run:stale:100:300:40"; do
+    step "fault $spec caught" expect_rc 1 run -np 1 -x JACOBI_TEST_FAULT="$spec" "$jac" -nx 1024 -ny 1026 \
+      -niter 200 --launch temporal --init random --cpu-check no
+  done
+  for n in 16384 2048; do
+    for mode in persistent temporal; do
+      r=$(timeout 60 mpirun $mpi_oversubscribe --bind-to none -np 1 "$jac" -nx "$n" -ny "$n" -niter 1000 \
+        --launch "$mode" --repeat 3 --cpu-check no 2>&1)
+      echo "$r" >>"$log"
+      t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+      say "time ${n}^2 $mode ran/iters/s=$t verified=$(echo "$r" | grep -c '^# verify jacobi: OK')" | tee -a "$out/timing.txt" >/dev/null
+    done
+  done
+  cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool" expect_line "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" \
+      timeout 120 "$cs" --tool $tool --error-exitcode 9 "$jac" -nx 600 -ny 70 -niter 12 --launch temporal \
+      --init random --cpu-check no
+  done
+  say "# failures: $failures"
+  exit $((failures > 0))
+fi
+
+# GPU_TEMPORAL_AB="DIR ...": other source trees (a git archive each) built beside this one and
+# timed with it in one job, temporal at 16384^2 and 2048^2 in two alternating rounds (this
+# tree's persistent once beside them)
+if [[ -n ${GPU_TEMPORAL_AB:-} ]]; then
+  # shellcheck disable=SC2206  # the trees, one word each
+  trees=("$top" $GPU_TEMPORAL_AB)
+  for i in "${!trees[@]}"; do
+    ((i == 0)) && continue
+    (cmake -S "${trees[$i]}" -B "$top/build-ab-$i" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF &&
+      cmake --build "$top/build-ab-$i" -j 6 --target jacobi) >"$out/build-ab-$i.log" 2>&1 &
+  done
+  wait
+  for n in 16384 2048; do
+    for round in 1 2; do
+      for i in "${!trees[@]}"; do
+        j=$jac
+        ((i > 0)) && j=$top/build-ab-$i/jacobi
+        [[ -x $j ]] || { say "# tree ${trees[$i]}: no build"; failures=$((failures + 1)); continue; }
+        for mode in temporal persistent; do
+          [[ $mode == persistent && ($round == 2 || $i -gt 0) ]] && continue
+          r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 1 "$j" -nx "$n" -ny "$n" -niter 1000 \
+            --launch "$mode" --repeat 3 --cpu-check no 2>&1)
+          echo "$r" >>"$log"
+          t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+          say "time tree=${trees[$i]##*/} round=$round ${n}^2 $mode ran/iters/s=$t verified=$(echo "$r" | grep -c '^# verify jacobi: OK')" |
+            tee -a "$out/timing.txt" >/dev/null
+        done
+      done
+    done
+  done
+  say "# failures: $failures"
+  exit $((failures > 0))
+fi
 
 if [[ ${GPU_TEMPORAL_TRACE:-0} == 1 ]]; then
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
