@@ -166,8 +166,9 @@ static size_t temporal_smem(const jacobi_step_t *s)
 }
 
 /* Sizes the tiles for depth (odd, 1 to 7) and allocates the partial sums.
- * Returns 0, JACOBI_PLAN_NOT_RESIDENT with why (a rank with neighbours, or a
- * device whose blocks cannot hold a tile), or a runtime code. */
+ * Returns 0, JACOBI_PLAN_NOT_RESIDENT with why (jacobi_temporal_unfit's
+ * reasons, the resident grid with neighbours, or a device whose blocks cannot
+ * hold a tile), or a runtime code. */
 extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, char *why, size_t why_bytes)
 {
     int device = 0, optin = 0;

@@ -34,8 +34,8 @@ stage_done "host build"
 # start-up, a rank's bounded wait, Slurm), and a third job fills the idle core
 # time (2026-12-01, 2 cores: 498 cases in 327 s at -j 2, 228 s at -j 3, all
 # passing; the timed comparison jacobi.reference-alone runs alone, RUN_SERIAL).
-# Each case runs once: those the sanitizers take (sanitize.sh's selection, 320
-# of 451 unit and MPI cases) run there, under ASan+UBSan+LSan, the same case
+# Each case runs once: those the sanitizers take (sanitize.sh's selection, 326
+# of 460 unit and MPI cases) run there, under ASan+UBSan+LSan, the same case
 # checked more strictly; this plain run takes the others (every install, job,
 # multi-host, reliability, Fortran and Python case among them), not Slurm's.
 # (2026-12-02, 2 cores: all 530 cases here took 285 s.)

@@ -44,7 +44,7 @@ static const char usage_text[] =
     "                   solve, tiles ordered by flags between neighbours, no\n"
     "                   barrier), temporal (a launch a pass of up to\n"
     "                   JACOBI_TEMPORAL_DEPTH iterations, each tile in shared memory\n"
-    "                   with a halo as deep; a rank alone only, for now), graph\n"
+    "                   with a halo as deep; between ranks of one node), graph\n"
     "                   (captured graphs of launches, replayed),\n"
     "                   stream (a launch call per iteration), or auto (default:\n"
     "                   the fastest measured: on a GPU onchip where the rows fit on\n"

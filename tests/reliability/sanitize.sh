@@ -81,7 +81,7 @@ list_cases() {
 }
 
 # select_cases < CASES: of the cases list_cases gives, the numbers (comma-
-# separated) of those the sanitizers run (2026-12-02: 320 of 451 cases, for
+# separated) of those the sanitizers run (2026-12-02: 326 of 460 cases, for
 # CI's 15 minutes on 2 cores; scripts/test.sh's plain run takes the others, so
 # that each case runs once, these under the sanitizers):
 #   - every unit test, and every case of the communication layer (comm.*) at
@@ -94,7 +94,12 @@ list_cases() {
 #     one takes the error path end to end (every rank agrees, exits 2);
 #   - not multi_scal.json-git-commit-copy-in-other-repo, which configures and
 #     builds a copy of the tree to check the commit it records: a check of the
-#     build, not of our code's memory, and 12 s here.
+#     build, not of our code's memory, and 12 s here;
+#   - not jacobi.reference-alone, a ratio of two runs' times that must run alone
+#     (RUN_SERIAL: it held both cores 11 s under the sanitizers), nor
+#     multi_scal.bench-default-capped (23 s), the bench's sweep at sizes capped
+#     to fit: the paths of both run under the sanitizers in jacobi's other cases
+#     and in multi_scal.bench.np2 and .np4.
 select_cases() {
     local num name i
     local -A lo=() hi=()
@@ -111,7 +116,8 @@ select_cases() {
     done
     for i in "${!nums[@]}"; do
         local name=${names[$i]} stem=${stems[$i]} np=${nps[$i]}
-        if [[ $name == multi_scal.json-git-commit-copy-in-other-repo ]]; then
+        if [[ $name == multi_scal.json-git-commit-copy-in-other-repo || $name == jacobi.reference-alone.np4 ||
+            $name == multi_scal.bench-default-capped.np2 ]]; then
             continue
         elif [[ $name =~ \.(usage|tuning)-|\.help\.|coll-bench-usage- ]]; then
             [[ $keep_usage == *" ${stem%-each} "* && $np -eq ${lo[$stem]} ]] || continue
