@@ -405,9 +405,35 @@ SHARDTAB_DEVFN uint64_t *jacobi_temporal_rec(const jacobi_step_t *s, jacobi_pass
     return pass.norms ? jacobi_trace_of(s, pass.k0, s->ctl->base) : (uint64_t *)0;
 }
 
+/* Every thread of a tile that stored into a neighbour's deep ghost rows, before
+ * its leader's ticket: every wave's stores released where the target needs it
+ * (shardtab_device.h), then the block's barrier, so that the ticket's release
+ * covers the whole block's stores, not only the leader's (the gfx90a code of
+ * this order is checked, tests/order). */
+SHARDTAB_DEVFN void jacobi_temporal_release_block(void)
+{
+    shardtab_fence_before_block_release();
+    shardtab_block_sync();
+}
+
+/* One thread of a GPU block, once the block's sums are published: its
+ * ticket; is it the pass's last of `arrivals`? The block's stores are
+ * released before it, at device scope (its sums), or at system scope where it
+ * stored into a neighbour (to_peers, after jacobi_temporal_release_block);
+ * the last block acquires them after (the host backend runs its tiles in
+ * order and takes none). */
+SHARDTAB_DEVFN int jacobi_temporal_ticket(const jacobi_step_t *s, uint64_t arrivals, int to_peers)
+{
+    if (to_peers)
+        shardtab_fence();
+    else
+        shardtab_fence_release_device();
+    return (shardtab_fetch_add_relaxed_system(&s->ctl->arrived, 1) + 1) % arrivals == 0;
+}
+
 /* One thread, once every tile of the pass has stored (their stores released
  * before the pass's ticket, system scope, where they went to a neighbour:
- * jacobi_temporal_tile):
+ * jacobi_temporal_release_block, jacobi_temporal_ticket):
  * pass number is done here, told to each neighbour (this rank is its
  * bottom neighbour's top, its top neighbour's bottom). Never after a failed
  * wait: the neighbours' own waits then give up. */
@@ -445,8 +471,8 @@ SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t p
     jacobi_temporal_store(s, pass, &g, jacobi_temporal_sweep(s, pass, &g, cur, next, slots, sums));
     /* every thread's stores into a neighbour before the leader's ticket releases them */
     if (to_peers)
-        shardtab_fence_before_block_release();
-    if (to_peers || rec)
+        jacobi_temporal_release_block();
+    else if (rec)
         shardtab_block_sync();
     if (rec && shardtab_block_leader())
         jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());

@@ -24,20 +24,6 @@
 #define JACOBI_TEMPORAL_MIN_BLOCKS 2
 #endif
 
-/* One thread, once its block's sums are stored: its ticket; is it the pass's
- * last of `arrivals`? The sums are released before it at device scope, and the
- * last block acquires them after; a block that stored into a neighbour's deep
- * ghost rows releases at system scope (to_peers), for the last block's signal
- * (shardtab_device.h's fences, whose gfx90a code tests/order checks). */
-__device__ static inline int jacobi_temporal_ticket(const jacobi_step_t *s, uint64_t arrivals, int to_peers)
-{
-    if (to_peers)
-        shardtab_fence();
-    else
-        shardtab_fence_release_device();
-    return (shardtab_fetch_add_relaxed_system(&s->ctl->arrived, 1) + 1) % arrivals == 0;
-}
-
 /* The run's end, and a fresh ticket: passes count their tiles from here. */
 __global__ void jacobi_temporal_begin(jacobi_step_t s, uint64_t count)
 {

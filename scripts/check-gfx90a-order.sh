@@ -90,7 +90,7 @@ for d in "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/
   fi
 done
 flags=(-x hip --offload-arch=gfx90a --rocm-path=/usr "$libs" --cuda-device-only -std=c++17
-  -O2 -I"$top/include")
+  -O2 -I"$top/include" -I"$top/kernels")
 mkdir -p "$out"
 
 # build NAME PLANT [extra flags...]: NAME.co (the gfx90a code object), NAME.ll
@@ -151,8 +151,8 @@ fi
 # ---- self-test: each plant, the probes it must break, the kinds it may break ----
 # A plant leaves the header as it is and weakens one builtin it calls (see
 # order_probe.hip). Fields: name | probe:kind of shardtab_device.h's probes that
-# must be reported | the same of shardtab_comm.h's (when it is there) | the kinds
-# of failure it may cause. Some probes rightly survive a plant: with
+# must be reported | the same of shardtab_comm.h's and of the temporal passes'
+# (when they are there) | the kinds of failure it may cause. Some probes rightly survive a plant: with
 # store_relaxed (or add_relaxed), a leader's signal that follows the block's
 # seq_cst fence (buffer_wbl2; s_waitcnt vmcnt(0)) still has its release, which a
 # relaxed atomic may pair with (signal_set_block, put_signal_block,
@@ -178,35 +178,42 @@ plants=(
   "store_relaxed|$(each release-store probe_signal_set probe_wait probe_barrier \
     probe_barrier_block probe_signal_wait_block)|$(each release-store probe_coll_enter \
     probe_coll_verify probe_coll_check probe_coll_await $coll) $(each release-store-device \
-    probe_device_claim probe_coll_leave $finish)|release-store release-store-device"
+    probe_device_claim probe_coll_leave $finish) \
+    probe_temporal_pass_end:release-store probe_temporal_wait:release-store|release-store release-store-device"
   "add_relaxed|probe_signal_add:release-rmw||release-rmw"
   "load_relaxed|probe_signal_read:acquire-load||acquire-load"
   "poll_workgroup|$(each poll probe_poll probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) probe_device_acquire:poll-device|$(each poll probe_coll_enter \
     probe_coll_verify probe_coll_check probe_coll_await $coll) $(each poll-device \
-    probe_device_claim probe_coll_enter $coll)|poll poll-device"
+    probe_device_claim probe_coll_enter $coll) probe_temporal_wait:poll|poll poll-device"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block)|$(each acquire-fence probe_coll_check probe_coll_await \
-    $finish) $(each block-acquire $finish)|acquire-fence block-acquire ir-scope"
+    $finish) $(each block-acquire $finish) \
+    probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire|acquire-fence block-acquire ir-scope"
   "acquire_fence_none|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block) probe_device_acquire:acquire-fence-device|$(each acquire-fence \
     probe_coll_check probe_coll_await $finish) $(each block-acquire $finish) $(each \
-    unacquired-read probe_coll_check probe_coll_await $finish)|acquire-fence block-acquire
+    unacquired-read probe_coll_check probe_coll_await $finish) \
+    probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire \
+    probe_temporal_pass_end:acquire-fence-device|acquire-fence block-acquire
     acquire-fence-device unacquired-read"
   "block_fence_workgroup|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
     probe_put_signal_block probe_signal_after_blocks $start) $(each block-release \
-    probe_put_signal_block probe_signal_after_blocks $start)|seq-cst-fence block-release ir-scope"
+    probe_put_signal_block probe_signal_after_blocks $start) \
+    probe_temporal_pass_end:seq-cst-fence probe_temporal_pass_end:block-release|seq-cst-fence block-release ir-scope"
   "block_fence_none|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
     probe_put_signal_block probe_signal_after_blocks $start) $(each block-release \
-    probe_put_signal_block probe_signal_after_blocks $start)|seq-cst-fence block-release"
+    probe_put_signal_block probe_signal_after_blocks $start) \
+    probe_temporal_pass_end:seq-cst-fence probe_temporal_pass_end:block-release|seq-cst-fence block-release"
   "release_fence_agent||$(each release-fence $start) $(each flag $start)|release-fence flag
     ir-scope"
   "release_fence_none|probe_device_release:release-fence-device probe_device_release:flag-device|$(each \
-    release-fence $start) $(each flag $start) $(each flag-device $start)|release-fence flag
+    release-fence $start) $(each flag $start) $(each flag-device $start) \
+    probe_temporal_pass_end:release-fence-device|release-fence flag
     release-fence-device flag-device"
 )
 bad=0

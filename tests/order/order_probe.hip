@@ -1,6 +1,7 @@
 /* order_probe.hip - probe kernels for scripts/check-gfx90a-order.sh: one kernel
  * per operation of include/shardtab_device.h (and of include/shardtab_comm.h,
- * where it is there), each calling that operation once, compiled for gfx90a so
+ * where it is there, and of the temporal passes' order between ranks,
+ * kernels/jacobi_temporal.h), each calling that operation once, compiled for gfx90a so
  * that the check can find, in each kernel's machine code, the instruction
  * sequence LLVM's AMDGPUUsage ("Memory Model GFX90A") prescribes at every
  * release and acquire the operation makes.
@@ -363,3 +364,46 @@ ORDER_PROBE(probe_all_gather_block,
     status[threadIdx.x] = shardtab_all_gather_block(&sig, &c, type, in, out, count);
 }
 #endif /* ORDER_PROBE_COMM */
+
+#if defined(ORDER_PROBE_COMM) && __has_include("jacobi_temporal.h")
+#include "jacobi_temporal.h"
+/* ---- kernels/jacobi_temporal.h: the temporal passes between ranks, in the
+ * order jacobi_temporal_pass_tiles (kernels/jacobi_temporal.hip) runs them,
+ * with the same functions (the tile's load, sweep and store left out: they
+ * order nothing). */
+
+/* A pass's start: a tile that meets a neighbour waits for that neighbour's
+ * pass before (the leader's relaxed polls, one acquire fence; every thread
+ * acquires after the barrier), then loads the neighbour's rows from its deep
+ * ghost rows. */
+ORDER_PROBE(probe_temporal_wait, "poll, acquire-fence, block-acquire")
+(jacobi_step_t s, jacobi_pass_t pass, jacobi_tile_t g, float *out)
+{
+    if (jacobi_temporal_wait(&s, pass, &g, (uint64_t *)0))
+        out[threadIdx.x] = s.deep[pass.k0 & 1][threadIdx.x];
+}
+
+/* A pass's end: the tile's rows into a neighbour's deep ghost rows; every
+ * wave's release and the block's barrier; the leader's ticket (a seq_cst
+ * fence before it, or a device-scope release fence for a tile that met no
+ * neighbour); the last block's device-scope acquire; its leader tells the
+ * neighbours (a seq_cst fence, then a release store to each). */
+ORDER_PROBE(probe_temporal_pass_end,
+            "seq-cst-fence, block-release, release-fence-device, acquire-fence-device, release-store")
+(jacobi_step_t s, jacobi_pass_t pass, float *peer_rows, uint64_t arrivals, int to_peers, int *out)
+{
+    __shared__ int last;
+    peer_rows[threadIdx.x] = (float)threadIdx.x;
+    if (to_peers)
+        jacobi_temporal_release_block();
+    if (threadIdx.x == 0)
+        last = jacobi_temporal_ticket(&s, arrivals, to_peers);
+    __syncthreads();
+    if (!last)
+        return;
+    shardtab_fence_acquire_device();
+    if (threadIdx.x == 0)
+        jacobi_temporal_signal(&s, pass);
+    out[threadIdx.x] = last;
+}
+#endif /* jacobi_temporal.h */

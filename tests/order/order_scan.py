@@ -152,6 +152,9 @@ BLOCK_ROLES = {
     "shardtab_signal_after_blocks": ["block-release", None],
     "shardtab_coll_start_block": [None, None, "block-release"],
     "shardtab_coll_finish_block": ["block-acquire", None, None],
+    # kernels/jacobi_temporal.h: every wave of a tile that stored into a
+    # neighbour releases before the barrier, before its leader's ticket
+    "jacobi_temporal_release_block": ["block-release"],
 }
 KINDS = ["release-store", "release-rmw", "acquire-load", "acquire-fence", "seq-cst-fence",
          "release-fence", "flag", "poll", "block-release", "block-acquire",
@@ -325,7 +328,10 @@ def label(code):
         fn = ins.chain[k][0]
         if fn in PRIMITIVES:
             kind, cls = PRIMITIVES[fn]
-            if cls == "group" or ins.cls == cls:
+            # a fence is its waits and cache operations: another instruction the
+            # line table gives the fence's line (at -g, an exec-mask move of the
+            # code after it) neither belongs to it nor opens a second one
+            if (cls == "group" and ins.mnem in ORDER_OPS) or ins.cls == cls:
                 ins.kind = kind
         if ins.cls == "load":
             callers = {f for f, _ in ins.chain}
