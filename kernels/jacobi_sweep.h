@@ -54,6 +54,16 @@ typedef float jacobi_real_t; /* as the anchors: single precision */
  * deep ghost rows above and below (jacobi_step_t.deep). */
 #define JACOBI_TEMPORAL_MAX_DEPTH 7
 
+/* The deep ghost rows' layout, one place for the solver and the kernels: a
+ * rank's halo holds, after its [parity][above, below] ghost rows (4 rows),
+ * [parity][JACOBI_TEMPORAL_MAX_DEPTH rows above its first, as many below its
+ * last][nx]; above, index i is rank row i - MAX_DEPTH (the nearest last),
+ * below, index i is rank row rows + i. Returns the first of the part's rows. */
+static inline jacobi_real_t *jacobi_deep_rows(jacobi_real_t *halo, int nx, int parity, int below)
+{
+    return halo + (size_t)(4 + (2 * parity + below) * JACOBI_TEMPORAL_MAX_DEPTH) * (size_t)nx;
+}
+
 /* Slots of each rank's signal pad the step uses (shardtab_create_with). */
 #define JACOBI_SLOT_FROM_TOP 0    /* iterations the top neighbour has finished */
 #define JACOBI_SLOT_FROM_BOTTOM 1 /* iterations the bottom neighbour has finished */
@@ -105,7 +115,7 @@ typedef struct jacobi_fault {
                       words, unchecked (a stale edge);
                       LAG: the tile holding the row runs one iteration past the stop.
                       Temporal passes: EDGE, the tile holding the row loads, as
-                      its deepest halo row above, the row above that one (a
+                      its deepest halo row above, the row below that one (a
                       ghost row of the wrong place); LAG, a pass stopped inside
                       is not run again (the state is the pass's end, not the
                       stop's) */
@@ -138,6 +148,8 @@ typedef struct jacobi_step {
     int device_norm;                /* exchange norms through the pads, decide on device */
     int nccheck;                    /* the norm every nccheck-th iteration */
     int skip_signal;                /* test hook: never signal the neighbours */
+    int slow_passes;                /* test hook: the host backend's temporal passes start
+                                       2 ms late (JACOBI_TEST_SLOW_RANK) */
     double tol;                     /* stop once the norm <= tol */
     double *history;                /* device [history_len]: every decided norm, by iteration / nccheck */
     int history_len;
@@ -167,11 +179,11 @@ typedef struct jacobi_step {
     int temporal_blocks;           /* GPUs: the pass's grid, a block a tile or (prefetch) resident */
     int temporal_prefetch;         /* GPUs: 1, the resident grid that loads a tile ahead */
     jacobi_real_t *temporal_scratch; /* host backend: a tile's two buffers */
-    /* Between ranks of a node (set by the solver when --launch temporal): each
-     * parity's deep ghost rows, JACOBI_TEMPORAL_MAX_DEPTH rows above the rank's
-     * first (the neighbour's last, nearest last) and as many below its last,
-     * written by the neighbours once a pass; and where this rank's first and
-     * last rows go in theirs. NULL: a rank alone (its rows periodic, in place). */
+    /* --launch temporal (set by the solver): each parity's deep ghost rows
+     * (jacobi_deep_rows), written by the neighbours once a pass; and where
+     * this rank's first and last rows go in theirs. deep is allocated for
+     * every temporal solver; the dests are NULL where there is no neighbour
+     * (a rank alone reads its own rows, periodic, in place). */
     jacobi_real_t *deep[2];
     jacobi_real_t *deep_top_dest[2];    /* the top neighbour's deep rows below */
     jacobi_real_t *deep_bottom_dest[2]; /* the bottom neighbour's deep rows above */

@@ -31,15 +31,24 @@
  * A rank alone reads its own first and last rows as its ghost rows
  * (periodic), in place. Between the ranks of a node each rank keeps deep
  * ghost rows, JACOBI_TEMPORAL_MAX_DEPTH above and below for each parity
- * (jacobi_step_t.deep), and a pass's store writes the tile's rows among the
+ * (jacobi_deep_rows), and a pass's store writes the tile's rows among the
  * rank's first and last temporal_depth into the neighbours' (through the
  * table): one exchange a pass, not one an iteration. The passes are counted
  * (ctl->passes, reruns included, the same on every rank: the stop is the
- * node's); after pass n each rank tells both neighbours n, and a tile that
- * reads a neighbour's rows or writes into its deep rows waits, before it
- * loads, for that neighbour's n - 1: its rows of this pass's input are in,
- * and its reads of the parity this pass writes (in pass n - 1 or before: a
- * neighbour's pass n reads the parity this rank's pass n reads) are done.
+ * node's), and pass n reads a[k0 & 1] and writes the other parity on every
+ * rank alike. After pass n each rank tells both neighbours n, and a tile
+ * that reads a neighbour's rows or writes into its deep rows waits, before it
+ * loads, for that neighbour's n - 1. So neighbours are at most one pass
+ * apart, and the wait covers both ways: the neighbour's rows of this pass's
+ * input (its pass n - 1's, or for a rerun the stopped pass's input, which no
+ * pass since has written) are in; and every read of the parity this pass
+ * writes was made in a pass before n, all done (a neighbour's pass n reads
+ * the parity this rank's pass n reads, and its pass n + 1 waits for this
+ * one). A tile that waits holds its multiprocessor while it spins: where
+ * ranks share one GPU (MPS), a grid so wide that the waiting tiles of a row
+ * (2 x tiles_x) fill every block slot of the device could starve the
+ * neighbour it waits for, until the wait's time limit; ranks of their own
+ * GPUs cannot.
  *
  * Every function is called by every thread of a block unless it says one
  * thread (the host backend's block is one thread).
@@ -49,7 +58,7 @@
 
 #include <stdio.h>
 
-#include "jacobi_onchip.h" /* jacobi_block_sum */
+#include "jacobi_onchip.h" /* jacobi_block_partial, jacobi_block_total, jacobi_block_sum */
 #include "jacobi_op.h"
 #include "jacobi_protocol.h"
 #include "jacobi_sweep.h"
@@ -61,7 +70,9 @@
 #define JACOBI_TEMPORAL_MAX_ROWS 64
 
 /* A tile's buffer is (rows + 2 D) x (cols + 2 D) values, D the deepest pass:
- * local row r is the rank's row y0 - D + r (periodic), local column c the
+ * local row r is the rank's row y0 - D + r (past the rank's edges: a
+ * neighbour's deep ghost rows, or for a rank alone its own rows, periodic;
+ * jacobi_temporal_source), local column c the
  * grid's column x0 - D + c. (Host and device: the plans size their shared
  * memory with these.) */
 static JACOBI_HD inline int jacobi_temporal_pitch(const jacobi_step_t *s)
@@ -431,15 +442,15 @@ SHARDTAB_DEVFN int jacobi_temporal_ticket(const jacobi_step_t *s, uint64_t arriv
     return (shardtab_fetch_add_relaxed_system(&s->ctl->arrived, 1) + 1) % arrivals == 0;
 }
 
-/* One thread, once every tile of the pass has stored (their stores released
- * before the pass's ticket, system scope, where they went to a neighbour:
- * jacobi_temporal_release_block, jacobi_temporal_ticket):
- * pass number is done here, told to each neighbour (this rank is its
- * bottom neighbour's top, its top neighbour's bottom). Never after a failed
- * wait: the neighbours' own waits then give up. */
+/* One thread, once every tile of the pass has stored (each wave's stores
+ * released and the block's barrier, jacobi_temporal_release_block; then the
+ * system-scope fence of the leader's ticket, jacobi_temporal_ticket): pass
+ * number is done here, told to each neighbour (this rank is its bottom
+ * neighbour's top, its top neighbour's bottom). Never after a failed wait:
+ * the neighbours' own waits then give up. A rank alone: nothing. */
 SHARDTAB_DEVFN void jacobi_temporal_signal(const jacobi_step_t *s, jacobi_pass_t pass)
 {
-    if (s->ctl->failed || s->skip_signal)
+    if (s->ctl->failed || s->skip_signal || !(s->deep_top_dest[0] || s->deep_bottom_dest[0]))
         return;
     shardtab_fence(); /* every tile's stores, seen through the ticket, before the signals */
     if (s->deep_top_dest[0])
@@ -448,10 +459,17 @@ SHARDTAB_DEVFN void jacobi_temporal_signal(const jacobi_step_t *s, jacobi_pass_t
         shardtab_signal_set(&s->sig, s->bottom_peer, JACOBI_SLOT_FROM_TOP, pass.number);
 }
 
+/* The planted LAG fault: no pass is run again after a stop inside one; the
+ * rerun still counts (its tiles compute nothing), so that every rank's passes
+ * stay paired, and the state stays the stopped pass's. */
+SHARDTAB_DEVFN int jacobi_temporal_lags(const jacobi_step_t *s, jacobi_pass_t pass)
+{
+    return !pass.norms && s->fault.kind == JACOBI_FAULT_LAG;
+}
+
 /* Tile t's whole pass: the neighbours it meets waited for, load, sweep,
  * store; slots and sums as the sweep's (all 0 where it does not run: a wait
- * gave up, or the planted LAG fault, which runs no pass again after a stop
- * inside it: the pass still counts, and the state stays the stopped pass's). */
+ * gave up, or the planted LAG fault). */
 SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t pass, int t,
                                          jacobi_real_t *cur, jacobi_real_t *next, double *slots, double *sums)
 {
@@ -461,7 +479,7 @@ SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t p
 
     if (rec && shardtab_block_leader())
         jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
-    if (!jacobi_temporal_wait(s, pass, &g, rec) || (!pass.norms && s->fault.kind == JACOBI_FAULT_LAG)) {
+    if (!jacobi_temporal_wait(s, pass, &g, rec) || jacobi_temporal_lags(s, pass)) {
         for (int i = 0; i < pass.depth && shardtab_block_leader(); i++)
             sums[i] = 0.0;
         return;
@@ -527,10 +545,10 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
     /* every iteration's tile sums at once, each in tile order (the loads of
      * all the pass's iterations in flight together), then warp by warp */
     double sum[JACOBI_TEMPORAL_MAX_DEPTH];
-    int norms = 0;
+    int norm_mask = 0;
     for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++) {
         sum[i] = 0.0;
-        norms |= (i < pass.depth && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)i)) << i;
+        norm_mask |= (i < pass.depth && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)i)) << i;
     }
     for (int t = thread; t < tiles; t += threads) {
         const double *p = s->temporal_partials + (size_t)t;
@@ -538,7 +556,7 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
 #pragma unroll
 #endif
         for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++)
-            if (norms >> i & 1)
+            if (norm_mask >> i & 1)
                 sum[i] += p[(size_t)i * (size_t)tiles];
     }
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
@@ -549,7 +567,7 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
     shardtab_block_sync();
     for (int i = 0; i < pass.depth; i++) {
         const uint64_t k = pass.k0 + (uint64_t)i;
-        const double total = norms >> i & 1 ? jacobi_block_total(slots + i * JACOBI_BLOCK_SLOTS) : 0.0;
+        const double total = norm_mask >> i & 1 ? jacobi_block_total(slots + i * JACOBI_BLOCK_SLOTS) : 0.0;
         if (shardtab_block_leader())
             local2 = total;
         shardtab_block_sync();
@@ -597,8 +615,7 @@ SHARDTAB_DEVFN void jacobi_temporal_finish(const jacobi_step_t *s, jacobi_pass_t
  * job of one node); a rank alone reads its own rows as its ghost rows; a rank
  * with neighbours (of its node: variant table) needs their deep ghost rows
  * wired, and at least depth rows of its own, the rows it gives them a pass.
- * No trace: the passes record none (the solve refuses --trace with them,
- * jacobi_solve.c). */
+ * (A rank alone needs none of this.) */
 static inline int jacobi_temporal_unfit(const jacobi_step_t *s, int depth, char *why, size_t why_bytes)
 {
     const int top = s->top_peer >= 0, bottom = s->bottom_peer >= 0;

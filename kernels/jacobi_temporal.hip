@@ -1,9 +1,9 @@
 /* jacobi_temporal.hip - --launch temporal's kernels and launches (HIP, and
- * CUDA through gpu_runtime.h): a launch a pass, a resident grid whose blocks
- * take the tiles in turn, each tile's two buffers in shared memory, running
- * jacobi_temporal.h's sweep and store (its load here: into registers, a tile
- * ahead) and, in the pass's last block (a ticket), its close; the plan's
- * sizing of the tiles. */
+ * CUDA through gpu_runtime.h): a launch a pass, a block a tile running
+ * jacobi_temporal.h's whole tile (wait, load, sweep, store) and, in the
+ * pass's last block (a ticket), its finish (signals, close); or a resident
+ * grid loading its next tile into registers (a rank alone); the plan's sizing
+ * of the tiles. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -73,8 +73,9 @@ __device__ static inline void fill(const jacobi_step_t &s, const jacobi_tile_t &
  * the neighbour ranks it meets, load, sweep and store of jacobi_temporal.h;
  * the last block to finish (a ticket) tells the neighbours and closes the
  * pass. The first row of tiles runs last (block b takes tile b + tiles_x),
- * and the last row just before it: the tiles that may wait for a neighbour
- * start once the others have. */
+ * and the last row just before it: where a tile row is as tall as the
+ * deepest pass (on GPUs), those are the tiles that may wait for a neighbour,
+ * and they start once the others have. */
 __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_BLOCKS) jacobi_temporal_pass_tiles(jacobi_step_t s)
 {
     extern __shared__ jacobi_real_t jacobi_temporal_buffers[];
@@ -124,6 +125,8 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
     if (pass.depth == 0)
         return;
     int t = (int)blockIdx.x;
+    if (jacobi_temporal_lags(&s, pass)) /* the planted LAG fault: the rerun computes nothing */
+        t = tiles;
     if (t < tiles)
         prefetch(s, pass, jacobi_temporal_place(&s, pass, t), regs);
     for (; t < tiles; t += (int)gridDim.x) {
@@ -167,23 +170,28 @@ extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, c
                  "tiles ahead, before a neighbour's rows are in");
         return JACOBI_PLAN_NOT_RESIDENT;
     }
+    if (prefetch && s->trace) {
+        snprintf(why, why_bytes, "JACOBI_TEMPORAL_PREFETCH=1 records no trace (its resident grid's "
+                 "tiles have no pass-wide start and end of their own): drop one of them");
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
     if (err == hipSuccess)
         err = hipDeviceGetAttribute(&optin, hipDeviceAttributeSharedMemPerBlockOptin, device);
     /* ROCm before 6.1 answers 0 here (ROCm/hip#3516): then the plain per-block limit */
     if (err == hipSuccess && optin <= 0)
         err = hipDeviceGetAttribute(&optin, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
     /* the kernels' static shared memory (the pass, its sums, the ticket) beside the buffers */
-    size_t fixed = 0;
+    size_t static_smem = 0;
     for (int k = 0; k < 2 && err == hipSuccess; k++) {
         hipFuncAttributes attr;
         err = hipFuncGetAttributes(&attr, k ? (const void *)jacobi_temporal_pass_resident
                                             : (const void *)jacobi_temporal_pass_tiles);
-        if (err == hipSuccess && attr.sharedSizeBytes > fixed)
-            fixed = attr.sharedSizeBytes;
+        if (err == hipSuccess && attr.sharedSizeBytes > static_smem)
+            static_smem = attr.sharedSizeBytes;
     }
     if (err != hipSuccess)
         return (int)err;
-    const size_t room = (size_t)optin > fixed ? (size_t)optin - fixed : 0;
+    const size_t room = (size_t)optin > static_smem ? (size_t)optin - static_smem : 0;
     if (jacobi_temporal_cut(s, depth, JACOBI_TEMPORAL_THREADS - 2 * depth, JACOBI_TEMPORAL_ROWS, room) != 0) {
         snprintf(why, why_bytes, "a temporal tile of %d x %d points needs %zu bytes of shared memory, "
                  "device %d gives a block %d", s->temporal_cols, s->temporal_rows, temporal_smem(s),

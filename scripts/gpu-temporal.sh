@@ -37,6 +37,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >>"$log" 2
 if [[ ${GPU_TEMPORAL_FINAL:-0} == 1 ]]; then
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true' EXIT
   if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; fi
   mps=(-x CUDA_MPS_PIPE_DIRECTORY)
   for g in "2 1024 1026" "3 1000 999" "4 4096 4096"; do

@@ -206,10 +206,12 @@ static shardtab_status_t release(jacobi_job_t *j)
 }
 
 /* Reads a test hook naming a rank: JACOBI_TEST_SKIP_SIGNAL=<rank> (that rank
- * never signals its neighbours: every rank's wait runs out) and
+ * never signals its neighbours: every rank's wait runs out),
  * JACOBI_TEST_STALL=<rank> (that rank stops itself with SIGSTOP as the
- * distributed solve starts: its peers must end the job). Not for users; they
- * never fire unless set. */
+ * distributed solve starts: its peers must end the job) and
+ * JACOBI_TEST_SLOW_RANK=<rank> (the host backend's temporal passes start 2 ms
+ * late on that rank: its neighbours must wait for its rows). Not for users;
+ * they never fire unless set. */
 static int test_hook_names(const char *name, int rank)
 {
     const char *text = getenv(name);
@@ -396,6 +398,7 @@ int main(int argc, char **argv)
     j.top = jacobi_top(j.size, j.rank);
     j.bottom = jacobi_bottom(j.size, j.rank);
     j.skip_signal = test_hook_names("JACOBI_TEST_SKIP_SIGNAL", j.rank);
+    j.slow_passes = test_hook_names("JACOBI_TEST_SLOW_RANK", j.rank);
     j.stall_for_test = test_hook_names("JACOBI_TEST_STALL", j.rank);
 
     /* ---- device, stream, buffers, table, launch mode ---- */

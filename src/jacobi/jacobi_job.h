@@ -40,6 +40,7 @@ typedef struct jacobi_job {
     int host_loop;             /* any of the above: the host drives the run, a launch a step */
     int mpi_direct;            /* MPI reads device buffers (GPU-aware, or host backend) */
     int skip_signal;           /* test hook: never signal the neighbours */
+    int slow_passes;           /* test hook: each temporal pass starts late (host backend) */
     int stall_for_test;        /* test hook: stop this process (SIGSTOP) in the first solve */
     double agree_limit_s;      /* how long a rank waits for the others after a solve */
     uint64_t memory_rank, memory_node, memory_available; /* host bytes: the estimate, and what is free */

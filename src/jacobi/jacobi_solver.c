@@ -15,6 +15,13 @@ _Static_assert((int)JACOBI_TEST_FAULT_STALE == JACOBI_FAULT_STALE &&
                    (int)JACOBI_TEST_FAULT_STOP == JACOBI_FAULT_STOP,
                "the program's fault kinds are the kernels' (jacobi_options.h, jacobi_sweep.h)");
 
+/* The deep ghost rows a solver keeps above and below (jacobi_deep_rows): the
+ * deepest pass's, where --launch temporal asks for passes; else none. */
+static int temporal_deep_rows(const jacobi_options_t *opts)
+{
+    return opts->launch == JACOBI_LAUNCH_ASK_TEMPORAL ? JACOBI_TEMPORAL_MAX_DEPTH : 0;
+}
+
 shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t *opts, int start,
                                       int rows, int coherent_halo, int padded)
 {
@@ -24,8 +31,7 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     uint64_t partials = 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    /* temporal passes between ranks take JACOBI_TEMPORAL_MAX_DEPTH ghost rows each side */
-    const int deep = opts->launch == JACOBI_LAUNCH_ASK_TEMPORAL ? JACOBI_TEMPORAL_MAX_DEPTH : 0;
+    const int deep_rows = temporal_deep_rows(opts);
 
     memset(s, 0, sizeof *s);
     s->halo_bytes = jacobi_halo_bytes(opts);
@@ -43,15 +49,15 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start - 1), 1, s->init_halo);
     jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start + rows), 1,
                         s->init_halo + nx);
-    if (deep) {
-        s->init_deep = malloc(2 * (size_t)deep * row_bytes);
+    if (deep_rows) {
+        s->init_deep = malloc(2 * (size_t)deep_rows * row_bytes);
         if (s->init_deep == NULL)
-            return jacobi_no_memory("the starting deep ghost rows", 2 * (size_t)deep * row_bytes);
-        for (int r = 0; r < deep; r++) {
-            jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start - deep + r), 1,
+            return jacobi_no_memory("the starting deep ghost rows", 2 * (size_t)deep_rows * row_bytes);
+        for (int r = 0; r < deep_rows; r++) {
+            jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start - deep_rows + r), 1,
                                 s->init_deep + (size_t)r * nx);
             jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start + rows + r), 1,
-                                s->init_deep + (size_t)(deep + r) * nx);
+                                s->init_deep + (size_t)(deep_rows + r) * nx);
         }
     }
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++) {
@@ -73,7 +79,7 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     for (int p = 0; p < 2; p++) {
         st->a[p] = s->a[p];
         st->halo[p] = s->halo + (size_t)p * 2 * nx;
-        st->deep[p] = deep ? s->halo + (size_t)(4 + p * 2 * deep) * nx : NULL;
+        st->deep[p] = deep_rows ? jacobi_deep_rows(s->halo, nx, p, 0) : NULL;
     }
     st->nx = nx;
     st->rows = rows;
@@ -242,6 +248,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
     st->device_sync = j->opts.variant == JACOBI_TABLE;
     st->nccheck = j->opts.nccheck;
     st->skip_signal = j->skip_signal;
+    st->slow_passes = j->slow_passes;
     if (!j->host_top) {
         void *base;
         size_t bytes;
@@ -252,7 +259,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
         st->top_peer = node_top != me ? node_top : -1; /* one rank: no signal to itself */
         /* my first rows become the top neighbour's deep ghost rows below */
         for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->top_peer >= 0; p++)
-            st->deep_top_dest[p] = (jacobi_real_t *)base + (size_t)(4 + (2 * p + 1) * JACOBI_TEMPORAL_MAX_DEPTH) * nx;
+            st->deep_top_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 1);
     }
     if (!j->host_bottom && status == SHARDTAB_SUCCESS) {
         void *base;
@@ -264,7 +271,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
         st->bottom_peer = node_bottom != me ? node_bottom : -1;
         /* my last rows become the bottom neighbour's deep ghost rows above */
         for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->bottom_peer >= 0; p++)
-            st->deep_bottom_dest[p] = (jacobi_real_t *)base + (size_t)(4 + 2 * p * JACOBI_TEMPORAL_MAX_DEPTH) * nx;
+            st->deep_bottom_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 0);
     }
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_signals(j->table, &st->sig);
@@ -273,8 +280,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
 
 size_t jacobi_halo_bytes(const jacobi_options_t *opts)
 {
-    const int deep = opts->launch == JACOBI_LAUNCH_ASK_TEMPORAL ? JACOBI_TEMPORAL_MAX_DEPTH : 0;
-    return (size_t)(4 + 4 * deep) * (size_t)opts->nx * sizeof(jacobi_real_t);
+    return (size_t)(4 + 4 * temporal_deep_rows(opts)) * (size_t)opts->nx * sizeof(jacobi_real_t);
 }
 
 void jacobi_wire_reference(jacobi_solver_t *s, int nccheck)

@@ -15,7 +15,7 @@ typedef struct jacobi_solver {
     jacobi_real_t *buffer[2];  /* device allocations: rows x nx, or (rows + 2) x nx padded */
     jacobi_real_t *a[2];       /* device: the rows, inside buffer[p] */
     jacobi_real_t *halo;       /* device: [parity][above, below][nx], then (--launch temporal)
-                                  [parity][JACOBI_TEMPORAL_MAX_DEPTH above, as many below][nx] */
+                                  the deep ghost rows (jacobi_deep_rows) */
     size_t halo_bytes;         /* halo's size: the table's shard, the same on every rank */
     jacobi_ctl_t *ctl;         /* device */
     double *partials;          /* device */

@@ -12,9 +12,10 @@
  *              barrier, or the last block's ticket and norm)
  *   gap        from the close to the next iteration's first start (a launch)
  * --launch temporal records a pass where an iteration is recorded, in the
- * record of its first iteration (the norm: its whole close, every iteration
- * of the pass; passes run again after a stop are not recorded): the rows are
- * its passes, and a record no pass wrote is left out. */
+ * record of its first iteration (norm: its whole close, every iteration of
+ * the pass, the waits for the peers' norms included, and norm_wait is not
+ * recorded apart; passes run again after a stop are not recorded): the rows
+ * are its passes, and a record no pass wrote is left out. */
 #include "jacobi_trace.h"
 
 #include <inttypes.h>
@@ -67,7 +68,7 @@ static int compare_int64(const void *a, const void *b)
 static shardtab_status_t report(const jacobi_job_t *j, const int64_t *all, const int *at, int count,
                                 app_outfile_t *csv)
 {
-    int64_t *column = malloc((size_t)count * sizeof *column);
+    int64_t *column = malloc((size_t)(count > 0 ? count : 1) * sizeof *column);
 
     if (column == NULL)
         return jacobi_no_memory("the trace's medians", (size_t)count * sizeof *column);
@@ -92,7 +93,7 @@ static shardtab_status_t report(const jacobi_job_t *j, const int64_t *all, const
             fputc('\n', csv->f);
         }
         printf("# %5d", r);
-        for (int p = 0; p < PHASES; p++) {
+        for (int p = 0; p < PHASES && count > 0; p++) {
             for (int i = 0; i < count; i++)
                 column[i] = mine[(size_t)i * PHASES + p];
             qsort(column, (size_t)count, sizeof *column, compare_int64);
