@@ -151,7 +151,7 @@ fi
 # ---- self-test: each plant, the probes it must break, the kinds it may break ----
 # A plant leaves the header as it is and weakens one builtin it calls (see
 # order_probe.hip). Fields: name | probe:kind of shardtab_device.h's probes that
-# must be reported | the same of shardtab_comm.h's and of the temporal passes'
+# must be reported | the same of shardtab_comm.h's and of jacobi's kernels'
 # (when they are there) | the kinds of failure it may cause. Some probes rightly survive a plant: with
 # store_relaxed (or add_relaxed), a leader's signal that follows the block's
 # seq_cst fence (buffer_wbl2; s_waitcnt vmcnt(0)) still has its release, which a
@@ -179,13 +179,16 @@ plants=(
     probe_barrier_block probe_signal_wait_block)|$(each release-store probe_coll_enter \
     probe_coll_verify probe_coll_check probe_coll_await $coll) $(each release-store-device \
     probe_device_claim probe_coll_leave $finish) \
-    probe_temporal_pass_end:release-store probe_temporal_wait:release-store|release-store release-store-device"
+    probe_temporal_pass_end:release-store probe_temporal_wait:release-store \
+    $(each release-store probe_onchip_ll_wait probe_onchip_may_run)|release-store release-store-device"
   "add_relaxed|probe_signal_add:release-rmw||release-rmw"
   "load_relaxed|probe_signal_read:acquire-load||acquire-load"
   "poll_workgroup|$(each poll probe_poll probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) probe_device_acquire:poll-device|$(each poll probe_coll_enter \
     probe_coll_verify probe_coll_check probe_coll_await $coll) $(each poll-device \
-    probe_device_claim probe_coll_enter $coll) probe_temporal_wait:poll|poll poll-device"
+    probe_device_claim probe_coll_enter $coll) probe_temporal_wait:poll \
+    $(each poll probe_onchip_ll_wait probe_onchip_may_run) $(each poll-device probe_onchip_ll_wait \
+    probe_onchip_may_run)|poll poll-device"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block)|$(each acquire-fence probe_coll_check probe_coll_await \

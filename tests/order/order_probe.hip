@@ -1,7 +1,8 @@
 /* order_probe.hip - probe kernels for scripts/check-gfx90a-order.sh: one kernel
  * per operation of include/shardtab_device.h (and of include/shardtab_comm.h,
- * where it is there, and of the temporal passes' order between ranks,
- * kernels/jacobi_temporal.h), each calling that operation once, compiled for gfx90a so
+ * where it is there, of the temporal passes' order between ranks,
+ * kernels/jacobi_temporal.h, and of the on-chip tiles' waits,
+ * kernels/jacobi_onchip.h), each calling that operation once, compiled for gfx90a so
  * that the check can find, in each kernel's machine code, the instruction
  * sequence LLVM's AMDGPUUsage ("Memory Model GFX90A") prescribes at every
  * release and acquire the operation makes.
@@ -405,5 +406,27 @@ ORDER_PROBE(probe_temporal_pass_end,
     if (threadIdx.x == 0)
         jacobi_temporal_signal(&s, pass);
     out[threadIdx.x] = last;
+}
+
+/* ---- kernels/jacobi_onchip.h: the on-chip tiles' LL words, relaxed at device
+ * scope by design (each 8-byte word carries its value and its time, so that
+ * nothing else need be ordered behind it): what their correctness needs of
+ * the machine code is that every poll bypasses the CU's L1 (glc); the
+ * give-up's abort is a release store to every node peer. */
+
+/* A tile's wait for its neighbour's edge words of a time (the slow checks
+ * every few polls: stop_at and the failure at device scope, the peers'
+ * aborts at system scope). */
+ORDER_PROBE(probe_onchip_ll_wait, "poll-device, poll, release-store")
+(jacobi_step_t s, const uint64_t *w, int n, uint64_t time, uint64_t k, uint32_t *bits, int *out)
+{
+    out[threadIdx.x] = jacobi_ll_wait(&s, w, n, time, bits, k);
+}
+
+/* A tile's wait for the decision of k - 1's close (ctl->decided). */
+ORDER_PROBE(probe_onchip_may_run, "poll-device, poll, release-store")
+(jacobi_step_t s, uint64_t base, uint64_t k0, uint64_t k, int *out)
+{
+    out[threadIdx.x] = jacobi_onchip_may_run(&s, base, k0, k);
 }
 #endif /* jacobi_temporal.h */
