@@ -27,8 +27,7 @@
 #     with "Step requested GRES but job doesn't have GRES";
 #   - two slurmd on one host: TmpFS=DIR/tmp/%n, or their PMIx folders collide, and
 #     a TaskProlog that gives each node's job steps a vader backing folder of its
-#     own, since Open MPI's shared-memory segment names carry the host name, and
-#     keeps their ranks on TCP over the loopback (see the prolog below).
+#     own, since Open MPI's shared-memory segment names carry the host name.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -270,21 +269,12 @@ done
 } >"$dir/etc/gres.conf"
 # Job steps only (not the batch step, whose mpirun would pass it on to every node):
 # Open MPI names its shared-memory files after the host, the same for every node here.
-# And its ranks talk over TCP on the loopback only, never through shared memory: the two
-# virtual nodes are one host under one name, and now and then (2 fresh-clone runs in about
-# 12, 2026-12-01 and -02) a rank took ranks of the other virtual node for its own node's,
-# looked for their shared-memory file in its own node's folder ("A system call failed
-# during shared memory initialization ... open(2) ... No such file or directory"), and
-# died with SIGSEGV at address 0, failing a job the scripts had run right. The jobs test
-# the scripts, not Open MPI's transports; Frontier's are its own.
 cat >"$dir/etc/task-prolog.sh" <<PROLOG
 #!/bin/bash
-# task-prolog.sh - Slurm TaskProlog of the test cluster: MPI's transports for job steps on its virtual nodes.
+# task-prolog.sh - Slurm TaskProlog of the test cluster: a vader backing folder per virtual node for job steps.
 set -euo pipefail
 if [[ \${SLURM_STEP_ID:-batch} =~ ^[0-9]+\$ ]]; then
   echo "export OMPI_MCA_btl_vader_backing_directory=$dir/tmp/\${SLURMD_NODENAME:?}"
-  echo "export OMPI_MCA_btl=self,tcp"
-  echo "export OMPI_MCA_btl_tcp_if_include=lo"
 fi
 PROLOG
 chmod 0755 "$dir/etc/task-prolog.sh"
