@@ -63,6 +63,21 @@ expect_rc_line() {
   ((rc == want))
 }
 
+# solve_time OUTPUT: "launch iterations seconds" of a jacobi run's timing line (any GPU count)
+solve_time() {
+  sed -n 's/.* GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p' <<<"$1"
+}
+
+# mps_start: CUDA MPS on this machine's GPU (its pipe and log folders exported, for mpirun
+# -x CUDA_MPS_PIPE_DIRECTORY), stopped again when the script exits (or by mps_stop)
+mps_stop() { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true; }
+mps_start() {
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  trap mps_stop EXIT
+  if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; else say "# MPS did not start"; fi
+}
+
 # run ARGS...: mpirun with this machine's settings and a time limit
 # shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
 run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }

@@ -72,11 +72,7 @@ for tool in memcheck racecheck; do
 done
 
 # ---- 2 ranks under MPS, each its share of the multiprocessors -------------------------------
-export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-stop_mps() { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true; }
-trap stop_mps EXIT
-if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; else say "# MPS did not start"; fi
+mps_start
 for g in "1024 1024" "2048 1026"; do
   set -- $g
   for l in onchip persistent graph; do
@@ -86,6 +82,6 @@ for g in "1024 1024" "2048 1026"; do
     say "mps2 ${1}x${2} $l: $(echo "$r" | sed -n 's/.*2 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p') verified=$(echo "$r" | grep -c '^# verify jacobi: OK') $(echo "$r" | grep -m1 'error' || true)"
   done
 done
-stop_mps
+mps_stop
 say "# failures: $failures"
 exit $((failures > 0))

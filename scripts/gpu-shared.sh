@@ -28,11 +28,7 @@ gpu_build_cuda "$build"
 jac=$build/jacobi
 
 # ---- section 2: ranks sharing the GPU under MPS -----------------------------------------
-export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-stop_mps() { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true; }
-trap stop_mps EXIT
-if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; else say "# MPS did not start"; fi
+mps_start
 
 # shared NP NX NY LAUNCH [ENV=VALUE]: one solve; it passes when it verifies, or when it is
 # refused before the solve (exit 2 and the reason); a timeout or any other end fails
@@ -70,6 +66,6 @@ for pct in 1 2 50; do
   step "np 4, $pct% of the threads each: runs or refuses" shared 4 1024 1024 persistent \
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct
 done
-stop_mps
+mps_stop
 say "# failures: $failures"
 exit $((failures > 0))

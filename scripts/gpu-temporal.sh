@@ -35,10 +35,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >>"$log" 2
 # the passes between ranks under MPS, one rank's checks and faults, its time beside
 # persistent, compute-sanitizer
 if [[ ${GPU_TEMPORAL_FINAL:-0} == 1 ]]; then
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  trap 'echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true' EXIT
-  if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; fi
+  mps_start
   mps=(-x CUDA_MPS_PIPE_DIRECTORY)
   for g in "2 1024 1026" "3 1000 999" "4 4096 4096"; do
     set -- $g
@@ -51,7 +48,7 @@ if [[ ${GPU_TEMPORAL_FINAL:-0} == 1 ]]; then
     "$jac" -nx 1024 -ny 1026 -niter 200 --launch temporal --init random --cpu-check no --allow-shared-gpu
   step "never signals np=2" expect_rc_line 1 "late, stuck or gone" run -np 2 "${mps[@]}" -x JACOBI_TEST_SKIP_SIGNAL=1 \
     -x SHARDTAB_WAIT_TIMEOUT=3 "$jac" -nx 1024 -ny 1026 -niter 100 --launch temporal --allow-shared-gpu
-  echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+  mps_stop
   for g in "2048 2048" "513 700" "300 7"; do
     set -- $g
     step "verify temporal ${1}x${2}" expect_line "^# verify jacobi: OK" \
@@ -66,7 +63,7 @@ if [[ ${GPU_TEMPORAL_FINAL:-0} == 1 ]]; then
       r=$(timeout 60 mpirun $mpi_oversubscribe --bind-to none -np 1 "$jac" -nx "$n" -ny "$n" -niter 1000 \
         --launch "$mode" --repeat 3 --cpu-check no 2>&1)
       echo "$r" >>"$log"
-      t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+      t=$(solve_time "$r")
       say "time ${n}^2 $mode ran/iters/s=$t verified=$(echo "$r" | grep -c '^# verify jacobi: OK')" | tee -a "$out/timing.txt" >/dev/null
     done
   done
@@ -103,7 +100,7 @@ if [[ -n ${GPU_TEMPORAL_AB:-} ]]; then
           r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 1 "$j" -nx "$n" -ny "$n" -niter 1000 \
             --launch "$mode" --repeat 3 --cpu-check no 2>&1)
           echo "$r" >>"$log"
-          t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+          t=$(solve_time "$r")
           say "time tree=${trees[$i]##*/} round=$round ${n}^2 $mode ran/iters/s=$t verified=$(echo "$r" | grep -c '^# verify jacobi: OK')" |
             tee -a "$out/timing.txt" >/dev/null
         done
@@ -115,8 +112,6 @@ if [[ -n ${GPU_TEMPORAL_AB:-} ]]; then
 fi
 
 if [[ ${GPU_TEMPORAL_TRACE:-0} == 1 ]]; then
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   for t in "1 16384" "1 8192" "1 2048"; do
     set -- $t
     for mode in temporal persistent; do
@@ -131,16 +126,16 @@ if [[ ${GPU_TEMPORAL_TRACE:-0} == 1 ]]; then
       r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 1 "$jac" -nx "$n" -ny "$n" -niter 1000 \
         --launch "$mode" --repeat 5 --cpu-check no 2>&1)
       echo "$r" >>"$log"
-      t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+      t=$(solve_time "$r")
       say "time ${n}^2 $mode ran/iters/s=$t verified=$(echo "$r" | grep -c '^# verify jacobi: OK')" | tee -a "$out/timing.txt" >/dev/null
     done
   done
-  if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; fi
+  mps_start
   step "trace np=2 2048^2 temporal (MPS)" expect_line "^# verify jacobi: OK" run -np 2 -x CUDA_MPS_PIPE_DIRECTORY \
     "$jac" -nx 2048 -ny 2048 -niter 1000 --launch temporal --cpu-check no --allow-shared-gpu \
     --trace "$out/trace-temporal-np2-2048.csv"
   grep -A4 "^# trace:" "$log" | tail -5 | sed "s/^/[temporal np=2 2048 mps] /" | tee -a "$out/timing.txt"
-  echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+  mps_stop
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
   timeout 240 "$ncu" --clock-control none --set full --import-source no -k regex:jacobi_temporal_pass_tiles \
     --launch-skip 20 --launch-count 1 "$jac" -nx 16384 -ny 16384 -niter 200 --launch temporal --cpu-check no \
@@ -205,7 +200,7 @@ if [[ ${GPU_TEMPORAL_TUNE:-0} == 1 ]]; then
         "$top/build-gpu-temporal-$rows/jacobi" -nx "$n" -ny "$n" -niter 1000 --launch "$mode" --repeat 5 \
         --cpu-check no 2>&1)
       echo "$r" >>"$log"
-      t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+      t=$(solve_time "$r")
       ok=$(echo "$r" | grep -c "^# verify jacobi: OK")
       say "time ${n}^2 $l (mode:rows:depth) ran/iters/s=$t verified=$ok" | tee -a "$out/timing.txt" >/dev/null
     done
@@ -223,11 +218,7 @@ for tool in memcheck racecheck; do
 done
 
 if [[ ${GPU_TEMPORAL_RANKS:-0} == 1 ]]; then
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  stop_mps() { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true; }
-  trap stop_mps EXIT
-  if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; else say "# MPS did not start"; fi
+  mps_start
   mps=(-x CUDA_MPS_PIPE_DIRECTORY)
   for g in "2 1024 1026" "2 2048 2048" "2 513 700" "3 1000 999" "4 4096 4096"; do
     set -- $g
@@ -252,12 +243,12 @@ if [[ ${GPU_TEMPORAL_RANKS:-0} == 1 ]]; then
       r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np 2 "${mps[@]}" "$jac" -nx "$n" -ny "$n" \
         -niter 1000 --launch "$mode" --repeat 3 --cpu-check no --allow-shared-gpu 2>&1)
       echo "$r" >>"$log"
-      t=$(echo "$r" | sed -n 's/.*2 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+      t=$(solve_time "$r")
       ok=$(echo "$r" | grep -c "^# verify jacobi: OK")
       say "time mps np=2 ${n}^2 $mode ran/iters/s=$t verified=$ok" | tee -a "$out/timing.txt" >/dev/null
     done
   done
-  stop_mps
+  mps_stop
   say "# failures: $failures"
   exit $((failures > 0))
 fi
@@ -288,7 +279,7 @@ for n in 16384 8192 4096 2048; do
       -x JACOBI_TEMPORAL_PREFETCH="$prefetch" "$jac" -nx "$n" -ny "$n" -niter 1000 --launch "$mode" --repeat 5 \
       --cpu-check no 2>&1)
     echo "$r" >>"$log"
-    t=$(echo "$r" | sed -n 's/.*1 GPUs, variant table (\([a-z]*\) launches): \([0-9]*\) iterations, \([0-9.]*\) s.*/\1 \2 \3/p')
+    t=$(solve_time "$r")
     ok=$(echo "$r" | grep -c "^# verify jacobi: OK")
     say "time ${n}^2 $l (mode:depth:prefetch) ran/iters/s=$t verified=$ok" | tee -a "$out/timing.txt" >/dev/null
   done
