@@ -283,6 +283,15 @@ extern "C" int jacobi_plan_tile_rows(const jacobi_plan_t *plan)
     return plan && plan->launch == JACOBI_LAUNCH_ONCHIP ? plan->step.tile_rows : 0;
 }
 
+extern "C" int jacobi_plan_temporal_cut(const jacobi_plan_t *plan, int *cols, int *rows)
+{
+    if (!plan || plan->launch != JACOBI_LAUNCH_TEMPORAL)
+        return 0;
+    *cols = plan->step.temporal_cols;
+    *rows = plan->step.temporal_rows;
+    return plan->step.temporal_tiles_x * plan->step.temporal_tiles_y;
+}
+
 extern "C" void jacobi_plan_destroy(jacobi_plan_t *plan)
 {
     if (plan == NULL)
@@ -335,7 +344,7 @@ extern "C" int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning
         else if (launch == JACOBI_LAUNCH_ONCHIP)
             rc = size_onchip(plan, why, why_bytes);
         else if (launch == JACOBI_LAUNCH_TEMPORAL)
-            rc = jacobi_temporal_size(&plan->step, plan->tuning.temporal_depth, plan->tuning.temporal_prefetch, why,
+            rc = jacobi_temporal_size(&plan->step, plan->tuning.temporal_depth, plan->tuning.temporal_rows, why,
                                       why_bytes);
         else if (launch == JACOBI_LAUNCH_GRAPH)
             err = capture_graph(plan);

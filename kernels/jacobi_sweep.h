@@ -176,9 +176,8 @@ typedef struct jacobi_step {
     int temporal_depth;            /* the deepest pass: 1, 3, 5 or 7 (odd: jacobi_temporal.h) */
     int temporal_cols, temporal_rows; /* a tile's own points: columns, rows */
     int temporal_tiles_x, temporal_tiles_y;
-    int temporal_blocks;           /* GPUs: the pass's grid, a block a tile or (prefetch) resident */
-    int temporal_prefetch;         /* GPUs: 1, the resident grid that loads a tile ahead */
-    jacobi_real_t *temporal_scratch; /* host backend: a tile's two buffers */
+    int temporal_blocks;           /* GPUs: the pass's grid, a block a tile */
+    jacobi_real_t *temporal_scratch; /* host backend: a tile's exchange buffer */
     /* --launch temporal (set by the solver): each parity's deep ghost rows
      * (jacobi_deep_rows), written by the neighbours once a pass; and where
      * this rank's first and last rows go in theirs. deep is allocated for
@@ -193,7 +192,7 @@ typedef struct jacobi_step {
 
 /* The tuning variables' values (JACOBI_MIN_STRIP_ROWS, JACOBI_VEC4,
  * JACOBI_BLOCKS_PER_SM, JACOBI_ROWS_IN_FLIGHT, JACOBI_NORM_BLOCK,
- * JACOBI_ONCHIP_ROWS, JACOBI_TEMPORAL_DEPTH, JACOBI_TEMPORAL_PREFETCH): the program
+ * JACOBI_ONCHIP_ROWS, JACOBI_TEMPORAL_DEPTH, JACOBI_TEMPORAL_ROWS): the program
  * reads and checks them on the host (src/jacobi/jacobi_options.c) and passes
  * them in; the launchers take them as given. The host backend uses only
  * JACOBI_TEMPORAL_DEPTH. */
@@ -207,7 +206,7 @@ typedef struct jacobi_tuning {
     int norm_block;     /* persistent: 1, block 0 carries the norm alone; 0, it sweeps tiles too */
     int onchip_rows;    /* on chip: rows a tile, 2, 4, 8 or 16; 0: chosen by the plan */
     int temporal_depth; /* temporal: iterations a pass at most, 1, 3, 5 or 7 */
-    int temporal_prefetch; /* temporal, GPUs: 1, a resident grid loading a tile ahead; 0, a block a tile */
+    int temporal_rows;  /* temporal, GPUs: own rows a tile streams, 4 to 4096; 0: the plan's */
     int device_share;   /* not a variable: the ranks sharing this device (1: alone); a
                            persistent or on-chip grid takes 1/device_share of it */
 } jacobi_tuning_t;
@@ -262,6 +261,8 @@ void jacobi_plan_destroy(jacobi_plan_t *plan);
 /* An on-chip plan's cut: its tiles, and the most rows a tile holds (0 for other modes). */
 int jacobi_plan_tiles(const jacobi_plan_t *plan);
 int jacobi_plan_tile_rows(const jacobi_plan_t *plan);
+/* A temporal plan's cut: its tiles, each of *cols x *rows own points at most (0 for other modes). */
+int jacobi_plan_temporal_cut(const jacobi_plan_t *plan, int *cols, int *rows);
 
 /* Stream helpers for the program: a non-blocking stream (graphs cannot be
  * captured on the legacy default stream). */
@@ -297,7 +298,7 @@ extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step
  * to depth deep (0, JACOBI_PLAN_NOT_RESIDENT with why, or a runtime code); the
  * passes a run of count iterations needs at most; enqueues a run's start and
  * some of its passes (the plan paces them); frees what sizing allocated. */
-extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int prefetch, char *why, size_t why_bytes);
+extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int rows, char *why, size_t why_bytes);
 extern "C" int jacobi_temporal_passes(const jacobi_step_t *s, int count);
 extern "C" int jacobi_temporal_enqueue(const jacobi_step_t *s, int start, int count, int passes, void *stream);
 extern "C" void jacobi_temporal_release(jacobi_step_t *s);

@@ -202,6 +202,15 @@ int jacobi_plan_tile_rows(const jacobi_plan_t *plan)
     return plan && plan->launch == JACOBI_LAUNCH_ONCHIP ? plan->step.tile_rows : 0;
 }
 
+int jacobi_plan_temporal_cut(const jacobi_plan_t *plan, int *cols, int *rows)
+{
+    if (!plan || plan->launch != JACOBI_LAUNCH_TEMPORAL)
+        return 0;
+    *cols = plan->step.temporal_cols;
+    *rows = plan->step.temporal_rows;
+    return plan->step.temporal_tiles_x * plan->step.temporal_tiles_y;
+}
+
 void jacobi_plan_destroy(jacobi_plan_t *plan)
 {
     if (plan && plan->launch == JACOBI_LAUNCH_ONCHIP)

@@ -56,6 +56,7 @@
 #ifndef JACOBI_TEMPORAL_H
 #define JACOBI_TEMPORAL_H
 
+#include <math.h>
 #include <stdio.h>
 
 #include "jacobi_onchip.h" /* jacobi_block_partial, jacobi_block_total, jacobi_block_sum */
@@ -66,29 +67,29 @@
 
 /* ---- the tile ------------------------------------------------------------------------ */
 
-/* The most own rows a tile has (a plan cuts no taller one). */
-#define JACOBI_TEMPORAL_MAX_ROWS 64
-
-/* A tile's buffer is (rows + 2 D) x (cols + 2 D) values, D the deepest pass:
- * local row r is the rank's row y0 - D + r (past the rank's edges: a
- * neighbour's deep ghost rows, or for a rank alone its own rows, periodic;
- * jacobi_temporal_source), local column c the
- * grid's column x0 - D + c. (Host and device: the plans size their shared
- * memory with these.) */
+/* A tile is a strip of columns that a block streams from its top to its
+ * bottom. Its own points are temporal_cols x temporal_rows; it reads them with
+ * a halo as deep as the pass on every side (rows periodic, as the problem's;
+ * columns stop at the fixed boundary ones). Local column c, 0 .. pitch - 1, is
+ * the grid's column x0 - D + c, D the deepest pass: a GPU block has a thread a
+ * local column. (Host and device: the plans size blocks with these.) */
 static JACOBI_HD inline int jacobi_temporal_pitch(const jacobi_step_t *s)
 {
     return s->temporal_cols + 2 * s->temporal_depth;
 }
 
-static JACOBI_HD inline int jacobi_temporal_height(const jacobi_step_t *s)
+/* The values the block shares between two steps of the stream: [level 0 ..
+ * D - 1][step parity][lane], local column c at c + 1 of a lane (its two pads
+ * are the outer neighbours of the edge columns, whose values no own point
+ * needs). */
+static JACOBI_HD inline int jacobi_temporal_lane(const jacobi_step_t *s)
 {
-    return s->temporal_rows + 2 * s->temporal_depth;
+    return jacobi_temporal_pitch(s) + 2;
 }
 
-/* Values one buffer of a tile holds: the plan's shared memory is twice this. */
 static JACOBI_HD inline size_t jacobi_temporal_buffer_values(const jacobi_step_t *s)
 {
-    return (size_t)jacobi_temporal_pitch(s) * (size_t)jacobi_temporal_height(s);
+    return 2 * (size_t)s->temporal_depth * (size_t)jacobi_temporal_lane(s);
 }
 
 /* Rank row y, any integer, in [0, rows): the rows are periodic (a rank alone). */
@@ -139,21 +140,18 @@ SHARDTAB_DEVFN jacobi_pass_t jacobi_temporal_next(const jacobi_step_t *s)
     return pass;
 }
 
-/* ---- one tile's pass ------------------------------------------------------------------- */
+/* ---- one tile's pass: a stream down its columns ------------------------------------------ */
 
 /* Where tile t of a pass lies: its own points, columns [x0, x1) and rank rows
- * [y0, y1); what it loads, local rows [r_lo, r_hi) and grid columns [g_lo,
- * g_hi) (the halo d deep, clipped to the grid's columns); and whether the
- * planted stale ghost row is this tile's. */
+ * [y0, y1); and whether the planted stale ghost row is this tile's. */
 typedef struct jacobi_tile {
     int x0, x1, y0, y1;
-    int r_lo, r_hi, g_lo, g_hi;
     int stale; /* JACOBI_FAULT_EDGE: the deepest halo row above loads the row below it */
 } jacobi_tile_t;
 
 SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacobi_pass_t pass, int t)
 {
-    const int nx = s->nx, D = s->temporal_depth, d = pass.depth;
+    const int nx = s->nx, d = pass.depth;
     const int tx = t % s->temporal_tiles_x, ty = t / s->temporal_tiles_x;
     const uint64_t base = s->ctl->base;
     jacobi_tile_t g;
@@ -162,215 +160,344 @@ SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacob
     g.y0 = ty * s->temporal_rows;
     g.x1 = g.x0 + s->temporal_cols < nx - 1 ? g.x0 + s->temporal_cols : nx - 1;
     g.y1 = g.y0 + s->temporal_rows < s->rows ? g.y0 + s->temporal_rows : s->rows;
-    g.r_lo = D - d;
-    g.r_hi = D + (g.y1 - g.y0) + d;
-    g.g_lo = g.x0 - d > 0 ? g.x0 - d : 0;
-    g.g_hi = g.x1 + d < nx ? g.x1 + d : nx;
     g.stale = s->fault.kind == JACOBI_FAULT_EDGE && pass.norms && pass.k0 - base <= (uint64_t)s->fault.iteration &&
               (uint64_t)s->fault.iteration < pass.k0 - base + (uint64_t)d && s->fault.row >= g.y0 &&
               s->fault.row < g.y1;
     return g;
 }
 
-/* The row that local row r of the tile loads at time k0: the rank's own from
- * a[k0 & 1]; above its first or below its last, the deep ghost rows of that
- * parity where there is a neighbour, else its own (periodic: a rank alone). (The planted stale
- * ghost row: the row one below the right one.) */
+/* The row that step j of the tile's stream loads at time k0, rank row
+ * y0 - d + j: the rank's own from a[k0 & 1]; above its first or below its
+ * last, the deep ghost rows of that parity where there is a neighbour, else
+ * its own (periodic: a rank alone). (The planted stale ghost row: the row one
+ * below the right one.) */
 SHARDTAB_DEVFN const jacobi_real_t *jacobi_temporal_source(const jacobi_step_t *s, jacobi_pass_t pass,
-                                                           const jacobi_tile_t *g, int r)
+                                                           const jacobi_tile_t *g, int j)
 {
-    const int y = g->y0 - s->temporal_depth + r + (g->stale && r == g->r_lo), p = (int)(pass.k0 & 1);
+    const int y = g->y0 - pass.depth + j + (g->stale && j == 0), p = (int)(pass.k0 & 1);
     const size_t nx = (size_t)s->nx;
 
+    /* a parity's pointer by a select, not an index: an indexed field would keep
+     * the kernel's by-value step in private memory on AMD (scratch) */
     if (y < 0 && s->deep_top_dest[0])
-        return s->deep[p] + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y) * nx;
+        return (p ? s->deep[1] : s->deep[0]) + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y) * nx;
     if (y >= s->rows && s->deep_bottom_dest[0])
-        return s->deep[p] + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - s->rows) * nx;
-    return s->a[p] + (size_t)jacobi_temporal_row(y, s->rows) * nx;
+        return (p ? s->deep[1] : s->deep[0]) + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - s->rows) * nx;
+    return (p ? s->a[1] : s->a[0]) + (size_t)jacobi_temporal_row(y, s->rows) * nx;
 }
 
-/* The tile's points and halo from a[k0 & 1] into cur, and the fixed boundary
- * columns into next too (both buffers hold them): first each loaded row's
- * source, a row a thread, into a table the block shares (where a row comes
- * from is the row's, not each point's: a thread computing it for every point
- * of its column spent as many instructions on it as the sweep on the pass,
- * Nsight Compute, docs/performance.md); then a thread a column, its rows in
- * batches, so that a batch's loads are in flight together. */
-#define JACOBI_TEMPORAL_LOAD_BATCH 8
-SHARDTAB_DEVFN void jacobi_temporal_load(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
-                                         jacobi_real_t *cur, jacobi_real_t *next)
-{
-    SHARDTAB_BLOCK_SHARED const jacobi_real_t *source[JACOBI_TEMPORAL_MAX_ROWS + 2 * JACOBI_TEMPORAL_MAX_DEPTH];
-    const int pitch = jacobi_temporal_pitch(s), left = g->x0 - s->temporal_depth;
-    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
-
-    for (int r = g->r_lo + thread; r < g->r_hi; r += threads)
-        source[r] = jacobi_temporal_source(s, pass, g, r);
-    shardtab_block_sync();
-    for (int x = g->g_lo + thread; x < g->g_hi; x += threads) {
-        const int c = x - left, fixed = x == 0 || x == s->nx - 1;
-        for (int r = g->r_lo; r < g->r_hi; r += JACOBI_TEMPORAL_LOAD_BATCH) {
-            jacobi_real_t v[JACOBI_TEMPORAL_LOAD_BATCH];
-#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
-#pragma unroll
+/* Local columns one thread of a block streams: one on a GPU (a block of
+ * JACOBI_TEMPORAL_THREADS threads, a thread a column), every one of the tile
+ * on the host backend (its block is one thread; its plan's tiles are at most
+ * this wide). */
+#if defined(SHARDTAB_DEVICE_HOST)
+#define JACOBI_TEMPORAL_THREAD_COLS 32
+#define JACOBI_TEMPORAL_INLINE static inline
+#define JACOBI_TEMPORAL_UNROLL
+#else
+#define JACOBI_TEMPORAL_THREADS 256
+#define JACOBI_TEMPORAL_THREAD_COLS 1
+#define JACOBI_TEMPORAL_INLINE __device__ static __forceinline__
+#define JACOBI_TEMPORAL_UNROLL _Pragma("unroll")
 #endif
-            for (int j = 0; j < JACOBI_TEMPORAL_LOAD_BATCH; j++)
-                if (r + j < g->r_hi)
-                    v[j] = source[r + j][x];
-#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
-#pragma unroll
+/* Rows a thread's loads run ahead of the row it uses, so that they are in
+ * flight while it computes; steps of the stream's middle unrolled, so that
+ * its registers' rotation is renaming, not moves (-D for a measurement). */
+#ifndef JACOBI_TEMPORAL_AHEAD
+#define JACOBI_TEMPORAL_AHEAD 3
 #endif
-            for (int j = 0; j < JACOBI_TEMPORAL_LOAD_BATCH; j++)
-                if (r + j < g->r_hi) {
-                    cur[(r + j) * pitch + c] = v[j];
-                    if (fixed)
-                        next[(r + j) * pitch + c] = v[j];
-                }
-        }
-    }
-}
-
-/* Rows [r, end) of one column c of an iteration, from cur into next: up and
- * mid carried in registers (the rows above and at r), each row's down and its
- * left and right from cur. With `norm`, each point's squared residue is added
- * to *sum in row order. Returns the first row not done. */
-SHARDTAB_DEVFN int jacobi_temporal_rows(const jacobi_real_t *cur, jacobi_real_t *next, int pitch, int c, int r,
-                                        int end, jacobi_real_t *up, jacobi_real_t *mid, int norm, double *sum)
-{
-    const jacobi_real_t *p = cur + (size_t)r * (size_t)pitch + (size_t)c;
-    jacobi_real_t *q = next + (size_t)r * (size_t)pitch + (size_t)c;
-    jacobi_real_t u = *up, m = *mid;
-    double acc = *sum;
-
-#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
-#pragma unroll 4
+#ifndef JACOBI_TEMPORAL_STEP_UNROLL
+#if defined(SHARDTAB_DEVICE_HIP) /* clang does not unroll a loop with a barrier and a remainder */
+#define JACOBI_TEMPORAL_STEP_UNROLL 1
+#else
+#define JACOBI_TEMPORAL_STEP_UNROLL 3
 #endif
-    for (; r < end; r++, p += pitch, q += pitch) {
-        const jacobi_real_t down = p[pitch];
-        const jacobi_real_t v = jacobi_value(p[-1], p[1], u, down);
-        *q = v;
-        if (norm)
-            acc += jacobi_residue2(v, m);
-        u = m;
-        m = down;
-    }
-    *up = u;
-    *mid = m;
-    *sum = acc;
-    return r;
-}
+#endif
+#if defined(SHARDTAB_DEVICE_HOST)
+#define JACOBI_TEMPORAL_UNROLL_STEPS
+#else
+#define JACOBI_TEMPORAL_PRAGMA(x) _Pragma(#x)
+#define JACOBI_TEMPORAL_UNROLL_BY(n) JACOBI_TEMPORAL_PRAGMA(unroll n)
+#define JACOBI_TEMPORAL_UNROLL_STEPS JACOBI_TEMPORAL_UNROLL_BY(JACOBI_TEMPORAL_STEP_UNROLL)
+#endif
 
-/* The planted bugs of iteration k on the point they name, after the
- * iteration's sweep and by the thread that swept its column: the point keeps
- * its value (STALE), or its residue counts twice (NORM: added to *sum). */
-SHARDTAB_DEVFN void jacobi_temporal_plant(const jacobi_step_t *s, const jacobi_tile_t *g, uint64_t k, int norm_iter,
-                                          int c_lo, int c_hi, const jacobi_real_t *cur, jacobi_real_t *next,
-                                          double *sum)
+/* A tile's stream, fixed for its pass: where its rows come from (inside:
+ * a[k0 & 1] at its first row, where every row it reads is the rank's own;
+ * else NULL), its local column 0's grid column, its own rows, its steps,
+ * the parity it writes, whether it has rows among the rank's first or last D
+ * (edge), the levels whose iteration has a norm (bit t - 1: level t), and the
+ * planted point (STALE, NORM) where it is this tile's own: its level, step
+ * and local column, else level 0. */
+typedef struct jacobi_stream_plan {
+    const jacobi_real_t *inside;
+    int left, own_rows, steps, edge, norm_mask;
+    int plant_level, plant_step, plant_c;
+    /* where the last level's own points go (jacobi_temporal_put): a[(k0 + d) & 1]; for
+     * an edge tile also the ghost rows and the neighbours' deep rows of that parity */
+    jacobi_real_t *out, *top_out, *bottom_out, *deep_top_out, *deep_bottom_out;
+    int nx, rows, depth, pitch;
+} jacobi_stream_plan_t;
+
+/* One of the tile's own points of the pass's last iteration, rank row y, into
+ * a[(k0 + d) & 1]; in a tile with rows among the rank's first or last D
+ * (edge), also into the ghost rows of that time (the rank's first and last
+ * rows; a rank alone: its own rows, periodic) and, between ranks, into the
+ * neighbours' deep ghost rows. */
+JACOBI_TEMPORAL_INLINE void jacobi_temporal_put(const jacobi_stream_plan_t *m, int y, int x, jacobi_real_t v)
 {
-    const int D = s->temporal_depth, pitch = jacobi_temporal_pitch(s), left = g->x0 - D;
-    const int c = s->fault.col - left, r = s->fault.row - (g->y0 - D);
+    const size_t nx = (size_t)m->nx;
 
-    if (!((s->fault.kind == JACOBI_FAULT_STALE || s->fault.kind == JACOBI_FAULT_NORM) &&
-          k - s->ctl->base == (uint64_t)s->fault.iteration && s->fault.row >= g->y0 && s->fault.row < g->y1 &&
-          s->fault.col >= g->x0 && s->fault.col < g->x1 && c >= c_lo && c < c_hi &&
-          (c - c_lo) % shardtab_block_threads() == shardtab_block_thread()))
+    m->out[(size_t)y * nx + (size_t)x] = v;
+    if (!m->edge)
         return;
-    if (s->fault.kind == JACOBI_FAULT_STALE)
-        next[r * pitch + c] = cur[r * pitch + c];
-    else if (norm_iter)
-        *sum += jacobi_residue2(next[r * pitch + c], cur[r * pitch + c]);
+    if (m->deep_top_out && y < m->depth)
+        m->deep_top_out[(size_t)y * nx + (size_t)x] = v;
+    if (m->deep_bottom_out && y >= m->rows - m->depth)
+        m->deep_bottom_out[(size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - m->rows) * nx + (size_t)x] = v;
+    if (y == 0 && m->top_out)
+        m->top_out[x] = v;
+    if (y == m->rows - 1 && m->bottom_out)
+        m->bottom_out[x] = v;
 }
 
-/* The pass's iterations between the two buffers, cur holding the loaded
- * tile: iteration i computes the loaded region shrunk by i (the fixed columns
- * stay), a column a thread, its rows in three runs: the halo's above, the
- * tile's own (their residues summed where the iteration has a norm and the
- * column is the tile's own), the halo's below. Each iteration's sum goes,
- * warp by warp, into slots (JACOBI_BLOCK_SLOTS an iteration); past the pass's
- * last barrier the block's sums, sums[i] for every iteration of the pass
- * (0 where it has no norm: the leader's). Returns the buffer that holds the
- * last iteration's values. */
-SHARDTAB_DEVFN jacobi_real_t *jacobi_temporal_sweep(const jacobi_step_t *s, jacobi_pass_t pass,
-                                                    const jacobi_tile_t *g, jacobi_real_t *cur,
-                                                    jacobi_real_t *next, double *slots, double *sums)
+/* What a thread carries from one step of the stream to the next, for each of
+ * its columns: level t's values of the rows above and at the row level t + 1
+ * computes next (up, mid), the rows its loads run ahead (ahead); its sums, a
+ * level each; the levels whose row this step is an own row (bit t - 1). On a
+ * GPU in registers: every index is a constant once the steps are inlined and
+ * their levels unrolled. */
+typedef struct jacobi_stream {
+    jacobi_real_t up[JACOBI_TEMPORAL_THREAD_COLS][JACOBI_TEMPORAL_MAX_DEPTH];
+    jacobi_real_t mid[JACOBI_TEMPORAL_THREAD_COLS][JACOBI_TEMPORAL_MAX_DEPTH];
+    jacobi_real_t ahead[JACOBI_TEMPORAL_THREAD_COLS][JACOBI_TEMPORAL_AHEAD];
+    double acc[JACOBI_TEMPORAL_MAX_DEPTH];
+    int own_levels;
+} jacobi_stream_t;
+
+/* Where step j of the stream loads from: NULL past its last row. */
+JACOBI_TEMPORAL_INLINE const jacobi_real_t *jacobi_temporal_stream_row(const jacobi_step_t *s, jacobi_pass_t pass,
+                                                                       const jacobi_tile_t *g,
+                                                                       const jacobi_stream_plan_t *m, int j)
 {
-    const int nx = s->nx, D = s->temporal_depth, d = pass.depth, pitch = jacobi_temporal_pitch(s);
-    const int left = g->x0 - D, own_lo = D, own_hi = D + (g->y1 - g->y0);
+    return j >= m->steps ? (const jacobi_real_t *)0
+           : m->inside   ? m->inside + (size_t)j * (size_t)m->nx
+                         : jacobi_temporal_source(s, pass, g, j);
+}
+
+/* Step j of a tile's stream, for every column of the thread (the caller's
+ * barrier follows it). d, lane, planted and every are constants in each of
+ * the stream's builds: every, a step whose levels' rows are all own rows and
+ * every level's iteration has a norm, tests neither (the stream's middle). On
+ * a GPU a thread's sums are its column's, own or not (a halo column's are
+ * dropped at the end); the host's thread sums only its own columns'. */
+JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
+                                                 const jacobi_stream_plan_t *m, jacobi_stream_t *st,
+                                                 jacobi_real_t *ex, int j, const int d, const int lane,
+                                                 const int planted, const int every)
+{
+    const int nx = m->nx, pitch = m->pitch;
+    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+    const jacobi_real_t *rd = ex + ((j + 1) & 1) * lane + 1;
+    jacobi_real_t *wr = ex + (j & 1) * lane + 1;
+    const jacobi_real_t *src = jacobi_temporal_stream_row(s, pass, g, m, j + JACOBI_TEMPORAL_AHEAD);
+    /* level t's row j - t is own row j - t - d; the bits move up a level a step */
+    st->own_levels = ((st->own_levels << 1) | ((unsigned)(j - 1 - d) < (unsigned)m->own_rows)) & ((1 << d) - 1);
+    const int normed = every ? (1 << d) - 1 : st->own_levels & m->norm_mask;
+    const int out = every || (unsigned)(j - 2 * d) < (unsigned)m->own_rows;
+
+    JACOBI_TEMPORAL_UNROLL
+    for (int k = 0; k < JACOBI_TEMPORAL_THREAD_COLS; k++) {
+        const int c = thread + k * threads, x = m->left + c;
+        if (JACOBI_TEMPORAL_THREAD_COLS > 1 && c >= pitch)
+            break;
+        const int in_grid = x >= 0 && x < nx, fixed = x == 0 || x == nx - 1, own = x >= g->x0 && x < g->x1;
+        const int summed = own | (JACOBI_TEMPORAL_THREAD_COLS == 1); /* 1 or 0, a bit to mask with */
+        jacobi_real_t down = st->ahead[k][0];
+        JACOBI_TEMPORAL_UNROLL
+        for (int a = 0; a + 1 < JACOBI_TEMPORAL_AHEAD; a++)
+            st->ahead[k][a] = st->ahead[k][a + 1];
+        st->ahead[k][JACOBI_TEMPORAL_AHEAD - 1] = src && in_grid ? src[x] : (jacobi_real_t)0;
+        /* every level's values first, then their stores into the buffer: no
+         * store of the step before a load, so that the loads go where they are used */
+        JACOBI_TEMPORAL_UNROLL
+        for (int t = 1; t <= JACOBI_TEMPORAL_MAX_DEPTH; t++) {
+            if (t <= d) { /* a guard, not a break: a loop clang unrolls whole where d is not a constant */
+                const jacobi_real_t old = st->mid[k][t - 1];
+                const jacobi_real_t *near = rd + 2 * (t - 1) * lane + c; /* level t - 1 at row j - t */
+                jacobi_real_t v = fixed ? old : jacobi_value(near[-1], near[1], st->up[k][t - 1], down);
+                if (normed >> (t - 1) & summed & 1)
+                    st->acc[t - 1] += jacobi_residue2(v, old);
+                if (planted && t == m->plant_level && j == m->plant_step && c == m->plant_c) {
+                    if (s->fault.kind == JACOBI_FAULT_STALE)
+                        v = old; /* the point keeps its value */
+                    else if (normed >> (t - 1) & 1)
+                        st->acc[t - 1] += jacobi_residue2(v, old); /* its residue counts twice */
+                }
+                st->up[k][t - 1] = old;
+                st->mid[k][t - 1] = down;
+                down = v;
+            }
+        }
+        JACOBI_TEMPORAL_UNROLL
+        for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
+            if (t < d)
+                wr[2 * t * lane + c] = st->mid[k][t]; /* level t at row j - t */
+        if (out && own)
+            jacobi_temporal_put(m, g->y0 + j - 2 * d, x, down);
+    }
+}
+
+/* The stream of one tile (planted: a STALE or NORM fault is planted, so that
+ * a real run's loop carries no test of it). The pass's iterations are levels
+ * 1 .. d, level 0 the loaded rows; at step j (0 .. rows + 2 d - 1) of the
+ * stream each thread loads row j of its column (level 0, rank row y0 - d + j)
+ * and level t computes row j - t, from its own column's level t - 1 values of
+ * the rows above and at it (carried in registers, up and mid) and below it
+ * (computed this step by level t - 1: down), and its neighbour columns' values
+ * at it, which they put in the exchange buffer at step j - 1; each level's new
+ * value goes into the buffer for step j + 1, the last level's into the grid
+ * where it is an own point. One barrier a step. Every row is read once and
+ * every own point written once a pass; in rows, nothing is computed twice (a
+ * level's first t rows are unused, never stored); in columns, a level computes
+ * the halo's too, the neighbour tile's own (the price of one read and one
+ * write every d iterations). A level's values are exact d - t rows and columns
+ * inside the loaded ones, so the last level's own points are. Each level's
+ * squared residues of the tile's own points add into acc[t - 1], a thread's
+ * own, in the order it meets them. */
+JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream_run(const jacobi_step_t *s, jacobi_pass_t pass,
+                                                       const jacobi_tile_t *g, jacobi_real_t *ex, double *acc,
+                                                       const int d, const int lane, const int planted)
+{
+    const int D = s->temporal_depth, own_rows = g->y1 - g->y0, steps = own_rows + 2 * d;
     const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
     const uint64_t base = s->ctl->base;
+    jacobi_stream_plan_t m;
+    jacobi_stream_t st;
 
-    for (int i = 1; i <= d; i++) {
-        const uint64_t k = pass.k0 + (uint64_t)(i - 1);
-        const int norm_iter = pass.norms && jacobi_norm_iteration(base, s->nccheck, k);
-        const int c_lo = (g->x0 - d + i > 1 ? g->x0 - d + i : 1) - left;
-        const int c_hi = (g->x1 + d - i < nx - 1 ? g->x1 + d - i : nx - 1) - left;
-        const int r_lo = g->r_lo + i, r_hi = g->r_hi - i;
-        double sum = 0.0;
+    const int p = (int)(pass.k0 & 1), q = (int)((pass.k0 + (uint64_t)d) & 1);
 
-        for (int c = c_lo + thread; c < c_hi; c += threads) {
-            const int x = c + left, own_x = x >= g->x0 && x < g->x1;
-            jacobi_real_t up = cur[(r_lo - 1) * pitch + c], mid = cur[r_lo * pitch + c];
-            int r = jacobi_temporal_rows(cur, next, pitch, c, r_lo, own_lo, &up, &mid, 0, &sum);
-            if (norm_iter && own_x)
-                r = jacobi_temporal_rows(cur, next, pitch, c, r, own_hi, &up, &mid, 1, &sum);
-            (void)jacobi_temporal_rows(cur, next, pitch, c, r, r_hi, &up, &mid, 0, &sum);
+    /* every pointer of a parity picked by a select, not an index (jacobi_temporal_source) */
+    m.nx = s->nx;
+    m.rows = s->rows;
+    m.depth = D;
+    m.pitch = jacobi_temporal_pitch(s);
+    m.left = g->x0 - D;
+    m.own_rows = own_rows;
+    m.steps = steps;
+    m.edge = g->y0 < D || g->y1 > s->rows - D;
+    m.out = q ? s->a[1] : s->a[0];
+    m.top_out = q ? s->top_dest[1] : s->top_dest[0];
+    m.bottom_out = q ? s->bottom_dest[1] : s->bottom_dest[0];
+    m.deep_top_out = q ? s->deep_top_dest[1] : s->deep_top_dest[0];
+    m.deep_bottom_out = q ? s->deep_bottom_dest[1] : s->deep_bottom_dest[0];
+    /* a tile whose rows, halo included, are the rank's own reads them in place */
+    m.inside = g->y0 - d >= 0 && g->y1 + d <= s->rows && !g->stale
+                   ? (p ? s->a[1] : s->a[0]) + (size_t)(g->y0 - d) * (size_t)s->nx
+                   : (const jacobi_real_t *)0;
+    m.norm_mask = 0;
+    for (int t = 1; t <= d; t++)
+        m.norm_mask |= (pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)(t - 1))) << (t - 1);
+    m.plant_level = 0;
+    m.plant_step = m.plant_c = -1;
+    if (planted && s->fault.row >= g->y0 && s->fault.row < g->y1 && s->fault.col >= g->x0 &&
+        s->fault.col < g->x1 && pass.k0 - base <= (uint64_t)s->fault.iteration &&
+        (uint64_t)s->fault.iteration < pass.k0 - base + (uint64_t)d) {
+        m.plant_level = (int)((uint64_t)s->fault.iteration - (pass.k0 - base)) + 1;
+        m.plant_step = s->fault.row - g->y0 + d + m.plant_level;
+        m.plant_c = s->fault.col - m.left;
+    }
+
+    JACOBI_TEMPORAL_UNROLL
+    for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
+        st.acc[t] = 0.0;
+    st.own_levels = 0;
+    for (int j = 0; j < JACOBI_TEMPORAL_AHEAD; j++) {
+        const jacobi_real_t *src = jacobi_temporal_stream_row(s, pass, g, &m, j);
+        JACOBI_TEMPORAL_UNROLL
+        for (int k = 0; k < JACOBI_TEMPORAL_THREAD_COLS; k++) {
+            const int x = m.left + thread + k * threads;
+            st.ahead[k][j] = src && x >= 0 && x < s->nx ? src[x] : (jacobi_real_t)0;
         }
-        jacobi_temporal_plant(s, g, k, norm_iter, c_lo, c_hi, cur, next, &sum);
-        if (norm_iter)
-            jacobi_block_partial(sum, slots + (i - 1) * JACOBI_BLOCK_SLOTS);
+    }
+    JACOBI_TEMPORAL_UNROLL
+    for (int k = 0; k < JACOBI_TEMPORAL_THREAD_COLS; k++)
+        JACOBI_TEMPORAL_UNROLL
+        for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
+            st.up[k][t] = st.mid[k][t] = (jacobi_real_t)0;
+
+    /* the first 2 d steps (some levels' rows above the own rows), the middle
+     * (every level's row own: steps 2 d .. own_rows + d), the last */
+    const int warm = 2 * d < steps ? 2 * d : steps;
+    int middle_end = m.norm_mask == (1 << d) - 1 ? own_rows + d + 1 : warm;
+    if (middle_end < warm)
+        middle_end = warm;
+    int j = 0;
+    for (; j < warm; j++) {
+        jacobi_temporal_step(s, pass, g, &m, &st, ex, j, d, lane, planted, 0);
         shardtab_block_sync();
-        jacobi_real_t *swap = cur;
-        cur = next;
-        next = swap;
     }
-    for (int i = 0; i < d; i++) {
-        const int norm_iter = pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)i);
-        const double sum = norm_iter ? jacobi_block_total(slots + i * JACOBI_BLOCK_SLOTS) : 0.0;
-        if (shardtab_block_leader())
-            sums[i] = sum;
+    JACOBI_TEMPORAL_UNROLL_STEPS
+    for (; j < middle_end; j++) {
+        jacobi_temporal_step(s, pass, g, &m, &st, ex, j, d, lane, planted, 1);
+        shardtab_block_sync();
     }
-    return cur;
+    for (; j < steps; j++) {
+        jacobi_temporal_step(s, pass, g, &m, &st, ex, j, d, lane, planted, 0);
+        shardtab_block_sync();
+    }
+    /* a GPU thread of a halo column summed its column's residues too: dropped */
+    const int x = m.left + thread;
+    JACOBI_TEMPORAL_UNROLL
+    for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
+        acc[t] = JACOBI_TEMPORAL_THREAD_COLS > 1 || (x >= g->x0 && x < g->x1) ? st.acc[t] : 0.0;
 }
 
-/* The tile's own points from the pass's last buffer into a[(k0 + d) & 1], its
- * first and last rank rows also into the ghost rows of that time (a rank
- * alone: its own rows, periodic); between ranks, its rows among the rank's
- * first and last D also into the neighbours' deep ghost rows of that time. */
-SHARDTAB_DEVFN void jacobi_temporal_store(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
-                                          const jacobi_real_t *last)
+/* Is a STALE or NORM fault planted? (Its point's test is in a stream of its own.) */
+static JACOBI_HD inline int jacobi_temporal_planted(const jacobi_step_t *s)
 {
-    const int D = s->temporal_depth, pitch = jacobi_temporal_pitch(s), left = g->x0 - D;
-    const int q = (int)((pass.k0 + (uint64_t)pass.depth) & 1);
-    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
-    const size_t nx = (size_t)s->nx;
-    /* a tile with no row among the rank's first or last D: its own rows only */
-    const int edge = g->y0 < D || g->y1 > s->rows - D;
+    return s->fault.kind == JACOBI_FAULT_STALE || s->fault.kind == JACOBI_FAULT_NORM;
+}
 
-    for (int y = g->y0; y < g->y1 && !edge; y++) {
-        const jacobi_real_t *row = last + (y - g->y0 + D) * pitch - left;
-        jacobi_real_t *dst = s->a[q] + (size_t)y * nx;
-        for (int x = g->x0 + thread; x < g->x1; x += threads)
-            dst[x] = row[x];
-    }
-    for (int y = g->y0; y < g->y1 && edge; y++) {
-        const jacobi_real_t *row = last + (y - g->y0 + D) * pitch - left;
-        jacobi_real_t *dst = s->a[q] + (size_t)y * nx;
-        jacobi_real_t *up = s->deep_top_dest[q] && y < D ? s->deep_top_dest[q] + (size_t)y * nx : 0;
-        jacobi_real_t *down = s->deep_bottom_dest[q] && y >= s->rows - D
-                                  ? s->deep_bottom_dest[q] + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - s->rows) * nx
-                                  : 0;
-        for (int x = g->x0 + thread; x < g->x1; x += threads) {
-            const jacobi_real_t v = row[x];
-            dst[x] = v;
-            if (up)
-                up[x] = v;
-            if (down)
-                down[x] = v;
-            if (y == 0 && s->top_dest[q])
-                s->top_dest[q][x] = v;
-            if (y == s->rows - 1 && s->bottom_dest[q])
-                s->bottom_dest[q][x] = v;
-        }
+/* The tile's pass: the stream, then each iteration's sum, warp by warp into
+ * slots (JACOBI_BLOCK_SLOTS an iteration) and, past a barrier, the block's
+ * sums[i] for every iteration of the pass (0 where it has no norm: the
+ * leader's). A real run's stream is built for each depth a pass can have, and
+ * on a GPU for its block's lane, so that its levels are unrolled and every
+ * exchange address is a constant; a planted fault's (planted: 1, where
+ * jacobi_temporal_planted; the GPU builds a kernel of its own for it, so that
+ * its registers do not bound a real run's blocks) takes both as they come. */
+JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream(const jacobi_step_t *s, jacobi_pass_t pass,
+                                                   const jacobi_tile_t *g, jacobi_real_t *ex, double *slots,
+                                                   double *sums, const int planted)
+{
+    const uint64_t base = s->ctl->base;
+#if defined(SHARDTAB_DEVICE_HOST)
+    const int lane = jacobi_temporal_lane(s);
+#else
+    const int lane = JACOBI_TEMPORAL_THREADS + 2; /* the plan's pitch is the block */
+#endif
+    double acc[JACOBI_TEMPORAL_MAX_DEPTH];
+
+    if (planted)
+        jacobi_temporal_stream_run(s, pass, g, ex, acc, pass.depth, lane, 1);
+    else if (pass.depth == 7)
+        jacobi_temporal_stream_run(s, pass, g, ex, acc, 7, lane, 0);
+    else if (pass.depth == 5)
+        jacobi_temporal_stream_run(s, pass, g, ex, acc, 5, lane, 0);
+    else if (pass.depth == 3)
+        jacobi_temporal_stream_run(s, pass, g, ex, acc, 3, lane, 0);
+    else
+        jacobi_temporal_stream_run(s, pass, g, ex, acc, 1, lane, 0);
+    JACOBI_TEMPORAL_UNROLL
+    for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
+        if (t < pass.depth && pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t))
+            jacobi_block_partial(acc[t], slots + t * JACOBI_BLOCK_SLOTS);
+    shardtab_block_sync();
+    for (int t = 0; t < pass.depth; t++) {
+        const int norm_iter = pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t);
+        const double sum = norm_iter ? jacobi_block_total(slots + t * JACOBI_BLOCK_SLOTS) : 0.0;
+        if (shardtab_block_leader())
+            sums[t] = sum;
     }
 }
 
@@ -467,11 +594,12 @@ SHARDTAB_DEVFN int jacobi_temporal_lags(const jacobi_step_t *s, jacobi_pass_t pa
     return !pass.norms && s->fault.kind == JACOBI_FAULT_LAG;
 }
 
-/* Tile t's whole pass: the neighbours it meets waited for, load, sweep,
- * store; slots and sums as the sweep's (all 0 where it does not run: a wait
- * gave up, or the planted LAG fault). */
-SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t pass, int t,
-                                         jacobi_real_t *cur, jacobi_real_t *next, double *slots, double *sums)
+/* Tile t's whole pass: the neighbours it meets waited for, then its stream
+ * (ex: the block's exchange buffer; planted: jacobi_temporal_planted); slots
+ * and sums as the stream's (all 0 where it does not run: a wait gave up, or
+ * the planted LAG fault). */
+JACOBI_TEMPORAL_INLINE void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t pass, int t,
+                                                 jacobi_real_t *ex, double *slots, double *sums, const int planted)
 {
     const jacobi_tile_t g = jacobi_temporal_place(s, pass, t);
     const int to_peers = jacobi_temporal_meets_top(s, &g) || jacobi_temporal_meets_bottom(s, &g);
@@ -484,9 +612,7 @@ SHARDTAB_DEVFN void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t p
             sums[i] = 0.0;
         return;
     }
-    jacobi_temporal_load(s, pass, &g, cur, next);
-    shardtab_block_sync();
-    jacobi_temporal_store(s, pass, &g, jacobi_temporal_sweep(s, pass, &g, cur, next, slots, sums));
+    jacobi_temporal_stream(s, pass, &g, ex, slots, sums, planted);
     /* every thread's stores into a neighbour before the leader's ticket releases them */
     if (to_peers)
         jacobi_temporal_release_block();
@@ -641,20 +767,34 @@ static inline int jacobi_temporal_unfit(const jacobi_step_t *s, int depth, char 
 }
 
 /* The tile a plan cuts for depth (odd, 1 to JACOBI_TEMPORAL_MAX_DEPTH): cols x
- * rows own points; the tiles that cover the rank. Where a block's shared
- * memory cannot hold the two buffers (bytes_per_block; an MI250X GCD gives 64
- * KB), the rows are halved until they fit, down to 4: returns 0, or -1 when
- * even that does not fit. */
+ * rows own points (rows: at most the rank's); the tiles that cover the rank.
+ * Returns 0, or -1 where a block's shared memory (bytes_per_block) cannot hold
+ * the exchange buffer (2 D lanes of cols + 2 D + 2 values: 14 KB for a
+ * 256-thread block at depth 7, which every GPU has). */
 static inline int jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows, size_t bytes_per_block)
 {
     s->temporal_depth = depth;
     s->temporal_cols = cols;
-    s->temporal_rows = rows < JACOBI_TEMPORAL_MAX_ROWS ? rows : JACOBI_TEMPORAL_MAX_ROWS;
-    while (s->temporal_rows > 4 && 2 * jacobi_temporal_buffer_values(s) * sizeof(jacobi_real_t) > bytes_per_block)
-        s->temporal_rows /= 2;
+    s->temporal_rows = rows < s->rows ? rows : s->rows;
     s->temporal_tiles_x = (s->nx - 2 + cols - 1) / cols;
     s->temporal_tiles_y = (s->rows + s->temporal_rows - 1) / s->temporal_rows;
-    return 2 * jacobi_temporal_buffer_values(s) * sizeof(jacobi_real_t) <= bytes_per_block ? 0 : -1;
+    return jacobi_temporal_buffer_values(s) * sizeof(jacobi_real_t) <= bytes_per_block ? 0 : -1;
+}
+
+/* The own rows a tile streams where the tuning leaves it to the plan. A
+ * tile of R rows reads 2 d more (its halo: the pass costs (R + 2 d) / R of
+ * its own rows), and the last of the tiles leave the device partly idle for
+ * about half a tile's time (proportional to R + 2 d); the sum is least at
+ * R = sqrt(4 d tiles_x rows / blocks_at_once). Measured on an H200 (runs 9
+ * and 10, docs/performance.md), the best of 16 to 512 rows: 256, 128 and 64 at
+ * 16384^2, 8192^2 and 4096^2 (this gives 243, 121 and 61), and 64 at 2048^2,
+ * where fewer tiles than fill the device make the halo the larger cost: no
+ * fewer than 64. */
+static inline int jacobi_temporal_auto_rows(const jacobi_step_t *s, int depth, int cols, long blocks_at_once)
+{
+    const double tiles_x = (double)((s->nx - 2 + cols - 1) / cols);
+    const long rows = lround(sqrt(4.0 * depth * tiles_x * s->rows / (double)(blocks_at_once > 0 ? blocks_at_once : 1)));
+    return (int)(rows < 64 ? 64 : rows > 4096 ? 4096 : rows);
 }
 
 #if defined(SHARDTAB_DEVICE_HOST)

@@ -1,10 +1,11 @@
 /* jacobi_temporal_host.c - the host backend's --launch temporal: the tile pass
  * and the close of jacobi_temporal.h, run by one thread over the tiles in
- * order, each tile's two buffers in memory of its own, as a GPU block's
- * shared memory; so CI runs the GPU's pass logic, trapezoids, norms, the stop
- * inside a pass and its rerun, the neighbours' deep ghost rows and their
- * signals included. Its tiles are small and uneven (7 x 5
- * points), so that small grids have many, in both directions. */
+ * order, streaming every column of a tile, its exchange buffer in memory of
+ * its own, as a GPU block's shared memory; so CI runs the GPU's pass logic,
+ * the stream's levels, norms, the stop inside a pass and its rerun, the
+ * neighbours' deep ghost rows and their signals included. Its tiles are small
+ * and uneven (7 x 5 points), so that small grids have many, in both
+ * directions. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 
 #define JACOBI_HOST_TEMPORAL_COLS 7
 #define JACOBI_HOST_TEMPORAL_ROWS 5
+_Static_assert(JACOBI_HOST_TEMPORAL_COLS + 2 * JACOBI_TEMPORAL_MAX_DEPTH <= JACOBI_TEMPORAL_THREAD_COLS,
+               "the host's one thread streams every column of a tile");
 
 int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t why_bytes)
 {
@@ -22,7 +25,8 @@ int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t 
     (void)jacobi_temporal_cut(s, depth, JACOBI_HOST_TEMPORAL_COLS, JACOBI_HOST_TEMPORAL_ROWS, SIZE_MAX);
     s->temporal_partials = calloc((size_t)depth * (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y,
                                   sizeof *s->temporal_partials);
-    s->temporal_scratch = malloc(2 * jacobi_temporal_buffer_values(s) * sizeof *s->temporal_scratch);
+    /* zeroed: the pads and a stream's first steps read values no own point needs, defined all the same */
+    s->temporal_scratch = calloc(jacobi_temporal_buffer_values(s), sizeof *s->temporal_scratch);
     if (s->temporal_partials == NULL || s->temporal_scratch == NULL) {
         jacobi_temporal_host_release(s);
         snprintf(why, why_bytes, "no memory for the tiles' sums and buffers");
@@ -42,7 +46,6 @@ void jacobi_temporal_host_release(jacobi_step_t *s)
 void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count)
 {
     const int tiles = s->temporal_tiles_x * s->temporal_tiles_y;
-    jacobi_real_t *buffers = s->temporal_scratch;
 
     jacobi_temporal_begin_run(s, count);
     for (;;) {
@@ -55,7 +58,7 @@ void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count)
         }
         for (int t = 0; t < tiles; t++) {
             double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS], sums[JACOBI_TEMPORAL_MAX_DEPTH];
-            jacobi_temporal_tile(s, pass, t, buffers, buffers + jacobi_temporal_buffer_values(s), slots, sums);
+            jacobi_temporal_tile(s, pass, t, s->temporal_scratch, slots, sums, jacobi_temporal_planted(s));
             jacobi_temporal_publish(s, pass, t, sums);
         }
         jacobi_temporal_finish(s, pass);

@@ -96,10 +96,10 @@ static const char usage_text[] =
     "                   fewest that let every tile have a multiprocessor of its own)\n"
     "  JACOBI_TEMPORAL_DEPTH=N\n"
     "                   temporal launches: 1, 3, 5 or 7 (default) iterations a pass\n"
-    "  JACOBI_TEMPORAL_PREFETCH=0|1\n"
-    "                   temporal launches on a GPU: 0 (default) a block a tile; 1 a\n"
-    "                   resident grid whose blocks load their next tile while they\n"
-    "                   sweep one\n"
+    "  JACOBI_TEMPORAL_ROWS=N\n"
+    "                   temporal launches on a GPU: 4 to 4096 own rows a tile streams\n"
+    "                   (default: the plan's, fewer halo rows against a shorter\n"
+    "                   last wave of tiles)\n"
     "\n"
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage.\n";
 
@@ -187,7 +187,8 @@ static const struct tuning_spec {
     {"JACOBI_NORM_BLOCK", offsetof(jacobi_tuning_t, norm_block), 0, 1, 0, "0 or 1"},
     {"JACOBI_ONCHIP_ROWS", offsetof(jacobi_tuning_t, onchip_rows), 2, 16, 2, "2, 4, 8 or 16"},
     {"JACOBI_TEMPORAL_DEPTH", offsetof(jacobi_tuning_t, temporal_depth), 1, 7, 3, "1, 3, 5 or 7"},
-    {"JACOBI_TEMPORAL_PREFETCH", offsetof(jacobi_tuning_t, temporal_prefetch), 0, 1, 0, "0 or 1"},
+    {"JACOBI_TEMPORAL_ROWS", offsetof(jacobi_tuning_t, temporal_rows), 4, 4096, 0,
+     "an integer from 4 to 4096"},
 };
 _Static_assert(JACOBI_MAX_BLOCKS_PER_SM == 16, "the message and the help say 1 to 16");
 
@@ -211,7 +212,7 @@ int jacobi_tuning_value(const jacobi_tuning_t *t, jacobi_tuning_var_t var)
 int jacobi_tuning_is_auto(const jacobi_tuning_t *t, jacobi_tuning_var_t var)
 {
     return (var == JACOBI_TUNE_BLOCKS_PER_SM || var == JACOBI_TUNE_ROWS_IN_FLIGHT ||
-            var == JACOBI_TUNE_ONCHIP_ROWS) &&
+            var == JACOBI_TUNE_ONCHIP_ROWS || var == JACOBI_TUNE_TEMPORAL_ROWS) &&
            jacobi_tuning_value(t, var) == 0;
 }
 

@@ -97,7 +97,7 @@ typedef enum jacobi_tuning_var {
     JACOBI_TUNE_NORM_BLOCK,         /* JACOBI_NORM_BLOCK: 0 or 1, default 1 */
     JACOBI_TUNE_ONCHIP_ROWS,        /* JACOBI_ONCHIP_ROWS: 2, 4, 8 or 16, default the plan's */
     JACOBI_TUNE_TEMPORAL_DEPTH,     /* JACOBI_TEMPORAL_DEPTH: 1, 3, 5 or 7, default 7 */
-    JACOBI_TUNE_TEMPORAL_PREFETCH,  /* JACOBI_TEMPORAL_PREFETCH: 0 or 1, default 0 */
+    JACOBI_TUNE_TEMPORAL_ROWS,      /* JACOBI_TEMPORAL_ROWS: 4 to 4096, default the plan's */
     JACOBI_TUNING_COUNT
 } jacobi_tuning_var_t;
 

@@ -71,7 +71,7 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
                jacobi_launch_request_name(o->launch),
                j->launch == JACOBI_LAUNCH_PERSISTENT ? "one cooperative launch per solve"
                : j->launch == JACOBI_LAUNCH_ONCHIP   ? "one cooperative launch per solve, rows kept on chip"
-               : j->launch == JACOBI_LAUNCH_TEMPORAL ? "a launch per pass of several iterations, tiles in shared memory"
+               : j->launch == JACOBI_LAUNCH_TEMPORAL ? "a launch per pass of several iterations, each tile streamed down its columns"
                : j->launch == JACOBI_LAUNCH_GRAPH    ? "graphs of launches replayed"
                                                      : "a launch call per step",
                jacobi_launch_name(j->ref_launch));

@@ -153,8 +153,14 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
             snprintf(j->launch_note, sizeof j->launch_note,
                      "auto: %d x %d points a rank fit on chip, %d tiles of at most %d rows", j->run.nx,
                      j->run.rows, jacobi_plan_tiles(j->run.plan), jacobi_plan_tile_rows(j->run.plan));
-        else if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && !j->launch_note[0] &&
-                 shardtab_backend() != SHARDTAB_BACKEND_HOST)
+        else if (status == SHARDTAB_SUCCESS && j->launch == JACOBI_LAUNCH_TEMPORAL && !j->launch_note[0]) {
+            int cols = 0, rows = 0, tiles = jacobi_plan_temporal_cut(j->run.plan, &cols, &rows);
+            snprintf(j->launch_note, sizeof j->launch_note,
+                     "temporal: passes of up to %d iterations, %d tiles of %d x %d points a rank (%s)",
+                     j->run.tuning.temporal_depth, tiles, cols, rows,
+                     j->run.tuning.temporal_rows ? "JACOBI_TEMPORAL_ROWS" : "rows: the plan's");
+        } else if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && !j->launch_note[0] &&
+                   shardtab_backend() != SHARDTAB_BACKEND_HOST)
             snprintf(j->launch_note, sizeof j->launch_note,
                      "auto: %d x %d points a rank: below 2 Mi points persistent beats on chip",
                      j->run.nx, j->run.rows);

@@ -480,7 +480,7 @@ static void test_jacobi_options_parse_after_help_in_a_bundle_starts_afresh(void 
 
 static const char *const tuning_names[JACOBI_TUNING_COUNT] = {
     "JACOBI_MIN_STRIP_ROWS", "JACOBI_VEC4", "JACOBI_BLOCKS_PER_SM", "JACOBI_ROWS_IN_FLIGHT",
-    "JACOBI_NORM_BLOCK", "JACOBI_ONCHIP_ROWS", "JACOBI_TEMPORAL_DEPTH", "JACOBI_TEMPORAL_PREFETCH"};
+    "JACOBI_NORM_BLOCK", "JACOBI_ONCHIP_ROWS", "JACOBI_TEMPORAL_DEPTH", "JACOBI_TEMPORAL_ROWS"};
 
 /* Parses one variable set to `value`, the others unset. */
 static int tune_one(int var, const char *value)
@@ -518,6 +518,7 @@ static void test_jacobi_tuning_unset_and_empty_are_the_defaults(void **state)
     assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_BLOCKS_PER_SM));
     assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_ROWS_IN_FLIGHT));
     assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_ONCHIP_ROWS));
+    assert_true(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_TEMPORAL_ROWS));
     assert_false(jacobi_tuning_is_auto(&opts.tuning, JACOBI_TUNE_VEC4));
 }
 
@@ -527,7 +528,7 @@ static void test_jacobi_tuning_accepts_every_value_of_each_range(void **state)
         int var, lo, hi;
     } ranges[] = {{JACOBI_TUNE_MIN_STRIP_ROWS, 1, 64}, {JACOBI_TUNE_VEC4, 0, 1},
                   {JACOBI_TUNE_BLOCKS_PER_SM, 1, 16}, {JACOBI_TUNE_NORM_BLOCK, 0, 1},
-                  {JACOBI_TUNE_TEMPORAL_PREFETCH, 0, 1}};
+                  {JACOBI_TUNE_TEMPORAL_ROWS, 4, 4096}};
     static const char *const rows[] = {"1", "4", "8"};
     char text[16];
     (void)state;
@@ -593,7 +594,10 @@ static void test_jacobi_tuning_refuses_malformed_and_out_of_range_values_by_name
         {JACOBI_TUNE_TEMPORAL_DEPTH, "6", "1, 3, 5 or 7"},
         {JACOBI_TUNE_TEMPORAL_DEPTH, "9", "1, 3, 5 or 7"},
         {JACOBI_TUNE_TEMPORAL_DEPTH, "five", "1, 3, 5 or 7"},
-        {JACOBI_TUNE_TEMPORAL_PREFETCH, "2", "0 or 1"},
+        {JACOBI_TUNE_TEMPORAL_ROWS, "0", "an integer from 4 to 4096"},
+        {JACOBI_TUNE_TEMPORAL_ROWS, "3", "an integer from 4 to 4096"},
+        {JACOBI_TUNE_TEMPORAL_ROWS, "4097", "an integer from 4 to 4096"},
+        {JACOBI_TUNE_TEMPORAL_ROWS, "128rows", "an integer from 4 to 4096"},
         {JACOBI_TUNE_NORM_BLOCK, "10", "0 or 1"},
     };
     const jacobi_tuning_t kernels = JACOBI_TUNING_DEFAULTS;

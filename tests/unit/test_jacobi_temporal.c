@@ -1,4 +1,4 @@
-/* test_jacobi_temporal.c - the temporal passes of kernels/jacobi_temporal.h, run by the host backend's plan, against a plain loop written here: every point bit for bit, the iteration count and every decided norm, for runs no depth divides, a stop at every place inside a pass (the pass run again up to the stop), the norm every few iterations, a second solve on the same state, a run in several calls, a grid narrower than a tile; the planted fault that skips the rerun caught; and the GPU plan's cut of the tiles for the shared memory a block has. */
+/* test_jacobi_temporal.c - the temporal passes of kernels/jacobi_temporal.h, run by the host backend's plan, against a plain loop written here: every point bit for bit, the iteration count and every decided norm, for runs no depth divides, a stop at every place inside a pass (the pass run again up to the stop), the norm every few iterations, a second solve on the same state, a run in several calls, a grid narrower than a tile; the planted fault that skips the rerun caught; and the GPU plan's cut of the tiles, their height and the exchange buffer a block shares. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -242,43 +242,75 @@ static void test_a_skipped_rerun_is_caught(void **state)
     assert_int_equal(caught, 4); /* a stop at each place but a pass's last */
 }
 
-/* The cut the GPU plan makes (jacobi_temporal_cut): 256 - 2 D columns and 32
- * rows where the block's shared memory holds the two buffers (an H200: 227 KB
- * a block), the rows halved until they fit where it does not (an MI250X GCD:
- * 64 KB a workgroup), a refusal where not even 4 rows fit; the tiles cover the
- * rank's interior columns and rows exactly. */
-static void test_the_cut_fits_the_shared_memory_it_is_given(void **state)
+/* The cut the GPU plan makes (jacobi_temporal_cut): 256 - 2 D columns (a
+ * thread a local column of a 256-thread block) and the rows asked, at most
+ * the rank's; the exchange buffer (2 D lanes of 258 values) fits a block of
+ * every GPU (an H200: 227 KB a block; an MI250X GCD: 64 KB a workgroup) and
+ * is refused where it would not; the tiles cover the rank's interior columns
+ * and rows exactly. */
+static void test_the_cut_covers_the_rank_and_its_buffer_fits(void **state)
 {
     static const struct {
         size_t bytes;
-        int depth, rows; /* 0: refused */
+        int depth, rows, rank_rows, want_rows; /* want_rows 0: refused */
     } cases[] = {
-        {227 * 1024 - 1024, 7, 32}, {227 * 1024 - 1024, 1, 32}, {64 * 1024 - 1024, 7, 16},
-        {64 * 1024 - 1024, 1, 16},  {64 * 1024 - 1024, 3, 16},  {48 * 1024, 7, 8},
-        {16 * 1024, 7, 0},
+        {227 * 1024, 7, 128, 8191, 128}, {64 * 1024, 7, 512, 8191, 512}, {64 * 1024, 1, 64, 8191, 64},
+        {64 * 1024, 3, 4096, 1000, 1000}, {64 * 1024, 5, 7, 7, 7},      {14 * 1024, 7, 128, 8191, 0},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         jacobi_step_t s;
         memset(&s, 0, sizeof s);
         s.nx = 16384;
-        s.rows = 8191;
-        int rc = jacobi_temporal_cut(&s, cases[i].depth, 256 - 2 * cases[i].depth, 32, cases[i].bytes);
-        const size_t need = 2 * jacobi_temporal_buffer_values(&s) * sizeof(jacobi_real_t);
-        if (cases[i].rows == 0) {
+        s.rows = cases[i].rank_rows;
+        int rc = jacobi_temporal_cut(&s, cases[i].depth, 256 - 2 * cases[i].depth, cases[i].rows, cases[i].bytes);
+        const size_t need = jacobi_temporal_buffer_values(&s) * sizeof(jacobi_real_t);
+        assert_int_equal(need, 2 * (size_t)cases[i].depth * 258 * sizeof(jacobi_real_t));
+        if (cases[i].want_rows == 0) {
             assert_int_equal(rc, -1);
             assert_true(need > cases[i].bytes);
             continue;
         }
         assert_int_equal(rc, 0);
-        assert_int_equal(s.temporal_rows, cases[i].rows);
-        assert_true(need <= cases[i].bytes);
-        assert_int_equal(jacobi_temporal_pitch(&s), 256); /* a thread a column of a 256-thread block */
+        assert_int_equal(s.temporal_rows, cases[i].want_rows);
+        assert_int_equal(jacobi_temporal_pitch(&s), 256);
         assert_true((long)s.temporal_tiles_x * s.temporal_cols >= s.nx - 2);
         assert_true((long)(s.temporal_tiles_x - 1) * s.temporal_cols < s.nx - 2);
         assert_true((long)s.temporal_tiles_y * s.temporal_rows >= s.rows);
         assert_true((long)(s.temporal_tiles_y - 1) * s.temporal_rows < s.rows);
     }
+}
+
+/* The tile's height where the tuning leaves it to the GPU plan
+ * (jacobi_temporal_auto_rows): on an H200 (132 multiprocessors, 3 blocks
+ * each), near the heights measured best (runs 9 and 10: 256, 128 and 64 own
+ * rows at 16384^2, 8192^2 and 4096^2), growing with the grid, never below 64
+ * (2048^2 and smaller: the halo's rows cost more than the last wave's idle
+ * time) nor above 4096. */
+static void test_the_plans_tile_height_follows_the_grid(void **state)
+{
+    static const struct {
+        int n, lo, hi;
+    } cases[] = {{16384, 200, 320}, {8192, 100, 160}, {4096, 64, 80}, {2048, 64, 64}, {1024, 64, 64}};
+    int last = 0;
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        jacobi_step_t s;
+        memset(&s, 0, sizeof s);
+        s.nx = cases[i].n;
+        s.rows = cases[i].n - 2;
+        const int rows = jacobi_temporal_auto_rows(&s, 7, 242, 3 * 132);
+        if (rows < cases[i].lo || rows > cases[i].hi)
+            fail_msg("%d^2: %d rows, want %d to %d", cases[i].n, rows, cases[i].lo, cases[i].hi);
+        assert_true(last == 0 || rows <= last); /* the larger grid, the taller tile */
+        last = rows;
+    }
+    jacobi_step_t huge;
+    memset(&huge, 0, sizeof huge);
+    huge.nx = 1 << 20;
+    huge.rows = 1 << 20;
+    assert_int_equal(jacobi_temporal_auto_rows(&huge, 7, 242, 1), 4096);
+    assert_int_equal(jacobi_temporal_auto_rows(&huge, 7, 242, 0), 4096); /* no device count: no division by 0 */
 }
 
 int main(void)
@@ -288,7 +320,8 @@ int main(void)
         cmocka_unit_test(test_a_stop_inside_a_pass_returns_the_state_at_the_stop),
         cmocka_unit_test(test_runs_in_several_calls_and_narrow_grids),
         cmocka_unit_test(test_a_skipped_rerun_is_caught),
-        cmocka_unit_test(test_the_cut_fits_the_shared_memory_it_is_given),
+        cmocka_unit_test(test_the_cut_covers_the_rank_and_its_buffer_fits),
+        cmocka_unit_test(test_the_plans_tile_height_follows_the_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
