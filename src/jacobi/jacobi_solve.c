@@ -24,6 +24,7 @@
  * the device, where each rank's grid fills the whole GPU and the ranks'
  * kernels can only take turns (without MPS). */
 #define JACOBI_ONCHIP_AUTO_POINTS (2u << 20)
+#define JACOBI_TEMPORAL_AUTO_POINTS (8u << 20)
 
 static jacobi_launch_t auto_launch(const jacobi_job_t *j, int alone)
 {
@@ -31,6 +32,12 @@ static jacobi_launch_t auto_launch(const jacobi_job_t *j, int alone)
 
     if (!alone && j->ranks_on_device > 1)
         return JACOBI_LAUNCH_GRAPH;
+    /* one H200, 2026-12-02 (run 11, docs/performance.md): temporal passes 0.47x
+     * persistent's time at 16384^2, 0.55x at 8192^2, 0.70x at 4096^2, 0.78x at
+     * 3072^2; 1.06x at 2560^2, 1.33x at 2048^2 */
+    if (shardtab_backend() != SHARDTAB_BACKEND_HOST &&
+        (uint64_t)s->nx * (uint64_t)s->rows >= JACOBI_TEMPORAL_AUTO_POINTS)
+        return JACOBI_LAUNCH_TEMPORAL;
     /* one H200, 2026-12-01: on chip 0.83x persistent's time at 2048 x 2046 points a
      * rank, 0.95x at 2048 x 1024; 1.02x at 1024 x 1022, 1.23x at 1024 x 512 */
     if (shardtab_backend() != SHARDTAB_BACKEND_HOST &&
@@ -128,8 +135,10 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
                                         jacobi_launch_request_name(request), shardtab_last_error());
             status = shardtab_agree(MPI_COMM_WORLD, status);
         }
-        if (status == SHARDTAB_ERR_UNSUPPORTED && j->launch == JACOBI_LAUNCH_ONCHIP) {
-            snprintf(j->launch_note, sizeof j->launch_note, "not on chip (%s): persistent instead",
+        if (status == SHARDTAB_ERR_UNSUPPORTED &&
+            (j->launch == JACOBI_LAUNCH_ONCHIP || j->launch == JACOBI_LAUNCH_TEMPORAL)) {
+            snprintf(j->launch_note, sizeof j->launch_note, "%s (%s): persistent instead",
+                     j->launch == JACOBI_LAUNCH_ONCHIP ? "not on chip" : "no temporal passes",
                      shardtab_last_error());
             j->launch = JACOBI_LAUNCH_PERSISTENT;
             status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
@@ -172,7 +181,8 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
     if (j->rank == 0) {
         j->ref_launch = request == JACOBI_LAUNCH_AUTO ? auto_launch(j, 1) : asked_launch(request);
         status = plan_for(j, &j->ref, j->ref_launch);
-        if (status == SHARDTAB_ERR_UNSUPPORTED && j->ref_launch == JACOBI_LAUNCH_ONCHIP) {
+        if (status == SHARDTAB_ERR_UNSUPPORTED &&
+            (j->ref_launch == JACOBI_LAUNCH_ONCHIP || j->ref_launch == JACOBI_LAUNCH_TEMPORAL)) {
             j->ref_launch = JACOBI_LAUNCH_PERSISTENT; /* the whole grid need not fit on chip */
             status = plan_for(j, &j->ref, j->ref_launch);
         }
