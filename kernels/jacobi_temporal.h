@@ -1,18 +1,20 @@
 /* jacobi_temporal.h - --launch temporal (temporal blocking), written once for
- * every backend: the pass of one tile (the HIP and CUDA kernel of
- * jacobi_temporal.hip runs it in a block with the tile in shared memory; the
- * host backend, jacobi_temporal_host.c, in a loop with the tile in a buffer),
- * what the next pass is, and how a pass closes (the norms and the stop rule).
+ * every backend: the pass of one tile, a stream down its columns (the HIP and
+ * CUDA kernel of jacobi_temporal.hip runs it in a block, a thread a column,
+ * the neighbours' values in shared memory; the host backend,
+ * jacobi_temporal_host.c, in one thread over every column of the tile), what
+ * the next pass is, and how a pass closes (the norms and the stop rule).
  *
  * A one-pass sweep reads and writes the whole grid every iteration, so at
  * large grids it cannot beat the device's copy rate. A pass of depth d does d
- * iterations for one read and one write: each tile of W x H points loads them
+ * iterations for one read and one write: each tile of W x H points reads them
  * with a halo d deep on every side (rows periodic, as the problem's; columns
- * stop at the fixed boundary ones), and iteration i of the pass computes the
- * loaded region shrunk by i on every side (a trapezoid), so that after d
- * iterations its own W x H points are exact, with no exchange between tiles
- * inside a pass. The halo's points are computed again by each neighbour: the
- * price of reading the grid once every d iterations instead of every one.
+ * stop at the fixed boundary ones) and computes the pass's iterations as
+ * levels of a stream down its columns (jacobi_temporal_stream_run), so that
+ * after d of them its own W x H points are exact, with no exchange between
+ * tiles inside a pass. The halo's points are computed again by each
+ * neighbour: the price of reading the grid once every d iterations instead
+ * of every one.
  *
  * The norm every iteration, as every mode: iteration i's squared residues of
  * the tile's own points only (never its halo's), one sum a tile and iteration,
@@ -235,7 +237,7 @@ typedef struct jacobi_stream_plan {
     /* where the last level's own points go (jacobi_temporal_put): a[(k0 + d) & 1]; for
      * an edge tile also the ghost rows and the neighbours' deep rows of that parity */
     jacobi_real_t *out, *top_out, *bottom_out, *deep_top_out, *deep_bottom_out;
-    int nx, rows, depth, pitch;
+    int nx, rows, deepest, pitch; /* deepest: D, the plan's deepest pass (d: this pass's) */
 } jacobi_stream_plan_t;
 
 /* One of the tile's own points of the pass's last iteration, rank row y, into
@@ -250,9 +252,9 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_put(const jacobi_stream_plan_t *m, i
     m->out[(size_t)y * nx + (size_t)x] = v;
     if (!m->edge)
         return;
-    if (m->deep_top_out && y < m->depth)
+    if (m->deep_top_out && y < m->deepest)
         m->deep_top_out[(size_t)y * nx + (size_t)x] = v;
-    if (m->deep_bottom_out && y >= m->rows - m->depth)
+    if (m->deep_bottom_out && y >= m->rows - m->deepest)
         m->deep_bottom_out[(size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - m->rows) * nx + (size_t)x] = v;
     if (y == 0 && m->top_out)
         m->top_out[x] = v;
@@ -285,9 +287,10 @@ JACOBI_TEMPORAL_INLINE const jacobi_real_t *jacobi_temporal_stream_row(const jac
 }
 
 /* Step j of a tile's stream, for every column of the thread (the caller's
- * barrier follows it). d, lane, planted and every are constants in each of
- * the stream's builds: every, a step whose levels' rows are all own rows and
- * every level's iteration has a norm, tests neither (the stream's middle). On
+ * barrier follows it). In a real run's GPU build d, lane, planted and every
+ * are constants (the planted build takes d as it comes, the host its lane):
+ * every, a step whose levels' rows are all own rows and every level's
+ * iteration has a norm, tests neither (the stream's middle). On
  * a GPU a thread's sums are its column's, own or not (a halo column's are
  * dropped at the end); the host's thread sums only its own columns'. */
 JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
@@ -356,14 +359,16 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_
  * (computed this step by level t - 1: down), and its neighbour columns' values
  * at it, which they put in the exchange buffer at step j - 1; each level's new
  * value goes into the buffer for step j + 1, the last level's into the grid
- * where it is an own point. One barrier a step. Every row is read once and
- * every own point written once a pass; in rows, nothing is computed twice (a
- * level's first t rows are unused, never stored); in columns, a level computes
- * the halo's too, the neighbour tile's own (the price of one read and one
- * write every d iterations). A level's values are exact d - t rows and columns
- * inside the loaded ones, so the last level's own points are. Each level's
- * squared residues of the tile's own points add into acc[t - 1], a thread's
- * own, in the order it meets them. */
+ * where it is an own point. One barrier a step. Every row of the tile and its
+ * halo is read once and every own point written once a pass; each level
+ * computes the halo's rows and columns too, the neighbour tiles' own (the
+ * price of one read and one write every d iterations: (R + 2 d) / R of the
+ * rows, 256 / (256 - 2 D) of the columns). Level t's values are exact from t
+ * rows and columns inside what was read (its first t rows, and the edge
+ * columns', are computed from values no own point needs and never used), so
+ * the last level's own points are. Each level's squared residues of the
+ * tile's own points add into acc[t - 1], a thread's own, in the order it
+ * meets them. */
 JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream_run(const jacobi_step_t *s, jacobi_pass_t pass,
                                                        const jacobi_tile_t *g, jacobi_real_t *ex, double *acc,
                                                        const int d, const int lane, const int planted)
@@ -379,7 +384,7 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream_run(const jacobi_step_t *s, j
     /* every pointer of a parity picked by a select, not an index (jacobi_temporal_source) */
     m.nx = s->nx;
     m.rows = s->rows;
-    m.depth = D;
+    m.deepest = D;
     m.pitch = jacobi_temporal_pitch(s);
     m.left = g->x0 - D;
     m.own_rows = own_rows;
@@ -470,12 +475,12 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream(const jacobi_step_t *s, jacob
                                                    const jacobi_tile_t *g, jacobi_real_t *ex, double *slots,
                                                    double *sums, const int planted)
 {
-    const uint64_t base = s->ctl->base;
 #if defined(SHARDTAB_DEVICE_HOST)
     const int lane = jacobi_temporal_lane(s);
 #else
     const int lane = JACOBI_TEMPORAL_THREADS + 2; /* the plan's pitch is the block */
 #endif
+    const uint64_t base = s->ctl->base;
     double acc[JACOBI_TEMPORAL_MAX_DEPTH];
 
     if (planted)
@@ -488,6 +493,8 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream(const jacobi_step_t *s, jacob
         jacobi_temporal_stream_run(s, pass, g, ex, acc, 3, lane, 0);
     else
         jacobi_temporal_stream_run(s, pass, g, ex, acc, 1, lane, 0);
+    /* the levels' norm iterations, from the pass again (the stream's own mask,
+     * kept live to here, cost the kernel a spill: nvcc 13, sm_90) */
     JACOBI_TEMPORAL_UNROLL
     for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
         if (t < pass.depth && pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t))
@@ -768,17 +775,15 @@ static inline int jacobi_temporal_unfit(const jacobi_step_t *s, int depth, char 
 
 /* The tile a plan cuts for depth (odd, 1 to JACOBI_TEMPORAL_MAX_DEPTH): cols x
  * rows own points (rows: at most the rank's); the tiles that cover the rank.
- * Returns 0, or -1 where a block's shared memory (bytes_per_block) cannot hold
- * the exchange buffer (2 D lanes of cols + 2 D + 2 values: 14 KB for a
- * 256-thread block at depth 7, which every GPU has). */
-static inline int jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows, size_t bytes_per_block)
+ * (What a block shares, jacobi_temporal_buffer_values, does not depend on the
+ * rows: 14 KB for 256 threads at depth 7, static in the GPU kernel.) */
+static inline void jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows)
 {
     s->temporal_depth = depth;
     s->temporal_cols = cols;
     s->temporal_rows = rows < s->rows ? rows : s->rows;
     s->temporal_tiles_x = (s->nx - 2 + cols - 1) / cols;
     s->temporal_tiles_y = (s->rows + s->temporal_rows - 1) / s->temporal_rows;
-    return jacobi_temporal_buffer_values(s) * sizeof(jacobi_real_t) <= bytes_per_block ? 0 : -1;
 }
 
 /* The own rows a tile streams where the tuning leaves it to the plan. A
@@ -787,9 +792,10 @@ static inline int jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int
  * about half a tile's time (proportional to R + 2 d); the sum is least at
  * R = sqrt(4 d tiles_x rows / blocks_at_once). Measured on an H200 (runs 9
  * and 10, docs/performance.md), the best of 16 to 512 rows: 256, 128 and 64 at
- * 16384^2, 8192^2 and 4096^2 (this gives 243, 121 and 61), and 64 at 2048^2,
- * where fewer tiles than fill the device make the halo the larger cost: no
- * fewer than 64. */
+ * 16384^2, 8192^2 and 4096^2 with 4 blocks a multiprocessor (this gives 243,
+ * 121 and 61; with the 3 the kernel is built for, 280, 140 and 70), and 64
+ * at 2048^2, where fewer tiles than fill the device make the halo the larger
+ * cost: no fewer than 64. */
 static inline int jacobi_temporal_auto_rows(const jacobi_step_t *s, int depth, int cols, long blocks_at_once)
 {
     const double tiles_x = (double)((s->nx - 2 + cols - 1) / cols);

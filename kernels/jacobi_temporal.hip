@@ -30,8 +30,9 @@ __global__ void jacobi_temporal_begin(jacobi_step_t s, uint64_t count)
  * for the neighbour ranks it meets and its stream (jacobi_temporal.h); the
  * last block to finish (a ticket) tells the neighbours and closes the pass.
  * The first row of tiles runs last (block b takes tile b + tiles_x), and the
- * last row just before it: those are the tiles that may wait for a
- * neighbour, and they start once the others have. PLANTED: the kernel of a
+ * last row just before it: where a tile has at least D rows (JACOBI_TEMPORAL_ROWS
+ * may make them shorter), those are the tiles that may wait for a neighbour,
+ * and they start once the others have. PLANTED: the kernel of a
  * run with a STALE or NORM fault planted (jacobi_temporal_planted). */
 template <int PLANTED>
 __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_BLOCKS)
@@ -86,9 +87,7 @@ extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int rows, char 
         return JACOBI_PLAN_NOT_RESIDENT;
     }
     const int cols = JACOBI_TEMPORAL_THREADS - 2 * depth;
-    /* the exchange buffer is static shared memory, sized for the deepest pass: it fits */
-    (void)jacobi_temporal_cut(s, depth, cols, rows > 0 ? rows : jacobi_temporal_auto_rows(s, depth, cols, (long)per_sm * sms),
-                              sizeof(jacobi_real_t) * JACOBI_TEMPORAL_EXCHANGE);
+    jacobi_temporal_cut(s, depth, cols, rows > 0 ? rows : jacobi_temporal_auto_rows(s, depth, cols, (long)per_sm * sms));
     s->temporal_blocks = s->temporal_tiles_x * s->temporal_tiles_y;
     return (int)hipMalloc((void **)&s->temporal_partials, (size_t)depth * (size_t)s->temporal_blocks * sizeof(double));
 }

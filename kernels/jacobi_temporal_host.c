@@ -22,7 +22,7 @@ int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t 
 {
     if (jacobi_temporal_unfit(s, depth, why, why_bytes))
         return 1;
-    (void)jacobi_temporal_cut(s, depth, JACOBI_HOST_TEMPORAL_COLS, JACOBI_HOST_TEMPORAL_ROWS, SIZE_MAX);
+    jacobi_temporal_cut(s, depth, JACOBI_HOST_TEMPORAL_COLS, JACOBI_HOST_TEMPORAL_ROWS);
     s->temporal_partials = calloc((size_t)depth * (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y,
                                   sizeof *s->temporal_partials);
     /* zeroed: the pads and a stream's first steps read values no own point needs, defined all the same */

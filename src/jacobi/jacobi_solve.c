@@ -15,13 +15,15 @@
  * being its upload. */
 #define JACOBI_WARMUP_ITERS 100
 
-/* The launch the measurements favour (docs/performance.md, jacobi, "The
- * launch modes: persistent and on chip"): on a GPU, on chip where a rank holds
- * 2 Mi points or more and they fit (the caller falls back when they do not):
- * below that the on-chip tiles' waits
- * cost more than persistent's barrier; persistent on the host backend, whose
- * threads gain nothing from keeping rows "on chip"; graph where ranks share
- * the device, where each rank's grid fills the whole GPU and the ranks'
+/* The launch the measurements favour (docs/performance.md, jacobi, "Issue
+ * 22's table" and "Temporal passes"; one H200, no AMD GPU measured): on a GPU,
+ * temporal passes where a rank holds 8 Mi points or more (below that a pass's
+ * tiles do not keep the device busy enough to beat persistent's one pass an
+ * iteration), else on chip where it holds 2 Mi points or more and they fit
+ * (the caller falls back to persistent where either is refused): below that
+ * the on-chip tiles' waits cost more than persistent's barrier; persistent on
+ * the host backend, whose threads gain nothing from either; graph where ranks
+ * share the device, where each rank's grid fills the whole GPU and the ranks'
  * kernels can only take turns (without MPS). */
 #define JACOBI_ONCHIP_AUTO_POINTS (2u << 20)
 #define JACOBI_TEMPORAL_AUTO_POINTS (8u << 20)
@@ -167,7 +169,9 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
             snprintf(j->launch_note, sizeof j->launch_note,
                      "temporal: passes of up to %d iterations, %d tiles of %d x %d points a rank (%s)",
                      j->run.tuning.temporal_depth, tiles, cols, rows,
-                     j->run.tuning.temporal_rows ? "JACOBI_TEMPORAL_ROWS" : "rows: the plan's");
+                     shardtab_backend() == SHARDTAB_BACKEND_HOST ? "the host backend's tiles"
+                     : j->run.tuning.temporal_rows             ? "JACOBI_TEMPORAL_ROWS"
+                                                               : "rows: the plan's");
         } else if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && !j->launch_note[0] &&
                    shardtab_backend() != SHARDTAB_BACKEND_HOST)
             snprintf(j->launch_note, sizeof j->launch_note,

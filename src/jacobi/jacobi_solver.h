@@ -23,7 +23,7 @@ typedef struct jacobi_solver {
     int history_len;
     jacobi_real_t *init;       /* host: the starting rows */
     jacobi_real_t *init_halo;  /* host [above, below][nx]: the starting ghost rows */
-    jacobi_real_t *init_deep;  /* host, --launch temporal: the starting deep ghost rows, or NULL */
+    jacobi_real_t *init_deep;  /* host, where temporal passes may run: the starting deep ghost rows, or NULL */
     jacobi_step_t step;
     jacobi_tuning_t tuning;    /* the tuning variables its step was shaped with, its plans take */
     jacobi_plan_t *plan;       /* how its solves launch their steps */

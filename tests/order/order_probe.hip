@@ -370,8 +370,8 @@ ORDER_PROBE(probe_all_gather_block,
 #include "jacobi_temporal.h"
 /* ---- kernels/jacobi_temporal.h: the temporal passes between ranks, in the
  * order jacobi_temporal_pass_tiles (kernels/jacobi_temporal.hip) runs them,
- * with the same functions (the tile's load, sweep and store left out: they
- * order nothing). */
+ * with the same functions (the tile's stream left out: its one barrier a step
+ * orders its block's shared memory alone). */
 
 /* A pass's start: a tile that meets a neighbour waits for that neighbour's
  * pass before (the leader's relaxed polls, one acquire fence; every thread
