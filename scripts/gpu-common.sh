@@ -78,6 +78,18 @@ mps_start() {
   if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; else say "# MPS did not start"; fi
 }
 
+# gpu_sanitize LIMIT_S JACOBI ARGS...: compute-sanitizer's memcheck and racecheck on one jacobi run,
+# each a step that passes on 0 errors / 0 hazards
+gpu_sanitize() {
+  local limit=$1 tool cs
+  shift
+  cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool" expect_line "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" \
+      timeout "$limit" "$cs" --tool $tool --error-exitcode 9 "$@"
+  done
+}
+
 # run ARGS...: mpirun with this machine's settings and a time limit
 # shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
 run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }

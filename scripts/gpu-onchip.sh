@@ -64,12 +64,7 @@ for n in 1024 2048; do
 done
 
 # ---- compute-sanitizer on the on-chip kernel ----------------------------------------------
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-for tool in memcheck racecheck; do
-  step "compute-sanitizer $tool" expect_line "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" \
-    timeout 200 "$cs" --tool $tool --error-exitcode 9 "$jac" -nx 256 -ny 66 -niter 20 --launch onchip \
-    --init random --cpu-check no
-done
+gpu_sanitize 200 "$jac" -nx 256 -ny 66 -niter 20 --launch onchip --init random --cpu-check no
 
 # ---- 2 ranks under MPS, each its share of the multiprocessors -------------------------------
 mps_start

@@ -42,11 +42,12 @@ has() { [[ $steps == *" $1 "* ]]; }
 # time_one LABEL NP "MPIRUN FLAGS" JACOBI NX NY [JACOBI ARGS...]: one timed run (1000 iterations, the
 # median of 3 after a warm-up solve), verified, a line in timing.txt
 time_one() {
-  local label=$1 np=$2 flags=$3 j=$4 nx=$5 ny=$6 r t ok
+  local label=$1 np=$2 flags=$3 j=$4 nx=$5 ny=$6 r t ok shared=()
   shift 6
+  ((np > 1)) && shared=(--allow-shared-gpu)
   # shellcheck disable=SC2086  # the flags, word by word
   r=$(timeout 120 mpirun $mpi_oversubscribe --bind-to none -np "$np" $flags "$j" -nx "$nx" -ny "$ny" -niter 1000 \
-    --repeat 3 --cpu-check no $( ((np > 1)) && echo --allow-shared-gpu) "$@" 2>&1)
+    --repeat 3 --cpu-check no "${shared[@]}" "$@" 2>&1)
   echo "$r" >>"$log"
   t=$(solve_time "$r")
   ok=$(grep -c "^# verify jacobi: OK" <<<"$r")
@@ -194,12 +195,7 @@ if has ncu; then
   say "# ncu exit $?"
 fi
 if has sanitize; then
-  cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-  for tool in memcheck racecheck; do
-    step "compute-sanitizer $tool" expect_line "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" \
-      timeout 150 "$cs" --tool $tool --error-exitcode 9 "$jac" -nx 600 -ny 70 -niter 12 --launch temporal \
-      --init random --cpu-check no
-  done
+  gpu_sanitize 150 "$jac" -nx 600 -ny 70 -niter 12 --launch temporal --init random --cpu-check no
 fi
 say "# failures: $failures"
 exit $((failures > 0))

@@ -9,8 +9,9 @@
 #     NCCL's all_reduce (torch.distributed, the nvidia-nccl wheel torch loads)
 #     and torch SymmetricMemory's one-shot and two-shot, every result verified;
 #   - the device-side 8-byte all-reduce, comm_check --bench 10000, at N ranks;
-#   - with --with-jacobi, then scripts/gpu-jacobi.sh --runs 3 OUTDIR/jacobi
-#     (section 2: carry .anchors for NVIDIA's variants and the CPU-free model).
+#   - with --with-jacobi, then scripts/gpu-jacobi.sh --runs 3 OUTDIR/jacobi, every
+#     launch mode (section 2: carry .anchors for NVIDIA's variants and the CPU-free
+#     model).
 # With one GPU everything runs at 1 rank (the log says so): the script's own
 # test; the figures for the issue need nvidia-h200-x2. NVLink multicast stays
 # off (gpu-common.sh: NCCL_NVLS_ENABLE=0, TORCH_SYMM_MEM_DISABLE_MULTICAST=1,
@@ -117,7 +118,7 @@ cat "$out/summary.txt" >>"$log"
 # ---- section 2: jacobi on the GPUs, its own script and logs -----------------------------
 if ((jacobi)); then
   step "jacobi: scripts/gpu-jacobi.sh --runs 3 (every mode, the anchors, 1 and $n GPUs)" \
-    bash "$top/scripts/gpu-jacobi.sh" --runs 3 "$out/jacobi"
+    bash "$top/scripts/gpu-jacobi.sh" --runs 3 --launches "persistent onchip temporal auto graph stream" "$out/jacobi"
 fi
 say "# gpu-two: $failures failed steps"
 exit $((failures > 0))
