@@ -27,7 +27,9 @@
 #     with "Step requested GRES but job doesn't have GRES";
 #   - two slurmd on one host: TmpFS=DIR/tmp/%n, or their PMIx folders collide, and
 #     a TaskProlog that gives each node's job steps a vader backing folder of its
-#     own, since Open MPI's shared-memory segment names carry the host name.
+#     own, since Open MPI's shared-memory segment names carry the host name;
+#   - job steps through UCX where Open MPI has it: its TCP BTL crashes now and then
+#     in MPI_Init between the two virtual nodes (below, at the TaskProlog).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -269,12 +271,27 @@ done
 } >"$dir/etc/gres.conf"
 # Job steps only (not the batch step, whose mpirun would pass it on to every node):
 # Open MPI names its shared-memory files after the host, the same for every node here.
+# And where Open MPI has UCX (Debian's does: libopenmpi3 depends on libucx0), job steps
+# take MPI through UCX, not ob1's TCP BTL: Open MPI 4.1.4's TCP BTL now and then
+# calls a null function inside MPI_Init when ranks of the two virtual nodes connect
+# (a core of it: ompi_mpi_init > opal_progress > libevent > mca_btl_tcp.so > address
+# 0, after "failed to TCP connect ... Operation now in progress"; 1 two-node step in
+# 200 under load here, 2026-12-02, and the Slurm stage's rare failures of
+# 2026-12-01 and -02). UCX takes any transport here (tls, devices: any), or
+# Open MPI would take it only beside InfiniBand-class devices.
+ucx_steps=0
+ompi_info 2>/dev/null | grep -q "MCA pml: ucx" && ucx_steps=1
 cat >"$dir/etc/task-prolog.sh" <<PROLOG
 #!/bin/bash
-# task-prolog.sh - Slurm TaskProlog of the test cluster: a vader backing folder per virtual node for job steps.
+# task-prolog.sh - Slurm TaskProlog of the test cluster: for job steps, a vader backing folder per virtual node, and MPI through UCX where Open MPI has it.
 set -euo pipefail
 if [[ \${SLURM_STEP_ID:-batch} =~ ^[0-9]+\$ ]]; then
   echo "export OMPI_MCA_btl_vader_backing_directory=$dir/tmp/\${SLURMD_NODENAME:?}"
+  if (($ucx_steps)); then
+    echo "export OMPI_MCA_pml=ucx"
+    echo "export OMPI_MCA_pml_ucx_tls=any"
+    echo "export OMPI_MCA_pml_ucx_devices=any"
+  fi
 fi
 PROLOG
 chmod 0755 "$dir/etc/task-prolog.sh"
@@ -326,5 +343,6 @@ while :; do
   sleep 0.2
 done
 echo "cluster.sh: up in $((SECONDS - started_at)) s: Slurm $(sinfo --version | awk '{ print $2 }'), $nodes nodes" \
-     "x $cpus CPUs x $gpus GPUs (partition batch); source $dir/env.sh"
+     "x $cpus CPUs x $gpus GPUs (partition batch), job steps' MPI through $( ((ucx_steps)) && echo UCX || echo "ob1's BTLs");" \
+     "source $dir/env.sh"
 sinfo -N -o '%N %t %c %G %m'
