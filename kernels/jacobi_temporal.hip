@@ -67,7 +67,8 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
 /* Sizes the tiles for depth (odd, 1 to 7) and `rows` own rows a tile (0: the
  * plan's, jacobi_temporal_auto_rows) and allocates the partial sums. Returns 0,
  * JACOBI_PLAN_NOT_RESIDENT with why (jacobi_temporal_unfit's reasons, or a
- * device whose blocks cannot hold the exchange buffer), or a runtime code. */
+ * device on which no block of the pass fits a multiprocessor), or a runtime
+ * code. */
 extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int rows, char *why, size_t why_bytes)
 {
     int device = 0, per_sm = 0, sms = 0;

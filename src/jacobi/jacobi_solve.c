@@ -187,7 +187,8 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
         status = plan_for(j, &j->ref, j->ref_launch);
         if (status == SHARDTAB_ERR_UNSUPPORTED &&
             (j->ref_launch == JACOBI_LAUNCH_ONCHIP || j->ref_launch == JACOBI_LAUNCH_TEMPORAL)) {
-            j->ref_launch = JACOBI_LAUNCH_PERSISTENT; /* the whole grid need not fit on chip */
+            /* the whole grid alone need not fit on chip, nor suit temporal passes */
+            j->ref_launch = JACOBI_LAUNCH_PERSISTENT;
             status = plan_for(j, &j->ref, j->ref_launch);
         }
         if (status == SHARDTAB_ERR_UNSUPPORTED && request != JACOBI_LAUNCH_ASK_PERSISTENT) {
