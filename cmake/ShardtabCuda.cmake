@@ -1,5 +1,5 @@
 # ShardtabCuda.cmake - compiles the HIP sources as CUDA for NVIDIA GPUs, with
-# include/gpu/gpu_runtime.h mapping the HIP names they use onto the CUDA runtime
+# src/platform/gpu_runtime.h mapping the HIP names they use onto the CUDA runtime
 # (HIP's own NVIDIA headers do not compile against CUDA 13).
 #   out: SHARDTAB_GPU_HOST_LIBS, SHARDTAB_GPU_DEFINES
 if(NOT DEFINED CMAKE_CUDA_COMPILER AND "$ENV{CUDACXX}" STREQUAL "")

@@ -45,7 +45,7 @@
  *
  * The block helpers do what a thread-0-only signal gets wrong: no thread
  * signals before every thread's stores are visible to the peer, and no thread
- * reads before the wait has ended (tests/signals/ runs this example on every
+ * reads before the wait has ended (tests/shardtab/signals/ runs this example on every
  * backend). Signals from one thread (shardtab_signal_set) are for code whose
  * stores that thread made alone.
  *

@@ -65,7 +65,7 @@ wait "$ours" || exit 1
 [[ -n ${theirs:-} ]] && { wait "$theirs" || say "# baseline build failed"; }
 say "# built"
 
-comm=$build/tests/comm/comm_check
+comm=$build/tests/shardtab/comm/comm_check
 jac=$build/jacobi
 share=(--allow-shared-gpu)
 
@@ -91,7 +91,7 @@ done
 grep "comm_check bench" "$log" | sort -u | tee -a "$out/bench.txt"
 
 # ---- the stream-ordered collectives: every call bit for bit, then the benchmark ----------
-stream=$build/tests/comm/stream_check
+stream=$build/tests/shardtab/comm/stream_check
 for np in 1 2 4; do
   step "stream_check np$np: every op, type, count, algorithm, broadcast, all-gather" \
     expect_line "^# stream_check: OK" run -np "$np" "$stream" "${share[@]}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-fronts.sh - on the NVIDIA machine, issue 18 in one call: many tables over
-# one allocation (tests/reliability/many_tables.c), multi_scal's create time of
+# one allocation (tests/shardtab/reliability/many_tables.c), multi_scal's create time of
 # a second table over open memory, and the Python front with PyTorch
 # (tests/gpu/check_torch.py: tables over torch tensors, peers read through
 # torch.as_tensor, create times beside SymmetricMemory's rendezvous).
@@ -20,7 +20,7 @@ nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv >>"$log
 step "configure (cuda, tests, no Fortran)" cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda \
   -DSHARDTAB_FORTRAN=off
 step "build" cmake --build "$build" -j 16 --target shardtab_shared many_tables multi_scal
-step "many tables over one allocation (np2)" run -np 2 "$build/tests/reliability/many_tables" "${shared[@]}"
+step "many tables over one allocation (np2)" run -np 2 "$build/tests/shardtab/reliability/many_tables" "${shared[@]}"
 for i in 1 2 3; do
   step "multi_scal np2, run $i" run -np 2 "$build/multi_scal" --n 10M "${ms_shared[@]}"
 done

@@ -6,7 +6,7 @@
 # on the GPUs (every launch mode with a random start, the CPU check at 2048^2 x
 # 1000, the planted bugs that every check must catch, a rank that never
 # signals, compute-sanitizer) and the signal API as a user's kernels call it
-# (tests/signals/signal_example); traces a small grid; then times them all side
+# (tests/shardtab/signals/signal_example); traces a small grid; then times them all side
 # by side at every size, 1 GPU and (when two are visible) 2 GPUs.
 #
 # Usage: scripts/gpu-jacobi.sh [--anchors DIR] [--cpufree DIR] [--sizes "16384 ... 1024"]
@@ -146,7 +146,7 @@ fi
 
 if ((sweep_only == 0)); then
 # ---- checks: the signal API as a user's kernels call it ----------------------------------------
-sig=$build/tests/signals
+sig=$build/tests/shardtab/signals
 for mode in example barrier streams; do
   step "signal_example $mode, np2: the header's example, barrier_block, barriers on two streams" \
     run -np 2 "$sig/signal_example" --mode "$mode" --rounds 500 "${share[@]}"

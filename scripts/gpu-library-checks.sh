@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-library-checks.sh - on the NVIDIA machine: the library's hardening on
 # real GPUs, in one short call: a table made, used and destroyed from a second
-# thread (tests/reliability/handed_memory.c), every kind of memory legacy IPC
+# thread (tests/shardtab/reliability/handed_memory.c), every kind of memory legacy IPC
 # cannot export refused by name (tests/gpu/memory_kinds.c), then multi_scal and
 # jacobi at two ranks as a smoke test of the same build.
 # Usage: scripts/gpu-library-checks.sh [outdir]
@@ -14,7 +14,7 @@ say "# gpu-library-checks $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
 nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv >>"$log" 2>&1
 step "configure (cuda, tests)" cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda
 step "build" cmake --build "$build" -j 16 --target handed_memory memory_kinds multi_scal jacobi
-step "handed memory, threads, agreement (np2)" run -np 2 "$build/tests/reliability/handed_memory"
+step "handed memory, threads, agreement (np2)" run -np 2 "$build/tests/shardtab/reliability/handed_memory"
 step "memory kinds legacy IPC cannot export (np1)" run -np 1 "$build/tests/gpu/memory_kinds"
 step "multi_scal np2" run -np 2 "$build/multi_scal" --n 10M
 step "multi_scal np2 --check-peers" run -np 2 "$build/multi_scal" --check-peers

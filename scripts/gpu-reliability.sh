@@ -11,7 +11,7 @@ build=$top/build-gpu-reliability
 gpu_build_cuda "$build"
 ms=$build/multi_scal
 step "SIGKILL rank 1 of 2 while the kernels run" \
-  "$top/tests/reliability/sigkill.sh" --phase run --np 2 --rank 1 --end-within 10 \
+  "$top/tests/shardtab/reliability/sigkill.sh" --phase run --np 2 --rank 1 --end-within 10 \
   mpirun "$ms" --n 1G --iters 10000 --mode local
 step "compute-sanitizer initcheck np2" \
   run -np 2 compute-sanitizer --tool initcheck --error-exitcode 9 "$ms" --n 100003

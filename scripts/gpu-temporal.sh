@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-temporal.sh - one call on the NVIDIA machine for --launch temporal (issue
-# 22, temporal blocking, the stream of kernels/jacobi_temporal.h): the CUDA
+# 22, temporal blocking, the stream of kernels/jacobi/jacobi_temporal.h): the CUDA
 # build; the passes verified bit for bit against the plain reference (random
 # start, every decided norm) at several sizes, depths and tile heights, the
 # stop inside a pass, planted faults caught; timed beside persistent in one

@@ -79,7 +79,7 @@ sed -En '/^# bench_torch_allreduce: [0-9]+ ranks/,/^# bench_torch_allreduce: (ev
 
 # ---- the device-side 8-byte all-reduce inside a kernel -----------------------------------
 step "device-side 8-byte all-reduce, np$n, 10^4 calls back to back" \
-  expect_line "^# comm_check: OK" run -np "$n" "${envs[@]}" "$build/tests/comm/comm_check" --bench 10000
+  expect_line "^# comm_check: OK" run -np "$n" "${envs[@]}" "$build/tests/shardtab/comm/comm_check" --bench 10000
 
 # ---- side by side: time(us) per size, every path ----------------------------------------
 python3 - "$out/coll-bench.txt" "$out/torch-bench.txt" "$n" >"$out/summary.txt" 2>&1 <<'EOF'

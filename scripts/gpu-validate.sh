@@ -63,7 +63,7 @@ step "np8 shared GPUs, --check-peers" run -np 8 "$ms" --check-peers --allow-shar
 step "np2 --check-peers" run -np 2 "$ms" --check-peers
 step "np4 --check-peers, shared" run -np 4 "$ms" --check-peers --allow-shared-gpu
 step "np2 fault at open on rank 1: one message" expect_message_once "fault injected" run -np 2 -x SHARDTAB_FAULT=open:1 "$ms"
-step "1000 create/destroy cycles np2: fds, mappings, memory flat" run -np 2 "$build/tests/reliability/cycle_table"
+step "1000 create/destroy cycles np2: fds, mappings, memory flat" run -np 2 "$build/tests/shardtab/reliability/cycle_table"
 step "compute-sanitizer memcheck np2" run -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 "$ms" --n 100003
 step "compute-sanitizer initcheck np2" run -np 2 compute-sanitizer --tool initcheck --error-exitcode 9 "$ms" --n 100003
 step "compute-sanitizer racecheck np2" run -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 "$ms" --n 100003 -m local

@@ -2,7 +2,7 @@
 # test.sh - sets up and runs every test that needs no GPU:
 #   1. host backend: unit, MPI, install, job, multi-host and reliability tests
 #      (ctest), each case once: most unit and MPI cases under ASan+UBSan+LSan
-#      (tests/reliability/sanitize.sh's selection), the rest in a plain run
+#      (tests/shardtab/reliability/sanitize.sh's selection), the rest in a plain run
 #      before them; a valgrind run; then the job scripts of jobs/
 #      submitted to a real Slurm of two virtual nodes on this machine (ctest -L
 #      slurm: tests/slurm, brought up and down by the tests themselves), beside
@@ -40,14 +40,14 @@ stage_done "host build"
 # multi-host, reliability, Fortran and Python case among them), not Slurm's.
 # (2026-12-02, 2 cores: all 530 cases here took 285 s.)
 ctest_list() { (cd "$top/build-test-host" && ctest -N "$@") | sed -nE 's/^ +Test +#([0-9]+): ([^ ]+)$/\1 \2/p'; }
-skip=" $(tr '\n' ' ' < <("$top/tests/reliability/sanitize.sh" --print-selection "$top/build-test-host"; ctest_list -L slurm | cut -d' ' -f2)) "
+skip=" $(tr '\n' ' ' < <("$top/tests/shardtab/reliability/sanitize.sh" --print-selection "$top/build-test-host"; ctest_list -L slurm | cut -d' ' -f2)) "
 plain_cases=$(ctest_list | while read -r num name; do [[ $skip == *" $name "* ]] || echo "$num"; done | paste -sd,)
 echo "# the plain run: $(tr ',' '\n' <<<"$plain_cases" | wc -l) cases; the sanitizers take the unit and MPI cases they run"
 (cd "$top/build-test-host" && ctest -I "0,0,0,$plain_cases" -j "$((jobs + 1))" --output-on-failure)
 stage_done "host ctest"
 
 echo "# [1/3] sanitizers: ASan+UBSan+LSan and valgrind"
-"$top/tests/reliability/sanitize.sh" --asan-dir "$top/build-test-asan" --plain-dir "$top/build-test-host"
+"$top/tests/shardtab/reliability/sanitize.sh" --asan-dir "$top/build-test-asan" --plain-dir "$top/build-test-host"
 stage_done "sanitizers"
 
 # The jobs through a real Slurm of two virtual nodes on this machine. They wait

@@ -17,7 +17,7 @@
  *          counts the bytes copied (read once, written once). Inputs are
  *          (rank + 1) + (i % 13) / 4: sums of them are exact in any order, so
  *          #wrong counts elements that differ from the exact sum (the
- *          rank-order bits are tests/comm/stream_check's to prove).
+ *          rank-order bits are tests/shardtab/comm/stream_check's to prove).
  */
 #include <getopt.h>
 #include <mpi.h>

@@ -1,6 +1,6 @@
 /* jacobi_trace.h - where the time of an iteration goes (--trace FILE): one more
  * solve of the run after the timed ones, its kernels recording device
- * timestamps for every iteration (kernels/jacobi_sweep.h, JACOBI_TRACE_*),
+ * timestamps for every iteration (kernels/jacobi/jacobi_sweep.h, JACOBI_TRACE_*),
  * every rank's phases gathered to rank 0, written as CSV, and their medians
  * printed per rank. */
 #ifndef JACOBI_TRACE_H

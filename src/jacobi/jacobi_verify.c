@@ -1,5 +1,5 @@
 /* jacobi_verify.c - the checks of a jacobi run, each against the plain
- * reference (kernels/jacobi_plain.h), which shares nothing with the optimised
+ * reference (kernels/jacobi/jacobi_plain.h), which shares nothing with the optimised
  * kernels but the update expression: the 1-GPU reference and the distributed
  * run, every point to the bit, the iterations and the norms (history and last,
  * within JACOBI_NORM_REL_TOL: they are summed in other orders); and the plain

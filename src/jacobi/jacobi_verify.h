@@ -1,6 +1,6 @@
 /* jacobi_verify.h - is the result right, and would the checks have seen it if
  * not? Every result is compared with an independent plain reference (the
- * whole grid by the plain kernels of kernels/jacobi_plain.h): the distributed
+ * whole grid by the plain kernels of kernels/jacobi/jacobi_plain.h): the distributed
  * run's every point to the bit, its iteration count and its norms; the
  * optimised kernel's 1-GPU reference likewise; and the plain reference itself
  * against a plain CPU loop where the work is small enough. One verdict for the

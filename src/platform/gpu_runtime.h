@@ -1,6 +1,6 @@
 /* gpu_runtime.h - the HIP API, spelled once, for AMD (HIP itself) and for
  * NVIDIA (each HIP name this project uses, mapped onto the CUDA runtime).
- * tests/check_hip_names.sh fails when a source uses a HIP name not mapped here.
+ * tests/platform/check_hip_names.sh fails when a source uses a HIP name not mapped here.
  *
  *  AMD  (default):          C host  -> <hip/hip_runtime_api.h>  (needs -D__HIP_PLATFORM_AMD__)
  *                           kernels -> <hip/hip_runtime.h>      (clang -x hip / hipcc)

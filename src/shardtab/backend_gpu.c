@@ -1,6 +1,6 @@
 /* backend_gpu.c - the GPU backend: shards in hipMalloc memory, shared through
  * HIP IPC handles. Plain C11 on the HIP runtime API; the same file runs on
- * NVIDIA through include/gpu/gpu_runtime.h, which maps each HIP name onto CUDA.
+ * NVIDIA through src/platform/gpu_runtime.h, which maps each HIP name onto CUDA.
  *
  * The IPC rules that bite (see docs/design.md): a handle names a whole
  * allocation, so we export the allocation base and send the offset beside it;

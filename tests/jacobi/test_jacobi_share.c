@@ -1,4 +1,4 @@
-/* test_jacobi_share.c - the rule that sizes a persistent or on-chip grid where ranks share a device (jacobi_share_of_device, kernels/jacobi_sweep.h), checked here on the host for every device size and rank count the GPU plans can meet. */
+/* test_jacobi_share.c - the rule that sizes a persistent or on-chip grid where ranks share a device (jacobi_share_of_device, kernels/jacobi/jacobi_sweep.h), checked here on the host for every device size and rank count the GPU plans can meet. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

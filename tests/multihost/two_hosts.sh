@@ -15,7 +15,7 @@
 #   - every Rank line names host-a or host-b, each host holds node-ranks 0 and 1
 #     of one node of its own (the table of a node holds its own ranks only);
 #   - local, ring and global verify; --check-peers passes on both nodes;
-#   - with --collectives, the communication layer's tests (tests/comm) on the
+#   - with --collectives, the communication layer's tests (tests/shardtab/comm) on the
 #     two hosts: each host's table and pads inside it, MPI between them.
 # Everything made is torn down on exit (trap). When namespaces are refused (no
 # CAP_NET_ADMIN, no ip/unshare, a container), it says why, runs the same checks

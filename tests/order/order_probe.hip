@@ -1,8 +1,8 @@
 /* order_probe.hip - probe kernels for scripts/check-gfx90a-order.sh: one kernel
  * per operation of include/shardtab_device.h (and of include/shardtab_comm.h,
  * where it is there, of the temporal passes' order between ranks,
- * kernels/jacobi_temporal.h, and of the on-chip tiles' waits,
- * kernels/jacobi_onchip.h), each calling that operation once, compiled for gfx90a so
+ * kernels/jacobi/jacobi_temporal.h, and of the on-chip tiles' waits,
+ * kernels/jacobi/jacobi_onchip.h), each calling that operation once, compiled for gfx90a so
  * that the check can find, in each kernel's machine code, the instruction
  * sequence LLVM's AMDGPUUsage ("Memory Model GFX90A") prescribes at every
  * release and acquire the operation makes.
@@ -368,8 +368,8 @@ ORDER_PROBE(probe_all_gather_block,
 
 #if defined(ORDER_PROBE_COMM) && __has_include("jacobi_temporal.h")
 #include "jacobi_temporal.h"
-/* ---- kernels/jacobi_temporal.h: the temporal passes between ranks, in the
- * order jacobi_temporal_pass_tiles (kernels/jacobi_temporal.hip) runs them,
+/* ---- kernels/jacobi/jacobi_temporal.h: the temporal passes between ranks, in the
+ * order jacobi_temporal_pass_tiles (kernels/jacobi/jacobi_temporal.hip) runs them,
  * with the same functions (the tile's stream left out: its one barrier a step
  * orders its block's shared memory alone). */
 
@@ -408,7 +408,7 @@ ORDER_PROBE(probe_temporal_pass_end,
     out[threadIdx.x] = last;
 }
 
-/* ---- kernels/jacobi_onchip.h: the on-chip tiles' LL words, relaxed at device
+/* ---- kernels/jacobi/jacobi_onchip.h: the on-chip tiles' LL words, relaxed at device
  * scope by design (each 8-byte word carries its value and its time, so that
  * nothing else need be ordered behind it): what their correctness needs of
  * the machine code is that every poll bypasses the CU's L1 (glc); the

@@ -152,7 +152,7 @@ BLOCK_ROLES = {
     "shardtab_signal_after_blocks": ["block-release", None],
     "shardtab_coll_start_block": [None, None, "block-release"],
     "shardtab_coll_finish_block": ["block-acquire", None, None],
-    # kernels/jacobi_temporal.h: every wave of a tile that stored into a
+    # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
 }

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # check_hip_names.sh - fails when a GPU source uses a HIP name that
-# include/gpu/gpu_runtime.h does not map onto CUDA, i.e. code that builds for
+# src/platform/gpu_runtime.h does not map onto CUDA, i.e. code that builds for
 # AMD but would not build with -DSHARDTAB_BACKEND=cuda.
 #
-# Scans kernels/*.hip, src/shardtab/backend_gpu.c, tests/gpu/*.c and every
+# Scans kernels/*/*.hip, src/shardtab/backend_gpu.c, tests/gpu/*.c and every
 # source under include/ src/ kernels/ tests/ that includes gpu_runtime.h, plus
 # any FILE given, for identifiers \bhip[A-Z][A-Za-z0-9_]*\b outside comments,
 # string and character literals. A name counts as mapped when the CUDA branch
 # of gpu_runtime.h (the #else of its `#if !defined(GPU_BACKEND_CUDA)`) has a
 # `#define NAME`, a `typedef ... NAME;` or a `static inline ... NAME(`.
 #
-# Usage: tests/check_hip_names.sh [--root DIR] [--header FILE] [FILE...]
-#        tests/check_hip_names.sh [--root DIR] --self-test
+# Usage: tests/platform/check_hip_names.sh [--root DIR] [--header FILE] [FILE...]
+#        tests/platform/check_hip_names.sh [--root DIR] --self-test
 #   --root DIR     the source tree (default: the parent of this script's folder)
-#   --header FILE  the mapping header (default: DIR/include/gpu/gpu_runtime.h)
+#   --header FILE  the mapping header (default: DIR/src/platform/gpu_runtime.h)
 #   --self-test    prove the check works: a temporary file using hipFakeFunction
 #                  must make it fail, naming that file, line and name, while names
 #                  only in comments or strings are ignored, and mapped names pass.
@@ -23,7 +23,7 @@
 set -euo pipefail
 
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
-root=$(cd "$(dirname "$self")/.." && pwd)
+root=$(cd "$(dirname "$self")/../.." && pwd)
 header=""
 self_test=0
 files=()
@@ -63,7 +63,7 @@ while (($#)); do
       ;;
   esac
 done
-[[ -n $header ]] || header=$root/include/gpu/gpu_runtime.h
+[[ -n $header ]] || header=$root/src/platform/gpu_runtime.h
 
 if ! command -v python3 >/dev/null; then
   echo "check_hip_names: python3 is needed (Debian: apt-get install python3)" >&2
@@ -249,7 +249,7 @@ if not mapped:
 # The files: the known GPU sources, every source that includes gpu_runtime.h,
 # and the extra ones.
 files = []
-for pattern in ("kernels/*.hip", "src/shardtab/backend_gpu.c", "tests/gpu/*.c"):
+for pattern in ("kernels/*/*.hip", "src/shardtab/backend_gpu.c", "tests/gpu/*.c"):
     files += sorted(glob.glob(os.path.join(root, pattern)))
 includes = re.compile(r'^\s*#\s*include\s*[<"](?:[\w./]*/)?gpu_runtime\.h[>"]', re.M)
 suffixes = (".c", ".h", ".hip", ".cu", ".cuh", ".cc", ".cpp", ".hpp")

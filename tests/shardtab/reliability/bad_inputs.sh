@@ -39,14 +39,14 @@ program=$2
 
 # ---- environment and helpers: the same as tests/lib/run_case.sh's ------------------
 # shellcheck source=tests/lib/driver.sh disable=SC1091
-source "$here/../lib/driver.sh"
+source "$here/../../lib/driver.sh"
 
 is_openmpi=0
 if mpiexec_is_openmpi "$mpiexec"; then
     is_openmpi=1
 fi
 
-rank_exit=$here/../lib/rank_exit.sh
+rank_exit=$here/../../lib/rank_exit.sh
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/bad_inputs.XXXXXX")
 trap 'rm -rf "$workdir"' EXIT
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # sanitize.sh - ASan+UBSan+LSan build running the unit and MPI tests, then valgrind memcheck on multi_scal at 2 ranks: 0 errors from our code.
 #
-# Usage: tests/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR] [--jobs N]
+# Usage: tests/shardtab/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR] [--jobs N]
 #                                       [--skip-asan] [--skip-valgrind] [--every-case]
-#        tests/reliability/sanitize.sh --print-selection DIR
+#        tests/shardtab/reliability/sanitize.sh --print-selection DIR
 #   --asan-dir DIR   build tree configured with -DSHARDTAB_SANITIZE=ON
 #                    (default ${TMPDIR:-/tmp}/shardtab-asan)
 #   --plain-dir DIR  build tree without sanitizers, for valgrind
@@ -24,7 +24,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$here/../../.." && pwd)
 asan_dir=${TMPDIR:-/tmp}/shardtab-asan
 plain_dir=${TMPDIR:-/tmp}/shardtab-plain
 jobs=$(nproc)
@@ -49,7 +49,7 @@ ctest_jobs=$((jobs + 1))
 
 # the MPI environment every test driver uses (root, containers, oversubscription)
 # shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091
-source "$(dirname "${BASH_SOURCE[0]}")/../lib/mpi-test-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/mpi-test-env.sh"
 # Keep Open MPI's and PMIx's plugins loaded until exit: the frames of their
 # allocations then name their libraries, and the suppressions can match them.
 export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
@@ -193,7 +193,7 @@ if [[ $do_asan -eq 1 ]]; then
     # the detector itself: a leak on purpose must be reported
     rm -f "$logs/asan"/*
     set +e
-    "${launch[@]}" -n 2 "$asan_dir/tests/reliability/cycle_table" \
+    "${launch[@]}" -n 2 "$asan_dir/tests/shardtab/reliability/cycle_table" \
         --cycles 20 --warmup 10 --inject-leak >"$logs/selftest.log" 2>&1
     rc=$?
     set -e
@@ -229,7 +229,7 @@ if [[ $do_valgrind -eq 1 ]]; then
     for run in "multi_scal --n 1000" "multi_scal --n 1000 --check-peers" "$cyc"; do
         read -r -a words <<<"$run"
         prog=$plain_dir/${words[0]}
-        if [[ ${words[0]} == cycle_table ]]; then prog=$plain_dir/tests/reliability/cycle_table; fi
+        if [[ ${words[0]} == cycle_table ]]; then prog=$plain_dir/tests/shardtab/reliability/cycle_table; fi
         rm -f "$logs/vg"/*
         set +e
         "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg/vg.%p" \
@@ -247,7 +247,7 @@ if [[ $do_valgrind -eq 1 ]]; then
     # the detector itself
     set +e
     "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg-self/vg.%p" \
-        "$plain_dir/tests/reliability/cycle_table" --cycles 20 --warmup 10 --inject-leak \
+        "$plain_dir/tests/shardtab/reliability/cycle_table" --cycles 20 --warmup 10 --inject-leak \
         >"$logs/vg.out" 2>&1
     set -e
     if grep -qs "definitely lost" "$logs/vg-self"/*; then

@@ -49,7 +49,7 @@ mpiexec=$1
 shift
 
 # shellcheck source=tests/lib/driver.sh disable=SC1091
-source "$(dirname "${BASH_SOURCE[0]}")/../lib/driver.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/driver.sh"
 mpi_launch_flags "$mpiexec"
 flags=("${launch_flags[@]+"${launch_flags[@]}"}")
 

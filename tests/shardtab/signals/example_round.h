@@ -1,5 +1,5 @@
 /* example_round.h - the usage example at the top of include/shardtab_device.h,
- * written once for every backend (tests/signals/signal_kernels.hip runs it as
+ * written once for every backend (tests/shardtab/signals/signal_kernels.hip runs it as
  * a GPU kernel would, signal_kernels_host.c on the host backend), and a round
  * of shardtab_barrier_block: each thread writes its part of a pattern into the
  * next node rank's shard, the block signals (or joins the barrier), and once
