@@ -217,7 +217,7 @@ def jacobi_group_runs(runs):
         if row["seconds"] is None or seconds < row["seconds"]:
             row["seconds"] = float(seconds)
             row["iterations"] = data.get("iterations")
-            # the launch that ran (jacobi >= issue 16: persistent, graph, stream; "host" loop marked)
+            # the launch that ran (persistent, graph, stream, ...; "host" loop marked)
             launch = str(data.get("launch", "-"))
             row["launch"] = launch + ("/host" if data.get("host_loop") else "")
         reference = data.get("reference_seconds")

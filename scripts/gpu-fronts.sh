@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-fronts.sh - on the NVIDIA machine, issue 18 in one call: many tables over
+# gpu-fronts.sh - on an NVIDIA machine, the fronts in one call: many tables over
 # one allocation (tests/shardtab/reliability/many_tables.c), multi_scal's create time of
 # a second table over open memory, and the Python front with PyTorch
 # (tests/gpu/check_torch.py: tables over torch tensors, peers read through

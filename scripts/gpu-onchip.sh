@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-onchip.sh - one call on the NVIDIA machine for --launch onchip (issue 22):
+# gpu-onchip.sh - one call on an NVIDIA machine for --launch onchip:
 # the CUDA build; every small grid verified bit for bit on chip (random start,
 # the plain reference, every decided norm) with its planted faults caught; the
 # on-chip solve timed beside today's persistent one in the same job (1000

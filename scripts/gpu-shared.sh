@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# gpu-shared.sh - one call on the one-GPU NVIDIA machine for issue 23's
-# sections 2 and 4: the README's main command (scripts/run.sh, no argument)
+# gpu-shared.sh - one call on a one-GPU NVIDIA machine: the README's main command (scripts/run.sh, no argument)
 # from a fresh copy of the tree; then, under CUDA MPS, jacobi's persistent and
 # on-chip solves at 2 and 4 ranks sharing the GPU (1024², 2048², 4096²), each
 # of which must verify bit for bit or refuse before the solve (exit 2), never
@@ -60,8 +59,7 @@ for np in 2 4; do
   done
 done
 # MPS's thread limit a client: the solve must run sized to what it is given, or refuse, never
-# time out. (On 2026-12-02 the 1% and 2% limits at 4 ranks ran and verified, 35 ms against
-# 20 ms: the limit never left fewer multiprocessors than ranks, so the refusal was not reached.)
+# time out (docs/reliability.md says which limits reach the refusal).
 for pct in 1 2 50; do
   step "np 4, $pct% of the threads each: runs or refuses" shared 4 1024 1024 persistent \
     CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-two.sh - issue 24 section 1 in one call, on the machine's GPUs (one rank
+# gpu-two.sh - the collectives beside NCCL and PyTorch in one call, on the machine's GPUs (one rank
 # per GPU, N = nvidia-smi -L | wc -l): builds this tree's CUDA backend
 # (coll_bench and comm_check alone), then in the same job
 #   - coll_bench at N ranks, 8 B to --bench-max (default 1 GiB): ours (auto,

@@ -68,7 +68,7 @@ step "compute-sanitizer memcheck np2" run -np 2 compute-sanitizer --tool memchec
 step "compute-sanitizer initcheck np2" run -np 2 compute-sanitizer --tool initcheck --error-exitcode 9 "$ms" --n 100003
 step "compute-sanitizer racecheck np2" run -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 "$ms" --n 100003 -m local
 step "bench np2 1M..4G" run -np 2 "$ms" --bench --json "$out/bench-np2.json"
-# the baseline a user compares `local` with, in the same job (issue 11)
+# the baseline a user compares `local` with, in the same job
 step "torch mul_ baseline, the bench's sizes, each GPU" python3 "$top/scripts/gpu-torch-baseline.py" \
   --bytes 1M,4M,16M,64M,256M,1G,4G --device 0,1
 step "bench-pairs np2 1G" run -np 2 "$ms" --bench-pairs --bench-min 1G --bench-max 1G --json "$out/pairs-np2.json"

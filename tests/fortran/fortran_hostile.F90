@@ -1,5 +1,5 @@
 ! fortran_hostile.F90 - the Fortran module given what a careless caller hands
-! it (issue 23, section 1), one case a run; the wrappers pass through to C, so
+! it, one case a run; the wrappers pass through to C, so
 ! each answer is the C API's:
 !   handles        the queries and status calls on a table never created
 !                  (c_null_ptr), on one destroyed (destroy leaves c_null_ptr)

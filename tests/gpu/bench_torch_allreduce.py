@@ -1,5 +1,5 @@
 """bench_torch_allreduce.py - the all-reduces that coll_bench is measured
-against (issue 24), timed the way coll_bench times ours: NCCL's all_reduce
+against, timed the way coll_bench times ours: NCCL's all_reduce
 through torch.distributed, and torch SymmetricMemory's one_shot_all_reduce and
 two_shot_all_reduce, float32 sum, from --min to --max bytes in x2 steps.
 

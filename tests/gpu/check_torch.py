@@ -1,4 +1,4 @@
-"""check_torch.py - the Python front with PyTorch, on GPUs (issue 18): tables
+"""check_torch.py - the Python front with PyTorch, on GPUs: tables
 over torch tensors from PyTorch's default caching allocator, two of them lying
 in one allocator segment (the second table opens nothing), every node peer's
 shard read through torch.as_tensor(t.peer(r)) and compared element by element;

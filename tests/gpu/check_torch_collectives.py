@@ -1,5 +1,5 @@
 """check_torch_collectives.py - the Python front's stream-ordered collectives on
-torch tensors, on GPUs (issue 21): Table.all_reduce (sum, min, max),
+torch tensors, on GPUs: Table.all_reduce (sum, min, max),
 .broadcast from every root and .all_gather over float32, float64 and int64
 tensors of PyTorch's caching allocator, on the default stream and on a
 torch.cuda.Stream, both algorithms; every element compared bit for bit with a

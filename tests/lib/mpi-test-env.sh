@@ -15,8 +15,7 @@ unset SHARDTAB_FAULT SHARDTAB_RANKS_PER_NODE SHARDTAB_WAIT_TIMEOUT MULTI_SCAL_TE
 # job at once when that rank exits non-zero. By default its daemon, seeing a
 # child end with a non-zero status, still sends the job SIGCONT, sleeps 1 s,
 # SIGTERM, sleeps 1 s, then SIGKILL (odls_base_sigkill_timeout): 2 s idle per
-# run, measured 2026-12-01 (multi_scal --bogus: 2.35 s at -n 1, 0.34 s with
-# the timeout 0), about a third of the host suite's wall time. With one rank
+# run (multi_scal --bogus: 2.35 s at -n 1 here, 0.34 s with the timeout 0), about a third of the host suite's wall time. With one rank
 # there is no survivor those signals could reach: the rank that ended is the
 # job, and its status is already what mpiexec reports. With more ranks the
 # grace is kept: a late survivor must get the SIGTERM and its second, as a

@@ -20,7 +20,7 @@
 # test of tests/slurm reads it and skips itself with it.
 # SHARDTAB_SLURM_FORCE_REFUSAL=REASON: refuse with REASON (pins the skip path).
 #
-# Notes, from bringing Slurm 22.05 up as root without systemd (see issue 12):
+# Notes, from bringing Slurm 22.05 up as root without systemd:
 #   - ProctrackType=proctrack/linuxproc, TaskPlugin=task/none: no cgroups needed;
 #   - MpiDefault=pmix: Debian's Open MPI has PMIx but not PMI-1/PMI-2;
 #   - partition with OverSubscribe=EXCLUSIVE, or a step's --gpus-per-task fails
@@ -275,9 +275,8 @@ done
 # take MPI through UCX, not ob1's TCP BTL: Open MPI 4.1.4's TCP BTL now and then
 # calls a null function inside MPI_Init when ranks of the two virtual nodes connect
 # (a core of it: ompi_mpi_init > opal_progress > libevent > mca_btl_tcp.so > address
-# 0, after "failed to TCP connect ... Operation now in progress"; 1 two-node step in
-# 200 under load here, 2026-12-02, and the Slurm stage's rare failures of
-# 2026-12-01 and -02). UCX takes any transport here (tls, devices: any), or
+# 0, after "failed to TCP connect ... Operation now in progress"; about 1 two-node
+# step in 200 under load here). UCX takes any transport here (tls, devices: any), or
 # Open MPI would take it only beside InfiniBand-class devices.
 ucx_steps=0
 ompi_info 2>/dev/null | grep -q "MCA pml: ucx" && ucx_steps=1

@@ -206,7 +206,7 @@ case $case_name in
     grep -q '^modules *none (SHARDTAB_MODULES is empty)$' "$job_out" || fail "SHARDTAB_MODULES='' did not load none"
     check_summary "results/$study" multi_scal "$study" "chunk:1:2 chunk:2:2"
     if [[ $study == strong ]]; then
-      # the default size, 4G doubles, against this node: refused before it starts (issue 12: OOM-killed)
+      # the default size, 4G doubles, against this node: refused before it starts (it would be OOM-killed)
       need_kib=$((2 * 8 * 4 * 1024 * 1024))   # two host copies of 32 GiB: a host-backend build
       total=4G
       if ((need_kib <= $(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo))); then

@@ -1,5 +1,5 @@
 /* hostile_handles.c - what a careless or hostile caller hands the C API
- * (issue 23, section 1), one case a run:
+ * one case a run:
  *
  *   null-table, destroyed-table, never-a-table
  *                  every call that takes a table, given NULL, a table destroyed

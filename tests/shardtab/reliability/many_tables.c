@@ -1,4 +1,4 @@
-/* many_tables.c - any number of live tables over one allocation (issue 18):
+/* many_tables.c - any number of live tables over one allocation:
  * two tables over its halves, a table that overlaps another, 100 tables over
  * uneven slices destroyed in a shuffled order, and failed creates that found
  * the peers' allocations open already. Checked every time: each table's view

@@ -56,8 +56,8 @@ export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component
 # hwloc's PCI discovery (libpciaccess reading pci.ids through a realloc that
 # grows one line at a time) is where a rank spent most of its time under ASan:
 # ASan's realloc always moves, so MPI_Init copied and faulted ~400k pages per
-# rank (measured 2026-11-30: 1.8 M page faults and 5.5 s for a 4-rank run, 131 k
-# and 1.9 s without it). The tests need no PCI topology: leave it out.
+# rank (1.8 M page faults and 5.5 s for a 4-rank run here, 131 k and 1.9 s
+# without it). The tests need no PCI topology: leave it out.
 export HWLOC_COMPONENTS=-pci
 launch=(mpiexec)
 if mpiexec --version 2>&1 | grep -Eq 'Open MPI|OpenRTE'; then launch+=(--oversubscribe); fi
@@ -81,8 +81,8 @@ list_cases() {
 }
 
 # select_cases < CASES: of the cases list_cases gives, the numbers (comma-
-# separated) of those the sanitizers run (2026-12-02: 326 of 460 cases, for
-# CI's 15 minutes on 2 cores; scripts/test.sh's plain run takes the others, so
+# separated) of those the sanitizers run (about two thirds of them, for CI's
+# 15 minutes on 2 cores; scripts/test.sh's plain run takes the others, so
 # that each case runs once, these under the sanitizers):
 #   - every unit test, and every case of the communication layer (comm.*) at
 #     every rank count: its collectives cut their chunks by the count;
