@@ -41,5 +41,14 @@ from ._table import Table
 # The modules the package's top has always shown (dir(shardtab)), kept there.
 import ctypes, mmap, numpy, operator, os  # noqa: E401, F401
 
-__all__ = ["Error", "init", "finalize", "device", "empty", "Table", "DeviceArray", "agree",
-           "peer_mappings"]
+__all__ = [
+    "Error",
+    "init",
+    "finalize",
+    "device",
+    "empty",
+    "Table",
+    "DeviceArray",
+    "agree",
+    "peer_mappings",
+]

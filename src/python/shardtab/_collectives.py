@@ -6,13 +6,25 @@ import operator
 
 import numpy
 
-from ._errors import ERR_INVALID_ARG, SUCCESS, Error, _c_text, _check, _last_error, _record, _text
+from ._errors import (
+    ERR_INVALID_ARG,
+    SUCCESS,
+    Error,
+    _c_text,
+    _check,
+    _last_error,
+    _record,
+    _text,
+)
 from ._lib import lib
 from ._process import _on_host
 
 # shardtab_types.h: shardtab_type_t and shardtab_op_t
-_TYPES = {numpy.dtype(numpy.float32): 0, numpy.dtype(numpy.float64): 1,
-          numpy.dtype(numpy.int64): 2}
+_TYPES = {
+    numpy.dtype(numpy.float32): 0,
+    numpy.dtype(numpy.float64): 1,
+    numpy.dtype(numpy.int64): 2,
+}
 _OPS = {"sum": 0, "min": 1, "max": 2}
 
 
@@ -32,9 +44,11 @@ def _stream_handle(stream):
         if stream < 0:
             raise ValueError(f"stream handle {stream} is negative")
         return stream or None
-    raise TypeError(f"stream is a {type(stream).__name__}: pass None (the default stream), an "
-                    "int handle, or a stream object with .cuda_stream, .handle or .ptr "
-                    "(torch.cuda.Stream, a Numba or CuPy stream)")
+    raise TypeError(
+        f"stream is a {type(stream).__name__}: pass None (the default stream), an "
+        "int handle, or a stream object with .cuda_stream, .handle or .ptr "
+        "(torch.cuda.Stream, a Numba or CuPy stream)"
+    )
 
 
 def _index(value, what):
@@ -84,15 +98,23 @@ class _Collectives:
         agreement, an MPI_Allreduce of an int, per call): the table stays
         usable. An Error from the library itself, here or in check(), means
         the node stopped: destroy the table."""
+
         def prepare():
             if not isinstance(op, str) or op not in _OPS:
-                raise ValueError(f"unknown op {_text(op)!r}: expected 'sum', 'min' or 'max'")
+                raise ValueError(
+                    f"unknown op {_text(op)!r}: expected 'sum', 'min' or 'max'"
+                )
             start, elements = self._region(offset, count, 1)
             return (_OPS[op], start, elements)
-        self._collective("all_reduce", prepare,
-                         lambda table, args, kind, handle:
-                         lib.shardtab_all_reduce(table, args[0], kind, args[1], args[2], handle),
-                         stream)
+
+        self._collective(
+            "all_reduce",
+            prepare,
+            lambda table, args, kind, handle: lib.shardtab_all_reduce(
+                table, args[0], kind, args[1], args[2], handle
+            ),
+            stream,
+        )
 
     def broadcast(self, root, offset=0, count=None, stream=None):
         """Collective: elements [offset, offset + count) of every rank's
@@ -100,17 +122,25 @@ class _Collectives:
         stream as in all_reduce (count=None: the rest of the shard, shards of
         one size only); so are what it has done when it returns, and its
         errors."""
+
         def prepare():
             who = _index(root, "root")
             if who >= len(self._shard_bytes):
-                raise ValueError(f"root {who} is outside the table's {len(self._shard_bytes)} "
-                                 "ranks")
+                raise ValueError(
+                    f"root {who} is outside the table's {len(self._shard_bytes)} "
+                    "ranks"
+                )
             start, elements = self._region(offset, count, 1)
             return (who, start, elements)
-        self._collective("broadcast", prepare,
-                         lambda table, args, kind, handle:
-                         lib.shardtab_broadcast(table, args[0], kind, args[1], args[2], handle),
-                         stream)
+
+        self._collective(
+            "broadcast",
+            prepare,
+            lambda table, args, kind, handle: lib.shardtab_broadcast(
+                table, args[0], kind, args[1], args[2], handle
+            ),
+            stream,
+        )
 
     def all_gather(self, offset=0, count=None, stream=None):
         """Collective, in place: the region from element offset holds
@@ -120,12 +150,18 @@ class _Collectives:
         shard from offset divided by size, where every rank's shard has the
         same size and the division is exact, an error otherwise. stream, what
         it has done when it returns and its errors: as in all_reduce."""
+
         def prepare():
             return self._region(offset, count, len(self._shard_bytes))
-        self._collective("all_gather", prepare,
-                         lambda table, args, kind, handle:
-                         lib.shardtab_all_gather(table, kind, args[0], args[1], handle),
-                         stream)
+
+        self._collective(
+            "all_gather",
+            prepare,
+            lambda table, args, kind, handle: lib.shardtab_all_gather(
+                table, kind, args[0], args[1], handle
+            ),
+            stream,
+        )
 
     def check(self):
         """Collective: waits for the table's last collective or barrier (on
@@ -151,22 +187,30 @@ class _Collectives:
         first = _index(offset, "offset")
         elements = self._nbytes // itemsize
         if first > elements:
-            raise ValueError(f"offset {first} is past this rank's shard of {elements} elements")
+            raise ValueError(
+                f"offset {first} is past this rank's shard of {elements} elements"
+            )
         if count is None:
             if len(set(self._shard_bytes)) != 1:
-                raise ValueError("count=None needs shards of one size on every rank, and they "
-                                 "differ: " + self._sizes_text() + "; pass count")
+                raise ValueError(
+                    "count=None needs shards of one size on every rank, and they "
+                    "differ: " + self._sizes_text() + "; pass count"
+                )
             rest = elements - first
             if rest % parts != 0:
-                raise ValueError(f"count=None: the {rest} elements of the shard from offset "
-                                 f"{first} do not split evenly over the {parts} ranks; pass "
-                                 "count")
+                raise ValueError(
+                    f"count=None: the {rest} elements of the shard from offset "
+                    f"{first} do not split evenly over the {parts} ranks; pass "
+                    "count"
+                )
             return first * itemsize, rest // parts
         number = _index(count, "count")
         if number * parts > elements - first:
             what = f"{parts} ranks' {number}" if parts > 1 else f"{number}"
-            raise ValueError(f"{what} elements from offset {first} need {first + number * parts} "
-                             f"elements, past this rank's shard of {elements}")
+            raise ValueError(
+                f"{what} elements from offset {first} need {first + number * parts} "
+                f"elements, past this rank's shard of {elements}"
+            )
         return first * itemsize, number
 
     def _sizes_text(self):
@@ -184,9 +228,11 @@ class _Collectives:
         try:
             kind = _TYPES.get(self.dtype)
             if kind is None:
-                raise ValueError(f"the table's dtype {self.dtype} has no collectives: float32, "
-                                 "float64 and int64 have (SHARDTAB_FLOAT, SHARDTAB_DOUBLE, "
-                                 "SHARDTAB_INT64)")
+                raise ValueError(
+                    f"the table's dtype {self.dtype} has no collectives: float32, "
+                    "float64 and int64 have (SHARDTAB_FLOAT, SHARDTAB_DOUBLE, "
+                    "SHARDTAB_INT64)"
+                )
             args = prepare()
             handle = _stream_handle(stream)
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement

@@ -44,7 +44,7 @@ def _record(status, message):
     lib.shardtab_error_set_message(status, b"")
     prefix = _last_error()
     if prefix and message.startswith(prefix):
-        message = message[len(prefix):]
+        message = message[len(prefix) :]
     return lib.shardtab_error_set_message(status, _c_text(message))
 
 

@@ -45,8 +45,12 @@ class _Allocation:
         _check(lib.shardtab_mem_alloc(nbytes, ctypes.byref(ptr)))
         self.ptr = ptr.value
 
-    def __del__(self, _free=lib.shardtab_mem_free, _overlaps=_overlaps_live_table,
-                _pending=_pending_frees):
+    def __del__(
+        self,
+        _free=lib.shardtab_mem_free,
+        _overlaps=_overlaps_live_table,
+        _pending=_pending_frees,
+    ):
         ptr, self.ptr = self.ptr, None
         if ptr is None:
             return
@@ -59,7 +63,12 @@ class _Allocation:
 def _interface(ptr, count, dtype):
     """The array interface (v3) of count elements of dtype at ptr; a record
     dtype's fields go in descr."""
-    interface = {"shape": (count,), "typestr": dtype.str, "data": (ptr, False), "version": 3}
+    interface = {
+        "shape": (count,),
+        "typestr": dtype.str,
+        "data": (ptr, False),
+        "version": 3,
+    }
     if dtype.names is not None:
         interface["descr"] = dtype.descr
     return interface
@@ -75,7 +84,12 @@ class _HostView:
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mremap.restype = ctypes.c_void_p
-_libc.mremap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_int]
+_libc.mremap.argtypes = [
+    ctypes.c_void_p,
+    ctypes.c_size_t,
+    ctypes.c_size_t,
+    ctypes.c_int,
+]
 _libc.munmap.restype = ctypes.c_int
 _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _MREMAP_MAYMOVE = 1
@@ -94,8 +108,11 @@ class _Mapping:
         base = _libc.mremap(start, 0, length, _MREMAP_MAYMOVE)
         if base is None or base == _MAP_FAILED:
             error = ctypes.get_errno()
-            raise Error(ERR_INVALID_ARG, f"shardtab.Table.peer: mapping {length} bytes of the "
-                        f"peer's memory again failed (mremap): {os.strerror(error)}")
+            raise Error(
+                ERR_INVALID_ARG,
+                f"shardtab.Table.peer: mapping {length} bytes of the "
+                f"peer's memory again failed (mremap): {os.strerror(error)}",
+            )
         self.base, self.length = base, length
         self.address = base + (address - start)
 
@@ -123,8 +140,11 @@ class DeviceArray:
         # a peer's view is owned by its Table, whose _table is None once it is
         # destroyed (this rank's own memory is owned by an _Allocation)
         if getattr(self._owner, "_table", False) is None:
-            raise Error(ERR_INVALID_ARG, "shardtab.DeviceArray: the table this peer's view came "
-                        "from is destroyed, and its memory is no longer mapped here")
+            raise Error(
+                ERR_INVALID_ARG,
+                "shardtab.DeviceArray: the table this peer's view came "
+                "from is destroyed, and its memory is no longer mapped here",
+            )
 
     @property
     def __cuda_array_interface__(self):
@@ -139,15 +159,21 @@ class DeviceArray:
     def __getitem__(self, index):
         """A contiguous slice a[i:j] (step 1), sharing this memory."""
         if not isinstance(index, slice):
-            raise TypeError("shardtab.DeviceArray: only slices a[i:j] (copy with to_host "
-                            "to read elements)")
+            raise TypeError(
+                "shardtab.DeviceArray: only slices a[i:j] (copy with to_host "
+                "to read elements)"
+            )
         first, stop, step = index.indices(self.shape[0])
         if step != 1:
-            raise ValueError("shardtab.DeviceArray: a slice with a step is not one contiguous "
-                             "range; only a[i:j]")
+            raise ValueError(
+                "shardtab.DeviceArray: a slice with a step is not one contiguous "
+                "range; only a[i:j]"
+            )
         count = max(0, stop - first)
         self._live()
-        return DeviceArray(self.ptr + first * self.dtype.itemsize, count, self.dtype, self._owner)
+        return DeviceArray(
+            self.ptr + first * self.dtype.itemsize, count, self.dtype, self._owner
+        )
 
     def to_host(self):
         self._live()
@@ -160,9 +186,13 @@ class DeviceArray:
         self._live()
         values = numpy.ascontiguousarray(values, dtype=self.dtype)
         if values.shape != self.shape:
-            raise ValueError(f"shardtab: {values.shape} values for an array of {self.shape}")
+            raise ValueError(
+                f"shardtab: {values.shape} values for an array of {self.shape}"
+            )
         if self.nbytes:
-            _check(lib.shardtab_memcpy_to_device(self.ptr, values.ctypes.data, self.nbytes))
+            _check(
+                lib.shardtab_memcpy_to_device(self.ptr, values.ctypes.data, self.nbytes)
+            )
 
     def __repr__(self):
         return f"shardtab.DeviceArray(0x{self.ptr:x}, shape={self.shape}, dtype={self.dtype})"
@@ -193,8 +223,10 @@ def empty(n, dtype="float64"):
 def _unshareable(dtype):
     """Why elements of dtype cannot be shared with other processes, or None."""
     if dtype.hasobject:
-        return (f"the dtype {dtype} holds Python objects: pointers into this process, "
-                "which no other process can follow; a shard holds plain values")
+        return (
+            f"the dtype {dtype} holds Python objects: pointers into this process, "
+            "which no other process can follow; a shard holds plain values"
+        )
     if dtype.itemsize == 0:
         return f"the dtype {dtype} has elements of 0 bytes; a shard's elements have at least one"
     return None

@@ -16,8 +16,10 @@ def _comm_handle(comm):
         return comm
     py2f = getattr(comm, "py2f", None)
     if py2f is None:
-        raise TypeError(f"shardtab: comm is a {type(comm).__name__}: pass an mpi4py "
-                        "communicator (MPI.COMM_WORLD) or its Fortran handle (comm.py2f())")
+        raise TypeError(
+            f"shardtab: comm is a {type(comm).__name__}: pass an mpi4py "
+            "communicator (MPI.COMM_WORLD) or its Fortran handle (comm.py2f())"
+        )
     return py2f()
 
 
@@ -45,10 +47,14 @@ def device():
     """This rank's device: a dict of backend, device, name, pci_bus_id, shared."""
     info = DeviceInfo()
     _check(lib.shardtab_device_info(ctypes.byref(info)))
-    return {"backend": lib.shardtab_backend_name(info.backend).decode(),
-            "device": info.device, "visible_devices": info.visible_devices,
-            "shared": bool(info.shared), "name": info.name.decode(),
-            "pci_bus_id": info.pci_bus_id.decode()}
+    return {
+        "backend": lib.shardtab_backend_name(info.backend).decode(),
+        "device": info.device,
+        "visible_devices": info.visible_devices,
+        "shared": bool(info.shared),
+        "name": info.name.decode(),
+        "pci_bus_id": info.pci_bus_id.decode(),
+    }
 
 
 def _on_host():

@@ -6,14 +6,16 @@ import numpy
 from ._errors import Error
 from ._memory import _unshareable
 
+
 def _contiguous(shape, strides, itemsize):
     """Whether the elements fill one range of bytes from the first: C order,
     Fortran order or any other order of the axes, every stride positive."""
     if strides is None or 0 in shape:
         return True
     expect = itemsize
-    for stride, extent in sorted((stride, extent) for extent, stride in zip(shape, strides)
-                                 if extent != 1):
+    for stride, extent in sorted(
+        (stride, extent) for extent, stride in zip(shape, strides) if extent != 1
+    ):
         if stride != expect:
             return False
         expect *= extent
@@ -33,9 +35,11 @@ def _dtype_of(interface):
         else:
             described = numpy.dtype(fields)
         if described.itemsize != dtype.itemsize:
-            raise ValueError(f"the array interface's descr {descr} is {described.itemsize} bytes "
-                             f"an element, its typestr {interface['typestr']!r} "
-                             f"{dtype.itemsize}")
+            raise ValueError(
+                f"the array interface's descr {descr} is {described.itemsize} bytes "
+                f"an element, its typestr {interface['typestr']!r} "
+                f"{dtype.itemsize}"
+            )
         dtype = described
     return dtype
 
@@ -48,9 +52,16 @@ def _describe(array):
         interface = getattr(array, "__array_interface__", None)
         kind = "__array_interface__"
     if interface is None:
-        return 0, 0, None, (f"a {type(array).__name__} is not an array: a shard is an object "
-                            "with __cuda_array_interface__ or __array_interface__ "
-                            "(shardtab.empty, a NumPy array, a torch tensor on the GPU)")
+        return (
+            0,
+            0,
+            None,
+            (
+                f"a {type(array).__name__} is not an array: a shard is an object "
+                "with __cuda_array_interface__ or __array_interface__ "
+                "(shardtab.empty, a NumPy array, a torch tensor on the GPU)"
+            ),
+        )
     dtype = _dtype_of(interface)
     why = _unshareable(dtype)
     if why is not None:
@@ -62,13 +73,27 @@ def _describe(array):
     data = interface.get("data")
     address = data[0] if data else 0
     if data and data[1]:
-        return 0, 0, dtype, (f"the shard is read-only ({kind} says so), and a table lets every "
-                             "peer write it; pass a writable array")
+        return (
+            0,
+            0,
+            dtype,
+            (
+                f"the shard is read-only ({kind} says so), and a table lets every "
+                "peer write it; pass a writable array"
+            ),
+        )
     if not _contiguous(shape, interface.get("strides"), dtype.itemsize):
-        return 0, 0, dtype, (f"the shard is not one contiguous range of bytes: a strided view "
-                             f"(shape {shape}, strides {tuple(interface['strides'])} bytes, "
-                             f"{kind}); pass a C- or Fortran-contiguous array, or a slice a[i:j] "
-                             "of one")
+        return (
+            0,
+            0,
+            dtype,
+            (
+                f"the shard is not one contiguous range of bytes: a strided view "
+                f"(shape {shape}, strides {tuple(interface['strides'])} bytes, "
+                f"{kind}); pass a C- or Fortran-contiguous array, or a slice a[i:j] "
+                "of one"
+            ),
+        )
     return address, count * dtype.itemsize, dtype, None
 
 
@@ -87,8 +112,14 @@ def _allgather(comm, handle, value):
         return comm.allgather(value), comm.Get_rank()
     import ctypes.util
     import pickle
+
     mpi = None
-    for name in (ctypes.util.find_library("mpi"), "libmpi.so.40", "libmpi.so.12", "libmpi.so"):
+    for name in (
+        ctypes.util.find_library("mpi"),
+        "libmpi.so.40",
+        "libmpi.so.12",
+        "libmpi.so",
+    ):
         if name:
             try:
                 mpi = ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
@@ -96,7 +127,10 @@ def _allgather(comm, handle, value):
             except OSError:
                 continue
     if mpi is None:
-        raise Error(1, "shardtab: neither mpi4py nor an MPI library to load by ctypes: install mpi4py")
+        raise Error(
+            1,
+            "shardtab: neither mpi4py nor an MPI library to load by ctypes: install mpi4py",
+        )
     mpi.MPI_Comm_f2c.restype = ctypes.c_void_p
     mpi.MPI_Comm_f2c.argtypes = [ctypes.c_int]
     c_comm = ctypes.c_void_p(mpi.MPI_Comm_f2c(int(handle)))
@@ -114,8 +148,13 @@ def _allgather(comm, handle, value):
     padded = ctypes.create_string_buffer(mine, record)
     mpi.MPI_Allgather(padded, record, byte, buffer, record, byte, c_comm)
     raw = bytes(buffer)
-    return ([pickle.loads(raw[r * record:r * record + lengths[r]]) for r in range(size.value)],
-            rank.value)
+    return (
+        [
+            pickle.loads(raw[r * record : r * record + lengths[r]])
+            for r in range(size.value)
+        ],
+        rank.value,
+    )
 
 
 def _compare_shards(comm, handle, dtype, nbytes):
@@ -127,12 +166,16 @@ def _compare_shards(comm, handle, dtype, nbytes):
     count=None needs every rank's size); the package's other collectives go
     through the library."""
     key = None if dtype is None else (repr(dtype.descr), str(dtype))
-    everyone, my_rank = _allgather(comm, handle, (key, None if dtype is None else nbytes))
+    everyone, my_rank = _allgather(
+        comm, handle, (key, None if dtype is None else nbytes)
+    )
     sizes = [theirs for _, theirs in everyone]
     known = [(r, k) for r, (k, _) in enumerate(everyone) if k is not None]
     if key is None or not known or known[0][1][0] == key[0]:
         return None, sizes
     first, (_, name) = known[0]
-    return (f"the ranks' shards hold different dtypes: rank {first}'s {name}, rank "
-            f"{my_rank}'s {key[1]} (ranks of the table's communicator); every shard of "
-            "a table holds one dtype"), sizes
+    return (
+        f"the ranks' shards hold different dtypes: rank {first}'s {name}, rank "
+        f"{my_rank}'s {key[1]} (ranks of the table's communicator); every shard of "
+        "a table holds one dtype"
+    ), sizes

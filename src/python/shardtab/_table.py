@@ -24,8 +24,17 @@ class Table(_Collectives):
     the same order).
     Destroy it on every rank: `with` does, or destroy()."""
 
-    def __init__(self, comm, array, *, signal_slots=0, wait_timeout_s=0.0, alignment=0,
-                 stream=None, label=None):
+    def __init__(
+        self,
+        comm,
+        array,
+        *,
+        signal_slots=0,
+        wait_timeout_s=0.0,
+        alignment=0,
+        stream=None,
+        label=None,
+    ):
         self._comm = _comm_handle(comm)
         self._table = None
         self._label = None  # the label's bytes, alive while create reads them
@@ -37,33 +46,57 @@ class Table(_Collectives):
             address, nbytes, dtype, why = _describe(array)
             if label is not None and not isinstance(label, str):
                 raise TypeError(f"label is a {type(label).__name__}; pass a str")
-            self._label = None if label is None else label.encode("utf-8", "backslashreplace")
-            params = CreateParams(_stream_handle(stream), signal_slots, wait_timeout_s,
-                                  alignment, self._label)
+            self._label = (
+                None if label is None else label.encode("utf-8", "backslashreplace")
+            )
+            params = CreateParams(
+                _stream_handle(stream),
+                signal_slots,
+                wait_timeout_s,
+                alignment,
+                self._label,
+            )
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
-            why = (f"the shard or a parameter could not be read: {type(error).__name__}: "
-                   f"{_text(error)}")
+            why = (
+                f"the shard or a parameter could not be read: {type(error).__name__}: "
+                f"{_text(error)}"
+            )
         sizes = None
         try:  # every rank takes part, whatever it found above
-            mismatch, sizes = _compare_shards(comm, self._comm, dtype if why is None else None,
-                                              nbytes if why is None else None)
+            mismatch, sizes = _compare_shards(
+                comm,
+                self._comm,
+                dtype if why is None else None,
+                nbytes if why is None else None,
+            )
         except Exception as error:  # noqa: BLE001
-            mismatch = (f"the ranks' dtypes could not be compared: {type(error).__name__}: "
-                        f"{_text(error)}")
+            mismatch = (
+                f"the ranks' dtypes could not be compared: {type(error).__name__}: "
+                f"{_text(error)}"
+            )
         why = why if why is not None else mismatch
         status = SUCCESS
         if why is not None:
             status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
         _check(lib.shardtab_agree_f(self._comm, status))
         table = ctypes.c_void_p()
-        _check(lib.shardtab_create_f(self._comm, address if nbytes else None, nbytes,
-                                     ctypes.byref(params), ctypes.byref(table)))
+        _check(
+            lib.shardtab_create_f(
+                self._comm,
+                address if nbytes else None,
+                nbytes,
+                ctypes.byref(params),
+                ctypes.byref(table),
+            )
+        )
         self._table = table
         self._array = array  # the memory stays while the table lives
         self.dtype = dtype
         self._nbytes = nbytes
         self._shard_bytes = tuple(sizes)  # every rank's, by communicator rank
-        self._pending = None  # a collective this rank's library refused (GPUs: see check)
+        self._pending = (
+            None  # a collective this rank's library refused (GPUs: see check)
+        )
         if nbytes:
             _table_ranges[table.value] = (address, address + nbytes)
 
