@@ -3,7 +3,8 @@
 # where the prefix's python3 finds it: lib/python3.X/dist-packages on Debian and
 # Ubuntu (what their python3 searches under /usr/local), lib/python3.X/site-packages
 # elsewhere. Sets SHARDTAB_HAVE_PYTHON (an interpreter was found: the tests run)
-# and SHARDTAB_PYTHON_TEST_EXECUTABLE.
+# and SHARDTAB_PYTHON_TEST_EXECUTABLE. Installed by pip instead: src/python/setup.py
+# (the same package, libshardtab.so built by CMake inside it).
 find_package(Python3 COMPONENTS Interpreter)
 set(SHARDTAB_HAVE_PYTHON ${Python3_Interpreter_FOUND})
 

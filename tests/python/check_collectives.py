@@ -72,17 +72,19 @@ def inputs(r, call, dtype, length=LENGTH):
     dtype = numpy.dtype(dtype)
     rng = numpy.random.default_rng([20261201, r, call])
     if dtype.kind == "i":
-        v = rng.integers(-2**63, 2**63 - 1, length, dtype=numpy.int64, endpoint=True)
+        v = rng.integers(
+            -(2**63), 2**63 - 1, length, dtype=numpy.int64, endpoint=True
+        )
         if length < 5:
             return v
-        v[2] = -2**63 if r == 0 else v[2]
+        v[2] = -(2**63) if r == 0 else v[2]
         v[3] = 2**63 - 1 if r == size - 1 else v[3]
         return v
     v = (rng.standard_normal(length) * 10.0 ** rng.uniform(-3, 3, length)).astype(dtype)
     if length < 5:
         return v
-    v[2] = -0.0 if r == 0 else 0.0            # min/max of zeros of both signs
-    v[3] = numpy.inf if r == 1 else v[3]      # inf, and at 3 ranks inf + -inf
+    v[2] = -0.0 if r == 0 else 0.0  # min/max of zeros of both signs
+    v[3] = numpy.inf if r == 1 else v[3]  # inf, and at 3 ranks inf + -inf
     if r == 2:
         v[3] = -numpy.inf
     v[4] = numpy.nan if r == size - 1 else v[4]  # one NaN at that element
@@ -114,27 +116,39 @@ def bits(array):
 def compare(got, want, what):
     """Every element, bit for bit; False (and a problem) at the first that differs."""
     if got.shape != want.shape or got.dtype != want.dtype:
-        problems.append(f"{what}: {got.dtype} {got.shape}, want {want.dtype} {want.shape}")
+        problems.append(
+            f"{what}: {got.dtype} {got.shape}, want {want.dtype} {want.shape}"
+        )
         return False
     bad = numpy.flatnonzero(bits(got) != bits(want))
     if bad.size:
         k = int(bad[0])
-        problems.append(f"{what}: element {k} (of {bad.size} that differ) is {got[k]!r} "
-                        f"(0x{int(bits(got)[k]):x}), the plain reduction gives {want[k]!r} "
-                        f"(0x{int(bits(want)[k]):x})")
+        problems.append(
+            f"{what}: element {k} (of {bad.size} that differ) is {got[k]!r} "
+            f"(0x{int(bits(got)[k]):x}), the plain reduction gives {want[k]!r} "
+            f"(0x{int(bits(want)[k]):x})"
+        )
         return False
     return True
 
 
 # ---- results -------------------------------------------------------------------------
 
+
 class Job:
     """The table's layout: which ranks share a node, in which order."""
 
     def __init__(self, table):
         where = comm.allgather((table.node_id, table.node_rank))
-        self.nodes = [[r for _, r in sorted((q, r) for r, (n, q) in enumerate(where) if n == node)]
-                      for node in range(table.node_count)]
+        self.nodes = [
+            [
+                r
+                for _, r in sorted(
+                    (q, r) for r, (n, q) in enumerate(where) if n == node
+                )
+            ]
+            for node in range(table.node_count)
+        ]
         self.node_count = table.node_count
 
     def reduced(self, op, values):
@@ -162,9 +176,11 @@ def run(t, a, job, dtype, kind, offset, count, op="sum", root=0, stream=None):
         if resolved is None:
             resolved = LENGTH - offset
         region = slice(offset, offset + resolved)
-    what = (f"{kind} of {count if count is not None else 'None'} {dtype}"
-            f"{' ' + op if kind == 'all_reduce' else ''}"
-            f"{f' from {root}' if kind == 'broadcast' else ''} at element {offset}")
+    what = (
+        f"{kind} of {count if count is not None else 'None'} {dtype}"
+        f"{' ' + op if kind == 'all_reduce' else ''}"
+        f"{f' from {root}' if kind == 'broadcast' else ''} at element {offset}"
+    )
     try:
         if kind == "all_reduce":
             t.all_reduce(op, offset=offset, count=count, stream=stream)
@@ -212,14 +228,18 @@ def part_results():
                     for count in (0, 1, 7, LENGTH - offset, None):
                         run(t, a, job, dtype, "all_reduce", offset, count, op)
             if len(problems) == before:
-                say(f"{dtype}: all_reduce, 3 ops x counts 0, 1, 7, the rest, None x offsets "
-                f"{', '.join(map(str, offsets))}: {calls - n} calls, every element bit for bit")
+                say(
+                    f"{dtype}: all_reduce, 3 ops x counts 0, 1, 7, the rest, None x offsets "
+                    f"{', '.join(map(str, offsets))}: {calls - n} calls, every element bit for bit"
+                )
             before, n = len(problems), calls
             for root in range(size):
                 for offset, count in ((0, 0), (0, 1), (3, 7), (0, None), (5, None)):
                     run(t, a, job, dtype, "broadcast", offset, count, root=root)
             if len(problems) == before:
-                say(f"{dtype}: broadcast from each of {size} roots, 5 regions: {calls - n} calls")
+                say(
+                    f"{dtype}: broadcast from each of {size} roots, 5 regions: {calls - n} calls"
+                )
             before, n = len(problems), calls
             for offset, count in ((0, 0), (0, 1), (2, 7), (0, None), (12, None)):
                 run(t, a, job, dtype, "all_gather", offset, count)
@@ -244,21 +264,32 @@ def order_matters(job):
         backwards = reduce_in("sum", reversed(range(size)), values)
         differ = int(numpy.count_nonzero(bits(flat) != bits(backwards)))
         if differ == 0:
-            problems.append("no float32 sum in rank order differs from the reverse order: the "
-                            "inputs cannot tell a wrong order")
+            problems.append(
+                "no float32 sum in rank order differs from the reverse order: the "
+                "inputs cannot tell a wrong order"
+            )
         else:
-            say(f"{differ} of {LENGTH} float32 sums in rank order differ from the reverse "
-                "order: a wrong order would show")
+            say(
+                f"{differ} of {LENGTH} float32 sums in rank order differ from the reverse "
+                "order: a wrong order would show"
+            )
     if job.node_count > 1 and max(len(ranks) for ranks in job.nodes) > 1:
-        differ = int(numpy.count_nonzero(bits(job.reduced("sum", values)) != bits(flat)))
+        differ = int(
+            numpy.count_nonzero(bits(job.reduced("sum", values)) != bits(flat))
+        )
         if differ == 0:
-            problems.append("no hierarchical float32 sum differs from the flat rank order")
+            problems.append(
+                "no hierarchical float32 sum differs from the flat rank order"
+            )
         else:
-            say(f"{differ} of {LENGTH} float32 sums over {job.node_count} nodes differ from "
-                "the flat rank order, and the library gave the hierarchical ones")
+            say(
+                f"{differ} of {LENGTH} float32 sums over {job.node_count} nodes differ from "
+                "the flat rank order, and the library gave the hierarchical ones"
+            )
 
 
 # ---- errors --------------------------------------------------------------------------
+
 
 def expect_error(what, t, action, fragments, at_call=None):
     """action() must end, on every rank, in one shardtab.Error with the same
@@ -279,10 +310,14 @@ def expect_error(what, t, action, fragments, at_call=None):
     if any(g != everyone[0][0] for g, _ in everyone):
         problems.append(f"{what}: the ranks disagree: {everyone}")
     elif got[0] != "invalid argument" or any(f not in got[1] for f in fragments):
-        problems.append(f"{what}: got {got}, want 'invalid argument' with {fragments!r}")
+        problems.append(
+            f"{what}: got {got}, want 'invalid argument' with {fragments!r}"
+        )
     elif at_call is not None and any((w == "call") != at_call for _, w in everyone):
-        problems.append(f"{what}: raised in {[w for _, w in everyone]}, want "
-                        f"{'the call' if at_call else 'check()'}")
+        problems.append(
+            f"{what}: raised in {[w for _, w in everyone]}, want "
+            f"{'the call' if at_call else 'check()'}"
+        )
     else:
         say(f"{what}: from {where} in {took:.2f} s: '{got[1]}'")
 
@@ -311,28 +346,62 @@ def part_errors():
     a = shardtab.empty(LENGTH, dtype="float64")
     with shardtab.Table(comm, a) as t:
         nodes = t.node_count
-        expect_error("an unknown op on the last rank", t,
-                     lambda: t.all_reduce("prod" if rank == last else "sum"),
-                     [f"rank {last}", "unknown op 'prod'", "'sum', 'min' or 'max'"], True)
-        expect_error("an unknown op on every rank", t, lambda: t.all_reduce("avg"),
-                     ["unknown op 'avg'"], True)
-        expect_error("a region past the last rank's shard", t,
-                     lambda: t.all_reduce(offset=LENGTH if rank == last else 0, count=7),
-                     [f"rank {last}", "past this rank's shard"], True)
-        expect_error("an all-gather past the shard", t,
-                     lambda: t.all_gather(offset=0, count=LENGTH // size + 1),
-                     ["past this rank's shard"],
-                     True)
-        expect_error("a broadcast root outside the table", t,
-                     lambda: t.broadcast(size + 1 if rank == 0 else 0, count=3),
-                     ["rank 0", f"root {size + 1} is outside"], True)
-        expect_error("a stream that is no stream, on the last rank", t,
-                     lambda: t.broadcast(0, count=3, stream="default" if rank == last else None),
-                     [f"rank {last}", "stream is a str"], True)
-        expect_error("a count that is no int", t, lambda: t.all_reduce(count=7.0),
-                     ["count is a float"], True)
-        expect_error("a negative offset", t, lambda: t.all_gather(offset=-1, count=1),
-                     ["offset is -1"], True)
+        expect_error(
+            "an unknown op on the last rank",
+            t,
+            lambda: t.all_reduce("prod" if rank == last else "sum"),
+            [f"rank {last}", "unknown op 'prod'", "'sum', 'min' or 'max'"],
+            True,
+        )
+        expect_error(
+            "an unknown op on every rank",
+            t,
+            lambda: t.all_reduce("avg"),
+            ["unknown op 'avg'"],
+            True,
+        )
+        expect_error(
+            "a region past the last rank's shard",
+            t,
+            lambda: t.all_reduce(offset=LENGTH if rank == last else 0, count=7),
+            [f"rank {last}", "past this rank's shard"],
+            True,
+        )
+        expect_error(
+            "an all-gather past the shard",
+            t,
+            lambda: t.all_gather(offset=0, count=LENGTH // size + 1),
+            ["past this rank's shard"],
+            True,
+        )
+        expect_error(
+            "a broadcast root outside the table",
+            t,
+            lambda: t.broadcast(size + 1 if rank == 0 else 0, count=3),
+            ["rank 0", f"root {size + 1} is outside"],
+            True,
+        )
+        expect_error(
+            "a stream that is no stream, on the last rank",
+            t,
+            lambda: t.broadcast(0, count=3, stream="default" if rank == last else None),
+            [f"rank {last}", "stream is a str"],
+            True,
+        )
+        expect_error(
+            "a count that is no int",
+            t,
+            lambda: t.all_reduce(count=7.0),
+            ["count is a float"],
+            True,
+        )
+        expect_error(
+            "a negative offset",
+            t,
+            lambda: t.all_gather(offset=-1, count=1),
+            ["offset is -1"],
+            True,
+        )
         works(t, a, "after the refused arguments")
     del a
 
@@ -340,51 +409,90 @@ def part_errors():
         b = shardtab.empty(16, dtype=dtype)
         store(b, numpy.arange(16))
         with shardtab.Table(comm, b) as t:
-            for name, action in (("all_reduce", lambda: t.all_reduce()),
-                                 ("broadcast", lambda: t.broadcast(0)),
-                                 ("all_gather", lambda: t.all_gather(count=1))):
-                expect_error(f"{name} over {dtype} shards", t, action,
-                             [f"Table.{name}", f"dtype {numpy.dtype(dtype)}", "float32",
-                              "float64", "int64"], True)
+            for name, action in (
+                ("all_reduce", lambda: t.all_reduce()),
+                ("broadcast", lambda: t.broadcast(0)),
+                ("all_gather", lambda: t.all_gather(count=1)),
+            ):
+                expect_error(
+                    f"{name} over {dtype} shards",
+                    t,
+                    action,
+                    [
+                        f"Table.{name}",
+                        f"dtype {numpy.dtype(dtype)}",
+                        "float32",
+                        "float64",
+                        "int64",
+                    ],
+                    True,
+                )
         del b
 
     c = shardtab.empty(40 + rank, dtype="int64")
     with shardtab.Table(comm, c) as t:
         if size > 1:
-            for name, action in (("all_reduce", lambda: t.all_reduce(count=None)),
-                                 ("broadcast", lambda: t.broadcast(0, offset=2)),
-                                 ("all_gather", lambda: t.all_gather())):
-                expect_error(f"{name} with count=None over shards of 40 + rank elements", t,
-                             action, ["count=None", "differ", "rank 0: 40", "rank 1: 41"], True)
+            for name, action in (
+                ("all_reduce", lambda: t.all_reduce(count=None)),
+                ("broadcast", lambda: t.broadcast(0, offset=2)),
+                ("all_gather", lambda: t.all_gather()),
+            ):
+                expect_error(
+                    f"{name} with count=None over shards of 40 + rank elements",
+                    t,
+                    action,
+                    ["count=None", "differ", "rank 0: 40", "rank 1: 41"],
+                    True,
+                )
         works(t, c, "shards of different sizes, count given")
     del c
 
     d = shardtab.empty(2 * size + 1, dtype="float32")
     with shardtab.Table(comm, d) as t:
         if size > 1:
-            expect_error(f"all_gather with count=None over {2 * size + 1} elements", t,
-                         lambda: t.all_gather(), ["count=None", "do not split evenly"], True)
+            expect_error(
+                f"all_gather with count=None over {2 * size + 1} elements",
+                t,
+                lambda: t.all_gather(),
+                ["count=None", "do not split evenly"],
+                True,
+            )
         works(t, d, f"{2 * size + 1}-element shards")
     del d
 
     # calls that differ: the library sees them (host: in the call; GPUs: in check)
     if size > 1:
         mismatches = (
-            ("the last rank's count is 8, the others' 7",
-             lambda t: t.all_reduce(count=8 if rank == last else 7), ["count 7", "count 8"]),
-            ("count=None on rank 0, 7 on the others",
-             lambda t: t.all_reduce(count=None if rank == 0 else 7), []),
+            (
+                "the last rank's count is 8, the others' 7",
+                lambda t: t.all_reduce(count=8 if rank == last else 7),
+                ["count 7", "count 8"],
+            ),
+            (
+                "count=None on rank 0, 7 on the others",
+                lambda t: t.all_reduce(count=None if rank == 0 else 7),
+                [],
+            ),
             ("broadcast roots that differ", lambda t: t.broadcast(rank, count=5), []),
-            ("an all-gather on the last rank, an all-reduce on the others",
-             lambda t: t.all_gather(count=3) if rank == last else t.all_reduce(count=3), []),
+            (
+                "an all-gather on the last rank, an all-reduce on the others",
+                lambda t: t.all_gather(count=3)
+                if rank == last
+                else t.all_reduce(count=3),
+                [],
+            ),
         )
         for what, call, details in mismatches:
             e = shardtab.empty(LENGTH, dtype="float64")
             store(e, inputs(rank, 5, "float64"))
             t = shardtab.Table(comm, e)
-            expect_error(what, t, lambda: call(t),
-                         ["disagree"] + (details if nodes == 1 else []),
-                         True if host or nodes > 1 else None)
+            expect_error(
+                what,
+                t,
+                lambda: call(t),
+                ["disagree"] + (details if nodes == 1 else []),
+                True if host or nodes > 1 else None,
+            )
             t.destroy()  # a stopped node's table goes
             del e
 
@@ -404,7 +512,9 @@ if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left")
 everyone = comm.allgather(problems)
 if rank == 0:
-    print(f"# collectives python {part}: backend {shardtab.device()['backend']}, {size} ranks")
+    print(
+        f"# collectives python {part}: backend {shardtab.device()['backend']}, {size} ranks"
+    )
     for text in notes:
         print(f"ok:   {text}")
     for r, theirs in enumerate(everyone):

@@ -43,28 +43,45 @@ def expect_error(what, make, fragment, status_name="invalid argument"):
 
 host = isinstance(mine, numpy.ndarray)
 if host:
-    expect_error("one rank hands a strided view",
-                 lambda: shardtab.Table(comm, mine[::2] if rank == last else mine),
-                 f"rank {last}")
-    expect_error("  ... and the message says why",
-                 lambda: shardtab.Table(comm, mine[::2] if rank == last else mine),
-                 "not one contiguous range of bytes")
-    expect_error("memory from NumPy, not shardtab.empty",
-                 lambda: shardtab.Table(comm, numpy.zeros(16) if rank == 0 else mine),
-                 "not inside an allocation of shardtab_mem_alloc")
-expect_error("an object that is no array",
-             lambda: shardtab.Table(comm, [1.0, 2.0] if rank == last else mine),
-             "a list is not an array")
-expect_error("a shard off the 16-byte alignment asked",
-             lambda: shardtab.Table(comm, mine[1:] if (host and rank == last) else mine,
-                                    alignment=16) if host else
-             shardtab.Table(comm, mine, alignment=3),
-             "is not aligned to 16 bytes" if host else "not a power of two")
+    expect_error(
+        "one rank hands a strided view",
+        lambda: shardtab.Table(comm, mine[::2] if rank == last else mine),
+        f"rank {last}",
+    )
+    expect_error(
+        "  ... and the message says why",
+        lambda: shardtab.Table(comm, mine[::2] if rank == last else mine),
+        "not one contiguous range of bytes",
+    )
+    expect_error(
+        "memory from NumPy, not shardtab.empty",
+        lambda: shardtab.Table(comm, numpy.zeros(16) if rank == 0 else mine),
+        "not inside an allocation of shardtab_mem_alloc",
+    )
+expect_error(
+    "an object that is no array",
+    lambda: shardtab.Table(comm, [1.0, 2.0] if rank == last else mine),
+    "a list is not an array",
+)
+expect_error(
+    "a shard off the 16-byte alignment asked",
+    lambda: shardtab.Table(
+        comm, mine[1:] if (host and rank == last) else mine, alignment=16
+    )
+    if host
+    else shardtab.Table(comm, mine, alignment=3),
+    "is not aligned to 16 bytes" if host else "not a power of two",
+)
 
-expect_error("a verification failed on one rank (shardtab.agree)",
-             lambda: shardtab.agree(comm, f"rank {rank} counted 3 wrong elements"
-                                    if rank == last else None),
-             f"rank {last} counted 3 wrong elements", "verification failed")
+expect_error(
+    "a verification failed on one rank (shardtab.agree)",
+    lambda: shardtab.agree(
+        comm, f"rank {rank} counted 3 wrong elements" if rank == last else None
+    ),
+    f"rank {last} counted 3 wrong elements",
+    "verification failed",
+)
+
 
 class Hostile:
     """An array whose interface raises what is not an AttributeError (a torch
@@ -75,9 +92,11 @@ class Hostile:
         raise RuntimeError("Can't export a tensor that requires grad")
 
 
-expect_error("an array whose interface raises, on one rank",
-             lambda: shardtab.Table(comm, Hostile() if rank == last else mine),
-             "RuntimeError: Can't export a tensor that requires grad")
+expect_error(
+    "an array whose interface raises, on one rank",
+    lambda: shardtab.Table(comm, Hostile() if rank == last else mine),
+    "RuntimeError: Can't export a tensor that requires grad",
+)
 
 # a table holding the last reference to its memory: destroyed, then freed
 before = open("/proc/self/maps").read().count("\n") if host else 0
@@ -86,10 +105,16 @@ for k in range(20):
         pass
 after = open("/proc/self/maps").read().count("\n") if host else 0
 if host and after > before:
-    problems.append(f"20 tables over memory only they held left {after - before} mappings")
+    problems.append(
+        f"20 tables over memory only they held left {after - before} mappings"
+    )
 elif rank == 0:
-    print(f"ok:   20 tables holding the last reference to their memory freed it ({before} "
-          f"mappings before, {after} after)" if host else "ok:   20 tables over their own memory")
+    print(
+        f"ok:   20 tables holding the last reference to their memory freed it ({before} "
+        f"mappings before, {after} after)"
+        if host
+        else "ok:   20 tables over their own memory"
+    )
 
 # the failures left nothing behind: a good table works and closes everything
 with shardtab.Table(comm, mine) as t:

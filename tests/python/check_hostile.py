@@ -139,8 +139,10 @@ def check_peers(t, count_of, what):
         got = as_host(t.peer(r))
         want = values(r, count_of(r))
         if got.shape != want.shape or not numpy.array_equal(got, want):
-            problems.append(f"{what}: rank {r}'s view holds {got[:3]}... ({got.shape}), "
-                            f"want {want[:3]}... ({want.shape})")
+            problems.append(
+                f"{what}: rank {r}'s view holds {got[:3]}... ({got.shape}), "
+                f"want {want[:3]}... ({want.shape})"
+            )
             return False
     return True
 
@@ -150,13 +152,16 @@ def case_empty_before_init():
     ignored = []
     previous = sys.unraisablehook
     sys.unraisablehook = lambda unraisable: ignored.append(
-        f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}")
+        f"{type(unraisable.exc_value).__name__}: {unraisable.exc_value}"
+    )
     try:
         try:
             shardtab.empty(8, dtype="float64")
         except shardtab.Error as error:
             if "before" not in error.message:
-                problems.append(f"empty before init: {error.message!r} does not say why")
+                problems.append(
+                    f"empty before init: {error.message!r} does not say why"
+                )
         else:
             problems.append("empty before init returned memory")
         gc.collect()
@@ -171,21 +176,32 @@ def case_empty_before_init():
 
 def case_pointer_dtypes(mine, host):
     store(mine, values(rank, 64))  # these doubles' bits, as pointers, point nowhere
-    expect_error("one rank's shard holds Python objects (dtype object)",
-                 lambda: shardtab.Table(comm, holder(mine, typestr="|O", descr=[("", "|O")])
-                                        if rank == last else mine),
-                 [f"rank {last}", "Python objects"])
+    expect_error(
+        "one rank's shard holds Python objects (dtype object)",
+        lambda: shardtab.Table(
+            comm,
+            holder(mine, typestr="|O", descr=[("", "|O")]) if rank == last else mine,
+        ),
+        [f"rank {last}", "Python objects"],
+    )
     record = [("x", "<f8"), ("p", "|O")]
-    expect_error("every rank's shard is a record with an object field",
-                 lambda: shardtab.Table(comm, holder(mine, typestr="|V16", descr=record,
-                                                     shape=(32,))),
-                 ["Python objects", "('p', 'O')"])
-    expect_error("an object behind a plain |V8 typestr, in the descr alone",
-                 lambda: shardtab.Table(comm, holder(mine, typestr="|V8", descr=[("", "|O")])),
-                 ["Python objects"])
-    expect_error("every rank's shard has elements of 0 bytes (|V0)",
-                 lambda: shardtab.Table(comm, holder(mine, typestr="|V0", descr=[("", "|V0")])),
-                 ["0 bytes"])
+    expect_error(
+        "every rank's shard is a record with an object field",
+        lambda: shardtab.Table(
+            comm, holder(mine, typestr="|V16", descr=record, shape=(32,))
+        ),
+        ["Python objects", "('p', 'O')"],
+    )
+    expect_error(
+        "an object behind a plain |V8 typestr, in the descr alone",
+        lambda: shardtab.Table(comm, holder(mine, typestr="|V8", descr=[("", "|O")])),
+        ["Python objects"],
+    )
+    expect_error(
+        "every rank's shard has elements of 0 bytes (|V0)",
+        lambda: shardtab.Table(comm, holder(mine, typestr="|V0", descr=[("", "|V0")])),
+        ["0 bytes"],
+    )
     before = len(problems)
     for dtype in (object, [("x", "f8"), ("p", "O")], "V0"):
         try:
@@ -201,33 +217,50 @@ def case_pointer_dtypes(mine, host):
         # a plain record (no objects) is still taken, and peers see its fields
         plain = shardtab.empty(16, dtype=[("x", "<f8"), ("n", "<i4")])
         if plain.dtype.names != ("x", "n"):
-            problems.append(f"empty(16, a record dtype) is {plain.dtype}: its fields are lost")
+            problems.append(
+                f"empty(16, a record dtype) is {plain.dtype}: its fields are lost"
+            )
             plain = plain.view([("x", "<f8"), ("n", "<i4")])
         plain["x"], plain["n"] = values(rank, 16), rank
         with shardtab.Table(comm, plain) as t:
             view = t.peer(last)
             if view.dtype.names != ("x", "n") or list(view["n"]) != [last] * 16:
-                problems.append(f"a record shard's peer view is {view.dtype} {view[:2]}")
+                problems.append(
+                    f"a record shard's peer view is {view.dtype} {view[:2]}"
+                )
             else:
-                say("a record shard without objects is taken, its peers' fields read back")
+                say(
+                    "a record shard without objects is taken, its peers' fields read back"
+                )
         del plain
 
 
 def case_dtype_mismatch(mine, host):
-    expect_error("float64 here, int8 on the last rank",
-                 lambda: shardtab.Table(comm, holder(mine, typestr="|i1", descr=[("", "|i1")],
-                                                     shape=(512,))
-                                        if rank == last else mine),
-                 ["float64", "int8", "rank 0", f"rank {last}"])
-    expect_error("little-endian here, big-endian on rank 0",
-                 lambda: shardtab.Table(comm, holder(mine, typestr=">f8", descr=[("", ">f8")])
-                                        if rank == 0 else mine),
-                 [">f8", "float64", "rank 0", "rank 1"])
+    expect_error(
+        "float64 here, int8 on the last rank",
+        lambda: shardtab.Table(
+            comm,
+            holder(mine, typestr="|i1", descr=[("", "|i1")], shape=(512,))
+            if rank == last
+            else mine,
+        ),
+        ["float64", "int8", "rank 0", f"rank {last}"],
+    )
+    expect_error(
+        "little-endian here, big-endian on rank 0",
+        lambda: shardtab.Table(
+            comm,
+            holder(mine, typestr=">f8", descr=[("", ">f8")]) if rank == 0 else mine,
+        ),
+        [">f8", "float64", "rank 0", "rank 1"],
+    )
     bytes_view = holder(mine, typestr="|i1", descr=[("", "|i1")], shape=(512,))
     with shardtab.Table(comm, bytes_view) as t:
         view = t.peer(last)
         if view.dtype != numpy.int8 or len(view) != 512:
-            problems.append(f"int8 on every rank: the view is {view.dtype}, {len(view)} elements")
+            problems.append(
+                f"int8 on every rank: the view is {view.dtype}, {len(view)} elements"
+            )
         else:
             say("int8 on every rank is taken: views of 512 int8")
 
@@ -235,11 +268,16 @@ def case_dtype_mismatch(mine, host):
 def case_create_order(mine, host):
     """Tables created out of order: the labels name it on every rank (rank 0's A
     was paired silently with the others' B); the same labels make a table."""
-    expect_error("rank 0 creates 'A' while the others create 'B'",
-                 lambda: shardtab.Table(comm, mine, label="A" if rank == 0 else "B"),
-                 ["creates table 'B' where rank 0 creates 'A'", "same order"])
-    expect_error("a label that is not a str",
-                 lambda: shardtab.Table(comm, mine, label=7), ["label is a int; pass a str"])
+    expect_error(
+        "rank 0 creates 'A' while the others create 'B'",
+        lambda: shardtab.Table(comm, mine, label="A" if rank == 0 else "B"),
+        ["creates table 'B' where rank 0 creates 'A'", "same order"],
+    )
+    expect_error(
+        "a label that is not a str",
+        lambda: shardtab.Table(comm, mine, label=7),
+        ["label is a int; pass a str"],
+    )
     store(mine, values(rank, len(mine)))
     comm.barrier()
     with shardtab.Table(comm, mine, label="one name") as t:
@@ -255,9 +293,11 @@ def case_read_only(mine, host):
     else:
         kind, interface = interface_of(mine)
         frozen = holder(mine, data=(interface["data"][0], True))
-    expect_error("the last rank's shard is read-only",
-                 lambda: shardtab.Table(comm, frozen if rank == last else mine),
-                 [f"rank {last}", "read-only"])
+    expect_error(
+        "the last rank's shard is read-only",
+        lambda: shardtab.Table(comm, frozen if rank == last else mine),
+        [f"rank {last}", "read-only"],
+    )
     with shardtab.Table(comm, mine) as t:
         if check_peers(t, lambda r: 64, "the writable shard after"):
             say("the writable shard is taken after the refusal")
@@ -268,16 +308,23 @@ def case_fortran_order(mine, host):
     a = shardtab.empty(n, dtype="float64")
     store(a, values(rank, n))
     if host:
-        shapes = {"Fortran order (3, 4k)": a.reshape((3, n // 3), order="F"),
-                  "a transposed C array": a.reshape((n // 3, 3)).T,
-                  "axes in another order": a.reshape((2, n // 6, 3)).transpose(2, 0, 1)}
+        shapes = {
+            "Fortran order (3, 4k)": a.reshape((3, n // 3), order="F"),
+            "a transposed C array": a.reshape((n // 3, 3)).T,
+            "axes in another order": a.reshape((2, n // 6, 3)).transpose(2, 0, 1),
+        }
         for what, shard in shapes.items():
             if not numpy.shares_memory(shard, a) or shard.flags.c_contiguous:
-                problems.append(f"{what}: the test's own array is not a view in another order")
+                problems.append(
+                    f"{what}: the test's own array is not a view in another order"
+                )
     else:
-        shapes = {"Fortran order (3, 4k)": holder(a, shape=(3, n // 3), strides=(8, 24)),
-                  "axes in another order": holder(a, shape=(3, 2, n // 6),
-                                                  strides=(8, 24 * (n // 6), 24))}
+        shapes = {
+            "Fortran order (3, 4k)": holder(a, shape=(3, n // 3), strides=(8, 24)),
+            "axes in another order": holder(
+                a, shape=(3, 2, n // 6), strides=(8, 24 * (n // 6), 24)
+            ),
+        }
     for what, shard in shapes.items():
         try:
             with shardtab.Table(comm, shard) as t:
@@ -285,10 +332,16 @@ def case_fortran_order(mine, host):
                     say(f"{what}: taken, every peer read whole in memory order")
         except shardtab.Error as error:
             problems.append(f"{what}: refused: {error}")
-    part = (a.reshape((3, n // 3), order="F")[:2] if host else
-            holder(a, shape=(2, n // 3), strides=(8, 24)))
-    expect_error("two rows of a Fortran-order array (not contiguous)",
-                 lambda: shardtab.Table(comm, part), ["not one contiguous range of bytes"])
+    part = (
+        a.reshape((3, n // 3), order="F")[:2]
+        if host
+        else holder(a, shape=(2, n // 3), strides=(8, 24))
+    )
+    expect_error(
+        "two rows of a Fortran-order array (not contiguous)",
+        lambda: shardtab.Table(comm, part),
+        ["not one contiguous range of bytes"],
+    )
     del a
 
 
@@ -323,17 +376,23 @@ def case_view_after_destroy(mine, host):
     comm.Barrier()  # every owner has freed its memory now
     for r, view in views.items():
         if not numpy.array_equal(view, values(r, 1000 + r)):
-            problems.append(f"rank {r}'s view after its owner freed it reads {view[:3]}")
+            problems.append(
+                f"rank {r}'s view after its owner freed it reads {view[:3]}"
+            )
     comm.Barrier()  # every rank has read: the pages are still shared among the views
     views[rank][0] = -1.0
     if views[rank][0] != -1.0:
-        problems.append("this rank's own view after it freed the memory did not take a write")
+        problems.append(
+            "this rank's own view after it freed the memory did not take a write"
+        )
     if len(problems) == before:
         say("... and once their owners freed that memory (still readable and writable)")
     del views, view
     gc.collect()
     if memfd_mappings() != baseline:
-        problems.append(f"{memfd_mappings() - baseline} shardtab mappings left after the views")
+        problems.append(
+            f"{memfd_mappings() - baseline} shardtab mappings left after the views"
+        )
     else:
         say("the views' mappings went with them")
 
@@ -349,11 +408,15 @@ def case_owner_deleted(mine, host):
         if check_peers(t, lambda r: 1000, "owner dropped in the with"):
             say("the owner dropped inside the with: peers still read the memory")
     if host and memfd_mappings() != baseline:
-        problems.append(f"the memory was not freed with its table: {memfd_mappings() - baseline} "
-                        "shardtab mappings more than before")
+        problems.append(
+            f"the memory was not freed with its table: {memfd_mappings() - baseline} "
+            "shardtab mappings more than before"
+        )
     elif host:
-        say(f"... and it was freed when the table was destroyed ({baseline} shardtab "
-            "mappings before and after)")
+        say(
+            f"... and it was freed when the table was destroyed ({baseline} shardtab "
+            "mappings before and after)"
+        )
     # two tables over one allocation, its owner gone while both live
     b = shardtab.empty(2000, dtype="float64")
     store(b, values(rank, 2000))
@@ -364,12 +427,18 @@ def case_owner_deleted(mine, host):
     t1.destroy()
     gc.collect()
     comm.Barrier()
-    if check_peers(t2, lambda r: 2000, "the second table, after the first was destroyed"):
-        say("two tables, the owner gone: after the first destroy the second still reads")
+    if check_peers(
+        t2, lambda r: 2000, "the second table, after the first was destroyed"
+    ):
+        say(
+            "two tables, the owner gone: after the first destroy the second still reads"
+        )
     t2.destroy()
     if host and memfd_mappings() != baseline:
-        problems.append(f"two tables: {memfd_mappings() - baseline} shardtab mappings left "
-                        "after the last destroy")
+        problems.append(
+            f"two tables: {memfd_mappings() - baseline} shardtab mappings left "
+            "after the last destroy"
+        )
     elif host:
         say("... and the memory was freed with the last of them")
 
@@ -401,18 +470,28 @@ class Unspeakable:
 
 
 def case_unencodable(mine, host):
-    expect_error("shardtab.agree with a lone surrogate on the last rank",
-                 lambda: shardtab.agree(comm, "caf\udcff" if rank == last else None),
-                 [f"rank {last}", "caf\\udcff"], "verification failed")
-    expect_error("an array interface raising a lone surrogate on the last rank",
-                 lambda: shardtab.Table(comm, Hostile() if rank == last else mine),
-                 [f"rank {last}", "RuntimeError: caf\\udcff"])
-    expect_error("shardtab.agree with a failure whose str() raises",
-                 lambda: shardtab.agree(comm, Mute() if rank == last else None),
-                 [f"rank {last}", "Mute", "str() raised ValueError"], "verification failed")
-    expect_error("an array interface raising an exception whose str() raises",
-                 lambda: shardtab.Table(comm, Unspeakable() if rank == last else mine),
-                 [f"rank {last}", "Unprintable", "str() raised ValueError"])
+    expect_error(
+        "shardtab.agree with a lone surrogate on the last rank",
+        lambda: shardtab.agree(comm, "caf\udcff" if rank == last else None),
+        [f"rank {last}", "caf\\udcff"],
+        "verification failed",
+    )
+    expect_error(
+        "an array interface raising a lone surrogate on the last rank",
+        lambda: shardtab.Table(comm, Hostile() if rank == last else mine),
+        [f"rank {last}", "RuntimeError: caf\\udcff"],
+    )
+    expect_error(
+        "shardtab.agree with a failure whose str() raises",
+        lambda: shardtab.agree(comm, Mute() if rank == last else None),
+        [f"rank {last}", "Mute", "str() raised ValueError"],
+        "verification failed",
+    )
+    expect_error(
+        "an array interface raising an exception whose str() raises",
+        lambda: shardtab.Table(comm, Unspeakable() if rank == last else mine),
+        [f"rank {last}", "Unprintable", "str() raised ValueError"],
+    )
 
 
 def case_finalize_live(mine, host):
@@ -425,11 +504,17 @@ def case_finalize_live(mine, host):
         got = (error.status_name, error.message)
     else:
         got = ("no error", "")
-    fragments = ["shardtab_finalize", "1 live table", f"table {t._table.value:#x}",
-                 "shardtab_destroy"]
+    fragments = [
+        "shardtab_finalize",
+        "1 live table",
+        f"table {t._table.value:#x}",
+        "shardtab_destroy",
+    ]
     if got[0] != "invalid argument" or any(f not in got[1] for f in fragments):
-        problems.append(f"shardtab.finalize with a live table: got {got}, want 'invalid "
-                        f"argument' with {fragments!r}")
+        problems.append(
+            f"shardtab.finalize with a live table: got {got}, want 'invalid "
+            f"argument' with {fragments!r}"
+        )
     else:
         say(f"shardtab.finalize with a live table raises, on every rank: '{got[1]}'")
     before = len(problems)
@@ -442,19 +527,27 @@ def case_finalize_live(mine, host):
     else:
         want = sum(values(r, 64) for r in range(size))
         if not numpy.array_equal(as_host(t.peer(rank)), want):
-            problems.append(f"the all-reduce after the refused finalize gives "
-                            f"{as_host(t.peer(rank))[:3]}, want {want[:3]}")
+            problems.append(
+                f"the all-reduce after the refused finalize gives "
+                f"{as_host(t.peer(rank))[:3]}, want {want[:3]}"
+            )
         del more
     if len(problems) == before:
         say("after it, shardtab.empty works, every peer reads and an all-reduce sums")
     t.destroy()
 
 
-cases = {"pointer-dtypes": case_pointer_dtypes, "dtype-mismatch": case_dtype_mismatch,
-         "read-only": case_read_only, "fortran-order": case_fortran_order,
-         "view-after-destroy": case_view_after_destroy, "owner-deleted": case_owner_deleted,
-         "unencodable": case_unencodable, "finalize-live": case_finalize_live,
-         "create-order": case_create_order}
+cases = {
+    "pointer-dtypes": case_pointer_dtypes,
+    "dtype-mismatch": case_dtype_mismatch,
+    "read-only": case_read_only,
+    "fortran-order": case_fortran_order,
+    "view-after-destroy": case_view_after_destroy,
+    "owner-deleted": case_owner_deleted,
+    "unencodable": case_unencodable,
+    "finalize-live": case_finalize_live,
+    "create-order": case_create_order,
+}
 if case == "empty-before-init":
     case_empty_before_init()
 elif case in cases:
@@ -464,8 +557,10 @@ elif case in cases:
     del mine
 else:
     if rank == 0:
-        print(f"usage: check_hostile.py {'|'.join(['empty-before-init', *cases])}",
-              file=sys.stderr)
+        print(
+            f"usage: check_hostile.py {'|'.join(['empty-before-init', *cases])}",
+            file=sys.stderr,
+        )
     sys.exit(2)
 
 gc.collect()

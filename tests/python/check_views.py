@@ -80,15 +80,21 @@ cut = 700 + rank
 low, high = b[:cut], b[cut:]
 with shardtab.Table(comm, low) as t1, shardtab.Table(comm, high) as t2:
     why = check_table(t1, lambda r: values(r, 0, 700 + r), "lower slice")
-    why = why or check_table(t2, lambda r: values(r, 700 + r, 2000 - 700), "upper slice")
+    why = why or check_table(
+        t2, lambda r: values(r, 700 + r, 2000 - 700), "upper slice"
+    )
     if why:
         problems.append(why)
     if t2.peers_opened != 0:
-        problems.append(f"the second table over the buffer opened {t2.peers_opened} "
-                        "peer allocations, want 0")
+        problems.append(
+            f"the second table over the buffer opened {t2.peers_opened} "
+            "peer allocations, want 0"
+        )
     if t2.peers_reused != 2 * (t1.node_size - 1):
-        problems.append(f"the second table found {t2.peers_reused} open, "
-                        f"want {2 * (t1.node_size - 1)}")
+        problems.append(
+            f"the second table found {t2.peers_reused} open, "
+            f"want {2 * (t1.node_size - 1)}"
+        )
 if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left after every table")
 
@@ -98,8 +104,10 @@ if rank == 0:
     for r, mine in enumerate(everyone):
         for why in mine:
             print(f"FAIL: rank {r}: {why}")
-    print(f"# python: backend {shardtab.device()['backend']}, {size} ranks, {nodes} node(s) of up "
-          f"to {node_size}; shards of {', '.join(str(length(r)) for r in range(size))} doubles")
+    print(
+        f"# python: backend {shardtab.device()['backend']}, {size} ranks, {nodes} node(s) of up "
+        f"to {node_size}; shards of {', '.join(str(length(r)) for r in range(size))} doubles"
+    )
     if not any(everyone):
         print("# verify python: OK")
 del a, b, low, high

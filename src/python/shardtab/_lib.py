@@ -5,21 +5,32 @@ import ctypes.util
 import os
 
 c_status = ctypes.c_int  # shardtab_status_t
-c_fint = ctypes.c_int    # MPI_Fint: a C int in Open MPI and MPICH
+c_fint = ctypes.c_int  # MPI_Fint: a C int in Open MPI and MPICH
 
 
 class CreateParams(ctypes.Structure):
     """shardtab_create_params_t"""
-    _fields_ = [("stream", ctypes.c_void_p), ("signal_slots", ctypes.c_int),
-                ("wait_timeout_s", ctypes.c_double), ("alignment", ctypes.c_size_t),
-                ("label", ctypes.c_char_p)]
+
+    _fields_ = [
+        ("stream", ctypes.c_void_p),
+        ("signal_slots", ctypes.c_int),
+        ("wait_timeout_s", ctypes.c_double),
+        ("alignment", ctypes.c_size_t),
+        ("label", ctypes.c_char_p),
+    ]
 
 
 class DeviceInfo(ctypes.Structure):
     """shardtab_device_info_t"""
-    _fields_ = [("backend", ctypes.c_int), ("device", ctypes.c_int),
-                ("visible_devices", ctypes.c_int), ("shared", ctypes.c_int),
-                ("name", ctypes.c_char * 64), ("pci_bus_id", ctypes.c_char * 32)]
+
+    _fields_ = [
+        ("backend", ctypes.c_int),
+        ("device", ctypes.c_int),
+        ("visible_devices", ctypes.c_int),
+        ("shared", ctypes.c_int),
+        ("name", ctypes.c_char * 64),
+        ("pci_bus_id", ctypes.c_char * 32),
+    ]
 
 
 def _find():
@@ -34,8 +45,10 @@ def _find():
     found = ctypes.util.find_library("shardtab")
     if found:
         return found
-    raise ImportError("shardtab: libshardtab.so is neither in this package nor on the linker's "
-                      "path: install the project (cmake --install), or set SHARDTAB_LIBRARY")
+    raise ImportError(
+        "shardtab: libshardtab.so is neither in this package nor on the linker's "
+        "path: install the project (cmake --install), or set SHARDTAB_LIBRARY"
+    )
 
 
 lib = ctypes.CDLL(_find(), mode=ctypes.RTLD_GLOBAL)
@@ -46,40 +59,44 @@ _size = ctypes.c_size_t
 _int = ctypes.c_int
 _text = ctypes.c_char_p
 for name, result, args in [
-        ("shardtab_init_f", c_status, [c_fint, _int]),
-        ("shardtab_finalize", c_status, []),
-        ("shardtab_device_info", c_status, [ctypes.POINTER(DeviceInfo)]),
-        ("shardtab_backend_name", _text, [_int]),
-        ("shardtab_mem_alloc", c_status, [_size, _ptr_out]),
-        ("shardtab_mem_free", c_status, [_ptr]),
-        ("shardtab_memcpy_to_device", c_status, [_ptr, _ptr, _size]),
-        ("shardtab_memcpy_to_host", c_status, [_ptr, _ptr, _size]),
-        ("shardtab_device_synchronize", c_status, []),
-        ("shardtab_create_f", c_status, [c_fint, _ptr, _size, ctypes.POINTER(CreateParams), _ptr_out]),
-        ("shardtab_destroy", c_status, [_ptr_out]),
-        ("shardtab_node_size", _int, [_ptr]),
-        ("shardtab_node_rank", _int, [_ptr]),
-        ("shardtab_node_id", _int, [_ptr]),
-        ("shardtab_node_count", _int, [_ptr]),
-        ("shardtab_member", _int, [_ptr, _int]),
-        ("shardtab_node_rank_of", _int, [_ptr, _int]),
-        ("shardtab_peer", c_status, [_ptr, _int, _ptr_out, ctypes.POINTER(_size)]),
-        ("shardtab_device_table", _ptr, [_ptr]),
-        ("shardtab_create_ms", ctypes.c_double, [_ptr]),
-        ("shardtab_peers_opened", _int, [_ptr]),
-        ("shardtab_peers_reused", _int, [_ptr]),
-        ("shardtab_peer_mappings", _int, []),
-        ("shardtab_signal_check", c_status, [_ptr]),
-        # the collectives on a stream: (table, op, type, byte offset, count, stream),
-        # (table, root, type, byte offset, count, stream), (table, type, byte offset,
-        # count, stream)
-        ("shardtab_all_reduce", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
-        ("shardtab_broadcast", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
-        ("shardtab_all_gather", c_status, [_ptr, _int, _size, _size, _ptr]),
-        ("shardtab_agree_f", c_status, [c_fint, c_status]),
-        ("shardtab_error_set_message", c_status, [c_status, _text]),
-        ("shardtab_last_error", _text, []),
-        ("shardtab_status_string", _text, [c_status]),
+    ("shardtab_init_f", c_status, [c_fint, _int]),
+    ("shardtab_finalize", c_status, []),
+    ("shardtab_device_info", c_status, [ctypes.POINTER(DeviceInfo)]),
+    ("shardtab_backend_name", _text, [_int]),
+    ("shardtab_mem_alloc", c_status, [_size, _ptr_out]),
+    ("shardtab_mem_free", c_status, [_ptr]),
+    ("shardtab_memcpy_to_device", c_status, [_ptr, _ptr, _size]),
+    ("shardtab_memcpy_to_host", c_status, [_ptr, _ptr, _size]),
+    ("shardtab_device_synchronize", c_status, []),
+    (
+        "shardtab_create_f",
+        c_status,
+        [c_fint, _ptr, _size, ctypes.POINTER(CreateParams), _ptr_out],
+    ),
+    ("shardtab_destroy", c_status, [_ptr_out]),
+    ("shardtab_node_size", _int, [_ptr]),
+    ("shardtab_node_rank", _int, [_ptr]),
+    ("shardtab_node_id", _int, [_ptr]),
+    ("shardtab_node_count", _int, [_ptr]),
+    ("shardtab_member", _int, [_ptr, _int]),
+    ("shardtab_node_rank_of", _int, [_ptr, _int]),
+    ("shardtab_peer", c_status, [_ptr, _int, _ptr_out, ctypes.POINTER(_size)]),
+    ("shardtab_device_table", _ptr, [_ptr]),
+    ("shardtab_create_ms", ctypes.c_double, [_ptr]),
+    ("shardtab_peers_opened", _int, [_ptr]),
+    ("shardtab_peers_reused", _int, [_ptr]),
+    ("shardtab_peer_mappings", _int, []),
+    ("shardtab_signal_check", c_status, [_ptr]),
+    # the collectives on a stream: (table, op, type, byte offset, count, stream),
+    # (table, root, type, byte offset, count, stream), (table, type, byte offset,
+    # count, stream)
+    ("shardtab_all_reduce", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
+    ("shardtab_broadcast", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
+    ("shardtab_all_gather", c_status, [_ptr, _int, _size, _size, _ptr]),
+    ("shardtab_agree_f", c_status, [c_fint, c_status]),
+    ("shardtab_error_set_message", c_status, [c_status, _text]),
+    ("shardtab_last_error", _text, []),
+    ("shardtab_status_string", _text, [c_status]),
 ]:
     function = getattr(lib, name)
     function.restype = result

@@ -1,0 +1,255 @@
+"""_collectives.py - the collectives on a stream over a table's shards
+(all_reduce, broadcast, all_gather, check): each rank's arguments checked and
+agreed before the library's call, and the stream and index arguments read."""
+import ctypes
+import operator
+
+import numpy
+
+from ._errors import (
+    ERR_INVALID_ARG,
+    SUCCESS,
+    Error,
+    _c_text,
+    _check,
+    _last_error,
+    _record,
+    _text,
+)
+from ._lib import lib
+from ._process import _on_host
+
+# shardtab_types.h: shardtab_type_t and shardtab_op_t
+_TYPES = {
+    numpy.dtype(numpy.float32): 0,
+    numpy.dtype(numpy.float64): 1,
+    numpy.dtype(numpy.int64): 2,
+}
+_OPS = {"sum": 0, "min": 1, "max": 2}
+
+
+def _stream_handle(stream):
+    """The stream as the library takes it (None: the default stream): an int
+    (or a ctypes pointer), or an object that holds one in .cuda_stream (torch),
+    .handle (Numba) or .ptr (CuPy)."""
+    if stream is None:
+        return None
+    for name in ("cuda_stream", "handle", "ptr"):
+        if not isinstance(stream, (int, ctypes.c_void_p)) and hasattr(stream, name):
+            stream = getattr(stream, name)
+            break
+    if isinstance(stream, ctypes.c_void_p):
+        return stream.value
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        if stream < 0:
+            raise ValueError(f"stream handle {stream} is negative")
+        return stream or None
+    raise TypeError(
+        f"stream is a {type(stream).__name__}: pass None (the default stream), an "
+        "int handle, or a stream object with .cuda_stream, .handle or .ptr "
+        "(torch.cuda.Stream, a Numba or CuPy stream)"
+    )
+
+
+def _index(value, what):
+    """value as a non-negative int, or ValueError/TypeError saying why not."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} is a bool; pass an int")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} is a {type(value).__name__}; pass an int") from None
+    if value < 0:
+        raise ValueError(f"{what} is {value}; it must be 0 or more")
+    return value
+
+
+class _Collectives:
+    """Table's collectives. They use what Table.__init__ sets: _comm (the
+    communicator's handle), dtype, _nbytes (this rank's shard), _shard_bytes
+    (every rank's), _pending (a call this rank's library refused), and
+    _live() (the table, or Error once it is destroyed)."""
+
+    def all_reduce(self, op="sum", offset=0, count=None, stream=None):
+        """Collective, in place: elements [offset, offset + count) of every
+        rank's shard become, element by element, the op ("sum", "min" or
+        "max") of every rank's, combined in rank order (inside a node in
+        node-rank order, then across nodes in node order: the same bits on
+        every rank, every run; min and max: a NaN of the first rank wins).
+
+        offset and count are elements of the table's dtype (float32, float64
+        or int64; int64 sums wrap). count=None: the rest of the shard from
+        offset, where every rank's shard has the same size, an error where
+        they differ. stream: None (the default stream), an int handle, or a
+        stream object (torch.cuda.Stream, a CuPy or Numba stream); the host
+        backend ignores it (but refuses, as every backend does, a value that
+        is no stream).
+
+        When it returns, on the host backend the result is in place, and a
+        refusal by the library (the ranks' calls differ) has raised Error on
+        every rank. On GPUs it is enqueued on stream: read the result after
+        the stream, and learn whether the node refused the call (the ranks'
+        calls differ: that shows only on the device) from check().
+
+        Every rank calls, in the same order, with the same arguments. An
+        argument this rank cannot take (unknown op, a dtype without
+        collectives, count=None over unequal shards, a region past the shard)
+        raises Error on every rank before anything is enqueued (one host
+        agreement, an MPI_Allreduce of an int, per call): the table stays
+        usable. An Error from the library itself, here or in check(), means
+        the node stopped: destroy the table."""
+
+        def prepare():
+            if not isinstance(op, str) or op not in _OPS:
+                raise ValueError(
+                    f"unknown op {_text(op)!r}: expected 'sum', 'min' or 'max'"
+                )
+            start, elements = self._region(offset, count, 1)
+            return (_OPS[op], start, elements)
+
+        self._collective(
+            "all_reduce",
+            prepare,
+            lambda table, args, kind, handle: lib.shardtab_all_reduce(
+                table, args[0], kind, args[1], args[2], handle
+            ),
+            stream,
+        )
+
+    def broadcast(self, root, offset=0, count=None, stream=None):
+        """Collective: elements [offset, offset + count) of every rank's
+        shard become those of communicator rank root's. offset, count and
+        stream as in all_reduce (count=None: the rest of the shard, shards of
+        one size only); so are what it has done when it returns, and its
+        errors."""
+
+        def prepare():
+            who = _index(root, "root")
+            if who >= len(self._shard_bytes):
+                raise ValueError(
+                    f"root {who} is outside the table's {len(self._shard_bytes)} "
+                    "ranks"
+                )
+            start, elements = self._region(offset, count, 1)
+            return (who, start, elements)
+
+        self._collective(
+            "broadcast",
+            prepare,
+            lambda table, args, kind, handle: lib.shardtab_broadcast(
+                table, args[0], kind, args[1], args[2], handle
+            ),
+            stream,
+        )
+
+    def all_gather(self, offset=0, count=None, stream=None):
+        """Collective, in place: the region from element offset holds
+        size * count elements (size: the ranks of the table's communicator),
+        communicator rank r's own count at offset + r * count; afterwards
+        every rank's region holds every rank's. count=None: the rest of the
+        shard from offset divided by size, where every rank's shard has the
+        same size and the division is exact, an error otherwise. stream, what
+        it has done when it returns and its errors: as in all_reduce."""
+
+        def prepare():
+            return self._region(offset, count, len(self._shard_bytes))
+
+        self._collective(
+            "all_gather",
+            prepare,
+            lambda table, args, kind, handle: lib.shardtab_all_gather(
+                table, kind, args[0], args[1], handle
+            ),
+            stream,
+        )
+
+    def check(self):
+        """Collective: waits for the table's last collective or barrier (on
+        whatever stream), then asks whether the node refused a collective
+        (the ranks' calls differed) or a device-side wait gave up
+        (shardtab_signal_check), and agrees: if any rank found one, or its
+        library refused one of its calls since, every rank raises Error with
+        the first cause. The way to learn it on GPUs, where the collectives
+        are enqueued; on the host backend every collective has done this
+        before it returned. After an Error, destroy the table."""
+        table = self._live()
+        status = lib.shardtab_signal_check(table)
+        if self._pending is not None:  # this rank's own refusal is the cause
+            status = _record(*self._pending)
+            self._pending = None
+        _check(lib.shardtab_agree_f(self._comm, status))
+
+    def _region(self, offset, count, parts):
+        """(byte offset, count) of a region of `parts` pieces of count
+        elements each from element offset, checked against this rank's shard;
+        count=None: what fills every rank's shard from offset."""
+        itemsize = self.dtype.itemsize
+        first = _index(offset, "offset")
+        elements = self._nbytes // itemsize
+        if first > elements:
+            raise ValueError(
+                f"offset {first} is past this rank's shard of {elements} elements"
+            )
+        if count is None:
+            if len(set(self._shard_bytes)) != 1:
+                raise ValueError(
+                    "count=None needs shards of one size on every rank, and they "
+                    "differ: " + self._sizes_text() + "; pass count"
+                )
+            rest = elements - first
+            if rest % parts != 0:
+                raise ValueError(
+                    f"count=None: the {rest} elements of the shard from offset "
+                    f"{first} do not split evenly over the {parts} ranks; pass "
+                    "count"
+                )
+            return first * itemsize, rest // parts
+        number = _index(count, "count")
+        if number * parts > elements - first:
+            what = f"{parts} ranks' {number}" if parts > 1 else f"{number}"
+            raise ValueError(
+                f"{what} elements from offset {first} need {first + number * parts} "
+                f"elements, past this rank's shard of {elements}"
+            )
+        return first * itemsize, number
+
+    def _sizes_text(self):
+        """The ranks' shard sizes, in elements, for a message."""
+        itemsize = self.dtype.itemsize
+        sizes = [f"rank {r}: {b // itemsize}" for r, b in enumerate(self._shard_bytes)]
+        return ", ".join(sizes if len(sizes) <= 8 else sizes[:4] + ["..."] + sizes[-2:])
+
+    def _collective(self, name, prepare, call, stream):
+        """The path of every collective: this rank's checks, agreed (no rank
+        enters the library unless every rank can), the library's call, and on
+        the host backend, where it ran already, its outcome agreed too."""
+        table = self._live()
+        why = None
+        try:
+            kind = _TYPES.get(self.dtype)
+            if kind is None:
+                raise ValueError(
+                    f"the table's dtype {self.dtype} has no collectives: float32, "
+                    "float64 and int64 have (SHARDTAB_FLOAT, SHARDTAB_DOUBLE, "
+                    "SHARDTAB_INT64)"
+                )
+            args = prepare()
+            handle = _stream_handle(stream)
+        except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
+            why = f"shardtab.Table.{name}: {_text(error)}"
+        status = SUCCESS
+        if why is not None:
+            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
+        _check(lib.shardtab_agree_f(self._comm, status))
+        status = call(table, args, kind, handle)
+        if not _on_host():
+            # enqueued; a refusal here has stopped the node, whose other ranks
+            # learn it in check(), where this rank's message is the cause
+            if status != SUCCESS:
+                message = _last_error()
+                self._pending = (status, message)
+                raise Error(status, message)
+            return
+        if status == SUCCESS:
+            status = lib.shardtab_signal_check(table)
+        _check(lib.shardtab_agree_f(self._comm, status))

@@ -1,0 +1,53 @@
+"""_errors.py - the library's status codes, shardtab.Error, and the text that
+goes to the library (its messages, made from anything a user hands us)."""
+from ._lib import lib
+
+SUCCESS = 0
+ERR_INVALID_ARG = 1
+ERR_VERIFY = 11
+
+
+class Error(Exception):
+    """A failed call. status: the library's status code; status_name: its
+    name; message: the library's message (agreed across the ranks for a
+    collective call)."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.status_name = lib.shardtab_status_string(status).decode()
+        self.message = message
+        super().__init__(f"{message} ({self.status_name})")
+
+
+def _last_error():
+    return lib.shardtab_last_error().decode(errors="replace")
+
+
+def _text(thing):
+    """str(thing), or what thing is when even that raises."""
+    try:
+        return str(thing)
+    except Exception as error:  # noqa: BLE001 - a message must come out of anything
+        return f"(a {type(thing).__name__} whose str() raised {type(error).__name__})"
+
+
+def _c_text(text):
+    """text as the library's bytes, whatever it holds: a character UTF-8
+    cannot encode (a lone surrogate, from a file name or os.fsdecode) is
+    written as its escape, so that every message reaches the agreement."""
+    return text.encode("utf-8", errors="backslashreplace")
+
+
+def _record(status, message):
+    """Makes message, as _last_error gave it (after this rank's own prefix),
+    this thread's last error again, without a second prefix."""
+    lib.shardtab_error_set_message(status, b"")
+    prefix = _last_error()
+    if prefix and message.startswith(prefix):
+        message = message[len(prefix) :]
+    return lib.shardtab_error_set_message(status, _c_text(message))
+
+
+def _check(status):
+    if status != SUCCESS:
+        raise Error(status, _last_error())

@@ -1,0 +1,191 @@
+"""_table.py - shardtab.Table: the collective create and destroy of a node's
+table over each rank's shard, the node as the C API tells it, and the peers'
+shards as arrays (the collectives: _collectives.py)."""
+import ctypes
+
+import numpy
+
+from ._collectives import _Collectives, _stream_handle
+from ._errors import ERR_INVALID_ARG, SUCCESS, Error, _c_text, _check, _text
+from ._lib import CreateParams, lib
+from ._memory import DeviceArray, _free_pending, _HostView, _Mapping, _table_ranges
+from ._process import _comm_handle, _on_host
+from ._shard import _compare_shards, _describe
+
+
+class Table(_Collectives):
+    """Collective over comm: the node's table of shard pointers, with array as
+    this rank's shard (any number of tables may lie in one allocation).
+
+    Keyword arguments are shardtab_create_params_t's: signal_slots,
+    wait_timeout_s, alignment (bytes; 0: any), stream (an int handle, or
+    a stream object as the collectives take it) and label (a str: every rank
+    must give rank 0's, which checks that the ranks create their tables in
+    the same order).
+    Destroy it on every rank: `with` does, or destroy()."""
+
+    def __init__(
+        self,
+        comm,
+        array,
+        *,
+        signal_slots=0,
+        wait_timeout_s=0.0,
+        alignment=0,
+        stream=None,
+        label=None,
+    ):
+        self._comm = _comm_handle(comm)
+        self._table = None
+        self._label = None  # the label's bytes, alive while create reads them
+        # A local problem must fail every rank, not leave the others in create:
+        # whatever goes wrong here (an array interface that raises, a bad
+        # typestr, a parameter ctypes will not take) is agreed first.
+        dtype = None
+        try:
+            address, nbytes, dtype, why = _describe(array)
+            if label is not None and not isinstance(label, str):
+                raise TypeError(f"label is a {type(label).__name__}; pass a str")
+            self._label = (
+                None if label is None else label.encode("utf-8", "backslashreplace")
+            )
+            params = CreateParams(
+                _stream_handle(stream),
+                signal_slots,
+                wait_timeout_s,
+                alignment,
+                self._label,
+            )
+        except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
+            why = (
+                f"the shard or a parameter could not be read: {type(error).__name__}: "
+                f"{_text(error)}"
+            )
+        sizes = None
+        try:  # every rank takes part, whatever it found above
+            mismatch, sizes = _compare_shards(
+                comm,
+                self._comm,
+                dtype if why is None else None,
+                nbytes if why is None else None,
+            )
+        except Exception as error:  # noqa: BLE001
+            mismatch = (
+                f"the ranks' dtypes could not be compared: {type(error).__name__}: "
+                f"{_text(error)}"
+            )
+        why = why if why is not None else mismatch
+        status = SUCCESS
+        if why is not None:
+            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
+        _check(lib.shardtab_agree_f(self._comm, status))
+        table = ctypes.c_void_p()
+        _check(
+            lib.shardtab_create_f(
+                self._comm,
+                address if nbytes else None,
+                nbytes,
+                ctypes.byref(params),
+                ctypes.byref(table),
+            )
+        )
+        self._table = table
+        self._array = array  # the memory stays while the table lives
+        self.dtype = dtype
+        self._nbytes = nbytes
+        self._shard_bytes = tuple(sizes)  # every rank's, by communicator rank
+        self._pending = (
+            None  # a collective this rank's library refused (GPUs: see check)
+        )
+        if nbytes:
+            _table_ranges[table.value] = (address, address + nbytes)
+
+    def _live(self):
+        if self._table is None or self._table.value is None:
+            raise Error(ERR_INVALID_ARG, "shardtab.Table: the table is destroyed")
+        return self._table
+
+    # ---- the node, as in the C API
+    @property
+    def node_rank(self):
+        return lib.shardtab_node_rank(self._live())
+
+    @property
+    def node_size(self):
+        return lib.shardtab_node_size(self._live())
+
+    @property
+    def node_id(self):
+        return lib.shardtab_node_id(self._live())
+
+    @property
+    def node_count(self):
+        return lib.shardtab_node_count(self._live())
+
+    def member(self, node_rank):
+        """The communicator rank of node rank node_rank, or -1."""
+        return lib.shardtab_member(self._live(), node_rank)
+
+    def node_rank_of(self, rank):
+        """The node rank of communicator rank `rank`, or -1 off this node."""
+        return lib.shardtab_node_rank_of(self._live(), rank)
+
+    def peer(self, rank):
+        """Communicator rank `rank`'s shard as this process maps it, as a 1-D
+        array of this shard's dtype (its bytes in memory order); None when that
+        rank is on another node. On the host backend the view holds a mapping
+        of its own of that memory, valid after the table is destroyed; on GPUs
+        a DeviceArray, which raises Error once the table is destroyed."""
+        table = self._live()
+        base, nbytes = ctypes.c_void_p(), ctypes.c_size_t()
+        _check(lib.shardtab_peer(table, rank, ctypes.byref(base), ctypes.byref(nbytes)))
+        if lib.shardtab_node_rank_of(table, rank) < 0:
+            return None
+        count = nbytes.value // self.dtype.itemsize
+        if not _on_host():
+            return DeviceArray(base.value, count, self.dtype, self)
+        if count == 0:
+            return numpy.empty(0, self.dtype)
+        mapping = _Mapping(base.value, nbytes.value)
+        return numpy.asarray(_HostView(mapping.address, count, self.dtype, mapping))
+
+    @property
+    def device_table(self):
+        """The device address of this rank's replica of the table: node_size
+        shard pointers, then node_size signal pads (shardtab_device.h)."""
+        return lib.shardtab_device_table(self._live()) or 0
+
+    @property
+    def create_ms(self):
+        return lib.shardtab_create_ms(self._live())
+
+    @property
+    def peers_opened(self):
+        """Peer allocations this create opened (the others were open already)."""
+        return lib.shardtab_peers_opened(self._live())
+
+    @property
+    def peers_reused(self):
+        return lib.shardtab_peers_reused(self._live())
+
+    def destroy(self):
+        """Collective: every rank destroys the table, once."""
+        table = self._live()
+        self._table = None
+        key = table.value
+        try:
+            _check(lib.shardtab_destroy(ctypes.byref(table)))
+        finally:
+            # only now may the memory go (its last reference may be this one),
+            # and what waited for this table to go
+            _table_ranges.pop(key, None)
+            self._array = None
+            _free_pending()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._table is not None:
+            self.destroy()
+        return False

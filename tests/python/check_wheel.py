@@ -1,0 +1,69 @@
+"""check_wheel.py - the package as pip installed it from its wheel: imported
+under `python -m mpi4py` with no PYTHONPATH or SHARDTAB_LIBRARY, from the
+venv's site-packages, its libshardtab.so the one beside it, its version
+CMakeLists.txt's; then one table over every rank, summed.
+
+Rank 0 prints "# wheel python: OK" when every rank agrees.
+
+USAGE  mpiexec -n N VENV/bin/python -m mpi4py check_wheel.py VERSION
+"""
+import importlib.metadata
+import os
+import sys
+import sysconfig
+
+import numpy
+from mpi4py import MPI
+
+import shardtab
+import shardtab._lib
+
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+problems = []
+
+for name in ("PYTHONPATH", "SHARDTAB_LIBRARY"):
+    if os.environ.get(name):
+        problems.append(f"{name} is set ({os.environ[name]}): the case needs neither")
+package = os.path.dirname(os.path.realpath(shardtab.__file__))
+site = os.path.realpath(sysconfig.get_path("platlib"))
+if os.path.dirname(package) != site:
+    problems.append(f"shardtab came from {package}, not from this venv's {site}")
+library = os.path.realpath(shardtab._lib._find())
+if library != os.path.join(package, "libshardtab.so"):
+    problems.append(f"libshardtab.so came from {library}, not from beside the package")
+version = importlib.metadata.version("shardtab")
+if version != sys.argv[1]:
+    problems.append(
+        f"the installed version is {version}, CMakeLists.txt's {sys.argv[1]}"
+    )
+
+shardtab.init(comm)
+backend = shardtab.device()["backend"]
+shard = shardtab.empty(8, dtype="float64")
+host = isinstance(shard, numpy.ndarray)
+values = numpy.full(8, float(rank + 1))
+if host:
+    shard[:] = values
+else:
+    shard.from_host(values)
+with shardtab.Table(comm, shard) as table:
+    table.all_reduce("sum")
+    table.check()
+    got = shard.copy() if host else shard.to_host()
+want = size * (size + 1) / 2
+if not (got == want).all():
+    problems.append(f"all_reduce gave {got}, expected {want} everywhere")
+del shard
+shardtab.finalize()
+
+everyone = comm.gather(problems, root=0)
+found = None
+if rank == 0:
+    found = [f"rank {r}: {p}" for r, theirs in enumerate(everyone) for p in theirs]
+    for line in found:
+        print(f"FAIL: {line}")
+    print(f"ok:   shardtab {version} from {package}, backend {backend}, {size} ranks")
+    if not found:
+        print("# wheel python: OK")
+sys.exit(1 if comm.bcast(found, root=0) else 0)
