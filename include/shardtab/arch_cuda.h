@@ -103,7 +103,7 @@ SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
 }
 /* Device scope (thread_scope_device, PTX .gpu: every thread of this GPU):
  * for words that only this rank's own device touches (a collective's
- * STARTED, FINISHED and BUSY words, shardtab_comm.h). */
+ * STARTED, FINISHED and BUSY words, shardtab/comm_detail.h). */
 SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);

@@ -117,8 +117,8 @@ SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
 }
 /* Device scope (__HIP_MEMORY_SCOPE_AGENT: every thread of this GPU): for
  * words that only this rank's own device touches (a collective's STARTED,
- * FINISHED and BUSY words, shardtab_comm.h). On gfx90a agent scope needs no
- * L2 writeback or invalidate (AMDGPUUsage, GFX90A: buffer_wbl2 and
+ * FINISHED and BUSY words, shardtab/comm_detail.h). On gfx90a agent scope
+ * needs no L2 writeback or invalidate (AMDGPUUsage, GFX90A: buffer_wbl2 and
  * buffer_invl2 are for system scope only). */
 SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
 {
