@@ -17,6 +17,13 @@ if(SHARDTAB_HAVE_FORTRAN)
 endif()
 install(FILES include/shardtab.h include/shardtab_device.h include/shardtab_comm.h
               include/shardtab_types.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# what the public headers include (the per-architecture primitives, the
+# collectives' handle and steps): users' kernels compile them, though they
+# include only the headers above
+install(FILES include/shardtab/arch_cuda.h include/shardtab/arch_hip.h
+              include/shardtab/arch_host.h include/shardtab/comm_types.h
+              include/shardtab/comm_detail.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/shardtab)
 install(TARGETS multi_scal RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT shardtabTargets NAMESPACE shardtab:: DESTINATION ${SHARDTAB_CMAKE_DIR})
 

@@ -2,124 +2,28 @@
  * runs on the device: put and get through the table, put with signal, and
  * all-reduce, broadcast and all-gather of a few values through the signal pads.
  * One body for HIP (AMD), the same source as CUDA (NVIDIA) and the host
- * backend's C, written over the primitives of shardtab_device.h, so that the
- * host backend's tests run the code the GPUs run.
+ * backend's C, over the primitives of shardtab_device.h, so that the host
+ * backend's tests run the code the GPUs run.
  *
  * Every function here is called by every thread of a block (on the host
- * backend: by the calling thread, the block of one) and names, at each atomic,
- * its order and scope: stores into a peer are released at system scope after
- * every thread's stores (shardtab_fence_before_block_release, then the block's
- * barrier, then one release), and reads of what a peer deposited follow a
- * system-scope acquire.
+ * backend: the calling thread, a block of one). The ordering rule: what the
+ * block stores into a peer is released at system scope only after every
+ * thread's stores (each wave's own release where the target needs it, the
+ * block's barrier, then the leader's release), and what a peer deposited is
+ * read only after a system-scope acquire (the leader's, the block's barrier,
+ * then each wave's own where the target needs it). A collective's start
+ * publishes its deposits in every peer with one release fence, its finish
+ * acquires every rank's with one acquire fence. docs/design.md
+ * ("Communication") gives the protocol and why it holds on each GPU.
  *
- * ---- Put and get ------------------------------------------------------------
- * shardtab_put_block copies bytes into node rank `peer`'s shard through the
- * table (16-byte accesses when both sides and the size allow);
- * shardtab_put_signal_block then sets or adds a signal slot of that peer,
- * released only once every thread's stores are visible there (NVSHMEM's
- * putmem_signal_block). shardtab_signal_after_blocks is the same release for
- * stores made by several blocks (the last block to arrive signals).
- *
- * ---- A few values: all-reduce, broadcast, all-gather --------------------------
- * A collective is a range of user slots (shardtab_coll): SHARDTAB_COLL_SLOTS
- * (node_size, values) of them, the same on every rank. Each call deposits this
- * rank's values, with an epoch and a descriptor of the call, into every node
- * peer's pad (the rank's own included), waits for every rank's deposit of the
- * same epoch, checks it, and combines in node-rank order:
- *
- *     result = v[0] op v[1] op ... op v[node_size - 1]
- *
- * so every rank gets the same bits, every time, for every type (sums of floats
- * included). NCCL promises neither: its all-reduce may sum in another order on
- * each rank and each run, by algorithm and size.
- *
- * The epoch is the collective's own count of calls, kept in this rank's pad: the
- * calls must come in the same order on every rank, as MPI's collectives. A call
- * may be split in two (shardtab_coll_start_block deposits, ..._finish_block
- * waits and combines: work can go on in between, as jacobi's sweep does while
- * the norm travels), and two may be in flight at once; a third start before the
- * oldest finish is refused. Deposits live in a ring of SHARDTAB_COLL_DEPTH
- * buffers per rank: a rank starts epoch e only once it has finished e - 2,
- * which needed every peer to start e - 2, which each did only once it had
- * finished e - 4, the last reader of the buffer e reuses.
- *
- * ---- The ordering of a call, and what it costs -----------------------------------
- * A start: every thread stores its values (relaxed atomics, system scope) into
- * its deposit in every node peer's pad; the block's barrier (after every
- * wave's own release where the target needs it:
- * shardtab_fence_before_block_release); the leader stores the descriptors
- * (relaxed) and this rank's count STARTED, then ONE release fence at system
- * scope, then, each a relaxed store, the epoch word into every peer's deposit
- * and BUSY = 0. A finish: the leader polls every rank's epoch word with
- * relaxed loads (shardtab_poll_index), then ONE acquire fence at system
- * scope, then checks every deposit; the block's barrier (every wave's own
- * acquire after it where the target needs it:
- * shardtab_fence_after_block_acquire); every thread reads and combines; the
- * block's barrier; the leader's FINISHED and BUSY = 0 (release).
- *
- * Why one release fence covers every peer's epoch word: a release fence F,
- * then relaxed atomic stores X_1 .. X_n to different words; a peer's relaxed
- * load that reads X_q, then that peer's acquire fence G, makes F synchronize
- * with G (C11 7.17.4, C++ [atomics.fences]: the fence-fence rule asks for
- * one atomic object per pair, any number of pairs may share F). So whatever
- * happens before F - this thread's stores, and through the barrier every
- * other thread's - happens before whatever follows G, on every peer. And
- * why one acquire fence after polls of several words is enough: each poll
- * that saw its rank's epoch read a store that follows that rank's release
- * fence F_r, and the loads all precede the one acquire fence G: by the same
- * rule G synchronizes with every F_r at once.
- *   NVIDIA (PTX ISA, memory consistency model): "fence; st.relaxed [M]" is
- * a release pattern on M for every M stored after the fence, "ld.relaxed
- * [M]; fence" an acquire pattern for every M loaded before it (fence.release
- * / fence.acquire on sm_90 with PTX 8.6, fence.acq_rel before); a release
- * pattern synchronizes with an acquire pattern that observes its write when
- * the fences are morally strong (.sys: every thread of the system in scope).
- * The fence is cumulative: base causality order is transitive through
- * program order, bar.sync (which synchronizes the block's threads) and the
- * patterns, so the stores every thread made before the barrier are ordered
- * before every peer's reads after its acquire, and the peers' stores before
- * every thread's reads after the finish's barrier.
- *   AMD (gfx90a, LLVM's AMDGPUUsage, "Memory Model GFX90A"): the system
- * release fence is buffer_wbl2 (the L2's dirty lines written back) then
- * s_waitcnt vmcnt(0) lgkmcnt(0) (every earlier access of the wave done, the
- * writeback included), all before the stores after it, so every flag after
- * it is visible only after everything before it; the system acquire fence
- * is s_waitcnt vmcnt(0) lgkmcnt(0) (every earlier load done) then
- * buffer_invl2 and buffer_wbinvl1_vol (no stale line left in the L2 or the
- * CU's L1 for a later load; clang 15 writes the L2 back first too,
- * buffer_wbl2), all after the loads before it, so one covers every poll. Its workgroup-scope release does not wait for other waves'
- * stores, so each wave releases its own before the barrier, and acquires for
- * itself after the finish's (shardtab_device.h).
- *   The STARTED, FINISHED and BUSY words are touched by this rank's own
- * device alone: device scope (the claim a CAS that acquires, the end a store
- * that releases: PTX .gpu; on gfx90a no L2 writeback or invalidate). A rank
- * alone on its node writes and reads only its own pad, from its own device:
- * on NVIDIA its one release and one acquire are at device scope too
- * (shardtab_fence_release_node, _acquire_node); on AMD they stay at system
- * scope, one fence the same on every path (shardtab_device.h says why).
- *   The cost, per all-reduce (a start and a finish) on a node of n ranks, in
- * the leader: before, 2n + 5 system-scope fences on NVIDIA (a release store
- * per peer's epoch word, an acquire fence per rank waited for, the claim's
- * acquire and the end's release in each half, every thread's acquire after
- * the finish's barrier) and 2n + 6 system-scope sequences on gfx90a (the
- * same, and each wave's release before the start's barrier); now 2 on
- * NVIDIA (n = 1: none, two device-scope fences instead) and 4 on gfx90a (the
- * two, and each wave's release and acquire around the barriers), whatever
- * n, beside a device-scope claim per half (a CAS that acquires: no fence)
- * and a device-scope release store at the finish's end. Barriers: 4 (7
- * before), each needed for what its comment says; a refused call passes one
- * more on its way out.
- *
- * Every wait is bounded (shardtab_device.h: the table's time limit, then every
- * rank of the node stops). A peer whose call differs (kind, op, type, root,
- * count), whose deposit fails its checksum, or whose epoch is not this one, and
- * a call of this rank that cannot be right (count above the collective's
- * values, a range past the pad, an unknown op or type, a third start, a finish
- * with nothing started) all stop the node the same way, each with its own
- * SHARDTAB_WAIT_* status: the host reads which from shardtab_signal_check, and
- * shardtab_agree makes it every rank's message. Two blocks using the same
- * collective at once are refused (SHARDTAB_WAIT_CONCURRENT); collectives on
- * distinct slots may run at once, beside barriers and signals.
+ * A collective is a range of user slots (shardtab_coll, SHARDTAB_COLL_SLOTS),
+ * the same on every rank. Its calls come in the same order on every rank, as
+ * MPI's collectives, and combine in node-rank order, v[0] op v[1] op ... op
+ * v[node_size - 1], so every rank gets the same bits. A call may be split in
+ * two (a start, a finish: work goes on in between); two may be in flight.
+ * Every wait is bounded (shardtab_device.h); a wrong call, a peer whose call
+ * differs, a corrupt deposit or two blocks in one collective stop the node,
+ * each with its own SHARDTAB_WAIT_* status, which shardtab_signal_check reports.
  *
  *     __global__ void norm(shardtab_signals_t sig, const double *local, double *global) {
  *         shardtab_coll_t c = shardtab_coll(&sig, 0, 1);    // slots 0 .. COLL_SLOTS(n, 1) - 1
@@ -141,6 +45,12 @@
 
 #include "shardtab_device.h"
 #include "shardtab_types.h"
+/* a collective's handle, slots and kinds (API: shardtab_coll_t,
+ * SHARDTAB_COLL_SLOTS, SHARDTAB_COLL_MAX_VALUES, SHARDTAB_COLL_GATHER ..) */
+#include "shardtab/comm_types.h"
+/* the steps below the calls, not API: the deposits' layout, the value words,
+ * the leader's claim, waits and checks */
+#include "shardtab/comm_detail.h"
 
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
 #define SHARDTAB_BLOCK_SHARED __shared__
@@ -239,46 +149,9 @@ SHARDTAB_DEVFN int shardtab_signal_after_blocks(const shardtab_signals_t *s, uin
     return last;
 }
 
-/* ---- a few values through the pads ------------------------------------------------ */
-
-/* Test hooks: a test's own instantiation defines these to plant a bad deposit
- * (a corrupted value, a stale epoch) and shows it caught; a real build stores
- * what it was given. */
-#ifndef SHARDTAB_COMM_PLANT_VALUE
-#define SHARDTAB_COMM_PLANT_VALUE(s, e, i, w) (w)
-#endif
-#ifndef SHARDTAB_COMM_PLANT_EPOCH
-#define SHARDTAB_COMM_PLANT_EPOCH(s, e) (e)
-#endif
-
-#define SHARDTAB_COLL_DEPTH 4       /* deposits kept per rank: two in flight, two being read */
-#define SHARDTAB_COLL_STATE 3       /* words of this rank's own state */
-#define SHARDTAB_COLL_MAX_VALUES 32767
-/* User slots a collective of `values` values a call takes, on a node of node_size ranks. */
-#define SHARDTAB_COLL_SLOTS(node_size, values) \
-    (SHARDTAB_COLL_STATE + SHARDTAB_COLL_DEPTH * (node_size) * (2 + (values)))
-
-enum { /* what a call is: the descriptor's kind */
-    SHARDTAB_COLL_GATHER = 0,
-    SHARDTAB_COLL_REDUCE = 1,
-    SHARDTAB_COLL_BROADCAST = 2,
-    SHARDTAB_COLL_STREAM = 3 /* the library's stream-ordered collectives (shardtab.h) */
-};
-enum { /* SHARDTAB_WAIT_MISUSE: what was wrong, in the record's "want" */
-    SHARDTAB_MISUSE_COUNT = 1,       /* count above the collective's values ("seen": count) */
-    SHARDTAB_MISUSE_RANGE = 2,       /* the collective runs past the pad ("seen": its first slot) */
-    SHARDTAB_MISUSE_OP = 3,          /* an unknown op, type or kind ("seen": the descriptor) */
-    SHARDTAB_MISUSE_THIRD = 4,       /* a third start before the oldest finish */
-    SHARDTAB_MISUSE_NOTHING = 5,     /* a finish with nothing started */
-    SHARDTAB_MISUSE_ROOT = 6         /* a broadcast root outside the node ("seen": the root) */
-};
-/* the state words, at first: */
-enum { SHARDTAB_COLL_STARTED = 0, SHARDTAB_COLL_FINISHED = 1, SHARDTAB_COLL_BUSY = 2 };
-
-typedef struct shardtab_coll {
-    int first;  /* pad index of its state words */
-    int values; /* values a call may carry (all-gather: per rank) */
-} shardtab_coll_t;
+/* ---- a few values through the pads ------------------------------------------------ *
+ * A collective's handle, the slots it takes and the kinds of call:
+ * shardtab/comm_types.h. */
 
 /* The collective over user slots [slot, slot + SHARDTAB_COLL_SLOTS(node_size,
  * values)). Checked when called. */
@@ -290,160 +163,9 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_coll(const shardtab_signals_t *s, int sl
     return c;
 }
 
-/* The library's own, after the user slots (the stream-ordered collectives). */
-#define SHARDTAB_LIB_COLL_VALUES 2
-SHARDTAB_DEVFN shardtab_coll_t shardtab_lib_coll(const shardtab_signals_t *s)
-{
-    shardtab_coll_t c;
-    c.first = s->lib_first;
-    c.values = SHARDTAB_LIB_COLL_VALUES;
-    return c;
-}
-
-/* Pad index of rank's deposit of epoch e: [0] the epoch (released last), [1] the
- * descriptor, [2 ..] the values. */
-SHARDTAB_DEVFN int shardtab_coll_deposit(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                         uint64_t e, int rank)
-{
-    return c->first + SHARDTAB_COLL_STATE +
-           ((int)(e % SHARDTAB_COLL_DEPTH) * s->node_size + rank) * (2 + c->values);
-}
-
-/* A value as a pad word (a float in the low half), and back. */
-SHARDTAB_DEVFN uint64_t shardtab_value_word(int type, const void *array, size_t i)
-{
-    uint64_t w = 0;
-    if (type == SHARDTAB_FLOAT)
-        memcpy(&w, (const float *)array + i, sizeof(float));
-    else
-        memcpy(&w, (const uint64_t *)array + i, sizeof w);
-    return w;
-}
-
-SHARDTAB_DEVFN void shardtab_value_store(int type, void *array, size_t i, uint64_t w)
-{
-    if (type == SHARDTAB_FLOAT)
-        memcpy((float *)array + i, &w, sizeof(float));
-    else
-        memcpy((uint64_t *)array + i, &w, sizeof w);
-}
-
-/* a op b, on words holding values of the type */
-SHARDTAB_DEVFN uint64_t shardtab_value_combine(int op, int type, uint64_t a, uint64_t b)
-{
-    if (type == SHARDTAB_FLOAT) {
-        float x, y;
-        uint32_t xa = (uint32_t)a, yb = (uint32_t)b;
-        memcpy(&x, &xa, sizeof x);
-        memcpy(&y, &yb, sizeof y);
-        float r = op == SHARDTAB_SUM ? x + y : op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x);
-        uint32_t bits;
-        memcpy(&bits, &r, sizeof bits);
-        return bits;
-    }
-    if (type == SHARDTAB_DOUBLE) {
-        double x, y;
-        memcpy(&x, &a, sizeof x);
-        memcpy(&y, &b, sizeof y);
-        double r = op == SHARDTAB_SUM ? x + y : op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x);
-        uint64_t bits;
-        memcpy(&bits, &r, sizeof bits);
-        return bits;
-    }
-    int64_t x = (int64_t)a, y = (int64_t)b;
-    return op == SHARDTAB_SUM ? a + b : op == SHARDTAB_MIN ? (uint64_t)(y < x ? y : x)
-                                                           : (uint64_t)(y > x ? y : x);
-}
-
-/* What a call is, as every rank must make it: the descriptor's low half. */
-SHARDTAB_DEVFN uint64_t shardtab_coll_call(int kind, int op, int type, int root, int count)
-{
-    return (uint64_t)(kind & 7) | (uint64_t)(op & 3) << 3 | (uint64_t)(type & 3) << 5 |
-           (uint64_t)(root & 1023) << 7 | (uint64_t)(count & 0x7fff) << 17;
-}
-
-/* The descriptor's high half: a checksum of the epoch and the values deposited. */
-SHARDTAB_DEVFN uint32_t shardtab_coll_hash(uint32_t h, uint64_t w)
-{
-    h = (h ^ (uint32_t)w) * 0x01000193u;
-    return (h ^ (uint32_t)(w >> 32)) * 0x01000193u;
-}
-
-/* Does rank `rank` deposit values for this call? */
-SHARDTAB_DEVFN int shardtab_coll_deposits(int kind, int root, int rank)
-{
-    return kind != SHARDTAB_COLL_BROADCAST || rank == root;
-}
-
-/* The leader's checks and claim for a start or a finish; *epoch is the call's.
- * Returns SHARDTAB_WAIT_OK, or a refusal (recorded, node stopped). The state
- * words are this rank's own device's alone: the claim is a device-scope CAS
- * that acquires what the last holder released with BUSY = 0 (its count). */
-SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                       int kind, int op, int type, int root, int count,
-                                       int finish, uint64_t *epoch)
-{
-    uint64_t *state = s->mine + c->first;
-    const int index = c->first + SHARDTAB_COLL_BUSY;
-
-    if (shardtab_aborted(s))
-        return SHARDTAB_WAIT_ABORTED;
-    if (c->first < 0 || c->values < 0 || c->values > SHARDTAB_COLL_MAX_VALUES ||
-        (c->first != s->lib_first &&
-         c->first + SHARDTAB_COLL_SLOTS(s->node_size, c->values) > shardtab_slot_index(s, s->slots))) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_RANGE,
-                            (uint64_t)(int64_t)c->first, 0);
-        return SHARDTAB_WAIT_MISUSE;
-    }
-    if (count < 0 || count > c->values) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_COUNT,
-                            (uint64_t)(int64_t)count, 0);
-        return SHARDTAB_WAIT_MISUSE;
-    }
-    if (kind < 0 || kind > SHARDTAB_COLL_STREAM || op < 0 || op >= SHARDTAB_OP_COUNT || type < 0 ||
-        type >= SHARDTAB_TYPE_COUNT) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_OP,
-                            shardtab_coll_call(kind, op, type, root, count), 0);
-        return SHARDTAB_WAIT_MISUSE;
-    }
-    if (kind == SHARDTAB_COLL_BROADCAST && (root < 0 || root >= s->node_size)) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_ROOT,
-                            (uint64_t)(int64_t)root, 0);
-        return SHARDTAB_WAIT_MISUSE;
-    }
-    /* one block at a time in a collective of this rank; acquire (device
-     * scope): the last call's counts, released with its BUSY = 0 */
-    if (!shardtab_cas_acquire_device(state + SHARDTAB_COLL_BUSY, 0, 1)) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_CONCURRENT, index, SHARDTAB_CMP_EQ, 0, 1, 0);
-        return SHARDTAB_WAIT_CONCURRENT;
-    }
-    uint64_t started = shardtab_load_relaxed_device(state + SHARDTAB_COLL_STARTED);
-    uint64_t finished = shardtab_load_relaxed_device(state + SHARDTAB_COLL_FINISHED);
-    if (finish ? finished >= started : started - finished >= 2) {
-        shardtab_store_release_device(state + SHARDTAB_COLL_BUSY, 0);
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ,
-                            finish ? SHARDTAB_MISUSE_NOTHING : SHARDTAB_MISUSE_THIRD, started, 0);
-        return SHARDTAB_WAIT_MISUSE;
-    }
-    *epoch = (finish ? finished : started) + 1;
-    return SHARDTAB_WAIT_OK;
-}
-
-/* The leader ends a finish: the count, then the claim released (device scope:
- * the next holder's claim acquires both; every thread's reads of the
- * deposits are before it, through the block's barrier). A start ends its own
- * way, its BUSY = 0 a flag of its one system-scope release fence. */
-SHARDTAB_DEVFN void shardtab_coll_leave(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                        int which, uint64_t epoch)
-{
-    uint64_t *state = s->mine + c->first;
-    shardtab_store_relaxed_device(state + which, epoch);
-    shardtab_store_release_device(state + SHARDTAB_COLL_BUSY, 0);
-}
-
 /* Deposits this rank's part of a call into every node peer's pad. kind is
- * SHARDTAB_COLL_GATHER, _REDUCE, _BROADCAST (root: a node rank; only it
- * deposits values) or _STREAM; op matters for _REDUCE only (pass SHARDTAB_SUM
+ * SHARDTAB_COLL_GATHER, _REDUCE or _BROADCAST (root: a node rank; only it
+ * deposits values); op matters for _REDUCE only (pass SHARDTAB_SUM
  * otherwise). Returns SHARDTAB_WAIT_OK or why not, in every thread. */
 SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                              int kind, int op, int type, int root,
@@ -501,105 +223,11 @@ SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const 
     return SHARDTAB_WAIT_OK;
 }
 
-/* The checks of rank r's deposit of epoch e, after the acquire that covers
- * it: its epoch word is e (not ahead: that rank counts its calls otherwise),
- * its descriptor is this call's, its values pass their checksum. Returns
- * SHARDTAB_WAIT_OK or a refusal (recorded, node stopped); a refusal's record
- * carries r where a timeout's carries its ticks. */
-SHARDTAB_DEVFN int shardtab_coll_verify(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                        uint64_t e, int r, uint64_t call, int kind, int root,
-                                        int count)
-{
-    const int at = shardtab_coll_deposit(s, c, e, r);
-    uint64_t seen = shardtab_load_relaxed_system(s->mine + at);
-
-    if (seen != e) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISMATCH, at, SHARDTAB_CMP_GE, e, seen, (uint64_t)r);
-        return SHARDTAB_WAIT_MISMATCH;
-    }
-    uint64_t desc = shardtab_load_relaxed_system(s->mine + at + 1);
-    if ((uint32_t)desc != (uint32_t)call) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISMATCH, at + 1, SHARDTAB_CMP_EQ, call,
-                            (uint32_t)desc, (uint64_t)r);
-        return SHARDTAB_WAIT_MISMATCH;
-    }
-    uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e);
-    const int values = shardtab_coll_deposits(kind, root, r) ? count : 0;
-    for (int i = 0; i < values; i++)
-        hash = shardtab_coll_hash(hash, shardtab_load_relaxed_system(s->mine + at + 2 + i));
-    if (hash != (uint32_t)(desc >> 32)) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_CORRUPT, at + 1, SHARDTAB_CMP_EQ, hash,
-                            (uint32_t)(desc >> 32), (uint64_t)r);
-        return SHARDTAB_WAIT_CORRUPT;
-    }
-    return SHARDTAB_WAIT_OK;
-}
-
-/* The leader waits for rank r's deposit of epoch e (its own acquire) and
- * checks it. (The finish waits for every rank with one acquire instead:
- * shardtab_coll_await.) */
-SHARDTAB_DEVFN int shardtab_coll_check(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                       uint64_t e, int r, uint64_t call, int kind, int root,
-                                       int count)
-{
-    const int at = shardtab_coll_deposit(s, c, e, r);
-    uint64_t seen = 0, waited = 0;
-    int status = shardtab_poll_index(s, at, SHARDTAB_CMP_GE, e, &seen, &waited);
-
-    shardtab_fence_acquire_node(s); /* on every path: see shardtab_coll_await */
-    if (status == SHARDTAB_WAIT_TIMED_OUT)
-        shardtab_give_up(s, at, SHARDTAB_CMP_GE, e, seen, waited);
-    return status != SHARDTAB_WAIT_OK ? status
-                                      : shardtab_coll_verify(s, c, e, r, call, kind, root, count);
-}
-
-/* The leader waits for every rank's deposit of epoch e and checks each, in
- * node-rank order: relaxed polls of the epoch words, rank after rank, each
- * bounded as shardtab_wait_index; then ONE acquire fence for all of them;
- * then the checks. The outcome is the one rank-by-rank waits and checks give:
- * a poll that stops (a timeout, an abort) or sees a rank ahead stops the
- * polls there, the ranks before it are checked first (a refusal of theirs
- * wins), then the timeout is recorded (the rank, value and ticks of its own
- * wait) or the abort returned. */
-SHARDTAB_DEVFN int shardtab_coll_await(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                       uint64_t e, uint64_t call, int kind, int root, int count)
-{
-    const int n = s->node_size;
-    int r, stopped = SHARDTAB_WAIT_OK, checked = n;
-    uint64_t seen = 0, waited = 0;
-
-    for (r = 0; r < n; r++) {
-        stopped = shardtab_poll_index(s, shardtab_coll_deposit(s, c, e, r), SHARDTAB_CMP_GE, e,
-                                      &seen, &waited);
-        if (stopped != SHARDTAB_WAIT_OK) {
-            checked = r;
-            break;
-        }
-        if (seen != e) { /* ahead: its check refuses it */
-            checked = r + 1;
-            break;
-        }
-    }
-    /* every epoch word read was stored after its rank's one release fence:
-     * this one acquire synchronizes with all of them (system scope; device
-     * scope on NVIDIA where the node is this rank alone). On every path, a
-     * failed wait's too, so that none leads from a poll to a read without it. */
-    shardtab_fence_acquire_node(s);
-    for (int q = 0; q < checked; q++) {
-        int status = shardtab_coll_verify(s, c, e, q, call, kind, root, count);
-        if (status != SHARDTAB_WAIT_OK)
-            return status;
-    }
-    if (stopped == SHARDTAB_WAIT_TIMED_OUT)
-        shardtab_give_up(s, shardtab_coll_deposit(s, c, e, r), SHARDTAB_CMP_GE, e, seen, waited);
-    return stopped;
-}
-
 /* Waits for every rank's deposit of this rank's oldest started call, checks
  * each, and combines in node-rank order into out (a REDUCE: count values; a
- * GATHER: node_size * count; a BROADCAST: the root's count; a STREAM: as a
- * GATHER). The arguments must be those of the start. Returns SHARDTAB_WAIT_OK
- * or why not, in every thread; out is written only on SHARDTAB_WAIT_OK. */
+ * GATHER: node_size * count; a BROADCAST: the root's count). The arguments
+ * must be those of the start. Returns SHARDTAB_WAIT_OK or why not, in every
+ * thread; out is written only on SHARDTAB_WAIT_OK. */
 SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                               int kind, int op, int type, int root, void *out,
                                               int count)

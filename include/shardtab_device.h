@@ -8,11 +8,12 @@
  *   - wait until a slot of its own pad is == or >= a value (acquire, system scope);
  *   - fence at system scope;
  *   - join a node-wide barrier (one thread, or a whole block, of each rank).
- * Beside them, the primitives below also come at device scope (a rank's own
- * words, touched by its own device alone: a collective's state in
- * shardtab_comm.h), and as one-way fences (a release fence before flags,
- * relaxed stores that it publishes; an acquire fence after relaxed polls of
- * several slots, shardtab_poll_index): each names its order and scope.
+ * Beside them, the primitives (one header per target, shardtab/arch_*.h) also
+ * come at device scope (a rank's own words, touched by its own device alone:
+ * a collective's state, shardtab_comm.h), and as one-way fences (a release
+ * fence before flags, relaxed stores that it publishes; an acquire fence
+ * after relaxed polls of several slots, shardtab_poll_index): each names its
+ * order and scope.
  * The pad lives in memory that stays coherent while kernels run: uncached or
  * fine-grained on AMD (hipExtMallocWithFlags), ordinary device memory on NVIDIA,
  * the shared-memory segment on the host backend. docs/design.md gives the
@@ -62,31 +63,28 @@
 
 #include <stdint.h>
 
-/* ---- which compiler sees this ---------------------------------------------- */
+/* ---- the primitives: one header per target, picked by the compiler ----------- *
+ * Each defines SHARDTAB_DEVICE_CUDA, _HIP or _HOST, SHARDTAB_DEVFN (how a device
+ * function is declared), and the same functions, each naming its order and
+ * scope: atomics (load, store, add, CAS, min, max), fences (seq_cst, acquire,
+ * and one-way release and acquire at system and device scope), flags (a
+ * relaxed store that a release fence before it publishes), the block (thread
+ * numbers, barrier, leader, the fences around a leader's release and acquire
+ * for the block), a 16-byte copy, the clock and a pause. */
 #if defined(__CUDACC__)
-#define SHARDTAB_DEVICE_CUDA 1
-#define SHARDTAB_DEVFN __device__ static inline
-#include <cuda/atomic>
+#include "shardtab/arch_cuda.h"
 #elif defined(__HIP__) || defined(__HIPCC__)
-#define SHARDTAB_DEVICE_HIP 1
-#define SHARDTAB_DEVFN __device__ static inline
-#include <hip/hip_runtime.h>
+#include "shardtab/arch_hip.h"
 #else
-#define SHARDTAB_DEVICE_HOST 1
-#define SHARDTAB_DEVFN static inline
-#include <sched.h>
-#include <stdatomic.h>
-#include <string.h>
-#include <time.h>
-_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t) && ATOMIC_LLONG_LOCK_FREE == 2,
-               "the host backend's signals need lock-free 64-bit atomics laid out as uint64_t");
+#include "shardtab/arch_host.h"
 #endif
 
 /* ---- the pad ----------------------------------------------------------------- *
  * [0, SHARDTAB_PAD_HEADER)                  this rank's status and error record
  * [HEADER, HEADER + node_size)              barrier arrivals, one slot per node rank
  * [HEADER + node_size, ... + slots)         the user's slots 0 .. slots-1
- * [lib_first, ...)                          the library's collective (shardtab_comm.h) */
+ * [lib_first, ...)                          the library's own collective, for the
+ *                                           stream-ordered collectives (shardtab.h) */
 enum {
     SHARDTAB_PAD_STATUS = 0,    /* 0, or the SHARDTAB_WAIT_* this rank gave up with */
     SHARDTAB_PAD_ERR_SLOT = 1,  /* pad index it waited on */
@@ -117,535 +115,29 @@ typedef struct shardtab_signals {
     uint64_t *mine;         /* this rank's own pad */
     int node_rank, node_size;
     int slots;              /* user slots per pad */
-    int lib_first;          /* pad index of the library's own collective (shardtab_comm.h) */
+    int lib_first;          /* pad index of the library's own collective */
     uint64_t timeout_ticks; /* of shardtab_clock() */
 } shardtab_signals_t;
 
-/* ---- the primitives, one per target; each names its order and scope ---------- */
-#if defined(SHARDTAB_DEVICE_CUDA)
-SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
-{
-    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_release);
-}
-SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
-{
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(cuda::memory_order_acquire);
-}
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
-{
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(cuda::memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
-{
-    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(v, cuda::memory_order_release);
-}
-SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
-{
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).compare_exchange_strong(
-        expected, desired, cuda::memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
-{
-    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
-}
-SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
-{
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(v, cuda::memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
-{
-    (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_min(v, cuda::memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
-{
-    (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_max(v, cuda::memory_order_relaxed);
-}
-/* the block's threads, numbered 0 .. shardtab_block_threads() - 1 */
-SHARDTAB_DEVFN int shardtab_block_thread(void)
-{
-    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-}
-SHARDTAB_DEVFN int shardtab_block_threads(void)
-{
-    return (int)(blockDim.x * blockDim.y * blockDim.z);
-}
-/* one 16-byte load and one 16-byte store (both 16-byte aligned) */
-SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
-{
-    *(int4 *)dst = *(const int4 *)src;
-}
-SHARDTAB_DEVFN void shardtab_fence(void)
-{
-    cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_system);
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire(void)
-{
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
-}
-SHARDTAB_DEVFN void shardtab_block_sync(void)
-{
-    __syncthreads();
-}
-SHARDTAB_DEVFN int shardtab_block_leader(void)
-{
-    return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
-}
-/* Before one thread releases for its block: nothing per thread. bar.sync then
- * orders every thread's stores before the leader's system-scope release, and
- * that release is cumulative (PTX ISA, memory consistency model). */
-SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
-{
-}
-/* After the block's barrier, before any thread reads what the leader
- * acquired for the block: nothing per thread. The leader's system-scope
- * acquire pattern, then bar.sync, orders the peers' writes before every
- * thread's later reads (PTX ISA, memory consistency model: bar.sync
- * synchronizes, and base causality order is transitive). */
-SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
-{
-}
-/* Device scope (thread_scope_device, PTX .gpu: every thread of this GPU):
- * for words that only this rank's own device touches (a collective's
- * STARTED, FINISHED and BUSY words, shardtab_comm.h). */
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
-{
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
-{
-    cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
-{
-    cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_release);
-}
-/* acquire when it swaps, relaxed when it does not (atom.cas.acquire.gpu) */
-SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
-{
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).compare_exchange_strong(
-        expected, desired, cuda::memory_order_acquire, cuda::memory_order_relaxed);
-}
-/* A flag: a relaxed store that a release fence before it (in this thread's
- * order) makes a release: the fence-then-flag idiom (PTX release pattern
- * "fence.release; st.relaxed [M]"). Its own name, so that
- * scripts/check-gfx90a-order.sh can check the fence before it. */
-SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
-{
-    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
-{
-    cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_relaxed);
-}
-/* One-way fences. From PTX ISA 8.6 on sm_90 (CUDA 12.8 and later) PTX has
- * fence.release and fence.acquire, each the fence of its pattern (a release
- * fence then a strong write; a strong read then an acquire fence); before
- * that, libcu++'s mapping, fence.acq_rel, which is both. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && \
-    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
-#define SHARDTAB_PTX_ONE_WAY_FENCES 1
-#endif
-SHARDTAB_DEVFN void shardtab_fence_release_system(void)
-{
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.release.sys;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
-#endif
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
-{
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.acquire.sys;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
-#endif
-}
-SHARDTAB_DEVFN void shardtab_fence_release_device(void)
-{
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.release.gpu;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
-#endif
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
-{
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.acquire.gpu;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-#endif
-}
-/* The release and acquire of what the node's ranks exchange through their
+/* ---- the node's fences --------------------------------------------------------- *
+ * The release and acquire of what the node's ranks exchange through their
  * pads: system scope, or device scope where the node is this rank alone
- * (node_size 1: every pad access stays on this device). */
+ * (node_size 1: every pad access stays on this device) and the target says
+ * so (SHARDTAB_ARCH_NODE_SCOPE_BY_SIZE: its header gives the reason). */
 SHARDTAB_DEVFN void shardtab_fence_release_node(const shardtab_signals_t *s)
 {
-    if (s->node_size == 1)
+    if (SHARDTAB_ARCH_NODE_SCOPE_BY_SIZE && s->node_size == 1)
         shardtab_fence_release_device();
     else
         shardtab_fence_release_system();
 }
 SHARDTAB_DEVFN void shardtab_fence_acquire_node(const shardtab_signals_t *s)
 {
-    if (s->node_size == 1)
+    if (SHARDTAB_ARCH_NODE_SCOPE_BY_SIZE && s->node_size == 1)
         shardtab_fence_acquire_device();
     else
         shardtab_fence_acquire_system();
 }
-/* nanoseconds of the GPU's global timer */
-SHARDTAB_DEVFN uint64_t shardtab_clock(void)
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-SHARDTAB_DEVFN void shardtab_pause(void)
-{
-    __nanosleep(32);
-}
-#elif defined(SHARDTAB_DEVICE_HIP)
-SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
-{
-    __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
-{
-    return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
-{
-    return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
-{
-    (void)__hip_atomic_fetch_add(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
-{
-    return __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_RELAXED,
-                                                __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
-{
-    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
-{
-    return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
-{
-    (void)__hip_atomic_fetch_min(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
-{
-    (void)__hip_atomic_fetch_max(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-/* the block's threads, numbered 0 .. shardtab_block_threads() - 1 */
-SHARDTAB_DEVFN int shardtab_block_thread(void)
-{
-    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-}
-SHARDTAB_DEVFN int shardtab_block_threads(void)
-{
-    return (int)(blockDim.x * blockDim.y * blockDim.z);
-}
-/* one 16-byte load and one 16-byte store (both 16-byte aligned) */
-SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
-{
-    *(int4 *)dst = *(const int4 *)src;
-}
-/* clang also parses device functions in its host pass, where the GPU's own
- * builtins may not exist (ROCm 5.2 declares wall_clock64 for the device pass
- * only): those bodies are never run on the host. */
-SHARDTAB_DEVFN void shardtab_fence(void)
-{
-#if defined(__HIP_DEVICE_COMPILE__)
-    __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); /* "": the system scope */
-#endif
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire(void)
-{
-#if defined(__HIP_DEVICE_COMPILE__)
-    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
-#endif
-}
-SHARDTAB_DEVFN void shardtab_block_sync(void)
-{
-    __syncthreads();
-}
-SHARDTAB_DEVFN int shardtab_block_leader(void)
-{
-    return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
-}
-/* Before one thread releases for its block: every wave releases its own
- * stores. On gfx90a without tgsplit, LLVM's workgroup-scope release (inside
- * __syncthreads) emits no wait for other waves' global stores, so the leader's
- * system-scope release would cover its own wave's stores only (the gap LLVM
- * closed for GFX10+ in PRs 160501 and 161638). */
-SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
-{
-    shardtab_fence();
-}
-/* After the block's barrier, before any thread reads what the leader
- * acquired for the block: every wave acquires for itself (system scope), so
- * that no wave reads through a line of the CU's L1 that one of its own loads
- * from before the barrier brought in (the leader's buffer_wbinvl1_vol is the
- * leader's wave's, ordered with the leader's loads only). */
-SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
-{
-    shardtab_fence_acquire();
-}
-/* Device scope (__HIP_MEMORY_SCOPE_AGENT: every thread of this GPU): for
- * words that only this rank's own device touches (a collective's STARTED,
- * FINISHED and BUSY words, shardtab_comm.h). On gfx90a agent scope needs no
- * L2 writeback or invalidate (AMDGPUUsage, GFX90A: buffer_wbl2 and
- * buffer_invl2 are for system scope only). */
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
-{
-    return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
-{
-    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
-{
-    __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
-}
-/* acquire when it swaps, relaxed when it does not */
-SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
-{
-    return __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_ACQUIRE,
-                                                __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-/* A flag: a relaxed store that a release fence before it (in this thread's
- * order) makes a release: the fence-then-flag idiom. Its own name, so that
- * scripts/check-gfx90a-order.sh can check the fence before it. */
-SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
-{
-    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
-}
-SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
-{
-    __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-}
-/* One-way fences. gfx90a, as LLVM 15 emits them (AMDGPUUsage, "Memory Model
- * GFX90A"): release, system: buffer_wbl2; s_waitcnt vmcnt(0) lgkmcnt(0);
- * acquire, system: s_waitcnt vmcnt(0) lgkmcnt(0); buffer_invl2;
- * buffer_wbinvl1_vol (clang 15 also writes back first, buffer_wbl2);
- * release, agent: s_waitcnt vmcnt(0) lgkmcnt(0); acquire, agent: the same,
- * then buffer_wbinvl1_vol. */
-SHARDTAB_DEVFN void shardtab_fence_release_system(void)
-{
-#if defined(__HIP_DEVICE_COMPILE__)
-    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
-#endif
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
-{
-#if defined(__HIP_DEVICE_COMPILE__)
-    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
-#endif
-}
-SHARDTAB_DEVFN void shardtab_fence_release_device(void)
-{
-#if defined(__HIP_DEVICE_COMPILE__)
-    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
-#endif
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
-{
-#if defined(__HIP_DEVICE_COMPILE__)
-    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
-#endif
-}
-/* The release and acquire of what the node's ranks exchange through their
- * pads: system scope, also where the node is this rank alone. A scope chosen
- * at run time is a branch around two fences, and LLVM's structurizer may join
- * the two paths again before either fence (flow blocks): one fence, the same
- * on every path, is what scripts/check-gfx90a-order.sh can verify on every
- * path, and what AMD gets. */
-SHARDTAB_DEVFN void shardtab_fence_release_node(const shardtab_signals_t *s)
-{
-    (void)s;
-    shardtab_fence_release_system();
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire_node(const shardtab_signals_t *s)
-{
-    (void)s;
-    shardtab_fence_acquire_system();
-}
-/* ticks of the constant-rate real-time counter (s_memrealtime) */
-SHARDTAB_DEVFN uint64_t shardtab_clock(void)
-{
-#if defined(__HIP_DEVICE_COMPILE__)
-    return (uint64_t)wall_clock64();
-#else
-    return 0;
-#endif
-}
-SHARDTAB_DEVFN void shardtab_pause(void)
-{
-#if defined(__HIP_DEVICE_COMPILE__)
-    __builtin_amdgcn_s_sleep(1);
-#endif
-}
-#else /* the host backend: C11 atomics on the shared-memory segment */
-SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
-{
-    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_release);
-}
-SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
-{
-    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_acquire);
-}
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
-{
-    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
-{
-    (void)atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_release);
-}
-SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
-{
-    return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)p, &expected, desired,
-                                                   memory_order_relaxed, memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
-{
-    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
-}
-SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
-{
-    return atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
-{
-    uint64_t old = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
-    while (v < old && !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
-                                                             memory_order_relaxed,
-                                                             memory_order_relaxed))
-        ;
-}
-SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
-{
-    uint64_t old = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
-    while (v > old && !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
-                                                             memory_order_relaxed,
-                                                             memory_order_relaxed))
-        ;
-}
-/* the host backend's block is one thread */
-SHARDTAB_DEVFN int shardtab_block_thread(void)
-{
-    return 0;
-}
-SHARDTAB_DEVFN int shardtab_block_threads(void)
-{
-    return 1;
-}
-SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
-{
-    memcpy(dst, src, 16);
-}
-SHARDTAB_DEVFN void shardtab_fence(void)
-{
-    atomic_thread_fence(memory_order_seq_cst);
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire(void)
-{
-    atomic_thread_fence(memory_order_acquire);
-}
-/* The host backend's "block" is the calling thread. */
-SHARDTAB_DEVFN void shardtab_block_sync(void)
-{
-}
-SHARDTAB_DEVFN int shardtab_block_leader(void)
-{
-    return 1;
-}
-SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
-{
-}
-SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
-{
-}
-/* "Device" scope: the words only this process touches. C11 atomics have no
- * scopes; these name the scope the GPU targets use, with the same orders. */
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
-{
-    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
-{
-    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
-{
-    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_release);
-}
-/* acquire when it swaps, relaxed when it does not */
-SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
-{
-    return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)p, &expected, desired,
-                                                   memory_order_acquire, memory_order_relaxed);
-}
-/* A flag: a relaxed store that a release fence before it makes a release
- * (C11 7.17.4: a release fence synchronizes with an acquire fence after a
- * relaxed load that reads a relaxed store sequenced after the release fence). */
-SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
-{
-    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
-{
-    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
-}
-SHARDTAB_DEVFN void shardtab_fence_release_system(void)
-{
-    atomic_thread_fence(memory_order_release);
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
-{
-    atomic_thread_fence(memory_order_acquire);
-}
-SHARDTAB_DEVFN void shardtab_fence_release_device(void)
-{
-    atomic_thread_fence(memory_order_release);
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
-{
-    atomic_thread_fence(memory_order_acquire);
-}
-/* The release and acquire of what the node's ranks exchange through their
- * pads (C11 fences have no scope) */
-SHARDTAB_DEVFN void shardtab_fence_release_node(const shardtab_signals_t *s)
-{
-    (void)s;
-    atomic_thread_fence(memory_order_release);
-}
-SHARDTAB_DEVFN void shardtab_fence_acquire_node(const shardtab_signals_t *s)
-{
-    (void)s;
-    atomic_thread_fence(memory_order_acquire);
-}
-/* nanoseconds of CLOCK_MONOTONIC */
-SHARDTAB_DEVFN uint64_t shardtab_clock(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-/* ranks may outnumber cores (CI runs 4 on 2): a waiter must let the writer run */
-SHARDTAB_DEVFN void shardtab_pause(void)
-{
-    sched_yield();
-}
-#endif
 
 /* ---- signals ----------------------------------------------------------------- */
 

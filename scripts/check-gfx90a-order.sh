@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # check-gfx90a-order.sh - checks the memory ordering of the device-side signals
-# (include/shardtab_device.h) in gfx90a (MI250X) machine code, where no AMD GPU
-# is at hand: compiles tests/order/order_probe.hip (one kernel per operation)
-# for gfx90a with clang 15 and Debian's ROCm 5.2 as the HIP build does (-O2,
+# (include/shardtab_device.h over its HIP primitives, include/shardtab/arch_hip.h)
+# in gfx90a (MI250X) machine code, where no AMD GPU is at hand: compiles
+# tests/order/order_probe.hip (one kernel per operation) for gfx90a with
+# clang 15 and Debian's ROCm 5.2 as the HIP build does (-O2,
 # with -g and without), disassembles the code object, and has
 # tests/order/order_scan.py verify, per kernel and on every path of its
 # control flow, that every release and every acquire carries the

@@ -27,6 +27,18 @@
 
 #include "shardtab_comm.h"
 
+/* The library's own collective, after the user slots of every pad
+ * (shardtab_signals_t.lib_first): each ST_PHASE_SYNC is one call of it, of
+ * kind SHARDTAB_COLL_STREAM, carrying this many words of the call's arguments. */
+#define SHARDTAB_LIB_COLL_VALUES 2
+SHARDTAB_DEVFN shardtab_coll_t shardtab_lib_coll(const shardtab_signals_t *s)
+{
+    shardtab_coll_t c;
+    c.first = s->lib_first;
+    c.values = SHARDTAB_LIB_COLL_VALUES;
+    return c;
+}
+
 enum { ST_PHASE_SYNC = 0, ST_PHASE_REDUCE, ST_PHASE_COPY, ST_PHASE_CHUNKS };
 /* a refused ST_PHASE_SYNC's record: SHARDTAB_WAIT_MISMATCH with this "cmp" */
 #define ST_CMP_STREAM_ARGS 2

@@ -88,6 +88,13 @@ for f in "include/shardtab.h" "$libdir/libshardtab.a" "bin/multi_scal" \
          "$libdir/cmake/shardtab/shardtabTargets.cmake" "$libdir/pkgconfig/shardtab.pc"; do
     [ -f "$prefix/$f" ] || fail "not installed: $f"
 done
+# Every header of the source's include/ reaches users' code (the public ones
+# include the others, include/shardtab/*.h): each must be installed.
+if [ -n "$source_dir" ]; then
+    while IFS= read -r f; do
+        [ -f "$prefix/$f" ] || fail "not installed: $f"
+    done < <(cd "$source_dir" && find include -name '*.h' | sort)
+fi
 # An installed package must not point back into the build or source tree.
 for dir in "$build" ${source_dir:+"$source_dir"}; do
     if grep -rF -- "$dir" "$prefix/$libdir/cmake" "$prefix/$libdir/pkgconfig" 2>/dev/null |

@@ -212,11 +212,13 @@ ORDER_PROBE(probe_device_claim, "acquire-rmw-device, poll-device, release-store-
 }
 
 #if defined(ORDER_PROBE_COMM)
-/* ---- include/shardtab_comm.h: one kernel per public function that moves or
- * orders memory. (Its pure helpers - shardtab_coll, shardtab_lib_coll,
- * shardtab_coll_deposit, shardtab_value_word/_store/_combine,
- * shardtab_coll_call, shardtab_coll_hash, shardtab_coll_deposits - neither
- * access the pads nor order anything, and are checked inside the probes below.)
+/* ---- include/shardtab_comm.h and the steps below its calls
+ * (include/shardtab/comm_detail.h): one kernel per function that moves or
+ * orders memory. (The pure helpers - shardtab_coll, shardtab_coll_deposit,
+ * shardtab_value_word/_store/_combine, shardtab_coll_call, shardtab_coll_hash,
+ * shardtab_coll_deposits - neither access the pads nor order anything, and are
+ * checked inside the probes below; the library's shardtab_lib_coll,
+ * kernels/shardtab/collective_body.h, is one more such helper.)
  * Every argument that picks a path is a kernel argument, so that every path is
  * in the code. */
 

@@ -1,0 +1,168 @@
+/* shardtab/arch_host.h - the primitives for the host backend (C11, CPUs): C11
+ * atomics on the pads in the shared-memory segment, CLOCK_MONOTONIC, and a
+ * block of one thread. C11 atomics have no scopes: the *_device and *_system
+ * forms name the scope the GPU targets use, with the same orders.
+ *
+ * Not included directly: shardtab_device.h picks this header by the
+ * compiler's macros, and writes its protocol (signals, waits, the barrier)
+ * once over these functions, which arch_cuda.h, arch_hip.h and arch_host.h
+ * each give under the same names. */
+#ifndef SHARDTAB_ARCH_HOST_H
+#define SHARDTAB_ARCH_HOST_H
+
+#include <stdint.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t) && ATOMIC_LLONG_LOCK_FREE == 2,
+               "the host backend's signals need lock-free 64-bit atomics laid out as uint64_t");
+
+#define SHARDTAB_DEVICE_HOST 1
+#define SHARDTAB_DEVFN static inline
+/* shardtab_fence_release_node and _acquire_node: C11 fences have no scope,
+ * so one fence whatever the node's size. */
+#define SHARDTAB_ARCH_NODE_SCOPE_BY_SIZE 0
+
+SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_release);
+}
+SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_acquire);
+}
+SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
+{
+    (void)atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_release);
+}
+SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)p, &expected, desired,
+                                                   memory_order_relaxed, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
+{
+    return atomic_fetch_add_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
+{
+    uint64_t old = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
+    while (v < old && !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
+                                                             memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
+{
+    uint64_t old = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
+    while (v > old && !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
+                                                             memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+/* the host backend's block is one thread */
+SHARDTAB_DEVFN int shardtab_block_thread(void)
+{
+    return 0;
+}
+SHARDTAB_DEVFN int shardtab_block_threads(void)
+{
+    return 1;
+}
+SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
+{
+    memcpy(dst, src, 16);
+}
+SHARDTAB_DEVFN void shardtab_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire(void)
+{
+    atomic_thread_fence(memory_order_acquire);
+}
+/* The host backend's "block" is the calling thread. */
+SHARDTAB_DEVFN void shardtab_block_sync(void)
+{
+}
+SHARDTAB_DEVFN int shardtab_block_leader(void)
+{
+    return 1;
+}
+SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
+{
+}
+SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
+{
+}
+/* "Device" scope: the words only this process touches. C11 atomics have no
+ * scopes; these name the scope the GPU targets use, with the same orders. */
+SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_release);
+}
+/* acquire when it swaps, relaxed when it does not */
+SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
+{
+    return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)p, &expected, desired,
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+/* A flag: a relaxed store that a release fence before it makes a release
+ * (C11 7.17.4: a release fence synchronizes with an acquire fence after a
+ * relaxed load that reads a relaxed store sequenced after the release fence). */
+SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
+{
+    atomic_store_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+SHARDTAB_DEVFN void shardtab_fence_release_system(void)
+{
+    atomic_thread_fence(memory_order_release);
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
+{
+    atomic_thread_fence(memory_order_acquire);
+}
+SHARDTAB_DEVFN void shardtab_fence_release_device(void)
+{
+    atomic_thread_fence(memory_order_release);
+}
+SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
+{
+    atomic_thread_fence(memory_order_acquire);
+}
+/* nanoseconds of CLOCK_MONOTONIC */
+SHARDTAB_DEVFN uint64_t shardtab_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+/* ranks may outnumber cores (CI runs 4 on 2): a waiter must let the writer run */
+SHARDTAB_DEVFN void shardtab_pause(void)
+{
+    sched_yield();
+}
+
+#endif /* SHARDTAB_ARCH_HOST_H */

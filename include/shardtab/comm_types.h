@@ -1,0 +1,28 @@
+/* shardtab/comm_types.h - what a collective of shardtab_comm.h is: its handle
+ * (shardtab_coll_t, made by shardtab_coll), the user slots it takes
+ * (SHARDTAB_COLL_SLOTS), the most values a call carries, and the kinds of call.
+ * API, documented in shardtab_comm.h, but not included directly: users
+ * include shardtab_comm.h. A header of its own so that the steps below the
+ * calls (comm_detail.h) are written over it. */
+#ifndef SHARDTAB_COMM_TYPES_H
+#define SHARDTAB_COMM_TYPES_H
+
+#define SHARDTAB_COLL_DEPTH 4       /* deposits kept per rank: two in flight, two being read */
+#define SHARDTAB_COLL_STATE 3       /* words of this rank's own state */
+#define SHARDTAB_COLL_MAX_VALUES 32767
+/* User slots a collective of `values` values a call takes, on a node of node_size ranks. */
+#define SHARDTAB_COLL_SLOTS(node_size, values) \
+    (SHARDTAB_COLL_STATE + SHARDTAB_COLL_DEPTH * (node_size) * (2 + (values)))
+
+enum { /* what a call is: the descriptor's kind */
+    SHARDTAB_COLL_GATHER = 0,
+    SHARDTAB_COLL_REDUCE = 1,
+    SHARDTAB_COLL_BROADCAST = 2
+};
+
+typedef struct shardtab_coll {
+    int first;  /* pad index of its state words */
+    int values; /* values a call may carry (all-gather: per rank) */
+} shardtab_coll_t;
+
+#endif /* SHARDTAB_COMM_TYPES_H */
