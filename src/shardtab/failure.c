@@ -3,6 +3,7 @@
  * whose collective call differs from the others', a deposit that fails its
  * checksum, a collective misused; read back by shardtab_signal_check. */
 #include "backend.h"
+#include "call_word.h"
 #include "collective_body.h"
 #include "internal.h"
 #include "shardtab_comm.h"
@@ -42,20 +43,16 @@ static void describe_call(uint64_t call, char *out, size_t bytes)
              (int)((call >> 17) & 0x7fff));
 }
 
-/* A stream-ordered collective's call word (collectives.c call_words), in words. */
+/* A stream-ordered collective's call word (call_word.h), in words. */
 static void describe_stream_call(uint64_t word, char *out, size_t bytes)
 {
-    static const char *const kinds[] = {"?", "shardtab_all_reduce", "shardtab_broadcast",
-                                        "shardtab_all_gather"};
     static const char *const ops[] = {"sum", "min", "max"};
     static const char *const types[] = {"float", "double", "int64"};
-    unsigned kind = (unsigned)(word & 15), op = (unsigned)(word >> 4 & 15), type = (unsigned)(word >> 8 & 15);
+    const st_call_word_t w = st_call_word_unpack(word);
 
-    snprintf(out, bytes, "%s (op %s, type %s, root %u, %s, count %llu)",
-             kind < 4 ? kinds[kind] : "?", op < 3 ? ops[op] : "?", type < 3 ? types[type] : "?",
-             (unsigned)(word >> 12 & 4095),
-             (word >> 24 & 3) == 1 ? "one-shot" : (word >> 24 & 3) == 2 ? "two-shot" : "no algorithm",
-             (unsigned long long)(word >> 26));
+    snprintf(out, bytes, "%s (op %s, type %s, root %u, %s, count %llu)", st_call_kind_name(w.kind),
+             w.op < 3 ? ops[w.op] : "?", w.type < 3 ? types[w.type] : "?", w.root,
+             st_call_algo_name(w.algo), (unsigned long long)w.count);
 }
 
 /* A stream-ordered collective whose ranks' calls differ (ST_PHASE_SYNC). */
