@@ -3,7 +3,7 @@
  * choice of algorithm, the sequence of phases every rank runs (the element
  * loops are collective_body.h's, run by the backend), and the hierarchy
  * across nodes through MPI. Above the backend and the device layer, beside
- * table.c (table.h: the table's layout; call_word.h: what the ranks match). */
+ * shardtab.c (table.h: the table's layout; call_word.h: what the ranks match). */
 #include "backend.h"
 #include "call_word.h"
 #include "collective_body.h"

@@ -1,7 +1,7 @@
 /* regions.c - how a table's two regions (the caller's shard, and the signal
  * pad the table allocates) travel between the ranks of a node: create's steps
- * 2 to 6 (table.c drives them) and, at destroy, the peers let go. Below
- * table.c: it asks the backend, pads.c, imports.c and descriptor.c. */
+ * 2 to 6 (shardtab.c drives them) and, at destroy, the peers let go. Below
+ * shardtab.c: it asks the backend, pads.c, imports.c and descriptor.c. */
 #include "backend.h"
 #include "descriptor.h"
 #include "imports.h"

@@ -1,8 +1,8 @@
 /* table.h - what a table is inside the library: the private layout of
- * shardtab_t, shared by the protocol that builds it (table.c, with regions.c
+ * shardtab_t, shared by the protocol that builds it (shardtab.c, with regions.c
  * and params.c), what it answers (accessors.c, failure.c) and the
  * stream-ordered collectives over it (collectives.c); and the steps of create
- * that table.c drives. */
+ * that shardtab.c drives. */
 #ifndef ST_TABLE_H
 #define ST_TABLE_H
 

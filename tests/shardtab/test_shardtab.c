@@ -1,4 +1,4 @@
-/* test_table.c - pins src/shardtab/table.c, the create/destroy protocol, under
+/* test_shardtab.c - pins src/shardtab/shardtab.c, the create/destroy protocol, under
  * mpiexec (2 ranks): create's refusals (before init, bad arguments, ranks that
  * disagree on SHARDTAB_RANKS_PER_NODE or on the label), each agreed on every rank
  * with the first failing rank's words; a table's nodes, members and uploaded

@@ -1,4 +1,4 @@
-/* table.c - the collective protocol that builds and tears down a node's
+/* shardtab.c - the collective protocol that builds and tears down a node's
  * table of shard pointers: create and destroy, step by step.
  *
  * Two regions travel the same way: the caller's shard, and the signal pad the
