@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "mpi_case.h"
 
-static int rank, size;
-static char host[ST_HOST_NAME_BYTES];
+static int size;
 static char who[ST_HOST_NAME_BYTES + 32]; /* "<host> rank <r>: " */
 
 /* rank r's message as it says it before shardtab_init */
@@ -146,16 +146,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_agree_within_a_deadline_agrees_the_same),
         cmocka_unit_test(test_mpi_check_names_the_call_and_mpi_s_words),
     };
-    int failed;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mpi_case_start(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "unknown-host");
-    host[sizeof host - 1] = '\0';
     snprintf(who, sizeof who, "%s rank %d: ", host, rank);
-    failed = cmocka_run_group_tests(tests, NULL, NULL);
-    MPI_Finalize();
-    return failed;
+    return mpi_case_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -13,14 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-
-static int rank;
-static char host[ST_HOST_NAME_BYTES];
-
-static const char *said(void)
-{
-    return st_thread_last_error() + st_error_prefix_bytes();
-}
+#include "mpi_case.h"
 
 static void refused_handle(shardtab_status_t status, const char *call, MPI_Fint handle)
 {
@@ -90,14 +83,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unknown_handle_is_refused_not_an_abort),
         cmocka_unit_test(test_real_handle_does_what_the_c_call_does),
     };
-    int failed;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "unknown-host");
-    host[sizeof host - 1] = '\0';
-    failed = cmocka_run_group_tests(tests, NULL, NULL);
-    MPI_Finalize();
-    return failed;
+    mpi_case_start(&argc, &argv);
+    return mpi_case_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

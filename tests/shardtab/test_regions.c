@@ -18,25 +18,7 @@
 #include "backend.h"
 #include "shardtab_comm.h"
 #include "table.h"
-
-static int rank;
-static char host[ST_HOST_NAME_BYTES];
-
-/* Every rank holds rank r's message, whole: "<host> rank <r> (cpu): text". */
-static void expect_agreed(shardtab_status_t got, shardtab_status_t want, int r, const char *text)
-{
-    char line[2048];
-
-    assert_int_equal(got, want);
-    snprintf(line, sizeof line, "%s rank %d (cpu): %s", host, r, text);
-    assert_string_equal(shardtab_last_error(), line);
-}
-
-static void expect_nothing_left(void)
-{
-    assert_int_equal(st_live_count(), 0);
-    assert_int_equal(shardtab_peer_mappings(), 0);
-}
+#include "mpi_case.h"
 
 static void test_export_describes_this_rank_s_region(void **state)
 {
@@ -244,13 +226,7 @@ int main(int argc, char **argv)
     };
     int failed;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "unknown-host");
-    host[sizeof host - 1] = '\0';
-    unsetenv("SHARDTAB_FAULT");
-    unsetenv("SHARDTAB_RANKS_PER_NODE");
+    mpi_case_start(&argc, &argv);
     if (shardtab_init(MPI_COMM_WORLD, NULL) != SHARDTAB_SUCCESS) {
         fprintf(stderr, "test_regions: error: %s\n", shardtab_last_error());
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -258,6 +234,5 @@ int main(int argc, char **argv)
     failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (shardtab_finalize() != SHARDTAB_SUCCESS)
         failed++;
-    MPI_Finalize();
-    return failed;
+    return mpi_case_end(failed);
 }

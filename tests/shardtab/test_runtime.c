@@ -18,14 +18,7 @@
 #include "backend.h"
 #include "internal.h"
 #include "registry.h"
-
-static int rank;
-static char host[ST_HOST_NAME_BYTES];
-
-static const char *said(void)
-{
-    return st_thread_last_error() + st_error_prefix_bytes();
-}
+#include "mpi_case.h"
 
 static void refused(shardtab_status_t status, const char *message)
 {
@@ -170,14 +163,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_injected_faults_hit_the_named_rank_only),
         cmocka_unit_test(test_finalize_waits_for_the_tables),
     };
-    int failed;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "unknown-host");
-    host[sizeof host - 1] = '\0';
-    failed = cmocka_run_group_tests(tests, NULL, NULL);
-    MPI_Finalize();
-    return failed;
+    mpi_case_start(&argc, &argv);
+    return mpi_case_end(cmocka_run_group_tests(tests, NULL, NULL));
 }

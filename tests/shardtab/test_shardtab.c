@@ -16,31 +16,7 @@
 #include <unistd.h>
 
 #include "table.h"
-
-static int rank;
-static char host[ST_HOST_NAME_BYTES];
-
-static const char *said(void)
-{
-    return st_thread_last_error() + st_error_prefix_bytes();
-}
-
-/* Every rank holds rank r's message, whole: "<host> rank <r>[ (cpu)]: text". */
-static void expect_agreed(shardtab_status_t got, shardtab_status_t want, int r, const char *text)
-{
-    char line[1024];
-
-    assert_int_equal(got, want);
-    snprintf(line, sizeof line, "%s rank %d%s: %s", host, r, st_rt.initialized ? " (cpu)" : "", text);
-    assert_string_equal(shardtab_last_error(), line);
-}
-
-/* Nothing of a failed create is left on this rank. */
-static void expect_nothing_left(void)
-{
-    assert_int_equal(st_live_count(), 0);
-    assert_int_equal(shardtab_peer_mappings(), 0);
-}
+#include "mpi_case.h"
 
 static void test_create_before_init_is_refused_on_every_rank(void **state)
 {
@@ -234,16 +210,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_destroy_refuses_what_is_no_live_table),
         cmocka_unit_test(test_faults_at_create_s_steps_leave_nothing),
     };
-    int failed;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "unknown-host");
-    host[sizeof host - 1] = '\0';
-    unsetenv("SHARDTAB_RANKS_PER_NODE");
-    unsetenv("SHARDTAB_FAULT");
-    failed = cmocka_run_group_tests(tests, NULL, NULL);
-    MPI_Finalize();
-    return failed;
+    mpi_case_start(&argc, &argv);
+    return mpi_case_end(cmocka_run_group_tests(tests, NULL, NULL));
 }
