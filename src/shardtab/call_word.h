@@ -8,7 +8,9 @@
  *   bits  8-11  type (SHARDTAB_FLOAT, _DOUBLE, _INT64)
  *   bits 12-23  root (a broadcast's comm rank, at most ST_CALL_ROOT_MAX)
  *   bits 24-25  algorithm (ST_ALGO_*; 0: none, the call is no all-reduce)
- *   bits 26-63  count (elements, at most ST_COUNT_MAX) */
+ *   bits 26-63  count (elements: 38 bits, so below ST_COUNT_MAX; a call of
+ *               ST_COUNT_MAX itself, which no shard of less than 1 TiB holds,
+ *               would wrap to 0) */
 #ifndef ST_CALL_WORD_H
 #define ST_CALL_WORD_H
 
@@ -17,7 +19,7 @@
 
 enum { ST_ALGO_ONE_SHOT = 1, ST_ALGO_TWO_SHOT = 2 };
 
-#define ST_COUNT_MAX ((size_t)1 << 38) /* elements a call may carry: the word's 38 count bits */
+#define ST_COUNT_MAX ((size_t)1 << 38) /* the most elements a call may carry (collectives.c) */
 #define ST_CALL_ROOT_MAX 4095          /* the largest root the word's 12 root bits hold */
 
 /* The fields of a call word. */
@@ -26,7 +28,7 @@ typedef struct st_call_word {
     uint64_t count;
 } st_call_word_t;
 
-/* count must be at most ST_COUNT_MAX; every other field keeps its low bits. */
+/* Each field keeps its low bits (count: its low 38). */
 static inline uint64_t st_call_word_pack(int kind, int op, int type, int root, int algo,
                                          uint64_t count)
 {

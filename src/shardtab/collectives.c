@@ -75,10 +75,12 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
     if (c->kind == ST_STREAM_ALL_REDUCE && (c->op < 0 || c->op >= SHARDTAB_OP_COUNT))
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: unknown op %d (expected SHARDTAB_SUM, "
                        "SHARDTAB_MIN or SHARDTAB_MAX)", c->name, c->op);
-    if (c->kind == ST_STREAM_BROADCAST && (c->root < 0 || c->root >= t->size || c->root > ST_CALL_ROOT_MAX))
+    if (c->kind == ST_STREAM_BROADCAST &&
+        (c->root < 0 || c->root >= t->size || c->root > ST_CALL_ROOT_MAX))
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: root %d is outside the table's %d ranks%s",
                        c->name, c->root, t->size,
-                       c->root > ST_CALL_ROOT_MAX && c->root < t->size ? " (a root above 4095 is not supported)" : "");
+                       c->root > ST_CALL_ROOT_MAX && c->root < t->size
+                           ? " (a root above 4095 is not supported)" : "");
     size = st_type_size(c->type);
     if (c->offset % size != 0)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: byte offset %zu is not a multiple of the "
