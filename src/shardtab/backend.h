@@ -1,9 +1,9 @@
 /* backend.h - the one boundary between the table protocol and a device runtime.
  *
- * shardtab.c and runtime.c speak only to this ops table; backend_host.c (POSIX
- * shared memory) and backend_gpu.c (HIP, also compiled against CUDA) fill it in.
- * A backend that is not compiled in has no entry, and asking for it answers
- * SHARDTAB_ERR_UNSUPPORTED (see runtime.c).
+ * The library's files speak only to this ops table; backend_host.c (POSIX
+ * shared memory) and backend_gpu.c (HIP, also compiled against CUDA) fill it in,
+ * and backend.c says which one this process runs. A backend that is not
+ * compiled in has no entry (st_backend_of answers NULL).
  */
 #ifndef SHARDTAB_BACKEND_H
 #define SHARDTAB_BACKEND_H
@@ -96,5 +96,10 @@ extern const st_backend_ops_t st_backend_gpu_ops;
 
 /* The ops of the backend this process runs; never NULL after shardtab_init. */
 const st_backend_ops_t *st_backend(void);
+/* From now on st_backend() answers ops (shardtab_init: the build's; a unit
+ * test: a stand-in). */
+void st_backend_use(const st_backend_ops_t *ops);
+/* The ops of a backend compiled into this build, or NULL. */
+const st_backend_ops_t *st_backend_of(shardtab_backend_t kind);
 
 #endif /* SHARDTAB_BACKEND_H */

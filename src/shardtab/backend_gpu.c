@@ -10,6 +10,7 @@
  * destroy orders that).
  */
 #include "backend.h"
+#include "backend_gpu.h"
 #include "gpu_runtime.h"
 #include "internal.h"
 
@@ -60,15 +61,8 @@ static shardtab_status_t gpu_bind(const st_bind_request_t *req, shardtab_device_
                        visible_devices_hint());
     GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "hipGetDeviceCount", err);
 
-    /* One visible GPU per rank is Frontier's --gpu-bind=closest: device 0. Else the
-     * rank inside the node picks; the bus-id check in runtime.c catches the rest. */
-    if (count == 1)
-        device = 0;
-    else if (req->node_size <= count)
-        device = req->node_rank;
-    else if (req->allow_shared_device)
-        device = req->node_rank % count;
-    else
+    device = st_gpu_device_choose(count, req); /* backend_gpu.h */
+    if (device < 0)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "%d ranks on this node but only %d GPUs visible: launch at most %d ranks "
                        "per node, or let ranks share GPUs (multi_scal --allow-shared-gpu)",
@@ -281,13 +275,11 @@ static shardtab_status_t gpu_order_end(shardtab_stream_t stream, void *order)
     return SHARDTAB_SUCCESS;
 }
 
-/* A grid for a phase: a thread per 16 bytes (or element), at most 8 blocks of
- * 256 per multiprocessor, the loops striding over the rest. */
+/* A phase's kernel, on a grid of st_gpu_phase_blocks (backend_gpu.h). */
 static shardtab_status_t gpu_collective_phase(const st_coll_phase_t *phase, shardtab_stream_t stream)
 {
     static int multiprocessors = 0;
-    size_t work = phase->phase == ST_PHASE_CHUNKS ? phase->count : phase->end - phase->begin;
-    size_t per = phase->vec16 ? 16 / st_type_size(phase->type) : 1, blocks;
+    size_t blocks;
 
     USE_BOUND_DEVICE();
     if (multiprocessors == 0) {
@@ -297,11 +289,7 @@ static shardtab_status_t gpu_collective_phase(const st_coll_phase_t *phase, shar
                   hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device));
         multiprocessors = count > 0 ? count : 1;
     }
-    blocks = (work / per + 255) / 256;
-    if (blocks > (size_t)multiprocessors * 8)
-        blocks = (size_t)multiprocessors * 8;
-    if (blocks < 1)
-        blocks = 1;
+    blocks = st_gpu_phase_blocks(phase, multiprocessors);
     GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "launch of a collective's kernel",
                  (hipError_t)st_gpu_collective_launch(phase, (int)blocks, stream));
     return SHARDTAB_SUCCESS;

@@ -3,8 +3,9 @@
  * choice of algorithm, the sequence of phases every rank runs (the element
  * loops are collective_body.h's, run by the backend), and the hierarchy
  * across nodes through MPI. Above the backend and the device layer, beside
- * shardtab.c (table.h: the table's layout). */
+ * shardtab.c (table.h: the table's layout; call_word.h: what the ranks match). */
 #include "backend.h"
+#include "call_word.h"
 #include "collective_body.h"
 #include "internal.h"
 #include "table.h"
@@ -25,9 +26,6 @@ typedef struct st_call {
     const char *name;
 } st_call_t;
 
-enum { ST_ALGO_ONE_SHOT = 1, ST_ALGO_TWO_SHOT = 2 };
-
-#define ST_COUNT_MAX ((size_t)1 << 38) /* elements a call may carry (the sync's word) */
 /* Where one-shot hands over to two-shot, by default: one H200 under MPS
  * (docs/performance.md), one-shot was faster up to 8 MiB a rank at 2 ranks
  * and up to 4 MiB at 4, two-shot from 16 and 8 MiB */
@@ -77,10 +75,12 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
     if (c->kind == ST_STREAM_ALL_REDUCE && (c->op < 0 || c->op >= SHARDTAB_OP_COUNT))
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: unknown op %d (expected SHARDTAB_SUM, "
                        "SHARDTAB_MIN or SHARDTAB_MAX)", c->name, c->op);
-    if (c->kind == ST_STREAM_BROADCAST && (c->root < 0 || c->root >= t->size || c->root > 4095))
+    if (c->kind == ST_STREAM_BROADCAST &&
+        (c->root < 0 || c->root >= t->size || c->root > ST_CALL_ROOT_MAX))
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: root %d is outside the table's %d ranks%s",
                        c->name, c->root, t->size,
-                       c->root > 4095 && c->root < t->size ? " (a root above 4095 is not supported)" : "");
+                       c->root > ST_CALL_ROOT_MAX && c->root < t->size
+                           ? " (a root above 4095 is not supported)" : "");
     size = st_type_size(c->type);
     if (c->offset % size != 0)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: byte offset %zu is not a multiple of the "
@@ -105,9 +105,7 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
 static void call_words(const st_call_t *c, uint64_t args[SHARDTAB_LIB_COLL_VALUES])
 {
     args[0] = (uint64_t)c->offset;
-    args[1] = (uint64_t)c->kind | (uint64_t)(c->op & 15) << 4 | (uint64_t)(c->type & 15) << 8 |
-              (uint64_t)(c->root & 4095) << 12 | (uint64_t)(c->algo & 3) << 24 |
-              (uint64_t)c->count << 26;
+    args[1] = st_call_word_pack(c->kind, c->op, c->type, c->root, c->algo, (uint64_t)c->count);
 }
 
 /* The phase every step of this call starts from. */
@@ -248,13 +246,10 @@ static void call_fields(const st_call_t *c, uint64_t f[ST_CALL_FIELDS])
 
 static void describe_fields(const uint64_t *f, char *out, size_t bytes)
 {
-    static const char *const kinds[] = {"?", "shardtab_all_reduce", "shardtab_broadcast",
-                                        "shardtab_all_gather"};
     snprintf(out, bytes, "%s (op %llu, type %s, root %llu, %s, byte offset %llu, count %llu)",
-             f[0] < 4 ? kinds[f[0]] : "?", (unsigned long long)f[1], type_name((int)f[2]),
-             (unsigned long long)f[3],
-             f[4] == ST_ALGO_ONE_SHOT ? "one-shot" : f[4] == ST_ALGO_TWO_SHOT ? "two-shot" : "no algorithm",
-             (unsigned long long)f[5], (unsigned long long)f[6]);
+             st_call_kind_name(f[0]), (unsigned long long)f[1], type_name((int)f[2]),
+             (unsigned long long)f[3], st_call_algo_name(f[4]), (unsigned long long)f[5],
+             (unsigned long long)f[6]);
 }
 
 static shardtab_status_t agree_call(shardtab_t *t, const st_call_t *c)

@@ -1,7 +1,7 @@
 /* imports.h - the peer allocations this process has mapped, each opened once
  * and shared by every table that lies in it: GPU runtimes open an IPC handle
  * once per process, and a second table over memory already open opens nothing.
- * Below shardtab.c; it asks only the backend. */
+ * Below regions.c and accessors.c; it asks only the backend. */
 #ifndef SHARDTAB_IMPORTS_H
 #define SHARDTAB_IMPORTS_H
 

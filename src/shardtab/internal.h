@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdint.h>
 #include "shardtab.h"
-#include "backend.h"
 
 #define ST_HOST_NAME_BYTES 64
 #define ST_BOOT_ID_BYTES 40
@@ -21,7 +20,6 @@ typedef struct st_runtime {
     char boot_id[ST_BOOT_ID_BYTES];
     uint64_t ipc_ns;
     shardtab_device_info_t device;
-    const st_backend_ops_t *ops;
 } st_runtime_t;
 
 extern st_runtime_t st_rt;

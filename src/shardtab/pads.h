@@ -1,7 +1,7 @@
 /* pads.h - the signal pads of this process's tables, carved out of a few
  * coherent chunks: a chunk is exported when it is made and each peer maps it
  * once (imports.h), so a table created while another lives opens no new pad.
- * Below shardtab.c; it asks only the backend. */
+ * Below shardtab.c and regions.c; it asks only the backend. */
 #ifndef SHARDTAB_PADS_H
 #define SHARDTAB_PADS_H
 

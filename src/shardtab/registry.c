@@ -4,7 +4,7 @@
  * Every entry point that takes a table asks here whether its handle is live
  * before it reads the table, so the handles are also kept in buckets: the
  * answer costs one short chain, however many tables live.
- * Below runtime.c and shardtab.c, which both ask it. */
+ * Below runtime.c, shardtab.c and every call that takes a table, which ask it. */
 #include "registry.h"
 
 #include <pthread.h>

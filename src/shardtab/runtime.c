@@ -1,6 +1,7 @@
-/* runtime.c - the process side of shardtab: which backend runs, which device
- * this rank binds (by its rank inside the node), and the memory calls that
- * forward to the backend. */
+/* runtime.c - the process side of shardtab: init and finalize (the backend
+ * chosen, backend.c; the device this rank binds, by its rank inside the
+ * node), and the memory calls that forward to the backend. */
+#include "backend.h"
 #include "internal.h"
 #include "pads.h"
 #include "registry.h"
@@ -10,45 +11,6 @@
 #include <string.h>
 
 st_runtime_t st_rt;
-
-/* Every backend this build knows, indexed by kind; a hole means "not built in". */
-static const st_backend_ops_t *const backends[SHARDTAB_BACKEND_COUNT] = {
-    [SHARDTAB_BACKEND_HOST] = &st_backend_host_ops,
-#if defined(SHARDTAB_WITH_GPU) && defined(SHARDTAB_GPU_IS_HIP)
-    [SHARDTAB_BACKEND_HIP] = &st_backend_gpu_ops,
-#elif defined(SHARDTAB_WITH_GPU)
-    [SHARDTAB_BACKEND_CUDA] = &st_backend_gpu_ops,
-#endif
-};
-
-#if defined(SHARDTAB_WITH_GPU) && defined(SHARDTAB_GPU_IS_HIP)
-#define ST_BUILD_BACKEND SHARDTAB_BACKEND_HIP
-#elif defined(SHARDTAB_WITH_GPU)
-#define ST_BUILD_BACKEND SHARDTAB_BACKEND_CUDA
-#else
-#define ST_BUILD_BACKEND SHARDTAB_BACKEND_HOST
-#endif
-
-static const char *const backend_names[SHARDTAB_BACKEND_COUNT] = {
-    [SHARDTAB_BACKEND_HOST] = "host",
-    [SHARDTAB_BACKEND_HIP] = "hip",
-    [SHARDTAB_BACKEND_CUDA] = "cuda",
-};
-
-const char *shardtab_backend_name(shardtab_backend_t backend)
-{
-    return (unsigned)backend < SHARDTAB_BACKEND_COUNT ? backend_names[backend] : "unknown";
-}
-
-shardtab_backend_t shardtab_backend(void)
-{
-    return ST_BUILD_BACKEND;
-}
-
-const st_backend_ops_t *st_backend(void)
-{
-    return st_rt.ops;
-}
 
 /* Two ranks of a node on one device is a launch mistake unless asked for. */
 static shardtab_status_t check_device_sharing(MPI_Comm node, const st_bind_request_t *req,
@@ -120,7 +82,7 @@ shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *par
     MPI_Comm_rank(MPI_COMM_WORLD, &st_rt.world_rank);
     st_node_identity(st_rt.host, st_rt.boot_id);
     st_rt.ipc_ns = st_ipc_namespace();
-    st_rt.ops = backends[ST_BUILD_BACKEND];
+    st_backend_use(st_backend_of(shardtab_backend()));
 
     /* Devices belong to the real node: split by shared memory, never by the
      * global rank (rank % ndevices goes wrong as soon as nodes differ). */
@@ -135,10 +97,10 @@ shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *par
     req.allow_shared_device = params ? params->allow_shared_device : 0;
 
     memset(&info, 0, sizeof info);
-    bound = st_rt.ops->bind(&req, &info);
+    bound = st_backend()->bind(&req, &info);
     status = shardtab_agree(comm, bound);
     if (status != SHARDTAB_SUCCESS && bound == SHARDTAB_SUCCESS)
-        st_rt.ops->unbind(); /* another rank failed: give our device back */
+        st_backend()->unbind(); /* another rank failed: give our device back */
     if (status == SHARDTAB_SUCCESS) {
         st_rt.device = info;
         st_rt.initialized = 1;
@@ -147,7 +109,7 @@ shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *par
             status = check_device_sharing(node, &req, &st_rt.device);
         status = shardtab_agree(comm, status);
         if (status != SHARDTAB_SUCCESS) {
-            st_rt.ops->unbind();
+            st_backend()->unbind();
             st_rt.initialized = 0;
             st_error_identity(NULL);
         }
@@ -170,7 +132,7 @@ shardtab_status_t shardtab_finalize(void)
         return status;
     status = st_pad_release_idle(); /* the signal pad chunk kept for a next table */
     {
-        shardtab_status_t unbound = st_rt.ops->unbind();
+        shardtab_status_t unbound = st_backend()->unbind();
         if (status == SHARDTAB_SUCCESS)
             status = unbound;
     }
@@ -203,7 +165,7 @@ shardtab_status_t shardtab_mem_alloc(size_t bytes, void **ptr)
     status = st_fault_check(ST_FAULT_ALLOC);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    return st_rt.ops->mem_alloc(bytes, ptr);
+    return st_backend()->mem_alloc(bytes, ptr);
 }
 
 shardtab_status_t shardtab_mem_free(void *ptr)
@@ -219,26 +181,26 @@ shardtab_status_t shardtab_mem_free(void *ptr)
         return status;
     /* An injected failure still frees: the fault tests count leaks too. */
     status = st_fault_check(ST_FAULT_FREE);
-    shardtab_status_t freed = st_rt.ops->mem_free(ptr);
+    shardtab_status_t freed = st_backend()->mem_free(ptr);
     return status != SHARDTAB_SUCCESS ? status : freed;
 }
 
 shardtab_status_t shardtab_memcpy_to_device(void *dst, const void *src, size_t bytes)
 {
     REQUIRE_INIT("shardtab_memcpy_to_device");
-    return bytes ? st_rt.ops->copy_to_device(dst, src, bytes) : SHARDTAB_SUCCESS;
+    return bytes ? st_backend()->copy_to_device(dst, src, bytes) : SHARDTAB_SUCCESS;
 }
 
 shardtab_status_t shardtab_memcpy_to_host(void *dst, const void *src, size_t bytes)
 {
     REQUIRE_INIT("shardtab_memcpy_to_host");
-    return bytes ? st_rt.ops->copy_to_host(dst, src, bytes) : SHARDTAB_SUCCESS;
+    return bytes ? st_backend()->copy_to_host(dst, src, bytes) : SHARDTAB_SUCCESS;
 }
 
 shardtab_status_t shardtab_device_synchronize(void)
 {
     REQUIRE_INIT("shardtab_device_synchronize");
-    return st_rt.ops->synchronize();
+    return st_backend()->synchronize();
 }
 
 shardtab_status_t shardtab_mem_alloc_coherent(size_t bytes, void **ptr)
@@ -251,18 +213,18 @@ shardtab_status_t shardtab_mem_alloc_coherent(size_t bytes, void **ptr)
     status = st_fault_check(ST_FAULT_ALLOC);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    return st_rt.ops->mem_alloc_coherent(bytes, 0, ptr);
+    return st_backend()->mem_alloc_coherent(bytes, 0, ptr);
 }
 
 shardtab_status_t shardtab_memcpy_async(void *dst, const void *src, size_t bytes,
                                         shardtab_stream_t stream)
 {
     REQUIRE_INIT("shardtab_memcpy_async");
-    return bytes ? st_rt.ops->copy_async(dst, src, bytes, stream) : SHARDTAB_SUCCESS;
+    return bytes ? st_backend()->copy_async(dst, src, bytes, stream) : SHARDTAB_SUCCESS;
 }
 
 shardtab_status_t shardtab_stream_synchronize(shardtab_stream_t stream)
 {
     REQUIRE_INIT("shardtab_stream_synchronize");
-    return st_rt.ops->stream_synchronize(stream);
+    return st_backend()->stream_synchronize(stream);
 }

@@ -1,12 +1,17 @@
 /* table.h - what a table is inside the library: the private layout of
- * shardtab_t, shared by the protocol that builds it (shardtab.c) and the
- * stream-ordered collectives over it (collectives.c). */
+ * shardtab_t, shared by the protocol that builds it (shardtab.c, with regions.c
+ * and params.c), what it answers (accessors.c, failure.c) and the
+ * stream-ordered collectives over it (collectives.c); and the steps of create
+ * that shardtab.c drives. */
 #ifndef ST_TABLE_H
 #define ST_TABLE_H
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdlib.h>
 
+#include "descriptor.h"
+#include "internal.h"
 #include "registry.h"
 #include "shardtab.h"
 
@@ -48,6 +53,52 @@ struct shardtab {
     MPI_Comm leaders;
     int leaders_made;
 };
+
+/* calloc of count (at least one) elements; on failure records the first
+ * failure in *status, with a message naming what. */
+static inline void *st_calloc_or_fail(size_t count, size_t size, const char *what,
+                                      shardtab_status_t *status)
+{
+    void *p = calloc(count ? count : 1, size);
+    if (p == NULL && *status == SHARDTAB_SUCCESS)
+        *status = st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of %zu %s failed", count, what);
+    return p;
+}
+
+/* ---- params.c: what a create is asked for ---------------------------------- */
+
+/* params (NULL: the defaults) checked, SHARDTAB_WAIT_TIMEOUT and the defaults
+ * filled in, into *out. Local: no MPI. */
+shardtab_status_t st_create_params_resolve(const shardtab_create_params_t *params,
+                                           shardtab_create_params_t *out);
+/* SHARDTAB_RANKS_PER_NODE, checked; 0 when unset or empty. */
+shardtab_status_t st_ranks_per_node_from_env(int *ranks_per_node);
+
+/* ---- regions.c: the regions' steps of create and destroy ------------------- */
+
+/* The host arrays of a region for n node ranks (a failure recorded in *status,
+ * as st_calloc_or_fail), and their release. */
+void st_region_alloc_host(st_region_t *r, int n, shardtab_status_t *status);
+void st_region_release_host(st_region_t *r);
+/* Step 2: this rank's signal pad, allocated and zeroed (t->pad.local, .bytes). */
+shardtab_status_t st_table_pad_alloc(shardtab_t *t);
+/* Step 3: fills this rank's descriptor of region r and, unless it is empty,
+ * exports it. */
+shardtab_status_t st_region_export(shardtab_t *t, st_region_t *r, st_descriptor_t *desc);
+/* Step 4: allgathers the descriptors in the node (every rank enters, even one
+ * that failed) and validates each into descs[node_size]. */
+shardtab_status_t st_table_exchange(shardtab_t *t, const st_descriptor_t *mine,
+                                    st_descriptor_t *descs);
+/* Every pad of the node has this rank's layout: the same slot count. */
+shardtab_status_t st_table_pads_check(const shardtab_t *t, const st_descriptor_t *pads);
+/* Step 5: every device of the node reaches every other (t->peer_access). */
+shardtab_status_t st_table_peer_access_check(shardtab_t *t, const st_descriptor_t *descs);
+/* Step 6: maps every peer's shard and pad (t->open_ms, the regions' entries). */
+shardtab_status_t st_table_peers_open(shardtab_t *t, const st_descriptor_t *shard_descs,
+                                      const st_descriptor_t *pad_descs);
+/* Lets go of every peer mapping of both regions (the last user closes it);
+ * keeps going past failures, reports the first. */
+shardtab_status_t st_table_peers_close(shardtab_t *t);
 
 
 #endif /* ST_TABLE_H */

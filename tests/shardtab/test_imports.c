@@ -61,7 +61,7 @@ static int set_up(void **state)
     memset(&fake, 0, sizeof fake);
     fake.ipc_open = fake_open;
     fake.ipc_close = fake_close;
-    st_rt.ops = &fake;
+    st_backend_use(&fake);
     opens = closes = fail_next_open = 0;
     return 0;
 }
@@ -71,7 +71,7 @@ static int tear_down(void **state)
     (void)state;
     assert_int_equal(st_import_count(), 0);
     assert_int_equal(opens, closes);
-    st_rt.ops = NULL;
+    st_backend_use(NULL);
     return 0;
 }
 

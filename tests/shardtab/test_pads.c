@@ -48,7 +48,7 @@ static int set_up(void **state)
     fake.mem_alloc_coherent = fake_alloc_coherent;
     fake.ipc_export = fake_export;
     fake.mem_free = fake_free;
-    st_rt.ops = &fake;
+    st_backend_use(&fake);
     allocs = exports = frees = 0;
     return 0;
 }
@@ -58,7 +58,7 @@ static int tear_down(void **state)
     (void)state;
     assert_int_equal(st_pad_release_idle(), SHARDTAB_SUCCESS);
     assert_int_equal(allocs, frees); /* every chunk made is gone */
-    st_rt.ops = NULL;
+    st_backend_use(NULL);
     return 0;
 }
 

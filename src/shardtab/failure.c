@@ -1,0 +1,223 @@
+/* failure.c - what a table's signal pad says went wrong, in words: a device-side
+ * wait that gave up, a barrier or collective entered twice at once, a rank
+ * whose collective call differs from the others', a deposit that fails its
+ * checksum, a collective misused; read back by shardtab_signal_check. */
+#include "backend.h"
+#include "call_word.h"
+#include "collective_body.h"
+#include "internal.h"
+#include "shardtab_comm.h"
+#include "table.h"
+
+#include <stdio.h>
+
+/* Names pad index `index` for a message: a barrier arrival, a user slot, or
+ * the library's collective. */
+static void describe_index(const shardtab_t *t, uint64_t index, char *out, size_t bytes)
+{
+    uint64_t first_user = (uint64_t)SHARDTAB_PAD_HEADER + (uint64_t)t->node_size;
+    uint64_t first_lib = first_user + (uint64_t)t->signal_slots;
+
+    if (index >= SHARDTAB_PAD_HEADER && index < first_user)
+        snprintf(out, bytes, "the barrier arrival of node rank %d (rank %d)",
+                 (int)(index - SHARDTAB_PAD_HEADER),
+                 t->members[index - SHARDTAB_PAD_HEADER]);
+    else if (index >= first_lib)
+        snprintf(out, bytes, "pad word %llu of the stream-ordered collectives (shardtab_all_reduce, "
+                 "_broadcast, _all_gather)", (unsigned long long)(index - first_lib));
+    else if (index >= first_user)
+        snprintf(out, bytes, "signal slot %llu", (unsigned long long)(index - first_user));
+    else
+        snprintf(out, bytes, "reserved pad slot %llu", (unsigned long long)index);
+}
+
+/* A collective call as its descriptor says it (shardtab_coll_call). */
+static void describe_call(uint64_t call, char *out, size_t bytes)
+{
+    static const char *const kinds[] = {"all-gather", "all-reduce", "broadcast", "stream collective",
+                                        "kind 4", "kind 5", "kind 6", "kind 7"};
+    static const char *const ops[] = {"sum", "min", "max", "op 3"};
+    static const char *const types[] = {"float", "double", "int64", "type 3"};
+    snprintf(out, bytes, "%s (op %s, type %s, root %d, count %d)", kinds[call & 7],
+             ops[(call >> 3) & 3], types[(call >> 5) & 3], (int)((call >> 7) & 1023),
+             (int)((call >> 17) & 0x7fff));
+}
+
+/* A stream-ordered collective's call word (call_word.h), in words. */
+static void describe_stream_call(uint64_t word, char *out, size_t bytes)
+{
+    static const char *const ops[] = {"sum", "min", "max"};
+    static const char *const types[] = {"float", "double", "int64"};
+    const st_call_word_t w = st_call_word_unpack(word);
+
+    snprintf(out, bytes, "%s (op %s, type %s, root %u, %s, count %llu)", st_call_kind_name(w.kind),
+             w.op < 3 ? ops[w.op] : "?", w.type < 3 ? types[w.type] : "?", w.root,
+             st_call_algo_name(w.algo), (unsigned long long)w.count);
+}
+
+/* A stream-ordered collective whose ranks' calls differ (ST_PHASE_SYNC). */
+static shardtab_status_t stream_call_failure(const shardtab_t *t, const uint64_t *header,
+                                             uint64_t peer, int peer_rank)
+{
+    const uint64_t which = header[SHARDTAB_PAD_ERR_SLOT] - (uint64_t)(SHARDTAB_PAD_HEADER + t->node_size +
+                                                                     t->signal_slots);
+    const uint64_t want = header[SHARDTAB_PAD_ERR_WANT], seen = header[SHARDTAB_PAD_ERR_SEEN];
+    char mine[160], theirs[160];
+
+    if (seen == ST_ARGS_INVALID) /* a consequence: that rank's own message is the cause */
+        return st_fail(SHARDTAB_ERR_ABORTED,
+                       "a stream-ordered collective stopped: node rank %llu (rank %d) made a call "
+                       "that failed its own checks (its message says which)",
+                       (unsigned long long)peer, peer_rank);
+    if (want == ST_ARGS_INVALID)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "a stream-ordered collective stopped: node rank %d made a call that failed "
+                       "its own checks", t->node_rank);
+    if (which == 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "the ranks disagree on a stream-ordered collective: node rank %d called it "
+                       "at byte offset %llu, node rank %llu (rank %d) at %llu; every rank must pass "
+                       "the same arguments", t->node_rank, (unsigned long long)want,
+                       (unsigned long long)peer, peer_rank, (unsigned long long)seen);
+    describe_stream_call(want, mine, sizeof mine);
+    describe_stream_call(seen, theirs, sizeof theirs);
+    return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                   "the ranks disagree on a stream-ordered collective: node rank %d called %s, node "
+                   "rank %llu (rank %d) %s; every rank must make the same calls, in the same order, "
+                   "with the same arguments (SHARDTAB_ALL_REDUCE_ALGO and _CUTOVER too)",
+                   t->node_rank, mine, (unsigned long long)peer, peer_rank, theirs);
+}
+
+/* The message of a refused collective call (SHARDTAB_WAIT_MISMATCH, _CORRUPT, _MISUSE). */
+static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t *header)
+{
+    char where[160], mine[96], theirs[96];
+    const uint64_t peer = header[SHARDTAB_PAD_ERR_TICKS];
+    const int peer_rank = peer < (uint64_t)t->node_size ? t->members[peer] : -1;
+
+    describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], where, sizeof where);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CORRUPT)
+        return st_fail(SHARDTAB_ERR_DESCRIPTOR,
+                       "node rank %d read a collective deposit of node rank %llu (rank %d) at %s "
+                       "whose values fail their checksum (0x%08llx read, 0x%08llx deposited): "
+                       "something wrote into those pad slots between the deposit and the read "
+                       "(slots shared with signals or another collective?)",
+                       t->node_rank, (unsigned long long)peer, peer_rank, where,
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISMATCH &&
+        header[SHARDTAB_PAD_ERR_CMP] == ST_CMP_STREAM_ARGS)
+        return stream_call_failure(t, header, peer, peer_rank);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISMATCH) {
+        uint64_t want = header[SHARDTAB_PAD_ERR_WANT], seen = header[SHARDTAB_PAD_ERR_SEEN];
+        if (header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_CMP_GE) /* the epoch word */
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "the ranks disagree on a collective's calls at %s: node rank %d is at "
+                           "its call %llu, and node rank %llu (rank %d) deposited its call %llu "
+                           "there; every rank of the node must make the same calls, in the same "
+                           "order", where, t->node_rank, (unsigned long long)want,
+                           (unsigned long long)peer, peer_rank, (unsigned long long)seen);
+        describe_call(want, mine, sizeof mine);
+        describe_call(seen, theirs, sizeof theirs);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "the ranks disagree on a collective call at %s: node rank %d called %s, "
+                       "node rank %llu (rank %d) %s; every rank of the node must make the same "
+                       "calls, in the same order",
+                       where, t->node_rank, mine, (unsigned long long)peer, peer_rank, theirs);
+    }
+    switch (header[SHARDTAB_PAD_ERR_WANT]) {
+    case SHARDTAB_MISUSE_COUNT:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a collective with count %lld, above the values it "
+                       "was made for (shardtab_coll)", t->node_rank,
+                       (long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    case SHARDTAB_MISUSE_RANGE:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a collective whose slots run past the %d user "
+                       "slots of the pad (it needs SHARDTAB_COLL_SLOTS(node_size, values) from "
+                       "its first slot): raise signal_slots in shardtab_create_with",
+                       t->node_rank, t->signal_slots);
+    case SHARDTAB_MISUSE_OP:
+        describe_call(header[SHARDTAB_PAD_ERR_SEEN], mine, sizeof mine);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a collective with an unknown op, type or kind: %s",
+                       t->node_rank, mine);
+    case SHARDTAB_MISUSE_THIRD:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d started a third call of one collective before finishing "
+                       "the first (at most two in flight: shardtab_coll_finish_block first)",
+                       t->node_rank);
+    case SHARDTAB_MISUSE_NOTHING:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d finished a collective call it never started", t->node_rank);
+    case SHARDTAB_MISUSE_ROOT:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a broadcast from root %lld, outside the node's %d "
+                       "ranks", t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN],
+                       t->node_size);
+    default:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "node rank %d misused a collective (reason %llu)",
+                       t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_WANT]);
+    }
+}
+
+shardtab_status_t shardtab_signal_check(const shardtab_t *t)
+{
+    uint64_t header[SHARDTAB_PAD_HEADER];
+    shardtab_status_t status;
+    char what[160];
+
+    status = st_check_table(t, "shardtab_signal_check");
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    /* the barriers of shardtab_barrier_on_stream may be on other streams */
+    status = st_backend()->barrier_wait(t->barrier_order);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->copy_async(header, t->pad.local, sizeof header, t->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(t->stream);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISMATCH ||
+        header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CORRUPT ||
+        header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISUSE)
+        return collective_failure(t, header);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CONCURRENT &&
+        header[SHARDTAB_PAD_ERR_SLOT] != SHARDTAB_PAD_BUSY) {
+        describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], what, sizeof what);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d entered a collective (its claim at %s) while another call "
+                       "of the same collective still ran on this rank (two blocks or two "
+                       "streams at once): the second was refused and the node stopped; give "
+                       "concurrent collectives distinct slots", t->node_rank, what);
+    }
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CONCURRENT)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d entered a barrier of this table while another of its "
+                       "barriers still ran (two streams or two blocks at once); they would "
+                       "share one arrival number, so the second was refused and the node "
+                       "stopped: run one barrier at a time per rank (shardtab_barrier_on_stream "
+                       "orders its own calls; call shardtab_barrier_block from one block)",
+                       t->node_rank);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT) {
+        describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], what, sizeof what);
+        return st_fail(SHARDTAB_ERR_TIMEOUT,
+                       "a device-side wait gave up after %.2f s (limit %.3g s, "
+                       "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for %s to be %s %llu, "
+                       "and it held %llu; the rank that should have signalled it is late, "
+                       "stuck or gone",
+                       (double)header[SHARDTAB_PAD_ERR_TICKS] / t->clock_hz, t->wait_timeout_s,
+                       t->node_rank, what,
+                       header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_CMP_EQ ? "==" : ">=",
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    }
+    if (header[SHARDTAB_PAD_ABORT] != 0) {
+        uint64_t q = header[SHARDTAB_PAD_ABORT] - 1;
+        return st_fail(SHARDTAB_ERR_ABORTED,
+                       "stopped: node rank %llu (rank %d) gave up a device-side wait first",
+                       (unsigned long long)q,
+                       q < (uint64_t)t->node_size ? t->members[q] : -1);
+    }
+    return SHARDTAB_SUCCESS;
+}
