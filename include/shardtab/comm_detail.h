@@ -105,6 +105,22 @@ SHARDTAB_DEVFN uint64_t shardtab_coll_call(int kind, int op, int type, int root,
            (uint64_t)(root & 1023) << 7 | (uint64_t)(count & 0x7fff) << 17;
 }
 
+/* The fields of a call's word, as shardtab_coll_call packed them (the library
+ * reads them back to name a call in a message). */
+typedef struct shardtab_coll_call_fields {
+    int kind, op, type, root, count;
+} shardtab_coll_call_fields_t;
+SHARDTAB_DEVFN shardtab_coll_call_fields_t shardtab_coll_call_unpack(uint64_t call)
+{
+    shardtab_coll_call_fields_t f;
+    f.kind = (int)(call & 7);
+    f.op = (int)((call >> 3) & 3);
+    f.type = (int)((call >> 5) & 3);
+    f.root = (int)((call >> 7) & 1023);
+    f.count = (int)((call >> 17) & 0x7fff);
+    return f;
+}
+
 /* The descriptor's high half: a checksum of the epoch and the values deposited. */
 SHARDTAB_DEVFN uint32_t shardtab_coll_hash(uint32_t h, uint64_t w)
 {

@@ -38,9 +38,9 @@ static void describe_call(uint64_t call, char *out, size_t bytes)
                                         "kind 4", "kind 5", "kind 6", "kind 7"};
     static const char *const ops[] = {"sum", "min", "max", "op 3"};
     static const char *const types[] = {"float", "double", "int64", "type 3"};
-    snprintf(out, bytes, "%s (op %s, type %s, root %d, count %d)", kinds[call & 7],
-             ops[(call >> 3) & 3], types[(call >> 5) & 3], (int)((call >> 7) & 1023),
-             (int)((call >> 17) & 0x7fff));
+    shardtab_coll_call_fields_t f = shardtab_coll_call_unpack(call);
+    snprintf(out, bytes, "%s (op %s, type %s, root %d, count %d)", kinds[f.kind], ops[f.op],
+             types[f.type], f.root, f.count);
 }
 
 /* A stream-ordered collective's call word (call_word.h), in words. */

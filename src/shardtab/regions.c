@@ -62,7 +62,7 @@ shardtab_status_t st_table_peers_close(shardtab_t *t)
 /* ---- step 2: the signal pad ---------------------------------------------- */
 
 /* the header, the barrier's arrivals, the user's slots, then the library's
- * collective (shardtab_comm.h: the stream-ordered collectives' deposits) */
+ * collective (collective_body.h: the stream-ordered collectives' deposits) */
 static size_t pad_bytes(int node_size, int slots)
 {
     return ((size_t)SHARDTAB_PAD_HEADER + (size_t)node_size + (size_t)slots +
