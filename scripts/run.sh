@@ -67,7 +67,9 @@ fi
 
 # shellcheck source=scripts/mpi-env.sh
 source "$top/scripts/mpi-env.sh"
-cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND="${SHARDTAB_BACKEND:-auto}" >/dev/null
+# the program alone, as a user runs it: no tests, no test hooks
+cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND="${SHARDTAB_BACKEND:-auto}" -DSHARDTAB_BUILD_TESTS=OFF \
+  -DSHARDTAB_TEST_HOOKS=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target multi_scal >/dev/null
 
 # ---- one rank per GPU ---------------------------------------------------------------------

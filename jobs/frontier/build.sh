@@ -55,6 +55,7 @@ CC=cc cmake -S "$repo" -B "$build_dir" \
   -DSHARDTAB_BACKEND=hip \
   -DCMAKE_HIP_ARCHITECTURES="$hip_arch" \
   -DCMAKE_BUILD_TYPE="$build_type" \
+  -DSHARDTAB_BUILD_TESTS=OFF -DSHARDTAB_TEST_HOOKS=OFF \
   -DCMAKE_EXE_LINKER_FLAGS="$gtl_dir $gtl_libs"
 cmake --build "$build_dir" -j 8
 

@@ -3,6 +3,7 @@
  * SHARDTAB_FAULT injection points, integer variables and the host memory
  * left to this process (shardtab_host_memory_available). */
 #include "internal.h"
+#include "test_hooks.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -186,11 +187,14 @@ int st_fault_parse(const char *text, st_fault_step_t *step, int *rank)
 
 shardtab_status_t st_fault_check(st_fault_step_t step)
 {
-    const char *text = getenv("SHARDTAB_FAULT");
+    const char *text;
+    char refused[256];
     st_fault_step_t target;
     int rank, me = -1;
 
-    if (text == NULL || *text == '\0')
+    if (test_hook_read("SHARDTAB_FAULT", &text, refused, sizeof refused) != 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s", refused);
+    if (text == NULL)
         return SHARDTAB_SUCCESS;
     if (st_fault_parse(text, &target, &rank) != 0)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,

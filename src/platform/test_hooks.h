@@ -1,0 +1,56 @@
+/* test_hooks.h - the test hooks: environment variables that plant a fault or
+ * stand in for the machine, so that a test can prove a check fails. They are
+ * read only in a build configured with SHARDTAB_TEST_HOOKS=ON (the test build,
+ * the default where the tests are built); any other build refuses each one
+ * that is set, with a message, rather than ignoring it.
+ *
+ * Every hook, in this one place:
+ *   SHARDTAB_FAULT=<step>:<rank>     the library: a failure at a step of create
+ *                                    or destroy (alloc, export, exchange, open,
+ *                                    upload, close, free) on that world rank
+ *   MULTI_SCAL_TEST_CORRUPT=<index>  multi_scal: that element nudged by one ulp
+ *                                    after the kernels (the verifier must see it)
+ *   MULTI_SCAL_TEST_MEMORY=<bytes>   multi_scal: the host memory available
+ *   JACOBI_TEST_FAULT=<solve>:<kind>:<row>:<col>:<iteration>
+ *                                    jacobi: a planted bug (jacobi_options.h)
+ *   JACOBI_TEST_CORRUPT=<spec>       jacobi: a result point changed before the
+ *                                    checks (jacobi_verify.c)
+ *   JACOBI_TEST_SKIP_SIGNAL=<rank>   jacobi: that rank never signals its neighbours
+ *   JACOBI_TEST_SLOW_RANK=<rank>     jacobi: that rank's temporal passes start late
+ *                                    (host backend)
+ *   JACOBI_TEST_STALL=<rank>         jacobi: that rank stops before its solve
+ */
+#ifndef SHARDTAB_TEST_HOOKS_H
+#define SHARDTAB_TEST_HOOKS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef SHARDTAB_TEST_HOOKS
+#define SHARDTAB_HAVE_TEST_HOOKS 1
+#else
+#define SHARDTAB_HAVE_TEST_HOOKS 0
+#endif
+
+/* Hook `name`'s text into *text: NULL where it is unset or empty. Returns 0;
+ * or, in a build without test hooks where it is set, -1 with a message in err
+ * (the caller refuses the run as bad usage). */
+static inline int test_hook_read(const char *name, const char **text, char *err, size_t err_bytes)
+{
+    const char *value = getenv(name);
+
+    *text = NULL;
+    if (value == NULL || *value == '\0')
+        return 0;
+    if (!SHARDTAB_HAVE_TEST_HOOKS) {
+        snprintf(err, err_bytes,
+                 "%s is set, but it is a test hook and this build has none: unset it (a test "
+                 "build, configured with -DSHARDTAB_TEST_HOOKS=ON, reads it)",
+                 name);
+        return -1;
+    }
+    *text = value;
+    return 0;
+}
+
+#endif /* SHARDTAB_TEST_HOOKS_H */

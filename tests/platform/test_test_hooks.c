@@ -1,0 +1,69 @@
+/* test_test_hooks.c - pins src/platform/test_hooks.h, compiled twice: with the
+ * hooks (the test build) a set hook's text is read and an unset or empty one
+ * is NULL; without them (TEST_HOOKS_OFF: the installed build) an unset or empty
+ * hook is NULL and a set one is refused with a message that names it and says
+ * what build reads it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef TEST_HOOKS_OFF
+#  undef SHARDTAB_TEST_HOOKS
+#endif
+#include "test_hooks.h"
+
+static void unset_or_empty_is_null(void **state)
+{
+    (void)state;
+    const char *text = "not touched";
+    char err[256] = "";
+
+    unsetenv("JACOBI_TEST_STALL");
+    assert_int_equal(test_hook_read("JACOBI_TEST_STALL", &text, err, sizeof err), 0);
+    assert_null(text);
+    setenv("JACOBI_TEST_STALL", "", 1);
+    text = "not touched";
+    assert_int_equal(test_hook_read("JACOBI_TEST_STALL", &text, err, sizeof err), 0);
+    assert_null(text);
+    assert_string_equal(err, "");
+    unsetenv("JACOBI_TEST_STALL");
+}
+
+static void set_hook(void **state)
+{
+    (void)state;
+    const char *text = NULL;
+    char err[256] = "";
+
+    setenv("SHARDTAB_FAULT", "open:1", 1);
+    int rc = test_hook_read("SHARDTAB_FAULT", &text, err, sizeof err);
+#ifdef TEST_HOOKS_OFF
+    assert_int_equal(SHARDTAB_HAVE_TEST_HOOKS, 0);
+    assert_int_equal(rc, -1);
+    assert_null(text);
+    assert_string_equal(err, "SHARDTAB_FAULT is set, but it is a test hook and this build has "
+                             "none: unset it (a test build, configured with "
+                             "-DSHARDTAB_TEST_HOOKS=ON, reads it)");
+#else
+    assert_int_equal(SHARDTAB_HAVE_TEST_HOOKS, 1);
+    assert_int_equal(rc, 0);
+    assert_non_null(text);
+    assert_string_equal(text, "open:1");
+    assert_string_equal(err, "");
+#endif
+    unsetenv("SHARDTAB_FAULT");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(unset_or_empty_is_null),
+        cmocka_unit_test(set_hook),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
