@@ -58,9 +58,6 @@
 #ifndef JACOBI_TEMPORAL_H
 #define JACOBI_TEMPORAL_H
 
-#include <math.h>
-#include <stdio.h>
-
 #include "jacobi_onchip.h" /* jacobi_block_partial, jacobi_block_total, jacobi_block_sum */
 #include "jacobi_op.h"
 #include "jacobi_protocol.h"
@@ -740,75 +737,5 @@ SHARDTAB_DEVFN void jacobi_temporal_finish(const jacobi_step_t *s, jacobi_pass_t
         rec[JACOBI_TRACE_END] = now;
     }
 }
-
-/* ---- the plans' side (host code) ------------------------------------------------------- */
-
-/* Why this solve cannot run in temporal passes of up to depth, whatever the
- * device: 0, or 1 with the reason in why. The norm decided on the device (a
- * job of one node); a rank alone reads its own rows as its ghost rows; a rank
- * with neighbours (of its node: variant table) needs their deep ghost rows
- * wired, and at least depth rows of its own, the rows it gives them a pass.
- * (A rank alone needs none of this.) */
-static inline int jacobi_temporal_unfit(const jacobi_step_t *s, int depth, char *why, size_t why_bytes)
-{
-    const int top = s->top_peer >= 0, bottom = s->bottom_peer >= 0;
-
-    if (!s->device_norm || !s->top_dest[0] || !s->bottom_dest[0]) {
-        snprintf(why, why_bytes, "temporal passes need every neighbour on the node and the norm decided on "
-                 "the device (variant table, a job of one node)");
-        return 1;
-    }
-    if ((top || bottom) && (!s->device_sync || (top && !s->deep_top_dest[0]) ||
-                            (bottom && !s->deep_bottom_dest[0]))) {
-        snprintf(why, why_bytes, "temporal passes between ranks need the neighbours' deep ghost rows through "
-                 "the table (variant table)");
-        return 1;
-    }
-    if ((top || bottom) && s->rows < depth) {
-        snprintf(why, why_bytes, "a rank of %d rows cannot give its neighbours the %d rows a temporal pass "
-                 "of depth %d reads past its edge: fewer ranks, or JACOBI_TEMPORAL_DEPTH=%d",
-                 s->rows, depth, depth, s->rows % 2 ? s->rows : s->rows - 1);
-        return 1;
-    }
-    return 0;
-}
-
-/* The tile a plan cuts for depth (odd, 1 to JACOBI_TEMPORAL_MAX_DEPTH): cols x
- * rows own points (rows: at most the rank's); the tiles that cover the rank.
- * (What a block shares, jacobi_temporal_buffer_values, does not depend on the
- * rows: 14 KB for 256 threads at depth 7, static in the GPU kernel.) */
-static inline void jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows)
-{
-    s->temporal_depth = depth;
-    s->temporal_cols = cols;
-    s->temporal_rows = rows < s->rows ? rows : s->rows;
-    s->temporal_tiles_x = (s->nx - 2 + cols - 1) / cols;
-    s->temporal_tiles_y = (s->rows + s->temporal_rows - 1) / s->temporal_rows;
-}
-
-/* The own rows a tile streams where the tuning leaves it to the plan. A
- * tile of R rows reads 2 d more (its halo: the pass costs (R + 2 d) / R of
- * its own rows), and the last of the tiles leave the device partly idle for
- * about half a tile's time (proportional to R + 2 d); the sum is least at
- * R = sqrt(4 d tiles_x rows / blocks_at_once). Measured on an H200 (runs 9
- * and 10, docs/performance.md), the best of 16 to 512 rows: 256, 128 and 64 at
- * 16384^2, 8192^2 and 4096^2 with 4 blocks a multiprocessor (this gives 243,
- * 121 and 61; with the 3 the kernel is built for, 280, 140 and 70), and 64
- * at 2048^2, where fewer tiles than fill the device make the halo the larger
- * cost: no fewer than 64. */
-static inline int jacobi_temporal_auto_rows(const jacobi_step_t *s, int depth, int cols, long blocks_at_once)
-{
-    const double tiles_x = (double)((s->nx - 2 + cols - 1) / cols);
-    const long rows = lround(sqrt(4.0 * depth * tiles_x * s->rows / (double)(blocks_at_once > 0 ? blocks_at_once : 1)));
-    return (int)(rows < 64 ? 64 : rows > 4096 ? 4096 : rows);
-}
-
-#if defined(SHARDTAB_DEVICE_HOST)
-/* The host backend's temporal plan (jacobi_temporal_host.c), for
- * jacobi_sweep_host.c: sized and allocated (0, or 1 with the reason), freed, run. */
-int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t why_bytes);
-void jacobi_temporal_host_release(jacobi_step_t *s);
-void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count);
-#endif
 
 #endif /* JACOBI_TEMPORAL_H */

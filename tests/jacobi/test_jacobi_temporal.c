@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "jacobi_op.h"
+#include "jacobi_plan.h" /* jacobi_plan_create, the temporal cut */
 #include "jacobi_sweep.h"
 #include "jacobi_temporal.h"
 
