@@ -320,7 +320,7 @@ static void test_options_long_flag_given_a_value_names_the_flag_as_typed(void **
 }
 
 /* getopt_long answers '?' for "--a" as for "--bogus"; the message must say
- * that the prefix is ambiguous and list what it could be (issue 11). */
+ * that the prefix is ambiguous and list what it could be. */
 static void test_options_ambiguous_long_option_lists_the_candidates(void **state)
 {
     char *a[] = {"multi_scal", "--a"};
@@ -365,8 +365,8 @@ static void test_options_bench_max_given_only_when_on_the_command_line(void **st
 }
 
 /* The default sweep is capped to the largest x4 step that fits a node's ranks;
- * unknown memory (0) or a size that fits keeps it (issue 11: `--bench` on a
- * 24 GiB machine reached 4 GiB per shard and was OOM-killed). */
+ * unknown memory (0) or a size that fits keeps it (uncapped, `--bench` on a
+ * 24 GiB machine reaches 4 GiB per shard and is OOM-killed). */
 static void test_options_bench_fit_caps_the_default_to_what_fits(void **state)
 {
     ms_options_t o;
