@@ -1,10 +1,10 @@
 /* jacobi_plan.c - the jacobi program's launch plans, written once for every
  * backend (plain C, compiled into each build's kernels): the table of launch
  * modes (jacobi_launch.h), a plan made, run and destroyed through its mode's
- * entry, what each mode needs of a rank's problem, the tiles' cuts, and the
- * pacing of chunked launches. The backends' hooks (jacobi_plan.h) do what
- * needs the device: sizing by occupancy, allocations, the launches. */
-#include <math.h>
+ * entry, what each mode needs of a rank's problem, and the pacing of chunked
+ * launches. The backends' hooks (jacobi_plan.h) do what needs the device:
+ * sizing by occupancy (with the cuts of jacobi_cut.c), allocations, the
+ * launches. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +61,48 @@ static int temporal_fits(const jacobi_plan_t *plan, char *why, size_t why_bytes)
     return 0;
 }
 
-/* Stream and graph launches: chunks of steps, paced. */
+/* ---- runs paced in chunks: stream and graph launches, temporal passes ------------- */
+
+/* Enqueues `total` units (steps, passes) by enqueue(plan, n), in chunks of
+ * JACOBI_CHUNK_STEPS with at most two in flight: before a third, the first
+ * waited for, and none more once the device has stopped the solve. 0 or a
+ * runtime code. */
+static int pace(jacobi_plan_t *plan, int total, int (*enqueue)(jacobi_plan_t *plan, int n))
+{
+    int err = 0;
+
+    for (int chunk = 0; total > 0 && err == 0; chunk++) {
+        const int n = total < JACOBI_CHUNK_STEPS ? total : JACOBI_CHUNK_STEPS;
+        if (chunk >= 2) {
+            int stopped = 0;
+            err = jacobi_backend_wait(plan, chunk & 1, &stopped);
+            if (err != 0 || stopped)
+                break;
+        }
+        err = enqueue(plan, n);
+        if (err == 0)
+            err = jacobi_backend_mark(plan, chunk & 1);
+        total -= n;
+    }
+    return err;
+}
+
 static int run_steps(jacobi_plan_t *plan, int count)
 {
-    return jacobi_plan_pace(plan, count, jacobi_steps_enqueue);
+    return pace(plan, count, jacobi_steps_enqueue);
+}
+
+/* A temporal run: its start, then its passes, as many as a run of count
+ * iterations needs at most: as many as the deepest odd depth takes, two more
+ * for a run of an even count, two for a pass run again after a stop (a pass
+ * with nothing left returns at once, and a GPU's still starts its grid: the
+ * pacing enqueues none once the device has stopped the solve). */
+static int run_passes(jacobi_plan_t *plan, int count)
+{
+    const int depth = plan->step.temporal_depth;
+    int err = jacobi_temporal_start(plan, count);
+
+    return err != 0 ? err : pace(plan, (count + depth - 1) / depth + 4, jacobi_temporal_enqueue);
 }
 
 /* ---- the table ---------------------------------------------------------------------- */
@@ -110,7 +148,7 @@ static const jacobi_launch_mode_t modes[JACOBI_LAUNCH_COUNT] = {
                                 .instead = "persistent",
                                 .fits = temporal_fits,
                                 .size = jacobi_temporal_size,
-                                .run = jacobi_temporal_run,
+                                .run = run_passes,
                                 .release = jacobi_temporal_release},
 };
 
@@ -203,78 +241,4 @@ const char *jacobi_error_string(int code)
     if (code == JACOBI_PLAN_NOT_RESIDENT)
         return "the persistent or on-chip grid cannot run here";
     return jacobi_backend_error_string(code);
-}
-
-/* ---- pacing ------------------------------------------------------------------------- */
-
-int jacobi_plan_pace(jacobi_plan_t *plan, int total, int (*enqueue)(jacobi_plan_t *plan, int n))
-{
-    int err = 0;
-
-    for (int chunk = 0; total > 0 && err == 0; chunk++) {
-        const int n = total < JACOBI_CHUNK_STEPS ? total : JACOBI_CHUNK_STEPS;
-        if (chunk >= 2) {
-            int stopped = 0;
-            err = jacobi_backend_wait(plan, chunk & 1, &stopped);
-            if (err != 0 || stopped)
-                break;
-        }
-        err = enqueue(plan, n);
-        if (err == 0)
-            err = jacobi_backend_mark(plan, chunk & 1);
-        total -= n;
-    }
-    return err;
-}
-
-/* ---- the cuts ------------------------------------------------------------------------ */
-
-void jacobi_step_cut(jacobi_step_t *s, int blocks, int min_rows)
-{
-    int strips = blocks / s->blocks_x, per_strip;
-
-    if (strips > (s->rows + min_rows - 1) / min_rows)
-        strips = (s->rows + min_rows - 1) / min_rows;
-    if (strips < 1)
-        strips = 1;
-    per_strip = (s->rows + strips - 1) / strips;
-    s->rows_per_strip = per_strip;
-    s->strips = (s->rows + per_strip - 1) / per_strip;
-}
-
-void jacobi_onchip_cut(jacobi_step_t *s, int tiles, int rows, int warps)
-{
-    s->tiles = tiles;
-    s->tile_rows = rows;
-    s->tile_warps = warps;
-    s->blocks_x = 1; /* a rank's edge is one tile's: it signals alone */
-    s->strips = tiles;
-    s->rows_per_strip = rows;
-    /* twice the pads' limit: a wait on a neighbour rank, upstream, is the one to report */
-    s->wait_ticks = 2 * (s->sig.mine ? s->sig.timeout_ticks : (uint64_t)(10.0 * jacobi_clock_hz()));
-}
-
-void jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows)
-{
-    s->temporal_depth = depth;
-    s->temporal_cols = cols;
-    s->temporal_rows = rows < s->rows ? rows : s->rows;
-    s->temporal_tiles_x = (s->nx - 2 + cols - 1) / cols;
-    s->temporal_tiles_y = (s->rows + s->temporal_rows - 1) / s->temporal_rows;
-}
-
-/* A tile of R rows reads 2 d more (its halo: the pass costs (R + 2 d) / R of
- * its own rows), and the last of the tiles leave the device partly idle for
- * about half a tile's time (proportional to R + 2 d); the sum is least at
- * R = sqrt(4 d tiles_x rows / blocks_at_once). Measured on an H200
- * (docs/performance.md), the best of 16 to 512 rows: 256, 128 and 64 at
- * 16384^2, 8192^2 and 4096^2 with 4 blocks a multiprocessor (this gives 243,
- * 121 and 61; with the 3 the kernel is built for, 280, 140 and 70), and 64
- * at 2048^2, where fewer tiles than fill the device make the halo the larger
- * cost: no fewer than 64. */
-int jacobi_temporal_auto_rows(const jacobi_step_t *s, int depth, int cols, long blocks_at_once)
-{
-    const double tiles_x = (double)((s->nx - 2 + cols - 1) / cols);
-    const long rows = lround(sqrt(4.0 * depth * tiles_x * s->rows / (double)(blocks_at_once > 0 ? blocks_at_once : 1)));
-    return (int)(rows < 64 ? 64 : rows > 4096 ? 4096 : rows);
 }

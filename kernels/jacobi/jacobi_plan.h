@@ -1,9 +1,9 @@
 /* jacobi_plan.h - the plans' backend interface, for kernels/jacobi alone: the
  * plan (one struct for every backend), the hooks each backend implements (for
  * HIP and CUDA in jacobi_plan.hip, jacobi_onchip.hip and jacobi_temporal.hip;
- * for CPUs in their _host.c twins), and the neutral code of jacobi_plan.c
- * that they call: the cuts and the pacing. The modes' table (jacobi_launch.h)
- * names which hook runs which mode. */
+ * for CPUs in their _host.c twins), which the neutral code of jacobi_plan.c
+ * calls through the modes' table (jacobi_launch.h), and the cuts the hooks
+ * call in turn (jacobi_cut.c). */
 #ifndef JACOBI_PLAN_H
 #define JACOBI_PLAN_H
 
@@ -39,8 +39,9 @@ struct jacobi_plan {
  * released: 0 or a runtime code. */
 int jacobi_backend_open(jacobi_plan_t *plan);
 void jacobi_backend_close(jacobi_plan_t *plan);
-/* Pacing: waits for the chunk marked in `slot` (0 or 1) to finish; *stopped:
- * the device has stopped the solve. And the mark after a chunk enqueued. */
+/* The pacing of chunked runs (jacobi_plan.c): waits for the chunk marked in
+ * `slot` (0 or 1) to finish, *stopped: nothing more need be enqueued (the
+ * device has stopped the solve); and the mark after a chunk enqueued. */
 int jacobi_backend_wait(jacobi_plan_t *plan, int slot, int *stopped);
 int jacobi_backend_mark(jacobi_plan_t *plan, int slot);
 /* The runtime code of a failed host allocation, and any code's text. */
@@ -61,17 +62,15 @@ int jacobi_onchip_run(jacobi_plan_t *plan, int count);
 void jacobi_onchip_release(jacobi_plan_t *plan);
 
 /* ---- every backend's hooks: temporal (jacobi_temporal.hip, jacobi_temporal_host.c) ---- */
+/* size and release as the table's; a run is start (its end at count
+ * iterations from here), then chunks of enqueue (`passes` passes), paced. */
 int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes);
-int jacobi_temporal_run(jacobi_plan_t *plan, int count);
+int jacobi_temporal_start(jacobi_plan_t *plan, int count);
+int jacobi_temporal_enqueue(jacobi_plan_t *plan, int passes);
 void jacobi_temporal_release(jacobi_plan_t *plan);
 
-/* ---- the neutral code they call (jacobi_plan.c) ------------------------------------- */
+/* ---- the cuts the hooks call (jacobi_cut.c) ----------------------------------------- */
 
-/* Enqueues `total` units (steps, passes) by enqueue(plan, n), in chunks of
- * JACOBI_CHUNK_STEPS with at most two in flight: before a third, the first
- * waited for, and none more once the device has stopped the solve. 0 or a
- * runtime code. */
-int jacobi_plan_pace(jacobi_plan_t *plan, int total, int (*enqueue)(jacobi_plan_t *plan, int n));
 /* Cuts the rows into tiles for a grid of about `blocks` blocks: blocks_x
  * along x (set), strips of at least min_rows rows (JACOBI_MIN_STRIP_ROWS:
  * shorter strips cost more in partial sums than they gain). */

@@ -2,7 +2,7 @@
  * (jacobi_plan.h), beside jacobi_plan.hip's: one tile covers a rank's rows
  * (one "block"), a "launch" is a call of the loops of jacobi_sweep_host.c,
  * and a chunk of steps ends when its last call returns, so the pacing waits
- * for nothing and reads the stop from the solve's own state. */
+ * for nothing, and each step reads the stop from the solve's own state. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,16 +33,12 @@ void jacobi_backend_close(jacobi_plan_t *plan)
     (void)plan;
 }
 
-/* nothing more is run once the solve has stopped, as the GPU's pacing */
-static int stopped(const jacobi_step_t *s)
-{
-    return s->ctl->iteration >= s->ctl->stop_at || s->ctl->failed;
-}
-
 int jacobi_backend_wait(jacobi_plan_t *plan, int slot, int *stop)
 {
-    (void)slot; /* the chunk before is done: its calls have returned */
-    *stop = stopped(&plan->step);
+    /* the chunk before is done, its calls returned; each call of the next
+     * checks the stop itself (a step, or jacobi_temporal_next's pass) */
+    (void)plan, (void)slot;
+    *stop = 0;
     return 0;
 }
 
@@ -85,6 +81,12 @@ int jacobi_graph_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
 void jacobi_graph_release(jacobi_plan_t *plan)
 {
     (void)plan;
+}
+
+/* nothing more is run once the solve has stopped, as on a GPU */
+static int stopped(const jacobi_step_t *s)
+{
+    return s->ctl->iteration >= s->ctl->stop_at || s->ctl->failed;
 }
 
 int jacobi_steps_enqueue(jacobi_plan_t *plan, int steps)

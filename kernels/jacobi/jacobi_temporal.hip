@@ -2,7 +2,7 @@
  * CUDA through gpu_runtime.h): a launch a pass, a block a tile streaming
  * jacobi_temporal.h's whole tile (wait, stream) and, in the pass's last block
  * (a ticket), its finish (signals, close); the mode's hooks (jacobi_plan.h):
- * the tiles sized for the device, a run's passes enqueued and paced. */
+ * the tiles sized for the device, a run's start and its passes enqueued. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -96,16 +96,15 @@ extern "C" int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_b
     return (int)hipMalloc((void **)&s->temporal_partials, (size_t)depth * (size_t)s->temporal_blocks * sizeof(double));
 }
 
-/* The passes a run of count iterations needs at most: as many as the deepest
- * odd depth takes, two more for a run of an even count, two for a pass run
- * again after a stop (a pass with nothing left returns at once). */
-static int temporal_passes(const jacobi_step_t *s, int count)
+/* A run's start: its end, and a fresh ticket. */
+extern "C" int jacobi_temporal_start(jacobi_plan_t *plan, int count)
 {
-    return (count + s->temporal_depth - 1) / s->temporal_depth + 4;
+    jacobi_temporal_begin<<<1, 1, 0, (hipStream_t)plan->stream>>>(plan->step, (uint64_t)count);
+    return (int)hipGetLastError();
 }
 
 /* `passes` passes of the run, one chunk of its pacing. */
-static int enqueue_passes(jacobi_plan_t *plan, int passes)
+extern "C" int jacobi_temporal_enqueue(jacobi_plan_t *plan, int passes)
 {
     const jacobi_step_t *s = &plan->step;
     hipStream_t st = (hipStream_t)plan->stream;
@@ -119,19 +118,6 @@ static int enqueue_passes(jacobi_plan_t *plan, int passes)
         err = hipGetLastError();
     }
     return (int)err;
-}
-
-/* The run's start, then its passes in chunks, paced as the steps are: none
- * is enqueued once the device has stopped the solve (a pass with nothing
- * left would still start its grid). */
-extern "C" int jacobi_temporal_run(jacobi_plan_t *plan, int count)
-{
-    jacobi_temporal_begin<<<1, 1, 0, (hipStream_t)plan->stream>>>(plan->step, (uint64_t)count);
-    hipError_t err = hipGetLastError();
-
-    if (err != hipSuccess)
-        return (int)err;
-    return jacobi_plan_pace(plan, temporal_passes(&plan->step, count), enqueue_passes);
 }
 
 extern "C" void jacobi_temporal_release(jacobi_plan_t *plan)

@@ -20,7 +20,8 @@ _Static_assert(JACOBI_HOST_TEMPORAL_COLS + 2 * JACOBI_TEMPORAL_MAX_DEPTH <= JACO
                "the host's one thread streams every column of a tile");
 
 /* The mode's hooks (jacobi_plan.h): the tiles cut and their sums and buffer
- * allocated (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed, run. */
+ * allocated (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed; a run's
+ * start and its passes. */
 int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {
     jacobi_step_t *s = &plan->step;
@@ -47,15 +48,21 @@ void jacobi_temporal_release(jacobi_plan_t *plan)
     plan->step.temporal_scratch = NULL;
 }
 
-/* The passes one after the other, each tile's in order, until the run has
- * none left (jacobi_temporal_next). */
-int jacobi_temporal_run(jacobi_plan_t *plan, int count)
+/* A run's start: its end, and a fresh ticket. */
+int jacobi_temporal_start(jacobi_plan_t *plan, int count)
+{
+    jacobi_temporal_begin_run(&plan->step, (uint64_t)count);
+    return 0;
+}
+
+/* Up to `passes` passes, each tile's in order, until the run has none left
+ * (jacobi_temporal_next). */
+int jacobi_temporal_enqueue(jacobi_plan_t *plan, int passes)
 {
     const jacobi_step_t *s = &plan->step;
     const int tiles = s->temporal_tiles_x * s->temporal_tiles_y;
 
-    jacobi_temporal_begin_run(s, (uint64_t)count);
-    for (;;) {
+    for (int i = 0; i < passes; i++) {
         const jacobi_pass_t pass = jacobi_temporal_next(s);
         if (pass.depth == 0)
             break;
