@@ -665,33 +665,35 @@ static void test_options_tuning_takes_blocks_from_1_to_64_and_every_compiled_sha
 }
 #undef SHAPE_TEXT
 
+/* The parse of (blocks, shape) fails with exactly `want` (printf'd with bad),
+ * and both values are back to their defaults. */
+static void expect_tuning_error(const char *blocks, const char *shape, const char *want, const char *bad)
+{
+    char text[256];
+    assert_int_equal(tune(blocks, shape), -1);
+    snprintf(text, sizeof text, want, bad);
+    assert_string_equal(err, text);
+    assert_int_equal(opts.blocks_per_sm, 0);
+    assert_int_equal(opts.chunk_shape, 0);
+}
+
 static void test_options_tuning_refuses_a_malformed_value_and_names_it(void **state)
 {
     static const char *const bad_blocks[] = {"0", "65", "abc", "12abc", "-3", " 5", "3.5", "+4",
                                              "99999999999999999999"};
     static const char *const bad_shapes[] = {"256x3", "abc", "256x1x", "256", "x1", "256x1 ", "1024x1"};
-    char want[256];
     (void)state;
-    for (size_t i = 0; i < sizeof bad_blocks / sizeof bad_blocks[0]; i++) {
-        assert_int_equal(tune(bad_blocks[i], "128x2"), -1);
-        snprintf(want, sizeof want,
-                 "invalid SCAL_BLOCKS_PER_SM '%s' (environment): expected an integer from 1 to 64, "
-                 "or unset for the default",
-                 bad_blocks[i]);
-        assert_string_equal(err, want);
-        assert_int_equal(opts.blocks_per_sm, 0);
-        assert_int_equal(opts.chunk_shape, 0);
-    }
-    for (size_t i = 0; i < sizeof bad_shapes / sizeof bad_shapes[0]; i++) {
-        assert_int_equal(tune("8", bad_shapes[i]), -1); /* a good value beside it is undone too */
-        snprintf(want, sizeof want,
-                 "SCAL_CHUNK_SHAPE='%s' is not a compiled shape (256x1, 64x2, 64x4, 128x1, 128x2, "
-                 "128x4, 256x2, 256x4, 512x2)",
-                 bad_shapes[i]);
-        assert_string_equal(err, want);
-        assert_int_equal(opts.blocks_per_sm, 0);
-        assert_int_equal(opts.chunk_shape, 0);
-    }
+    for (size_t i = 0; i < sizeof bad_blocks / sizeof bad_blocks[0]; i++)
+        expect_tuning_error(bad_blocks[i], "128x2",
+                            "invalid SCAL_BLOCKS_PER_SM '%s' (environment): expected an integer from 1 "
+                            "to 64, or unset for the default",
+                            bad_blocks[i]);
+    /* a good value beside a bad one is undone too */
+    for (size_t i = 0; i < sizeof bad_shapes / sizeof bad_shapes[0]; i++)
+        expect_tuning_error("8", bad_shapes[i],
+                            "SCAL_CHUNK_SHAPE='%s' is not a compiled shape (256x1, 64x2, 64x4, 128x1, "
+                            "128x2, 128x4, 256x2, 256x4, 512x2)",
+                            bad_shapes[i]);
 }
 
 static void test_options_tuning_message_is_truncated_to_the_buffer(void **state)
