@@ -42,7 +42,6 @@
 #ifndef JACOBI_ONCHIP_H
 #define JACOBI_ONCHIP_H
 
-#include <stdio.h>
 #include <string.h>
 
 #include "jacobi_op.h"
@@ -382,28 +381,5 @@ SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, ui
             return;
     }
 }
-
-/* ---- the plans' side (host code) ------------------------------------------------------- */
-
-/* Why this solve cannot run on chip, whatever the device: 0, or 1 with the
- * reason in why. The tiles and the norm block alone drive it: every neighbour
- * through the table and the pads (or this rank itself), the norm on the device. */
-static inline int jacobi_onchip_unfit(const jacobi_step_t *s, char *why, size_t why_bytes)
-{
-    if (!s->device_norm || !s->top_dest[0] || !s->bottom_dest[0] ||
-        (!s->device_sync && (s->top_peer >= 0 || s->bottom_peer >= 0))) {
-        snprintf(why, why_bytes, "the on-chip tiles need a solve the device drives alone");
-        return 1;
-    }
-    return 0;
-}
-
-#if defined(SHARDTAB_DEVICE_HOST)
-/* The host backend's on-chip plan (jacobi_onchip_host.c), for jacobi_sweep_host.c:
- * its tiles cut and their edges allocated (0, or 1 with the reason), freed, run. */
-int jacobi_onchip_host_prepare(jacobi_step_t *s, char *why, size_t why_bytes);
-void jacobi_onchip_host_release(jacobi_step_t *s);
-void jacobi_onchip_host_run(const jacobi_step_t *s, uint64_t count);
-#endif
 
 #endif /* JACOBI_ONCHIP_H */

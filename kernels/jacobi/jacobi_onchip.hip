@@ -9,18 +9,19 @@
  * inside a warp, through shuffles.
  *
  * Every instantiation (rows a tile R, threads a block at most TMAX, with or
- * without the test hooks) is listed in jacobi_onchip_kernel_for, which
- * jacobi_plan.hip sizes and launches cooperatively: every block resident at
- * once, as tiles that wait for each other must be.
+ * without the test hooks) is listed in jacobi_onchip_kernel_for, which the
+ * mode's hooks at the end (jacobi_plan.h) size and launch cooperatively:
+ * every block resident at once, as tiles that wait for each other must be.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gpu_runtime.h"
 #include "jacobi_onchip.h"
 #include "jacobi_op.h"
+#include "jacobi_plan.h"
 #include "jacobi_protocol.h"
-#include "jacobi_sweep.h"
 #include "shardtab_device.h"
 
 __device__ static inline float shfl_from_left(float v)
@@ -350,4 +351,104 @@ extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step
     default:
         return NULL;
     }
+}
+
+/* ---- the mode's hooks (jacobi_plan.h) ------------------------------------------------ */
+
+/* The on-chip grid: a block a tile of whole rows, four columns a thread, and
+ * the norm block, every one resident at once (a cooperative launch). Rows a
+ * tile: the tuning's, or the fewest of 2, 4, 8 and 16 for which every tile
+ * and the norm block have a multiprocessor of their own (of this rank's
+ * share of the device): the most parallel cut, each tile's loads and stores
+ * its own multiprocessor's. Fails with JACOBI_PLAN_NOT_RESIDENT, and why,
+ * where the rows do not fit. */
+extern "C" int jacobi_onchip_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
+{
+    static const int choices[] = {2, 4, 8, 16};
+    jacobi_step_t *s = &plan->step;
+    int device, cooperative = 0, sms = 0, warp = 0;
+    hipError_t err = hipGetDevice(&device);
+
+    if (err == hipSuccess)
+        err = hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, device);
+    if (err == hipSuccess)
+        err = hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device);
+    if (err == hipSuccess)
+        err = (hipError_t)jacobi_multiprocessors(&sms);
+    if (err != hipSuccess)
+        return (int)err;
+    if (!cooperative) {
+        snprintf(why, why_bytes, "device %d has no cooperative launch", device);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    if (s->nx % 4 != 0 || s->nx / 4 > 1024) {
+        snprintf(why, why_bytes,
+                 "a tile holds whole rows, four columns a thread of one block: -nx must be a "
+                 "multiple of 4 and at most 4096 (it is %d)",
+                 s->nx);
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    const int threads = (s->nx / 4 + warp - 1) / warp * warp;
+    const int tmax = threads <= 256 ? 256 : threads <= 512 ? 512 : 1024;
+    const int own = jacobi_share_of_device(sms, plan->tuning.device_share);
+    int rows = 0, tiles = 0;
+    for (size_t c = 0; c < sizeof choices / sizeof choices[0] && rows == 0; c++) {
+        const int r = choices[c], n = (s->rows + r - 1) / r;
+        jacobi_persistent_kernel_t kernel = jacobi_onchip_kernel_for(s, r, tmax);
+        int per_sm = 0;
+        if (kernel == NULL || (plan->tuning.onchip_rows && plan->tuning.onchip_rows != r))
+            continue;
+        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, threads, 0);
+        if (err != hipSuccess)
+            return (int)err;
+        /* asked for: as many tiles as are resident; chosen: one a multiprocessor */
+        if (per_sm > 0 && n + 1 <= (plan->tuning.onchip_rows ? per_sm * own : own)) {
+            rows = r;
+            tiles = n;
+        }
+    }
+    if (rows == 0) {
+        snprintf(why, why_bytes,
+                 "%d rows of %d columns do not fit on chip: %s tiles of %d rows, a block each, "
+                 "and the norm block fit %d multiprocessors%s",
+                 s->rows, s->nx, plan->tuning.onchip_rows ? "the" : "up to",
+                 plan->tuning.onchip_rows ? plan->tuning.onchip_rows : 16, own,
+                 own < sms ? " (this rank's share of the device)" : "");
+        return JACOBI_PLAN_NOT_RESIDENT;
+    }
+    jacobi_onchip_cut(s, tiles, rows, threads / warp);
+    const size_t edges = (size_t)4 * (size_t)tiles * (size_t)s->nx * sizeof(uint64_t);
+    const size_t partials = (size_t)4 * (size_t)tiles * (size_t)s->tile_warps * sizeof(uint64_t);
+    err = hipMalloc((void **)&s->edges, edges);
+    if (err == hipSuccess)
+        err = hipMalloc((void **)&s->tile_partials, partials);
+    if (err == hipSuccess)
+        err = hipMemset(s->edges, 0, edges);
+    if (err == hipSuccess)
+        err = hipMemset(s->tile_partials, 0, partials);
+    if (err == hipSuccess)
+        err = hipDeviceSynchronize();
+    if (err != hipSuccess)
+        return (int)err;
+    plan->blocks = tiles + 1;
+    plan->threads = threads;
+    plan->onchip_rows = rows;
+    plan->onchip_tmax = tmax;
+    return 0;
+}
+
+extern "C" int jacobi_onchip_run(jacobi_plan_t *plan, int count)
+{
+    return jacobi_cooperative_run(plan, jacobi_onchip_kernel_for(&plan->step, plan->onchip_rows, plan->onchip_tmax),
+                                  plan->threads, count);
+}
+
+extern "C" void jacobi_onchip_release(jacobi_plan_t *plan)
+{
+    if (plan->step.edges)
+        (void)hipFree(plan->step.edges);
+    if (plan->step.tile_partials)
+        (void)hipFree(plan->step.tile_partials);
+    plan->step.edges = NULL;
+    plan->step.tile_partials = NULL;
 }

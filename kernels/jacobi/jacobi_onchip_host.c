@@ -12,40 +12,38 @@
 
 #include "jacobi_onchip.h"
 #include "jacobi_op.h"
+#include "jacobi_plan.h"
 #include "jacobi_protocol.h"
 #include "jacobi_row_host.h"
-#include "jacobi_sweep.h"
 
 /* Tiles a rank, at most: several, so that tiles meet tiles as well as ranks,
  * and rows that do not split evenly. */
 #define JACOBI_HOST_ONCHIP_TILES 3
 
-int jacobi_onchip_host_prepare(jacobi_step_t *s, char *why, size_t why_bytes)
+/* The mode's hooks (jacobi_plan.h): the tiles cut and their edges allocated
+ * (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed; the run below. */
+int jacobi_onchip_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {
-    s->tiles = s->rows < JACOBI_HOST_ONCHIP_TILES ? s->rows : JACOBI_HOST_ONCHIP_TILES;
-    s->tile_rows = (s->rows + s->tiles - 1) / s->tiles;
-    s->tile_warps = 1;
-    s->blocks_x = 1; /* a rank's edge is one tile's: it signals alone */
-    s->strips = s->tiles;
-    s->rows_per_strip = s->tile_rows;
-    /* twice the pads' limit: a wait on a neighbour rank, upstream, is the one to report */
-    s->wait_ticks = 2 * (s->sig.mine ? s->sig.timeout_ticks : 10 * (uint64_t)1000000000u);
+    jacobi_step_t *s = &plan->step;
+    const int tiles = s->rows < JACOBI_HOST_ONCHIP_TILES ? s->rows : JACOBI_HOST_ONCHIP_TILES;
+
+    jacobi_onchip_cut(s, tiles, (s->rows + tiles - 1) / tiles, 1);
     s->edges = calloc((size_t)4 * (size_t)s->tiles * (size_t)s->nx, sizeof *s->edges);
     s->tile_partials = calloc((size_t)4 * (size_t)s->tiles, sizeof *s->tile_partials);
     if (s->edges == NULL || s->tile_partials == NULL) {
-        jacobi_onchip_host_release(s);
+        jacobi_onchip_release(plan);
         snprintf(why, why_bytes, "no memory for the tiles' edges");
-        return 1;
+        return JACOBI_PLAN_NOT_RESIDENT;
     }
     return 0;
 }
 
-void jacobi_onchip_host_release(jacobi_step_t *s)
+void jacobi_onchip_release(jacobi_plan_t *plan)
 {
-    free(s->edges);
-    free(s->tile_partials);
-    s->edges = NULL;
-    s->tile_partials = NULL;
+    free(plan->step.edges);
+    free(plan->step.tile_partials);
+    plan->step.edges = NULL;
+    plan->step.tile_partials = NULL;
 }
 
 typedef struct onchip_job {
@@ -204,14 +202,15 @@ static void *onchip_thread(void *arg)
     return NULL;
 }
 
-void jacobi_onchip_host_run(const jacobi_step_t *s, uint64_t count)
+int jacobi_onchip_run(jacobi_plan_t *plan, int count)
 {
+    const jacobi_step_t *s = &plan->step;
     jacobi_ctl_t *ctl = s->ctl;
     const int blocks = s->tiles + 1;
     onchip_job_t *jobs = calloc((size_t)blocks, sizeof *jobs);
     pthread_t *threads = calloc((size_t)blocks, sizeof *threads);
     int *started = calloc((size_t)blocks, sizeof *started);
-    const uint64_t k0 = ctl->iteration, end = k0 + count;
+    const uint64_t k0 = ctl->iteration, end = k0 + (uint64_t)count;
 
     if (jobs == NULL || threads == NULL || started == NULL) {
         jacobi_onchip_give_up(s, k0);
@@ -234,4 +233,5 @@ void jacobi_onchip_host_run(const jacobi_step_t *s, uint64_t count)
     free(jobs);
     free(threads);
     free(started);
+    return 0;
 }

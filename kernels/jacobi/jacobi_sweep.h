@@ -1,8 +1,9 @@
 /* jacobi_sweep.h - the launchers the jacobi program calls: Jacobi sweeps of this
  * rank's rows, with their ghost rows, neighbour signals and norm, on the device.
- * One implementation per backend: for HIP and CUDA, the kernels in
- * jacobi_sweep.hip and their launch plans in jacobi_plan.hip; for CPUs,
- * jacobi_sweep_host.c. Host code never sees a <<< >>> launch.
+ * A plan per launch mode (jacobi_launch.h) runs them: its neutral code in
+ * jacobi_plan.c, each backend's hooks beside their kernels (jacobi_plan.hip,
+ * jacobi_sweep.hip, ... for HIP and CUDA; the _host.c twins for CPUs;
+ * jacobi_plan.h says which). Host code never sees a <<< >>> launch.
  *
  * The step, iteration k (parity p = k & 1):
  *   reads  a[p] (this rank's rows) and halo[p] (its ghost rows: [0, nx) the row
@@ -20,7 +21,7 @@
  * bits on every rank), decides after iteration k whether to stop, one
  * iteration late as the anchors do. The host only enqueues.
  *
- * Three ways to run the steps (jacobi_plan_create):
+ * The ways to run the steps (jacobi_plan_create, jacobi_launch.h):
  *   stream      one launch per step; each launch reads its iteration from the
  *               device, and the last block to finish closes the iteration;
  *   graph       the same launches, captured once in a graph and replayed;
@@ -42,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jacobi_launch.h"
 #include "shardtab_comm.h"
 
 #ifdef __cplusplus
@@ -230,18 +232,8 @@ static inline int jacobi_share_of_device(int sms, int share)
  * the defaults. */
 int jacobi_step_shape(jacobi_step_t *step, const jacobi_tuning_t *tuning, uint64_t *partials);
 
-typedef enum jacobi_launch {
-    JACOBI_LAUNCH_STREAM = 0,
-    JACOBI_LAUNCH_GRAPH,
-    JACOBI_LAUNCH_PERSISTENT,
-    JACOBI_LAUNCH_ONCHIP,
-    JACOBI_LAUNCH_TEMPORAL
-} jacobi_launch_t;
-
 /* jacobi_plan_create's answer when a persistent grid cannot be co-resident. */
 #define JACOBI_PLAN_NOT_RESIDENT (-2)
-
-typedef struct jacobi_plan jacobi_plan_t;
 
 /* Everything a launch mode needs that can be done before a clock starts: a
  * graph captured and instantiated (its first replay, in the warm-up solve,
@@ -274,34 +266,6 @@ const char *jacobi_error_string(int code);
 
 #ifdef __cplusplus
 }
-#endif
-
-#if defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
-/* Between the kernels (jacobi_sweep.hip) and their launch plans
- * (jacobi_plan.hip) only: the block size, and the kernel that runs a step.
- * rows_in_flight is the tuning's (0: the kernel's own); a trace or a planted
- * bug picks the kernels built with their hooks. */
-#define JACOBI_BLOCK 256 /* threads per block, all along x */
-typedef void (*jacobi_step_kernel_t)(jacobi_step_t);
-typedef void (*jacobi_persistent_kernel_t)(jacobi_step_t, uint64_t);
-extern "C" jacobi_step_kernel_t jacobi_step_kernel_for(const jacobi_step_t *step, int rows_in_flight);
-extern "C" jacobi_persistent_kernel_t jacobi_persistent_kernel_for(const jacobi_step_t *step,
-                                                                   int rows_in_flight);
-/* The resident blocks a multiprocessor the step kernel is built for, by columns a thread. */
-extern "C" int jacobi_step_kernel_blocks_per_sm(int columns_per_thread);
-/* The on-chip kernel for tiles of up to `rows` rows (2, 4, 8 or 16) and
- * blocks of up to max_threads threads (256, 512 or 1024), or NULL where none
- * is built (16 rows at 1024 threads: no registers left). */
-extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step_t *step, int rows,
-                                                               int max_threads);
-/* --launch temporal (jacobi_temporal.hip): sizes the step's tiles for passes up
- * to depth deep (0, JACOBI_PLAN_NOT_RESIDENT with why, or a runtime code); the
- * passes a run of count iterations needs at most; enqueues a run's start and
- * some of its passes (the plan paces them); frees what sizing allocated. */
-extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int rows, char *why, size_t why_bytes);
-extern "C" int jacobi_temporal_passes(const jacobi_step_t *s, int count);
-extern "C" int jacobi_temporal_enqueue(const jacobi_step_t *s, int start, int count, int passes, void *stream);
-extern "C" void jacobi_temporal_release(jacobi_step_t *s);
 #endif
 
 #endif /* JACOBI_SWEEP_H */

@@ -1,35 +1,25 @@
-/* jacobi_sweep_host.c - the host backend's jacobi "kernels" (--launch onchip: jacobi_onchip_host.c; temporal: jacobi_temporal_host.c): the same per-point
- * work (jacobi_op.h) and the same protocol (jacobi_protocol.h: the waits, the
- * signals, the norm's all-reduce, the stop rule, the trace; C11 atomics on the
- * shared-memory pads) as jacobi_sweep.hip; only the loops are this file's.
- * One tile covers the rows (one "block"), so a grid-wide barrier is nothing here; what the host backend does test is the protocol
- * between the ranks, in both of its forms: a step per call (stream and graph
- * launches: the norm of k deposited and the norm of k - 1 decided as k closes)
- * and one call for the whole solve (persistent: the norm of k - 1 deposited as
- * k starts and decided as it closes). */
+/* jacobi_sweep_host.c - the host backend's jacobi "kernels" of the step and
+ * persistent launches, beside jacobi_sweep.hip's (on chip:
+ * jacobi_onchip_host.c; temporal: jacobi_temporal_host.c; the plan's hooks
+ * that call them: jacobi_plan_host.c): the same per-point work (jacobi_op.h)
+ * and the same protocol (jacobi_protocol.h: the waits, the signals, the
+ * norm's all-reduce, the stop rule, the trace; C11 atomics on the
+ * shared-memory pads) as the GPU's; only the loops are this file's. One tile
+ * covers the rows (one "block"), so a grid-wide barrier is nothing here; what
+ * the host backend does test is the protocol between the ranks, in both of
+ * its forms: a step per call (stream and graph launches: the norm of k
+ * deposited and the norm of k - 1 decided as k closes) and one call for the
+ * whole solve (persistent: the norm of k - 1 deposited as k starts and
+ * decided as it closes). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jacobi_onchip.h"
 #include "jacobi_op.h"
+#include "jacobi_plan.h"
 #include "jacobi_protocol.h"
 #include "jacobi_row_host.h"
-#include "jacobi_sweep.h"
-#include "jacobi_temporal.h"
-
-/* One tile covers the rows: the tuning variables change nothing here. */
-int jacobi_step_shape(jacobi_step_t *s, const jacobi_tuning_t *tuning, uint64_t *partials)
-{
-    (void)tuning;
-    s->blocks_x = 1;
-    s->strips = 1;
-    s->rows_per_strip = s->rows;
-    s->columns_per_thread = 1;
-    *partials = 2;
-    return 0;
-}
 
 /* Iteration k over every row: wait for both neighbours, sweep, store the edge
  * rows into theirs, signal both. *local2 gets this rank's squared residues.
@@ -73,7 +63,7 @@ static int sweep(const jacobi_step_t *s, uint64_t k, uint64_t base, double *loca
 }
 
 /* One step, as one launch of the GPU's step kernel. */
-static void step(const jacobi_step_t *s)
+void jacobi_sweep_step_host(const jacobi_step_t *s)
 {
     jacobi_ctl_t *ctl = s->ctl;
     const uint64_t k = ctl->iteration, base = ctl->base;
@@ -96,7 +86,7 @@ static void step(const jacobi_step_t *s)
 
 /* The whole solve in one call, as the GPU's persistent kernel: the norm of
  * k - 1 deposited as k starts and decided as k closes. */
-static void persistent(const jacobi_step_t *s, uint64_t count)
+void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count)
 {
     jacobi_ctl_t *ctl = s->ctl;
     const uint64_t k0 = ctl->iteration, base = ctl->base;
@@ -131,114 +121,4 @@ static void persistent(const jacobi_step_t *s, uint64_t count)
         }
     }
     ctl->iteration = k;
-}
-
-struct jacobi_plan {
-    jacobi_step_t step;
-    jacobi_launch_t launch;
-};
-
-int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
-                       jacobi_launch_t launch, void *stream, jacobi_plan_t **plan_out, char *why,
-                       size_t why_bytes)
-{
-    static const jacobi_tuning_t defaults = JACOBI_TUNING_DEFAULTS;
-    jacobi_plan_t *plan = calloc(1, sizeof *plan);
-
-    /* one tile, one "block": nothing to tune but the temporal passes' depth */
-    (void)stream; /* a loop has no stream, and nothing to capture */
-    if (why_bytes)
-        why[0] = '\0';
-    if (plan == NULL)
-        return 1;
-    plan->step = *step;
-    plan->launch = launch;
-    if (launch == JACOBI_LAUNCH_ONCHIP &&
-        (jacobi_onchip_unfit(&plan->step, why, why_bytes) ||
-         jacobi_onchip_host_prepare(&plan->step, why, why_bytes))) {
-        free(plan);
-        return JACOBI_PLAN_NOT_RESIDENT;
-    }
-    if (launch == JACOBI_LAUNCH_TEMPORAL &&
-        jacobi_temporal_host_prepare(&plan->step, (tuning ? tuning : &defaults)->temporal_depth, why, why_bytes)) {
-        free(plan);
-        return JACOBI_PLAN_NOT_RESIDENT;
-    }
-    *plan_out = plan;
-    return 0;
-}
-
-int jacobi_plan_run(jacobi_plan_t *plan, int count)
-{
-    const jacobi_step_t *s = &plan->step;
-
-    if (count <= 0)
-        return 0;
-    if (plan->launch == JACOBI_LAUNCH_PERSISTENT) {
-        persistent(s, (uint64_t)count);
-        return 0;
-    }
-    if (plan->launch == JACOBI_LAUNCH_ONCHIP) {
-        jacobi_onchip_host_run(s, (uint64_t)count);
-        return 0;
-    }
-    if (plan->launch == JACOBI_LAUNCH_TEMPORAL) {
-        jacobi_temporal_host_run(s, (uint64_t)count);
-        return 0;
-    }
-    /* nothing more is run once the solve has stopped, as the GPU's pacing */
-    for (int i = 0; i < count && s->ctl->iteration < s->ctl->stop_at && !s->ctl->failed; i++)
-        step(s);
-    return 0;
-}
-
-int jacobi_plan_tiles(const jacobi_plan_t *plan)
-{
-    return plan && plan->launch == JACOBI_LAUNCH_ONCHIP ? plan->step.tiles : 0;
-}
-
-int jacobi_plan_tile_rows(const jacobi_plan_t *plan)
-{
-    return plan && plan->launch == JACOBI_LAUNCH_ONCHIP ? plan->step.tile_rows : 0;
-}
-
-int jacobi_plan_temporal_cut(const jacobi_plan_t *plan, int *cols, int *rows)
-{
-    if (!plan || plan->launch != JACOBI_LAUNCH_TEMPORAL)
-        return 0;
-    *cols = plan->step.temporal_cols;
-    *rows = plan->step.temporal_rows;
-    return plan->step.temporal_tiles_x * plan->step.temporal_tiles_y;
-}
-
-void jacobi_plan_destroy(jacobi_plan_t *plan)
-{
-    if (plan && plan->launch == JACOBI_LAUNCH_ONCHIP)
-        jacobi_onchip_host_release(&plan->step);
-    if (plan && plan->launch == JACOBI_LAUNCH_TEMPORAL)
-        jacobi_temporal_host_release(&plan->step);
-    free(plan);
-}
-
-int jacobi_stream_create(void **stream)
-{
-    *stream = NULL;
-    return 0;
-}
-
-void jacobi_stream_destroy(void *stream)
-{
-    (void)stream;
-}
-
-double jacobi_clock_hz(void)
-{
-    return 1e9; /* shardtab_clock: CLOCK_MONOTONIC nanoseconds */
-}
-
-const char *jacobi_error_string(int code)
-{
-    if (code == JACOBI_PLAN_NOT_RESIDENT)
-        return "the persistent or on-chip grid cannot run here";
-    return code == 0 ? "no error" : "host kernel error";
 }

@@ -1,11 +1,13 @@
 /* jacobi_temporal.hip - --launch temporal's kernels and launches (HIP, and
  * CUDA through gpu_runtime.h): a launch a pass, a block a tile streaming
  * jacobi_temporal.h's whole tile (wait, stream) and, in the pass's last block
- * (a ticket), its finish (signals, close); the plan's sizing of the tiles. */
+ * (a ticket), its finish (signals, close); the mode's hooks (jacobi_plan.h):
+ * the tiles sized for the device, a run's start and its passes enqueued. */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "gpu_runtime.h"
+#include "jacobi_plan.h"
 #include "jacobi_temporal.h"
 
 /* A thread a local column of the tile: 256 columns, of which 2 D are the
@@ -14,7 +16,7 @@
  * multiprocessor, an MI250X GCD's 64 KB of LDS a workgroup included; what
  * bounds them is registers (JACOBI_TEMPORAL_MIN_BLOCKS, -D for a
  * measurement). */
-#ifndef JACOBI_TEMPORAL_MIN_BLOCKS /* 3: 80 registers, none spilled (4 spilled: 1.22x the time, run 10) */
+#ifndef JACOBI_TEMPORAL_MIN_BLOCKS /* 3: 80 registers, none spilled (4 spilled: 1.22x the time) */
 #define JACOBI_TEMPORAL_MIN_BLOCKS 3
 #endif
 #define JACOBI_TEMPORAL_EXCHANGE (2 * JACOBI_TEMPORAL_MAX_DEPTH * (JACOBI_TEMPORAL_THREADS + 2))
@@ -64,18 +66,19 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
     jacobi_temporal_finish(&s, pass);
 }
 
-/* Sizes the tiles for depth (odd, 1 to 7) and `rows` own rows a tile (0: the
- * plan's, jacobi_temporal_auto_rows) and allocates the partial sums. Returns 0,
- * JACOBI_PLAN_NOT_RESIDENT with why (jacobi_temporal_unfit's reasons, or a
- * device on which no block of the pass fits a multiprocessor), or a runtime
- * code. */
-extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int rows, char *why, size_t why_bytes)
+/* ---- the mode's hooks (jacobi_plan.h) ------------------------------------------------ */
+
+/* Sizes the tiles for the tuning's depth (odd, 1 to 7) and own rows a tile
+ * (0: the plan's, jacobi_temporal_auto_rows) and allocates the partial sums.
+ * Returns 0, JACOBI_PLAN_NOT_RESIDENT with why (a device on which no block
+ * of the pass fits a multiprocessor), or a runtime code. */
+extern "C" int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {
+    jacobi_step_t *s = &plan->step;
+    const int depth = plan->tuning.temporal_depth, rows = plan->tuning.temporal_rows;
     int device = 0, per_sm = 0, sms = 0;
     hipError_t err = hipGetDevice(&device);
 
-    if (jacobi_temporal_unfit(s, depth, why, why_bytes))
-        return JACOBI_PLAN_NOT_RESIDENT;
     if (err == hipSuccess)
         err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, jacobi_temporal_pass_tiles<0>,
                                                            JACOBI_TEMPORAL_THREADS, 0);
@@ -93,24 +96,20 @@ extern "C" int jacobi_temporal_size(jacobi_step_t *s, int depth, int rows, char 
     return (int)hipMalloc((void **)&s->temporal_partials, (size_t)depth * (size_t)s->temporal_blocks * sizeof(double));
 }
 
-/* The passes a run of count iterations needs at most: as many as the deepest
- * odd depth takes, two more for a run of an even count, two for a pass run
- * again after a stop (a pass with nothing left returns at once). */
-extern "C" int jacobi_temporal_passes(const jacobi_step_t *s, int count)
+/* A run's start: its end, and a fresh ticket. */
+extern "C" int jacobi_temporal_start(jacobi_plan_t *plan, int count)
 {
-    return (count + s->temporal_depth - 1) / s->temporal_depth + 4;
+    jacobi_temporal_begin<<<1, 1, 0, (hipStream_t)plan->stream>>>(plan->step, (uint64_t)count);
+    return (int)hipGetLastError();
 }
 
-/* Enqueues a run's start (start != 0) and then `passes` passes. */
-extern "C" int jacobi_temporal_enqueue(const jacobi_step_t *s, int start, int count, int passes, void *stream)
+/* `passes` passes of the run, one chunk of its pacing. */
+extern "C" int jacobi_temporal_enqueue(jacobi_plan_t *plan, int passes)
 {
-    hipStream_t st = (hipStream_t)stream;
+    const jacobi_step_t *s = &plan->step;
+    hipStream_t st = (hipStream_t)plan->stream;
     hipError_t err = hipSuccess;
 
-    if (start) {
-        jacobi_temporal_begin<<<1, 1, 0, st>>>(*s, (uint64_t)count);
-        err = hipGetLastError();
-    }
     for (int i = 0; i < passes && err == hipSuccess; i++) {
         if (jacobi_temporal_planted(s))
             jacobi_temporal_pass_tiles<1><<<s->temporal_blocks, JACOBI_TEMPORAL_THREADS, 0, st>>>(*s);
@@ -121,9 +120,9 @@ extern "C" int jacobi_temporal_enqueue(const jacobi_step_t *s, int start, int co
     return (int)err;
 }
 
-extern "C" void jacobi_temporal_release(jacobi_step_t *s)
+extern "C" void jacobi_temporal_release(jacobi_plan_t *plan)
 {
-    if (s->temporal_partials)
-        (void)hipFree(s->temporal_partials);
-    s->temporal_partials = NULL;
+    if (plan->step.temporal_partials)
+        (void)hipFree(plan->step.temporal_partials);
+    plan->step.temporal_partials = NULL;
 }

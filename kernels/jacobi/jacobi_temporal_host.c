@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "jacobi_plan.h"
 #include "jacobi_temporal.h"
 
 #define JACOBI_HOST_TEMPORAL_COLS 7
@@ -18,37 +19,50 @@
 _Static_assert(JACOBI_HOST_TEMPORAL_COLS + 2 * JACOBI_TEMPORAL_MAX_DEPTH <= JACOBI_TEMPORAL_THREAD_COLS,
                "the host's one thread streams every column of a tile");
 
-int jacobi_temporal_host_prepare(jacobi_step_t *s, int depth, char *why, size_t why_bytes)
+/* The mode's hooks (jacobi_plan.h): the tiles cut and their sums and buffer
+ * allocated (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed; a run's
+ * start and its passes. */
+int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {
-    if (jacobi_temporal_unfit(s, depth, why, why_bytes))
-        return 1;
+    jacobi_step_t *s = &plan->step;
+    const int depth = plan->tuning.temporal_depth;
+
     jacobi_temporal_cut(s, depth, JACOBI_HOST_TEMPORAL_COLS, JACOBI_HOST_TEMPORAL_ROWS);
     s->temporal_partials = calloc((size_t)depth * (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y,
                                   sizeof *s->temporal_partials);
     /* zeroed: the pads and a stream's first steps read values no own point needs, defined all the same */
     s->temporal_scratch = calloc(jacobi_temporal_buffer_values(s), sizeof *s->temporal_scratch);
     if (s->temporal_partials == NULL || s->temporal_scratch == NULL) {
-        jacobi_temporal_host_release(s);
+        jacobi_temporal_release(plan);
         snprintf(why, why_bytes, "no memory for the tiles' sums and buffers");
-        return 1;
+        return JACOBI_PLAN_NOT_RESIDENT;
     }
     return 0;
 }
 
-void jacobi_temporal_host_release(jacobi_step_t *s)
+void jacobi_temporal_release(jacobi_plan_t *plan)
 {
-    free(s->temporal_partials);
-    free(s->temporal_scratch);
-    s->temporal_partials = NULL;
-    s->temporal_scratch = NULL;
+    free(plan->step.temporal_partials);
+    free(plan->step.temporal_scratch);
+    plan->step.temporal_partials = NULL;
+    plan->step.temporal_scratch = NULL;
 }
 
-void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count)
+/* A run's start: its end, and a fresh ticket. */
+int jacobi_temporal_start(jacobi_plan_t *plan, int count)
 {
+    jacobi_temporal_begin_run(&plan->step, (uint64_t)count);
+    return 0;
+}
+
+/* Up to `passes` passes, each tile's in order, until the run has none left
+ * (jacobi_temporal_next). */
+int jacobi_temporal_enqueue(jacobi_plan_t *plan, int passes)
+{
+    const jacobi_step_t *s = &plan->step;
     const int tiles = s->temporal_tiles_x * s->temporal_tiles_y;
 
-    jacobi_temporal_begin_run(s, count);
-    for (;;) {
+    for (int i = 0; i < passes; i++) {
         const jacobi_pass_t pass = jacobi_temporal_next(s);
         if (pass.depth == 0)
             break;
@@ -63,4 +77,5 @@ void jacobi_temporal_host_run(const jacobi_step_t *s, uint64_t count)
         }
         jacobi_temporal_finish(s, pass);
     }
+    return 0;
 }

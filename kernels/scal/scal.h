@@ -1,6 +1,7 @@
 /* scal.h - the launchers multi_scal calls: the only door from C host code into
  * the kernels, with one implementation per backend (scal.hip for HIP and CUDA,
- * scal_host.c for CPUs). Host code never sees a <<< >>> launch. */
+ * scal_host.c for CPUs) and what they share written once (scal.c, plain C:
+ * the variants' names). Host code never sees a <<< >>> launch. */
 #ifndef SCAL_H
 #define SCAL_H
 
@@ -46,24 +47,42 @@ typedef enum scal_variant {
 } scal_variant_t;
 #define SCAL_VARIANT_DEFAULT SCAL_VARIANT_CHUNK
 /* The names, in scal_variant_t order: --variant's words and the reports' labels. */
-#define SCAL_VARIANT_NAMES {"naive", "vec2", "vec2x4", "vec2x8", "vec2x4s", "chunk"}
+extern const char *const scal_variant_names[SCAL_VARIANT_COUNT];
 
 /* Selects the variant for the following launches; returns its name or NULL.
- * Like the shape below, a setting of the process: make it before launching. */
+ * Like the tuning below, a setting of the process: make it before launching. */
 const char *scal_set_variant(int variant);
+/* The variant's name, or NULL past the last. */
 const char *scal_variant_name(int variant);
 /* What the reports call the kernel: the variant's name, with the chunk
  * kernel's shape on GPUs ("chunk 256x1"). */
 const char *scal_kernel_label(int variant);
 
-/* The chunk kernel's compiled shapes, threads per block x pairs per thread:
- * index 0 (the default) and up; returns -1 past the last (at once on the host
- * backend, which has none). */
+/* The chunk kernel's compiled shapes, threads per block x 16-byte pairs per
+ * thread, the default first (chosen by measurement, docs/performance.md):
+ * X(block, unroll) for each, in index order. The GPU kernels instantiate
+ * them, multi_scal's options check SCAL_CHUNK_SHAPE against them. */
+#define SCAL_CHUNK_SHAPES(X)                                                                     \
+    X(256, 1) X(64, 2) X(64, 4) X(128, 1) X(128, 2) X(128, 4) X(256, 2) X(256, 4) X(512, 2)
+#define SCAL_CHUNK_SHAPE_ONE(block, unroll) +1
+#define SCAL_CHUNK_SHAPE_COUNT (0 SCAL_CHUNK_SHAPES(SCAL_CHUNK_SHAPE_ONE))
+
+/* The tuning of the following launches, as multi_scal's options checked it
+ * (SCAL_BLOCKS_PER_SM, SCAL_CHUNK_SHAPE): the persistent variants' resident
+ * blocks a multiprocessor, 1 to SCAL_MAX_BLOCKS_PER_SM (0: the kernels' own),
+ * and the chunk kernel's shape, an index into SCAL_CHUNK_SHAPES (0: the
+ * default). The host backend's one loop takes neither. Returns 0, or -1 for a
+ * value out of range (nothing changed). */
+#define SCAL_MAX_BLOCKS_PER_SM 64
+int scal_set_tuning(int blocks_per_sm, int chunk_shape);
+
+/* The chunk kernel's compiled shapes: index 0 (the default) and up; returns
+ * -1 past the last (at once on the host backend, which has none). */
 int scal_chunk_shape(int index, int *block, int *unroll);
-/* Selects shape `index` for the chunk launches that follow (-1: the one
- * SCAL_CHUNK_SHAPE=BxU names, else the default), and the most threads a chunk
- * grid may have before it strides over the chunks (0: 2^31); tests lower it to
- * run the striding path. Returns 0, or -1 for an index out of range. */
+/* Selects shape `index` for the chunk launches that follow (-1: the tuning's,
+ * scal_set_tuning), and the most threads a chunk grid may have before it
+ * strides over the chunks (0: 2^31); tests lower it to run the striding path.
+ * Returns 0, or -1 for an index out of range. */
 int scal_set_chunk_shape(int index, uint64_t grid_threads);
 
 /* ---- services the benchmark needs, on the same stream as the kernels ---- */

@@ -1,7 +1,8 @@
 /* scal.hip - multi_scal's GPU kernels, written once in HIP: built by clang as
  * HIP for AMD GPUs, and by nvcc as CUDA (through gpu_runtime.h) for NVIDIA.
  * Every kernel reaches memory through the table that lives in this GPU's own
- * memory; an entry may point to a peer GPU's shard, opened by IPC. */
+ * memory; an entry may point to a peer GPU's shard, opened by IPC. The tuning
+ * comes in checked (scal_set_tuning); nothing here reads the environment. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,17 +14,13 @@
 #define SCAL_BLOCK 256
 #define SCAL_DEFAULT_BLOCKS_PER_SM 32
 
-/* Resident blocks per multiprocessor the grid aims at; SCAL_BLOCKS_PER_SM
- * overrides it for tuning runs (docs/performance.md), 1 to 64. */
+/* Resident blocks per multiprocessor the grid aims at: the tuning's
+ * (SCAL_BLOCKS_PER_SM, scal_set_tuning), else the default. */
+static int tuned_blocks_per_sm = 0;
+
 static uint64_t blocks_per_sm(void)
 {
-    static thread_local uint64_t value = 0; /* per thread: launchers may run on any thread */
-    if (value == 0) {
-        const char *text = getenv("SCAL_BLOCKS_PER_SM");
-        long v = text ? strtol(text, NULL, 10) : 0;
-        value = v >= 1 && v <= 64 ? (uint64_t)v : SCAL_DEFAULT_BLOCKS_PER_SM;
-    }
-    return value;
+    return tuned_blocks_per_sm > 0 ? (uint64_t)tuned_blocks_per_sm : SCAL_DEFAULT_BLOCKS_PER_SM;
 }
 
 /* Blocks for n elements: enough to fill the GPU several times over, grid-stride
@@ -188,46 +185,31 @@ __global__ void __launch_bounds__(BLOCK) scal_shard_chunk(double *const *table, 
  * its kernel (on HIP a kernel handle: launch it only with <<< >>>). The default
  * was chosen by measurement (docs/performance.md) and comes first. */
 typedef void (*chunk_kernel_t)(double *const *, int, uint64_t, double);
-#define CHUNK_SHAPE(B, U) {B, U, scal_shard_chunk<B, U>, "chunk " #B "x" #U}
+#define CHUNK_SHAPE(B, U) {B, U, scal_shard_chunk<B, U>, "chunk " #B "x" #U},
 static const struct chunk_shape {
     int block, unroll;
     chunk_kernel_t kernel;
     const char *label;
-} chunk_shapes[] = {
-    CHUNK_SHAPE(256, 1), CHUNK_SHAPE(64, 2),  CHUNK_SHAPE(64, 4),
-    CHUNK_SHAPE(128, 1), CHUNK_SHAPE(128, 2), CHUNK_SHAPE(128, 4),
-    CHUNK_SHAPE(256, 2), CHUNK_SHAPE(256, 4), CHUNK_SHAPE(512, 2),
-};
+} chunk_shapes[] = {SCAL_CHUNK_SHAPES(CHUNK_SHAPE)};
 #define CHUNK_SHAPES ((int)(sizeof chunk_shapes / sizeof chunk_shapes[0]))
 
-/* SCAL_CHUNK_SHAPE=BxU, read once per process (a function-local static:
- * thread-safe in C++11); a value that names no compiled shape is reported on
- * stderr and the default kept. */
-static int chunk_shape_from_env(void)
-{
-    const char *text = getenv("SCAL_CHUNK_SHAPE");
-    int block = 0, unroll = 0, used = 0;
-
-    if (text == NULL || text[0] == '\0')
-        return 0;
-    if (sscanf(text, "%dx%d%n", &block, &unroll, &used) == 2 && text[used] == '\0')
-        for (int i = 0; i < CHUNK_SHAPES; i++)
-            if (chunk_shapes[i].block == block && chunk_shapes[i].unroll == unroll)
-                return i;
-    fprintf(stderr, "scal: SCAL_CHUNK_SHAPE='%s' is not a compiled shape (", text);
-    for (int i = 0; i < CHUNK_SHAPES; i++)
-        fprintf(stderr, "%s%dx%d", i ? ", " : "", chunk_shapes[i].block, chunk_shapes[i].unroll);
-    fprintf(stderr, "): using %s\n", chunk_shapes[0].label);
-    return 0;
-}
-
-static int chosen_shape = -1; /* scal_set_chunk_shape's; -1: the environment's */
+static int chosen_shape = -1; /* scal_set_chunk_shape's; -1: the tuning's */
+static int tuned_shape = 0;   /* scal_set_tuning's (SCAL_CHUNK_SHAPE); 0: the default */
 static uint64_t chunk_grid_threads = CHUNK_GRID_THREADS;
 
 static const struct chunk_shape *current_chunk_shape(void)
 {
-    static const int from_env = chunk_shape_from_env();
-    return &chunk_shapes[chosen_shape >= 0 ? chosen_shape : from_env];
+    return &chunk_shapes[chosen_shape >= 0 ? chosen_shape : tuned_shape];
+}
+
+extern "C" int scal_set_tuning(int blocks_per_sm, int chunk_shape)
+{
+    if (blocks_per_sm < 0 || blocks_per_sm > SCAL_MAX_BLOCKS_PER_SM || chunk_shape < 0 ||
+        chunk_shape >= CHUNK_SHAPES)
+        return -1;
+    tuned_blocks_per_sm = blocks_per_sm;
+    tuned_shape = chunk_shape;
+    return 0;
 }
 
 extern "C" int scal_chunk_shape(int index, int *block, int *unroll)
@@ -270,15 +252,6 @@ __global__ void scal_fill_kernel(double *const *table, int shard, uint64_t n, ui
 
 static scal_variant_t current_variant = SCAL_VARIANT_DEFAULT;
 
-static const char *const variant_names[] = SCAL_VARIANT_NAMES;
-static_assert(sizeof variant_names / sizeof variant_names[0] == SCAL_VARIANT_COUNT,
-              "SCAL_VARIANT_NAMES names every scal_variant_t");
-
-extern "C" const char *scal_variant_name(int variant)
-{
-    return variant >= 0 && variant < SCAL_VARIANT_COUNT ? variant_names[variant] : NULL;
-}
-
 extern "C" const char *scal_kernel_label(int variant)
 {
     if (variant == SCAL_VARIANT_CHUNK)
@@ -291,7 +264,7 @@ extern "C" const char *scal_set_variant(int variant)
     if (variant < 0 || variant >= SCAL_VARIANT_COUNT)
         return NULL;
     current_variant = (scal_variant_t)variant;
-    return variant_names[variant];
+    return scal_variant_name(variant);
 }
 
 extern "C" int scal_shard(double *const *table, int shard, uint64_t n, double alpha)

@@ -42,15 +42,6 @@ const char *scal_error_string(int code)
 
 /* ---- variants and benchmark services on the CPU ---------------------------- */
 
-static const char *const variant_names[] = SCAL_VARIANT_NAMES;
-_Static_assert(sizeof variant_names / sizeof variant_names[0] == SCAL_VARIANT_COUNT,
-               "SCAL_VARIANT_NAMES names every scal_variant_t");
-
-const char *scal_variant_name(int variant)
-{
-    return variant >= 0 && variant < SCAL_VARIANT_COUNT ? variant_names[variant] : NULL;
-}
-
 const char *scal_kernel_label(int variant)
 {
     return scal_variant_name(variant); /* one CPU loop: no shapes */
@@ -60,6 +51,15 @@ int scal_chunk_shape(int index, int *block, int *unroll)
 {
     (void)index, (void)block, (void)unroll;
     return -1;
+}
+
+int scal_set_tuning(int blocks_per_sm, int chunk_shape)
+{
+    /* one loop on the CPU: no grid, no shapes; the values are checked all the same */
+    if (blocks_per_sm < 0 || blocks_per_sm > SCAL_MAX_BLOCKS_PER_SM || chunk_shape < 0 ||
+        chunk_shape >= SCAL_CHUNK_SHAPE_COUNT)
+        return -1;
+    return 0;
 }
 
 int scal_set_chunk_shape(int index, uint64_t grid_threads)

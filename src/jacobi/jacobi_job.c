@@ -1,6 +1,6 @@
 /* jacobi_job.c - the jacobi program's small helpers: errors (each turns a failure of
- * malloc, a launcher or MPI into the library's status with one clear message),
- * a barrier that sleeps, and the launch modes' names. */
+ * malloc, a launcher or MPI into the library's status with one clear message)
+ * and a barrier that sleeps. */
 #include "jacobi_job.h"
 
 #include <time.h>
@@ -29,21 +29,4 @@ void jacobi_quiet_barrier(MPI_Comm comm)
     for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
          MPI_Test(&request, &done, MPI_STATUS_IGNORE))
         nanosleep(&nap, NULL);
-}
-
-const char *jacobi_launch_name(jacobi_launch_t launch)
-{
-    switch (launch) {
-    case JACOBI_LAUNCH_PERSISTENT:
-        return "persistent";
-    case JACOBI_LAUNCH_GRAPH:
-        return "graph";
-    case JACOBI_LAUNCH_STREAM:
-        return "stream";
-    case JACOBI_LAUNCH_ONCHIP:
-        return "onchip";
-    case JACOBI_LAUNCH_TEMPORAL:
-        return "temporal";
-    }
-    return "?";
 }

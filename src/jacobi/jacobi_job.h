@@ -66,6 +66,5 @@ shardtab_status_t jacobi_kernel_check(int code, const char *what);
 /* A barrier that sleeps while it waits, so that ranks waiting for rank 0's
  * work alone (the references) take no core from it. */
 void jacobi_quiet_barrier(MPI_Comm comm);
-const char *jacobi_launch_name(jacobi_launch_t launch);
 
 #endif /* JACOBI_JOB_H */

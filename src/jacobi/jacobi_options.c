@@ -111,14 +111,6 @@ const char *jacobi_usage_text(void)
 }
 
 static const char *const variant_names[JACOBI_VARIANT_COUNT] = {"table", "host-sync", "mpi"};
-static const char *const launch_names[JACOBI_LAUNCH_REQUEST_COUNT] = {"auto", "persistent", "graph",
-                                                                      "stream", "onchip", "temporal"};
-
-const char *jacobi_launch_request_name(jacobi_launch_request_t launch)
-{
-    return (unsigned)launch < JACOBI_LAUNCH_REQUEST_COUNT ? launch_names[launch] : "?";
-}
-
 const char *jacobi_variant_name(jacobi_variant_t variant)
 {
     return (unsigned)variant < JACOBI_VARIANT_COUNT ? variant_names[variant] : "?";
@@ -361,11 +353,13 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
             break;
         }
         case OPT_LAUNCH: {
+            const char *words[JACOBI_LAUNCH_COUNT]; /* the modes' table's names */
             int l;
-            rc = app_parse_word("--launch", optarg, launch_names, JACOBI_LAUNCH_REQUEST_COUNT, &l,
-                                err, err_bytes);
+            for (l = 0; l < JACOBI_LAUNCH_COUNT; l++)
+                words[l] = jacobi_launch_name((jacobi_launch_t)l);
+            rc = app_parse_word("--launch", optarg, words, JACOBI_LAUNCH_COUNT, &l, err, err_bytes);
             if (rc == 0)
-                opts->launch = (jacobi_launch_request_t)l;
+                opts->launch = (jacobi_launch_t)l;
             break;
         }
         case OPT_TRACE:
@@ -539,8 +533,8 @@ int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, 
         return 1;
     }
     if (a->launch != b->launch) {
-        snprintf(text, bytes, "--launch %s against --launch %s", jacobi_launch_request_name(a->launch),
-                 jacobi_launch_request_name(b->launch));
+        snprintf(text, bytes, "--launch %s against --launch %s", jacobi_launch_name(a->launch),
+                 jacobi_launch_name(b->launch));
         return 1;
     }
     if (a->init.kind != b->init.kind || a->init.seed != b->init.seed) {

@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jacobi_sweep.h" /* jacobi_tuning_t: the values the kernels' plans take */
+#include "jacobi_launch.h" /* jacobi_launch_t: --launch, one of the modes' table */
+#include "jacobi_sweep.h"  /* jacobi_tuning_t: the values the kernels' plans take */
 
 typedef enum jacobi_variant {
     JACOBI_TABLE = 0, /* ghost rows through the table, device signals, device stop */
@@ -27,18 +28,6 @@ typedef struct jacobi_init {
     uint64_t seed; /* random only */
 } jacobi_init_t;
 
-/* How the steps are launched (--launch); auto picks one by measurement
- * (jacobi_solve.c says which and why). */
-typedef enum jacobi_launch_request {
-    JACOBI_LAUNCH_AUTO = 0,
-    JACOBI_LAUNCH_ASK_PERSISTENT, /* one cooperative launch runs the whole solve */
-    JACOBI_LAUNCH_ASK_GRAPH,      /* captured graphs of launches, replayed */
-    JACOBI_LAUNCH_ASK_STREAM,     /* one launch call per iteration */
-    JACOBI_LAUNCH_ASK_ONCHIP,     /* one launch, each tile's rows kept on chip */
-    JACOBI_LAUNCH_ASK_TEMPORAL,   /* a launch a pass of several iterations (temporal blocking) */
-    JACOBI_LAUNCH_REQUEST_COUNT
-} jacobi_launch_request_t;
-
 /* Whether rank 0 also runs the whole solve as a plain CPU loop. */
 typedef enum jacobi_cpu_check {
     JACOBI_CPU_CHECK_AUTO = 0, /* where the work is small enough (jacobi_verify.c) */
@@ -55,7 +44,7 @@ typedef struct jacobi_options {
     int niter;           /* most iterations per solve */
     int nccheck;         /* the norm every nccheck-th iteration */
     int repeat;          /* timed solves; the median is reported */
-    jacobi_launch_request_t launch;
+    jacobi_launch_t launch; /* how the steps are launched; auto: by measurement (jacobi_solve.c) */
     jacobi_variant_t variant;
     jacobi_init_t init;  /* the interior's starting state */
     jacobi_cpu_check_t cpu_check;
@@ -81,7 +70,6 @@ int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, 
 jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
                                     size_t err_bytes);
 const char *jacobi_variant_name(jacobi_variant_t variant);
-const char *jacobi_launch_request_name(jacobi_launch_request_t launch);
 /* "zero" or "random:SEED" into text; returns text. */
 const char *jacobi_init_name(const jacobi_init_t *init, char *text, size_t bytes);
 const char *jacobi_usage_text(void);

@@ -68,12 +68,8 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
                "alone\n",
                jacobi_launch_name(j->launch),
                j->host_loop ? " from a host loop, one launch per step" : "",
-               jacobi_launch_request_name(o->launch),
-               j->launch == JACOBI_LAUNCH_PERSISTENT ? "one cooperative launch per solve"
-               : j->launch == JACOBI_LAUNCH_ONCHIP   ? "one cooperative launch per solve, rows kept on chip"
-               : j->launch == JACOBI_LAUNCH_TEMPORAL ? "a launch per pass of several iterations, each tile streamed down its columns"
-               : j->launch == JACOBI_LAUNCH_GRAPH    ? "graphs of launches replayed"
-                                                     : "a launch call per step",
+               jacobi_launch_name(o->launch),
+               jacobi_launch_mode(j->launch)->how,
                jacobi_launch_name(j->ref_launch));
         if (j->launch_note[0])
             printf("# launch note: %s\n", j->launch_note);
@@ -239,7 +235,7 @@ void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_r
     fprintf(f, "  \"variant\": \"%s\",\n  \"launch\": \"%s\",\n  \"launch_requested\": \"%s\",\n"
                "  \"host_loop\": %s,\n  \"launch_note\": ",
             jacobi_variant_name(o->variant), jacobi_launch_name(j->launch),
-            jacobi_launch_request_name(o->launch), j->host_loop ? "true" : "false");
+            jacobi_launch_name(o->launch), j->host_loop ? "true" : "false");
     if (j->launch_note[0])
         app_json_string(f, j->launch_note);
     else

@@ -15,54 +15,22 @@
  * being its upload. */
 #define JACOBI_WARMUP_ITERS 100
 
-/* The launch the measurements favour (docs/performance.md, jacobi, "Issue
- * 22's table" and "Temporal passes"; one H200, no AMD GPU measured): on a GPU,
- * temporal passes where a rank holds 8 Mi points or more (below that a pass's
- * tiles do not keep the device busy enough to beat persistent's one pass an
- * iteration), else on chip where it holds 2 Mi points or more and they fit
- * (the caller falls back to persistent where either is refused): below that
- * the on-chip tiles' waits cost more than persistent's barrier; persistent on
- * the host backend, whose threads gain nothing from either; graph where ranks
- * share the device, where each rank's grid fills the whole GPU and the ranks'
- * kernels can only take turns (without MPS). */
+/* Auto's launch, by the measurements (docs/performance.md, jacobi; one H200,
+ * no AMD GPU measured): on a GPU, temporal passes where a rank holds 8 Mi
+ * points or more (below that a pass's tiles do not keep the device busy
+ * enough to beat persistent's one pass an iteration: temporal passes take
+ * 0.47x persistent's time at 16384^2, 0.55x at 8192^2, 0.70x at 4096^2,
+ * 0.78x at 3072^2; 1.06x at 2560^2, 1.33x at 2048^2), else on chip where it
+ * holds 2 Mi points or more and they fit (below that the on-chip tiles'
+ * waits cost more than persistent's barrier: on chip takes 0.83x
+ * persistent's time at 2048 x 2046 points a rank, 0.95x at 2048 x 1024;
+ * 1.02x at 1024 x 1022, 1.23x at 1024 x 512); where either is refused, the
+ * table's fallback, persistent. Persistent on the host backend, whose
+ * threads gain nothing from either; graph where ranks share the device,
+ * where each rank's grid fills the whole GPU and the ranks' kernels can only
+ * take turns (without MPS). */
 #define JACOBI_ONCHIP_AUTO_POINTS (2u << 20)
 #define JACOBI_TEMPORAL_AUTO_POINTS (8u << 20)
-
-static jacobi_launch_t auto_launch(const jacobi_job_t *j, int alone)
-{
-    const jacobi_solver_t *s = alone ? &j->ref : &j->run;
-
-    if (!alone && j->ranks_on_device > 1)
-        return JACOBI_LAUNCH_GRAPH;
-    /* one H200, 2026-12-02 (run 11, docs/performance.md): temporal passes 0.47x
-     * persistent's time at 16384^2, 0.55x at 8192^2, 0.70x at 4096^2, 0.78x at
-     * 3072^2; 1.06x at 2560^2, 1.33x at 2048^2 */
-    if (shardtab_backend() != SHARDTAB_BACKEND_HOST &&
-        (uint64_t)s->nx * (uint64_t)s->rows >= JACOBI_TEMPORAL_AUTO_POINTS)
-        return JACOBI_LAUNCH_TEMPORAL;
-    /* one H200, 2026-12-01: on chip 0.83x persistent's time at 2048 x 2046 points a
-     * rank, 0.95x at 2048 x 1024; 1.02x at 1024 x 1022, 1.23x at 1024 x 512 */
-    if (shardtab_backend() != SHARDTAB_BACKEND_HOST &&
-        (uint64_t)s->nx * (uint64_t)s->rows >= JACOBI_ONCHIP_AUTO_POINTS)
-        return JACOBI_LAUNCH_ONCHIP;
-    return JACOBI_LAUNCH_PERSISTENT;
-}
-
-static jacobi_launch_t asked_launch(jacobi_launch_request_t request)
-{
-    switch (request) {
-    case JACOBI_LAUNCH_ASK_GRAPH:
-        return JACOBI_LAUNCH_GRAPH;
-    case JACOBI_LAUNCH_ASK_STREAM:
-        return JACOBI_LAUNCH_STREAM;
-    case JACOBI_LAUNCH_ASK_ONCHIP:
-        return JACOBI_LAUNCH_ONCHIP;
-    case JACOBI_LAUNCH_ASK_TEMPORAL:
-        return JACOBI_LAUNCH_TEMPORAL;
-    default:
-        return JACOBI_LAUNCH_PERSISTENT;
-    }
-}
 
 /* A planted bug of the on-chip tiles or the temporal passes (JACOBI_TEST_FAULT
  * edge or lag) in a solve that runs otherwise would prove nothing: refused. */
@@ -73,14 +41,12 @@ static shardtab_status_t fault_fits(const jacobi_job_t *j)
 
     if (f->kind != JACOBI_TEST_FAULT_EDGE && f->kind != JACOBI_TEST_FAULT_LAG)
         return SHARDTAB_SUCCESS;
-    if ((f->solves & JACOBI_FAULT_IN_RUN) && j->launch != JACOBI_LAUNCH_ONCHIP &&
-        j->launch != JACOBI_LAUNCH_TEMPORAL)
+    if ((f->solves & JACOBI_FAULT_IN_RUN) && !jacobi_launch_mode(j->launch)->tiled)
         return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
                                   "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
                                   "temporal passes, and the run's launch is %s",
                                   kind, jacobi_launch_name(j->launch));
-    if ((f->solves & JACOBI_FAULT_IN_REFERENCE) && j->ref_launch != JACOBI_LAUNCH_ONCHIP &&
-        j->ref_launch != JACOBI_LAUNCH_TEMPORAL)
+    if ((f->solves & JACOBI_FAULT_IN_REFERENCE) && !jacobi_launch_mode(j->ref_launch)->tiled)
         return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
                                   "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
                                   "temporal passes, and the reference's launch is %s",
@@ -88,114 +54,117 @@ static shardtab_status_t fault_fits(const jacobi_job_t *j)
     return SHARDTAB_SUCCESS;
 }
 
-/* A plan for solver s in `want`; a persistent grid that cannot be co-resident
- * becomes SHARDTAB_ERR_UNSUPPORTED with the reason. */
-static shardtab_status_t plan_for(jacobi_job_t *j, jacobi_solver_t *s, jacobi_launch_t want)
+/* The launch mode of one solver, over the modes' table (jacobi_launch.h), its
+ * plan prepared. The run (reference 0): every rank the same mode, each plan's
+ * verdict agreed, its launch note in j->launch_note; rank 0's reference
+ * (reference 1): alone on its device. The mode is the one asked for, or
+ * auto's; a solve the host takes part in runs a launch a step. Where a mode's
+ * plan is refused (JACOBI_PLAN_NOT_RESIDENT), the table's fallback runs
+ * instead (the note says why), unless the mode is the one asked for: the
+ * run's is a usage error, the reference's persistent grid an error; the
+ * reference's on-chip tiles and temporal passes fall back all the same (the
+ * whole grid alone need not fit on chip, nor suit temporal passes). Collective
+ * for the run. */
+static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
 {
-    char why[160];
-    int rc = jacobi_solver_plan(s, want, j->stream, why, sizeof why);
-
-    if (rc == JACOBI_PLAN_NOT_RESIDENT)
-        return shardtab_error_set(SHARDTAB_ERR_UNSUPPORTED, "rank %d: %s", j->rank, why);
-    return jacobi_kernel_check(rc, "preparing the launches");
-}
-
-shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
-{
-    const jacobi_launch_request_t request = j->opts.launch;
-    const int asked_device_mode = request == JACOBI_LAUNCH_ASK_PERSISTENT ||
-                                  request == JACOBI_LAUNCH_ASK_ONCHIP || request == JACOBI_LAUNCH_ASK_TEMPORAL;
+    jacobi_solver_t *s = reference ? &j->ref : &j->run;
+    const jacobi_launch_t asked = j->opts.launch;
+    const int gpu = shardtab_backend() != SHARDTAB_BACKEND_HOST;
+    const uint64_t points = (uint64_t)s->nx * (uint64_t)s->rows;
+    char *note = j->launch_note;
+    const size_t note_bytes = sizeof j->launch_note;
+    jacobi_launch_t launch = asked;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    j->launch_note[0] = '\0';
-    /* each rank's persistent or on-chip grid takes its share of a shared device */
-    j->run.tuning.device_share = j->ranks_on_device > 1 ? j->ranks_on_device : 1;
-    /* ---- the run: every rank the same mode ---- */
-    if (j->host_loop) {
-        if (asked_device_mode)
+    if (!reference && j->host_loop) {
+        if (jacobi_launch_mode(asked)->device_driven)
             status = shardtab_error_set(
                 SHARDTAB_ERR_INVALID_ARG,
                 "--launch %s needs a solve the device drives alone (variant table, every "
                 "neighbour on the node); in this run the host takes part in every step (%s): use "
                 "--launch auto, graph or stream",
-                jacobi_launch_request_name(request),
+                jacobi_launch_name(asked),
                 j->opts.variant != JACOBI_TABLE ? "the variant" : "a neighbour or the norm goes through MPI");
-        else if (request == JACOBI_LAUNCH_ASK_GRAPH)
-            snprintf(j->launch_note, sizeof j->launch_note,
-                     "the host takes part in every step: one launch per step, no graphs");
-        j->launch = JACOBI_LAUNCH_STREAM;
-        if (status == SHARDTAB_SUCCESS)
-            status = plan_for(j, &j->run, JACOBI_LAUNCH_STREAM);
-        status = shardtab_agree(MPI_COMM_WORLD, status);
-    } else {
-        j->launch = request == JACOBI_LAUNCH_AUTO ? auto_launch(j, 0) : asked_launch(request);
-        status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
-        if (status == SHARDTAB_ERR_UNSUPPORTED && asked_device_mode) {
-            status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                        "--launch %s cannot run here: %s; use --launch "
-                                        "auto, graph or stream",
-                                        jacobi_launch_request_name(request), shardtab_last_error());
-            status = shardtab_agree(MPI_COMM_WORLD, status);
-        }
-        if (status == SHARDTAB_ERR_UNSUPPORTED &&
-            (j->launch == JACOBI_LAUNCH_ONCHIP || j->launch == JACOBI_LAUNCH_TEMPORAL)) {
-            snprintf(j->launch_note, sizeof j->launch_note, "%s (%s): persistent instead",
-                     j->launch == JACOBI_LAUNCH_ONCHIP ? "not on chip" : "no temporal passes",
-                     shardtab_last_error());
-            j->launch = JACOBI_LAUNCH_PERSISTENT;
-            status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
-        }
-        if (status == SHARDTAB_ERR_UNSUPPORTED) {
-            char note[2 * sizeof j->launch_note + 160];
-            snprintf(note, sizeof note, "%s%spersistent launches cannot run here (%s): graph launches instead",
-                     j->launch_note, j->launch_note[0] ? "; " : "", shardtab_last_error());
-            note[sizeof j->launch_note - 1] = '\0';
-            memcpy(j->launch_note, note, sizeof j->launch_note);
-            j->launch = JACOBI_LAUNCH_GRAPH;
-            status = shardtab_agree(MPI_COMM_WORLD, plan_for(j, &j->run, j->launch));
-        }
-        if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && j->ranks_on_device > 1)
-            snprintf(j->launch_note, sizeof j->launch_note,
-                     "%d ranks share this device: graph launches (persistent grids could only "
-                     "take turns)",
-                     j->ranks_on_device);
-        else if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && !j->launch_note[0] &&
-                 j->launch == JACOBI_LAUNCH_ONCHIP)
-            snprintf(j->launch_note, sizeof j->launch_note,
-                     "auto: %d x %d points a rank fit on chip, %d tiles of at most %d rows", j->run.nx,
-                     j->run.rows, jacobi_plan_tiles(j->run.plan), jacobi_plan_tile_rows(j->run.plan));
-        else if (status == SHARDTAB_SUCCESS && j->launch == JACOBI_LAUNCH_TEMPORAL && !j->launch_note[0]) {
-            int cols = 0, rows = 0, tiles = jacobi_plan_temporal_cut(j->run.plan, &cols, &rows);
-            snprintf(j->launch_note, sizeof j->launch_note,
-                     "temporal: passes of up to %d iterations, %d tiles of %d x %d points a rank (%s)",
-                     j->run.tuning.temporal_depth, tiles, cols, rows,
-                     shardtab_backend() == SHARDTAB_BACKEND_HOST ? "the host backend's tiles"
-                     : j->run.tuning.temporal_rows             ? "JACOBI_TEMPORAL_ROWS"
-                                                               : "rows: the plan's");
-        } else if (status == SHARDTAB_SUCCESS && request == JACOBI_LAUNCH_AUTO && !j->launch_note[0] &&
-                   shardtab_backend() != SHARDTAB_BACKEND_HOST)
-            snprintf(j->launch_note, sizeof j->launch_note,
-                     "auto: %d x %d points a rank: below 2 Mi points persistent beats on chip",
-                     j->run.nx, j->run.rows);
+        else if (asked == JACOBI_LAUNCH_GRAPH)
+            snprintf(note, note_bytes, "the host takes part in every step: one launch per step, no graphs");
+        launch = JACOBI_LAUNCH_STREAM;
+    } else if (asked == JACOBI_LAUNCH_AUTO) {
+        launch = !reference && j->ranks_on_device > 1          ? JACOBI_LAUNCH_GRAPH
+                 : gpu && points >= JACOBI_TEMPORAL_AUTO_POINTS ? JACOBI_LAUNCH_TEMPORAL
+                 : gpu && points >= JACOBI_ONCHIP_AUTO_POINTS   ? JACOBI_LAUNCH_ONCHIP
+                                                                : JACOBI_LAUNCH_PERSISTENT;
     }
+    for (;;) {
+        const jacobi_launch_mode_t *mode = jacobi_launch_mode(launch);
+        if (status == SHARDTAB_SUCCESS) {
+            char why[160];
+            int rc = jacobi_solver_plan(s, launch, j->stream, why, sizeof why);
+            status = rc == JACOBI_PLAN_NOT_RESIDENT
+                         ? shardtab_error_set(SHARDTAB_ERR_UNSUPPORTED, "rank %d: %s", j->rank, why)
+                         : jacobi_kernel_check(rc, "preparing the launches");
+        }
+        if (!reference)
+            status = shardtab_agree(MPI_COMM_WORLD, status);
+        if (status != SHARDTAB_ERR_UNSUPPORTED || mode->fallback == JACOBI_LAUNCH_AUTO ||
+            (launch == asked && (!reference || launch == JACOBI_LAUNCH_PERSISTENT)))
+            break;
+        if (!reference) {
+            char text[2 * sizeof j->launch_note + 160];
+            snprintf(text, sizeof text, "%s%s%s (%s): %s instead", note, note[0] ? "; " : "",
+                     mode->refused, shardtab_last_error(), mode->instead);
+            text[note_bytes - 1] = '\0';
+            memcpy(note, text, note_bytes);
+        }
+        launch = mode->fallback;
+        status = SHARDTAB_SUCCESS;
+    }
+    if (!reference && status == SHARDTAB_ERR_UNSUPPORTED && jacobi_launch_mode(asked)->device_driven) {
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                    "--launch %s cannot run here: %s; use --launch auto, graph or stream",
+                                    jacobi_launch_name(asked), shardtab_last_error());
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+    }
+    if (reference) {
+        j->ref_launch = launch;
+        return status;
+    }
+    j->launch = launch;
+    if (status != SHARDTAB_SUCCESS || j->host_loop)
+        return status;
+    /* the run's note where nothing was refused: why auto chose as it did, a temporal cut */
+    if (asked == JACOBI_LAUNCH_AUTO && j->ranks_on_device > 1)
+        snprintf(note, note_bytes,
+                 "%d ranks share this device: graph launches (persistent grids could only take turns)",
+                 j->ranks_on_device);
+    else if (asked == JACOBI_LAUNCH_AUTO && !note[0] && launch == JACOBI_LAUNCH_ONCHIP)
+        snprintf(note, note_bytes, "auto: %d x %d points a rank fit on chip, %d tiles of at most %d rows",
+                 s->nx, s->rows, jacobi_plan_tiles(s->plan), jacobi_plan_tile_rows(s->plan));
+    else if (launch == JACOBI_LAUNCH_TEMPORAL && !note[0]) {
+        int cols = 0, rows = 0, tiles = jacobi_plan_temporal_cut(s->plan, &cols, &rows);
+        snprintf(note, note_bytes,
+                 "temporal: passes of up to %d iterations, %d tiles of %d x %d points a rank (%s)",
+                 s->tuning.temporal_depth, tiles, cols, rows,
+                 !gpu                     ? "the host backend's tiles"
+                 : s->tuning.temporal_rows ? "JACOBI_TEMPORAL_ROWS"
+                                           : "rows: the plan's");
+    } else if (asked == JACOBI_LAUNCH_AUTO && !note[0] && gpu)
+        snprintf(note, note_bytes, "auto: %d x %d points a rank: below 2 Mi points persistent beats on chip",
+                 s->nx, s->rows);
+    return status;
+}
+
+shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
+{
+    shardtab_status_t status;
+
+    j->launch_note[0] = '\0';
+    /* each rank's persistent or on-chip grid takes its share of a shared device */
+    j->run.tuning.device_share = j->ranks_on_device > 1 ? j->ranks_on_device : 1;
+    status = settle_launch(j, 0);
     if (status != SHARDTAB_SUCCESS)
         return status;
-
-    /* ---- rank 0's reference, alone on its device: the mode asked for, or the best ---- */
-    if (j->rank == 0) {
-        j->ref_launch = request == JACOBI_LAUNCH_AUTO ? auto_launch(j, 1) : asked_launch(request);
-        status = plan_for(j, &j->ref, j->ref_launch);
-        if (status == SHARDTAB_ERR_UNSUPPORTED &&
-            (j->ref_launch == JACOBI_LAUNCH_ONCHIP || j->ref_launch == JACOBI_LAUNCH_TEMPORAL)) {
-            /* the whole grid alone need not fit on chip, nor suit temporal passes */
-            j->ref_launch = JACOBI_LAUNCH_PERSISTENT;
-            status = plan_for(j, &j->ref, j->ref_launch);
-        }
-        if (status == SHARDTAB_ERR_UNSUPPORTED && request != JACOBI_LAUNCH_ASK_PERSISTENT) {
-            j->ref_launch = JACOBI_LAUNCH_GRAPH;
-            status = plan_for(j, &j->ref, j->ref_launch);
-        }
-    }
+    if (j->rank == 0)
+        status = settle_launch(j, 1);
     MPI_Bcast(&j->ref_launch, 1, MPI_INT, 0, MPI_COMM_WORLD);
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)

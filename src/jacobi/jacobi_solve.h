@@ -8,9 +8,11 @@
 #include "jacobi_job.h"
 
 /* Chooses the launch mode of the run (every rank the same) and of rank 0's
- * reference, and prepares both plans. An explicit --launch persistent that
- * cannot run is a usage error (SHARDTAB_ERR_INVALID_ARG); auto falls back to
- * graph launches and says why in j->launch_note. Collective. */
+ * reference over the modes' table (jacobi_launch.h), and prepares both plans.
+ * An explicit --launch of a mode the device drives (persistent, onchip,
+ * temporal) that cannot run is a usage error (SHARDTAB_ERR_INVALID_ARG);
+ * auto falls back as the table says and tells why in j->launch_note.
+ * Collective. */
 shardtab_status_t jacobi_choose_launch(jacobi_job_t *j);
 
 /* Runs one solve of at most `iterations` steps of solver s with `plan` (its

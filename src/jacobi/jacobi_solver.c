@@ -21,7 +21,7 @@ _Static_assert((int)JACOBI_TEST_FAULT_STALE == JACOBI_FAULT_STALE &&
  * else none. */
 static int temporal_deep_rows(const jacobi_options_t *opts)
 {
-    return opts->launch == JACOBI_LAUNCH_ASK_TEMPORAL ||
+    return opts->launch == JACOBI_LAUNCH_TEMPORAL ||
                    (opts->launch == JACOBI_LAUNCH_AUTO && shardtab_backend() != SHARDTAB_BACKEND_HOST)
                ? JACOBI_TEMPORAL_MAX_DEPTH
                : 0;

@@ -389,8 +389,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &run.size);
 
-    /* ---- options: every rank parses, rank 0 speaks ---- */
-    switch (ms_options_parse(argc, argv, &run.opts, err, sizeof err)) {
+    /* ---- options and tuning variables: every rank parses, rank 0 speaks ---- */
+    ms_parse_result_t parsed = ms_options_parse(argc, argv, &run.opts, err, sizeof err);
+    if (parsed == MS_PARSE_OK && ms_tuning_from_env(&run.opts, err, sizeof err) != 0)
+        parsed = MS_PARSE_ERROR;
+    switch (parsed) {
     case MS_PARSE_HELP:
         if (run.rank == 0)
             fputs(ms_usage_text(), stdout);
@@ -417,6 +420,7 @@ int main(int argc, char **argv)
 
     if (run.opts.variant >= 0)
         scal_set_variant(run.opts.variant);
+    (void)scal_set_tuning(run.opts.blocks_per_sm, run.opts.chunk_shape); /* checked by the options */
 
     /* ---- device, shard, table ---- */
     params.allow_shared_device = run.opts.allow_shared_gpu;

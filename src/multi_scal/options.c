@@ -52,7 +52,8 @@ static const char usage_text[] =
     "Environment: SHARDTAB_RANKS_PER_NODE=R splits each node into groups of R ranks.\n"
     "Kernel tuning (GPU builds): SCAL_CHUNK_SHAPE=BxU, the chunk kernel's threads per\n"
     "block x 16-byte pairs per thread (256x1, 64x2, 64x4, 128x1, 128x2, 128x4, 256x2,\n"
-    "256x4 or 512x2; default 256x1); SCAL_BLOCKS_PER_SM=N, the other variants' grid.\n"
+    "256x4 or 512x2; default 256x1); SCAL_BLOCKS_PER_SM=N (1 to 64), the other\n"
+    "variants' grid. A malformed value is bad usage, on every build.\n"
     "Exit status: 0 all verified, 1 a verification or runtime failure, 2 bad usage.\n";
 
 const char *ms_usage_text(void)
@@ -190,11 +191,8 @@ static int parse_bench_bytes(const char *text, uint64_t *bytes, char *err, size_
 
 static int parse_variant(const char *text, int *variant, char *err, size_t err_bytes)
 {
-    static const char *const names[] = SCAL_VARIANT_NAMES;
-    _Static_assert(sizeof names / sizeof names[0] == SCAL_VARIANT_COUNT,
-                   "SCAL_VARIANT_NAMES names every scal_variant_t");
-
-    return app_parse_word("variant", text, names, SCAL_VARIANT_COUNT, variant, err, err_bytes);
+    return app_parse_word("variant", text, scal_variant_names, SCAL_VARIANT_COUNT, variant, err,
+                          err_bytes);
 }
 
 /* The long options, in the order --help lists them. */
@@ -270,6 +268,94 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
     if (rc != 0)
         return MS_PARSE_ERROR;
     return opts->help ? MS_PARSE_HELP : MS_PARSE_OK;
+}
+
+/* ---- the kernels' tuning variables ------------------------------------------------------ */
+
+static const char *const tuning_names[MS_TUNING_COUNT] = {"SCAL_BLOCKS_PER_SM", "SCAL_CHUNK_SHAPE"};
+
+#define SHAPE_ENTRY(block, unroll) {block, unroll},
+static const struct {
+    int block, unroll;
+} chunk_shapes[] = {SCAL_CHUNK_SHAPES(SHAPE_ENTRY)};
+#undef SHAPE_ENTRY
+#define CHUNK_SHAPES ((int)(sizeof chunk_shapes / sizeof chunk_shapes[0]))
+_Static_assert(SCAL_MAX_BLOCKS_PER_SM == 64, "the message and the help say 1 to 64");
+
+const char *ms_tuning_name(ms_tuning_var_t var)
+{
+    return (unsigned)var < MS_TUNING_COUNT ? tuning_names[var] : "?";
+}
+
+/* SCAL_BLOCKS_PER_SM: a decimal integer from 1 to SCAL_MAX_BLOCKS_PER_SM. */
+static int parse_blocks_per_sm(const char *text, int *blocks, char *err, size_t err_bytes)
+{
+    char *end = NULL;
+    long value = -1;
+
+    errno = 0;
+    if (isdigit((unsigned char)text[0]))
+        value = strtol(text, &end, 10);
+    if (!isdigit((unsigned char)text[0]) || *end != '\0' || errno != 0 || value < 1 ||
+        value > SCAL_MAX_BLOCKS_PER_SM) {
+        snprintf(err, err_bytes,
+                 "invalid %s '%s' (environment): expected an integer from 1 to %d, or unset for the "
+                 "default",
+                 tuning_names[MS_TUNE_BLOCKS_PER_SM], text, SCAL_MAX_BLOCKS_PER_SM);
+        return -1;
+    }
+    *blocks = (int)value;
+    return 0;
+}
+
+/* SCAL_CHUNK_SHAPE=BxU: one of the compiled shapes, by its index. */
+static int parse_chunk_shape(const char *text, int *shape, char *err, size_t err_bytes)
+{
+    int block = 0, unroll = 0, used = 0;
+    size_t at;
+
+    if (sscanf(text, "%dx%d%n", &block, &unroll, &used) == 2 && text[used] == '\0')
+        for (int i = 0; i < CHUNK_SHAPES; i++)
+            if (chunk_shapes[i].block == block && chunk_shapes[i].unroll == unroll) {
+                *shape = i;
+                return 0;
+            }
+    at = (size_t)snprintf(err, err_bytes, "%s='%s' is not a compiled shape (",
+                          tuning_names[MS_TUNE_CHUNK_SHAPE], text);
+    for (int i = 0; i < CHUNK_SHAPES && at < err_bytes; i++)
+        at += (size_t)snprintf(err + at, err_bytes - at, "%s%dx%d", i ? ", " : "", chunk_shapes[i].block,
+                               chunk_shapes[i].unroll);
+    if (at < err_bytes)
+        snprintf(err + at, err_bytes - at, ")");
+    return -1;
+}
+
+int ms_tuning_parse(ms_options_t *opts, const char *const text[MS_TUNING_COUNT], char *err,
+                    size_t err_bytes)
+{
+    const char *blocks = text[MS_TUNE_BLOCKS_PER_SM], *shape = text[MS_TUNE_CHUNK_SHAPE];
+    int rc = 0;
+
+    opts->blocks_per_sm = 0;
+    opts->chunk_shape = 0;
+    if (blocks != NULL && blocks[0] != '\0')
+        rc = parse_blocks_per_sm(blocks, &opts->blocks_per_sm, err, err_bytes);
+    if (rc == 0 && shape != NULL && shape[0] != '\0')
+        rc = parse_chunk_shape(shape, &opts->chunk_shape, err, err_bytes);
+    if (rc != 0) {
+        opts->blocks_per_sm = 0;
+        opts->chunk_shape = 0;
+    }
+    return rc;
+}
+
+int ms_tuning_from_env(ms_options_t *opts, char *err, size_t err_bytes)
+{
+    const char *text[MS_TUNING_COUNT];
+
+    for (int v = 0; v < MS_TUNING_COUNT; v++)
+        text[v] = getenv(tuning_names[v]);
+    return ms_tuning_parse(opts, text, err, err_bytes);
 }
 
 const char *ms_human_bytes(double bytes, char *buf, size_t len)

@@ -31,6 +31,8 @@ typedef struct ms_options {
     uint64_t bench_max;   /* bytes per shard, last size (x4 steps) */
     int bench_max_given;  /* --bench-max was on the command line: refuse, never cap, it */
     int variant;          /* kernel variant (scal.h), -1: the default */
+    int blocks_per_sm;    /* SCAL_BLOCKS_PER_SM (ms_tuning_parse): 1 to 64; 0: the kernels' own */
+    int chunk_shape;      /* SCAL_CHUNK_SHAPE: an index into scal.h's SCAL_CHUNK_SHAPES; 0: the default */
     int bench_device_only; /* skip the host-staged and MPI paths (tuning runs) */
     int help;
 } ms_options_t;
@@ -52,6 +54,27 @@ int ms_parse_count(const char *text, uint64_t *count, char *err, size_t err_byte
 int ms_parse_alpha(const char *text, double *alpha, char *err, size_t err_bytes);
 int ms_parse_modes(const char *text, unsigned *modes, char *err, size_t err_bytes);
 const char *ms_mode_name(unsigned mode);
+
+/* The kernels' tuning variables, environment variables of the measurements
+ * (docs/performance.md; the host backend's one loop takes neither): every
+ * rank reads and checks them after its command line, and the launchers
+ * take them as given (scal_set_tuning). */
+typedef enum ms_tuning_var {
+    MS_TUNE_BLOCKS_PER_SM = 0, /* SCAL_BLOCKS_PER_SM=N: 1 to 64, default the kernels' */
+    MS_TUNE_CHUNK_SHAPE,       /* SCAL_CHUNK_SHAPE=BxU: a compiled shape, default the first */
+    MS_TUNING_COUNT
+} ms_tuning_var_t;
+
+/* "SCAL_BLOCKS_PER_SM", or "?" for no variable. */
+const char *ms_tuning_name(ms_tuning_var_t var);
+/* Sets opts->blocks_per_sm and opts->chunk_shape from each variable's text
+ * (text[var]; NULL or "": unset, its default). 0, or -1 with a message naming
+ * the first variable that is malformed or out of range (both then back to
+ * their defaults). */
+int ms_tuning_parse(ms_options_t *opts, const char *const text[MS_TUNING_COUNT], char *err,
+                    size_t err_bytes);
+/* The same, each variable read from the environment. */
+int ms_tuning_from_env(ms_options_t *opts, char *err, size_t err_bytes);
 const char *ms_usage_text(void);
 /* "4.00 GiB", "600 B": powers of 1024. Returns buf. */
 const char *ms_human_bytes(double bytes, char *buf, size_t len);

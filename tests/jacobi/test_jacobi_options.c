@@ -100,7 +100,7 @@ static void test_jacobi_options_single_dash_forms_of_the_anchors_set_every_field
     assert_int_equal(opts.niter, 40);
     assert_int_equal(opts.nccheck, 5);
     assert_int_equal(opts.variant, JACOBI_MPI);
-    assert_int_equal(opts.launch, JACOBI_LAUNCH_ASK_STREAM);
+    assert_int_equal(opts.launch, JACOBI_LAUNCH_STREAM);
     assert_int_equal(opts.repeat, 3);
     assert_string_equal(opts.json, "r.json");
     assert_int_equal(opts.allow_shared_gpu, 1);
@@ -123,7 +123,7 @@ static void test_jacobi_options_double_dash_forms_set_every_field(void **state)
     assert_int_equal(opts.niter, JACOBI_MAX_ITER);
     assert_int_equal(opts.nccheck, JACOBI_MAX_ITER);
     assert_int_equal(opts.variant, JACOBI_HOST_SYNC);
-    assert_int_equal(opts.launch, JACOBI_LAUNCH_ASK_PERSISTENT);
+    assert_int_equal(opts.launch, JACOBI_LAUNCH_PERSISTENT);
     assert_int_equal(opts.repeat, JACOBI_MAX_REPEAT);
     assert_string_equal(opts.json, "/tmp/x.json");
     assert_int_equal(opts.allow_shared_gpu, 1);
@@ -141,7 +141,7 @@ static void test_jacobi_options_equals_forms_are_accepted(void **state)
     assert_int_equal(opts.nx, 9);
     assert_int_equal(opts.ny, 11);
     assert_int_equal(opts.variant, JACOBI_TABLE);
-    assert_int_equal(opts.launch, JACOBI_LAUNCH_ASK_STREAM);
+    assert_int_equal(opts.launch, JACOBI_LAUNCH_STREAM);
 }
 
 static void test_jacobi_options_every_variant_name_selects_it_and_names_it_back(void **state)
@@ -166,21 +166,21 @@ static void test_jacobi_options_last_value_of_a_repeated_option_wins(void **stat
     (void)state;
     assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
     assert_int_equal(opts.nx, 200);
-    assert_int_equal(opts.launch, JACOBI_LAUNCH_ASK_GRAPH);
+    assert_int_equal(opts.launch, JACOBI_LAUNCH_GRAPH);
 }
 
 static void test_jacobi_options_every_launch_name_selects_it_and_names_it_back(void **state)
 {
     (void)state;
-    for (int l = 0; l < JACOBI_LAUNCH_REQUEST_COUNT; l++) {
+    for (int l = 0; l < JACOBI_LAUNCH_COUNT; l++) {
         char *argv[] = {"jacobi", "--launch",
-                        (char *)jacobi_launch_request_name((jacobi_launch_request_t)l)};
+                        (char *)jacobi_launch_name((jacobi_launch_t)l)};
         assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
         assert_int_equal(opts.launch, l);
     }
-    assert_string_equal(jacobi_launch_request_name(JACOBI_LAUNCH_AUTO), "auto");
-    assert_string_equal(jacobi_launch_request_name(JACOBI_LAUNCH_ASK_PERSISTENT), "persistent");
-    assert_string_equal(jacobi_launch_request_name(JACOBI_LAUNCH_REQUEST_COUNT), "?");
+    assert_string_equal(jacobi_launch_name(JACOBI_LAUNCH_AUTO), "auto");
+    assert_string_equal(jacobi_launch_name(JACOBI_LAUNCH_PERSISTENT), "persistent");
+    assert_string_equal(jacobi_launch_name(JACOBI_LAUNCH_COUNT), "?");
 }
 
 static void test_jacobi_options_init_takes_zero_random_and_a_seed_up_to_2_pow_64(void **state)

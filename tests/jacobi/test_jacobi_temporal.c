@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "jacobi_op.h"
+#include "jacobi_plan.h" /* jacobi_plan_create, the temporal cut */
 #include "jacobi_sweep.h"
 #include "jacobi_temporal.h"
 
@@ -272,8 +273,8 @@ static void test_the_cut_covers_the_rank(void **state)
 
 /* The tile's height where the tuning leaves it to the GPU plan
  * (jacobi_temporal_auto_rows): on an H200 (132 multiprocessors, 3 blocks
- * each), near the heights measured best (runs 9 and 10: 256, 128 and 64 own
- * rows at 16384^2, 8192^2 and 4096^2), growing with the grid, never below 64
+ * each), near the heights measured best (256, 128 and 64 own rows at
+ * 16384^2, 8192^2 and 4096^2, docs/performance.md), growing with the grid, never below 64
  * (2048^2 and smaller: the halo's rows cost more than the last wave's idle
  * time) nor above 4096. */
 static void test_the_plans_tile_height_follows_the_grid(void **state)

@@ -1,4 +1,6 @@
-/* test_options.c - pins multi_scal's command line: defaults, every option's forms, and a named error for every bad value. */
+/* test_options.c - pins multi_scal's command line and its kernels' tuning
+ * variables: defaults, every option's forms, and a named error for every bad
+ * value. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -320,7 +322,7 @@ static void test_options_long_flag_given_a_value_names_the_flag_as_typed(void **
 }
 
 /* getopt_long answers '?' for "--a" as for "--bogus"; the message must say
- * that the prefix is ambiguous and list what it could be (issue 11). */
+ * that the prefix is ambiguous and list what it could be. */
 static void test_options_ambiguous_long_option_lists_the_candidates(void **state)
 {
     char *a[] = {"multi_scal", "--a"};
@@ -365,8 +367,8 @@ static void test_options_bench_max_given_only_when_on_the_command_line(void **st
 }
 
 /* The default sweep is capped to the largest x4 step that fits a node's ranks;
- * unknown memory (0) or a size that fits keeps it (issue 11: `--bench` on a
- * 24 GiB machine reached 4 GiB per shard and was OOM-killed). */
+ * unknown memory (0) or a size that fits keeps it (uncapped, `--bench` on a
+ * 24 GiB machine reaches 4 GiB per shard and is OOM-killed). */
 static void test_options_bench_fit_caps_the_default_to_what_fits(void **state)
 {
     ms_options_t o;
@@ -456,7 +458,7 @@ static void test_options_unknown_mode_is_named(void **state)
 
 static void test_options_every_variant_name_selects_it_and_an_unknown_one_lists_them(void **state)
 {
-    static const char *const names[SCAL_VARIANT_COUNT] = SCAL_VARIANT_NAMES;
+    const char *const *names = scal_variant_names;
     char *none[] = {"multi_scal"};
     char *bad[] = {"multi_scal", "--variant", "vec4"};
     (void)state;
@@ -614,6 +616,97 @@ static void test_options_parse_modes_direct(void **state)
     assert_string_equal(ms_mode_name(0), "?");
 }
 
+/* ---- the kernels' tuning variables (SCAL_BLOCKS_PER_SM, SCAL_CHUNK_SHAPE) ---- */
+
+/* ms_tuning_parse on the two variables' texts; err cleared first. */
+static int tune(const char *blocks, const char *shape)
+{
+    const char *text[MS_TUNING_COUNT] = {blocks, shape};
+    memset(err, 0, sizeof err);
+    return ms_tuning_parse(&opts, text, err, sizeof err);
+}
+
+static void test_options_tuning_unset_or_empty_is_the_default(void **state)
+{
+    char *argv[] = {"multi_scal"};
+    (void)state;
+    assert_int_equal(parse(ARGC(argv), argv), MS_PARSE_OK);
+    assert_int_equal(opts.blocks_per_sm, 0);
+    assert_int_equal(opts.chunk_shape, 0);
+    assert_int_equal(tune(NULL, NULL), 0);
+    assert_int_equal(opts.blocks_per_sm, 0);
+    assert_int_equal(opts.chunk_shape, 0);
+    assert_int_equal(tune("", ""), 0);
+    assert_int_equal(opts.blocks_per_sm, 0);
+    assert_int_equal(opts.chunk_shape, 0);
+    assert_string_equal(ms_tuning_name(MS_TUNE_BLOCKS_PER_SM), "SCAL_BLOCKS_PER_SM");
+    assert_string_equal(ms_tuning_name(MS_TUNE_CHUNK_SHAPE), "SCAL_CHUNK_SHAPE");
+    assert_string_equal(ms_tuning_name(MS_TUNING_COUNT), "?");
+}
+
+#define SHAPE_TEXT(block, unroll) #block "x" #unroll,
+static void test_options_tuning_takes_blocks_from_1_to_64_and_every_compiled_shape(void **state)
+{
+    static const char *const shapes[] = {SCAL_CHUNK_SHAPES(SHAPE_TEXT)};
+    (void)state;
+    assert_int_equal(tune("1", NULL), 0);
+    assert_int_equal(opts.blocks_per_sm, 1);
+    assert_int_equal(tune("64", NULL), 0);
+    assert_int_equal(opts.blocks_per_sm, SCAL_MAX_BLOCKS_PER_SM);
+    assert_int_equal(tune("32", "256x1"), 0);
+    assert_int_equal(opts.blocks_per_sm, 32);
+    assert_int_equal(opts.chunk_shape, 0); /* the default comes first */
+    assert_int_equal((int)(sizeof shapes / sizeof shapes[0]), SCAL_CHUNK_SHAPE_COUNT);
+    for (int i = 0; i < SCAL_CHUNK_SHAPE_COUNT; i++) {
+        assert_int_equal(tune(NULL, shapes[i]), 0);
+        assert_int_equal(opts.chunk_shape, i);
+        assert_int_equal(opts.blocks_per_sm, 0);
+    }
+}
+#undef SHAPE_TEXT
+
+/* The parse of (blocks, shape) fails with exactly `want` (printf'd with bad),
+ * and both values are back to their defaults. */
+static void expect_tuning_error(const char *blocks, const char *shape, const char *want, const char *bad)
+{
+    char text[256];
+    assert_int_equal(tune(blocks, shape), -1);
+    snprintf(text, sizeof text, want, bad);
+    assert_string_equal(err, text);
+    assert_int_equal(opts.blocks_per_sm, 0);
+    assert_int_equal(opts.chunk_shape, 0);
+}
+
+static void test_options_tuning_refuses_a_malformed_value_and_names_it(void **state)
+{
+    static const char *const bad_blocks[] = {"0", "65", "abc", "12abc", "-3", " 5", "3.5", "+4",
+                                             "99999999999999999999"};
+    static const char *const bad_shapes[] = {"256x3", "abc", "256x1x", "256", "x1", "256x1 ", "1024x1"};
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_blocks / sizeof bad_blocks[0]; i++)
+        expect_tuning_error(bad_blocks[i], "128x2",
+                            "invalid SCAL_BLOCKS_PER_SM '%s' (environment): expected an integer from 1 "
+                            "to 64, or unset for the default",
+                            bad_blocks[i]);
+    /* a good value beside a bad one is undone too */
+    for (size_t i = 0; i < sizeof bad_shapes / sizeof bad_shapes[0]; i++)
+        expect_tuning_error("8", bad_shapes[i],
+                            "SCAL_CHUNK_SHAPE='%s' is not a compiled shape (256x1, 64x2, 64x4, 128x1, "
+                            "128x2, 128x4, 256x2, 256x4, 512x2)",
+                            bad_shapes[i]);
+}
+
+static void test_options_tuning_message_is_truncated_to_the_buffer(void **state)
+{
+    const char *text[MS_TUNING_COUNT] = {NULL, "bogus"};
+    char small[24];
+    (void)state;
+    memset(small, 'Z', sizeof small);
+    assert_int_equal(ms_tuning_parse(&opts, text, small, sizeof small), -1);
+    assert_int_equal(strlen(small), sizeof small - 1);
+    assert_int_equal(strncmp(small, "SCAL_CHUNK_SHAPE='bogus'", sizeof small - 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +748,10 @@ int main(void)
         cmocka_unit_test(test_options_parse_count_direct),
         cmocka_unit_test(test_options_parse_alpha_direct),
         cmocka_unit_test(test_options_parse_modes_direct),
+        cmocka_unit_test(test_options_tuning_unset_or_empty_is_the_default),
+        cmocka_unit_test(test_options_tuning_takes_blocks_from_1_to_64_and_every_compiled_shape),
+        cmocka_unit_test(test_options_tuning_refuses_a_malformed_value_and_names_it),
+        cmocka_unit_test(test_options_tuning_message_is_truncated_to_the_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,56 @@
+/* jacobi_launch.h - the jacobi program's launch modes as one table: one enum
+ * (auto included), and one entry a mode with its name, what the program says
+ * of it, where it falls back to when refused, and the plan's hooks that fit,
+ * size, run and release it (jacobi_plan.c holds the table and calls them).
+ * The program chooses among the entries (src/jacobi/jacobi_solve.c); every
+ * name the program reads or writes (--launch, the reports) is the table's. */
+#ifndef JACOBI_LAUNCH_H
+#define JACOBI_LAUNCH_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum jacobi_launch {
+    JACOBI_LAUNCH_AUTO = 0,   /* --launch auto: the program picks one by measurement */
+    JACOBI_LAUNCH_PERSISTENT, /* one cooperative launch runs the whole solve */
+    JACOBI_LAUNCH_GRAPH,      /* captured graphs of launches, replayed */
+    JACOBI_LAUNCH_STREAM,     /* one launch call per iteration */
+    JACOBI_LAUNCH_ONCHIP,     /* one launch, each tile's rows kept on chip */
+    JACOBI_LAUNCH_TEMPORAL,   /* a launch a pass of several iterations (temporal blocking) */
+    JACOBI_LAUNCH_COUNT
+} jacobi_launch_t;
+
+typedef struct jacobi_plan jacobi_plan_t;
+
+typedef struct jacobi_launch_mode {
+    const char *name;         /* --launch's word, and the reports' */
+    const char *how;          /* the header's account of its launches */
+    int device_driven;        /* 1: it needs a solve the device drives alone */
+    int tiled;                /* 1: on-chip tiles or temporal passes (JACOBI_TEST_FAULT edge, lag) */
+    jacobi_launch_t fallback; /* what runs where its plan is refused; AUTO: nothing */
+    const char *refused;      /* the launch note's words for that: "<refused> (why): */
+    const char *instead;      /* <instead> instead" */
+    /* The plan's hooks, each NULL where the mode has nothing to do. fits: 0,
+     * or 1 with why (this rank's problem cannot run so, whatever the
+     * device); size: the plan sized for the device and allocated (0,
+     * JACOBI_PLAN_NOT_RESIDENT with why, or a runtime code); run: up to count
+     * steps enqueued; release: what size allocated, freed. */
+    int (*fits)(const jacobi_plan_t *plan, char *why, size_t why_bytes);
+    int (*size)(jacobi_plan_t *plan, char *why, size_t why_bytes);
+    int (*run)(jacobi_plan_t *plan, int count);
+    void (*release)(jacobi_plan_t *plan);
+} jacobi_launch_mode_t;
+
+/* The entry of a mode, or NULL past the table. */
+const jacobi_launch_mode_t *jacobi_launch_mode(jacobi_launch_t launch);
+/* Its name, or "?" past the table. */
+const char *jacobi_launch_name(jacobi_launch_t launch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JACOBI_LAUNCH_H */
