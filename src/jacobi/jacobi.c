@@ -37,6 +37,7 @@
 #include "app.h"
 #include "cli.h"
 #include "jacobi_job.h"
+#include "test_hooks.h"
 #include "jacobi_op.h"
 #include "jacobi_report.h"
 #include "jacobi_solve.h"
@@ -205,23 +206,44 @@ static shardtab_status_t release(jacobi_job_t *j)
     return first;
 }
 
-/* Reads a test hook naming a rank: JACOBI_TEST_SKIP_SIGNAL=<rank> (that rank
- * never signals its neighbours: every rank's wait runs out),
+/* Whether a test hook's text names this rank: JACOBI_TEST_SKIP_SIGNAL=<rank>
+ * (that rank never signals its neighbours: every rank's wait runs out),
  * JACOBI_TEST_STALL=<rank> (that rank stops itself with SIGSTOP as the
  * distributed solve starts: its peers must end the job) and
  * JACOBI_TEST_SLOW_RANK=<rank> (the host backend's temporal passes start 2 ms
- * late on that rank: its neighbours must wait for its rows). Not for users;
- * they never fire unless set. */
-static int test_hook_names(const char *name, int rank)
+ * late on that rank: its neighbours must wait for its rows). */
+static int hook_names_rank(const char *text, int rank)
 {
-    const char *text = getenv(name);
     char *end;
     long r;
 
-    if (text == NULL || *text == '\0')
+    if (text == NULL)
         return 0;
     r = strtol(text, &end, 10);
     return *end == '\0' && r == rank;
+}
+
+/* Every test hook of jacobi's (src/platform/test_hooks.h), read once at the
+ * start: the planted bug parsed and checked against the grid, the ranks the
+ * others name, the corrupted point's text. 0, or -1 with a message (a hook
+ * set in a build without hooks, or a malformed one). */
+static int read_test_hooks(jacobi_job_t *j, char *err, size_t err_bytes)
+{
+    const char *fault, *skip, *slow, *stall;
+
+    if (test_hook_read("JACOBI_TEST_FAULT", &fault, err, err_bytes) != 0 ||
+        test_hook_read("JACOBI_TEST_SKIP_SIGNAL", &skip, err, err_bytes) != 0 ||
+        test_hook_read("JACOBI_TEST_SLOW_RANK", &slow, err, err_bytes) != 0 ||
+        test_hook_read("JACOBI_TEST_STALL", &stall, err, err_bytes) != 0 ||
+        test_hook_read("JACOBI_TEST_CORRUPT", &j->corrupt_for_test, err, err_bytes) != 0)
+        return -1;
+    if (jacobi_test_fault_parse(fault, &j->fault, err, err_bytes) != 0 ||
+        jacobi_test_fault_check(&j->fault, j->opts.nx, j->opts.ny, err, err_bytes) != 0)
+        return -1;
+    j->skip_signal = hook_names_rank(skip, j->rank);
+    j->slow_passes = hook_names_rank(slow, j->rank);
+    j->stall_for_test = hook_names_rank(stall, j->rank);
+    return 0;
 }
 
 /* Ranks of this node bound to this rank's device (1 unless --allow-shared-gpu
@@ -361,8 +383,7 @@ int main(int argc, char **argv)
             return code;
         }
     }
-    if (jacobi_test_fault_parse(getenv("JACOBI_TEST_FAULT"), &j.fault, err, sizeof err) != 0 ||
-        jacobi_test_fault_check(&j.fault, j.opts.nx, j.opts.ny, err, sizeof err) != 0)
+    if (read_test_hooks(&j, err, sizeof err) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
     if (status == SHARDTAB_SUCCESS &&
         jacobi_split_rows(j.opts.ny, j.size, j.rank, &j.rows, err, sizeof err) != 0)
@@ -397,9 +418,6 @@ int main(int argc, char **argv)
     }
     j.top = jacobi_top(j.size, j.rank);
     j.bottom = jacobi_bottom(j.size, j.rank);
-    j.skip_signal = test_hook_names("JACOBI_TEST_SKIP_SIGNAL", j.rank);
-    j.slow_passes = test_hook_names("JACOBI_TEST_SLOW_RANK", j.rank);
-    j.stall_for_test = test_hook_names("JACOBI_TEST_STALL", j.rank);
 
     /* ---- device, stream, buffers, table, launch mode ---- */
     init.allow_shared_device = j.opts.allow_shared_gpu;

@@ -42,6 +42,7 @@ typedef struct jacobi_job {
     int skip_signal;           /* test hook: never signal the neighbours */
     int slow_passes;           /* test hook: each temporal pass starts late (host backend) */
     int stall_for_test;        /* test hook: stop this process (SIGSTOP) in the first solve */
+    const char *corrupt_for_test; /* test hook: the result point to nudge (JACOBI_TEST_CORRUPT), or NULL */
     double agree_limit_s;      /* how long a rank waits for the others after a solve */
     uint64_t memory_rank, memory_node, memory_available; /* host bytes: the estimate, and what is free */
     int nodes;                 /* node count of the table, kept past its destroy */

@@ -448,12 +448,12 @@ shardtab_status_t jacobi_verify_references(jacobi_job_t *j, const jacobi_outcome
     return SHARDTAB_SUCCESS;
 }
 
-/* Test hook: JACOBI_TEST_CORRUPT=<row>:<column> (global) nudges that point of
- * the run's result by one ulp before the comparison, so that the tests can
- * prove a single wrong bit is seen. Not for users; it never fires unless set. */
+/* Test hook: JACOBI_TEST_CORRUPT=<row>:<column> (global, read at the start)
+ * nudges that point of the run's result by one ulp before the comparison, so
+ * that the tests can prove a single wrong bit is seen. */
 static void corrupt_for_test(jacobi_job_t *j)
 {
-    const char *text = getenv("JACOBI_TEST_CORRUPT");
+    const char *text = j->corrupt_for_test;
     long row, col;
 
     if (text == NULL || sscanf(text, "%ld:%ld", &row, &col) != 2)

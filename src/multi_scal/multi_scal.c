@@ -28,6 +28,7 @@
 #include "report.h"
 #include "scal.h"
 #include "shardtab.h"
+#include "test_hooks.h"
 
 typedef struct ms_run {
     ms_options_t opts;
@@ -41,6 +42,8 @@ typedef struct ms_run {
     double expected[7];         /* the value each residue class must end with */
     ms_bench_fit_t fit;         /* --bench, --bench-pairs: sizes fitted to host memory */
     ms_report_t report;
+    const char *corrupt_hook;   /* test hooks (src/platform/test_hooks.h), read at the start: */
+    const char *memory_hook;    /* MULTI_SCAL_TEST_CORRUPT's, _MEMORY's text, or NULL */
 } ms_run_t;
 
 /* ---- set-up ------------------------------------------------------------------ */
@@ -177,15 +180,15 @@ static shardtab_status_t reset_shard(ms_run_t *run)
 
 /* Test hook: MULTI_SCAL_TEST_CORRUPT=<global index> nudges that element by one
  * ulp after the kernels, so the tests can prove the verifier sees a single
- * wrong bit. Not for users; it never fires unless set. */
+ * wrong bit. */
 static shardtab_status_t corrupt_for_test(ms_run_t *run)
 {
-    const char *text = getenv("MULTI_SCAL_TEST_CORRUPT");
+    const char *text = run->corrupt_hook;
     uint64_t g;
     double value;
     char *end;
 
-    if (text == NULL || *text == '\0')
+    if (text == NULL)
         return SHARDTAB_SUCCESS;
     g = strtoull(text, &end, 10);
     if (*end != '\0' || g < run->mine.start || g - run->mine.start >= run->mine.length)
@@ -280,14 +283,14 @@ static shardtab_status_t run_mode(ms_run_t *run, unsigned mode, ms_mode_result_t
 
 /* Test hook: MULTI_SCAL_TEST_MEMORY=<bytes> stands in for the host memory
  * available, so the tests can run the sizing of a small machine on any
- * machine. Not for users; it never acts unless set. */
-static uint64_t memory_available(void)
+ * machine. */
+static uint64_t memory_available(const ms_run_t *run)
 {
-    const char *text = getenv("MULTI_SCAL_TEST_MEMORY");
+    const char *text = run->memory_hook;
     unsigned long long bytes;
     char *end;
 
-    if (text && *text) {
+    if (text) {
         bytes = strtoull(text, &end, 10);
         if (*end == '\0' && bytes > 0)
             return (uint64_t)bytes;
@@ -314,7 +317,7 @@ static shardtab_status_t fit_memory(ms_run_t *run)
     shardtab_status_t status = SHARDTAB_SUCCESS;
     MPI_Comm node;
     int node_ranks, most_ranks;
-    uint64_t have = memory_available(), node_have, spare, least_spare;
+    uint64_t have = memory_available(run), node_have, spare, least_spare;
     double need, node_need; /* doubles: n * 8 * buffers can pass 2^64 */
     char err[APP_MESSAGE_BYTES], text[3][32];
 
@@ -407,7 +410,15 @@ int main(int argc, char **argv)
     case MS_PARSE_OK:
         break;
     }
-    status = fit_memory(&run);
+    /* the test hooks: a build without them refuses each one that is set */
+    if (test_hook_read("MULTI_SCAL_TEST_CORRUPT", &run.corrupt_hook, err, sizeof err) != 0 ||
+        test_hook_read("MULTI_SCAL_TEST_MEMORY", &run.memory_hook, err, sizeof err) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    else
+        status = SHARDTAB_SUCCESS;
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS)
+        status = fit_memory(&run);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(MPI_COMM_WORLD,
                                 ms_report_open_json(&run.report, &run.opts, run.rank));
