@@ -65,9 +65,12 @@ static int temporal_fits(const jacobi_plan_t *plan, char *why, size_t why_bytes)
 
 /* Enqueues `total` units (steps, passes) by enqueue(plan, n), in chunks of
  * JACOBI_CHUNK_STEPS with at most two in flight: before a third, the first
- * waited for, and none more once the device has stopped the solve. 0 or a
- * runtime code. */
-static int pace(jacobi_plan_t *plan, int total, int (*enqueue)(jacobi_plan_t *plan, int n))
+ * waited for, and once the device has stopped the solve only `after_stop`
+ * more (a temporal pass stopped inside is run again after the stop, in up to
+ * two passes, and that stop may be the last pass of the chunk just done: the
+ * host can see it late). 0 or a runtime code. */
+static int pace(jacobi_plan_t *plan, int total, int after_stop,
+                int (*enqueue)(jacobi_plan_t *plan, int n))
 {
     int err = 0;
 
@@ -76,8 +79,13 @@ static int pace(jacobi_plan_t *plan, int total, int (*enqueue)(jacobi_plan_t *pl
         if (chunk >= 2) {
             int stopped = 0;
             err = jacobi_backend_wait(plan, chunk & 1, &stopped);
-            if (err != 0 || stopped)
+            if (err != 0)
                 break;
+            if (stopped) {
+                if (after_stop > 0)
+                    err = enqueue(plan, after_stop < n ? after_stop : n);
+                break;
+            }
         }
         err = enqueue(plan, n);
         if (err == 0)
@@ -89,7 +97,7 @@ static int pace(jacobi_plan_t *plan, int total, int (*enqueue)(jacobi_plan_t *pl
 
 static int run_steps(jacobi_plan_t *plan, int count)
 {
-    return pace(plan, count, jacobi_steps_enqueue);
+    return pace(plan, count, 0, jacobi_steps_enqueue); /* a step after the stop does nothing */
 }
 
 /* A temporal run: its start, then its passes, as many as a run of count
@@ -102,7 +110,7 @@ static int run_passes(jacobi_plan_t *plan, int count)
     const int depth = plan->step.temporal_depth;
     int err = jacobi_temporal_start(plan, count);
 
-    return err != 0 ? err : pace(plan, (count + depth - 1) / depth + 4, jacobi_temporal_enqueue);
+    return err != 0 ? err : pace(plan, (count + depth - 1) / depth + 4, 2, jacobi_temporal_enqueue);
 }
 
 /* ---- the table ---------------------------------------------------------------------- */

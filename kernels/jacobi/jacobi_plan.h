@@ -30,7 +30,7 @@ struct jacobi_plan {
     int onchip_tmax;        /* on chip: the kernel's most threads a block */
     void *graph;            /* graph, GPUs: the instantiated graph, or NULL */
     void *chunk_done[2];    /* pacing, GPUs: the event of each chunk in flight */
-    uint64_t *done_host;    /* GPUs: mapped host memory the device sets when it stops */
+    uint64_t *done_host;    /* set when the solve stops: GPUs, mapped host memory the device sets */
 };
 
 /* ---- every backend's hooks: the plan's (jacobi_plan.hip, jacobi_plan_host.c) ---- */

@@ -2,9 +2,10 @@
  * (jacobi_plan.h), beside jacobi_plan.hip's: one tile covers a rank's rows
  * (one "block"), a "launch" is a call of the loops of jacobi_sweep_host.c,
  * and a chunk of steps ends when its last call returns, so the pacing waits
- * for nothing, and each step reads the stop from the solve's own state. */
+ * for nothing; the stop it reads from the flag the loops set, as the GPUs'. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "jacobi_plan.h"
 
@@ -22,23 +23,28 @@ int jacobi_step_shape(jacobi_step_t *s, const jacobi_tuning_t *tuning, uint64_t 
 
 /* ---- what every plan holds: nothing but its state ----------------------------------- */
 
+/* a loop has no stream and no events; it tells the stop by the flag, as a GPU
+ * tells it by mapped host memory */
 int jacobi_backend_open(jacobi_plan_t *plan)
 {
-    (void)plan; /* a loop has no stream, no events, and tells the stop by its state */
+    plan->done_host = calloc(1, sizeof *plan->done_host);
+    if (plan->done_host == NULL)
+        return jacobi_backend_no_memory();
+    plan->step.done = (volatile uint64_t *)plan->done_host;
     return 0;
 }
 
 void jacobi_backend_close(jacobi_plan_t *plan)
 {
-    (void)plan;
+    free(plan->done_host);
 }
 
 int jacobi_backend_wait(jacobi_plan_t *plan, int slot, int *stop)
 {
-    /* the chunk before is done, its calls returned; each call of the next
-     * checks the stop itself (a step, or jacobi_temporal_next's pass) */
-    (void)plan, (void)slot;
-    *stop = 0;
+    /* the chunk before is done, its calls returned (and the next chunk's
+     * too: a loop's run ends before its call returns) */
+    (void)slot;
+    *stop = *(volatile uint64_t *)plan->done_host != 0;
     return 0;
 }
 

@@ -15,7 +15,7 @@
 
 #define NX_MAX 23
 #define ROWS 17 /* a rank alone: its rows periodic */
-#define NITER 60
+#define NITER 200 /* past the second chunk of passes of 3 (jacobi_plan.h's JACOBI_CHUNK_STEPS) */
 
 typedef struct grid {
     jacobi_real_t a[2][ROWS * NX_MAX];
@@ -212,6 +212,22 @@ static void test_a_stop_inside_a_pass_returns_the_state_at_the_stop(void **state
             check(&(run_t){NX_MAX, tol_below(j, 3), 3, NITER, depth, JACOBI_FAULT_NONE, 1});
 }
 
+/* A stop inside the last pass of a paced chunk: the pass must be run again
+ * in the next chunk, which the plan enqueues after it has seen the stop.
+ * Passes of 3, chunks of JACOBI_CHUNK_STEPS passes: the second chunk's last
+ * pass runs iterations 189 to 191; the stop after 189 or 190 falls inside it. */
+static void test_a_stop_in_a_chunks_last_pass_is_run_again(void **state)
+{
+    (void)state;
+    const int last = (2 * JACOBI_CHUNK_STEPS - 1) * 3;
+    for (int stop = last; stop < last + 2; stop++) {
+        const run_t w = {NX_MAX, tol_below(stop - 2, 1), 1, NITER, 3, JACOBI_FAULT_NONE, 1};
+        static jacobi_real_t want[ROWS * NX_MAX];
+        assert_int_equal(plain(&w, want, NULL), stop + 1);
+        check(&w);
+    }
+}
+
 /* The iterations asked in several calls of the plan (a pass cut at each
  * call's end), and a grid narrower than one tile (the halo clipped at both
  * fixed columns). */
@@ -308,6 +324,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_of_every_length_equal_the_plain_loop),
         cmocka_unit_test(test_a_stop_inside_a_pass_returns_the_state_at_the_stop),
+        cmocka_unit_test(test_a_stop_in_a_chunks_last_pass_is_run_again),
         cmocka_unit_test(test_runs_in_several_calls_and_narrow_grids),
         cmocka_unit_test(test_a_skipped_rerun_is_caught),
         cmocka_unit_test(test_the_cut_covers_the_rank),
