@@ -62,19 +62,19 @@ extern "C" {
 
 typedef enum shardtab_status {
     SHARDTAB_SUCCESS = 0,
-    SHARDTAB_ERR_INVALID_ARG,   /* bad argument or environment: the caller's fault */
-    SHARDTAB_ERR_NO_MEMORY,     /* host or device allocation failed */
-    SHARDTAB_ERR_NO_DEVICE,     /* no usable device for this rank */
-    SHARDTAB_ERR_DEVICE,        /* a device or OS runtime call failed */
-    SHARDTAB_ERR_IPC,           /* exporting or opening an IPC handle failed */
-    SHARDTAB_ERR_PEER_ACCESS,   /* a device cannot reach a peer's memory */
-    SHARDTAB_ERR_DESCRIPTOR,    /* a peer sent a descriptor that fails validation */
-    SHARDTAB_ERR_MPI,           /* an MPI call failed */
-    SHARDTAB_ERR_UNSUPPORTED,   /* not possible with this backend or build */
-    SHARDTAB_ERR_FAULT,         /* failure injected through SHARDTAB_FAULT */
-    SHARDTAB_ERR_VERIFY,        /* an application-level check failed */
-    SHARDTAB_ERR_TIMEOUT,       /* a device-side wait ran out of time (shardtab_signal_check) */
-    SHARDTAB_ERR_ABORTED,       /* stopped because another rank failed first: when ranks
+    SHARDTAB_ERR_INVALID_ARG, /* bad argument or environment: the caller's fault */
+    SHARDTAB_ERR_NO_MEMORY,   /* host or device allocation failed */
+    SHARDTAB_ERR_NO_DEVICE,   /* no usable device for this rank */
+    SHARDTAB_ERR_DEVICE,      /* a device or OS runtime call failed */
+    SHARDTAB_ERR_IPC,         /* exporting or opening an IPC handle failed */
+    SHARDTAB_ERR_PEER_ACCESS, /* a device cannot reach a peer's memory */
+    SHARDTAB_ERR_DESCRIPTOR,  /* a peer sent a descriptor that fails validation */
+    SHARDTAB_ERR_MPI,         /* an MPI call failed */
+    SHARDTAB_ERR_UNSUPPORTED, /* not possible with this backend or build */
+    SHARDTAB_ERR_FAULT,       /* failure injected through SHARDTAB_FAULT */
+    SHARDTAB_ERR_VERIFY,      /* an application-level check failed */
+    SHARDTAB_ERR_TIMEOUT,     /* a device-side wait ran out of time (shardtab_signal_check) */
+    SHARDTAB_ERR_ABORTED,     /* stopped because another rank failed first: when ranks
                                    agree, any other failure is reported before this one */
     SHARDTAB_STATUS_COUNT
 } shardtab_status_t;
@@ -102,11 +102,11 @@ typedef struct shardtab_init_params {
 
 typedef struct shardtab_device_info {
     shardtab_backend_t backend;
-    int device;            /* ordinal of the bound device, as this process sees it */
-    int visible_devices;   /* devices this process can see */
-    int shared;            /* another rank of this node binds the same device */
-    char name[64];         /* e.g. "NVIDIA H200", "AMD Instinct MI250X", "cpu" */
-    char pci_bus_id[32];   /* "0000:c1:00.0", or "-" for the host backend */
+    int device;          /* ordinal of the bound device, as this process sees it */
+    int visible_devices; /* devices this process can see */
+    int shared;          /* another rank of this node binds the same device */
+    char name[64];       /* e.g. "NVIDIA H200", "AMD Instinct MI250X", "cpu" */
+    char pci_bus_id[32]; /* "0000:c1:00.0", or "-" for the host backend */
 } shardtab_device_info_t;
 
 /* ---- Process set-up: bind this rank's device (collective) ------------------ */
@@ -163,8 +163,7 @@ shardtab_status_t shardtab_stream_synchronize(shardtab_stream_t stream);
  * device table), and the table holds none of its memory.
  * SHARDTAB_RANKS_PER_NODE=R in the environment splits each real node into groups
  * of R consecutive ranks, to test multi-node logic on one machine. */
-shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes,
-                                  shardtab_t **table);
+shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shardtab_t **table);
 
 #define SHARDTAB_SIGNAL_SLOTS_DEFAULT 64
 #define SHARDTAB_WAIT_TIMEOUT_DEFAULT_S 10.0
@@ -196,8 +195,7 @@ typedef struct shardtab_create_params {
 
 /* shardtab_create with parameters (params may be NULL: all defaults). */
 shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
-                                       const shardtab_create_params_t *params,
-                                       shardtab_t **table);
+                                       const shardtab_create_params_t *params, shardtab_t **table);
 /* Waits for the table's stream, lets every importer unmap, then releases. Sets
  * *table to NULL. Kernels on other streams that use the table must be finished
  * by the caller. The shards themselves stay allocated: free them afterwards.
@@ -233,8 +231,7 @@ int shardtab_node_rank_of(const shardtab_t *table, int comm_rank);
 /* A peer's shard as mapped in this process (host copy of the table). *base is
  * NULL and *bytes 0 for a rank on another node, or an empty shard. A table
  * that is not live: SHARDTAB_ERR_INVALID_ARG, nothing written. */
-shardtab_status_t shardtab_peer(const shardtab_t *table, int comm_rank, void **base,
-                                size_t *bytes);
+shardtab_status_t shardtab_peer(const shardtab_t *table, int comm_rank, void **base, size_t *bytes);
 /* What the runtime reported at create about the device of node rank `from`
  * reaching the memory of node rank `to`: 1 yes, 0 no, -1 unknown (the GPU of
  * `to` is invisible to `from`, as with one visible GPU per rank). Reported is

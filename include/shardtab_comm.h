@@ -53,9 +53,9 @@
 #include "shardtab/comm_detail.h"
 
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
-#define SHARDTAB_BLOCK_SHARED __shared__
+#  define SHARDTAB_BLOCK_SHARED __shared__
 #else
-#define SHARDTAB_BLOCK_SHARED
+#  define SHARDTAB_BLOCK_SHARED
 #endif
 
 /* ---- put and get through the table --------------------------------------------- */
@@ -82,8 +82,8 @@ SHARDTAB_DEVFN void shardtab_copy_block(void *dst, const void *src, size_t bytes
 }
 
 /* bytes from src into node rank peer's shard at byte offset, through the table */
-SHARDTAB_DEVFN void shardtab_put_block(void *const *table, int peer, size_t offset,
-                                       const void *src, size_t bytes)
+SHARDTAB_DEVFN void shardtab_put_block(void *const *table, int peer, size_t offset, const void *src,
+                                       size_t bytes)
 {
     shardtab_copy_block((char *)table[peer] + offset, src, bytes);
 }
@@ -104,8 +104,7 @@ enum { SHARDTAB_SIGNAL_SET = 0, SHARDTAB_SIGNAL_ADD = 1 };
  * the peer: a wait on that slot then sees the bytes. */
 SHARDTAB_DEVFN void shardtab_put_signal_block(const shardtab_signals_t *s, void *const *table,
                                               int peer, size_t offset, const void *src,
-                                              size_t bytes, int slot, uint64_t value,
-                                              int signal_op)
+                                              size_t bytes, int slot, uint64_t value, int signal_op)
 {
     shardtab_put_block(table, peer, offset, src, bytes);
     shardtab_fence_before_block_release();
@@ -126,8 +125,7 @@ SHARDTAB_DEVFN void shardtab_put_signal_block(const shardtab_signals_t *s, void 
  * the count). Every thread of each block calls it. Returns 1 in the block
  * that signalled. */
 SHARDTAB_DEVFN int shardtab_signal_after_blocks(const shardtab_signals_t *s, uint64_t *arrived,
-                                                uint64_t blocks, int peer, int slot,
-                                                uint64_t value)
+                                                uint64_t blocks, int peer, int slot, uint64_t value)
 {
     SHARDTAB_BLOCK_SHARED int last;
 
@@ -168,8 +166,8 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_coll(const shardtab_signals_t *s, int sl
  * deposits values); op matters for _REDUCE only (pass SHARDTAB_SUM
  * otherwise). Returns SHARDTAB_WAIT_OK or why not, in every thread. */
 SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                             int kind, int op, int type, int root,
-                                             const void *in, int count)
+                                             int kind, int op, int type, int root, const void *in,
+                                             int count)
 {
     SHARDTAB_BLOCK_SHARED int status;
     SHARDTAB_BLOCK_SHARED uint64_t epoch_shared;
@@ -260,17 +258,20 @@ SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, const
     shardtab_fence_after_block_acquire();
     if (kind == SHARDTAB_COLL_REDUCE) {
         for (int i = t; i < count; i += threads) {
-            uint64_t acc = shardtab_load_relaxed_system(s->mine + shardtab_coll_deposit(s, c, e, 0) + 2 + i);
+            uint64_t acc =
+                shardtab_load_relaxed_system(s->mine + shardtab_coll_deposit(s, c, e, 0) + 2 + i);
             for (int r = 1; r < n; r++)
                 acc = shardtab_value_combine(
                     op, type, acc,
-                    shardtab_load_relaxed_system(s->mine + shardtab_coll_deposit(s, c, e, r) + 2 + i));
+                    shardtab_load_relaxed_system(s->mine + shardtab_coll_deposit(s, c, e, r) + 2 +
+                                                 i));
             shardtab_value_store(type, out, (size_t)i, acc);
         }
     } else if (kind == SHARDTAB_COLL_BROADCAST) {
         const int at = shardtab_coll_deposit(s, c, e, root);
         for (int i = t; i < count; i += threads)
-            shardtab_value_store(type, out, (size_t)i, shardtab_load_relaxed_system(s->mine + at + 2 + i));
+            shardtab_value_store(type, out, (size_t)i,
+                                 shardtab_load_relaxed_system(s->mine + at + 2 + i));
     } else {
         for (int i = t; i < n * count; i += threads) {
             const int r = i / count, at = shardtab_coll_deposit(s, c, e, r);
@@ -302,25 +303,27 @@ SHARDTAB_DEVFN int shardtab_all_reduce_block(const shardtab_signals_t *s, const 
 
 /* out[i] = in[i] of node rank root, for i < count (in is read on the root only) */
 SHARDTAB_DEVFN int shardtab_broadcast_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                            int root, int type, const void *in, void *out, int count)
+                                            int root, int type, const void *in, void *out,
+                                            int count)
 {
     int status = shardtab_coll_start_block(s, c, SHARDTAB_COLL_BROADCAST, SHARDTAB_SUM, type, root,
                                            in, count);
-    return status != SHARDTAB_WAIT_OK ? status
-                                      : shardtab_coll_finish_block(s, c, SHARDTAB_COLL_BROADCAST,
-                                                                   SHARDTAB_SUM, type, root, out,
-                                                                   count);
+    return status != SHARDTAB_WAIT_OK
+               ? status
+               : shardtab_coll_finish_block(s, c, SHARDTAB_COLL_BROADCAST, SHARDTAB_SUM, type, root,
+                                            out, count);
 }
 
 /* out[r * count + i] = in[i] of node rank r */
 SHARDTAB_DEVFN int shardtab_all_gather_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                              int type, const void *in, void *out, int count)
 {
-    int status = shardtab_coll_start_block(s, c, SHARDTAB_COLL_GATHER, SHARDTAB_SUM, type, 0, in,
-                                           count);
-    return status != SHARDTAB_WAIT_OK ? status
-                                      : shardtab_coll_finish_block(s, c, SHARDTAB_COLL_GATHER,
-                                                                   SHARDTAB_SUM, type, 0, out, count);
+    int status =
+        shardtab_coll_start_block(s, c, SHARDTAB_COLL_GATHER, SHARDTAB_SUM, type, 0, in, count);
+    return status != SHARDTAB_WAIT_OK
+               ? status
+               : shardtab_coll_finish_block(s, c, SHARDTAB_COLL_GATHER, SHARDTAB_SUM, type, 0, out,
+                                            count);
 }
 
 #endif /* SHARDTAB_COMM_H */

@@ -72,11 +72,11 @@
  * numbers, barrier, leader, the fences around a leader's release and acquire
  * for the block), a 16-byte copy, the clock and a pause. */
 #if defined(__CUDACC__)
-#include "shardtab/arch_cuda.h"
+#  include "shardtab/arch_cuda.h"
 #elif defined(__HIP__) || defined(__HIPCC__)
-#include "shardtab/arch_hip.h"
+#  include "shardtab/arch_hip.h"
 #else
-#include "shardtab/arch_host.h"
+#  include "shardtab/arch_host.h"
 #endif
 
 /* ---- the pad ----------------------------------------------------------------- *
@@ -111,8 +111,8 @@ enum {
 
 /* The handle a kernel needs, by value (shardtab_signals() fills it). */
 typedef struct shardtab_signals {
-    uint64_t *const *pads;  /* device-resident [node_size]: every pad as this rank maps it */
-    uint64_t *mine;         /* this rank's own pad */
+    uint64_t *const *pads; /* device-resident [node_size]: every pad as this rank maps it */
+    uint64_t *mine;        /* this rank's own pad */
     int node_rank, node_size;
     int slots;              /* user slots per pad */
     int lib_first;          /* pad index of the library's own collective */
@@ -192,8 +192,8 @@ SHARDTAB_DEVFN void shardtab_give_up_as(const shardtab_signals_t *s, int why, in
 }
 
 /* A wait that ran out of time. */
-SHARDTAB_DEVFN void shardtab_give_up(const shardtab_signals_t *s, int index, int cmp,
-                                     uint64_t want, uint64_t seen, uint64_t ticks)
+SHARDTAB_DEVFN void shardtab_give_up(const shardtab_signals_t *s, int index, int cmp, uint64_t want,
+                                     uint64_t seen, uint64_t ticks)
 {
     shardtab_give_up_as(s, SHARDTAB_WAIT_TIMED_OUT, index, cmp, want, seen, ticks);
 }
@@ -291,7 +291,8 @@ SHARDTAB_DEVFN int shardtab_barrier(const shardtab_signals_t *s)
     int status = SHARDTAB_WAIT_OK;
 
     if (!shardtab_cas_relaxed_system(s->mine + SHARDTAB_PAD_BUSY, 0, 1)) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_CONCURRENT, SHARDTAB_PAD_BUSY, SHARDTAB_CMP_EQ, 0, 1, 0);
+        shardtab_give_up_as(s, SHARDTAB_WAIT_CONCURRENT, SHARDTAB_PAD_BUSY, SHARDTAB_CMP_EQ, 0, 1,
+                            0);
         return SHARDTAB_WAIT_CONCURRENT;
     }
     shardtab_fence_acquire(); /* the last barrier's number, released with its end */

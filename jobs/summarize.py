@@ -47,7 +47,11 @@ def find_json_files(paths):
     for path in paths:
         if os.path.isdir(path):
             for folder, _, names in os.walk(path):
-                found.extend(os.path.join(folder, name) for name in names if name.endswith(".json"))
+                found.extend(
+                    os.path.join(folder, name)
+                    for name in names
+                    if name.endswith(".json")
+                )
         elif os.path.isfile(path):
             found.append(path)
         else:
@@ -69,7 +73,10 @@ def load_run(path):
         keys = ("ranks", "nodes", "nx", "ny")
     elif not data.get("results"):
         if data.get("bench"):
-            return None, "a --bench sweep (not summarized here: run the modes, without --bench)"
+            return (
+                None,
+                "a --bench sweep (not summarized here: run the modes, without --bench)",
+            )
         return None, "no benchmark results (a --check-peers run?)"
     else:
         keys = ("ranks", "nodes", "n")
@@ -84,26 +91,46 @@ def group_runs(runs):
     rows = {}
     for path, data in runs:
         key = (str(data.get("kernel", "-")), data["nodes"], data["ranks"], data["n"])
-        row = rows.setdefault(key, {
-            "kernel": key[0], "nodes": key[1], "ranks": key[2], "n": key[3], "runs": 0, "gbps": {},
-            "table_create_ms": None, "failed": False, "failed_files": [],
-            "backend": data.get("backend", "?"),
-        })
+        row = rows.setdefault(
+            key,
+            {
+                "kernel": key[0],
+                "nodes": key[1],
+                "ranks": key[2],
+                "n": key[3],
+                "runs": 0,
+                "gbps": {},
+                "table_create_ms": None,
+                "failed": False,
+                "failed_files": [],
+                "backend": data.get("backend", "?"),
+            },
+        )
         row["runs"] += 1
         verified = data.get("exit_status", 0) == 0 and all(
-            r.get("verified", False) and not r.get("mismatches", 0) for r in data["results"])
+            r.get("verified", False) and not r.get("mismatches", 0)
+            for r in data["results"]
+        )
         if not verified:
             row["failed"] = True
             row["failed_files"].append(path)
         ms = data.get("table_create_ms")
         if isinstance(ms, (int, float)):
-            row["table_create_ms"] = ms if row["table_create_ms"] is None else min(row["table_create_ms"], ms)
+            row["table_create_ms"] = (
+                ms
+                if row["table_create_ms"] is None
+                else min(row["table_create_ms"], ms)
+            )
         for result in data["results"]:
             if not result.get("verified", False) or result.get("mismatches", 0):
                 continue  # an unverified figure means nothing
             mode = result.get("mode", "?")
-            row["gbps"][mode] = max(row["gbps"].get(mode, 0.0), float(result.get("gbps", 0.0)))
-    return sorted(rows.values(), key=lambda r: (r["kernel"], r["ranks"], r["nodes"], r["n"]))
+            row["gbps"][mode] = max(
+                row["gbps"].get(mode, 0.0), float(result.get("gbps", 0.0))
+            )
+    return sorted(
+        rows.values(), key=lambda r: (r["kernel"], r["ranks"], r["nodes"], r["n"])
+    )
 
 
 def guess_study(rows):
@@ -141,8 +168,10 @@ def format_table(rows, modes, study):
     lines.append(header)
     for row in rows:
         ms = row["table_create_ms"]
-        line = (f"{row['kernel']:>8} {row['nodes']:>6} {row['ranks']:>6} {row['n']:>14} {row['n'] // row['ranks']:>12}"
-                f" {row['runs']:>4} {(f'{ms:.3f}' if ms is not None else '-'):>9}")
+        line = (
+            f"{row['kernel']:>8} {row['nodes']:>6} {row['ranks']:>6} {row['n']:>14} {row['n'] // row['ranks']:>12}"
+            f" {row['runs']:>4} {(f'{ms:.3f}' if ms is not None else '-'):>9}"
+        )
         for mode in modes:
             gbps = row["gbps"].get(mode)
             eff = row["efficiency"].get(mode)
@@ -156,27 +185,52 @@ def format_table(rows, modes, study):
 def write_csv(path, rows, modes, study):
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.writer(stream)
-        header = ["study", "kernel", "nodes", "ranks", "n", "n_per_rank", "runs", "table_create_ms"]
+        header = [
+            "study",
+            "kernel",
+            "nodes",
+            "ranks",
+            "n",
+            "n_per_rank",
+            "runs",
+            "table_create_ms",
+        ]
         for mode in modes:
             header += [f"{mode}_gbps", f"{mode}_efficiency"]
         writer.writerow(header + ["verified"])
         for row in rows:
-            record = [study, row["kernel"], row["nodes"], row["ranks"], row["n"], row["n"] // row["ranks"], row["runs"],
-                      "" if row["table_create_ms"] is None else f"{row['table_create_ms']:.6f}"]
+            record = [
+                study,
+                row["kernel"],
+                row["nodes"],
+                row["ranks"],
+                row["n"],
+                row["n"] // row["ranks"],
+                row["runs"],
+                ""
+                if row["table_create_ms"] is None
+                else f"{row['table_create_ms']:.6f}",
+            ]
             for mode in modes:
                 gbps = row["gbps"].get(mode)
                 eff = row["efficiency"].get(mode)
-                record += ["" if gbps is None else f"{gbps:.6f}", "" if eff is None else f"{eff:.6f}"]
+                record += [
+                    "" if gbps is None else f"{gbps:.6f}",
+                    "" if eff is None else f"{eff:.6f}",
+                ]
             writer.writerow(record + ["false" if row["failed"] else "true"])
 
 
 def write_plot(path, rows, modes, study):
     try:
         import matplotlib  # pylint: disable=import-outside-toplevel
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
     except ImportError:
-        print(f"# plot skipped: matplotlib is not importable (pip install matplotlib), {path} not written")
+        print(
+            f"# plot skipped: matplotlib is not importable (pip install matplotlib), {path} not written"
+        )
         return
     figure, (rate_axes, eff_axes) = plt.subplots(1, 2, figsize=(11, 4))
     for kernel in sorted({row["kernel"] for row in rows}):
@@ -184,10 +238,32 @@ def write_plot(path, rows, modes, study):
         nodes = [row["nodes"] for row in mine]
         for mode in modes:
             label = mode if kernel == "-" else f"{mode} ({kernel})"
-            rate_axes.plot(nodes, [r["gbps"].get(mode, float("nan")) for r in mine], marker="o", label=label)
-            eff_axes.plot(nodes, [r["efficiency"].get(mode, float("nan")) for r in mine], marker="o", label=label)
-    rate_axes.set(xscale="log", yscale="log", xlabel="nodes", ylabel="GB/s (all ranks)", title=f"{study} scaling")
-    eff_axes.set(xscale="log", xlabel="nodes", ylabel="efficiency", ylim=(0, 1.2), title="GB/s per rank vs smallest")
+            rate_axes.plot(
+                nodes,
+                [r["gbps"].get(mode, float("nan")) for r in mine],
+                marker="o",
+                label=label,
+            )
+            eff_axes.plot(
+                nodes,
+                [r["efficiency"].get(mode, float("nan")) for r in mine],
+                marker="o",
+                label=label,
+            )
+    rate_axes.set(
+        xscale="log",
+        yscale="log",
+        xlabel="nodes",
+        ylabel="GB/s (all ranks)",
+        title=f"{study} scaling",
+    )
+    eff_axes.set(
+        xscale="log",
+        xlabel="nodes",
+        ylabel="efficiency",
+        ylim=(0, 1.2),
+        title="GB/s per rank vs smallest",
+    )
     for axes in (rate_axes, eff_axes):
         axes.grid(True, which="both", alpha=0.3)
         axes.legend()
@@ -198,19 +274,43 @@ def write_plot(path, rows, modes, study):
 
 # ---- jacobi ---------------------------------------------------------------------------------
 
+
 def jacobi_group_runs(runs):
     """Rows keyed by (variant, nodes, ranks, nx, ny): the shortest verified solve over the repeats."""
     rows = {}
     for path, data in runs:
-        key = (str(data.get("variant", "-")), data["nodes"], data["ranks"], data["nx"], data["ny"])
-        row = rows.setdefault(key, {
-            "variant": key[0], "nodes": key[1], "ranks": key[2], "nx": key[3], "ny": key[4], "runs": 0,
-            "seconds": None, "reference_seconds": None, "iterations": data.get("iterations"),
-            "failed": False, "failed_files": [], "backend": data.get("backend", "?"), "launch": "-",
-        })
+        key = (
+            str(data.get("variant", "-")),
+            data["nodes"],
+            data["ranks"],
+            data["nx"],
+            data["ny"],
+        )
+        row = rows.setdefault(
+            key,
+            {
+                "variant": key[0],
+                "nodes": key[1],
+                "ranks": key[2],
+                "nx": key[3],
+                "ny": key[4],
+                "runs": 0,
+                "seconds": None,
+                "reference_seconds": None,
+                "iterations": data.get("iterations"),
+                "failed": False,
+                "failed_files": [],
+                "backend": data.get("backend", "?"),
+                "launch": "-",
+            },
+        )
         row["runs"] += 1
         seconds = data.get("seconds")
-        if data.get("verified") is not True or data.get("mismatches", 0) or not isinstance(seconds, (int, float)):
+        if (
+            data.get("verified") is not True
+            or data.get("mismatches", 0)
+            or not isinstance(seconds, (int, float))
+        ):
             row["failed"] = True
             row["failed_files"].append(path)
             continue  # an unverified time means nothing
@@ -222,11 +322,20 @@ def jacobi_group_runs(runs):
             row["launch"] = launch + ("/host" if data.get("host_loop") else "")
         reference = data.get("reference_seconds")
         if isinstance(reference, (int, float)) and reference > 0:
-            row["reference_seconds"] = reference if row["reference_seconds"] is None \
+            row["reference_seconds"] = (
+                reference
+                if row["reference_seconds"] is None
                 else min(row["reference_seconds"], reference)
+            )
+
     def order(row):
-        rank = JACOBI_VARIANT_ORDER.index(row["variant"]) if row["variant"] in JACOBI_VARIANT_ORDER else 99
+        rank = (
+            JACOBI_VARIANT_ORDER.index(row["variant"])
+            if row["variant"] in JACOBI_VARIANT_ORDER
+            else 99
+        )
         return (rank, row["variant"], row["ranks"], row["nodes"], row["nx"], row["ny"])
+
     return sorted(rows.values(), key=order)
 
 
@@ -261,55 +370,120 @@ def jacobi_format_table(rows, study):
         f"# jacobi {study} scaling, backend {base['backend']}: {len(rows)} configurations",
         "# seconds: the timed solve (median of a run's repeats), best of the runs; speedup: t_base / t against the"
         f" fewest ranks of the variant ({base['nodes']} nodes x {base['ranks'] // base['nodes']} ranks);"
-        " eff: " + ("t_base / t" if study == "weak" else "speedup / growth in ranks") +
-        "; vs_1gpu: the run's own 1-GPU reference / its time; launch: how its steps ran (/host: a host loop)",
+        " eff: "
+        + ("t_base / t" if study == "weak" else "speedup / growth in ranks")
+        + "; vs_1gpu: the run's own 1-GPU reference / its time; launch: how its steps ran (/host: a host loop)",
     ]
-    lines.append(f"{'variant':>9} {'launch':>16} {'nodes':>6} {'ranks':>6} {'nx':>7} {'ny':>8} {'rows/rank':>9} {'runs':>4}"
-                 f" {'iters':>6} {'seconds':>10} {'ref_s':>10} {'vs_1gpu':>7} {'speedup':>7} {'eff':>5}  status")
+    lines.append(
+        f"{'variant':>9} {'launch':>16} {'nodes':>6} {'ranks':>6} {'nx':>7} {'ny':>8} {'rows/rank':>9} {'runs':>4}"
+        f" {'iters':>6} {'seconds':>10} {'ref_s':>10} {'vs_1gpu':>7} {'speedup':>7} {'eff':>5}  status"
+    )
 
     def show(value, form):
         return "-" if value is None else format(value, form)
+
     for row in rows:
-        lines.append(f"{row['variant']:>9} {row['launch']:>16} {row['nodes']:>6} {row['ranks']:>6} {row['nx']:>7} {row['ny']:>8}"
-                     f" {(row['ny'] - 2) // row['ranks']:>9} {row['runs']:>4} {show(row['iterations'], 'd'):>6}"
-                     f" {show(row['seconds'], '.6f'):>10} {show(row['reference_seconds'], '.6f'):>10}"
-                     f" {show(row['vs_1gpu'], '.2f'):>7} {show(row['speedup'], '.2f'):>7}"
-                     f" {show(row['efficiency'], '.2f'):>5}  {'FAILED' if row['failed'] else 'ok'}")
+        lines.append(
+            f"{row['variant']:>9} {row['launch']:>16} {row['nodes']:>6} {row['ranks']:>6} {row['nx']:>7} {row['ny']:>8}"
+            f" {(row['ny'] - 2) // row['ranks']:>9} {row['runs']:>4} {show(row['iterations'], 'd'):>6}"
+            f" {show(row['seconds'], '.6f'):>10} {show(row['reference_seconds'], '.6f'):>10}"
+            f" {show(row['vs_1gpu'], '.2f'):>7} {show(row['speedup'], '.2f'):>7}"
+            f" {show(row['efficiency'], '.2f'):>5}  {'FAILED' if row['failed'] else 'ok'}"
+        )
     return "\n".join(lines)
 
 
 def jacobi_write_csv(path, rows, study):
     with open(path, "w", newline="", encoding="utf-8") as stream:
         writer = csv.writer(stream)
-        writer.writerow(["study", "variant", "launch", "nodes", "ranks", "nx", "ny", "rows_per_rank", "runs", "iterations",
-                         "seconds", "reference_seconds", "speedup_vs_1gpu", "speedup", "efficiency", "verified"])
+        writer.writerow(
+            [
+                "study",
+                "variant",
+                "launch",
+                "nodes",
+                "ranks",
+                "nx",
+                "ny",
+                "rows_per_rank",
+                "runs",
+                "iterations",
+                "seconds",
+                "reference_seconds",
+                "speedup_vs_1gpu",
+                "speedup",
+                "efficiency",
+                "verified",
+            ]
+        )
         for row in rows:
+
             def cell(value, form=".6f"):
                 return "" if value is None else format(value, form)
-            writer.writerow([study, row["variant"], row["launch"], row["nodes"], row["ranks"], row["nx"], row["ny"],
-                             (row["ny"] - 2) // row["ranks"], row["runs"],
-                             "" if row["iterations"] is None else row["iterations"],
-                             cell(row["seconds"], ".9f"), cell(row["reference_seconds"], ".9f"),
-                             cell(row["vs_1gpu"]), cell(row["speedup"]), cell(row["efficiency"]),
-                             "false" if row["failed"] else "true"])
+
+            writer.writerow(
+                [
+                    study,
+                    row["variant"],
+                    row["launch"],
+                    row["nodes"],
+                    row["ranks"],
+                    row["nx"],
+                    row["ny"],
+                    (row["ny"] - 2) // row["ranks"],
+                    row["runs"],
+                    "" if row["iterations"] is None else row["iterations"],
+                    cell(row["seconds"], ".9f"),
+                    cell(row["reference_seconds"], ".9f"),
+                    cell(row["vs_1gpu"]),
+                    cell(row["speedup"]),
+                    cell(row["efficiency"]),
+                    "false" if row["failed"] else "true",
+                ]
+            )
 
 
 def jacobi_write_plot(path, rows, study):
     try:
         import matplotlib  # pylint: disable=import-outside-toplevel
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
     except ImportError:
-        print(f"# plot skipped: matplotlib is not importable (pip install matplotlib), {path} not written")
+        print(
+            f"# plot skipped: matplotlib is not importable (pip install matplotlib), {path} not written"
+        )
         return
     figure, (time_axes, eff_axes) = plt.subplots(1, 2, figsize=(11, 4))
     for variant in sorted({row["variant"] for row in rows}):
         mine = [row for row in rows if row["variant"] == variant]
         nodes = [row["nodes"] for row in mine]
-        time_axes.plot(nodes, [r["seconds"] or float("nan") for r in mine], marker="o", label=variant)
-        eff_axes.plot(nodes, [r["efficiency"] or float("nan") for r in mine], marker="o", label=variant)
-    time_axes.set(xscale="log", yscale="log", xlabel="nodes", ylabel="solve time (s)", title=f"jacobi {study} scaling")
-    eff_axes.set(xscale="log", xlabel="nodes", ylabel="efficiency", ylim=(0, 1.2), title="vs the fewest ranks")
+        time_axes.plot(
+            nodes,
+            [r["seconds"] or float("nan") for r in mine],
+            marker="o",
+            label=variant,
+        )
+        eff_axes.plot(
+            nodes,
+            [r["efficiency"] or float("nan") for r in mine],
+            marker="o",
+            label=variant,
+        )
+    time_axes.set(
+        xscale="log",
+        yscale="log",
+        xlabel="nodes",
+        ylabel="solve time (s)",
+        title=f"jacobi {study} scaling",
+    )
+    eff_axes.set(
+        xscale="log",
+        xlabel="nodes",
+        ylabel="efficiency",
+        ylim=(0, 1.2),
+        title="vs the fewest ranks",
+    )
     for axes in (time_axes, eff_axes):
         axes.grid(True, which="both", alpha=0.3)
         axes.legend()
@@ -326,7 +500,9 @@ def summarize_multi_scal(runs, args, csv_path, plot_path):
     add_efficiency(rows, modes)
     study = guess_study(rows) if args.study == "auto" else args.study
     if args.study == "auto" and study == "mixed":
-        print("# note: neither n nor n per rank is constant across these runs: is this one study?")
+        print(
+            "# note: neither n nor n per rank is constant across these runs: is this one study?"
+        )
     print(format_table(rows, modes, study))
     if csv_path:
         write_csv(csv_path, rows, modes, study)
@@ -341,7 +517,9 @@ def summarize_jacobi(runs, args, csv_path, plot_path):
     rows = jacobi_group_runs(runs)
     study = jacobi_guess_study(rows) if args.study == "auto" else args.study
     if args.study == "auto" and study == "mixed":
-        print("# note: neither the grid nor the rows per rank are constant across these runs: is this one study?")
+        print(
+            "# note: neither the grid nor the rows per rank are constant across these runs: is this one study?"
+        )
     jacobi_add_scaling(rows, study)
     print(jacobi_format_table(rows, study))
     if csv_path:
@@ -363,12 +541,27 @@ def output_path(path, program, several):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Scaling tables from multi_scal and jacobi --json result files.")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="result JSON files or folders holding them")
-    parser.add_argument("--csv", default="scaling.csv", help="CSV file to write (default scaling.csv; '-' for none)")
+    parser = argparse.ArgumentParser(
+        description="Scaling tables from multi_scal and jacobi --json result files."
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="result JSON files or folders holding them",
+    )
+    parser.add_argument(
+        "--csv",
+        default="scaling.csv",
+        help="CSV file to write (default scaling.csv; '-' for none)",
+    )
     parser.add_argument("--plot", help="PNG file to draw (needs matplotlib)")
-    parser.add_argument("--study", choices=["auto", "weak", "strong"], default="auto",
-                        help="label of the study (default: weak if n per rank is constant, strong if n is)")
+    parser.add_argument(
+        "--study",
+        choices=["auto", "weak", "strong"],
+        default="auto",
+        help="label of the study (default: weak if n per rank is constant, strong if n is)",
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -384,11 +577,17 @@ def main(argv=None):
         else:
             runs.append((path, data))
     if not runs:
-        print(f"summarize.py: no multi_scal or jacobi results among {len(files)} JSON files in {' '.join(args.paths)}",
-              file=sys.stderr)
+        print(
+            f"summarize.py: no multi_scal or jacobi results among {len(files)} JSON files in {' '.join(args.paths)}",
+            file=sys.stderr,
+        )
         return 2
 
-    programs = [program for program in PROGRAMS if any(data["program"] == program for _, data in runs)]
+    programs = [
+        program
+        for program in PROGRAMS
+        if any(data["program"] == program for _, data in runs)
+    ]
     summaries = {"multi_scal": summarize_multi_scal, "jacobi": summarize_jacobi}
     failed = []
     for index, program in enumerate(programs):
@@ -396,11 +595,18 @@ def main(argv=None):
             print()
         mine = [(path, data) for path, data in runs if data["program"] == program]
         several = len(programs) > 1
-        failed += summaries[program](mine, args, output_path(args.csv, program, several),
-                                     output_path(args.plot, program, several))
+        failed += summaries[program](
+            mine,
+            args,
+            output_path(args.csv, program, several),
+            output_path(args.plot, program, several),
+        )
     if failed:
-        print(f"summarize.py: {len(failed)} run(s) not verified or exited non-zero; their rows say FAILED:"
-              f" {' '.join(failed)}", file=sys.stderr)
+        print(
+            f"summarize.py: {len(failed)} run(s) not verified or exited non-zero; their rows say FAILED:"
+            f" {' '.join(failed)}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -20,8 +20,12 @@ def measure(torch, nbytes, device, reps):
     # events and launches on the measured GPU: events made while another GPU is
     # current would time that GPU's idle stream
     with torch.cuda.device(device):
-        x = torch.arange(nbytes // 8, dtype=torch.float64, device="cuda") % 7 + 1  # never all ones
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        x = (
+            torch.arange(nbytes // 8, dtype=torch.float64, device="cuda") % 7 + 1
+        )  # never all ones
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
+            enable_timing=True
+        )
         for _ in range(3):  # warm-up
             x.mul_(1.0000001)
         times = []
@@ -32,16 +36,22 @@ def measure(torch, nbytes, device, reps):
             stop.synchronize()
             times.append(start.elapsed_time(stop) / 1e3)
         gbps = 2 * x.numel() * 8 / statistics.median(times) / 1e9
-        print(f"# torch mul_: {x.numel() * 8} bytes, {gbps:.1f} GB/s (median of {reps}) on GPU {device}")
+        print(
+            f"# torch mul_: {x.numel() * 8} bytes, {gbps:.1f} GB/s (median of {reps}) on GPU {device}"
+        )
         del x
         torch.cuda.empty_cache()
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--bytes", type=lambda t: [size(s) for s in t.split(",")], default=[4 << 30])
+    parser.add_argument(
+        "--bytes", type=lambda t: [size(s) for s in t.split(",")], default=[4 << 30]
+    )
     parser.add_argument("--reps", type=int, default=20)
-    parser.add_argument("--device", type=lambda t: [int(d) for d in t.split(",")], default=[0])
+    parser.add_argument(
+        "--device", type=lambda t: [int(d) for d in t.split(",")], default=[0]
+    )
     args = parser.parse_args()
     try:
         import torch

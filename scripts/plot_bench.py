@@ -35,23 +35,36 @@ def main():
     rows = json.load(open(path))["bench"]
     fig, ax = plt.subplots(figsize=(12, 6))
     for op, (label, style) in STYLE.items():
-        pts = sorted((r["shard_bytes"] / 2**20, r["gbps_median"]) for r in rows if r["operation"] == op)
+        pts = sorted(
+            (r["shard_bytes"] / 2**20, r["gbps_median"])
+            for r in rows
+            if r["operation"] == op
+        )
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=label)
     if len(sys.argv) > 4:
         torch = {}
-        for m in re.finditer(r"# torch mul_: (\d+) bytes, ([\d.]+) GB/s", open(sys.argv[4]).read()):
+        for m in re.finditer(
+            r"# torch mul_: (\d+) bytes, ([\d.]+) GB/s", open(sys.argv[4]).read()
+        ):
             torch.setdefault(int(m.group(1)) / 2**20, []).append(float(m.group(2)))
         pts = sorted((mib, statistics.median(v)) for mib, v in torch.items())
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-.*", color="black",
-                label="PyTorch mul_ in place, same job")
+        ax.plot(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            "-.*",
+            color="black",
+            label="PyTorch mul_ in place, same job",
+        )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("MiB per shard")
     ax.set_ylabel("GB/s per GPU (bytes read + written), median of repeats")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes
+    ax.legend(
+        fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0)
+    )  # beside the axes
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 

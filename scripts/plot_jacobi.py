@@ -33,18 +33,30 @@ MARKERS = "os^vdpP*Xh<>"
 
 def main():
     rows = list(csv.DictReader(open(sys.argv[1])))
-    title = sys.argv[3] if len(sys.argv) > 3 else "Jacobi, 1000 iterations, norm every iteration"
+    title = (
+        sys.argv[3]
+        if len(sys.argv) > 3
+        else "Jacobi, 1000 iterations, norm every iteration"
+    )
     fig, ax = plt.subplots(figsize=(9, 6))
     keys = []
     for r in rows:
         if (r["variant"], r["gpus"]) not in keys and r["seconds"]:
             keys.append((r["variant"], r["gpus"]))
     for i, (variant, gpus) in enumerate(keys):
-        points = sorted((int(r["nx"]), float(r["seconds"]) / int(r["niter"]) * 1e6)
-                        for r in rows if (r["variant"], r["gpus"]) == (variant, gpus) and r["seconds"])
+        points = sorted(
+            (int(r["nx"]), float(r["seconds"]) / int(r["niter"]) * 1e6)
+            for r in rows
+            if (r["variant"], r["gpus"]) == (variant, gpus) and r["seconds"]
+        )
         style = ("-" if variant.startswith("jacobi") else "--") if gpus != "1" else ":"
-        ax.plot([p[0] ** 2 for p in points], [p[1] for p in points], style + MARKERS[i % len(MARKERS)],
-                label="%s, %s GPU%s" % (LABELS.get(variant, variant), gpus, "" if gpus == "1" else "s"))
+        ax.plot(
+            [p[0] ** 2 for p in points],
+            [p[1] for p in points],
+            style + MARKERS[i % len(MARKERS)],
+            label="%s, %s GPU%s"
+            % (LABELS.get(variant, variant), gpus, "" if gpus == "1" else "s"),
+        )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("grid points (nx x ny)")

@@ -21,14 +21,24 @@ def main():
     for w in range(n):
         for o in range(n):
             value = matrix[w][o]
-            ax.text(o, w, "%.0f" % value, ha="center", va="center",
-                    color="black" if value > 0.6 * max(map(max, matrix)) else "white", fontsize=9)
+            ax.text(
+                o,
+                w,
+                "%.0f" % value,
+                ha="center",
+                va="center",
+                color="black" if value > 0.6 * max(map(max, matrix)) else "white",
+                fontsize=9,
+            )
     ax.set_xticks(range(n))
     ax.set_yticks(range(n))
     ax.set_xlabel("owner of the shard (node rank)")
     ax.set_ylabel("rank whose kernel scales it")
-    ax.set_title("%s\n%.0f MiB per shard, GB/s read + written" % (title, data["pairs_shard_bytes"] / 2**20),
-                 fontsize=10)
+    ax.set_title(
+        "%s\n%.0f MiB per shard, GB/s read + written"
+        % (title, data["pairs_shard_bytes"] / 2**20),
+        fontsize=10,
+    )
     fig.colorbar(image, ax=ax, label="GB/s")
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=110)

@@ -26,15 +26,18 @@ SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
 }
 SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
 {
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(cuda::memory_order_acquire);
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(
+        cuda::memory_order_acquire);
 }
 SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
 {
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(cuda::memory_order_relaxed);
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(
+        cuda::memory_order_relaxed);
 }
 SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
 {
-    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(v, cuda::memory_order_release);
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(v,
+                                                                        cuda::memory_order_release);
 }
 SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
 {
@@ -47,15 +50,18 @@ SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
 }
 SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
 {
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(v, cuda::memory_order_relaxed);
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(
+        v, cuda::memory_order_relaxed);
 }
 SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
 {
-    (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_min(v, cuda::memory_order_relaxed);
+    (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_min(
+        v, cuda::memory_order_relaxed);
 }
 SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
 {
-    (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_max(v, cuda::memory_order_relaxed);
+    (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_max(
+        v, cuda::memory_order_relaxed);
 }
 /* the block's threads, numbered 0 .. shardtab_block_threads() - 1 */
 SHARDTAB_DEVFN int shardtab_block_thread(void)
@@ -90,23 +96,20 @@ SHARDTAB_DEVFN int shardtab_block_leader(void)
 /* Before one thread releases for its block: nothing per thread. bar.sync then
  * orders every thread's stores before the leader's system-scope release, and
  * that release is cumulative (PTX ISA, memory consistency model). */
-SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
-{
-}
+SHARDTAB_DEVFN void shardtab_fence_before_block_release(void) {}
 /* After the block's barrier, before any thread reads what the leader
  * acquired for the block: nothing per thread. The leader's system-scope
  * acquire pattern, then bar.sync, orders the peers' writes before every
  * thread's later reads (PTX ISA, memory consistency model: bar.sync
  * synchronizes, and base causality order is transitive). */
-SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
-{
-}
+SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void) {}
 /* Device scope (thread_scope_device, PTX .gpu: every thread of this GPU):
  * for words that only this rank's own device touches (a collective's
  * STARTED, FINISHED and BUSY words, shardtab/comm_detail.h). */
 SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
 {
-    return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).load(
+        cuda::memory_order_relaxed);
 }
 SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
 {
@@ -138,9 +141,9 @@ SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
  * fence.release and fence.acquire, each the fence of its pattern (a release
  * fence then a strong write; a strong read then an acquire fence); before
  * that, libcu++'s mapping, fence.acq_rel, which is both. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && \
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 &&                                              \
     (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
-#define SHARDTAB_PTX_ONE_WAY_FENCES 1
+#  define SHARDTAB_PTX_ONE_WAY_FENCES 1
 #endif
 SHARDTAB_DEVFN void shardtab_fence_release_system(void)
 {

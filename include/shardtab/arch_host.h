@@ -57,17 +57,17 @@ SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t 
 SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
 {
     uint64_t old = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
-    while (v < old && !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
-                                                             memory_order_relaxed,
-                                                             memory_order_relaxed))
+    while (v < old &&
+           !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
+                                                  memory_order_relaxed, memory_order_relaxed))
         ;
 }
 SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
 {
     uint64_t old = atomic_load_explicit((_Atomic uint64_t *)p, memory_order_relaxed);
-    while (v > old && !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
-                                                             memory_order_relaxed,
-                                                             memory_order_relaxed))
+    while (v > old &&
+           !atomic_compare_exchange_weak_explicit((_Atomic uint64_t *)p, &old, v,
+                                                  memory_order_relaxed, memory_order_relaxed))
         ;
 }
 /* the host backend's block is one thread */
@@ -92,19 +92,13 @@ SHARDTAB_DEVFN void shardtab_fence_acquire(void)
     atomic_thread_fence(memory_order_acquire);
 }
 /* The host backend's "block" is the calling thread. */
-SHARDTAB_DEVFN void shardtab_block_sync(void)
-{
-}
+SHARDTAB_DEVFN void shardtab_block_sync(void) {}
 SHARDTAB_DEVFN int shardtab_block_leader(void)
 {
     return 1;
 }
-SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
-{
-}
-SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
-{
-}
+SHARDTAB_DEVFN void shardtab_fence_before_block_release(void) {}
+SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void) {}
 /* "Device" scope: the words only this process touches. C11 atomics have no
  * scopes; these name the scope the GPU targets use, with the same orders. */
 SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)

@@ -22,23 +22,23 @@
  * (a corrupted value, a stale epoch) and shows it caught; a real build stores
  * what it was given. */
 #ifndef SHARDTAB_COMM_PLANT_VALUE
-#define SHARDTAB_COMM_PLANT_VALUE(s, e, i, w) (w)
+#  define SHARDTAB_COMM_PLANT_VALUE(s, e, i, w) (w)
 #endif
 #ifndef SHARDTAB_COMM_PLANT_EPOCH
-#define SHARDTAB_COMM_PLANT_EPOCH(s, e) (e)
+#  define SHARDTAB_COMM_PLANT_EPOCH(s, e) (e)
 #endif
 
 /* The fourth kind: the library's stream-ordered collectives (shardtab.h),
  * through its own collective after the user slots (kernels/shardtab). */
 enum { SHARDTAB_COLL_STREAM = 3 };
 
-enum { /* SHARDTAB_WAIT_MISUSE: what was wrong, in the record's "want" */
-    SHARDTAB_MISUSE_COUNT = 1,       /* count above the collective's values ("seen": count) */
-    SHARDTAB_MISUSE_RANGE = 2,       /* the collective runs past the pad ("seen": its first slot) */
-    SHARDTAB_MISUSE_OP = 3,          /* an unknown op, type or kind ("seen": the descriptor) */
-    SHARDTAB_MISUSE_THIRD = 4,       /* a third start before the oldest finish */
-    SHARDTAB_MISUSE_NOTHING = 5,     /* a finish with nothing started */
-    SHARDTAB_MISUSE_ROOT = 6         /* a broadcast root outside the node ("seen": the root) */
+enum {                            /* SHARDTAB_WAIT_MISUSE: what was wrong, in the record's "want" */
+       SHARDTAB_MISUSE_COUNT = 1, /* count above the collective's values ("seen": count) */
+       SHARDTAB_MISUSE_RANGE = 2, /* the collective runs past the pad ("seen": its first slot) */
+       SHARDTAB_MISUSE_OP = 3,    /* an unknown op, type or kind ("seen": the descriptor) */
+       SHARDTAB_MISUSE_THIRD = 4, /* a third start before the oldest finish */
+       SHARDTAB_MISUSE_NOTHING = 5, /* a finish with nothing started */
+       SHARDTAB_MISUSE_ROOT = 6     /* a broadcast root outside the node ("seen": the root) */
 };
 /* the state words, at first: */
 enum { SHARDTAB_COLL_STARTED = 0, SHARDTAB_COLL_FINISHED = 1, SHARDTAB_COLL_BUSY = 2 };
@@ -79,7 +79,9 @@ SHARDTAB_DEVFN uint64_t shardtab_value_combine(int op, int type, uint64_t a, uin
         uint32_t xa = (uint32_t)a, yb = (uint32_t)b;
         memcpy(&x, &xa, sizeof x);
         memcpy(&y, &yb, sizeof y);
-        float r = op == SHARDTAB_SUM ? x + y : op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x);
+        float r = op == SHARDTAB_SUM   ? x + y
+                  : op == SHARDTAB_MIN ? (y < x ? y : x)
+                                       : (y > x ? y : x);
         uint32_t bits;
         memcpy(&bits, &r, sizeof bits);
         return bits;
@@ -88,14 +90,17 @@ SHARDTAB_DEVFN uint64_t shardtab_value_combine(int op, int type, uint64_t a, uin
         double x, y;
         memcpy(&x, &a, sizeof x);
         memcpy(&y, &b, sizeof y);
-        double r = op == SHARDTAB_SUM ? x + y : op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x);
+        double r = op == SHARDTAB_SUM   ? x + y
+                   : op == SHARDTAB_MIN ? (y < x ? y : x)
+                                        : (y > x ? y : x);
         uint64_t bits;
         memcpy(&bits, &r, sizeof bits);
         return bits;
     }
     int64_t x = (int64_t)a, y = (int64_t)b;
-    return op == SHARDTAB_SUM ? a + b : op == SHARDTAB_MIN ? (uint64_t)(y < x ? y : x)
-                                                           : (uint64_t)(y > x ? y : x);
+    return op == SHARDTAB_SUM   ? a + b
+           : op == SHARDTAB_MIN ? (uint64_t)(y < x ? y : x)
+                                : (uint64_t)(y > x ? y : x);
 }
 
 /* What a call is, as every rank must make it: the descriptor's low half. */
@@ -139,8 +144,8 @@ SHARDTAB_DEVFN int shardtab_coll_deposits(int kind, int root, int rank)
  * words are this rank's own device's alone: the claim is a device-scope CAS
  * that acquires what the last holder released with BUSY = 0 (its count). */
 SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                       int kind, int op, int type, int root, int count,
-                                       int finish, uint64_t *epoch)
+                                       int kind, int op, int type, int root, int count, int finish,
+                                       uint64_t *epoch)
 {
     uint64_t *state = s->mine + c->first;
     const int index = c->first + SHARDTAB_COLL_BUSY;
@@ -148,8 +153,8 @@ SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardt
     if (shardtab_aborted(s))
         return SHARDTAB_WAIT_ABORTED;
     if (c->first < 0 || c->values < 0 || c->values > SHARDTAB_COLL_MAX_VALUES ||
-        (c->first != s->lib_first &&
-         c->first + SHARDTAB_COLL_SLOTS(s->node_size, c->values) > shardtab_slot_index(s, s->slots))) {
+        (c->first != s->lib_first && c->first + SHARDTAB_COLL_SLOTS(s->node_size, c->values) >
+                                         shardtab_slot_index(s, s->slots))) {
         shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_RANGE,
                             (uint64_t)(int64_t)c->first, 0);
         return SHARDTAB_WAIT_MISUSE;

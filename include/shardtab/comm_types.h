@@ -7,17 +7,17 @@
 #ifndef SHARDTAB_COMM_TYPES_H
 #define SHARDTAB_COMM_TYPES_H
 
-#define SHARDTAB_COLL_DEPTH 4       /* deposits kept per rank: two in flight, two being read */
-#define SHARDTAB_COLL_STATE 3       /* words of this rank's own state */
+#define SHARDTAB_COLL_DEPTH 4 /* deposits kept per rank: two in flight, two being read */
+#define SHARDTAB_COLL_STATE 3 /* words of this rank's own state */
 #define SHARDTAB_COLL_MAX_VALUES 32767
 /* User slots a collective of `values` values a call takes, on a node of node_size ranks. */
-#define SHARDTAB_COLL_SLOTS(node_size, values) \
-    (SHARDTAB_COLL_STATE + SHARDTAB_COLL_DEPTH * (node_size) * (2 + (values)))
+#define SHARDTAB_COLL_SLOTS(node_size, values)                                                     \
+  (SHARDTAB_COLL_STATE + SHARDTAB_COLL_DEPTH * (node_size) * (2 + (values)))
 
 enum { /* what a call is: the descriptor's kind */
-    SHARDTAB_COLL_GATHER = 0,
-    SHARDTAB_COLL_REDUCE = 1,
-    SHARDTAB_COLL_BROADCAST = 2
+       SHARDTAB_COLL_GATHER = 0,
+       SHARDTAB_COLL_REDUCE = 1,
+       SHARDTAB_COLL_BROADCAST = 2
 };
 
 typedef struct shardtab_coll {

@@ -55,6 +55,7 @@ void jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows)
 int jacobi_temporal_auto_rows(const jacobi_step_t *s, int depth, int cols, long blocks_at_once)
 {
     const double tiles_x = (double)((s->nx - 2 + cols - 1) / cols);
-    const long rows = lround(sqrt(4.0 * depth * tiles_x * s->rows / (double)(blocks_at_once > 0 ? blocks_at_once : 1)));
+    const long rows = lround(
+        sqrt(4.0 * depth * tiles_x * s->rows / (double)(blocks_at_once > 0 ? blocks_at_once : 1)));
     return (int)(rows < 64 ? 64 : rows > 4096 ? 4096 : rows);
 }

@@ -26,10 +26,10 @@ typedef enum jacobi_launch {
 typedef struct jacobi_plan jacobi_plan_t;
 
 typedef struct jacobi_launch_mode {
-    const char *name;         /* --launch's word, and the reports' */
-    const char *how;          /* the header's account of its launches */
-    int device_driven;        /* 1: it needs a solve the device drives alone */
-    int tiled;                /* 1: on-chip tiles or temporal passes (JACOBI_TEST_FAULT edge, lag) */
+    const char *name;  /* --launch's word, and the reports' */
+    const char *how;   /* the header's account of its launches */
+    int device_driven; /* 1: it needs a solve the device drives alone */
+    int tiled;         /* 1: on-chip tiles or temporal passes (JACOBI_TEST_FAULT edge, lag) */
     jacobi_launch_t fallback; /* what runs where its plan is refused; AUTO: nothing */
     const char *refused;      /* the launch note's words for that: "<refused> (why): */
     const char *instead;      /* <instead> instead" */

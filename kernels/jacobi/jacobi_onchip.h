@@ -62,13 +62,13 @@ enum { JACOBI_EDGE_FIRST = 0, JACOBI_EDGE_LAST = 1 };
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
 __device__ static inline double jacobi_warp_sum(double v)
 {
-#if defined(SHARDTAB_DEVICE_CUDA)
+#  if defined(SHARDTAB_DEVICE_CUDA)
     for (int offset = 16; offset > 0; offset >>= 1)
         v += __shfl_down_sync(0xffffffffu, v, offset);
-#else
+#  else
     for (int offset = warpSize / 2; offset > 0; offset >>= 1)
         v += __shfl_down(v, offset);
-#endif
+#  endif
     return v;
 }
 
@@ -81,7 +81,8 @@ __device__ static inline void jacobi_block_partial(double v, double *slots)
 
 __device__ static inline double jacobi_block_total(const double *slots)
 {
-    const int lane = (int)threadIdx.x % warpSize, nwarps = ((int)blockDim.x + warpSize - 1) / warpSize;
+    const int lane = (int)threadIdx.x % warpSize,
+              nwarps = ((int)blockDim.x + warpSize - 1) / warpSize;
 
     return (int)threadIdx.x < warpSize ? jacobi_warp_sum(lane < nwarps ? slots[lane] : 0.0) : 0.0;
 }
@@ -140,10 +141,13 @@ SHARDTAB_DEVFN uint64_t *jacobi_edge(const jacobi_step_t *s, uint64_t time, int 
                           (size_t)s->nx;
 }
 
-SHARDTAB_DEVFN uint64_t *jacobi_tile_partial(const jacobi_step_t *s, uint64_t time, int tile, int warp)
+SHARDTAB_DEVFN uint64_t *jacobi_tile_partial(const jacobi_step_t *s, uint64_t time, int tile,
+                                             int warp)
 {
     return s->tile_partials +
-           (((size_t)(time & 1) * (size_t)s->tiles + (size_t)tile) * (size_t)s->tile_warps + (size_t)warp) * 2;
+           (((size_t)(time & 1) * (size_t)s->tiles + (size_t)tile) * (size_t)s->tile_warps +
+            (size_t)warp) *
+               2;
 }
 
 /* One thread's store of a partial sum of time `time` (two LL words, its halves). */
@@ -172,7 +176,8 @@ SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k)
     jacobi_stop_after(s, k);
     if (s->sig.mine)
         for (int q = 0; q < s->sig.node_size; q++)
-            shardtab_store_release_system(s->sig.pads[q] + SHARDTAB_PAD_ABORT, 1 + (uint64_t)s->sig.node_rank);
+            shardtab_store_release_system(s->sig.pads[q] + SHARDTAB_PAD_ABORT,
+                                          1 + (uint64_t)s->sig.node_rank);
 }
 
 /* Polls between the slow checks (the solve's end, the clock): each check is
@@ -207,8 +212,8 @@ SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k
  * for is an iteration away); the norm block's (jacobi_ll_wait_unbounded) is
  * not: with -nccheck N it waits N iterations, however long they take, and the
  * tiles' own bounded waits end the solve if one of them is stuck. */
-SHARDTAB_DEVFN int jacobi_ll_wait_for(const jacobi_step_t *s, const uint64_t *w, int n, uint64_t time,
-                                      uint32_t *bits, uint64_t k, int bounded)
+SHARDTAB_DEVFN int jacobi_ll_wait_for(const jacobi_step_t *s, const uint64_t *w, int n,
+                                      uint64_t time, uint32_t *bits, uint64_t k, int bounded)
 {
     uint64_t start = 0;
 
@@ -273,7 +278,8 @@ SHARDTAB_DEVFN uint64_t jacobi_decided_word(uint64_t j, int stop)
 /* One thread, before a tile runs iteration k (the first of its launch, k0,
  * needs nothing): 1 to run it, 0 when the solve stopped before k (the
  * decision at k - 1's close) or ended (a failure, seen by a wait). */
-SHARDTAB_DEVFN int jacobi_onchip_may_run(const jacobi_step_t *s, uint64_t base, uint64_t k0, uint64_t k)
+SHARDTAB_DEVFN int jacobi_onchip_may_run(const jacobi_step_t *s, uint64_t base, uint64_t k0,
+                                         uint64_t k)
 {
     uint64_t start = 0;
 
@@ -308,7 +314,8 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
     if (shardtab_block_leader())
         ended = 0;
     shardtab_block_sync();
-    for (int d0 = me * JACOBI_ONCHIP_GATHER; d0 < total && ok; d0 += threads * JACOBI_ONCHIP_GATHER) {
+    for (int d0 = me * JACOBI_ONCHIP_GATHER; d0 < total && ok;
+         d0 += threads * JACOBI_ONCHIP_GATHER) {
         uint32_t bits[2 * JACOBI_ONCHIP_GATHER];
         int n = total - d0 < JACOBI_ONCHIP_GATHER ? total - d0 : JACOBI_ONCHIP_GATHER;
         ok = jacobi_ll_wait_for(s, words + 2 * (size_t)d0, 2 * n, j, bits, j - 1, 0);
@@ -335,7 +342,8 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
  * persistent kernel), the decision published in ctl->decided at once, and
  * only then recorded (the norm, the history, stop_at). It ends at a stop or a
  * failure. */
-SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, uint64_t k0, uint64_t end)
+SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, uint64_t k0,
+                                       uint64_t end)
 {
     SHARDTAB_BLOCK_SHARED double local2, global2[1];
     SHARDTAB_BLOCK_SHARED int stop;

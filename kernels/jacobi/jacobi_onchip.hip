@@ -175,20 +175,23 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
              * starts, its rows in memory */
             if (above >= 0) {
                 if (k != k0)
-                    ok &= take_edge<(TMAX <= 256)>(s, jacobi_edge(&s, k, above, JACOBI_EDGE_LAST) + x0, k, k, active, &up);
+                    ok &= take_edge<(TMAX <= 256)>(
+                        s, jacobi_edge(&s, k, above, JACOBI_EDGE_LAST) + x0, k, k, active, &up);
                 else if (active)
                     up = *(const float4 *)(start + (size_t)above_last * nx + x0);
                 if (HOOKS && active && fault_tile && s.fault.kind == JACOBI_FAULT_EDGE &&
                     k - base == (uint64_t)s.fault.iteration) {
                     /* the planted bug: the other time's words, their time unchecked */
                     const uint64_t *w = jacobi_edge(&s, k + 1, above, JACOBI_EDGE_LAST) + x0;
-                    up = make_float4(jacobi_bits_float((uint32_t)w[0]), jacobi_bits_float((uint32_t)w[1]),
-                                     jacobi_bits_float((uint32_t)w[2]), jacobi_bits_float((uint32_t)w[3]));
+                    up = make_float4(
+                        jacobi_bits_float((uint32_t)w[0]), jacobi_bits_float((uint32_t)w[1]),
+                        jacobi_bits_float((uint32_t)w[2]), jacobi_bits_float((uint32_t)w[3]));
                 }
             }
             if (below >= 0) {
                 if (k != k0)
-                    ok &= take_edge<(TMAX <= 256)>(s, jacobi_edge(&s, k, below, JACOBI_EDGE_FIRST) + x0, k, k, active, &down);
+                    ok &= take_edge<(TMAX <= 256)>(
+                        s, jacobi_edge(&s, k, below, JACOBI_EDGE_FIRST) + x0, k, k, active, &down);
                 else if (active)
                     down = *(const float4 *)(start + (size_t)below_first * nx + x0);
             }
@@ -277,9 +280,11 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                     jacobi_ll_send_double(jacobi_tile_partial(&s, k + 1, t, warp), w, k + 1);
             }
             if (above < 0)
-                jacobi_strip_done(&s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
+                jacobi_strip_done(&s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k,
+                                  rec);
             if (below < 0)
-                jacobi_strip_done(&s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k, rec);
+                jacobi_strip_done(&s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k,
+                                  rec);
             if (rec && threadIdx.x == 0) {
                 const uint64_t now = shardtab_clock();
                 jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, now - t_send);
@@ -314,15 +319,13 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
 
 /* ---- the kernel to run ------------------------------------------------------------- */
 
-template <int R, int TMAX>
-static jacobi_persistent_kernel_t pick_hooks(const jacobi_step_t *s)
+template <int R, int TMAX> static jacobi_persistent_kernel_t pick_hooks(const jacobi_step_t *s)
 {
     const bool hooked = s->trace != NULL || s->fault.kind != JACOBI_FAULT_NONE;
     return hooked ? jacobi_onchip_kernel<R, TMAX, true> : jacobi_onchip_kernel<R, TMAX, false>;
 }
 
-template <int TMAX>
-static jacobi_persistent_kernel_t pick_rows(const jacobi_step_t *s, int rows)
+template <int TMAX> static jacobi_persistent_kernel_t pick_rows(const jacobi_step_t *s, int rows)
 {
     switch (rows) {
     case 2:
@@ -332,7 +335,7 @@ static jacobi_persistent_kernel_t pick_rows(const jacobi_step_t *s, int rows)
     case 8:
         return pick_hooks<8, TMAX>(s);
     case 16:
-        return TMAX <= 512 ? pick_hooks<16, TMAX <= 512 ? TMAX : 512>(s) : NULL;
+        return TMAX <= 512 ? pick_hooks < 16, TMAX <= 512 ? TMAX : 512 > (s) : NULL;
     default:
         return NULL;
     }
@@ -398,7 +401,8 @@ extern "C" int jacobi_onchip_size(jacobi_plan_t *plan, char *why, size_t why_byt
         int per_sm = 0;
         if (kernel == NULL || (plan->tuning.onchip_rows && plan->tuning.onchip_rows != r))
             continue;
-        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, threads, 0);
+        err =
+            hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, threads, 0);
         if (err != hipSuccess)
             return (int)err;
         /* asked for: as many tiles as are resident; chosen: one a multiprocessor */
@@ -439,8 +443,9 @@ extern "C" int jacobi_onchip_size(jacobi_plan_t *plan, char *why, size_t why_byt
 
 extern "C" int jacobi_onchip_run(jacobi_plan_t *plan, int count)
 {
-    return jacobi_cooperative_run(plan, jacobi_onchip_kernel_for(&plan->step, plan->onchip_rows, plan->onchip_tmax),
-                                  plan->threads, count);
+    return jacobi_cooperative_run(
+        plan, jacobi_onchip_kernel_for(&plan->step, plan->onchip_rows, plan->onchip_tmax),
+        plan->threads, count);
 }
 
 extern "C" void jacobi_onchip_release(jacobi_plan_t *plan)

@@ -86,8 +86,8 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
     const int above = jacobi_tile_above(s, t), below = jacobi_tile_below(s, t);
     const uint64_t k0 = job->k0, base = job->base, end = job->end;
     const jacobi_real_t *start = s->a[k0 & 1];
-    const int fault_tile = s->fault.kind != JACOBI_FAULT_NONE && s->fault.row >= r0 &&
-                           s->fault.row < r0 + nr;
+    const int fault_tile =
+        s->fault.kind != JACOBI_FAULT_NONE && s->fault.row >= r0 && s->fault.row < r0 + nr;
     const size_t row_bytes = (size_t)nx * sizeof *cur;
     int lagged = 0;
     uint64_t k = k0;
@@ -103,11 +103,14 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
         jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, t_begin);
         if (above >= 0) {
             if (k == k0)
-                memcpy(up, start + (size_t)(jacobi_tile_first_row(s, above + 1) - 1) * nx, row_bytes);
+                memcpy(up, start + (size_t)(jacobi_tile_first_row(s, above + 1) - 1) * nx,
+                       row_bytes);
             else
                 ok &= take_edge(s, jacobi_edge(s, k, above, JACOBI_EDGE_LAST), k, k, bits, up);
-            if (fault_tile && s->fault.kind == JACOBI_FAULT_EDGE && k - base == (uint64_t)s->fault.iteration)
-                for (int x = 0; x < nx; x++) /* the planted bug: the other time's words, unchecked */
+            if (fault_tile && s->fault.kind == JACOBI_FAULT_EDGE &&
+                k - base == (uint64_t)s->fault.iteration)
+                for (int x = 0; x < nx;
+                     x++) /* the planted bug: the other time's words, unchecked */
                     up[x] = jacobi_bits_float((uint32_t)shardtab_load_relaxed_device(
                         jacobi_edge(s, k + 1, above, JACOBI_EDGE_LAST) + x));
         }
@@ -120,7 +123,8 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
         const int lag = !go;
         if (lag) {
             /* the planted bug: one tile runs on past the stop, on the edges it has */
-            if (!(fault_tile && s->fault.kind == JACOBI_FAULT_LAG && !lagged && !jacobi_onchip_failed(s)))
+            if (!(fault_tile && s->fault.kind == JACOBI_FAULT_LAG && !lagged &&
+                  !jacobi_onchip_failed(s)))
                 break;
             lagged = 1;
         } else if (!ok) {
@@ -163,7 +167,8 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
         else
             memcpy(s->top_dest[p ^ 1], cur, row_bytes);
         if (below >= 0)
-            send_edge(s, jacobi_edge(s, k + 1, t, JACOBI_EDGE_LAST), cur + (size_t)(nr - 1) * nx, k + 1);
+            send_edge(s, jacobi_edge(s, k + 1, t, JACOBI_EDGE_LAST), cur + (size_t)(nr - 1) * nx,
+                      k + 1);
         else
             memcpy(s->bottom_dest[p ^ 1], cur + (size_t)(nr - 1) * nx, row_bytes);
         if (norm_iter)
@@ -171,7 +176,8 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
         if (above < 0)
             jacobi_strip_done(s, &ctl->top_arrived, s->top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
         if (below < 0)
-            jacobi_strip_done(s, &ctl->bottom_arrived, s->bottom_peer, JACOBI_SLOT_FROM_TOP, k, rec);
+            jacobi_strip_done(s, &ctl->bottom_arrived, s->bottom_peer, JACOBI_SLOT_FROM_TOP, k,
+                              rec);
         const uint64_t now = shardtab_clock();
         jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, now - t_send);
         jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, now);

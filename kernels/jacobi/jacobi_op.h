@@ -9,16 +9,16 @@
 #include "jacobi_sweep.h"
 
 #if defined(__HIPCC__) || defined(__CUDACC__)
-#define JACOBI_HD __host__ __device__
+#  define JACOBI_HD __host__ __device__
 #else
-#define JACOBI_HD
+#  define JACOBI_HD
 #endif
 
 /* The 5-point update in the anchors' order: right + left + below + above, then
  * times 0.25 (exact: a power of two). Plain IEEE single adds, no fused
  * multiply-add possible, so the CPU and every GPU agree bit for bit. */
 static JACOBI_HD inline jacobi_real_t jacobi_value(jacobi_real_t left, jacobi_real_t right,
-                                                    jacobi_real_t up, jacobi_real_t down)
+                                                   jacobi_real_t up, jacobi_real_t down)
 {
     return (jacobi_real_t)0.25 * (right + left + down + up);
 }

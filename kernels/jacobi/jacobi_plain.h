@@ -19,7 +19,7 @@ typedef struct jacobi_plain {
                                copies of rows ny - 2 and 1 */
     double *row_norm2;      /* device [ny]: each interior row's sum of squared residues */
     int nx, ny;
-    jacobi_fault_t fault;   /* a test's planted bug; its row is a grid row (1 .. ny - 2) */
+    jacobi_fault_t fault; /* a test's planted bug; its row is a grid row (1 .. ny - 2) */
 } jacobi_plain_t;
 
 /* Iteration k (from the start): grid[(k & 1) ^ 1] from grid[k & 1], then its

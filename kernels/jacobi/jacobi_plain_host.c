@@ -35,7 +35,8 @@ int jacobi_plain_norm(const jacobi_plain_t *p, int k, void *stream)
     for (int y = 1; y < p->ny - 1; y++) {
         double sum = 0.0;
         for (int x = 1; x < p->nx - 1; x++)
-            sum += jacobi_residue2(next[(size_t)y * nx + (size_t)x], old[(size_t)y * nx + (size_t)x]);
+            sum +=
+                jacobi_residue2(next[(size_t)y * nx + (size_t)x], old[(size_t)y * nx + (size_t)x]);
         p->row_norm2[y] = sum;
     }
     return 0;

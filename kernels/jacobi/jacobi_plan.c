@@ -42,18 +42,21 @@ static int temporal_fits(const jacobi_plan_t *plan, char *why, size_t why_bytes)
     const int top = s->top_peer >= 0, bottom = s->bottom_peer >= 0;
 
     if (!s->device_norm || !s->top_dest[0] || !s->bottom_dest[0]) {
-        snprintf(why, why_bytes, "temporal passes need every neighbour on the node and the norm decided on "
+        snprintf(why, why_bytes,
+                 "temporal passes need every neighbour on the node and the norm decided on "
                  "the device (variant table, a job of one node)");
         return 1;
     }
-    if ((top || bottom) && (!s->device_sync || (top && !s->deep_top_dest[0]) ||
-                            (bottom && !s->deep_bottom_dest[0]))) {
-        snprintf(why, why_bytes, "temporal passes between ranks need the neighbours' deep ghost rows through "
+    if ((top || bottom) &&
+        (!s->device_sync || (top && !s->deep_top_dest[0]) || (bottom && !s->deep_bottom_dest[0]))) {
+        snprintf(why, why_bytes,
+                 "temporal passes between ranks need the neighbours' deep ghost rows through "
                  "the table (variant table)");
         return 1;
     }
     if ((top || bottom) && s->rows < depth) {
-        snprintf(why, why_bytes, "a rank of %d rows cannot give its neighbours the %d rows a temporal pass "
+        snprintf(why, why_bytes,
+                 "a rank of %d rows cannot give its neighbours the %d rows a temporal pass "
                  "of depth %d reads past its edge: fewer ranks, or JACOBI_TEMPORAL_DEPTH=%d",
                  s->rows, depth, depth, s->rows % 2 ? s->rows : s->rows - 1);
         return 1;
@@ -147,8 +150,9 @@ static const jacobi_launch_mode_t modes[JACOBI_LAUNCH_COUNT] = {
                               .run = jacobi_onchip_run,
                               .release = jacobi_onchip_release},
     [JACOBI_LAUNCH_TEMPORAL] = {.name = "temporal",
-                                .how = "a launch per pass of several iterations, each tile streamed "
-                                       "down its columns",
+                                .how =
+                                    "a launch per pass of several iterations, each tile streamed "
+                                    "down its columns",
                                 .device_driven = 1,
                                 .tiled = 1,
                                 .fallback = JACOBI_LAUNCH_PERSISTENT,
@@ -172,8 +176,9 @@ const char *jacobi_launch_name(jacobi_launch_t launch)
 
 /* ---- a plan, through its mode's entry ------------------------------------------------ */
 
-int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning, jacobi_launch_t launch,
-                       void *stream, jacobi_plan_t **plan_out, char *why, size_t why_bytes)
+int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
+                       jacobi_launch_t launch, void *stream, jacobi_plan_t **plan_out, char *why,
+                       size_t why_bytes)
 {
     const jacobi_launch_mode_t *mode = jacobi_launch_mode(launch);
     jacobi_plan_t *plan;
@@ -182,7 +187,8 @@ int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
     if (why_bytes)
         why[0] = '\0';
     if (mode == NULL || mode->run == NULL) { /* auto: the program picks a mode first */
-        snprintf(why, why_bytes, "launch mode %s has no plan of its own", jacobi_launch_name(launch));
+        snprintf(why, why_bytes, "launch mode %s has no plan of its own",
+                 jacobi_launch_name(launch));
         return JACOBI_PLAN_NOT_RESIDENT;
     }
     plan = calloc(1, sizeof *plan);

@@ -23,14 +23,14 @@ struct jacobi_plan {
     jacobi_step_t step;     /* the plan's copy, its done flag set (GPUs) */
     jacobi_tuning_t tuning; /* the plan's copy */
     jacobi_launch_t launch;
-    void *stream;           /* GPUs: the stream it enqueues on */
-    int blocks;             /* persistent and on chip: the grid; else one block per tile */
-    int threads;            /* on chip: threads a block (a row's columns, four a thread) */
-    int onchip_rows;        /* on chip: the kernel's most rows a tile */
-    int onchip_tmax;        /* on chip: the kernel's most threads a block */
-    void *graph;            /* graph, GPUs: the instantiated graph, or NULL */
-    void *chunk_done[2];    /* pacing, GPUs: the event of each chunk in flight */
-    uint64_t *done_host;    /* set when the solve stops: GPUs, mapped host memory the device sets */
+    void *stream;        /* GPUs: the stream it enqueues on */
+    int blocks;          /* persistent and on chip: the grid; else one block per tile */
+    int threads;         /* on chip: threads a block (a row's columns, four a thread) */
+    int onchip_rows;     /* on chip: the kernel's most rows a tile */
+    int onchip_tmax;     /* on chip: the kernel's most threads a block */
+    void *graph;         /* graph, GPUs: the instantiated graph, or NULL */
+    void *chunk_done[2]; /* pacing, GPUs: the event of each chunk in flight */
+    uint64_t *done_host; /* set when the solve stops: GPUs, mapped host memory the device sets */
 };
 
 /* ---- every backend's hooks: the plan's (jacobi_plan.hip, jacobi_plan_host.c) ---- */
@@ -97,10 +97,11 @@ int jacobi_temporal_auto_rows(const jacobi_step_t *s, int depth, int cols, long 
 /* The block size, and the kernel that runs a step. rows_in_flight is the
  * tuning's (0: the kernel's own); a trace or a planted bug picks the kernels
  * built with their hooks (jacobi_sweep.hip). */
-#define JACOBI_BLOCK 256 /* threads per block, all along x */
+#  define JACOBI_BLOCK 256 /* threads per block, all along x */
 typedef void (*jacobi_step_kernel_t)(jacobi_step_t);
 typedef void (*jacobi_persistent_kernel_t)(jacobi_step_t, uint64_t);
-extern "C" jacobi_step_kernel_t jacobi_step_kernel_for(const jacobi_step_t *step, int rows_in_flight);
+extern "C" jacobi_step_kernel_t jacobi_step_kernel_for(const jacobi_step_t *step,
+                                                       int rows_in_flight);
 extern "C" jacobi_persistent_kernel_t jacobi_persistent_kernel_for(const jacobi_step_t *step,
                                                                    int rows_in_flight);
 /* The resident blocks a multiprocessor the step kernel is built for, by columns a thread. */

@@ -47,8 +47,9 @@ extern "C" int jacobi_step_shape(jacobi_step_t *s, const jacobi_tuning_t *tuning
     /* enough tiles to fill the GPU once (the resident blocks per multiprocessor
      * the step kernel is built for, or the tuning's); a persistent plan cuts its own */
     jacobi_step_cut(s,
-                    sms * (t->blocks_per_sm > 0 ? t->blocks_per_sm
-                                                : jacobi_step_kernel_blocks_per_sm(s->columns_per_thread)),
+                    sms * (t->blocks_per_sm > 0
+                               ? t->blocks_per_sm
+                               : jacobi_step_kernel_blocks_per_sm(s->columns_per_thread)),
                     t->min_strip_rows);
     /* room for the partial sums of any cut, by parity */
     uint64_t most = (uint64_t)sms * JACOBI_MAX_BLOCKS_PER_SM + (uint64_t)s->blocks_x;
@@ -64,7 +65,8 @@ extern "C" int jacobi_backend_open(jacobi_plan_t *plan)
     void *done_device = NULL;
     /* the device tells the host "stopped" through mapped host memory, read
      * only after a later event: coherent at kernel boundaries is enough */
-    hipError_t err = hipHostMalloc((void **)&plan->done_host, sizeof *plan->done_host, hipHostMallocMapped);
+    hipError_t err =
+        hipHostMalloc((void **)&plan->done_host, sizeof *plan->done_host, hipHostMallocMapped);
 
     if (err == hipSuccess)
         err = hipHostGetDevicePointer(&done_device, plan->done_host, 0);
@@ -143,8 +145,8 @@ extern "C" int jacobi_persistent_size(jacobi_plan_t *plan, char *why, size_t why
         return JACOBI_PLAN_NOT_RESIDENT;
     }
     if (per_sm < 1) {
-        snprintf(why, why_bytes, "no block of the persistent kernel fits a multiprocessor of device %d",
-                 device);
+        snprintf(why, why_bytes,
+                 "no block of the persistent kernel fits a multiprocessor of device %d", device);
         return JACOBI_PLAN_NOT_RESIDENT;
     }
     /* the tiles cut for what is resident (a row wider than that: a tile loop),
@@ -166,13 +168,14 @@ extern "C" int jacobi_persistent_size(jacobi_plan_t *plan, char *why, size_t why
     return 0;
 }
 
-extern "C" int jacobi_cooperative_run(jacobi_plan_t *plan, jacobi_persistent_kernel_t kernel, int threads,
-                                      int count)
+extern "C" int jacobi_cooperative_run(jacobi_plan_t *plan, jacobi_persistent_kernel_t kernel,
+                                      int threads, int count)
 {
     uint64_t steps = (uint64_t)count;
     void *args[] = {(void *)&plan->step, (void *)&steps};
-    hipError_t err = hipLaunchCooperativeKernel((const void *)kernel, dim3((unsigned)plan->blocks),
-                                                dim3((unsigned)threads), args, 0, (hipStream_t)plan->stream);
+    hipError_t err =
+        hipLaunchCooperativeKernel((const void *)kernel, dim3((unsigned)plan->blocks),
+                                   dim3((unsigned)threads), args, 0, (hipStream_t)plan->stream);
 
     if (err == hipSuccess)
         err = hipGetLastError();
@@ -181,8 +184,9 @@ extern "C" int jacobi_cooperative_run(jacobi_plan_t *plan, jacobi_persistent_ker
 
 extern "C" int jacobi_persistent_run(jacobi_plan_t *plan, int count)
 {
-    return jacobi_cooperative_run(plan, jacobi_persistent_kernel_for(&plan->step, plan->tuning.rows_in_flight),
-                                  JACOBI_BLOCK, count);
+    return jacobi_cooperative_run(
+        plan, jacobi_persistent_kernel_for(&plan->step, plan->tuning.rows_in_flight), JACOBI_BLOCK,
+        count);
 }
 
 /* ---- graph and stream launches ------------------------------------------------------- */
@@ -265,7 +269,8 @@ extern "C" double jacobi_clock_hz(void)
     int device = 0;
     hipDeviceProp_t props;
 
-    if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&props, device) != hipSuccess) {
+    if (hipGetDevice(&device) != hipSuccess ||
+        hipGetDeviceProperties(&props, device) != hipSuccess) {
         (void)hipGetLastError();
         return 1e9;
     }

@@ -9,8 +9,9 @@
 #ifndef JACOBI_PROTOCOL_H
 #define JACOBI_PROTOCOL_H
 
-#if defined(SHARDTAB_DEVICE_HOST) || !(defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__))
-#include <math.h>
+#if defined(SHARDTAB_DEVICE_HOST) ||                                                               \
+    !(defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__))
+#  include <math.h>
 #endif
 
 #include "jacobi_op.h"
@@ -22,8 +23,9 @@
 /* Iteration k's trace record, or NULL. */
 SHARDTAB_DEVFN uint64_t *jacobi_trace_of(const jacobi_step_t *s, uint64_t k, uint64_t base)
 {
-    return s->trace && k - base < (uint64_t)s->trace_len ? s->trace + (k - base) * JACOBI_TRACE_EVENTS
-                                                           : (uint64_t *)0;
+    return s->trace && k - base < (uint64_t)s->trace_len
+               ? s->trace + (k - base) * JACOBI_TRACE_EVENTS
+               : (uint64_t *)0;
 }
 SHARDTAB_DEVFN void jacobi_trace_min(uint64_t *rec, int event, uint64_t v)
 {
@@ -67,7 +69,8 @@ SHARDTAB_DEVFN int jacobi_peers_aborted(const jacobi_step_t *s)
 /* Before the tile touches a ghost row: the neighbour's "finished k - 1" in
  * `slot`. Returns 1 to go on, 0 when the tile must stop (the solve then ends
  * after k), in every thread. */
-SHARDTAB_DEVFN int jacobi_wait_neighbour(const jacobi_step_t *s, int slot, uint64_t k, uint64_t *rec)
+SHARDTAB_DEVFN int jacobi_wait_neighbour(const jacobi_step_t *s, int slot, uint64_t k,
+                                         uint64_t *rec)
 {
     uint64_t t0 = rec ? shardtab_clock() : 0;
     int status = shardtab_signal_wait_block(&s->sig, slot, SHARDTAB_CMP_GE, k);
@@ -89,7 +92,8 @@ SHARDTAB_DEVFN void jacobi_strip_done(const jacobi_step_t *s, uint64_t *arrived,
     uint64_t t0 = rec ? shardtab_clock() : 0;
 
     if (!s->skip_signal) /* the test hook: a neighbour that never signals */
-        (void)shardtab_signal_after_blocks(&s->sig, arrived, (uint64_t)s->blocks_x, peer, slot, k + 1);
+        (void)shardtab_signal_after_blocks(&s->sig, arrived, (uint64_t)s->blocks_x, peer, slot,
+                                           k + 1);
     if (shardtab_block_leader())
         jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, shardtab_clock() - t0);
 }
@@ -145,8 +149,8 @@ SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, const double *loc
 
     if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
-    return shardtab_coll_start_block(&s->sig, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM, SHARDTAB_DOUBLE,
-                                     0, local2, 1);
+    return shardtab_coll_start_block(&s->sig, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+                                     SHARDTAB_DOUBLE, 0, local2, 1);
 }
 
 /* Closing iteration k, its first half: the node's squared norm of k - 1 into
@@ -154,8 +158,8 @@ SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, const double *loc
  * bits on every rank); a rank alone on its node (or the 1-GPU reference)
  * takes its own, ctl->local_norm2. Nothing where k decides nothing. Returns 0
  * when a wait gave up, in every thread. */
-SHARDTAB_DEVFN int jacobi_decision_norm(const jacobi_step_t *s, uint64_t k, uint64_t base, uint64_t *rec,
-                                        double *global2)
+SHARDTAB_DEVFN int jacobi_decision_norm(const jacobi_step_t *s, uint64_t k, uint64_t base,
+                                        uint64_t *rec, double *global2)
 {
     if (!s->device_norm || !jacobi_decision_iteration(base, s->nccheck, k))
         return 1;
@@ -179,16 +183,19 @@ SHARDTAB_DEVFN int jacobi_decision_norm(const jacobi_step_t *s, uint64_t k, uint
 
 /* Does the solve stop after k, on that norm (the leader's)? The rule, one
  * iteration late as the anchors; or the test's planted early stop. */
-SHARDTAB_DEVFN int jacobi_decision_stops(const jacobi_step_t *s, uint64_t k, uint64_t base, double global2)
+SHARDTAB_DEVFN int jacobi_decision_stops(const jacobi_step_t *s, uint64_t k, uint64_t base,
+                                         double global2)
 {
     if (s->fault.kind == JACOBI_FAULT_STOP && k - base == (uint64_t)s->fault.iteration)
         return 1;
-    return s->device_norm && jacobi_decision_iteration(base, s->nccheck, k) && sqrt(global2) <= s->tol;
+    return s->device_norm && jacobi_decision_iteration(base, s->nccheck, k) &&
+           sqrt(global2) <= s->tol;
 }
 
 /* One thread, its second half: the norm of k - 1 recorded (ctl and the
  * history), and the stop. */
-SHARDTAB_DEVFN void jacobi_decision_record(const jacobi_step_t *s, uint64_t k, uint64_t base, double global2)
+SHARDTAB_DEVFN void jacobi_decision_record(const jacobi_step_t *s, uint64_t k, uint64_t base,
+                                           double global2)
 {
     jacobi_ctl_t *ctl = s->ctl;
 

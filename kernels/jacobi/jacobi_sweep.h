@@ -72,8 +72,8 @@ static inline jacobi_real_t *jacobi_deep_rows(jacobi_real_t *halo, int nx, int p
 #define JACOBI_SLOT_NORM 2        /* the norm's all-reduce (shardtab_comm.h): one double */
 #define JACOBI_SIGNAL_SLOTS(node_size) (JACOBI_SLOT_NORM + SHARDTAB_COLL_SLOTS(node_size, 1))
 #define JACOBI_NO_STOP UINT64_MAX
-#define JACOBI_NO_NORM UINT64_MAX   /* jacobi_ctl_t.norm_iter before any norm is decided */
-#define JACOBI_HISTORY_MAX 65536    /* norms the history keeps: every one decided, up to this */
+#define JACOBI_NO_NORM UINT64_MAX /* jacobi_ctl_t.norm_iter before any norm is decided */
+#define JACOBI_HISTORY_MAX 65536  /* norms the history keeps: every one decided, up to this */
 
 /* Device-resident state of one rank's solve; the kernels alone write it while
  * a solve runs, the host reads it after. */
@@ -128,57 +128,57 @@ typedef struct jacobi_fault {
 /* A trace of every iteration (jacobi_step_t.trace), for where the time goes.
  * Timestamps and durations in ticks of shardtab_clock() (jacobi_clock_hz). */
 enum {
-    JACOBI_TRACE_BEGIN = 0,    /* the first tile starts the iteration */
-    JACOBI_TRACE_SWEPT,        /* the last tile is swept (its waits included) */
-    JACOBI_TRACE_WAIT,         /* longest time a boundary tile waited for a neighbour */
-    JACOBI_TRACE_SIGNAL,       /* longest time a strip took to signal its neighbour */
-    JACOBI_TRACE_NORM,         /* time spent on the norm: sums, deposits, waits, decision */
-    JACOBI_TRACE_NORM_WAIT,    /* ... of which waiting for the node peers' norms */
-    JACOBI_TRACE_ARRIVED,      /* the last tile arrives at the end of the iteration */
-    JACOBI_TRACE_END,          /* the iteration is closed: barrier passed, or last block done */
+    JACOBI_TRACE_BEGIN = 0, /* the first tile starts the iteration */
+    JACOBI_TRACE_SWEPT,     /* the last tile is swept (its waits included) */
+    JACOBI_TRACE_WAIT,      /* longest time a boundary tile waited for a neighbour */
+    JACOBI_TRACE_SIGNAL,    /* longest time a strip took to signal its neighbour */
+    JACOBI_TRACE_NORM,      /* time spent on the norm: sums, deposits, waits, decision */
+    JACOBI_TRACE_NORM_WAIT, /* ... of which waiting for the node peers' norms */
+    JACOBI_TRACE_ARRIVED,   /* the last tile arrives at the end of the iteration */
+    JACOBI_TRACE_END,       /* the iteration is closed: barrier passed, or last block done */
     JACOBI_TRACE_EVENTS
 };
 
 typedef struct jacobi_step {
-    jacobi_real_t *a[2];            /* [parity] rows x nx, row-major */
-    jacobi_real_t *halo[2];         /* [parity] 2 x nx: the ghost row above, below */
-    jacobi_real_t *top_dest[2];     /* [parity] the top neighbour's ghost row below, or NULL */
-    jacobi_real_t *bottom_dest[2];  /* [parity] the bottom neighbour's ghost row above, or NULL */
+    jacobi_real_t *a[2];           /* [parity] rows x nx, row-major */
+    jacobi_real_t *halo[2];        /* [parity] 2 x nx: the ghost row above, below */
+    jacobi_real_t *top_dest[2];    /* [parity] the top neighbour's ghost row below, or NULL */
+    jacobi_real_t *bottom_dest[2]; /* [parity] the bottom neighbour's ghost row above, or NULL */
     int nx, rows;
-    int top_peer, bottom_peer;      /* node ranks to wait for and signal; -1: none */
-    int device_sync;                /* wait for / signal the neighbours in the kernel */
-    int device_norm;                /* exchange norms through the pads, decide on device */
-    int nccheck;                    /* the norm every nccheck-th iteration */
-    int skip_signal;                /* test hook: never signal the neighbours */
-    int slow_passes;                /* test hook: the host backend's temporal passes start
+    int top_peer, bottom_peer; /* node ranks to wait for and signal; -1: none */
+    int device_sync;           /* wait for / signal the neighbours in the kernel */
+    int device_norm;           /* exchange norms through the pads, decide on device */
+    int nccheck;               /* the norm every nccheck-th iteration */
+    int skip_signal;           /* test hook: never signal the neighbours */
+    int slow_passes;           /* test hook: the host backend's temporal passes start
                                        2 ms late (JACOBI_TEST_SLOW_RANK) */
-    double tol;                     /* stop once the norm <= tol */
-    double *history;                /* device [history_len]: every decided norm, by iteration / nccheck */
+    double tol;                /* stop once the norm <= tol */
+    double *history; /* device [history_len]: every decided norm, by iteration / nccheck */
     int history_len;
     int blocks_x, strips, rows_per_strip; /* the tiles (jacobi_step_shape) */
-    int columns_per_thread;         /* 4 (16-byte accesses) when nx % 4 == 0, else 1 */
-    jacobi_ctl_t *ctl;              /* device */
-    double *partials;               /* device [2][blocks_x * strips]: each tile's sum, by parity */
-    uint64_t *trace;                /* device [trace_len][JACOBI_TRACE_EVENTS], or NULL */
-    int trace_len;                  /* iterations traced, from the solve's start */
-    volatile uint64_t *done;        /* set by the plan: the device stopped the solve */
-    int norm_block;                 /* set by the plan: persistent block 0 sweeps no tile */
+    int columns_per_thread;               /* 4 (16-byte accesses) when nx % 4 == 0, else 1 */
+    jacobi_ctl_t *ctl;                    /* device */
+    double *partials;        /* device [2][blocks_x * strips]: each tile's sum, by parity */
+    uint64_t *trace;         /* device [trace_len][JACOBI_TRACE_EVENTS], or NULL */
+    int trace_len;           /* iterations traced, from the solve's start */
+    volatile uint64_t *done; /* set by the plan: the device stopped the solve */
+    int norm_block;          /* set by the plan: persistent block 0 sweeps no tile */
     jacobi_fault_t fault;
     shardtab_signals_t sig;
     /* --launch onchip (jacobi_onchip.h), set by its plan: each tile a block
      * holding its rows for the whole solve, edges and partial sums in LL words */
-    int tiles;                  /* tiles of whole rows: tile t holds rows [t rows / tiles, ...) */
-    int tile_rows;              /* the most rows a tile holds */
-    int tile_warps;             /* partial sums a tile sends per norm iteration */
-    uint64_t *edges;            /* device [2][tiles][2][nx]: first and last rows, by time parity */
-    uint64_t *tile_partials;    /* device [2][tiles][tile_warps][2]: halves of each partial */
-    uint64_t wait_ticks;        /* a tile's wait for its neighbour or the decision gives up past this */
+    int tiles;               /* tiles of whole rows: tile t holds rows [t rows / tiles, ...) */
+    int tile_rows;           /* the most rows a tile holds */
+    int tile_warps;          /* partial sums a tile sends per norm iteration */
+    uint64_t *edges;         /* device [2][tiles][2][nx]: first and last rows, by time parity */
+    uint64_t *tile_partials; /* device [2][tiles][tile_warps][2]: halves of each partial */
+    uint64_t wait_ticks; /* a tile's wait for its neighbour or the decision gives up past this */
     /* --launch temporal (jacobi_temporal.h), set by its plan: tiles of
      * temporal_cols x temporal_rows points, passes up to temporal_depth deep */
-    int temporal_depth;            /* the deepest pass: 1, 3, 5 or 7 (odd: jacobi_temporal.h) */
+    int temporal_depth;               /* the deepest pass: 1, 3, 5 or 7 (odd: jacobi_temporal.h) */
     int temporal_cols, temporal_rows; /* a tile's own points: columns, rows */
     int temporal_tiles_x, temporal_tiles_y;
-    int temporal_blocks;           /* GPUs: the pass's grid, a block a tile */
+    int temporal_blocks;             /* GPUs: the pass's grid, a block a tile */
     jacobi_real_t *temporal_scratch; /* host backend: a tile's exchange buffer */
     /* --launch temporal (set by the solver): each parity's deep ghost rows
      * (jacobi_deep_rows), written by the neighbours once a pass; and where
@@ -188,7 +188,7 @@ typedef struct jacobi_step {
     jacobi_real_t *deep[2];
     jacobi_real_t *deep_top_dest[2];    /* the top neighbour's deep rows below */
     jacobi_real_t *deep_bottom_dest[2]; /* the bottom neighbour's deep rows above */
-    double *temporal_partials;     /* device [temporal_depth][tiles]: each tile's sum, by
+    double *temporal_partials;          /* device [temporal_depth][tiles]: each tile's sum, by
                                       iteration of the pass */
 } jacobi_step_t;
 
@@ -213,7 +213,10 @@ typedef struct jacobi_tuning {
                            persistent or on-chip grid takes 1/device_share of it */
 } jacobi_tuning_t;
 /* The defaults, the values the measurements of docs/performance.md chose. */
-#define JACOBI_TUNING_DEFAULTS {4, 1, 0, 0, 1, 0, 7, 0, 1}
+#define JACOBI_TUNING_DEFAULTS                                                                     \
+  {                                                                                                \
+    4, 1, 0, 0, 1, 0, 7, 0, 1                                                                      \
+  }
 
 /* The multiprocessors one rank's persistent or on-chip grid may fill where
  * `share` ranks share a device of `sms`: its equal part, so that the grids of

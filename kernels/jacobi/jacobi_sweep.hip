@@ -66,7 +66,8 @@ struct ScalarColumns {
     int x;
     bool active;
     __device__ ScalarColumns(int bx, int nx)
-        : x(1 + bx * JACOBI_BLOCK + (int)threadIdx.x), active(x < nx - 1) {}
+        : x(1 + bx * JACOBI_BLOCK + (int)threadIdx.x), active(x < nx - 1)
+    {}
     __device__ value_t load(const jacobi_real_t *row) const { return row[x]; }
     __device__ value_t zero() const { return 0; }
     __device__ void sides(const jacobi_real_t *row, jacobi_real_t &left, jacobi_real_t &right) const
@@ -84,7 +85,10 @@ struct ScalarColumns {
     /* the planted bugs of the tests: is column col this thread's? */
     __device__ bool holds(int col) const { return col == x; }
     __device__ void keep_old(value_t &v, value_t old, int) const { v = old; }
-    __device__ double residue2_of(value_t v, value_t old, int) const { return jacobi_residue2(v, old); }
+    __device__ double residue2_of(value_t v, value_t old, int) const
+    {
+        return jacobi_residue2(v, old);
+    }
 };
 
 /* Four columns a thread, 16-byte loads and stores: x0 = 4 * (tile column * 256
@@ -100,7 +104,8 @@ struct Vec4Columns {
     bool active, left_edge, right_edge;
     __device__ Vec4Columns(int bx, int nx)
         : x0(4 * (bx * JACOBI_BLOCK + (int)threadIdx.x)), active(x0 < nx), left_edge(x0 == 0),
-          right_edge(x0 + 4 == nx) {}
+          right_edge(x0 + 4 == nx)
+    {}
     __device__ value_t load(const jacobi_real_t *row) const
     {
         return *reinterpret_cast<const float4 *>(row + x0);
@@ -331,7 +336,8 @@ __device__ static void close_iteration(const jacobi_step_t &s, uint64_t k, uint6
 }
 
 template <class Cols, int G, bool HOOKS>
-__global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks) jacobi_step_kernel(jacobi_step_t s)
+__global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks)
+    jacobi_step_kernel(jacobi_step_t s)
 {
     __shared__ uint64_t shared_k, shared_base;
     __shared__ int shared_run, shared_last;
@@ -436,12 +442,14 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
                 double norm2 = 0.0;
                 ok = sweep_tile<Cols, G, HOOKS>(s, shared_k, shared_base, tile, rec, &norm2);
                 if (ok)
-                    tile_partial(s, shared_k, tile, jacobi_norm_iteration(shared_base, s.nccheck, shared_k),
-                                 norm2, scratch, rec);
+                    tile_partial(s, shared_k, tile,
+                                 jacobi_norm_iteration(shared_base, s.nccheck, shared_k), norm2,
+                                 scratch, rec);
             }
         if (blockIdx.x == 0) {
             uint64_t t0 = rec ? shardtab_clock() : 0;
-            if (ok && jacobi_decide(&s, k, base, rec) && threadIdx.x == 0 && jacobi_peers_aborted(&s))
+            if (ok && jacobi_decide(&s, k, base, rec) && threadIdx.x == 0 &&
+                jacobi_peers_aborted(&s))
                 jacobi_fail_at(&s, k);
             if (rec && threadIdx.x == 0)
                 rec[JACOBI_TRACE_NORM] = norm_ticks + (shardtab_clock() - t0);
@@ -471,10 +479,10 @@ static int rows_in_flight(const jacobi_step_t *s, bool persistent, int tuned)
 {
     if (tuned > 0)
         return tuned;
-    return s->columns_per_thread == 4 ? (persistent ? JACOBI_PERSISTENT_VEC4_ROWS_IN_FLIGHT
-                                                    : JACOBI_VEC4_ROWS_IN_FLIGHT)
-           : persistent               ? JACOBI_PERSISTENT_ROWS_IN_FLIGHT
-                                      : JACOBI_ROWS_IN_FLIGHT;
+    return s->columns_per_thread == 4
+               ? (persistent ? JACOBI_PERSISTENT_VEC4_ROWS_IN_FLIGHT : JACOBI_VEC4_ROWS_IN_FLIGHT)
+           : persistent ? JACOBI_PERSISTENT_ROWS_IN_FLIGHT
+                        : JACOBI_ROWS_IN_FLIGHT;
 }
 
 /* The test hooks (a trace, a planted bug) live in instantiations of their
@@ -489,10 +497,10 @@ static bool hooked(const jacobi_step_t *s)
 template <bool HOOKS> static jacobi_step_kernel_t step_kernel_pick(const jacobi_step_t *s, int g)
 {
     if (s->columns_per_thread == 4)
-        return g >= 8 ? jacobi_step_kernel<Vec4Columns, 8, HOOKS>
+        return g >= 8   ? jacobi_step_kernel<Vec4Columns, 8, HOOKS>
                : g >= 4 ? jacobi_step_kernel<Vec4Columns, 4, HOOKS>
                         : jacobi_step_kernel<Vec4Columns, 1, HOOKS>;
-    return g >= 8 ? jacobi_step_kernel<ScalarColumns, 8, HOOKS>
+    return g >= 8   ? jacobi_step_kernel<ScalarColumns, 8, HOOKS>
            : g >= 4 ? jacobi_step_kernel<ScalarColumns, 4, HOOKS>
                     : jacobi_step_kernel<ScalarColumns, 1, HOOKS>;
 }
@@ -501,10 +509,10 @@ template <bool HOOKS>
 static jacobi_persistent_kernel_t persistent_kernel_pick(const jacobi_step_t *s, int g)
 {
     if (s->columns_per_thread == 4)
-        return g >= 8 ? jacobi_persistent_kernel<Vec4Columns, 8, HOOKS>
+        return g >= 8   ? jacobi_persistent_kernel<Vec4Columns, 8, HOOKS>
                : g >= 4 ? jacobi_persistent_kernel<Vec4Columns, 4, HOOKS>
                         : jacobi_persistent_kernel<Vec4Columns, 1, HOOKS>;
-    return g >= 8 ? jacobi_persistent_kernel<ScalarColumns, 8, HOOKS>
+    return g >= 8   ? jacobi_persistent_kernel<ScalarColumns, 8, HOOKS>
            : g >= 4 ? jacobi_persistent_kernel<ScalarColumns, 4, HOOKS>
                     : jacobi_persistent_kernel<ScalarColumns, 1, HOOKS>;
 }

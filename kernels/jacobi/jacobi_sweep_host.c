@@ -33,8 +33,8 @@ static int sweep(const jacobi_step_t *s, uint64_t k, uint64_t base, double *loca
     const int sync_top = s->device_sync && s->top_peer >= 0;
     const int sync_bottom = s->device_sync && s->bottom_peer >= 0;
     const int norm_iter = jacobi_norm_iteration(base, s->nccheck, k);
-    const int fault_now = s->fault.kind != JACOBI_FAULT_NONE &&
-                          k - base == (uint64_t)s->fault.iteration;
+    const int fault_now =
+        s->fault.kind != JACOBI_FAULT_NONE && k - base == (uint64_t)s->fault.iteration;
     double sum = 0.0;
 
     if ((sync_top && !jacobi_wait_neighbour(s, JACOBI_SLOT_FROM_TOP, k, rec)) ||

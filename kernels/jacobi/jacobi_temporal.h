@@ -86,16 +86,18 @@ SHARDTAB_DEVFN int jacobi_temporal_meets_bottom(const jacobi_step_t *s, const ja
 /* Before tile g loads: each neighbour it meets has finished pass number - 1.
  * Returns 1 to go on, 0 when a wait gave up (the solve fails, ending after
  * k0), in every thread. rec: the pass's trace record, or NULL. */
-SHARDTAB_DEVFN int jacobi_temporal_wait(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
-                                        uint64_t *rec)
+SHARDTAB_DEVFN int jacobi_temporal_wait(const jacobi_step_t *s, jacobi_pass_t pass,
+                                        const jacobi_tile_t *g, uint64_t *rec)
 {
     const uint64_t t0 = rec ? shardtab_clock() : 0;
     int status = SHARDTAB_WAIT_OK;
 
     if (jacobi_temporal_meets_top(s, g))
-        status = shardtab_signal_wait_block(&s->sig, JACOBI_SLOT_FROM_TOP, SHARDTAB_CMP_GE, pass.number - 1);
+        status = shardtab_signal_wait_block(&s->sig, JACOBI_SLOT_FROM_TOP, SHARDTAB_CMP_GE,
+                                            pass.number - 1);
     if (status == SHARDTAB_WAIT_OK && jacobi_temporal_meets_bottom(s, g))
-        status = shardtab_signal_wait_block(&s->sig, JACOBI_SLOT_FROM_BOTTOM, SHARDTAB_CMP_GE, pass.number - 1);
+        status = shardtab_signal_wait_block(&s->sig, JACOBI_SLOT_FROM_BOTTOM, SHARDTAB_CMP_GE,
+                                            pass.number - 1);
     if (status != SHARDTAB_WAIT_OK && shardtab_block_leader())
         jacobi_fail_at(s, pass.k0);
     if (rec && shardtab_block_leader())
@@ -166,7 +168,8 @@ SHARDTAB_DEVFN int jacobi_temporal_lags(const jacobi_step_t *s, jacobi_pass_t pa
  * and sums as the stream's (all 0 where it does not run: a wait gave up, or
  * the planted LAG fault). */
 JACOBI_TEMPORAL_INLINE void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_pass_t pass, int t,
-                                                 jacobi_real_t *ex, double *slots, double *sums, const int planted)
+                                                 jacobi_real_t *ex, double *slots, double *sums,
+                                                 const int planted)
 {
     const jacobi_tile_t g = jacobi_temporal_place(s, pass, t);
     const int to_peers = jacobi_temporal_meets_top(s, &g) || jacobi_temporal_meets_bottom(s, &g);
@@ -191,7 +194,8 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_
 
 /* One thread: tile t's sums of the pass's iterations into temporal_partials,
  * where the close reads them. */
-SHARDTAB_DEVFN void jacobi_temporal_publish(const jacobi_step_t *s, jacobi_pass_t pass, int t, const double *sums)
+SHARDTAB_DEVFN void jacobi_temporal_publish(const jacobi_step_t *s, jacobi_pass_t pass, int t,
+                                            const double *sums)
 {
     const size_t tiles = (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y;
 
@@ -241,26 +245,28 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
     int norm_mask = 0;
     for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++) {
         sum[i] = 0.0;
-        norm_mask |= (i < pass.depth && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)i)) << i;
+        norm_mask |=
+            (i < pass.depth && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)i)) << i;
     }
     for (int t = thread; t < tiles; t += threads) {
         const double *p = s->temporal_partials + (size_t)t;
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
-#pragma unroll
+#  pragma unroll
 #endif
         for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++)
             if (norm_mask >> i & 1)
                 sum[i] += p[(size_t)i * (size_t)tiles];
     }
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
-#pragma unroll
+#  pragma unroll
 #endif
     for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++)
         jacobi_block_partial(sum[i], slots + i * JACOBI_BLOCK_SLOTS);
     shardtab_block_sync();
     for (int i = 0; i < pass.depth; i++) {
         const uint64_t k = pass.k0 + (uint64_t)i;
-        const double total = norm_mask >> i & 1 ? jacobi_block_total(slots + i * JACOBI_BLOCK_SLOTS) : 0.0;
+        const double total =
+            norm_mask >> i & 1 ? jacobi_block_total(slots + i * JACOBI_BLOCK_SLOTS) : 0.0;
         if (shardtab_block_leader())
             local2 = total;
         shardtab_block_sync();

@@ -17,7 +17,7 @@
  * bounds them is registers (JACOBI_TEMPORAL_MIN_BLOCKS, -D for a
  * measurement). */
 #ifndef JACOBI_TEMPORAL_MIN_BLOCKS /* 3: 80 registers, none spilled (4 spilled: 1.22x the time) */
-#define JACOBI_TEMPORAL_MIN_BLOCKS 3
+#  define JACOBI_TEMPORAL_MIN_BLOCKS 3
 #endif
 #define JACOBI_TEMPORAL_EXCHANGE (2 * JACOBI_TEMPORAL_MAX_DEPTH * (JACOBI_TEMPORAL_THREADS + 2))
 
@@ -42,7 +42,8 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
 {
     __shared__ jacobi_real_t exchange[JACOBI_TEMPORAL_EXCHANGE];
     __shared__ jacobi_pass_t pass;
-    __shared__ double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS], sums[JACOBI_TEMPORAL_MAX_DEPTH];
+    __shared__ double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS],
+        sums[JACOBI_TEMPORAL_MAX_DEPTH];
     __shared__ int last;
     const int tiles = s.temporal_tiles_x * s.temporal_tiles_y;
     const int t = ((int)blockIdx.x + s.temporal_tiles_x) % tiles;
@@ -57,7 +58,8 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
         const jacobi_tile_t g = jacobi_temporal_place(&s, pass, t);
         jacobi_temporal_publish(&s, pass, t, sums);
         last = jacobi_temporal_ticket(&s, (uint64_t)tiles,
-                                      jacobi_temporal_meets_top(&s, &g) || jacobi_temporal_meets_bottom(&s, &g));
+                                      jacobi_temporal_meets_top(&s, &g) ||
+                                          jacobi_temporal_meets_bottom(&s, &g));
     }
     __syncthreads();
     if (!last)
@@ -87,13 +89,17 @@ extern "C" int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_b
     if (err != hipSuccess)
         return (int)err;
     if (per_sm < 1) {
-        snprintf(why, why_bytes, "no block of the temporal pass fits a multiprocessor of device %d", device);
+        snprintf(why, why_bytes, "no block of the temporal pass fits a multiprocessor of device %d",
+                 device);
         return JACOBI_PLAN_NOT_RESIDENT;
     }
     const int cols = JACOBI_TEMPORAL_THREADS - 2 * depth;
-    jacobi_temporal_cut(s, depth, cols, rows > 0 ? rows : jacobi_temporal_auto_rows(s, depth, cols, (long)per_sm * sms));
+    jacobi_temporal_cut(s, depth, cols,
+                        rows > 0 ? rows
+                                 : jacobi_temporal_auto_rows(s, depth, cols, (long)per_sm * sms));
     s->temporal_blocks = s->temporal_tiles_x * s->temporal_tiles_y;
-    return (int)hipMalloc((void **)&s->temporal_partials, (size_t)depth * (size_t)s->temporal_blocks * sizeof(double));
+    return (int)hipMalloc((void **)&s->temporal_partials,
+                          (size_t)depth * (size_t)s->temporal_blocks * sizeof(double));
 }
 
 /* A run's start: its end, and a fresh ticket. */
@@ -112,9 +118,11 @@ extern "C" int jacobi_temporal_enqueue(jacobi_plan_t *plan, int passes)
 
     for (int i = 0; i < passes && err == hipSuccess; i++) {
         if (jacobi_temporal_planted(s))
-            jacobi_temporal_pass_tiles<1><<<s->temporal_blocks, JACOBI_TEMPORAL_THREADS, 0, st>>>(*s);
+            jacobi_temporal_pass_tiles<1>
+                <<<s->temporal_blocks, JACOBI_TEMPORAL_THREADS, 0, st>>>(*s);
         else
-            jacobi_temporal_pass_tiles<0><<<s->temporal_blocks, JACOBI_TEMPORAL_THREADS, 0, st>>>(*s);
+            jacobi_temporal_pass_tiles<0>
+                <<<s->temporal_blocks, JACOBI_TEMPORAL_THREADS, 0, st>>>(*s);
         err = hipGetLastError();
     }
     return (int)err;

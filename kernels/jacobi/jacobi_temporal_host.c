@@ -16,7 +16,8 @@
 
 #define JACOBI_HOST_TEMPORAL_COLS 7
 #define JACOBI_HOST_TEMPORAL_ROWS 5
-_Static_assert(JACOBI_HOST_TEMPORAL_COLS + 2 * JACOBI_TEMPORAL_MAX_DEPTH <= JACOBI_TEMPORAL_THREAD_COLS,
+_Static_assert(JACOBI_HOST_TEMPORAL_COLS + 2 * JACOBI_TEMPORAL_MAX_DEPTH <=
+                   JACOBI_TEMPORAL_THREAD_COLS,
                "the host's one thread streams every column of a tile");
 
 /* The mode's hooks (jacobi_plan.h): the tiles cut and their sums and buffer
@@ -28,8 +29,9 @@ int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
     const int depth = plan->tuning.temporal_depth;
 
     jacobi_temporal_cut(s, depth, JACOBI_HOST_TEMPORAL_COLS, JACOBI_HOST_TEMPORAL_ROWS);
-    s->temporal_partials = calloc((size_t)depth * (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y,
-                                  sizeof *s->temporal_partials);
+    s->temporal_partials =
+        calloc((size_t)depth * (size_t)s->temporal_tiles_x * (size_t)s->temporal_tiles_y,
+               sizeof *s->temporal_partials);
     /* zeroed: the pads and a stream's first steps read values no own point needs, defined all the same */
     s->temporal_scratch = calloc(jacobi_temporal_buffer_values(s), sizeof *s->temporal_scratch);
     if (s->temporal_partials == NULL || s->temporal_scratch == NULL) {
@@ -71,8 +73,10 @@ int jacobi_temporal_enqueue(jacobi_plan_t *plan, int passes)
             nanosleep(&late, NULL);
         }
         for (int t = 0; t < tiles; t++) {
-            double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS], sums[JACOBI_TEMPORAL_MAX_DEPTH];
-            jacobi_temporal_tile(s, pass, t, s->temporal_scratch, slots, sums, jacobi_temporal_planted(s));
+            double slots[JACOBI_TEMPORAL_MAX_DEPTH * JACOBI_BLOCK_SLOTS],
+                sums[JACOBI_TEMPORAL_MAX_DEPTH];
+            jacobi_temporal_tile(s, pass, t, s->temporal_scratch, slots, sums,
+                                 jacobi_temporal_planted(s));
             jacobi_temporal_publish(s, pass, t, sums);
         }
         jacobi_temporal_finish(s, pass);

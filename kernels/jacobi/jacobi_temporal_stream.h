@@ -19,34 +19,34 @@
  * on the host backend (its block is one thread; its plan's tiles are at most
  * this wide). */
 #if defined(SHARDTAB_DEVICE_HOST)
-#define JACOBI_TEMPORAL_THREAD_COLS 32
-#define JACOBI_TEMPORAL_INLINE static inline
-#define JACOBI_TEMPORAL_UNROLL
+#  define JACOBI_TEMPORAL_THREAD_COLS 32
+#  define JACOBI_TEMPORAL_INLINE static inline
+#  define JACOBI_TEMPORAL_UNROLL
 #else
-#define JACOBI_TEMPORAL_THREADS 256
-#define JACOBI_TEMPORAL_THREAD_COLS 1
-#define JACOBI_TEMPORAL_INLINE __device__ static __forceinline__
-#define JACOBI_TEMPORAL_UNROLL _Pragma("unroll")
+#  define JACOBI_TEMPORAL_THREADS 256
+#  define JACOBI_TEMPORAL_THREAD_COLS 1
+#  define JACOBI_TEMPORAL_INLINE __device__ static __forceinline__
+#  define JACOBI_TEMPORAL_UNROLL _Pragma("unroll")
 #endif
 /* Rows a thread's loads run ahead of the row it uses, so that they are in
  * flight while it computes; steps of the stream's middle unrolled, so that
  * its registers' rotation is renaming, not moves (-D for a measurement). */
 #ifndef JACOBI_TEMPORAL_AHEAD
-#define JACOBI_TEMPORAL_AHEAD 3
+#  define JACOBI_TEMPORAL_AHEAD 3
 #endif
 #ifndef JACOBI_TEMPORAL_STEP_UNROLL
-#if defined(SHARDTAB_DEVICE_HIP) /* clang does not unroll a loop with a barrier and a remainder */
-#define JACOBI_TEMPORAL_STEP_UNROLL 1
-#else
-#define JACOBI_TEMPORAL_STEP_UNROLL 3
-#endif
+#  if defined(SHARDTAB_DEVICE_HIP) /* clang does not unroll a loop with a barrier and a remainder */
+#    define JACOBI_TEMPORAL_STEP_UNROLL 1
+#  else
+#    define JACOBI_TEMPORAL_STEP_UNROLL 3
+#  endif
 #endif
 #if defined(SHARDTAB_DEVICE_HOST)
-#define JACOBI_TEMPORAL_UNROLL_STEPS
+#  define JACOBI_TEMPORAL_UNROLL_STEPS
 #else
-#define JACOBI_TEMPORAL_PRAGMA(x) _Pragma(#x)
-#define JACOBI_TEMPORAL_UNROLL_BY(n) JACOBI_TEMPORAL_PRAGMA(unroll n)
-#define JACOBI_TEMPORAL_UNROLL_STEPS JACOBI_TEMPORAL_UNROLL_BY(JACOBI_TEMPORAL_STEP_UNROLL)
+#  define JACOBI_TEMPORAL_PRAGMA(x) _Pragma(#  x)
+#  define JACOBI_TEMPORAL_UNROLL_BY(n) JACOBI_TEMPORAL_PRAGMA(unroll n)
+#  define JACOBI_TEMPORAL_UNROLL_STEPS JACOBI_TEMPORAL_UNROLL_BY(JACOBI_TEMPORAL_STEP_UNROLL)
 #endif
 
 /* A tile's stream, fixed for its pass: where its rows come from (inside:
@@ -71,7 +71,8 @@ typedef struct jacobi_stream_plan {
  * (edge), also into the ghost rows of that time (the rank's first and last
  * rows; a rank alone: its own rows, periodic) and, between ranks, into the
  * neighbours' deep ghost rows. */
-JACOBI_TEMPORAL_INLINE void jacobi_temporal_put(const jacobi_stream_plan_t *m, int y, int x, jacobi_real_t v)
+JACOBI_TEMPORAL_INLINE void jacobi_temporal_put(const jacobi_stream_plan_t *m, int y, int x,
+                                                jacobi_real_t v)
 {
     const size_t nx = (size_t)m->nx;
 
@@ -103,9 +104,9 @@ typedef struct jacobi_stream {
 } jacobi_stream_t;
 
 /* Where step j of the stream loads from: NULL past its last row. */
-JACOBI_TEMPORAL_INLINE const jacobi_real_t *jacobi_temporal_stream_row(const jacobi_step_t *s, jacobi_pass_t pass,
-                                                                       const jacobi_tile_t *g,
-                                                                       const jacobi_stream_plan_t *m, int j)
+JACOBI_TEMPORAL_INLINE const jacobi_real_t *jacobi_temporal_stream_row(
+    const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
+    const jacobi_stream_plan_t *m, int j)
 {
     return j >= m->steps ? (const jacobi_real_t *)0
            : m->inside   ? m->inside + (size_t)j * (size_t)m->nx
@@ -119,10 +120,11 @@ JACOBI_TEMPORAL_INLINE const jacobi_real_t *jacobi_temporal_stream_row(const jac
  * iteration has a norm, tests neither (the stream's middle). On
  * a GPU a thread's sums are its column's, own or not (a halo column's are
  * dropped at the end); the host's thread sums only its own columns'. */
-JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_pass_t pass, const jacobi_tile_t *g,
+JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_pass_t pass,
+                                                 const jacobi_tile_t *g,
                                                  const jacobi_stream_plan_t *m, jacobi_stream_t *st,
-                                                 jacobi_real_t *ex, int j, const int d, const int lane,
-                                                 const int planted, const int every)
+                                                 jacobi_real_t *ex, int j, const int d,
+                                                 const int lane, const int planted, const int every)
 {
     const int nx = m->nx, pitch = m->pitch;
     const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
@@ -130,7 +132,8 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_
     jacobi_real_t *wr = ex + (j & 1) * lane + 1;
     const jacobi_real_t *src = jacobi_temporal_stream_row(s, pass, g, m, j + JACOBI_TEMPORAL_AHEAD);
     /* level t's row j - t is own row j - t - d; the bits move up a level a step */
-    st->own_levels = ((st->own_levels << 1) | ((unsigned)(j - 1 - d) < (unsigned)m->own_rows)) & ((1 << d) - 1);
+    st->own_levels =
+        ((st->own_levels << 1) | ((unsigned)(j - 1 - d) < (unsigned)m->own_rows)) & ((1 << d) - 1);
     const int normed = every ? (1 << d) - 1 : st->own_levels & m->norm_mask;
     const int out = every || (unsigned)(j - 2 * d) < (unsigned)m->own_rows;
 
@@ -139,8 +142,10 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_
         const int c = thread + k * threads, x = m->left + c;
         if (JACOBI_TEMPORAL_THREAD_COLS > 1 && c >= pitch)
             break;
-        const int in_grid = x >= 0 && x < nx, fixed = x == 0 || x == nx - 1, own = x >= g->x0 && x < g->x1;
-        const int summed = own | (JACOBI_TEMPORAL_THREAD_COLS == 1); /* 1 or 0, a bit to mask with */
+        const int in_grid = x >= 0 && x < nx, fixed = x == 0 || x == nx - 1,
+                  own = x >= g->x0 && x < g->x1;
+        const int summed =
+            own | (JACOBI_TEMPORAL_THREAD_COLS == 1); /* 1 or 0, a bit to mask with */
         jacobi_real_t down = st->ahead[k][0];
         JACOBI_TEMPORAL_UNROLL
         for (int a = 0; a + 1 < JACOBI_TEMPORAL_AHEAD; a++)
@@ -150,10 +155,13 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_
          * store of the step before a load, so that the loads go where they are used */
         JACOBI_TEMPORAL_UNROLL
         for (int t = 1; t <= JACOBI_TEMPORAL_MAX_DEPTH; t++) {
-            if (t <= d) { /* a guard, not a break: a loop clang unrolls whole where d is not a constant */
+            if (t <=
+                d) { /* a guard, not a break: a loop clang unrolls whole where d is not a constant */
                 const jacobi_real_t old = st->mid[k][t - 1];
-                const jacobi_real_t *near = rd + 2 * (t - 1) * lane + c; /* level t - 1 at row j - t */
-                jacobi_real_t v = fixed ? old : jacobi_value(near[-1], near[1], st->up[k][t - 1], down);
+                const jacobi_real_t *near =
+                    rd + 2 * (t - 1) * lane + c; /* level t - 1 at row j - t */
+                jacobi_real_t v =
+                    fixed ? old : jacobi_value(near[-1], near[1], st->up[k][t - 1], down);
                 if (normed >> (t - 1) & summed & 1)
                     st->acc[t - 1] += jacobi_residue2(v, old);
                 if (planted && t == m->plant_level && j == m->plant_step && c == m->plant_c) {
@@ -196,8 +204,9 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_
  * tile's own points add into acc[t - 1], a thread's own, in the order it
  * meets them. */
 JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream_run(const jacobi_step_t *s, jacobi_pass_t pass,
-                                                       const jacobi_tile_t *g, jacobi_real_t *ex, double *acc,
-                                                       const int d, const int lane, const int planted)
+                                                       const jacobi_tile_t *g, jacobi_real_t *ex,
+                                                       double *acc, const int d, const int lane,
+                                                       const int planted)
 {
     const int D = s->temporal_depth, own_rows = g->y1 - g->y0, steps = own_rows + 2 * d;
     const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
@@ -227,7 +236,9 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream_run(const jacobi_step_t *s, j
                    : (const jacobi_real_t *)0;
     m.norm_mask = 0;
     for (int t = 1; t <= d; t++)
-        m.norm_mask |= (pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)(t - 1))) << (t - 1);
+        m.norm_mask |=
+            (pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)(t - 1)))
+            << (t - 1);
     m.plant_level = 0;
     m.plant_step = m.plant_c = -1;
     if (planted && s->fault.row >= g->y0 && s->fault.row < g->y1 && s->fault.col >= g->x0 &&
@@ -253,8 +264,8 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream_run(const jacobi_step_t *s, j
     JACOBI_TEMPORAL_UNROLL
     for (int k = 0; k < JACOBI_TEMPORAL_THREAD_COLS; k++)
         JACOBI_TEMPORAL_UNROLL
-        for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
-            st.up[k][t] = st.mid[k][t] = (jacobi_real_t)0;
+    for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
+        st.up[k][t] = st.mid[k][t] = (jacobi_real_t)0;
 
     /* the first 2 d steps (some levels' rows above the own rows), the middle
      * (every level's row own: steps 2 d .. own_rows + d), the last */
@@ -298,8 +309,8 @@ static JACOBI_HD inline int jacobi_temporal_planted(const jacobi_step_t *s)
  * jacobi_temporal_planted; the GPU builds a kernel of its own for it, so that
  * its registers do not bound a real run's blocks) takes both as they come. */
 JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream(const jacobi_step_t *s, jacobi_pass_t pass,
-                                                   const jacobi_tile_t *g, jacobi_real_t *ex, double *slots,
-                                                   double *sums, const int planted)
+                                                   const jacobi_tile_t *g, jacobi_real_t *ex,
+                                                   double *slots, double *sums, const int planted)
 {
 #if defined(SHARDTAB_DEVICE_HOST)
     const int lane = jacobi_temporal_lane(s);
@@ -323,11 +334,13 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream(const jacobi_step_t *s, jacob
      * kept live to here, cost the kernel a spill: nvcc 13, sm_90) */
     JACOBI_TEMPORAL_UNROLL
     for (int t = 0; t < JACOBI_TEMPORAL_MAX_DEPTH; t++)
-        if (t < pass.depth && pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t))
+        if (t < pass.depth && pass.norms &&
+            jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t))
             jacobi_block_partial(acc[t], slots + t * JACOBI_BLOCK_SLOTS);
     shardtab_block_sync();
     for (int t = 0; t < pass.depth; t++) {
-        const int norm_iter = pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t);
+        const int norm_iter =
+            pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t);
         const double sum = norm_iter ? jacobi_block_total(slots + t * JACOBI_BLOCK_SLOTS) : 0.0;
         if (shardtab_block_leader())
             sums[t] = sum;

@@ -50,10 +50,10 @@ static JACOBI_HD inline int jacobi_temporal_row(int y, int rows)
 /* ---- the next pass -------------------------------------------------------------------- */
 
 typedef struct jacobi_pass {
-    uint64_t k0; /* the time it reads, from a[k0 & 1]; it writes a[(k0 + depth) & 1] */
+    uint64_t k0;     /* the time it reads, from a[k0 & 1]; it writes a[(k0 + depth) & 1] */
     uint64_t number; /* 1 + the passes run before it, all solves: what it tells the neighbours */
-    int depth;   /* iterations, odd; 0: nothing to run */
-    int norms;   /* 1: a pass of the solve, summed and decided; 0: run again after a stop
+    int depth;       /* iterations, odd; 0: nothing to run */
+    int norms;       /* 1: a pass of the solve, summed and decided; 0: run again after a stop
                     inside it, up to the stop, no norms */
 } jacobi_pass_t;
 
@@ -95,7 +95,8 @@ typedef struct jacobi_tile {
     int stale; /* JACOBI_FAULT_EDGE: the deepest halo row above loads the row below it */
 } jacobi_tile_t;
 
-SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacobi_pass_t pass, int t)
+SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacobi_pass_t pass,
+                                                   int t)
 {
     const int nx = s->nx, d = pass.depth;
     const int tx = t % s->temporal_tiles_x, ty = t / s->temporal_tiles_x;
@@ -106,7 +107,8 @@ SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacob
     g.y0 = ty * s->temporal_rows;
     g.x1 = g.x0 + s->temporal_cols < nx - 1 ? g.x0 + s->temporal_cols : nx - 1;
     g.y1 = g.y0 + s->temporal_rows < s->rows ? g.y0 + s->temporal_rows : s->rows;
-    g.stale = s->fault.kind == JACOBI_FAULT_EDGE && pass.norms && pass.k0 - base <= (uint64_t)s->fault.iteration &&
+    g.stale = s->fault.kind == JACOBI_FAULT_EDGE && pass.norms &&
+              pass.k0 - base <= (uint64_t)s->fault.iteration &&
               (uint64_t)s->fault.iteration < pass.k0 - base + (uint64_t)d && s->fault.row >= g.y0 &&
               s->fault.row < g.y1;
     return g;
@@ -117,7 +119,8 @@ SHARDTAB_DEVFN jacobi_tile_t jacobi_temporal_place(const jacobi_step_t *s, jacob
  * last, the deep ghost rows of that parity where there is a neighbour, else
  * its own (periodic: a rank alone). (The planted stale ghost row: the row one
  * below the right one.) */
-SHARDTAB_DEVFN const jacobi_real_t *jacobi_temporal_source(const jacobi_step_t *s, jacobi_pass_t pass,
+SHARDTAB_DEVFN const jacobi_real_t *jacobi_temporal_source(const jacobi_step_t *s,
+                                                           jacobi_pass_t pass,
                                                            const jacobi_tile_t *g, int j)
 {
     const int y = g->y0 - pass.depth + j + (g->stale && j == 0), p = (int)(pass.k0 & 1);
@@ -128,7 +131,8 @@ SHARDTAB_DEVFN const jacobi_real_t *jacobi_temporal_source(const jacobi_step_t *
     if (y < 0 && s->deep_top_dest[0])
         return (p ? s->deep[1] : s->deep[0]) + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y) * nx;
     if (y >= s->rows && s->deep_bottom_dest[0])
-        return (p ? s->deep[1] : s->deep[0]) + (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - s->rows) * nx;
+        return (p ? s->deep[1] : s->deep[0]) +
+               (size_t)(JACOBI_TEMPORAL_MAX_DEPTH + y - s->rows) * nx;
     return (p ? s->a[1] : s->a[0]) + (size_t)jacobi_temporal_row(y, s->rows) * nx;
 }
 

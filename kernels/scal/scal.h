@@ -17,9 +17,9 @@ typedef struct scal_range {
     double *const *table;    /* [nshards] the node's table */
     const uint64_t *offsets; /* [nshards + 1] prefix offsets of the shards */
     int nshards;
-    uint64_t total;          /* offsets[nshards] */
-    uint64_t begin;          /* first node index, < total */
-    uint64_t count;          /* elements, <= total */
+    uint64_t total; /* offsets[nshards] */
+    uint64_t begin; /* first node index, < total */
+    uint64_t count; /* elements, <= total */
 } scal_range_t;
 
 /* x = table[shard]; x[i] *= alpha for i in [0, n). Returns 0 or a runtime error
@@ -62,8 +62,8 @@ const char *scal_kernel_label(int variant);
  * thread, the default first (chosen by measurement, docs/performance.md):
  * X(block, unroll) for each, in index order. The GPU kernels instantiate
  * them, multi_scal's options check SCAL_CHUNK_SHAPE against them. */
-#define SCAL_CHUNK_SHAPES(X)                                                                     \
-    X(256, 1) X(64, 2) X(64, 4) X(128, 1) X(128, 2) X(128, 4) X(256, 2) X(256, 4) X(512, 2)
+#define SCAL_CHUNK_SHAPES(X)                                                                       \
+  X(256, 1) X(64, 2) X(64, 4) X(128, 1) X(128, 2) X(128, 4) X(256, 2) X(256, 4) X(512, 2)
 #define SCAL_CHUNK_SHAPE_ONE(block, unroll) +1
 #define SCAL_CHUNK_SHAPE_COUNT (0 SCAL_CHUNK_SHAPES(SCAL_CHUNK_SHAPE_ONE))
 

@@ -133,8 +133,8 @@ __global__ void scal_shard_vec2(double *const *table, int shard, uint64_t n, dou
 #define CHUNK_GRID_THREADS (1ull << 31)
 
 template <int BLOCK, int UNROLL>
-__global__ void __launch_bounds__(BLOCK) scal_shard_chunk(double *const *table, int shard, uint64_t n,
-                                                          double alpha)
+__global__ void __launch_bounds__(BLOCK)
+    scal_shard_chunk(double *const *table, int shard, uint64_t n, double alpha)
 {
     double *x = table[shard];
     uint64_t head = ((uintptr_t)x & 15) ? 1 : 0;
@@ -284,7 +284,8 @@ extern "C" int scal_shard(double *const *table, int shard, uint64_t n, double al
         return (int)hipGetLastError();
     }
     /* the persistent variants: the vector ones move two doubles per step */
-    if ((err = grid_for(current_variant == SCAL_VARIANT_NAIVE ? n : (n + 1) / 2, &blocks)) != hipSuccess)
+    if ((err = grid_for(current_variant == SCAL_VARIANT_NAIVE ? n : (n + 1) / 2, &blocks)) !=
+        hipSuccess)
         return (int)err;
     switch (current_variant) {
     case SCAL_VARIANT_NAIVE:

@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 #if defined(__HIPCC__) || defined(__CUDACC__)
-#define SCAL_HD __host__ __device__
+#  define SCAL_HD __host__ __device__
 #else
-#define SCAL_HD
+#  define SCAL_HD
 #endif
 
 /* One value: a plain IEEE multiply, so host and device agree bit for bit. */

@@ -30,7 +30,7 @@
 #include "shardtab.h"
 
 #if defined(SHARDTAB_WITH_GPU)
-#include "gpu_runtime.h"
+#  include "gpu_runtime.h"
 #endif
 
 typedef struct cb_options {
@@ -82,7 +82,7 @@ typedef struct cb_ctx {
     size_t count;
     void *stream;
     float *host, *shard, *copy_dst;
-    void *graph;         /* GPU: an instantiated graph of `graph_calls` all-reduces */
+    void *graph; /* GPU: an instantiated graph of `graph_calls` all-reduces */
     int graph_calls;
 } cb_ctx_t;
 
@@ -95,8 +95,8 @@ static shardtab_status_t call_all_reduce(void *p)
 static shardtab_status_t call_mpi(void *p)
 {
     cb_ctx_t *c = p;
-    return MPI_Allreduce(MPI_IN_PLACE, c->host, (int)c->count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) ==
-                   MPI_SUCCESS
+    return MPI_Allreduce(MPI_IN_PLACE, c->host, (int)c->count, MPI_FLOAT, MPI_SUM,
+                         MPI_COMM_WORLD) == MPI_SUCCESS
                ? SHARDTAB_SUCCESS
                : shardtab_error_set(SHARDTAB_ERR_MPI, "MPI_Allreduce failed");
 }
@@ -133,7 +133,8 @@ static int capture(cb_ctx_t *c, int calls, char *why, size_t bytes)
     if (err == hipSuccess && status == SHARDTAB_SUCCESS)
         err = hipGraphInstantiateWithFlags(&exec, graph, 0);
     if (err != hipSuccess || status != SHARDTAB_SUCCESS) {
-        snprintf(why, bytes, "%s", err != hipSuccess ? hipGetErrorString(err) : shardtab_last_error());
+        snprintf(why, bytes, "%s",
+                 err != hipSuccess ? hipGetErrorString(err) : shardtab_last_error());
         (void)hipGetLastError();
         return -1;
     }
@@ -146,8 +147,8 @@ static int capture(cb_ctx_t *c, int calls, char *why, size_t bytes)
 
 /* The median seconds per call of `call`, `iters` calls a repeat; per_launch
  * divides a launch into that many calls (a graph of several). */
-static shardtab_status_t time_call(cb_ctx_t *c, cb_call_t call, int iters, int repeats, int per_launch,
-                                   double *seconds)
+static shardtab_status_t time_call(cb_ctx_t *c, cb_call_t call, int iters, int repeats,
+                                   int per_launch, double *seconds)
 {
     double t[64];
     shardtab_status_t status = SHARDTAB_SUCCESS;
@@ -207,7 +208,9 @@ static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes
             if ((rc = app_parse_long("--repeats", optarg, 1, 64, &v, err, bytes)) == 0)
                 o->repeats = (int)v;
             break;
-        case 's': o->allow_shared_gpu = 1; break;
+        case 's':
+            o->allow_shared_gpu = 1;
+            break;
         default: /* ':' a value missing, '?' an option refused */
             app_option_error(c, argv[optind - 1], optopt, longs, "--", err, bytes);
             rc = -1;
@@ -268,8 +271,9 @@ int main(int argc, char **argv)
         shardtab_device_info_t info;
         (void)shardtab_device_info(&info);
         printf("# coll_bench: %d ranks, %d nodes, backend %s, device %s; median of %d repeats, "
-               "the slowest rank's time per call\n", size, shardtab_node_count(c.table),
-               shardtab_backend_name(info.backend), info.name, o.repeats);
+               "the slowest rank's time per call\n",
+               size, shardtab_node_count(c.table), shardtab_backend_name(info.backend), info.name,
+               o.repeats);
         printf("# %10s %11s %6s %5s %9s %10s %8s %8s %7s %10s %9s\n", "size", "count", "type",
                "redop", "algo", "time(us)", "algbw", "busbw", "#wrong", "mpi(us)", "copy GB/s");
     }
@@ -308,8 +312,8 @@ int main(int argc, char **argv)
                 code = 1;
             if (status == SHARDTAB_SUCCESS && rank == 0) {
                 double algbw = (double)bytes / seconds / 1e9;
-                printf("  %10zu %11zu %6s %5s %9s %10.2f %8.2f %8.2f %7lld %10.2f %9.1f\n", bytes, count,
-                       "float", "sum", algos[a], seconds * 1e6, algbw,
+                printf("  %10zu %11zu %6s %5s %9s %10.2f %8.2f %8.2f %7lld %10.2f %9.1f\n", bytes,
+                       count, "float", "sum", algos[a], seconds * 1e6, algbw,
                        algbw * 2.0 * (size - 1) / size, total, mpi * 1e6,
                        (double)bytes / copy / 1e9);
                 fflush(stdout);
@@ -339,7 +343,8 @@ int main(int argc, char **argv)
 #endif
     }
     if (status == SHARDTAB_SUCCESS && rank == 0)
-        printf("# coll_bench: %s\n", code == 0 ? "every result verified" : "WRONG results (see #wrong)");
+        printf("# coll_bench: %s\n",
+               code == 0 ? "every result verified" : "WRONG results (see #wrong)");
     {
         shardtab_status_t s = c.table ? shardtab_destroy(&c.table) : SHARDTAB_SUCCESS;
         if (c.shard)

@@ -14,8 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void cannot_write(char *err, size_t err_bytes, const char *what, const char *path,
-                         int error)
+static void cannot_write(char *err, size_t err_bytes, const char *what, const char *path, int error)
 {
     snprintf(err, err_bytes, "cannot write %s%s'%s': %s", what ? what : "", what ? " " : "", path,
              strerror(error));
@@ -65,8 +64,9 @@ int app_outfile_open_named(app_outfile_t *out, const char *path, const char *wha
     } else {
         struct stat link;
         if (lstat(path, &link) == 0) { /* a link to nothing: say so, do not guess */
-            snprintf(err, err_bytes, "cannot write %s%s'%s': a symbolic link to a file that does "
-                                     "not exist",
+            snprintf(err, err_bytes,
+                     "cannot write %s%s'%s': a symbolic link to a file that does "
+                     "not exist",
                      what ? what : "", what ? " " : "", path);
             app_outfile_discard(out);
             return -1;

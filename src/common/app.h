@@ -22,8 +22,8 @@
  * pipe) is written in place at commit; a named pipe nobody reads is an error
  * then, not a hang. */
 typedef struct app_outfile {
-    FILE *f;          /* the program writes here: memory until commit */
-    char *buffer;     /* open_memstream's */
+    FILE *f;      /* the program writes here: memory until commit */
+    char *buffer; /* open_memstream's */
     size_t bytes;
     char *target;     /* the file to replace (links resolved), or the device */
     int in_place;     /* target exists and is not a regular file */

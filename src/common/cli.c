@@ -41,12 +41,15 @@ int app_parse_word(const char *name, const char *text, const char *const *words,
     used = (size_t)snprintf(err, err_bytes, "invalid %s '%s': expected", name, text ? text : "");
     for (int i = 0; i < count && used < err_bytes; i++)
         used += (size_t)snprintf(err + used, err_bytes - used, "%s %s",
-                                 i == 0 ? "" : i == count - 1 ? " or" : ",", words[i]);
+                                 i == 0           ? ""
+                                 : i == count - 1 ? " or"
+                                                  : ",",
+                                 words[i]);
     return -1;
 }
 
-void app_option_error(int c, const char *arg, int opt, const struct option *longs,
-                      const char *dash, char *err, size_t err_bytes)
+void app_option_error(int c, const char *arg, int opt, const struct option *longs, const char *dash,
+                      char *err, size_t err_bytes)
 {
     /* getopt_long_only takes "-name" and "--name" as long options alike */
     int is_long = strncmp(arg, dash, strlen(dash)) == 0;

@@ -29,8 +29,8 @@ int app_parse_word(const char *name, const char *text, const char *const *words,
  *           (getopt_long_only, where "-name" is a long option too).
  * Tells apart an unknown option, an ambiguous prefix (naming every candidate),
  * a value given to a flag and a missing value. */
-void app_option_error(int c, const char *arg, int opt, const struct option *longs,
-                      const char *dash, char *err, size_t err_bytes);
+void app_option_error(int c, const char *arg, int opt, const struct option *longs, const char *dash,
+                      char *err, size_t err_bytes);
 
 /* The programs' one error line, "PROGRAM: error: MESSAGE", on stderr from
  * rank 0 only (every rank holds the same agreed message). */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
+#  include <mpi-ext.h>
 #endif
 
 static const char *yes_no(int v)
@@ -65,9 +65,8 @@ int app_mpi_gpu_aware(const char *backend)
         aware = MPIX_Query_rocm_support();
 #endif
 #if defined(MPIX_GPU_SUPPORT_CUDA) && defined(MPIX_GPU_SUPPORT_HIP)
-    MPIX_GPU_query_support(strcmp(backend, "hip") == 0 ? MPIX_GPU_SUPPORT_HIP
-                                                      : MPIX_GPU_SUPPORT_CUDA,
-                           &aware);
+    MPIX_GPU_query_support(
+        strcmp(backend, "hip") == 0 ? MPIX_GPU_SUPPORT_HIP : MPIX_GPU_SUPPORT_CUDA, &aware);
 #endif
     return aware != 0;
 }

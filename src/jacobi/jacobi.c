@@ -56,7 +56,8 @@ static uint64_t rank_memory(const jacobi_job_t *j)
     const uint64_t row = (uint64_t)j->opts.nx * sizeof(jacobi_real_t);
     const uint64_t mine = (uint64_t)j->rows.count * row;
     const uint64_t halo = jacobi_halo_bytes(&j->opts); /* its starting copy on the host too */
-    uint64_t host = 3 * mine + 4 * row + halo / 2, device = 2 * mine + halo, verify_host, verify_device;
+    uint64_t host = 3 * mine + 4 * row + halo / 2, device = 2 * mine + halo, verify_host,
+             verify_device;
 
     jacobi_verify_memory(&j->opts, j->rank, &verify_host, &verify_device);
     host += verify_host;
@@ -116,9 +117,10 @@ static int agree_options(jacobi_job_t *j, jacobi_parse_t parsed, const char *err
                 fprintf(stderr, "jacobi: %s\nTry 'jacobi --help' for more information.\n",
                         said.message);
             else
-                fprintf(stderr, "jacobi: error: rank %d could not parse its command line and "
-                                "tuning variables, rank 0 could: %s; every rank must get the same "
-                                "options\n",
+                fprintf(stderr,
+                        "jacobi: error: rank %d could not parse its command line and "
+                        "tuning variables, rank 0 could: %s; every rank must get the same "
+                        "options\n",
                         failing, said.message);
         }
         return 2;
@@ -139,9 +141,10 @@ static int agree_options(jacobi_job_t *j, jacobi_parse_t parsed, const char *err
         snprintf(said.message, sizeof said.message, "%s", text);
     MPI_Bcast(&said, (int)sizeof said, MPI_BYTE, first, MPI_COMM_WORLD);
     if (j->rank == 0)
-        fprintf(stderr, "jacobi: error: rank %d's options differ from rank 0's: %s (the first "
-                        "difference); every rank must get the same options (an MPMD launch, or a "
-                        "wrapper that edits one rank's command line?)\n",
+        fprintf(stderr,
+                "jacobi: error: rank %d's options differ from rank 0's: %s (the first "
+                "difference); every rank must get the same options (an MPMD launch, or a "
+                "wrapper that edits one rank's command line?)\n",
                 first, said.message);
     return 2;
 }
@@ -191,7 +194,8 @@ static shardtab_status_t release(jacobi_job_t *j)
 {
     shardtab_status_t first = shardtab_stream_synchronize(j->stream), s;
 
-    if (j->table && (s = shardtab_destroy(&j->table)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
+    if (j->table && (s = shardtab_destroy(&j->table)) != SHARDTAB_SUCCESS &&
+        first == SHARDTAB_SUCCESS)
         first = s;
     if ((s = jacobi_solver_free(&j->run)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
         first = s;
@@ -272,8 +276,8 @@ static int ranks_on_my_device(MPI_Comm node)
 static shardtab_status_t set_up(jacobi_job_t *j)
 {
     shardtab_create_params_t params = {0};
-    shardtab_status_t status = jacobi_kernel_check(jacobi_stream_create(&j->stream),
-                                                   "creating a stream");
+    shardtab_status_t status =
+        jacobi_kernel_check(jacobi_stream_create(&j->stream), "creating a stream");
     if (status == SHARDTAB_SUCCESS)
         status = allocate_host(j);
     if (status == SHARDTAB_SUCCESS)
@@ -287,7 +291,7 @@ static shardtab_status_t set_up(jacobi_job_t *j)
         /* the shards are the halo buffers: what a neighbour writes into */
         params.stream = j->stream;
         params.signal_slots = JACOBI_SIGNAL_SLOTS(j->size); /* the same on every rank */
-        params.alignment = 16;                             /* the kernel's 16-byte accesses */
+        params.alignment = 16;                              /* the kernel's 16-byte accesses */
         status = shardtab_create_with(MPI_COMM_WORLD, j->run.halo, j->run.halo_bytes, &params,
                                       &j->table);
     }

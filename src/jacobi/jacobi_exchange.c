@@ -42,7 +42,7 @@ static shardtab_status_t exchange_edges(jacobi_job_t *j, uint64_t k, shardtab_st
                   MPI_COMM_WORLD, &req[nreq++]);
     }
     shardtab_status_t waited = shardtab_mpi_check(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE),
-                                                "MPI_Waitall of the ghost rows");
+                                                  "MPI_Waitall of the ghost rows");
     if (local == SHARDTAB_SUCCESS)
         local = waited;
     if (!j->mpi_direct && j->host_top && local == SHARDTAB_SUCCESS)
@@ -114,7 +114,7 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
         int flags = (local != SHARDTAB_SUCCESS) | stopped << 1, any = 1;
         shardtab_status_t reduced =
             shardtab_mpi_check(MPI_Allreduce(&flags, &any, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD),
-                             "MPI_Allreduce (the host-sync barrier)");
+                               "MPI_Allreduce (the host-sync barrier)");
         if (local == SHARDTAB_SUCCESS)
             local = reduced;
         loop->failed = (any & 1) || reduced != SHARDTAB_SUCCESS;

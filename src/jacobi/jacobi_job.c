@@ -7,8 +7,8 @@
 
 shardtab_status_t jacobi_no_memory(const char *what, size_t bytes)
 {
-    return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of %zu bytes for %s failed",
-                              bytes, what);
+    return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of %zu bytes for %s failed", bytes,
+                              what);
 }
 
 shardtab_status_t jacobi_kernel_check(int code, const char *what)

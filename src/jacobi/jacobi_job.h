@@ -12,17 +12,17 @@
 #include "jacobi_solver.h"
 #include "shardtab.h"
 
-#define JACOBI_TOL 1.0e-8           /* the anchors' tolerance */
-#define JACOBI_NORM_REL_TOL 1.0e-9  /* norms summed in another order must agree this well */
+#define JACOBI_TOL 1.0e-8          /* the anchors' tolerance */
+#define JACOBI_NORM_REL_TOL 1.0e-9 /* norms summed in another order must agree this well */
 
 /* What one solve measured. */
 typedef struct jacobi_outcome {
-    double seconds;       /* this rank */
+    double seconds; /* this rank */
     uint64_t iterations;
-    int norm_decided;     /* a norm was decided on (not with -niter 1) */
-    double norm;          /* the last norm decided on */
-    uint64_t norm_iter;   /* its iteration, counted from the solve's start */
-    double *history;      /* host copy [history_len]: iterations 0, 100, ... */
+    int norm_decided;   /* a norm was decided on (not with -niter 1) */
+    double norm;        /* the last norm decided on */
+    uint64_t norm_iter; /* its iteration, counted from the solve's start */
+    double *history;    /* host copy [history_len]: iterations 0, 100, ... */
     int history_len;
 } jacobi_outcome_t;
 
@@ -42,18 +42,20 @@ typedef struct jacobi_job {
     int skip_signal;           /* test hook: never signal the neighbours */
     int slow_passes;           /* test hook: each temporal pass starts late (host backend) */
     int stall_for_test;        /* test hook: stop this process (SIGSTOP) in the first solve */
-    const char *corrupt_for_test; /* test hook: the result point to nudge (JACOBI_TEST_CORRUPT), or NULL */
-    double agree_limit_s;      /* how long a rank waits for the others after a solve */
-    uint64_t memory_rank, memory_node, memory_available; /* host bytes: the estimate, and what is free */
-    int nodes;                 /* node count of the table, kept past its destroy */
-    jacobi_launch_t launch;    /* how the run's steps were launched */
+    const char
+        *corrupt_for_test; /* test hook: the result point to nudge (JACOBI_TEST_CORRUPT), or NULL */
+    double agree_limit_s;  /* how long a rank waits for the others after a solve */
+    uint64_t memory_rank, memory_node,
+        memory_available;       /* host bytes: the estimate, and what is free */
+    int nodes;                  /* node count of the table, kept past its destroy */
+    jacobi_launch_t launch;     /* how the run's steps were launched */
     jacobi_launch_t ref_launch; /* ... and the reference's */
-    char launch_note[256];     /* why the run's launch is not the one asked for, or "" */
+    char launch_note[256];      /* why the run's launch is not the one asked for, or "" */
     void *stream;
     shardtab_t *table;
-    jacobi_solver_t run;       /* this rank's rows */
-    jacobi_solver_t ref;       /* rank 0: the whole grid, alone (the 1-GPU reference) */
-    double *plain_norm2;       /* rank 0, device [ny]: the plain reference's row norms */
+    jacobi_solver_t run; /* this rank's rows */
+    jacobi_solver_t ref; /* rank 0: the whole grid, alone (the 1-GPU reference) */
+    double *plain_norm2; /* rank 0, device [ny]: the plain reference's row norms */
     jacobi_real_t *send_first, *send_last, *recv_top, *recv_bottom; /* host staging */
     jacobi_real_t *result;     /* host: my rows of the run, final */
     jacobi_real_t *expected;   /* host: my rows of the plain reference, final */

@@ -175,8 +175,8 @@ static const struct tuning_spec {
     {"JACOBI_MIN_STRIP_ROWS", offsetof(jacobi_tuning_t, min_strip_rows), 1, 64, 0,
      "an integer from 1 to 64"},
     {"JACOBI_VEC4", offsetof(jacobi_tuning_t, vec4), 0, 1, 0, "0 or 1"},
-    {"JACOBI_BLOCKS_PER_SM", offsetof(jacobi_tuning_t, blocks_per_sm), 1,
-     JACOBI_MAX_BLOCKS_PER_SM, 0, "an integer from 1 to 16"},
+    {"JACOBI_BLOCKS_PER_SM", offsetof(jacobi_tuning_t, blocks_per_sm), 1, JACOBI_MAX_BLOCKS_PER_SM,
+     0, "an integer from 1 to 16"},
     {"JACOBI_ROWS_IN_FLIGHT", offsetof(jacobi_tuning_t, rows_in_flight), 1, 8, 1, "1, 4 or 8"},
     {"JACOBI_NORM_BLOCK", offsetof(jacobi_tuning_t, norm_block), 0, 1, 0, "0 or 1"},
     {"JACOBI_ONCHIP_ROWS", offsetof(jacobi_tuning_t, onchip_rows), 2, 16, 2, "2, 4, 8 or 16"},
@@ -231,8 +231,8 @@ int jacobi_tuning_parse(jacobi_options_t *opts, const char *const text[JACOBI_TU
             (spec->powers == 2 && value != 2 && value != 4 && value != 8 && value != 16) ||
             (spec->powers == 3 && value % 2 == 0)) {
             snprintf(err, err_bytes,
-                     "invalid %s '%s' (environment): expected %s, or unset for the default", spec->name,
-                     t, spec->expected);
+                     "invalid %s '%s' (environment): expected %s, or unset for the default",
+                     spec->name, t, spec->expected);
             opts->tuning = default_tuning;
             opts->tuning_set = 0;
             return -1;
@@ -256,9 +256,8 @@ const char *jacobi_tuning_describe(const jacobi_options_t *opts, jacobi_tuning_v
                                    char *text, size_t bytes)
 {
     int value = jacobi_tuning_value(&opts->tuning, var);
-    const char *how = (unsigned)var < JACOBI_TUNING_COUNT && (opts->tuning_set >> var & 1u)
-                          ? "set"
-                          : "default";
+    const char *how =
+        (unsigned)var < JACOBI_TUNING_COUNT && (opts->tuning_set >> var & 1u) ? "set" : "default";
 
     if (jacobi_tuning_is_auto(&opts->tuning, var))
         snprintf(text, bytes, "%s=auto (%s)", jacobi_tuning_name(var), how);
@@ -301,9 +300,22 @@ static int parse_int(const char *name, const char *text, long lo, long hi, int *
 jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
                                     size_t err_bytes)
 {
-    enum { OPT_NX = 256, OPT_NY, OPT_NITER, OPT_NCCHECK, OPT_VARIANT, OPT_LAUNCH, OPT_REPEAT,
-           OPT_JSON, OPT_SHARED, OPT_INIT, OPT_CPU_CHECK, OPT_TRACE };
-    static const struct option longs[] = { /* app_option_error reads it too */
+    enum {
+        OPT_NX = 256,
+        OPT_NY,
+        OPT_NITER,
+        OPT_NCCHECK,
+        OPT_VARIANT,
+        OPT_LAUNCH,
+        OPT_REPEAT,
+        OPT_JSON,
+        OPT_SHARED,
+        OPT_INIT,
+        OPT_CPU_CHECK,
+        OPT_TRACE
+    };
+    static const struct option longs[] = {
+        /* app_option_error reads it too */
         {"nx", required_argument, NULL, OPT_NX},
         {"ny", required_argument, NULL, OPT_NY},
         {"niter", required_argument, NULL, OPT_NITER},
@@ -337,12 +349,10 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
             rc = parse_int("-niter", optarg, 1, JACOBI_MAX_ITER, &opts->niter, err, err_bytes);
             break;
         case OPT_NCCHECK:
-            rc = parse_int("-nccheck", optarg, 1, JACOBI_MAX_ITER, &opts->nccheck, err,
-                           err_bytes);
+            rc = parse_int("-nccheck", optarg, 1, JACOBI_MAX_ITER, &opts->nccheck, err, err_bytes);
             break;
         case OPT_REPEAT:
-            rc = parse_int("--repeat", optarg, 1, JACOBI_MAX_REPEAT, &opts->repeat, err,
-                           err_bytes);
+            rc = parse_int("--repeat", optarg, 1, JACOBI_MAX_REPEAT, &opts->repeat, err, err_bytes);
             break;
         case OPT_VARIANT: {
             int v;
@@ -375,7 +385,8 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
         case OPT_CPU_CHECK: {
             static const char *const words[] = {"auto", "yes", "no"};
             _Static_assert(JACOBI_CPU_CHECK_AUTO == 0 && JACOBI_CPU_CHECK_YES == 1 &&
-                               JACOBI_CPU_CHECK_NO == 2, "words[] in jacobi_cpu_check_t's order");
+                               JACOBI_CPU_CHECK_NO == 2,
+                           "words[] in jacobi_cpu_check_t's order");
             int w;
             rc = app_parse_word("--cpu-check", optarg, words, 3, &w, err, err_bytes);
             if (rc == 0)
@@ -411,8 +422,7 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
     return rc == 0 ? JACOBI_PARSE_OK : JACOBI_PARSE_ERROR;
 }
 
-int jacobi_split_rows(int ny, int ranks, int rank, jacobi_rows_t *rows, char *err,
-                      size_t err_bytes)
+int jacobi_split_rows(int ny, int ranks, int rank, jacobi_rows_t *rows, char *err, size_t err_bytes)
 {
     int interior = ny - 2, low = ranks > 0 ? interior / ranks : 0;
     int num_low = ranks * (low + 1) - interior; /* ranks with `low` rows */
@@ -465,8 +475,8 @@ int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *
     memset(fault, 0, sizeof *fault);
     if (text == NULL || *text == '\0')
         return 0;
-    if (sscanf(text, "%15[a-z]:%15[a-z]:%d:%d:%d%n", solve, kind, &row, &col, &iteration,
-               &used) != 5 ||
+    if (sscanf(text, "%15[a-z]:%15[a-z]:%d:%d:%d%n", solve, kind, &row, &col, &iteration, &used) !=
+            5 ||
         text[used] != '\0' || row < 0 || col < 0 || iteration < 0)
         goto bad;
     for (size_t i = 0; i < sizeof solves / sizeof solves[0]; i++)
@@ -483,29 +493,36 @@ int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *
     return 0;
 bad:
     memset(fault, 0, sizeof *fault);
-    snprintf(err, err_bytes,
-             "JACOBI_TEST_FAULT='%s': expected <run|reference|kernel|plain>:<stale|norm|stop|edge|lag>:"
-             "<row>:<column>:<iteration>",
-             text);
+    snprintf(
+        err, err_bytes,
+        "JACOBI_TEST_FAULT='%s': expected <run|reference|kernel|plain>:<stale|norm|stop|edge|lag>:"
+        "<row>:<column>:<iteration>",
+        text);
     return -1;
 }
 
-int jacobi_test_fault_check(const jacobi_test_fault_t *fault, int nx, int ny, char *err, size_t err_bytes)
+int jacobi_test_fault_check(const jacobi_test_fault_t *fault, int nx, int ny, char *err,
+                            size_t err_bytes)
 {
     /* edge and lag name a tile by its row alone; stale and norm a point */
-    const int by_row = fault->kind == JACOBI_TEST_FAULT_EDGE || fault->kind == JACOBI_TEST_FAULT_LAG;
+    const int by_row =
+        fault->kind == JACOBI_TEST_FAULT_EDGE || fault->kind == JACOBI_TEST_FAULT_LAG;
 
     if (fault->kind == JACOBI_TEST_FAULT_NONE || fault->kind == JACOBI_TEST_FAULT_STOP ||
-        (fault->row >= 1 && fault->row <= ny - 2 && (by_row || (fault->col >= 1 && fault->col <= nx - 2))))
+        (fault->row >= 1 && fault->row <= ny - 2 &&
+         (by_row || (fault->col >= 1 && fault->col <= nx - 2))))
         return 0;
     if (by_row)
         snprintf(err, err_bytes,
-                 "JACOBI_TEST_FAULT names row %d: not an interior row of the %d x %d grid (rows 1 to %d), so "
-                 "the bug would be planted nowhere (the fields are <solve>:<kind>:<row>:<column>:<iteration>)",
+                 "JACOBI_TEST_FAULT names row %d: not an interior row of the %d x %d grid (rows 1 "
+                 "to %d), so "
+                 "the bug would be planted nowhere (the fields are "
+                 "<solve>:<kind>:<row>:<column>:<iteration>)",
                  fault->row, nx, ny, ny - 2);
     else
         snprintf(err, err_bytes,
-                 "JACOBI_TEST_FAULT names row %d, column %d: not an interior point of the %d x %d grid (rows "
+                 "JACOBI_TEST_FAULT names row %d, column %d: not an interior point of the %d x %d "
+                 "grid (rows "
                  "1 to %d, columns 1 to %d), so the bug would be planted nowhere (the fields are "
                  "<solve>:<kind>:<row>:<column>:<iteration>)",
                  fault->row, fault->col, nx, ny, ny - 2, nx - 2);
@@ -516,11 +533,11 @@ int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, 
                           size_t bytes)
 {
     char one[48], two[48];
-#define DIFFER_INT(field, name)                                                          \
-    if (a->field != b->field) {                                                          \
-        snprintf(text, bytes, "%s %d against %s %d", name, (int)a->field, name, (int)b->field); \
-        return 1;                                                                        \
-    }
+#define DIFFER_INT(field, name)                                                                    \
+  if (a->field != b->field) {                                                                      \
+    snprintf(text, bytes, "%s %d against %s %d", name, (int)a->field, name, (int)b->field);        \
+    return 1;                                                                                      \
+  }
     DIFFER_INT(nx, "-nx")
     DIFFER_INT(ny, "-ny")
     DIFFER_INT(niter, "-niter")
@@ -538,7 +555,8 @@ int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, 
         return 1;
     }
     if (a->init.kind != b->init.kind || a->init.seed != b->init.seed) {
-        snprintf(text, bytes, "--init %s against --init %s", jacobi_init_name(&a->init, one, sizeof one),
+        snprintf(text, bytes, "--init %s against --init %s",
+                 jacobi_init_name(&a->init, one, sizeof one),
                  jacobi_init_name(&b->init, two, sizeof two));
         return 1;
     }
@@ -549,8 +567,9 @@ int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, 
         return 1;
     }
     if (a->allow_shared_gpu != b->allow_shared_gpu) {
-        snprintf(text, bytes, "%s", a->allow_shared_gpu ? "--allow-shared-gpu against none"
-                                                        : "no --allow-shared-gpu against it");
+        snprintf(text, bytes, "%s",
+                 a->allow_shared_gpu ? "--allow-shared-gpu against none"
+                                     : "no --allow-shared-gpu against it");
         return 1;
     }
     if ((a->trace != NULL) != (b->trace != NULL)) {

@@ -40,16 +40,16 @@ typedef enum jacobi_cpu_check {
 #define JACOBI_MAX_REPEAT 100
 
 typedef struct jacobi_options {
-    int nx, ny;          /* grid points, boundaries included */
-    int niter;           /* most iterations per solve */
-    int nccheck;         /* the norm every nccheck-th iteration */
-    int repeat;          /* timed solves; the median is reported */
+    int nx, ny;             /* grid points, boundaries included */
+    int niter;              /* most iterations per solve */
+    int nccheck;            /* the norm every nccheck-th iteration */
+    int repeat;             /* timed solves; the median is reported */
     jacobi_launch_t launch; /* how the steps are launched; auto: by measurement (jacobi_solve.c) */
     jacobi_variant_t variant;
-    jacobi_init_t init;  /* the interior's starting state */
+    jacobi_init_t init; /* the interior's starting state */
     jacobi_cpu_check_t cpu_check;
-    const char *json;    /* NULL: no JSON */
-    const char *trace;   /* NULL: no trace; else a traced solve's per-iteration CSV */
+    const char *json;  /* NULL: no JSON */
+    const char *trace; /* NULL: no trace; else a traced solve's per-iteration CSV */
     int allow_shared_gpu;
     jacobi_tuning_t tuning; /* the tuning variables (jacobi_tuning_from_env), checked */
     unsigned tuning_set;    /* bit v: variable v was set (else its default) */
@@ -145,10 +145,10 @@ typedef enum jacobi_test_fault_kind {
 } jacobi_test_fault_kind_t;
 
 typedef struct jacobi_test_fault {
-    int solves;     /* jacobi_fault_solve_t bits */
+    int solves; /* jacobi_fault_solve_t bits */
     jacobi_test_fault_kind_t kind;
-    int row, col;   /* global: row 1 is the first interior row */
-    int iteration;  /* counted from the solve's start */
+    int row, col;  /* global: row 1 is the first interior row */
+    int iteration; /* counted from the solve's start */
 } jacobi_test_fault_t;
 
 /* 0, or -1 with a message; NULL or "" is no fault. */
@@ -157,6 +157,7 @@ int jacobi_test_fault_parse(const char *text, jacobi_test_fault_t *fault, char *
 /* 0, or -1 with a message where the fault names a place outside the nx x ny
  * grid's interior (stale and norm a point, edge and lag a row, stop none): a
  * bug planted nowhere would make a test pass for the wrong reason. */
-int jacobi_test_fault_check(const jacobi_test_fault_t *fault, int nx, int ny, char *err, size_t err_bytes);
+int jacobi_test_fault_check(const jacobi_test_fault_t *fault, int nx, int ny, char *err,
+                            size_t err_bytes);
 
 #endif /* JACOBI_OPTIONS_H */

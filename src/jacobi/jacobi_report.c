@@ -12,7 +12,7 @@
 #include "mpi_gpu.h"
 
 #ifndef JACOBI_GIT_COMMIT
-#define JACOBI_GIT_COMMIT "unknown"
+#  define JACOBI_GIT_COMMIT "unknown"
 #endif
 
 shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t **lines_out)
@@ -60,16 +60,14 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
                SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
         printf("# backend %s, %d ranks, %d nodes, variant %s, grid %d x %d, at most %d "
                "iterations, norm every %d, tol %g, init %s, %d timed solve(s) after a warm-up\n",
-               shardtab_backend_name(shardtab_backend()), j->size,
-               shardtab_node_count(j->table), jacobi_variant_name(o->variant), o->nx, o->ny,
-               o->niter, o->nccheck, JACOBI_TOL, jacobi_init_name(&o->init, init, sizeof init),
-               o->repeat);
+               shardtab_backend_name(shardtab_backend()), j->size, shardtab_node_count(j->table),
+               jacobi_variant_name(o->variant), o->nx, o->ny, o->niter, o->nccheck, JACOBI_TOL,
+               jacobi_init_name(&o->init, init, sizeof init), o->repeat);
         printf("# launch: the run %s%s (asked: %s), %s; the 1-GPU reference %s, on rank 0 "
                "alone\n",
                jacobi_launch_name(j->launch),
                j->host_loop ? " from a host loop, one launch per step" : "",
-               jacobi_launch_name(o->launch),
-               jacobi_launch_mode(j->launch)->how,
+               jacobi_launch_name(o->launch), jacobi_launch_mode(j->launch)->how,
                jacobi_launch_name(j->ref_launch));
         if (j->launch_note[0])
             printf("# launch note: %s\n", j->launch_note);
@@ -82,10 +80,11 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
         printf("%s\n", shardtab_backend() == SHARDTAB_BACKEND_HOST
                            ? "; the host backend's loops use only JACOBI_TEMPORAL_DEPTH"
                            : "");
-        printf("# host memory: about %.2f GiB for this node's %d ranks (rank 0: %.2f GiB), %.2f GiB "
-               "available when checked\n",
-               j->memory_node / 1073741824.0, j->node_size, j->memory_rank / 1073741824.0,
-               j->memory_available / 1073741824.0);
+        printf(
+            "# host memory: about %.2f GiB for this node's %d ranks (rank 0: %.2f GiB), %.2f GiB "
+            "available when checked\n",
+            j->memory_node / 1073741824.0, j->node_size, j->memory_rank / 1073741824.0,
+            j->memory_available / 1073741824.0);
         printf("# MPI: %s; ghost rows by MPI go %s\n", mpi_line,
                j->mpi_direct ? "straight from device memory" : "through host buffers");
         for (int r = 0; r < j->size; r++) {
@@ -175,7 +174,8 @@ void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *run,
                "reference, %" PRIu64 " iterations each, %d norms within %.1e <= %.0e; the 1-GPU "
                "reference likewise%s)\n",
                init, v->run.points, run->iterations, v->run.norms, v->run.norm_diff,
-               JACOBI_NORM_REL_TOL, v->cpu.ran ? ", and the plain reference equals a CPU loop" : "");
+               JACOBI_NORM_REL_TOL,
+               v->cpu.ran ? ", and the plain reference equals a CPU loop" : "");
         fflush(stdout);
         return;
     }
@@ -195,9 +195,10 @@ static void json_check(FILE *f, const char *name, const jacobi_check_t *c, int l
 {
     fprintf(f, "    \"%s\": {\"ran\": %s", name, c->ran ? "true" : "false");
     if (c->ran) {
-        fprintf(f, ", \"ok\": %s, \"points\": %" PRIu64 ", \"mismatches\": %" PRIu64
-                   ", \"iterations\": %" PRIu64 ", \"iterations_expected\": %" PRIu64
-                   ", \"norms_compared\": %d, \"norm_max_relative_difference\": %.6e",
+        fprintf(f,
+                ", \"ok\": %s, \"points\": %" PRIu64 ", \"mismatches\": %" PRIu64
+                ", \"iterations\": %" PRIu64 ", \"iterations_expected\": %" PRIu64
+                ", \"norms_compared\": %d, \"norm_max_relative_difference\": %.6e",
                 c->ok ? "true" : "false", c->points, c->mismatches, c->iterations_max,
                 c->iterations_want, c->norms, c->norm_diff);
         if (c->threads > 0)
@@ -232,8 +233,9 @@ void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_r
     app_json_provenance(f, JACOBI_GIT_COMMIT);
     fprintf(f, "  \"backend\": \"%s\",\n  \"ranks\": %d,\n  \"nodes\": %d,\n",
             shardtab_backend_name(shardtab_backend()), j->size, j->nodes);
-    fprintf(f, "  \"variant\": \"%s\",\n  \"launch\": \"%s\",\n  \"launch_requested\": \"%s\",\n"
-               "  \"host_loop\": %s,\n  \"launch_note\": ",
+    fprintf(f,
+            "  \"variant\": \"%s\",\n  \"launch\": \"%s\",\n  \"launch_requested\": \"%s\",\n"
+            "  \"host_loop\": %s,\n  \"launch_note\": ",
             jacobi_variant_name(o->variant), jacobi_launch_name(j->launch),
             jacobi_launch_name(o->launch), j->host_loop ? "true" : "false");
     if (j->launch_note[0])
@@ -253,12 +255,14 @@ void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_r
         fprintf(f, ", \"set\": %s}", o->tuning_set >> t_var & 1u ? "true" : "false");
     }
     fputs("\n  },\n", f);
-    fprintf(f, "  \"nx\": %d,\n  \"ny\": %d,\n  \"niter\": %d,\n  \"nccheck\": %d,\n  \"tol\": %g,\n"
-               "  \"init\": \"%s\",\n",
+    fprintf(f,
+            "  \"nx\": %d,\n  \"ny\": %d,\n  \"niter\": %d,\n  \"nccheck\": %d,\n  \"tol\": %g,\n"
+            "  \"init\": \"%s\",\n",
             o->nx, o->ny, o->niter, o->nccheck, JACOBI_TOL,
             jacobi_init_name(&o->init, init, sizeof init));
-    fprintf(f, "  \"iterations\": %" PRIu64 ",\n  \"iterations_reference\": %" PRIu64
-               ",\n  \"iterations_plain\": %" PRIu64 ",\n",
+    fprintf(f,
+            "  \"iterations\": %" PRIu64 ",\n  \"iterations_reference\": %" PRIu64
+            ",\n  \"iterations_plain\": %" PRIu64 ",\n",
             run->iterations, ref->iterations, plain->iterations);
     fprintf(f, "  \"seconds\": %.9f,\n  \"seconds_all\": [", t->run_median);
     for (int i = 0; i < o->repeat; i++)
@@ -283,13 +287,15 @@ void jacobi_write_json(const jacobi_job_t *j, app_outfile_t *out, const jacobi_r
         const jacobi_rank_line_t *l = &lines[r];
         fprintf(f, "    {\"rank\": %d, \"host\": ", l->rank);
         app_json_string(f, l->host);
-        fprintf(f, ", \"node\": %d, \"node_rank\": %d, \"device\": %d, \"device_name\": ",
-                l->node_id, l->node_rank, l->device);
+        fprintf(f,
+                ", \"node\": %d, \"node_rank\": %d, \"device\": %d, \"device_name\": ", l->node_id,
+                l->node_rank, l->device);
         app_json_string(f, l->device_name);
         fputs(", \"pci_bus_id\": ", f);
         app_json_string(f, l->pci_bus_id);
-        fprintf(f, ", \"row_start\": %d, \"rows\": %d, \"above_via\": \"%s\", \"below_via\": "
-                   "\"%s\"}%s\n",
+        fprintf(f,
+                ", \"row_start\": %d, \"rows\": %d, \"above_via\": \"%s\", \"below_via\": "
+                "\"%s\"}%s\n",
                 l->start, l->rows, l->top_via, l->bottom_via, r + 1 < j->size ? "," : "");
     }
     fprintf(f, "  ],\n  \"exit_status\": %d\n}\n", exit_status);

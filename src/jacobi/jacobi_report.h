@@ -15,7 +15,7 @@ typedef struct jacobi_rank_line {
 
 /* The timings of the job: every timed solve, and the medians reported. */
 typedef struct jacobi_timings {
-    double *ref, *run;            /* [repeat] */
+    double *ref, *run; /* [repeat] */
     double ref_median, run_median;
 } jacobi_timings_t;
 

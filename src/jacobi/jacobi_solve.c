@@ -42,15 +42,17 @@ static shardtab_status_t fault_fits(const jacobi_job_t *j)
     if (f->kind != JACOBI_TEST_FAULT_EDGE && f->kind != JACOBI_TEST_FAULT_LAG)
         return SHARDTAB_SUCCESS;
     if ((f->solves & JACOBI_FAULT_IN_RUN) && !jacobi_launch_mode(j->launch)->tiled)
-        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                  "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
-                                  "temporal passes, and the run's launch is %s",
-                                  kind, jacobi_launch_name(j->launch));
+        return shardtab_error_set(
+            SHARDTAB_ERR_INVALID_ARG,
+            "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
+            "temporal passes, and the run's launch is %s",
+            kind, jacobi_launch_name(j->launch));
     if ((f->solves & JACOBI_FAULT_IN_REFERENCE) && !jacobi_launch_mode(j->ref_launch)->tiled)
-        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                  "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
-                                  "temporal passes, and the reference's launch is %s",
-                                  kind, jacobi_launch_name(j->ref_launch));
+        return shardtab_error_set(
+            SHARDTAB_ERR_INVALID_ARG,
+            "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
+            "temporal passes, and the reference's launch is %s",
+            kind, jacobi_launch_name(j->ref_launch));
     return SHARDTAB_SUCCESS;
 }
 
@@ -84,12 +86,14 @@ static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
                 "neighbour on the node); in this run the host takes part in every step (%s): use "
                 "--launch auto, graph or stream",
                 jacobi_launch_name(asked),
-                j->opts.variant != JACOBI_TABLE ? "the variant" : "a neighbour or the norm goes through MPI");
+                j->opts.variant != JACOBI_TABLE ? "the variant"
+                                                : "a neighbour or the norm goes through MPI");
         else if (asked == JACOBI_LAUNCH_GRAPH)
-            snprintf(note, note_bytes, "the host takes part in every step: one launch per step, no graphs");
+            snprintf(note, note_bytes,
+                     "the host takes part in every step: one launch per step, no graphs");
         launch = JACOBI_LAUNCH_STREAM;
     } else if (asked == JACOBI_LAUNCH_AUTO) {
-        launch = !reference && j->ranks_on_device > 1          ? JACOBI_LAUNCH_GRAPH
+        launch = !reference && j->ranks_on_device > 1           ? JACOBI_LAUNCH_GRAPH
                  : gpu && points >= JACOBI_TEMPORAL_AUTO_POINTS ? JACOBI_LAUNCH_TEMPORAL
                  : gpu && points >= JACOBI_ONCHIP_AUTO_POINTS   ? JACOBI_LAUNCH_ONCHIP
                                                                 : JACOBI_LAUNCH_PERSISTENT;
@@ -118,10 +122,12 @@ static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
         launch = mode->fallback;
         status = SHARDTAB_SUCCESS;
     }
-    if (!reference && status == SHARDTAB_ERR_UNSUPPORTED && jacobi_launch_mode(asked)->device_driven) {
-        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                    "--launch %s cannot run here: %s; use --launch auto, graph or stream",
-                                    jacobi_launch_name(asked), shardtab_last_error());
+    if (!reference && status == SHARDTAB_ERR_UNSUPPORTED &&
+        jacobi_launch_mode(asked)->device_driven) {
+        status = shardtab_error_set(
+            SHARDTAB_ERR_INVALID_ARG,
+            "--launch %s cannot run here: %s; use --launch auto, graph or stream",
+            jacobi_launch_name(asked), shardtab_last_error());
         status = shardtab_agree(MPI_COMM_WORLD, status);
     }
     if (reference) {
@@ -133,23 +139,26 @@ static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
         return status;
     /* the run's note where nothing was refused: why auto chose as it did, a temporal cut */
     if (asked == JACOBI_LAUNCH_AUTO && j->ranks_on_device > 1)
-        snprintf(note, note_bytes,
-                 "%d ranks share this device: graph launches (persistent grids could only take turns)",
-                 j->ranks_on_device);
+        snprintf(
+            note, note_bytes,
+            "%d ranks share this device: graph launches (persistent grids could only take turns)",
+            j->ranks_on_device);
     else if (asked == JACOBI_LAUNCH_AUTO && !note[0] && launch == JACOBI_LAUNCH_ONCHIP)
-        snprintf(note, note_bytes, "auto: %d x %d points a rank fit on chip, %d tiles of at most %d rows",
-                 s->nx, s->rows, jacobi_plan_tiles(s->plan), jacobi_plan_tile_rows(s->plan));
+        snprintf(note, note_bytes,
+                 "auto: %d x %d points a rank fit on chip, %d tiles of at most %d rows", s->nx,
+                 s->rows, jacobi_plan_tiles(s->plan), jacobi_plan_tile_rows(s->plan));
     else if (launch == JACOBI_LAUNCH_TEMPORAL && !note[0]) {
         int cols = 0, rows = 0, tiles = jacobi_plan_temporal_cut(s->plan, &cols, &rows);
         snprintf(note, note_bytes,
                  "temporal: passes of up to %d iterations, %d tiles of %d x %d points a rank (%s)",
                  s->tuning.temporal_depth, tiles, cols, rows,
-                 !gpu                     ? "the host backend's tiles"
+                 !gpu                      ? "the host backend's tiles"
                  : s->tuning.temporal_rows ? "JACOBI_TEMPORAL_ROWS"
                                            : "rows: the plan's");
     } else if (asked == JACOBI_LAUNCH_AUTO && !note[0] && gpu)
-        snprintf(note, note_bytes, "auto: %d x %d points a rank: below 2 Mi points persistent beats on chip",
-                 s->nx, s->rows);
+        snprintf(note, note_bytes,
+                 "auto: %d x %d points a rank: below 2 Mi points persistent beats on chip", s->nx,
+                 s->rows);
     return status;
 }
 
@@ -248,11 +257,12 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
         jacobi_ctl_t ctl;
         status = jacobi_solver_read_ctl(s, j->stream, &ctl);
         if (status == SHARDTAB_SUCCESS && ctl.failed == 2)
-            status = shardtab_error_set(SHARDTAB_ERR_TIMEOUT,
-                                        "rank %d: a tile of the on-chip solve gave up waiting for its "
-                                        "neighbour tile or the norm block's decision: one of them is "
-                                        "stuck or gone",
-                                        j->rank);
+            status =
+                shardtab_error_set(SHARDTAB_ERR_TIMEOUT,
+                                   "rank %d: a tile of the on-chip solve gave up waiting for its "
+                                   "neighbour tile or the norm block's decision: one of them is "
+                                   "stuck or gone",
+                                   j->rank);
     }
     /* a device wait that gave up: this rank's record of it */
     if (distributed && status == SHARDTAB_SUCCESS)

@@ -21,8 +21,8 @@ _Static_assert((int)JACOBI_TEST_FAULT_STALE == JACOBI_FAULT_STALE &&
  * else none. */
 static int temporal_deep_rows(const jacobi_options_t *opts)
 {
-    return opts->launch == JACOBI_LAUNCH_TEMPORAL ||
-                   (opts->launch == JACOBI_LAUNCH_AUTO && shardtab_backend() != SHARDTAB_BACKEND_HOST)
+    return opts->launch == JACOBI_LAUNCH_TEMPORAL || (opts->launch == JACOBI_LAUNCH_AUTO &&
+                                                      shardtab_backend() != SHARDTAB_BACKEND_HOST)
                ? JACOBI_TEMPORAL_MAX_DEPTH
                : 0;
 }
@@ -57,10 +57,11 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     if (deep_rows) {
         s->init_deep = malloc(2 * (size_t)deep_rows * row_bytes);
         if (s->init_deep == NULL)
-            return jacobi_no_memory("the starting deep ghost rows", 2 * (size_t)deep_rows * row_bytes);
+            return jacobi_no_memory("the starting deep ghost rows",
+                                    2 * (size_t)deep_rows * row_bytes);
         for (int r = 0; r < deep_rows; r++) {
-            jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start - deep_rows + r), 1,
-                                s->init_deep + (size_t)r * nx);
+            jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start - deep_rows + r),
+                                1, s->init_deep + (size_t)r * nx);
             jacobi_initial_rows(&opts->init, nx, ny, jacobi_periodic_row(ny, start + rows + r), 1,
                                 s->init_deep + (size_t)(deep_rows + r) * nx);
         }
@@ -165,8 +166,8 @@ shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream)
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
         status = shardtab_memcpy_async(s->a[p], s->init, (size_t)s->rows * row_bytes, stream);
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
-        status = shardtab_memcpy_async(s->halo + (size_t)p * 2 * s->nx, s->init_halo,
-                                       2 * row_bytes, stream);
+        status = shardtab_memcpy_async(s->halo + (size_t)p * 2 * s->nx, s->init_halo, 2 * row_bytes,
+                                       stream);
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && s->init_deep; p++)
         status = shardtab_memcpy_async(s->step.deep[p], s->init_deep,
                                        2 * JACOBI_TEMPORAL_MAX_DEPTH * row_bytes, stream);
@@ -263,7 +264,8 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
             st->top_dest[p] = (jacobi_real_t *)base + (size_t)p * 2 * nx + nx;
         st->top_peer = node_top != me ? node_top : -1; /* one rank: no signal to itself */
         /* my first rows become the top neighbour's deep ghost rows below */
-        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->top_peer >= 0; p++)
+        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->top_peer >= 0;
+             p++)
             st->deep_top_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 1);
     }
     if (!j->host_bottom && status == SHARDTAB_SUCCESS) {
@@ -275,7 +277,8 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
             st->bottom_dest[p] = (jacobi_real_t *)base + (size_t)p * 2 * nx;
         st->bottom_peer = node_bottom != me ? node_bottom : -1;
         /* my last rows become the bottom neighbour's deep ghost rows above */
-        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->bottom_peer >= 0; p++)
+        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->bottom_peer >= 0;
+             p++)
             st->deep_bottom_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 0);
     }
     if (status == SHARDTAB_SUCCESS)

@@ -11,22 +11,23 @@
 #include "shardtab.h"
 
 typedef struct jacobi_solver {
-    int nx, ny, start, rows;   /* the grid, and this solver's rows [start, start + rows) */
-    jacobi_real_t *buffer[2];  /* device allocations: rows x nx, or (rows + 2) x nx padded */
-    jacobi_real_t *a[2];       /* device: the rows, inside buffer[p] */
-    jacobi_real_t *halo;       /* device: [parity][above, below][nx], then (--launch temporal)
+    int nx, ny, start, rows;  /* the grid, and this solver's rows [start, start + rows) */
+    jacobi_real_t *buffer[2]; /* device allocations: rows x nx, or (rows + 2) x nx padded */
+    jacobi_real_t *a[2];      /* device: the rows, inside buffer[p] */
+    jacobi_real_t *halo;      /* device: [parity][above, below][nx], then (--launch temporal)
                                   the deep ghost rows (jacobi_deep_rows) */
-    size_t halo_bytes;         /* halo's size: the table's shard, the same on every rank */
-    jacobi_ctl_t *ctl;         /* device */
-    double *partials;          /* device */
-    double *history;           /* device */
+    size_t halo_bytes;        /* halo's size: the table's shard, the same on every rank */
+    jacobi_ctl_t *ctl;        /* device */
+    double *partials;         /* device */
+    double *history;          /* device */
     int history_len;
-    jacobi_real_t *init;       /* host: the starting rows */
-    jacobi_real_t *init_halo;  /* host [above, below][nx]: the starting ghost rows */
-    jacobi_real_t *init_deep;  /* host, where temporal passes may run: the starting deep ghost rows, or NULL */
+    jacobi_real_t *init;      /* host: the starting rows */
+    jacobi_real_t *init_halo; /* host [above, below][nx]: the starting ghost rows */
+    jacobi_real_t
+        *init_deep; /* host, where temporal passes may run: the starting deep ghost rows, or NULL */
     jacobi_step_t step;
-    jacobi_tuning_t tuning;    /* the tuning variables its step was shaped with, its plans take */
-    jacobi_plan_t *plan;       /* how its solves launch their steps */
+    jacobi_tuning_t tuning; /* the tuning variables its step was shaped with, its plans take */
+    jacobi_plan_t *plan;    /* how its solves launch their steps */
 } jacobi_solver_t;
 
 struct jacobi_job;

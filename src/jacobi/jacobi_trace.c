@@ -28,8 +28,8 @@
 
 #define JACOBI_TRACE_MAX_ITERS 10000
 enum { PH_ITERATION, PH_SWEEP, PH_WAIT, PH_SIGNAL, PH_NORM, PH_NORM_WAIT, PH_JOIN, PH_GAP, PHASES };
-static const char *const phase_names[PHASES] = {"iteration", "sweep", "wait", "signal",
-                                                "norm", "norm_wait", "join", "gap"};
+static const char *const phase_names[PHASES] = {"iteration", "sweep",     "wait", "signal",
+                                                "norm",      "norm_wait", "join", "gap"};
 
 /* Was record i written (by an iteration, or a temporal pass)? */
 static int recorded(const uint64_t *raw, int i)
@@ -79,8 +79,9 @@ static shardtab_status_t report(const jacobi_job_t *j, const int64_t *all, const
     printf("# trace: %s launches, %d %s traced (one more solve after the timed ones), "
            "medians in microseconds; phases in %s\n",
            jacobi_launch_name(j->launch), count,
-           j->launch == JACOBI_LAUNCH_TEMPORAL ? "passes (rows: a pass, of up to JACOBI_TEMPORAL_DEPTH iterations)"
-                                               : "iterations",
+           j->launch == JACOBI_LAUNCH_TEMPORAL
+               ? "passes (rows: a pass, of up to JACOBI_TEMPORAL_DEPTH iterations)"
+               : "iterations",
            j->opts.trace);
     printf("#  rank  iteration      sweep       wait     signal       norm  norm_wait       join"
            "        gap\n");
@@ -108,7 +109,8 @@ static shardtab_status_t report(const jacobi_job_t *j, const int64_t *all, const
 
 shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_outfile_t *csv)
 {
-    const int count = j->opts.niter < JACOBI_TRACE_MAX_ITERS ? j->opts.niter : JACOBI_TRACE_MAX_ITERS;
+    const int count =
+        j->opts.niter < JACOBI_TRACE_MAX_ITERS ? j->opts.niter : JACOBI_TRACE_MAX_ITERS;
     const size_t raw_bytes = (size_t)count * JACOBI_TRACE_EVENTS * sizeof(uint64_t);
     const size_t mine_count = (size_t)count * PHASES;
     uint64_t *device = NULL, *raw = malloc(raw_bytes);
@@ -139,9 +141,9 @@ shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_o
     if (status == SHARDTAB_SUCCESS) {
         step.trace = device;
         step.trace_len = count;
-        status = jacobi_kernel_check(jacobi_plan_create(&step, &j->run.tuning, j->launch,
-                                                        j->stream, &plan, why, sizeof why),
-                                     "preparing the traced launches");
+        status = jacobi_kernel_check(
+            jacobi_plan_create(&step, &j->run.tuning, j->launch, j->stream, &plan, why, sizeof why),
+            "preparing the traced launches");
     }
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
@@ -161,7 +163,8 @@ shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_o
                 while (next < last && !recorded(raw, next))
                     next++;
                 at[n] = i;
-                phases_of(raw, i, next < last ? next : -1, ns_per_tick, mine + (size_t)n++ * PHASES);
+                phases_of(raw, i, next < last ? next : -1, ns_per_tick,
+                          mine + (size_t)n++ * PHASES);
             }
             traced = n;
         }

@@ -48,7 +48,8 @@ static void compare_points(jacobi_check_t *c, const jacobi_real_t *got, const ja
     c->points += n;
     for (size_t i = 0; i < n; i++)
         if (memcmp(&got[i], &want[i], sizeof got[i]) != 0 && c->mismatches++ == 0) {
-            c->first_bad = (uint64_t)(first_row + (int)(i / (size_t)nx)) * (uint64_t)nx + i % (size_t)nx;
+            c->first_bad =
+                (uint64_t)(first_row + (int)(i / (size_t)nx)) * (uint64_t)nx + i % (size_t)nx;
             c->got = got[i];
             c->want = want[i];
         }
@@ -89,15 +90,15 @@ void jacobi_check_describe(const jacobi_check_t *c, int nx, char *text, size_t b
     size_t used = 0;
     const char *sep = "";
 
-#define SAY(...)                                                                     \
-    do {                                                                             \
-        if (used < bytes)                                                            \
-            used += (size_t)snprintf(text + used, bytes - used, __VA_ARGS__);        \
-    } while (0)
+#define SAY(...)                                                                                   \
+  do {                                                                                             \
+    if (used < bytes)                                                                              \
+      used += (size_t)snprintf(text + used, bytes - used, __VA_ARGS__);                            \
+  } while (0)
     text[0] = '\0';
     if (c->mismatches > 0) {
-        SAY("%" PRIu64 " of %" PRIu64 " points differ, the first at row %" PRIu64
-            " column %" PRIu64 ": %.9g, expected %.9g",
+        SAY("%" PRIu64 " of %" PRIu64 " points differ, the first at row %" PRIu64 " column %" PRIu64
+            ": %.9g, expected %.9g",
             c->mismatches, c->points, c->first_bad / (uint64_t)nx, c->first_bad % (uint64_t)nx,
             (double)c->got, (double)c->want);
         sep = "; ";
@@ -247,10 +248,10 @@ typedef struct cpu_loop {
     double *row_norm2;      /* [ny] */
     int threads;
     pthread_barrier_t barrier;
-    pthread_mutex_t gate;   /* the helpers start once all could be created */
+    pthread_mutex_t gate; /* the helpers start once all could be created */
     pthread_cond_t opened;
     int go, abandon;
-    int stop;               /* written by thread 0 between the barriers */
+    int stop; /* written by thread 0 between the barriers */
     uint64_t iterations;
     double pending;
     jacobi_outcome_t *out;
@@ -343,8 +344,9 @@ static shardtab_status_t cpu_check(jacobi_job_t *j, const jacobi_outcome_t *plai
 
     if (!cpu_check_runs(o, threads_max)) {
         snprintf(c->note, sizeof c->note,
-                 o->cpu_check == JACOBI_CPU_CHECK_NO ? "not run (--cpu-check no)"
-                                                     : "not run (too much work for --cpu-check auto)");
+                 o->cpu_check == JACOBI_CPU_CHECK_NO
+                     ? "not run (--cpu-check no)"
+                     : "not run (too much work for --cpu-check auto)");
         return SHARDTAB_SUCCESS;
     }
     memset(&l, 0, sizeof l);
@@ -492,8 +494,8 @@ static shardtab_status_t scatter_expected(jacobi_job_t *j)
         rc = MPI_Scatterv(j->plain_rows, counts, displs, row, j->expected, j->rows.count, row, 0,
                           MPI_COMM_WORLD);
         MPI_Type_free(&row);
-        status = shardtab_agree(MPI_COMM_WORLD,
-                                shardtab_mpi_check(rc, "MPI_Scatterv of the plain reference's rows"));
+        status = shardtab_agree(
+            MPI_COMM_WORLD, shardtab_mpi_check(rc, "MPI_Scatterv of the plain reference's rows"));
     }
     free(counts);
     free(displs);

@@ -14,17 +14,17 @@
 
 /* One result against the plain reference. */
 typedef struct jacobi_check {
-    int ran;                       /* 0: not run (note says why) */
-    uint64_t points;               /* compared */
-    uint64_t mismatches;           /* points that differ, to the bit */
-    uint64_t first_bad;            /* the first of them: row * nx + column; UINT64_MAX */
-    float got, want;               /* its value, and the plain reference's */
+    int ran;                                 /* 0: not run (note says why) */
+    uint64_t points;                         /* compared */
+    uint64_t mismatches;                     /* points that differ, to the bit */
+    uint64_t first_bad;                      /* the first of them: row * nx + column; UINT64_MAX */
+    float got, want;                         /* its value, and the plain reference's */
     uint64_t iterations_min, iterations_max; /* over the ranks (the same when right) */
     uint64_t iterations_want;
-    int norms;                     /* norms compared: the history's and the last decided */
-    double norm_diff;              /* their largest relative difference */
-    int norm_missing;              /* a norm decided on one side only, or at another iteration */
-    int threads;                   /* the CPU loop's */
+    int norms;        /* norms compared: the history's and the last decided */
+    double norm_diff; /* their largest relative difference */
+    int norm_missing; /* a norm decided on one side only, or at another iteration */
+    int threads;      /* the CPU loop's */
     int ok;
     char note[96];
 } jacobi_check_t;
@@ -55,7 +55,6 @@ void jacobi_check_describe(const jacobi_check_t *c, int nx, char *text, size_t b
 
 /* Host bytes and device bytes a rank needs for the verification (rank 0 holds
  * the references' rows, and the CPU loop's grids when it runs). */
-void jacobi_verify_memory(const jacobi_options_t *opts, int rank, uint64_t *host,
-                          uint64_t *device);
+void jacobi_verify_memory(const jacobi_options_t *opts, int rank, uint64_t *host, uint64_t *device);
 
 #endif /* JACOBI_VERIFY_H */

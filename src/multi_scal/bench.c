@@ -26,12 +26,17 @@
 #include "scal.h"
 
 static const char *const op_names[MS_OP_COUNT] = {
-    [MS_OP_LOCAL] = "local",          [MS_OP_REMOTE] = "remote",
-    [MS_OP_RING] = "ring",            [MS_OP_GLOBAL] = "global",
-    [MS_OP_HOST_STAGED] = "host-staged", [MS_OP_MPI] = "mpi-p2p",
-    [MS_OP_D2D_COPY] = "copy-d2d",    [MS_OP_PEER_ONE] = "copy-peer-1way",
+    [MS_OP_LOCAL] = "local",
+    [MS_OP_REMOTE] = "remote",
+    [MS_OP_RING] = "ring",
+    [MS_OP_GLOBAL] = "global",
+    [MS_OP_HOST_STAGED] = "host-staged",
+    [MS_OP_MPI] = "mpi-p2p",
+    [MS_OP_D2D_COPY] = "copy-d2d",
+    [MS_OP_PEER_ONE] = "copy-peer-1way",
     [MS_OP_PEER_BOTH] = "copy-peer-2way",
-    [MS_OP_KERNEL_PUSH] = "kernel-push",  [MS_OP_KERNEL_PULL] = "kernel-pull",
+    [MS_OP_KERNEL_PUSH] = "kernel-push",
+    [MS_OP_KERNEL_PULL] = "kernel-pull",
     [MS_OP_PAIR] = "pair",
 };
 
@@ -52,13 +57,13 @@ int ms_bench_host_buffers(shardtab_backend_t backend)
 typedef struct bench_ctx {
     shardtab_t *table;
     double *const *device_table;
-    double *shard, *scratch;     /* device */
-    double *host, *host_peer;    /* host staging for the host and MPI paths */
+    double *shard, *scratch;              /* device */
+    double *host, *host_peer;             /* host staging for the host and MPI paths */
     uint64_t *offsets_device, offsets[2]; /* global mode: a node of equal shards */
-    uint64_t len;                /* doubles per shard */
+    uint64_t len;                         /* doubles per shard */
     int rank, size, me, nodes, next;
-    int max_nodes; /* largest node: every rank runs the same operations */
-    int mpi_next, mpi_prev; /* the MPI ring runs over all ranks */
+    int max_nodes;               /* largest node: every rank runs the same operations */
+    int mpi_next, mpi_prev;      /* the MPI ring runs over all ranks */
     int pair_writer, pair_owner; /* MS_OP_PAIR: who scales whose shard */
     scal_timer_t *timer;
 } bench_ctx_t;
@@ -93,7 +98,8 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
 
     *ms = 0.0;
     if ((op == MS_OP_REMOTE || op == MS_OP_PEER_ONE || op == MS_OP_KERNEL_PUSH ||
-         op == MS_OP_KERNEL_PULL) && !(c->me == 0 && c->nodes > 1))
+         op == MS_OP_KERNEL_PULL) &&
+        !(c->me == 0 && c->nodes > 1))
         active = 0;
     if (op == MS_OP_PAIR && !(c->me == c->pair_writer && c->pair_owner < c->nodes))
         active = 0;
@@ -107,22 +113,33 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
         start = MPI_Wtime();
 
     switch (op) {
-    case MS_OP_LOCAL: code = code ? code : scal_shard(c->device_table, c->me, c->len, alpha); break;
-    case MS_OP_REMOTE: code = code ? code : scal_shard(c->device_table, 1, c->len, alpha); break;
-    case MS_OP_RING: code = code ? code : scal_shard(c->device_table, c->next, c->len, alpha); break;
-    case MS_OP_PAIR: code = code ? code : scal_shard(c->device_table, c->pair_owner, c->len, alpha); break;
+    case MS_OP_LOCAL:
+        code = code ? code : scal_shard(c->device_table, c->me, c->len, alpha);
+        break;
+    case MS_OP_REMOTE:
+        code = code ? code : scal_shard(c->device_table, 1, c->len, alpha);
+        break;
+    case MS_OP_RING:
+        code = code ? code : scal_shard(c->device_table, c->next, c->len, alpha);
+        break;
+    case MS_OP_PAIR:
+        code = code ? code : scal_shard(c->device_table, c->pair_owner, c->len, alpha);
+        break;
     case MS_OP_GLOBAL: {
-        scal_range_t r = {c->device_table, c->offsets_device, c->nodes,
-                          c->len * (uint64_t)c->nodes, 0, c->len};
+        scal_range_t r = {
+            c->device_table, c->offsets_device, c->nodes, c->len * (uint64_t)c->nodes, 0, c->len};
         r.begin = (c->len * (uint64_t)c->me + c->len / 2) % r.total;
         code = code ? code : scal_range(&r, alpha);
         break;
     }
-    case MS_OP_D2D_COPY: code = code ? code : scal_copy(c->scratch, c->shard, bytes); break;
+    case MS_OP_D2D_COPY:
+        code = code ? code : scal_copy(c->scratch, c->shard, bytes);
+        break;
     case MS_OP_PEER_ONE:
     case MS_OP_PEER_BOTH:
-        status = shardtab_peer(c->table, shardtab_member(c->table, op == MS_OP_PEER_ONE ? 1 : c->next),
-                               &peer, &peer_bytes);
+        status =
+            shardtab_peer(c->table, shardtab_member(c->table, op == MS_OP_PEER_ONE ? 1 : c->next),
+                          &peer, &peer_bytes);
         if (status == SHARDTAB_SUCCESS && peer != (void *)c->shard)
             code = code ? code : scal_copy(peer, c->shard, bytes);
         break;
@@ -151,7 +168,8 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_memcpy_to_device(c->shard, c->host, bytes);
         break;
-    default: break;
+    default:
+        break;
     }
     if (device_timed && code == 0)
         code = scal_timer_stop(c->timer, ms);
@@ -256,7 +274,8 @@ static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double
     c->host = malloc(bytes);
     c->host_peer = malloc(bytes);
     if (c->host == NULL || c->host_peer == NULL)
-        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of 2 x %zu host bytes failed", bytes);
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of 2 x %zu host bytes failed",
+                                    bytes);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc(bytes, (void **)&c->shard);
     if (status == SHARDTAB_SUCCESS)
@@ -266,8 +285,7 @@ static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double
         status = shardtab_memcpy_to_device(c->shard, c->host, bytes);
     }
     status = shardtab_agree(MPI_COMM_WORLD, status);
-    if (status == SHARDTAB_SUCCESS)
-    {
+    if (status == SHARDTAB_SUCCESS) {
         shardtab_create_params_t create = {.alignment = sizeof(double)};
         status = shardtab_create_with(MPI_COMM_WORLD, c->shard, bytes, &create, &c->table);
     }
@@ -312,9 +330,10 @@ static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double
 static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, uint64_t shard_bytes,
                                     ms_bench_row_t *rows, int *nrows, int *verified)
 {
-    static const int order[] = {MS_OP_LOCAL, MS_OP_REMOTE, MS_OP_RING, MS_OP_GLOBAL,
-                                MS_OP_HOST_STAGED, MS_OP_MPI, MS_OP_D2D_COPY, MS_OP_PEER_ONE,
-                                MS_OP_PEER_BOTH, MS_OP_KERNEL_PUSH, MS_OP_KERNEL_PULL};
+    static const int order[] = {MS_OP_LOCAL,       MS_OP_REMOTE,      MS_OP_RING,
+                                MS_OP_GLOBAL,      MS_OP_HOST_STAGED, MS_OP_MPI,
+                                MS_OP_D2D_COPY,    MS_OP_PEER_ONE,    MS_OP_PEER_BOTH,
+                                MS_OP_KERNEL_PUSH, MS_OP_KERNEL_PULL};
     shardtab_status_t status = SHARDTAB_SUCCESS;
     double max_create_ms = 0.0;
     int reps = (int)fmin(40.0, fmax(6.0, (double)(2ull << 30) / (double)shard_bytes));
@@ -357,9 +376,10 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, ui
     /* ratios against the physical baselines measured at this size */
     for (int i = first; i < *nrows; i++) {
         ms_bench_row_t *r = &rows[i];
-        int base = r->op == MS_OP_LOCAL ? MS_OP_D2D_COPY
-                 : r->op == MS_OP_REMOTE ? MS_OP_PEER_ONE
-                 : r->op == MS_OP_RING ? MS_OP_PEER_BOTH : -1;
+        int base = r->op == MS_OP_LOCAL    ? MS_OP_D2D_COPY
+                   : r->op == MS_OP_REMOTE ? MS_OP_PEER_ONE
+                   : r->op == MS_OP_RING   ? MS_OP_PEER_BOTH
+                                           : -1;
         for (int j = first; j < *nrows && base >= 0; j++) {
             if (rows[j].op != base)
                 continue;

@@ -50,7 +50,6 @@ shardtab_status_t ms_bench_run(const ms_options_t *opts, ms_bench_row_t **rows, 
  * the writer alone scales the owner's shard (--bench-max bytes) through the
  * table. Rank 0 gets the n x n matrix of GB/s (each repeat timed by the slowest
  * node, when several nodes run the same pair at once). */
-shardtab_status_t ms_bench_pairs(const ms_options_t *opts, double **matrix, int *n,
-                                 int *verified);
+shardtab_status_t ms_bench_pairs(const ms_options_t *opts, double **matrix, int *n, int *verified);
 
 #endif /* MS_BENCH_H */

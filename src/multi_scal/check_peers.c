@@ -47,7 +47,8 @@ static int print_matrix(const int *outcomes, const int *reported, const int *whe
             if (where[3 * r] == node)
                 ranks[where[3 * r + 1]] = r;
         printf("# check-peers node %d: cell = reported access (Y yes, N no, ? unknown) / write "
-               "through the table, verified by the owner\n", node);
+               "through the table, verified by the owner\n",
+               node);
         printf("#   %-14s", "writer\\owner");
         for (int o = 0; o < nodes; o++)
             printf(" %8d", o);
@@ -61,13 +62,16 @@ static int print_matrix(const int *outcomes, const int *reported, const int *whe
                     printf(" %8s", "self");
                     continue;
                 }
-                snprintf(cell, sizeof cell, "%s/%s", rep == 1 ? "Y" : rep == 0 ? "N" : "?",
+                snprintf(cell, sizeof cell, "%s/%s",
+                         rep == 1   ? "Y"
+                         : rep == 0 ? "N"
+                                    : "?",
                          outcome_name(outcome));
                 printf(" %8s", cell);
                 failed += outcome == PAIR_FAILED || outcome == PAIR_UNTESTED;
                 empty += outcome == PAIR_EMPTY;
-                pairs[count++] = (ms_peer_pair_t){node, w, o, ranks[w], ranks[o], rep,
-                                                  outcome == PAIR_OK, outcome == PAIR_EMPTY};
+                pairs[count++] = (ms_peer_pair_t){
+                    node, w, o, ranks[w], ranks[o], rep, outcome == PAIR_OK, outcome == PAIR_EMPTY};
             }
             printf("\n");
         }
@@ -77,7 +81,8 @@ static int print_matrix(const int *outcomes, const int *reported, const int *whe
         printf("# check-peers: OK (%d pairs written and verified through the table)\n", count);
     else if (failed == 0)
         printf("# check-peers: OK (%d pairs written and verified through the table, %d more "
-               "with an empty shard, not tested)\n", count - empty, empty);
+               "with an empty shard, not tested)\n",
+               count - empty, empty);
     else
         printf("# check-peers: FAILED (%d of %d pairs)\n", failed, count);
     fflush(stdout);
@@ -119,18 +124,22 @@ shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok,
         int active = d < nodes;
         int target = (me + d) % nodes, writer = (me - d + nodes) % nodes;
         uint64_t length = a->offsets[target + 1] - a->offsets[target];
-        int code = active ? scal_fill(device_table, target, length, pair_seed(me, target, nodes)) : 0;
+        int code =
+            active ? scal_fill(device_table, target, length, pair_seed(me, target, nodes)) : 0;
 
         if (code != 0)
-            status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "kernel scal_fill into node rank %d "
-                                        "failed: %s", target, scal_error_string(code));
+            status = shardtab_error_set(SHARDTAB_ERR_DEVICE,
+                                        "kernel scal_fill into node rank %d "
+                                        "failed: %s",
+                                        target, scal_error_string(code));
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_device_synchronize();
         status = shardtab_agree(MPI_COMM_WORLD, status); /* all writes done */
         if (status != SHARDTAB_SUCCESS)
             break;
         if (active)
-            status = shardtab_memcpy_to_host(a->staging, a->shard, (size_t)my_length * sizeof(double));
+            status =
+                shardtab_memcpy_to_host(a->staging, a->shard, (size_t)my_length * sizeof(double));
         if (active && status == SHARDTAB_SUCCESS) {
             uint64_t seed = pair_seed(writer, me, nodes), bad = 0;
             for (uint64_t k = 0; k < my_length; k++) {
@@ -154,7 +163,8 @@ shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok,
         if (rank == 0)
             failed = print_matrix(rows, reported_rows, wheres, size, pairs, npairs);
         if (rank == 0 && failed < 0)
-            status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc for the peer matrix failed");
+            status =
+                shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc for the peer matrix failed");
         status = shardtab_agree(MPI_COMM_WORLD, status);
     }
     if (status == SHARDTAB_SUCCESS) {

@@ -17,11 +17,11 @@ typedef struct ms_check_peers_args {
 /* One ordered pair of a node: what the runtime reported, what the write through
  * the table showed. */
 typedef struct ms_peer_pair {
-    int node, writer, owner;           /* node id, node ranks */
-    int writer_rank, owner_rank;       /* communicator ranks */
-    int reported;                      /* 1 yes, 0 no, -1 unknown */
-    int verified;                      /* the owner found the writer's pattern */
-    int empty;                         /* the owner's shard is empty: nothing to write */
+    int node, writer, owner;     /* node id, node ranks */
+    int writer_rank, owner_rank; /* communicator ranks */
+    int reported;                /* 1 yes, 0 no, -1 unknown */
+    int verified;                /* the owner found the writer's pattern */
+    int empty;                   /* the owner's shard is empty: nothing to write */
 } ms_peer_pair_t;
 
 /* Collective. Prints the matrix on rank 0; *all_ok is the same on every rank;

@@ -35,15 +35,15 @@ typedef struct ms_run {
     int rank, size;
     ms_shard_t mine;
     shardtab_t *table;
-    double *shard;              /* device: this rank's shard */
-    double *staging;            /* host: a copy of it */
-    uint64_t *offsets_host;     /* [node_size + 1] the node's index space */
-    uint64_t *offsets;          /* device copy, for the global kernel */
-    double expected[7];         /* the value each residue class must end with */
-    ms_bench_fit_t fit;         /* --bench, --bench-pairs: sizes fitted to host memory */
+    double *shard;          /* device: this rank's shard */
+    double *staging;        /* host: a copy of it */
+    uint64_t *offsets_host; /* [node_size + 1] the node's index space */
+    uint64_t *offsets;      /* device copy, for the global kernel */
+    double expected[7];     /* the value each residue class must end with */
+    ms_bench_fit_t fit;     /* --bench, --bench-pairs: sizes fitted to host memory */
     ms_report_t report;
-    const char *corrupt_hook;   /* test hooks (src/platform/test_hooks.h), read at the start: */
-    const char *memory_hook;    /* MULTI_SCAL_TEST_CORRUPT's, _MEMORY's text, or NULL */
+    const char *corrupt_hook; /* test hooks (src/platform/test_hooks.h), read at the start: */
+    const char *memory_hook;  /* MULTI_SCAL_TEST_CORRUPT's, _MEMORY's text, or NULL */
 } ms_run_t;
 
 /* ---- set-up ------------------------------------------------------------------ */
@@ -95,8 +95,9 @@ static shardtab_status_t allocate(ms_run_t *run)
     shardtab_status_t status;
 
     if (run->mine.length > SIZE_MAX / sizeof(double))
-        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "a shard of %" PRIu64
-                                  " doubles does not fit in memory", run->mine.length);
+        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY,
+                                  "a shard of %" PRIu64 " doubles does not fit in memory",
+                                  run->mine.length);
     run->staging = malloc(len ? len * sizeof(double) : 1);
     if (run->staging == NULL)
         return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY,
@@ -171,8 +172,8 @@ static shardtab_status_t reset_shard(ms_run_t *run)
 {
     for (uint64_t i = 0; i < run->mine.length; i++)
         run->staging[i] = initial_value(run->mine.start + i);
-    shardtab_status_t status = shardtab_memcpy_to_device(
-        run->shard, run->staging, (size_t)run->mine.length * sizeof(double));
+    shardtab_status_t status = shardtab_memcpy_to_device(run->shard, run->staging,
+                                                         (size_t)run->mine.length * sizeof(double));
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_device_synchronize();
     return status;
@@ -273,9 +274,9 @@ static shardtab_status_t run_mode(ms_run_t *run, unsigned mode, ms_mode_result_t
         return status;
     MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     res->seconds = slowest;
-    res->gbps = slowest > 0 ? 2.0 * sizeof(double) * (double)run->opts.n * run->opts.iters /
-                                  slowest / 1e9
-                            : 0.0;
+    res->gbps = slowest > 0
+                    ? 2.0 * sizeof(double) * (double)run->opts.n * run->opts.iters / slowest / 1e9
+                    : 0.0;
     return verify(run, res);
 }
 
@@ -335,8 +336,8 @@ static shardtab_status_t fit_memory(ms_run_t *run)
             "--n %" PRIu64 " (%s of doubles) does not fit in host memory: the %d ranks of this "
             "node need %s (%d buffers of a shard each), and %s is available; use a smaller --n "
             "or more nodes",
-            run->opts.n, ms_human_bytes((double)run->opts.n * sizeof(double), text[0],
-                                        sizeof text[0]),
+            run->opts.n,
+            ms_human_bytes((double)run->opts.n * sizeof(double), text[0], sizeof text[0]),
             node_ranks, ms_human_bytes(node_need, text[1], sizeof text[1]), mode_host_buffers(),
             ms_human_bytes((double)node_have, text[2], sizeof text[2]));
     status = shardtab_agree(MPI_COMM_WORLD, status);
@@ -420,8 +421,8 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS)
         status = fit_memory(&run);
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_agree(MPI_COMM_WORLD,
-                                ms_report_open_json(&run.report, &run.opts, run.rank));
+        status =
+            shardtab_agree(MPI_COMM_WORLD, ms_report_open_json(&run.report, &run.opts, run.rank));
     if (status != SHARDTAB_SUCCESS) {
         app_say_error("multi_scal", run.rank, shardtab_last_error());
         MPI_Finalize();
@@ -431,7 +432,8 @@ int main(int argc, char **argv)
 
     if (run.opts.variant >= 0)
         scal_set_variant(run.opts.variant);
-    (void)scal_set_tuning(run.opts.blocks_per_sm, run.opts.chunk_shape); /* checked by the options */
+    (void)scal_set_tuning(run.opts.blocks_per_sm,
+                          run.opts.chunk_shape); /* checked by the options */
 
     /* ---- device, shard, table ---- */
     params.allow_shared_device = run.opts.allow_shared_gpu;
@@ -452,9 +454,9 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS) {
         /* the kernels load doubles, two at a time once 16-byte aligned */
         shardtab_create_params_t create = {.alignment = sizeof(double)};
-        status = shardtab_create_with(MPI_COMM_WORLD, run.mine.length ? run.shard : NULL,
-                                      (size_t)run.mine.length * sizeof(double), &create,
-                                      &run.table);
+        status =
+            shardtab_create_with(MPI_COMM_WORLD, run.mine.length ? run.shard : NULL,
+                                 (size_t)run.mine.length * sizeof(double), &create, &run.table);
     }
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(MPI_COMM_WORLD, time_second_table(&run));
@@ -496,7 +498,8 @@ int main(int argc, char **argv)
 
     /* ---- the modes, each verified ---- */
     for (size_t m = 0; m < 3 && status == SHARDTAB_SUCCESS && !run.opts.check_peers &&
-                       !run.opts.bench && !run.opts.bench_pairs; m++) {
+                       !run.opts.bench && !run.opts.bench_pairs;
+         m++) {
         ms_mode_result_t res;
         if (!(run.opts.modes & mode_order[m]))
             continue;

@@ -80,8 +80,9 @@ int ms_parse_count(const char *text, uint64_t *count, char *err, size_t err_byte
     char *end;
 
     if (text == NULL || !isdigit((unsigned char)text[0])) {
-        snprintf(err, err_bytes, "invalid size '%s': expected a positive integer, optionally "
-                                 "followed by K, M, G or T",
+        snprintf(err, err_bytes,
+                 "invalid size '%s': expected a positive integer, optionally "
+                 "followed by K, M, G or T",
                  text ? text : "");
         return -1;
     }
@@ -93,10 +94,18 @@ int ms_parse_count(const char *text, uint64_t *count, char *err, size_t err_byte
     }
     if (*end != '\0') {
         switch (toupper((unsigned char)*end)) {
-        case 'K': scale = 1ull << 10; break;
-        case 'M': scale = 1ull << 20; break;
-        case 'G': scale = 1ull << 30; break;
-        case 'T': scale = 1ull << 40; break;
+        case 'K':
+            scale = 1ull << 10;
+            break;
+        case 'M':
+            scale = 1ull << 20;
+            break;
+        case 'G':
+            scale = 1ull << 30;
+            break;
+        case 'T':
+            scale = 1ull << 40;
+            break;
         default:
             snprintf(err, err_bytes, "invalid size suffix in '%s': use K, M, G or T", text);
             return -1;
@@ -181,8 +190,10 @@ static int parse_bench_bytes(const char *text, uint64_t *bytes, char *err, size_
     if (ms_parse_count(text, &value, err, err_bytes) != 0)
         return -1;
     if (value < 4096 || value > MS_BENCH_MAX_BYTES || value % sizeof(double) != 0) {
-        snprintf(err, err_bytes, "invalid bench size '%s': bytes per shard, a multiple of 8 "
-                                 "from 4K to 8G", text);
+        snprintf(err, err_bytes,
+                 "invalid bench size '%s': bytes per shard, a multiple of 8 "
+                 "from 4K to 8G",
+                 text);
         return -1;
     }
     *bytes = value;
@@ -224,10 +235,18 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
     opterr = 0; /* we word the messages ourselves */
     while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:schb", long_options, NULL)) != -1) {
         switch (c) {
-        case 'n': rc = ms_parse_count(optarg, &opts->n, err, err_bytes); break;
-        case 'a': rc = ms_parse_alpha(optarg, &opts->alpha, err, err_bytes); break;
-        case 'm': rc = ms_parse_modes(optarg, &opts->modes, err, err_bytes); break;
-        case 'i': rc = parse_iters(optarg, &opts->iters, err, err_bytes); break;
+        case 'n':
+            rc = ms_parse_count(optarg, &opts->n, err, err_bytes);
+            break;
+        case 'a':
+            rc = ms_parse_alpha(optarg, &opts->alpha, err, err_bytes);
+            break;
+        case 'm':
+            rc = ms_parse_modes(optarg, &opts->modes, err, err_bytes);
+            break;
+        case 'i':
+            rc = parse_iters(optarg, &opts->iters, err, err_bytes);
+            break;
         case 'j':
             if (optarg[0] == '\0') {
                 snprintf(err, err_bytes, "option --json needs a file name");
@@ -235,18 +254,34 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
             }
             opts->json = optarg;
             break;
-        case 's': opts->allow_shared_gpu = 1; break;
-        case 'c': opts->check_peers = 1; break;
-        case 'b': opts->bench = 1; break;
-        case 'B': rc = parse_bench_bytes(optarg, &opts->bench_min, err, err_bytes); break;
+        case 's':
+            opts->allow_shared_gpu = 1;
+            break;
+        case 'c':
+            opts->check_peers = 1;
+            break;
+        case 'b':
+            opts->bench = 1;
+            break;
+        case 'B':
+            rc = parse_bench_bytes(optarg, &opts->bench_min, err, err_bytes);
+            break;
         case 'M':
             rc = parse_bench_bytes(optarg, &opts->bench_max, err, err_bytes);
             opts->bench_max_given = 1;
             break;
-        case 'D': opts->bench_device_only = 1; break;
-        case 'P': opts->bench_pairs = 1; break;
-        case 'V': rc = parse_variant(optarg, &opts->variant, err, err_bytes); break;
-        case 'h': opts->help = 1; break;
+        case 'D':
+            opts->bench_device_only = 1;
+            break;
+        case 'P':
+            opts->bench_pairs = 1;
+            break;
+        case 'V':
+            rc = parse_variant(optarg, &opts->variant, err, err_bytes);
+            break;
+        case 'h':
+            opts->help = 1;
+            break;
         default: /* ':' a value missing, '?' an option refused */
             app_option_error(c, argv[optind - 1], optopt, long_options, "--", err, err_bytes);
             rc = -1;
@@ -298,10 +333,11 @@ static int parse_blocks_per_sm(const char *text, int *blocks, char *err, size_t 
         value = strtol(text, &end, 10);
     if (!isdigit((unsigned char)text[0]) || *end != '\0' || errno != 0 || value < 1 ||
         value > SCAL_MAX_BLOCKS_PER_SM) {
-        snprintf(err, err_bytes,
-                 "invalid %s '%s' (environment): expected an integer from 1 to %d, or unset for the "
-                 "default",
-                 tuning_names[MS_TUNE_BLOCKS_PER_SM], text, SCAL_MAX_BLOCKS_PER_SM);
+        snprintf(
+            err, err_bytes,
+            "invalid %s '%s' (environment): expected an integer from 1 to %d, or unset for the "
+            "default",
+            tuning_names[MS_TUNE_BLOCKS_PER_SM], text, SCAL_MAX_BLOCKS_PER_SM);
         return -1;
     }
     *blocks = (int)value;
@@ -323,8 +359,8 @@ static int parse_chunk_shape(const char *text, int *shape, char *err, size_t err
     at = (size_t)snprintf(err, err_bytes, "%s='%s' is not a compiled shape (",
                           tuning_names[MS_TUNE_CHUNK_SHAPE], text);
     for (int i = 0; i < CHUNK_SHAPES && at < err_bytes; i++)
-        at += (size_t)snprintf(err + at, err_bytes - at, "%s%dx%d", i ? ", " : "", chunk_shapes[i].block,
-                               chunk_shapes[i].unroll);
+        at += (size_t)snprintf(err + at, err_bytes - at, "%s%dx%d", i ? ", " : "",
+                               chunk_shapes[i].block, chunk_shapes[i].unroll);
     if (at < err_bytes)
         snprintf(err + at, err_bytes - at, ")");
     return -1;
@@ -388,8 +424,8 @@ int ms_bench_fit(const ms_options_t *opts, uint64_t available, int ranks_on_node
                  ms_bench_fit_t *fit, char *err, size_t err_bytes)
 {
     /* host bytes a node needs per byte of shard */
-    uint64_t per_byte = (uint64_t)(ranks_on_node > 0 ? ranks_on_node : 1) *
-                        (uint64_t)(buffers > 0 ? buffers : 1);
+    uint64_t per_byte =
+        (uint64_t)(ranks_on_node > 0 ? ranks_on_node : 1) * (uint64_t)(buffers > 0 ? buffers : 1);
     uint64_t largest = available ? available / per_byte : UINT64_MAX; /* bytes per shard */
     uint64_t top = opts->bench_max;
     char asked[32], need[32], have[32], most[32];
@@ -399,23 +435,27 @@ int ms_bench_fit(const ms_options_t *opts, uint64_t available, int ranks_on_node
         ms_human_bytes((double)available, have, sizeof have);
         option_bytes(largest, most, sizeof most);
         if (largest < 4096) {
-            snprintf(err, err_bytes, "no bench size fits in host memory: %d ranks on a node x %d "
+            snprintf(err, err_bytes,
+                     "no bench size fits in host memory: %d ranks on a node x %d "
                      "buffers of a shard need at least %s, and %s is available; use fewer ranks "
-                     "per node", ranks_on_node, buffers,
+                     "per node",
+                     ranks_on_node, buffers,
                      ms_human_bytes(4096.0 * (double)per_byte, need, sizeof need), have);
             return -1;
         }
         if (opts->bench_max_given) {
-            snprintf(err, err_bytes, "--bench-max %s per shard does not fit in host memory: %d "
+            snprintf(err, err_bytes,
+                     "--bench-max %s per shard does not fit in host memory: %d "
                      "ranks on a node x %d buffers of a shard need %s, and %s is available; use "
                      "--bench-max %s or less, or fewer ranks per node",
-                     ms_human_bytes((double)top, asked, sizeof asked), ranks_on_node, buffers,
-                     need, have, most);
+                     ms_human_bytes((double)top, asked, sizeof asked), ranks_on_node, buffers, need,
+                     have, most);
             return -1;
         }
         if (opts->bench_min > largest) {
             ms_human_bytes((double)opts->bench_min * (double)per_byte, need, sizeof need);
-            snprintf(err, err_bytes, "not even --bench-min %s per shard fits in host memory: %d "
+            snprintf(err, err_bytes,
+                     "not even --bench-min %s per shard fits in host memory: %d "
                      "ranks on a node x %d buffers of a shard need %s, and %s is available; use "
                      "--bench-min %s or less, or fewer ranks per node",
                      ms_human_bytes((double)opts->bench_min, asked, sizeof asked), ranks_on_node,

@@ -18,21 +18,21 @@ enum {
 #define MS_BENCH_MAX_BYTES (8ull << 30)
 
 typedef struct ms_options {
-    uint64_t n;           /* global number of doubles */
+    uint64_t n; /* global number of doubles */
     double alpha;
-    unsigned modes;       /* MS_MODE_* bits */
+    unsigned modes; /* MS_MODE_* bits */
     int iters;
-    const char *json;     /* NULL: no JSON output */
+    const char *json; /* NULL: no JSON output */
     int allow_shared_gpu;
-    int check_peers;      /* write-and-verify every pair instead of the modes */
-    int bench;            /* the benchmark sweep instead of the modes */
-    int bench_pairs;      /* the pairwise matrix instead of the modes */
-    uint64_t bench_min;   /* bytes per shard, first size of the sweep */
-    uint64_t bench_max;   /* bytes per shard, last size (x4 steps) */
-    int bench_max_given;  /* --bench-max was on the command line: refuse, never cap, it */
-    int variant;          /* kernel variant (scal.h), -1: the default */
-    int blocks_per_sm;    /* SCAL_BLOCKS_PER_SM (ms_tuning_parse): 1 to 64; 0: the kernels' own */
-    int chunk_shape;      /* SCAL_CHUNK_SHAPE: an index into scal.h's SCAL_CHUNK_SHAPES; 0: the default */
+    int check_peers;     /* write-and-verify every pair instead of the modes */
+    int bench;           /* the benchmark sweep instead of the modes */
+    int bench_pairs;     /* the pairwise matrix instead of the modes */
+    uint64_t bench_min;  /* bytes per shard, first size of the sweep */
+    uint64_t bench_max;  /* bytes per shard, last size (x4 steps) */
+    int bench_max_given; /* --bench-max was on the command line: refuse, never cap, it */
+    int variant;         /* kernel variant (scal.h), -1: the default */
+    int blocks_per_sm;   /* SCAL_BLOCKS_PER_SM (ms_tuning_parse): 1 to 64; 0: the kernels' own */
+    int chunk_shape; /* SCAL_CHUNK_SHAPE: an index into scal.h's SCAL_CHUNK_SHAPES; 0: the default */
     int bench_device_only; /* skip the host-staged and MPI paths (tuning runs) */
     int help;
 } ms_options_t;

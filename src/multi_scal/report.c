@@ -149,8 +149,8 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
         char top[32], asked[32], have[32];
         ms_human_bytes((double)fit->top, top, sizeof top);
         if (opts->bench)
-            printf("# bench sizes %s to %s per shard, x4 steps", ms_human_bytes(
-                   (double)opts->bench_min, buf, sizeof buf), top);
+            printf("# bench sizes %s to %s per shard, x4 steps",
+                   ms_human_bytes((double)opts->bench_min, buf, sizeof buf), top);
         else
             printf("# bench-pairs size %s per shard", top);
         if (fit->capped)
@@ -169,8 +169,8 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
         const ms_rank_info_t *a = &r->ranks[i];
         printf("# Rank %3d on %-16s node %3d node-rank %3d device %2d %-14s [%s] shard [%" PRIu64
                ", %" PRIu64 ") %" PRIu64 " elements\n",
-               a->rank, a->host, a->node_id, a->node_rank, a->device, a->device_name,
-               a->pci_bus_id, a->start, a->start + a->length, a->length);
+               a->rank, a->host, a->node_id, a->node_rank, a->device, a->device_name, a->pci_bus_id,
+               a->start, a->start + a->length, a->length);
     }
     printf("# table created in %.3f ms (max over ranks), IPC opens %.3f ms; a second table over "
            "the same shards %.3f ms (median of 5, max over ranks), opening %d peer allocations\n",
@@ -211,8 +211,8 @@ void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int 
            "(each the max over ranks), [min, max] beside it;\n"
            "# link = bytes per link direction; ratio = link (remote, ring) or GB/s (local) "
            "over the baseline measured at the same size\n");
-    printf("# %10s %-15s %5s %10s %10s %10s %10s %7s %-15s %9s\n", "shard_MiB", "operation",
-           "reps", "GPU_GB/s", "min", "max", "link_GB/s", "ratio", "baseline", "create_ms");
+    printf("# %10s %-15s %5s %10s %10s %10s %10s %7s %-15s %9s\n", "shard_MiB", "operation", "reps",
+           "GPU_GB/s", "min", "max", "link_GB/s", "ratio", "baseline", "create_ms");
     for (int i = 0; i < nrows; i++) {
         const ms_bench_row_t *b = &rows[i];
         char link[16] = "-", ratio[16] = "-";
@@ -221,12 +221,13 @@ void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int 
         if (b->baseline >= 0)
             snprintf(ratio, sizeof ratio, "%.3f", b->ratio);
         printf("  %10.2f %-15s %5d %10.1f %10.1f %10.1f %10s %7s %-15s %9.2f\n",
-               (double)b->shard_bytes / (1 << 20), ms_bench_op_name(b->op), b->reps,
-               b->gbps_median, b->gbps_min, b->gbps_max, link, ratio,
+               (double)b->shard_bytes / (1 << 20), ms_bench_op_name(b->op), b->reps, b->gbps_median,
+               b->gbps_min, b->gbps_max, link, ratio,
                b->baseline >= 0 ? ms_bench_op_name(b->baseline) : "-", b->create_ms);
     }
     printf("# bench verify: %s (every table mode, host-staged and MPI update left every "
-           "element exact)\n", verified ? "OK" : "FAILED");
+           "element exact)\n",
+           verified ? "OK" : "FAILED");
     fflush(stdout);
 }
 
@@ -267,8 +268,9 @@ int ms_report_finish(ms_report_t *r, int exit_code)
                 SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
         fprintf(f, "  \"backend\": \"%s\",\n", shardtab_backend_name(shardtab_backend()));
         app_json_provenance(f, SHARDTAB_GIT_COMMIT); /* commit, time, Slurm job */
-        fprintf(f, "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"ranks_per_node_min\": %d,\n"
-                   "  \"ranks_per_node_max\": %d,\n  \"devices_per_node\": %d,\n",
+        fprintf(f,
+                "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"ranks_per_node_min\": %d,\n"
+                "  \"ranks_per_node_max\": %d,\n  \"devices_per_node\": %d,\n",
                 r->size, r->nodes, r->min_per_node, r->max_per_node, r->max_devices_per_node);
         fprintf(f, "  \"n\": %" PRIu64 ",\n  \"alpha\": %.17g,\n  \"iters\": %d,\n", r->opts->n,
                 r->opts->alpha, r->opts->iters);
@@ -292,18 +294,19 @@ int ms_report_finish(ms_report_t *r, int exit_code)
         fprintf(f, "  ],\n  \"results\": [\n");
         for (int i = 0; i < r->nresults; i++) {
             const ms_mode_result_t *m = &r->results[i];
-            fprintf(f, "    {\"mode\": \"%s\", \"iters\": %d, \"time_s\": %.9e, \"gbps\": %.6f, "
-                       "\"gbps_scope\": \"all_ranks\", \"verified\": %s, \"mismatches\": %" PRIu64
-                       "}%s\n",
-                    ms_mode_name(m->mode), m->iters, m->seconds, m->gbps,
-                    m->mismatches ? "false" : "true", m->mismatches,
-                    i + 1 < r->nresults ? "," : "");
+            fprintf(
+                f,
+                "    {\"mode\": \"%s\", \"iters\": %d, \"time_s\": %.9e, \"gbps\": %.6f, "
+                "\"gbps_scope\": \"all_ranks\", \"verified\": %s, \"mismatches\": %" PRIu64 "}%s\n",
+                ms_mode_name(m->mode), m->iters, m->seconds, m->gbps,
+                m->mismatches ? "false" : "true", m->mismatches, i + 1 < r->nresults ? "," : "");
         }
         fprintf(f, "  ],\n  \"check_peers\": [\n");
         for (int i = 0; i < r->npairs; i++) {
             const ms_peer_pair_t *p = &r->pairs[i];
-            fprintf(f, "    {\"node\": %d, \"writer\": %d, \"owner\": %d, \"writer_rank\": %d, "
-                       "\"owner_rank\": %d, \"reported\": %d, \"verified\": %s, \"empty\": %s}%s\n",
+            fprintf(f,
+                    "    {\"node\": %d, \"writer\": %d, \"owner\": %d, \"writer_rank\": %d, "
+                    "\"owner_rank\": %d, \"reported\": %d, \"verified\": %s, \"empty\": %s}%s\n",
                     p->node, p->writer, p->owner, p->writer_rank, p->owner_rank, p->reported,
                     p->verified ? "true" : "false", p->empty ? "true" : "false",
                     i + 1 < r->npairs ? "," : "");
@@ -311,8 +314,9 @@ int ms_report_finish(ms_report_t *r, int exit_code)
         fprintf(f, "  ],\n  \"bench_top_bytes\": %" PRIu64 ",\n  \"bench_top_capped\": %s,\n",
                 r->opts->bench || r->opts->bench_pairs ? r->fit.top : 0,
                 r->fit.capped ? "true" : "false");
-        fprintf(f, "  \"pairs_shard_bytes\": %" PRIu64 ",\n  \"pairs_gbps_scope\": \"per_gpu\",\n"
-                   "  \"pairs_gbps\": [",
+        fprintf(f,
+                "  \"pairs_shard_bytes\": %" PRIu64 ",\n  \"pairs_gbps_scope\": \"per_gpu\",\n"
+                "  \"pairs_gbps\": [",
                 r->pair_n ? r->opts->bench_max : 0);
         for (int w = 0; w < r->pair_n; w++) {
             fprintf(f, "%s\n    [", w ? "," : "");
@@ -323,10 +327,11 @@ int ms_report_finish(ms_report_t *r, int exit_code)
         fprintf(f, "%s],\n  \"bench\": [\n", r->pair_n ? "\n  " : "");
         for (int i = 0; i < r->nbench; i++) {
             const ms_bench_row_t *b = &r->bench[i];
-            fprintf(f, "    {\"shard_bytes\": %" PRIu64 ", \"operation\": \"%s\", \"reps\": %d, "
-                       "\"gbps_scope\": \"per_gpu\", \"gbps_median\": %.3f, \"gbps_min\": %.3f, "
-                       "\"gbps_max\": %.3f, \"link_gbps\": %.3f, \"ratio\": %.4f, "
-                       "\"baseline\": \"%s\", \"create_ms\": %.3f}%s\n",
+            fprintf(f,
+                    "    {\"shard_bytes\": %" PRIu64 ", \"operation\": \"%s\", \"reps\": %d, "
+                    "\"gbps_scope\": \"per_gpu\", \"gbps_median\": %.3f, \"gbps_min\": %.3f, "
+                    "\"gbps_max\": %.3f, \"link_gbps\": %.3f, \"ratio\": %.4f, "
+                    "\"baseline\": \"%s\", \"create_ms\": %.3f}%s\n",
                     b->shard_bytes, ms_bench_op_name(b->op), b->reps, b->gbps_median, b->gbps_min,
                     b->gbps_max, b->link_gbps, b->ratio,
                     b->baseline >= 0 ? ms_bench_op_name(b->baseline) : "", b->create_ms,

@@ -35,9 +35,9 @@ typedef struct ms_rank_info {
 typedef struct ms_report {
     const ms_options_t *opts;
     int rank, size;
-    app_outfile_t json;  /* rank 0, --json: written beside the target, renamed at the end */
+    app_outfile_t json; /* rank 0, --json: written beside the target, renamed at the end */
     int json_open;
-    ms_bench_fit_t fit;  /* --bench, --bench-pairs: the sizes fitted to host memory */
+    ms_bench_fit_t fit;    /* --bench, --bench-pairs: the sizes fitted to host memory */
     ms_rank_info_t *ranks; /* rank 0 only: every rank's line */
     int nodes, min_per_node, max_per_node, max_devices_per_node;
     double create_ms, open_ms; /* max over ranks */
@@ -52,7 +52,7 @@ typedef struct ms_report {
     int nbench;
     const ms_peer_pair_t *pairs; /* rank 0, --check-peers only */
     int npairs;
-    const double *pair_gbps;     /* rank 0, --bench-pairs only: [n x n] */
+    const double *pair_gbps; /* rank 0, --bench-pairs only: [n x n] */
     int pair_n;
 } ms_report_t;
 

@@ -13,7 +13,7 @@
 #define GPU_RUNTIME_H
 
 #if defined(__CUDACC__) && !defined(GPU_BACKEND_CUDA)
-#define GPU_BACKEND_CUDA 1
+#  define GPU_BACKEND_CUDA 1
 #endif
 
 #if !defined(GPU_BACKEND_CUDA)
@@ -37,7 +37,8 @@ static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
 {
 #  if HIP_VERSION >= 50400000
     int khz = 0;
-    if (hipDeviceGetAttribute(&khz, hipDeviceAttributeWallClockRate, device) == hipSuccess && khz > 0)
+    if (hipDeviceGetAttribute(&khz, hipDeviceAttributeWallClockRate, device) == hipSuccess &&
+        khz > 0)
         return khz * 1e3;
     (void)hipGetLastError();
 #  endif
@@ -70,7 +71,7 @@ static inline void gpu_memory_query(const void *p, int *kind, int *device, int *
             : a.type == hipMemoryTypeHost   ? GPU_MEMORY_HOST
                                             : GPU_MEMORY_UNREGISTERED;
 #  else
-    *kind = a.isManaged                        ? GPU_MEMORY_MANAGED
+    *kind = a.isManaged                           ? GPU_MEMORY_MANAGED
             : a.memoryType == hipMemoryTypeDevice ? GPU_MEMORY_DEVICE
             : a.memoryType == hipMemoryTypeHost   ? GPU_MEMORY_HOST
                                                   : GPU_MEMORY_UNREGISTERED;
@@ -96,128 +97,128 @@ static inline void gpu_memory_query(const void *p, int *kind, int *device, int *
 #  else
 #    include <cuda_runtime_api.h>
 #  endif
-#  include <cuda.h>   /* types only (CUresult, CUdeviceptr); libcuda is NOT linked */
+#  include <cuda.h> /* types only (CUresult, CUdeviceptr); libcuda is NOT linked */
 #  include <stddef.h>
 #  include <stdint.h>
 #  include <string.h>
 
-typedef cudaError_t            hipError_t;
-typedef cudaStream_t           hipStream_t;
-typedef cudaEvent_t            hipEvent_t;
-typedef cudaIpcMemHandle_t     hipIpcMemHandle_t;   /* both 64 bytes */
-typedef struct cudaDeviceProp  hipDeviceProp_t;
-typedef enum cudaDeviceAttr    hipDeviceAttribute_t;
-typedef void                  *hipDeviceptr_t;      /* HIP: void*, CUDA driver: integer */
+typedef cudaError_t hipError_t;
+typedef cudaStream_t hipStream_t;
+typedef cudaEvent_t hipEvent_t;
+typedef cudaIpcMemHandle_t hipIpcMemHandle_t; /* both 64 bytes */
+typedef struct cudaDeviceProp hipDeviceProp_t;
+typedef enum cudaDeviceAttr hipDeviceAttribute_t;
+typedef void *hipDeviceptr_t; /* HIP: void*, CUDA driver: integer */
 
 /* error codes (numeric values are identical: 0, 1, 2, 35, 100, 704, ...) */
-#define hipSuccess                        cudaSuccess
-#define hipErrorInvalidValue              cudaErrorInvalidValue
-#define hipErrorOutOfMemory               cudaErrorMemoryAllocation
-#define hipErrorInsufficientDriver        cudaErrorInsufficientDriver
-#define hipErrorNoDevice                  cudaErrorNoDevice
-#define hipErrorPeerAccessAlreadyEnabled  cudaErrorPeerAccessAlreadyEnabled
-#define hipErrorNotSupported              cudaErrorNotSupported
+#  define hipSuccess cudaSuccess
+#  define hipErrorInvalidValue cudaErrorInvalidValue
+#  define hipErrorOutOfMemory cudaErrorMemoryAllocation
+#  define hipErrorInsufficientDriver cudaErrorInsufficientDriver
+#  define hipErrorNoDevice cudaErrorNoDevice
+#  define hipErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
+#  define hipErrorNotSupported cudaErrorNotSupported
 
 /* flags / enums (values differ between HIP and CUDA: always use the names) */
-#define hipIpcMemLazyEnablePeerAccess     cudaIpcMemLazyEnablePeerAccess /* HIP 0, CUDA 1 */
-#define hipHostMallocDefault              cudaHostAllocDefault
-#define hipHostMallocPortable             cudaHostAllocPortable          /* 1 */
-#define hipHostMallocMapped               cudaHostAllocMapped            /* 2 */
-#define hipMemcpyHostToHost               cudaMemcpyHostToHost
-#define hipMemcpyHostToDevice             cudaMemcpyHostToDevice
-#define hipMemcpyDeviceToHost             cudaMemcpyDeviceToHost
-#define hipMemcpyDeviceToDevice           cudaMemcpyDeviceToDevice
-#define hipMemcpyDefault                  cudaMemcpyDefault
-#define hipDeviceAttributeMultiprocessorCount      cudaDevAttrMultiProcessorCount
-#define hipDeviceAttributeMaxThreadsPerBlock       cudaDevAttrMaxThreadsPerBlock
-#define hipDeviceAttributeWarpSize                 cudaDevAttrWarpSize
-#define hipDeviceAttributeComputeCapabilityMajor   cudaDevAttrComputeCapabilityMajor
-#define hipDeviceAttributeComputeCapabilityMinor   cudaDevAttrComputeCapabilityMinor
-#define hipDeviceAttributePciBusId                 cudaDevAttrPciBusId
-#define hipDeviceAttributePciDeviceId              cudaDevAttrPciDeviceId
-#define hipDeviceAttributeCanMapHostMemory         cudaDevAttrCanMapHostMemory
-#define hipDeviceAttributeSharedMemPerBlockOptin   cudaDevAttrMaxSharedMemoryPerBlockOptin
-#define hipDeviceAttributeMaxSharedMemoryPerBlock  cudaDevAttrMaxSharedMemoryPerBlock
+#  define hipIpcMemLazyEnablePeerAccess cudaIpcMemLazyEnablePeerAccess /* HIP 0, CUDA 1 */
+#  define hipHostMallocDefault cudaHostAllocDefault
+#  define hipHostMallocPortable cudaHostAllocPortable /* 1 */
+#  define hipHostMallocMapped cudaHostAllocMapped     /* 2 */
+#  define hipMemcpyHostToHost cudaMemcpyHostToHost
+#  define hipMemcpyHostToDevice cudaMemcpyHostToDevice
+#  define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#  define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#  define hipMemcpyDefault cudaMemcpyDefault
+#  define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
+#  define hipDeviceAttributeMaxThreadsPerBlock cudaDevAttrMaxThreadsPerBlock
+#  define hipDeviceAttributeWarpSize cudaDevAttrWarpSize
+#  define hipDeviceAttributeComputeCapabilityMajor cudaDevAttrComputeCapabilityMajor
+#  define hipDeviceAttributeComputeCapabilityMinor cudaDevAttrComputeCapabilityMinor
+#  define hipDeviceAttributePciBusId cudaDevAttrPciBusId
+#  define hipDeviceAttributePciDeviceId cudaDevAttrPciDeviceId
+#  define hipDeviceAttributeCanMapHostMemory cudaDevAttrCanMapHostMemory
+#  define hipDeviceAttributeSharedMemPerBlockOptin cudaDevAttrMaxSharedMemoryPerBlockOptin
+#  define hipDeviceAttributeMaxSharedMemoryPerBlock cudaDevAttrMaxSharedMemoryPerBlock
 
 /* functions: identical signatures -> plain renames */
-#define hipGetDeviceCount          cudaGetDeviceCount
-#define hipSetDevice               cudaSetDevice
-#define hipGetDevice               cudaGetDevice
-#define hipGetDeviceProperties     cudaGetDeviceProperties
-#define hipDeviceGetAttribute      cudaDeviceGetAttribute
-#define hipDeviceGetPCIBusId       cudaDeviceGetPCIBusId
-#define hipDeviceCanAccessPeer     cudaDeviceCanAccessPeer
-#define hipDeviceGetByPCIBusId     cudaDeviceGetByPCIBusId
-#define hipDeviceDisablePeerAccess cudaDeviceDisablePeerAccess
-#define hipMemcpyPeer              cudaMemcpyPeer
-#define hipMemcpyPeerAsync         cudaMemcpyPeerAsync
-#define hipStreamCreateWithFlags   cudaStreamCreateWithFlags
-#define hipStreamNonBlocking       cudaStreamNonBlocking
-#define hipErrorPeerAccessNotEnabled cudaErrorPeerAccessNotEnabled
-#define hipDriverGetVersion        cudaDriverGetVersion
-#define hipRuntimeGetVersion       cudaRuntimeGetVersion
-#define hipDeviceEnablePeerAccess  cudaDeviceEnablePeerAccess
-#define hipDeviceSynchronize       cudaDeviceSynchronize
-#define hipGetErrorString          cudaGetErrorString
-#define hipGetErrorName            cudaGetErrorName
-#define hipGetLastError            cudaGetLastError
-#define hipPeekAtLastError         cudaPeekAtLastError
-#define hipMalloc                  cudaMalloc
-#define hipFree                    cudaFree
-#define hipMemcpy                  cudaMemcpy
-#define hipMemcpyAsync             cudaMemcpyAsync
-#define hipMemset                  cudaMemset
-#define hipMemsetAsync             cudaMemsetAsync
-#define hipIpcGetMemHandle         cudaIpcGetMemHandle
-#define hipIpcOpenMemHandle        cudaIpcOpenMemHandle
-#define hipIpcCloseMemHandle       cudaIpcCloseMemHandle
-#define hipStreamCreate            cudaStreamCreate
-#define hipStreamDestroy           cudaStreamDestroy
-#define hipStreamSynchronize       cudaStreamSynchronize
-#define hipEventCreate             cudaEventCreate
-#define hipEventDestroy            cudaEventDestroy
-#define hipEventRecord             cudaEventRecord
-#define hipEventSynchronize        cudaEventSynchronize
-#define hipEventElapsedTime        cudaEventElapsedTime
+#  define hipGetDeviceCount cudaGetDeviceCount
+#  define hipSetDevice cudaSetDevice
+#  define hipGetDevice cudaGetDevice
+#  define hipGetDeviceProperties cudaGetDeviceProperties
+#  define hipDeviceGetAttribute cudaDeviceGetAttribute
+#  define hipDeviceGetPCIBusId cudaDeviceGetPCIBusId
+#  define hipDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#  define hipDeviceGetByPCIBusId cudaDeviceGetByPCIBusId
+#  define hipDeviceDisablePeerAccess cudaDeviceDisablePeerAccess
+#  define hipMemcpyPeer cudaMemcpyPeer
+#  define hipMemcpyPeerAsync cudaMemcpyPeerAsync
+#  define hipStreamCreateWithFlags cudaStreamCreateWithFlags
+#  define hipStreamNonBlocking cudaStreamNonBlocking
+#  define hipErrorPeerAccessNotEnabled cudaErrorPeerAccessNotEnabled
+#  define hipDriverGetVersion cudaDriverGetVersion
+#  define hipRuntimeGetVersion cudaRuntimeGetVersion
+#  define hipDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
+#  define hipDeviceSynchronize cudaDeviceSynchronize
+#  define hipGetErrorString cudaGetErrorString
+#  define hipGetErrorName cudaGetErrorName
+#  define hipGetLastError cudaGetLastError
+#  define hipPeekAtLastError cudaPeekAtLastError
+#  define hipMalloc cudaMalloc
+#  define hipFree cudaFree
+#  define hipMemcpy cudaMemcpy
+#  define hipMemcpyAsync cudaMemcpyAsync
+#  define hipMemset cudaMemset
+#  define hipMemsetAsync cudaMemsetAsync
+#  define hipIpcGetMemHandle cudaIpcGetMemHandle
+#  define hipIpcOpenMemHandle cudaIpcOpenMemHandle
+#  define hipIpcCloseMemHandle cudaIpcCloseMemHandle
+#  define hipStreamCreate cudaStreamCreate
+#  define hipStreamDestroy cudaStreamDestroy
+#  define hipStreamSynchronize cudaStreamSynchronize
+#  define hipEventCreate cudaEventCreate
+#  define hipEventDestroy cudaEventDestroy
+#  define hipEventRecord cudaEventRecord
+#  define hipEventSynchronize cudaEventSynchronize
+#  define hipEventElapsedTime cudaEventElapsedTime
 /* graphs: a captured stream replayed with one launch */
-typedef cudaGraph_t            hipGraph_t;
-typedef cudaGraphExec_t        hipGraphExec_t;
-#define hipStreamBeginCapture            cudaStreamBeginCapture
-#define hipStreamEndCapture              cudaStreamEndCapture
-#define hipStreamCaptureModeThreadLocal  cudaStreamCaptureModeThreadLocal
+typedef cudaGraph_t hipGraph_t;
+typedef cudaGraphExec_t hipGraphExec_t;
+#  define hipStreamBeginCapture cudaStreamBeginCapture
+#  define hipStreamEndCapture cudaStreamEndCapture
+#  define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
 typedef enum cudaStreamCaptureStatus hipStreamCaptureStatus;
-#define hipStreamIsCapturing             cudaStreamIsCapturing
-#define hipStreamCaptureStatusNone       cudaStreamCaptureStatusNone
-#define hipGraphInstantiateWithFlags     cudaGraphInstantiateWithFlags
-#define hipGraphLaunch                   cudaGraphLaunch
-#define hipGraphExecDestroy              cudaGraphExecDestroy
-#define hipGraphDestroy                  cudaGraphDestroy
-#define hipEventCreateWithFlags          cudaEventCreateWithFlags
-#define hipEventDisableTiming            cudaEventDisableTiming
-#define hipStreamWaitEvent               cudaStreamWaitEvent
-#define hipPointerGetAttributes          cudaPointerGetAttributes
-#define hipMallocAsync                   cudaMallocAsync
-#define hipFreeAsync                     cudaFreeAsync
-#define hipMallocManaged                 cudaMallocManaged
-#define hipMemAttachGlobal               cudaMemAttachGlobal
+#  define hipStreamIsCapturing cudaStreamIsCapturing
+#  define hipStreamCaptureStatusNone cudaStreamCaptureStatusNone
+#  define hipGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
+#  define hipGraphLaunch cudaGraphLaunch
+#  define hipGraphExecDestroy cudaGraphExecDestroy
+#  define hipGraphDestroy cudaGraphDestroy
+#  define hipEventCreateWithFlags cudaEventCreateWithFlags
+#  define hipEventDisableTiming cudaEventDisableTiming
+#  define hipStreamWaitEvent cudaStreamWaitEvent
+#  define hipPointerGetAttributes cudaPointerGetAttributes
+#  define hipMallocAsync cudaMallocAsync
+#  define hipFreeAsync cudaFreeAsync
+#  define hipMallocManaged cudaMallocManaged
+#  define hipMemAttachGlobal cudaMemAttachGlobal
 /* cooperative launches: every block co-resident, a grid-wide barrier inside */
-#define hipLaunchCooperativeKernel       cudaLaunchCooperativeKernel
-#define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
-#define hipDeviceAttributeCooperativeLaunch cudaDevAttrCooperativeLaunch
-#define hipErrorCooperativeLaunchTooLarge  cudaErrorCooperativeLaunchTooLarge
+#  define hipLaunchCooperativeKernel cudaLaunchCooperativeKernel
+#  define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#  define hipDeviceAttributeCooperativeLaunch cudaDevAttrCooperativeLaunch
+#  define hipErrorCooperativeLaunchTooLarge cudaErrorCooperativeLaunchTooLarge
 /* more than 48 KB of dynamic shared memory a block asks for it first */
-#define hipFuncSetAttribute              cudaFuncSetAttribute
-#define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#  define hipFuncSetAttribute cudaFuncSetAttribute
+#  define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 /* a kernel's own static shared memory, to size the dynamic part beside it */
-#define hipFuncAttributes                cudaFuncAttributes
-#define hipFuncGetAttributes             cudaFuncGetAttributes
+#  define hipFuncAttributes cudaFuncAttributes
+#  define hipFuncGetAttributes cudaFuncGetAttributes
 
 /* Allocation flags of hipExtMallocWithFlags. CUDA device memory already takes
  * system-scope loads, stores and atomics from peers while kernels run (over
  * NVLink, with native peer atomics): no flag is needed, plain cudaMalloc is it. */
-#define hipDeviceMallocDefault      0x0
-#define hipDeviceMallocFinegrained  0x1
-#define hipDeviceMallocUncached     0x3
+#  define hipDeviceMallocDefault 0x0
+#  define hipDeviceMallocFinegrained 0x1
+#  define hipDeviceMallocUncached 0x3
 static inline cudaError_t hipExtMallocWithFlags(void **ptr, size_t bytes, unsigned int flags)
 {
     (void)flags;
@@ -232,9 +233,9 @@ static inline double gpu_wall_clock_hz(int device, const hipDeviceProp_t *props)
 }
 
 /* functions whose names differ */
-#define hipHostMalloc              cudaHostAlloc      /* (void**, size_t, unsigned) */
-#define hipHostFree                cudaFreeHost
-#define hipHostGetDevicePointer    cudaHostGetDevicePointer
+#  define hipHostMalloc cudaHostAlloc /* (void**, size_t, unsigned) */
+#  define hipHostFree cudaFreeHost
+#  define hipHostGetDevicePointer cudaHostGetDevicePointer
 
 /* A CUDA driver function, fetched through the runtime so that the program
  * does not link libcuda.so.1 and still starts (and reports "no GPU") on hosts
@@ -250,7 +251,8 @@ static inline cudaError_t gpu_driver_symbol(const char *name, void **fn)
 #  else
     e = cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, &q);
 #  endif
-    if (e != cudaSuccess) return e;
+    if (e != cudaSuccess)
+        return e;
     return q == cudaDriverEntryPointSuccess && *fn ? cudaSuccess : cudaErrorNotSupported;
 }
 
@@ -266,15 +268,19 @@ static inline cudaError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *p
     if (!fn) {
         void *p = NULL;
         cudaError_t e = gpu_driver_symbol("cuMemGetAddressRange", &p);
-        if (e != cudaSuccess) return e;
-        memcpy(&fn, &p, sizeof fn);   /* void* -> function pointer, pedantic-clean */
+        if (e != cudaSuccess)
+            return e;
+        memcpy(&fn, &p, sizeof fn); /* void* -> function pointer, pedantic-clean */
     }
     CUdeviceptr base = 0;
     size_t size = 0;
     CUresult r = fn(&base, &size, (CUdeviceptr)(uintptr_t)dptr);
-    if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;  /* CUresult != cudaError_t */
-    if (pbase) *pbase = (void *)(uintptr_t)base;
-    if (psize) *psize = size;
+    if (r != CUDA_SUCCESS)
+        return cudaErrorInvalidValue; /* CUresult != cudaError_t */
+    if (pbase)
+        *pbase = (void *)(uintptr_t)base;
+    if (psize)
+        *psize = size;
     return cudaSuccess;
 }
 
@@ -293,7 +299,8 @@ typedef CUmemAccessDesc hipMemAccessDesc;
 
 /* Loads the driver function `name` into *fn, a function pointer of `bytes`
  * (the size of a void *: checked below). */
-typedef char gpu_function_pointers_are_pointer_sized[sizeof(void (*)(void)) == sizeof(void *) ? 1 : -1];
+typedef char
+    gpu_function_pointers_are_pointer_sized[sizeof(void (*)(void)) == sizeof(void *) ? 1 : -1];
 
 static inline cudaError_t gpu_driver_load(const char *name, void *fn, size_t bytes)
 {
@@ -303,7 +310,7 @@ static inline cudaError_t gpu_driver_load(const char *name, void *fn, size_t byt
         (void)cudaGetLastError();
         return e;
     }
-    memcpy(fn, &p, bytes);   /* void* -> function pointer, pedantic-clean */
+    memcpy(fn, &p, bytes); /* void* -> function pointer, pedantic-clean */
     return cudaSuccess;
 }
 
@@ -348,11 +355,12 @@ static inline cudaError_t hipMemAddressReserve(void **ptr, size_t size, size_t a
 static inline cudaError_t hipMemMap(void *ptr, size_t size, size_t offset,
                                     CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
-    CUresult (*fn)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
-                   unsigned long long) = NULL;
+    CUresult (*fn)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long) =
+        NULL;
     cudaError_t e = gpu_driver_load("cuMemMap", &fn, sizeof fn);
-    return e != cudaSuccess ? e
-                            : gpu_driver_status(fn((CUdeviceptr)(uintptr_t)ptr, size, offset, handle, flags));
+    return e != cudaSuccess
+               ? e
+               : gpu_driver_status(fn((CUdeviceptr)(uintptr_t)ptr, size, offset, handle, flags));
 }
 
 static inline cudaError_t hipMemSetAccess(void *ptr, size_t size, const CUmemAccessDesc *desc,
@@ -360,7 +368,8 @@ static inline cudaError_t hipMemSetAccess(void *ptr, size_t size, const CUmemAcc
 {
     CUresult (*fn)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t) = NULL;
     cudaError_t e = gpu_driver_load("cuMemSetAccess", &fn, sizeof fn);
-    return e != cudaSuccess ? e : gpu_driver_status(fn((CUdeviceptr)(uintptr_t)ptr, size, desc, count));
+    return e != cudaSuccess ? e
+                            : gpu_driver_status(fn((CUdeviceptr)(uintptr_t)ptr, size, desc, count));
 }
 
 static inline cudaError_t hipMemUnmap(void *ptr, size_t size)
@@ -419,8 +428,8 @@ static inline void gpu_memory_query(const void *p, int *kind, int *device, int *
         }
         memcpy(&fn, &sym, sizeof fn);
     }
-    if (fn(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
-           (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS)
+    if (fn(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, (CUdeviceptr)(uintptr_t)p) ==
+        CUDA_SUCCESS)
         *legacy_ipc = capable != 0;
     if (fn(&handle, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS)
         *pool = handle != NULL;

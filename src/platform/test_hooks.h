@@ -27,9 +27,9 @@
 #include <stdlib.h>
 
 #ifdef SHARDTAB_TEST_HOOKS
-#define SHARDTAB_HAVE_TEST_HOOKS 1
+#  define SHARDTAB_HAVE_TEST_HOOKS 1
 #else
-#define SHARDTAB_HAVE_TEST_HOOKS 0
+#  define SHARDTAB_HAVE_TEST_HOOKS 0
 #endif
 
 /* Hook `name`'s text into *text: NULL where it is unset or empty. Returns 0;

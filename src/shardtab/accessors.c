@@ -41,8 +41,9 @@ shardtab_status_t shardtab_barrier_on_stream(shardtab_t *t, shardtab_stream_t st
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_signals(t, &sig);
     /* after this table's previous barrier, whatever stream it ran on */
-    return status == SHARDTAB_SUCCESS ? st_backend()->barrier_on_stream(&sig, stream, &t->barrier_order)
-                                      : status;
+    return status == SHARDTAB_SUCCESS
+               ? st_backend()->barrier_on_stream(&sig, stream, &t->barrier_order)
+               : status;
 }
 
 /* ---- queries ------------------------------------------------------------- */
@@ -105,7 +106,10 @@ int shardtab_peers_reused(const shardtab_t *t)
     return live(t, "shardtab_peers_reused") ? t->shard.reused + t->pad.reused : -1;
 }
 
-int shardtab_peer_mappings(void) { return st_import_count(); }
+int shardtab_peer_mappings(void)
+{
+    return st_import_count();
+}
 
 int shardtab_peer_access(const shardtab_t *t, int from, int to)
 {

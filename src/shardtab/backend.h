@@ -81,8 +81,7 @@ typedef struct st_backend_ops {
      * as long as the allocation lives (the same handle for every table). */
     shardtab_status_t (*ipc_export)(void *ptr, size_t bytes, st_export_t *out);
     /* Map a peer's allocation; *base is the start of the whole allocation. */
-    shardtab_status_t (*ipc_open)(const st_ipc_handle_t *handle, size_t alloc_bytes,
-                                  void **base);
+    shardtab_status_t (*ipc_open)(const st_ipc_handle_t *handle, size_t alloc_bytes, void **base);
     shardtab_status_t (*ipc_close)(void *base, size_t alloc_bytes);
     /* Can this rank's device load and store peer_device's memory? NULL when
      * every pair can (host backend). */

@@ -28,13 +28,13 @@ int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks, void *str
 /* Report a failed runtime call with its name and the runtime's words; returns
  * from the calling function. GPU_CHECK names the call by its source text,
  * GPU_CHECK_AS by the text given (for a status computed earlier). */
-#define GPU_CHECK_AS(status_on_error, what, expr)                                           \
-    do {                                                                                    \
-        hipError_t gpu_check_err_ = (expr);                                                 \
-        if (gpu_check_err_ != hipSuccess)                                                   \
-            return st_fail((status_on_error), "%s failed: %s (%s)", (what),                 \
-                           hipGetErrorString(gpu_check_err_), hipGetErrorName(gpu_check_err_)); \
-    } while (0)
+#define GPU_CHECK_AS(status_on_error, what, expr)                                                  \
+  do {                                                                                             \
+    hipError_t gpu_check_err_ = (expr);                                                            \
+    if (gpu_check_err_ != hipSuccess)                                                              \
+      return st_fail((status_on_error), "%s failed: %s (%s)", (what),                              \
+                     hipGetErrorString(gpu_check_err_), hipGetErrorName(gpu_check_err_));          \
+  } while (0)
 #define GPU_CHECK(status_on_error, call) GPU_CHECK_AS(status_on_error, #call, (call))
 
 static const char *visible_devices_hint(void)
@@ -53,7 +53,8 @@ static shardtab_status_t gpu_bind(const st_bind_request_t *req, shardtab_device_
     int count = 0, device;
     hipError_t err = hipGetDeviceCount(&count);
 
-    if (err == hipErrorNoDevice || err == hipErrorInsufficientDriver || (err == hipSuccess && count == 0))
+    if (err == hipErrorNoDevice || err == hipErrorInsufficientDriver ||
+        (err == hipSuccess && count == 0))
         return st_fail(SHARDTAB_ERR_NO_DEVICE,
                        "no GPU found: hipGetDeviceCount says '%s'; %s; on a machine without "
                        "GPUs build with -DSHARDTAB_BACKEND=host",
@@ -87,12 +88,12 @@ static shardtab_status_t gpu_bind(const st_bind_request_t *req, shardtab_device_
 /* A thread's current device is its own: every call that touches the device
  * binds this rank's first, so a table made or used from another thread (an
  * OpenMP region, a Python or Julia thread) lands on the right GPU. */
-#define USE_BOUND_DEVICE()                                                                  \
-    do {                                                                                    \
-        if (bound_device >= 0)                                                              \
-            GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "hipSetDevice of the bound device",           \
-                         hipSetDevice(bound_device));                                       \
-    } while (0)
+#define USE_BOUND_DEVICE()                                                                         \
+  do {                                                                                             \
+    if (bound_device >= 0)                                                                         \
+      GPU_CHECK_AS(SHARDTAB_ERR_DEVICE, "hipSetDevice of the bound device",                        \
+                   hipSetDevice(bound_device));                                                    \
+  } while (0)
 
 static shardtab_status_t gpu_unbind(void)
 {
@@ -276,7 +277,8 @@ static shardtab_status_t gpu_order_end(shardtab_stream_t stream, void *order)
 }
 
 /* A phase's kernel, on a grid of st_gpu_phase_blocks (backend_gpu.h). */
-static shardtab_status_t gpu_collective_phase(const st_coll_phase_t *phase, shardtab_stream_t stream)
+static shardtab_status_t gpu_collective_phase(const st_coll_phase_t *phase,
+                                              shardtab_stream_t stream)
 {
     static int multiprocessors = 0;
     size_t blocks;
@@ -306,7 +308,8 @@ static void gpu_barrier_order_free(void *order)
  * the runtime answers "invalid argument" from deep inside. */
 static shardtab_status_t check_exportable(const void *ptr)
 {
-    static const char *const use = "allocate shards with shardtab_mem_alloc (hipMalloc / cudaMalloc)";
+    static const char *const use =
+        "allocate shards with shardtab_mem_alloc (hipMalloc / cudaMalloc)";
     int kind, device, legacy_ipc, pool;
 
     gpu_memory_query(ptr, &kind, &device, &legacy_ipc, &pool);
@@ -314,15 +317,18 @@ static shardtab_status_t check_exportable(const void *ptr)
     case GPU_MEMORY_UNREGISTERED:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "shard %p is not memory the GPU runtime knows (host memory from malloc?): "
-                       "%s", ptr, use);
+                       "%s",
+                       ptr, use);
     case GPU_MEMORY_HOST:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "shard %p is pinned host memory (hipHostMalloc / cudaHostAlloc): IPC "
-                       "exports device memory only; %s", ptr, use);
+                       "exports device memory only; %s",
+                       ptr, use);
     case GPU_MEMORY_MANAGED:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "shard %p is managed memory (hipMallocManaged / cudaMallocManaged): "
-                       "legacy IPC cannot export it; %s", ptr, use);
+                       "legacy IPC cannot export it; %s",
+                       ptr, use);
     default:
         break;
     }
@@ -333,8 +339,7 @@ static shardtab_status_t check_exportable(const void *ptr)
                        ptr, device, bound_device);
     if (legacy_ipc == 0)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                       "shard %p is %s: legacy IPC (hipIpcGetMemHandle) cannot export it; %s",
-                       ptr,
+                       "shard %p is %s: legacy IPC (hipIpcGetMemHandle) cannot export it; %s", ptr,
                        pool ? "stream-ordered pool memory (hipMallocAsync / cudaMallocAsync, "
                               "CUDA.jl's default allocator)"
                             : "virtual memory (hipMemCreate / cuMemCreate, PyTorch's "

@@ -46,9 +46,9 @@ typedef char host_handle_fits[sizeof(host_handle_t) <= ST_IPC_HANDLE_BYTES ? 1 :
 
 typedef struct host_alloc {
     void *base;
-    size_t bytes;            /* mapped length, whole pages */
-    size_t asked;            /* the bytes asked for: a shard ends within them */
-    int fd;                  /* the memfd once exported, else -1 */
+    size_t bytes; /* mapped length, whole pages */
+    size_t asked; /* the bytes asked for: a shard ends within them */
+    int fd;       /* the memfd once exported, else -1 */
     char tag[TAG_HEX + 1];
     struct host_alloc *next;
 } host_alloc_t;
@@ -220,7 +220,8 @@ static shardtab_status_t host_order_begin(shardtab_stream_t stream, void **order
     return SHARDTAB_SUCCESS;
 }
 
-static shardtab_status_t host_collective_phase(const st_coll_phase_t *phase, shardtab_stream_t stream)
+static shardtab_status_t host_collective_phase(const st_coll_phase_t *phase,
+                                               shardtab_stream_t stream)
 {
     (void)stream;
     if (phase->phase == ST_PHASE_SYNC)
@@ -301,10 +302,12 @@ static shardtab_status_t move_into_memfd(host_alloc_t *a)
     if (moved == MAP_FAILED) {
         err = errno;
         /* Linux may have dropped the old pages already: keep the range valid */
-        mmap(a->base, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        mmap(a->base, a->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1,
+             0);
         close(fd);
-        return st_fail(SHARDTAB_ERR_IPC, "mmap(MAP_FIXED) of the memfd over the shard failed: "
-                                         "%s; the shard's contents are lost",
+        return st_fail(SHARDTAB_ERR_IPC,
+                       "mmap(MAP_FIXED) of the memfd over the shard failed: "
+                       "%s; the shard's contents are lost",
                        strerror(err));
     }
     a->fd = fd;
@@ -393,8 +396,9 @@ static shardtab_status_t host_ipc_open(const st_ipc_handle_t *handle, size_t all
     }
     if (fstat(fd, &st) != 0 || (size_t)st.st_size != alloc_bytes) {
         close(fd);
-        return st_fail(SHARDTAB_ERR_DESCRIPTOR, "the peer's memory holds %lld bytes, the "
-                                                "descriptor says %zu",
+        return st_fail(SHARDTAB_ERR_DESCRIPTOR,
+                       "the peer's memory holds %lld bytes, the "
+                       "descriptor says %zu",
                        (long long)st.st_size, alloc_bytes);
     }
     mapped = mmap(NULL, alloc_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -60,8 +60,9 @@ static inline const char *st_call_kind_name(uint64_t kind)
 /* An all-reduce's algorithm in words. */
 static inline const char *st_call_algo_name(uint64_t algo)
 {
-    return algo == ST_ALGO_ONE_SHOT ? "one-shot" : algo == ST_ALGO_TWO_SHOT ? "two-shot"
-                                                                            : "no algorithm";
+    return algo == ST_ALGO_ONE_SHOT   ? "one-shot"
+           : algo == ST_ALGO_TWO_SHOT ? "two-shot"
+                                      : "no algorithm";
 }
 
 #endif /* ST_CALL_WORD_H */

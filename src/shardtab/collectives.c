@@ -16,13 +16,13 @@
 
 /* What a call is, before any rank moves anything. */
 typedef struct st_call {
-    int kind;          /* ST_STREAM_* */
-    int op, type;      /* op: ST_STREAM_ALL_REDUCE only */
-    int root;          /* ST_STREAM_BROADCAST: comm rank */
-    size_t offset;     /* bytes */
-    size_t count;      /* elements: per rank for all-gather */
-    size_t bytes;      /* of the region every rank's shard must hold */
-    int algo;          /* ST_ALGO_* */
+    int kind;      /* ST_STREAM_* */
+    int op, type;  /* op: ST_STREAM_ALL_REDUCE only */
+    int root;      /* ST_STREAM_BROADCAST: comm rank */
+    size_t offset; /* bytes */
+    size_t count;  /* elements: per rank for all-gather */
+    size_t bytes;  /* of the region every rank's shard must hold */
+    int algo;      /* ST_ALGO_* */
     const char *name;
 } st_call_t;
 
@@ -33,8 +33,10 @@ typedef struct st_call {
 
 static const char *type_name(int type)
 {
-    return type == SHARDTAB_FLOAT ? "float" : type == SHARDTAB_DOUBLE ? "double"
-                                            : type == SHARDTAB_INT64 ? "int64" : "unknown";
+    return type == SHARDTAB_FLOAT    ? "float"
+           : type == SHARDTAB_DOUBLE ? "double"
+           : type == SHARDTAB_INT64  ? "int64"
+                                     : "unknown";
 }
 
 /* SHARDTAB_ALL_REDUCE_ALGO and SHARDTAB_ALL_REDUCE_CUTOVER, checked. */
@@ -70,34 +72,44 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
     size_t size, elements;
 
     if (c->type < 0 || c->type >= SHARDTAB_TYPE_COUNT)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: unknown type %d (expected SHARDTAB_FLOAT, "
-                       "SHARDTAB_DOUBLE or SHARDTAB_INT64)", c->name, c->type);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: unknown type %d (expected SHARDTAB_FLOAT, "
+                       "SHARDTAB_DOUBLE or SHARDTAB_INT64)",
+                       c->name, c->type);
     if (c->kind == ST_STREAM_ALL_REDUCE && (c->op < 0 || c->op >= SHARDTAB_OP_COUNT))
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: unknown op %d (expected SHARDTAB_SUM, "
-                       "SHARDTAB_MIN or SHARDTAB_MAX)", c->name, c->op);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: unknown op %d (expected SHARDTAB_SUM, "
+                       "SHARDTAB_MIN or SHARDTAB_MAX)",
+                       c->name, c->op);
     if (c->kind == ST_STREAM_BROADCAST &&
         (c->root < 0 || c->root >= t->size || c->root > ST_CALL_ROOT_MAX))
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: root %d is outside the table's %d ranks%s",
                        c->name, c->root, t->size,
                        c->root > ST_CALL_ROOT_MAX && c->root < t->size
-                           ? " (a root above 4095 is not supported)" : "");
+                           ? " (a root above 4095 is not supported)"
+                           : "");
     size = st_type_size(c->type);
     if (c->offset % size != 0)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: byte offset %zu is not a multiple of the "
-                       "%zu-byte %s", c->name, c->offset, size, type_name(c->type));
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: byte offset %zu is not a multiple of the "
+                       "%zu-byte %s",
+                       c->name, c->offset, size, type_name(c->type));
     if (c->count > ST_COUNT_MAX)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: count %zu is above %zu elements", c->name,
                        c->count, ST_COUNT_MAX);
     elements = c->kind == ST_STREAM_ALL_GATHER ? c->count * (size_t)t->size : c->count;
     c->bytes = elements * size;
     if (c->offset > t->shard.bytes)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: byte offset %zu is past this rank's shard of "
-                       "%zu bytes", c->name, c->offset, t->shard.bytes);
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: byte offset %zu is past this rank's shard of "
+                       "%zu bytes",
+                       c->name, c->offset, t->shard.bytes);
     if (c->bytes > t->shard.bytes - c->offset)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "%s: %zu %s values from byte %zu need %zu bytes, past this rank's shard "
-                       "of %zu bytes", c->name, elements, type_name(c->type), c->offset,
-                       c->offset + c->bytes, t->shard.bytes);
+                       "of %zu bytes",
+                       c->name, elements, type_name(c->type), c->offset, c->offset + c->bytes,
+                       t->shard.bytes);
     return c->kind == ST_STREAM_ALL_REDUCE ? choose_algorithm(c) : SHARDTAB_SUCCESS;
 }
 
@@ -255,25 +267,27 @@ static void describe_fields(const uint64_t *f, char *out, size_t bytes)
 static shardtab_status_t agree_call(shardtab_t *t, const st_call_t *c)
 {
     uint64_t mine[ST_CALL_FIELDS], *all = malloc((size_t)t->size * sizeof mine);
-    shardtab_status_t status = all ? SHARDTAB_SUCCESS
-                                   : st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d calls failed",
-                                             c->name, t->size);
+    shardtab_status_t status =
+        all ? SHARDTAB_SUCCESS
+            : st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d calls failed", c->name, t->size);
     char first[200], other[200];
 
     call_fields(c, mine);
     status = shardtab_agree(t->comm, status);
     if (status == SHARDTAB_SUCCESS)
         status = st_mpi_check(MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
-                                         MPI_BYTE, t->comm),
-                           "MPI_Allgather of the collective's arguments");
+                                            MPI_BYTE, t->comm),
+                              "MPI_Allgather of the collective's arguments");
     for (int r = 1; r < t->size && status == SHARDTAB_SUCCESS; r++)
         if (memcmp(all + (size_t)r * ST_CALL_FIELDS, all, sizeof mine) != 0) {
             describe_fields(all, first, sizeof first);
             describe_fields(all + (size_t)r * ST_CALL_FIELDS, other, sizeof other);
-            status = st_fail(SHARDTAB_ERR_INVALID_ARG,
-                             "%s: the ranks disagree on the call: rank 0 called %s, rank %d %s; "
-                             "every rank must make the same calls, in the same order, with the same "
-                             "arguments", c->name, first, r, other);
+            status =
+                st_fail(SHARDTAB_ERR_INVALID_ARG,
+                        "%s: the ranks disagree on the call: rank 0 called %s, rank %d %s; "
+                        "every rank must make the same calls, in the same order, with the same "
+                        "arguments",
+                        c->name, first, r, other);
         }
     free(all);
     return status; /* every rank computed the same */
@@ -285,8 +299,8 @@ static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, s
 {
     char *region = (char *)t->shard.local + offset;
     shardtab_status_t status = bytes == 0 ? SHARDTAB_SUCCESS
-                               : to_host ? st_backend()->copy_async(host, region, bytes, stream)
-                                         : st_backend()->copy_async(region, host, bytes, stream);
+                               : to_host  ? st_backend()->copy_async(host, region, bytes, stream)
+                                          : st_backend()->copy_async(region, host, bytes, stream);
     return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
 }
 
@@ -301,8 +315,10 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
     if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
         host = malloc(c->bytes);
         if (host == NULL)
-            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %zu bytes to stage through the "
-                             "host failed", c->name, c->bytes);
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY,
+                             "%s: malloc of %zu bytes to stage through the "
+                             "host failed",
+                             c->name, c->bytes);
     }
     status = shardtab_agree(t->comm, status);
     if (status != SHARDTAB_SUCCESS)
@@ -313,7 +329,7 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
         status = shardtab_agree(t->comm, status);
         if (status == SHARDTAB_SUCCESS && c->bytes > 0)
             status = st_mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm),
-                               "MPI_Bcast of a broadcast's region");
+                                  "MPI_Bcast of a broadcast's region");
         if (status == SHARDTAB_SUCCESS && t->rank != c->root)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
         goto agreed;
@@ -324,9 +340,9 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
                              piece, 1, stream);
         status = shardtab_agree(t->comm, status);
         if (status == SHARDTAB_SUCCESS && piece > 0)
-            status = st_mpi_check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE,
-                                             t->comm),
-                               "MPI_Allgather of an all-gather's pieces");
+            status = st_mpi_check(
+                MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE, t->comm),
+                "MPI_Allgather of an all-gather's pieces");
         if (status == SHARDTAB_SUCCESS)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
         goto agreed;
@@ -347,9 +363,9 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
     if (status != SHARDTAB_SUCCESS)
         goto out;
     if (!t->leaders_made) { /* the non-leaders get MPI_COMM_NULL: remember that it was made */
-        status = st_mpi_check(MPI_Comm_split(t->comm, t->node_rank == 0 ? 0 : MPI_UNDEFINED, t->node_id,
-                                          &t->leaders),
-                           "MPI_Comm_split of the node leaders");
+        status = st_mpi_check(
+            MPI_Comm_split(t->comm, t->node_rank == 0 ? 0 : MPI_UNDEFINED, t->node_id, &t->leaders),
+            "MPI_Comm_split of the node leaders");
         t->leaders_made = 1;
     }
     if (status == SHARDTAB_SUCCESS && t->node_rank == 0) {
@@ -362,13 +378,14 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
             status = region_copy(t, host, c->offset, c->bytes, 1, stream);
         if (status == SHARDTAB_SUCCESS && c->bytes > 0)
             status = st_mpi_check(MPI_Allgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
-                                             MPI_BYTE, t->leaders),
-                               "MPI_Allgather of the nodes' results");
+                                                MPI_BYTE, t->leaders),
+                                  "MPI_Allgather of the nodes' results");
         for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
             uint64_t acc = shardtab_value_word(c->type, all, i);
             for (int node = 1; node < t->node_count; node++)
-                acc = shardtab_value_combine(c->op, c->type, acc,
-                                             shardtab_value_word(c->type, all + (size_t)node * c->bytes, i));
+                acc = shardtab_value_combine(
+                    c->op, c->type, acc,
+                    shardtab_value_word(c->type, all + (size_t)node * c->bytes, i));
             shardtab_value_store(c->type, host, i, acc);
         }
     }
@@ -376,7 +393,7 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
     status = shardtab_agree(t->comm, status);
     if (status == SHARDTAB_SUCCESS && c->bytes > 0)
         status = st_mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, 0, t->node),
-                           "MPI_Bcast of the result inside the node");
+                              "MPI_Bcast of the result inside the node");
     if (status == SHARDTAB_SUCCESS)
         status = region_copy(t, host, c->offset, c->bytes, 0, stream);
 agreed:
@@ -409,8 +426,10 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
     if (t->node_count > 1 || !single_node_order(t)) {
         /* host-synchronous, the checks agreed by MPI first */
         if (local == SHARDTAB_SUCCESS && c->bytes > (size_t)INT32_MAX)
-            local = st_fail(SHARDTAB_ERR_UNSUPPORTED, "%s: %zu bytes across nodes: the MPI stage "
-                            "takes at most 2 GiB a call", c->name, c->bytes);
+            local = st_fail(SHARDTAB_ERR_UNSUPPORTED,
+                            "%s: %zu bytes across nodes: the MPI stage "
+                            "takes at most 2 GiB a call",
+                            c->name, c->bytes);
         status = shardtab_agree(t->comm, local);
         if (status == SHARDTAB_SUCCESS)
             status = agree_call(t, c);

@@ -116,8 +116,8 @@ shardtab_status_t st_descriptor_unpack(const unsigned char in[ST_DESCRIPTOR_PACK
                        (int)d.comm_rank);
     if ((d.flags & ~(uint32_t)ST_DESCRIPTOR_EMPTY) != 0)
         return st_fail(SHARDTAB_ERR_DESCRIPTOR,
-                       "received descriptor from rank %d has unknown flags 0x%x",
-                       (int)d.comm_rank, (unsigned)d.flags);
+                       "received descriptor from rank %d has unknown flags 0x%x", (int)d.comm_rank,
+                       (unsigned)d.flags);
     *out = d;
     return SHARDTAB_SUCCESS;
 }
@@ -150,8 +150,8 @@ shardtab_status_t st_descriptor_validate(const st_descriptor_t *d,
     if (d->flags & ST_DESCRIPTOR_EMPTY) {
         if (d->bytes != 0)
             return st_fail(SHARDTAB_ERR_DESCRIPTOR,
-                           "rank %d sent an empty descriptor of %llu bytes",
-                           (int)d->comm_rank, (unsigned long long)d->bytes);
+                           "rank %d sent an empty descriptor of %llu bytes", (int)d->comm_rank,
+                           (unsigned long long)d->bytes);
         return SHARDTAB_SUCCESS;
     }
     if (d->alloc_bytes == 0 || d->offset > d->alloc_bytes ||

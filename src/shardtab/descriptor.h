@@ -11,7 +11,8 @@
 #include "internal.h"
 
 #define ST_DESCRIPTOR_MAGIC 0x53544231u /* "STB1" */
-#define ST_DESCRIPTOR_VERSION 3u /* 2: the IPC namespace joined the node identity;
+#define ST_DESCRIPTOR_VERSION                                                                      \
+  3u /* 2: the IPC namespace joined the node identity;
                                     3: the exporter's pid and allocation base */
 
 enum { ST_DESCRIPTOR_EMPTY = 1u }; /* flags: the shard has no bytes, no handle */
@@ -20,27 +21,27 @@ typedef struct st_descriptor {
     uint32_t flags;
     int32_t comm_rank;
     int32_t node_rank;
-    int32_t backend;     /* shardtab_backend_t of the sender */
+    int32_t backend; /* shardtab_backend_t of the sender */
     int32_t device;
-    uint64_t bytes;      /* of the shard */
-    uint64_t offset;     /* of the shard inside the exported allocation */
+    uint64_t bytes;  /* of the shard */
+    uint64_t offset; /* of the shard inside the exported allocation */
     uint64_t alloc_bytes;
     char host[ST_HOST_NAME_BYTES];
     char boot_id[ST_BOOT_ID_BYTES];
-    uint64_t ipc_ns;     /* inode of the sender's IPC namespace (0: unknown) */
+    uint64_t ipc_ns; /* inode of the sender's IPC namespace (0: unknown) */
     char pci_bus_id[32];
     st_ipc_handle_t handle;
-    int32_t pid;          /* of the exporting process, in its PID namespace */
-    uint64_t alloc_base;  /* the exported allocation's address in the exporter:
+    int32_t pid;         /* of the exporting process, in its PID namespace */
+    uint64_t alloc_base; /* the exported allocation's address in the exporter:
                              with pid, device and alloc_bytes, what importers
                              key their mappings by (imports.h) */
 } st_descriptor_t;
 
 /* magic, version, flags, 4 x int32, 3 x uint64, host, boot id, IPC namespace,
  * bus id, the handle, pid, allocation base */
-#define ST_DESCRIPTOR_PACKED_BYTES \
-    (4 + 4 + 4 + 4 * 4 + 3 * 8 + ST_HOST_NAME_BYTES + ST_BOOT_ID_BYTES + 8 + 32 + \
-     ST_IPC_HANDLE_BYTES + 4 + 8)
+#define ST_DESCRIPTOR_PACKED_BYTES                                                                 \
+  (4 + 4 + 4 + 4 * 4 + 3 * 8 + ST_HOST_NAME_BYTES + ST_BOOT_ID_BYTES + 8 + 32 +                    \
+   ST_IPC_HANDLE_BYTES + 4 + 8)
 
 void st_descriptor_pack(const st_descriptor_t *desc, unsigned char out[ST_DESCRIPTOR_PACKED_BYTES]);
 /* Returns SHARDTAB_SUCCESS and fills *desc, or SHARDTAB_ERR_DESCRIPTOR with a

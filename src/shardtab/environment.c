@@ -108,7 +108,8 @@ uint64_t st_memory_left(const char *meminfo, const char *self_cgroup, const char
             } else if (lists_controller(controllers, "memory")) {
                 const char *sub = strcmp(group, "/") == 0 ? "" : group;
                 snprintf(path, sizeof path, "%s/memory%s/memory.limit_in_bytes", cgroup_root, sub);
-                snprintf(path2, sizeof path2, "%s/memory%s/memory.usage_in_bytes", cgroup_root, sub);
+                snprintf(path2, sizeof path2, "%s/memory%s/memory.usage_in_bytes", cgroup_root,
+                         sub);
                 left = cgroup_left(path, path2);
             }
             if (left != UINT64_MAX && (available == 0 || left < available))
@@ -152,8 +153,8 @@ int st_parse_positive_int(const char *text, int *value)
 }
 
 static const char *const fault_names[ST_FAULT_STEP_COUNT] = {
-    [ST_FAULT_ALLOC] = "alloc",   [ST_FAULT_EXPORT] = "export", [ST_FAULT_EXCHANGE] = "exchange",
-    [ST_FAULT_OPEN] = "open",     [ST_FAULT_UPLOAD] = "upload", [ST_FAULT_CLOSE] = "close",
+    [ST_FAULT_ALLOC] = "alloc", [ST_FAULT_EXPORT] = "export", [ST_FAULT_EXCHANGE] = "exchange",
+    [ST_FAULT_OPEN] = "open",   [ST_FAULT_UPLOAD] = "upload", [ST_FAULT_CLOSE] = "close",
     [ST_FAULT_FREE] = "free",
 };
 

@@ -178,16 +178,18 @@ static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double se
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_rank/size failed on the communicator "
                                          "passed to shardtab");
     /* key: causes first (rank), consequences after them (size + rank) */
-    first = local == SHARDTAB_SUCCESS         ? INT_MAX
+    first = local == SHARDTAB_SUCCESS                                ? INT_MAX
             : local == SHARDTAB_ERR_ABORTED && rank < INT_MAX - size ? size + rank
                                                                      : rank;
     if (seconds > 0) {
-        if (MPI_Iallreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm, &request) != MPI_SUCCESS)
+        if (MPI_Iallreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm, &request) !=
+            MPI_SUCCESS)
             return st_fail(SHARDTAB_ERR_MPI, "MPI_Iallreduce of the error status failed");
         if (wait_until(&request, seconds) != 0) {
             /* a rank is stopped, stuck or gone: nobody else can end the wait */
             char what[ST_ERROR_BYTES];
-            snprintf(what, sizeof what, "%s", local == SHARDTAB_SUCCESS ? "" : last_error + last_prefix);
+            snprintf(what, sizeof what, "%s",
+                     local == SHARDTAB_SUCCESS ? "" : last_error + last_prefix);
             st_fail(SHARDTAB_ERR_TIMEOUT,
                     "waited %.3g s for every rank to agree%s%s%s; some rank never came: it is "
                     "stopped, stuck or gone. Ending the job (MPI_Abort)",

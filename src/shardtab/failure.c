@@ -20,11 +20,12 @@ static void describe_index(const shardtab_t *t, uint64_t index, char *out, size_
 
     if (index >= SHARDTAB_PAD_HEADER && index < first_user)
         snprintf(out, bytes, "the barrier arrival of node rank %d (rank %d)",
-                 (int)(index - SHARDTAB_PAD_HEADER),
-                 t->members[index - SHARDTAB_PAD_HEADER]);
+                 (int)(index - SHARDTAB_PAD_HEADER), t->members[index - SHARDTAB_PAD_HEADER]);
     else if (index >= first_lib)
-        snprintf(out, bytes, "pad word %llu of the stream-ordered collectives (shardtab_all_reduce, "
-                 "_broadcast, _all_gather)", (unsigned long long)(index - first_lib));
+        snprintf(out, bytes,
+                 "pad word %llu of the stream-ordered collectives (shardtab_all_reduce, "
+                 "_broadcast, _all_gather)",
+                 (unsigned long long)(index - first_lib));
     else if (index >= first_user)
         snprintf(out, bytes, "signal slot %llu", (unsigned long long)(index - first_user));
     else
@@ -34,8 +35,9 @@ static void describe_index(const shardtab_t *t, uint64_t index, char *out, size_
 /* A collective call as its descriptor says it (shardtab_coll_call). */
 static void describe_call(uint64_t call, char *out, size_t bytes)
 {
-    static const char *const kinds[] = {"all-gather", "all-reduce", "broadcast", "stream collective",
-                                        "kind 4", "kind 5", "kind 6", "kind 7"};
+    static const char *const kinds[] = {
+        "all-gather", "all-reduce", "broadcast", "stream collective",
+        "kind 4",     "kind 5",     "kind 6",    "kind 7"};
     static const char *const ops[] = {"sum", "min", "max", "op 3"};
     static const char *const types[] = {"float", "double", "int64", "type 3"};
     shardtab_coll_call_fields_t f = shardtab_coll_call_unpack(call);
@@ -59,8 +61,8 @@ static void describe_stream_call(uint64_t word, char *out, size_t bytes)
 static shardtab_status_t stream_call_failure(const shardtab_t *t, const uint64_t *header,
                                              uint64_t peer, int peer_rank)
 {
-    const uint64_t which = header[SHARDTAB_PAD_ERR_SLOT] - (uint64_t)(SHARDTAB_PAD_HEADER + t->node_size +
-                                                                     t->signal_slots);
+    const uint64_t which = header[SHARDTAB_PAD_ERR_SLOT] -
+                           (uint64_t)(SHARDTAB_PAD_HEADER + t->node_size + t->signal_slots);
     const uint64_t want = header[SHARDTAB_PAD_ERR_WANT], seen = header[SHARDTAB_PAD_ERR_SEEN];
     char mine[160], theirs[160];
 
@@ -72,20 +74,24 @@ static shardtab_status_t stream_call_failure(const shardtab_t *t, const uint64_t
     if (want == ST_ARGS_INVALID)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "a stream-ordered collective stopped: node rank %d made a call that failed "
-                       "its own checks", t->node_rank);
+                       "its own checks",
+                       t->node_rank);
     if (which == 0)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                       "the ranks disagree on a stream-ordered collective: node rank %d called it "
-                       "at byte offset %llu, node rank %llu (rank %d) at %llu; every rank must pass "
-                       "the same arguments", t->node_rank, (unsigned long long)want,
-                       (unsigned long long)peer, peer_rank, (unsigned long long)seen);
+        return st_fail(
+            SHARDTAB_ERR_INVALID_ARG,
+            "the ranks disagree on a stream-ordered collective: node rank %d called it "
+            "at byte offset %llu, node rank %llu (rank %d) at %llu; every rank must pass "
+            "the same arguments",
+            t->node_rank, (unsigned long long)want, (unsigned long long)peer, peer_rank,
+            (unsigned long long)seen);
     describe_stream_call(want, mine, sizeof mine);
     describe_stream_call(seen, theirs, sizeof theirs);
-    return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                   "the ranks disagree on a stream-ordered collective: node rank %d called %s, node "
-                   "rank %llu (rank %d) %s; every rank must make the same calls, in the same order, "
-                   "with the same arguments (SHARDTAB_ALL_REDUCE_ALGO and _CUTOVER too)",
-                   t->node_rank, mine, (unsigned long long)peer, peer_rank, theirs);
+    return st_fail(
+        SHARDTAB_ERR_INVALID_ARG,
+        "the ranks disagree on a stream-ordered collective: node rank %d called %s, node "
+        "rank %llu (rank %d) %s; every rank must make the same calls, in the same order, "
+        "with the same arguments (SHARDTAB_ALL_REDUCE_ALGO and _CUTOVER too)",
+        t->node_rank, mine, (unsigned long long)peer, peer_rank, theirs);
 }
 
 /* The message of a refused collective call (SHARDTAB_WAIT_MISMATCH, _CORRUPT, _MISUSE). */
@@ -115,8 +121,9 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
                            "the ranks disagree on a collective's calls at %s: node rank %d is at "
                            "its call %llu, and node rank %llu (rank %d) deposited its call %llu "
                            "there; every rank of the node must make the same calls, in the same "
-                           "order", where, t->node_rank, (unsigned long long)want,
-                           (unsigned long long)peer, peer_rank, (unsigned long long)seen);
+                           "order",
+                           where, t->node_rank, (unsigned long long)want, (unsigned long long)peer,
+                           peer_rank, (unsigned long long)seen);
         describe_call(want, mine, sizeof mine);
         describe_call(seen, theirs, sizeof theirs);
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
@@ -129,8 +136,8 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
     case SHARDTAB_MISUSE_COUNT:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a collective with count %lld, above the values it "
-                       "was made for (shardtab_coll)", t->node_rank,
-                       (long long)header[SHARDTAB_PAD_ERR_SEEN]);
+                       "was made for (shardtab_coll)",
+                       t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN]);
     case SHARDTAB_MISUSE_RANGE:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a collective whose slots run past the %d user "
@@ -153,8 +160,8 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
     case SHARDTAB_MISUSE_ROOT:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a broadcast from root %lld, outside the node's %d "
-                       "ranks", t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN],
-                       t->node_size);
+                       "ranks",
+                       t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN], t->node_size);
     default:
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "node rank %d misused a collective (reason %llu)",
                        t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_WANT]);
@@ -189,7 +196,8 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *t)
                        "node rank %d entered a collective (its claim at %s) while another call "
                        "of the same collective still ran on this rank (two blocks or two "
                        "streams at once): the second was refused and the node stopped; give "
-                       "concurrent collectives distinct slots", t->node_rank, what);
+                       "concurrent collectives distinct slots",
+                       t->node_rank, what);
     }
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CONCURRENT)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
@@ -216,8 +224,7 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *t)
         uint64_t q = header[SHARDTAB_PAD_ABORT] - 1;
         return st_fail(SHARDTAB_ERR_ABORTED,
                        "stopped: node rank %llu (rank %d) gave up a device-side wait first",
-                       (unsigned long long)q,
-                       q < (uint64_t)t->node_size ? t->members[q] : -1);
+                       (unsigned long long)q, q < (uint64_t)t->node_size ? t->members[q] : -1);
     }
     return SHARDTAB_SUCCESS;
 }

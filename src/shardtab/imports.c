@@ -12,8 +12,8 @@
 
 typedef struct st_import {
     st_import_key_t key;
-    void *base;             /* where this process mapped it */
-    int users;              /* tables (regions) that use the mapping */
+    void *base; /* where this process mapped it */
+    int users;  /* tables (regions) that use the mapping */
     struct st_import *next;
 } st_import_t;
 

@@ -17,7 +17,7 @@ shardtab_status_t st_pad_free(void *ptr);
 /* Frees the chunks with no pad left (shardtab_finalize). */
 shardtab_status_t st_pad_release_idle(void);
 
-#define ST_PAD_ALIGN 256                  /* a pad never shares a cache line */
-#define ST_PAD_CHUNK_BYTES (1u << 20)     /* or one pad's size, when larger */
+#define ST_PAD_ALIGN 256              /* a pad never shares a cache line */
+#define ST_PAD_CHUNK_BYTES (1u << 20) /* or one pad's size, when larger */
 
 #endif /* SHARDTAB_PADS_H */

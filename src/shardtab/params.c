@@ -51,7 +51,7 @@ static int decimal_seconds(const char *text)
 }
 
 shardtab_status_t st_create_params_resolve(const shardtab_create_params_t *params,
-                                        shardtab_create_params_t *out)
+                                           shardtab_create_params_t *out)
 {
     const char *text = getenv("SHARDTAB_WAIT_TIMEOUT");
 

@@ -145,7 +145,7 @@ shardtab_status_t st_region_export(shardtab_t *t, st_region_t *r, st_descriptor_
 /* Allgathers packed descriptors in the node; fills descs[node_size] on success.
  * Every rank enters the allgather, even one that already failed. */
 shardtab_status_t st_table_exchange(shardtab_t *t, const st_descriptor_t *mine,
-                                  st_descriptor_t *descs)
+                                    st_descriptor_t *descs)
 {
     unsigned char packed[ST_DESCRIPTOR_PACKED_BYTES];
     unsigned char *all;
@@ -157,8 +157,8 @@ shardtab_status_t st_table_exchange(shardtab_t *t, const st_descriptor_t *mine,
     if (shardtab_agree(t->comm, all == NULL ? SHARDTAB_ERR_NO_MEMORY : SHARDTAB_SUCCESS) ==
         SHARDTAB_SUCCESS) {
         shardtab_status_t s = st_mpi_check(MPI_Allgather(packed, (int)sizeof packed, MPI_BYTE, all,
-                                                      (int)sizeof packed, MPI_BYTE, t->node),
-                                        "MPI_Allgather of shard descriptors");
+                                                         (int)sizeof packed, MPI_BYTE, t->node),
+                                           "MPI_Allgather of shard descriptors");
         if (status == SHARDTAB_SUCCESS)
             status = s;
     } else if (status == SHARDTAB_SUCCESS) {
@@ -200,11 +200,12 @@ shardtab_status_t st_table_peer_access_check(shardtab_t *t, const st_descriptor_
                                    : ops->can_access_peer(descs[q].pci_bus_id, &row[q]);
     /* Everyone enters the allgather, so that every rank can name every gap;
      * unless a rank could not allocate, which all learn first. */
-    if (shardtab_agree(t->comm, row == NULL || matrix == NULL ? SHARDTAB_ERR_NO_MEMORY
-                                                             : SHARDTAB_SUCCESS) ==
+    if (shardtab_agree(t->comm,
+                       row == NULL || matrix == NULL ? SHARDTAB_ERR_NO_MEMORY : SHARDTAB_SUCCESS) ==
         SHARDTAB_SUCCESS) {
-        shardtab_status_t s = st_mpi_check(
-            MPI_Allgather(row, n, MPI_INT, matrix, n, MPI_INT, t->node), "MPI_Allgather of peer access");
+        shardtab_status_t s =
+            st_mpi_check(MPI_Allgather(row, n, MPI_INT, matrix, n, MPI_INT, t->node),
+                         "MPI_Allgather of peer access");
         if (status == SHARDTAB_SUCCESS)
             status = s;
     } else if (status == SHARDTAB_SUCCESS) {
@@ -220,19 +221,20 @@ shardtab_status_t st_table_peer_access_check(shardtab_t *t, const st_descriptor_
         if (msg == NULL) {
             status = st_fail(SHARDTAB_ERR_PEER_ACCESS, "%d device pairs lack peer access", missing);
         } else {
-            used = (size_t)snprintf(msg, cap, "%d of %d device pairs of this node lack peer access:",
-                                    missing, n * (n - 1));
+            used = (size_t)snprintf(msg, cap,
+                                    "%d of %d device pairs of this node lack peer access:", missing,
+                                    n * (n - 1));
             for (int a = 0; a < n; a++)
                 for (int b = 0; b < n; b++)
                     if (!matrix[a * n + b] && used < cap)
-                        used += (size_t)snprintf(msg + used, cap - used,
-                                                 " rank %d device %d [%s] -> rank %d [%s];",
-                                                 descs[a].comm_rank, descs[a].device,
-                                                 descs[a].pci_bus_id, descs[b].comm_rank,
-                                                 descs[b].pci_bus_id);
+                        used += (size_t)snprintf(
+                            msg + used, cap - used, " rank %d device %d [%s] -> rank %d [%s];",
+                            descs[a].comm_rank, descs[a].device, descs[a].pci_bus_id,
+                            descs[b].comm_rank, descs[b].pci_bus_id);
             status = st_fail(SHARDTAB_ERR_PEER_ACCESS,
                              "%s check the GPU topology (rocm-smi --showtopo, nvidia-smi topo -m) "
-                             "and Slurm's GPU binding", msg);
+                             "and Slurm's GPU binding",
+                             msg);
             free(msg);
         }
     }
@@ -272,9 +274,11 @@ static shardtab_status_t open_region(shardtab_t *t, st_region_t *r, const st_des
             } else {
                 /* the backend's words, without the prefix st_fail adds again */
                 char detail[ST_ERROR_BYTES];
-                snprintf(detail, sizeof detail, "%s", st_thread_last_error() + st_error_prefix_bytes());
-                status = st_fail(status, "opening the %s of rank %d (node rank %d, device "
-                                         "%d [%s]) failed: %s",
+                snprintf(detail, sizeof detail, "%s",
+                         st_thread_last_error() + st_error_prefix_bytes());
+                status = st_fail(status,
+                                 "opening the %s of rank %d (node rank %d, device "
+                                 "%d [%s]) failed: %s",
                                  r->what, d->comm_rank, q, d->device, d->pci_bus_id, detail);
             }
         }
@@ -283,7 +287,7 @@ static shardtab_status_t open_region(shardtab_t *t, st_region_t *r, const st_des
 }
 
 shardtab_status_t st_table_peers_open(shardtab_t *t, const st_descriptor_t *shard_descs,
-                                    const st_descriptor_t *pad_descs)
+                                      const st_descriptor_t *pad_descs)
 {
     shardtab_status_t status = st_fault_check(ST_FAULT_OPEN);
     double start = MPI_Wtime();

@@ -129,7 +129,8 @@ shardtab_status_t st_check_table(const void *table, const char *call)
     if (!st_live_has(table))
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "%s(%p): not a live table of this process (destroyed already, or never "
-                       "created by shardtab_create)", call, table);
+                       "created by shardtab_create)",
+                       call, table);
     return SHARDTAB_SUCCESS;
 }
 

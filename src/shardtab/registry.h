@@ -17,7 +17,7 @@ typedef struct st_live_entry {
     size_t bytes;
     const void *shard; /* the shard itself, and its bytes: for the messages */
     size_t shard_bytes;
-    int rank, size, node_rank; /* for the messages */
+    int rank, size, node_rank;   /* for the messages */
     struct st_live_entry *next;  /* every live entry, newest first */
     struct st_live_entry *hnext; /* the next in its bucket of handles */
 } st_live_entry_t;

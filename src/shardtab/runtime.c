@@ -21,9 +21,10 @@ static shardtab_status_t check_device_sharing(MPI_Comm node, const st_bind_reque
     int sharers = 0;
 
     /* every rank learns of a failed malloc before anyone enters the allgather */
-    status = shardtab_agree(node, ids == NULL ? st_fail(SHARDTAB_ERR_NO_MEMORY, "malloc of %d bus ids failed",
-                                                        req->node_size)
-                                              : SHARDTAB_SUCCESS);
+    status =
+        shardtab_agree(node, ids == NULL ? st_fail(SHARDTAB_ERR_NO_MEMORY,
+                                                   "malloc of %d bus ids failed", req->node_size)
+                                         : SHARDTAB_SUCCESS);
     if (status != SHARDTAB_SUCCESS) {
         free(ids);
         return status;
@@ -34,8 +35,8 @@ static shardtab_status_t check_device_sharing(MPI_Comm node, const st_bind_reque
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Allgather of device bus ids failed");
     }
     for (int r = 0; r < req->node_size; r++)
-        if (r != req->node_rank && strcmp(ids + (size_t)r * sizeof info->pci_bus_id,
-                                          info->pci_bus_id) == 0)
+        if (r != req->node_rank &&
+            strcmp(ids + (size_t)r * sizeof info->pci_bus_id, info->pci_bus_id) == 0)
             sharers++;
     free(ids);
     if (sharers > 0 && !req->allow_shared_device)
@@ -43,8 +44,7 @@ static shardtab_status_t check_device_sharing(MPI_Comm node, const st_bind_reque
                          "%d rank(s) of this node bind the same GPU [%s] (%d ranks on the "
                          "node, %d GPU(s) visible to this rank): launch one rank per GPU, "
                          "or allow sharing (multi_scal --allow-shared-gpu)",
-                         sharers + 1, info->pci_bus_id, req->node_size,
-                         info->visible_devices);
+                         sharers + 1, info->pci_bus_id, req->node_size, info->visible_devices);
     info->shared = sharers > 0;
     return status;
 }
@@ -86,8 +86,7 @@ shardtab_status_t shardtab_init(MPI_Comm comm, const shardtab_init_params_t *par
 
     /* Devices belong to the real node: split by shared memory, never by the
      * global rank (rank % ndevices goes wrong as soon as nodes differ). */
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
-        MPI_SUCCESS)
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
         status = st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed");
     status = shardtab_agree(comm, status);
     if (status != SHARDTAB_SUCCESS)
@@ -149,11 +148,11 @@ shardtab_status_t shardtab_device_info(shardtab_device_info_t *info)
     return SHARDTAB_SUCCESS;
 }
 
-#define REQUIRE_INIT(what)                                                                   \
-    do {                                                                                     \
-        if (!st_rt.initialized)                                                              \
-            return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s called before shardtab_init", what); \
-    } while (0)
+#define REQUIRE_INIT(what)                                                                         \
+  do {                                                                                             \
+    if (!st_rt.initialized)                                                                        \
+      return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s called before shardtab_init", what);            \
+  } while (0)
 
 shardtab_status_t shardtab_mem_alloc(size_t bytes, void **ptr)
 {

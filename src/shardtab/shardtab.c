@@ -67,9 +67,9 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
 
     /* Each MPI step is agreed before the next, so that no rank returns early
      * while the others go on into a collective. */
-    status = st_mpi_check(MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank,
-                                           MPI_INFO_NULL, &real),
-                       "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+    status = st_mpi_check(
+        MPI_Comm_split_type(t->comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &real),
+        "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
     status = shardtab_agree(t->comm, status);
     if (status != SHARDTAB_SUCCESS)
         return status;
@@ -77,7 +77,7 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
         /* Simulated nodes never cross a real node: shared memory must be real. */
         MPI_Comm_rank(real, &real_rank);
         status = st_mpi_check(MPI_Comm_split(real, real_rank / ranks_per_node, real_rank, &t->node),
-                           "MPI_Comm_split for SHARDTAB_RANKS_PER_NODE");
+                              "MPI_Comm_split for SHARDTAB_RANKS_PER_NODE");
         MPI_Comm_free(&real);
         status = shardtab_agree(t->comm, status);
         if (status != SHARDTAB_SUCCESS)
@@ -88,8 +88,8 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
     MPI_Comm_rank(t->node, &t->node_rank);
     MPI_Comm_size(t->node, &t->node_size);
 
-    t->members = st_calloc_or_fail((size_t)t->node_size, sizeof *t->members, "node members",
-                                   &status);
+    t->members =
+        st_calloc_or_fail((size_t)t->node_size, sizeof *t->members, "node members", &status);
     t->node_rank_of = st_calloc_or_fail((size_t)t->size, sizeof *t->node_rank_of, "ranks", &status);
     leaders = st_calloc_or_fail((size_t)t->size * 2, sizeof *leaders, "node leaders", &status);
     st_region_alloc_host(&t->shard, t->node_size, &status);
@@ -101,13 +101,13 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
     }
 
     status = st_mpi_check(MPI_Allgather(&t->rank, 1, MPI_INT, t->members, 1, MPI_INT, t->node),
-                       "MPI_Allgather of node members");
+                          "MPI_Allgather of node members");
     status = shardtab_agree(t->comm, status);
     if (status == SHARDTAB_SUCCESS) {
         /* Each rank: (comm rank of its node's leader, its node rank). */
         int mine[2] = {t->members[0], t->node_rank};
         status = st_mpi_check(MPI_Allgather(mine, 2, MPI_INT, leaders, 2, MPI_INT, t->comm),
-                           "MPI_Allgather of node leaders");
+                              "MPI_Allgather of node leaders");
     }
     if (status == SHARDTAB_SUCCESS) {
         t->node_count = 0;
@@ -228,8 +228,7 @@ shardtab_status_t shardtab_create(MPI_Comm comm, void *shard, size_t bytes, shar
 }
 
 shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
-                                       const shardtab_create_params_t *params,
-                                       shardtab_t **table)
+                                       const shardtab_create_params_t *params, shardtab_t **table)
 {
     shardtab_status_t status = SHARDTAB_SUCCESS;
     st_descriptor_t mine, mine_pad, *descs = NULL, *pad_descs = NULL;

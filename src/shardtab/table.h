@@ -18,13 +18,13 @@
 /* One exported allocation per rank (the shard, or the signal pad), and every
  * node peer's as this process maps it. */
 typedef struct st_region {
-    const char *what;     /* "shard" or "signal pad", for messages */
-    void *local;          /* this rank's, NULL for an empty shard */
+    const char *what; /* "shard" or "signal pad", for messages */
+    void *local;      /* this rank's, NULL for an empty shard */
     size_t bytes;
-    void **entries;       /* [node_size] host copy of this region's table */
+    void **entries; /* [node_size] host copy of this region's table */
     size_t *entry_bytes;
-    void **mapped;        /* [node_size] base of each peer allocation, as imports.c maps it */
-    int opened, reused;   /* peer allocations this create opened, found open */
+    void **mapped;      /* [node_size] base of each peer allocation, as imports.c maps it */
+    int opened, reused; /* peer allocations this create opened, found open */
 } st_region_t;
 
 struct shardtab {
@@ -36,7 +36,7 @@ struct shardtab {
     int *node_rank_of; /* [size] node rank of each comm rank, -1 off node */
     st_region_t shard, pad;
     void **device_table; /* [2 * node_size]: the shards' entries, then the pads' */
-    int *peer_access;  /* [node_size^2] 1 yes, 0 no, -1 unknown; NULL: all yes */
+    int *peer_access;    /* [node_size^2] 1 yes, 0 no, -1 unknown; NULL: all yes */
     shardtab_stream_t stream;
     void *barrier_order; /* the backend's record of the last shardtab_barrier_on_stream */
     int signal_slots;
@@ -99,6 +99,5 @@ shardtab_status_t st_table_peers_open(shardtab_t *t, const st_descriptor_t *shar
 /* Lets go of every peer mapping of both regions (the last user closes it);
  * keeps going past failures, reports the first. */
 shardtab_status_t st_table_peers_close(shardtab_t *t);
-
 
 #endif /* ST_TABLE_H */

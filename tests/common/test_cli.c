@@ -43,9 +43,9 @@ static const char *refused(int long_only, int argc, char **argv)
     }
     return err;
 }
-#define REFUSED(lo, ...)                                                                      \
-    refused(lo, (int)(sizeof((char *[]){"prog", __VA_ARGS__}) / sizeof(char *)),             \
-            (char *[]){"prog", __VA_ARGS__})
+#define REFUSED(lo, ...)                                                                           \
+  refused(lo, (int)(sizeof((char *[]){"prog", __VA_ARGS__}) / sizeof(char *)),                     \
+          (char *[]){"prog", __VA_ARGS__})
 
 static void test_parse_long_takes_the_range_and_nothing_else(void **state)
 {
@@ -57,8 +57,8 @@ static void test_parse_long_takes_the_range_and_nothing_else(void **state)
     assert_int_equal(v, 10);
     assert_int_equal(app_parse_long("--x", "-4", -5, 0, &v, err, sizeof err), 0);
     assert_int_equal(v, -4);
-    static const char *const bad[] = {"2", "11", "", " 4", "4 ", "+4", "0x4", "4k", "-", "--4",
-                                      "99999999999999999999999", "4.0"};
+    static const char *const bad[] = {
+        "2", "11", "", " 4", "4 ", "+4", "0x4", "4k", "-", "--4", "99999999999999999999999", "4.0"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char want[128];
         v = 77;
@@ -69,7 +69,8 @@ static void test_parse_long_takes_the_range_and_nothing_else(void **state)
     }
     assert_int_equal(app_parse_long("-nx", NULL, 3, 10, &v, err, sizeof err), -1);
     assert_string_equal(err, "invalid -nx '': expected an integer from 3 to 10");
-    assert_int_equal(app_parse_long("n", "9223372036854775807", 0, LONG_MAX, &v, err, sizeof err), 0);
+    assert_int_equal(app_parse_long("n", "9223372036854775807", 0, LONG_MAX, &v, err, sizeof err),
+                     0);
     assert_true(v == LONG_MAX);
 }
 
@@ -124,15 +125,19 @@ static void test_option_errors_getopt_long(void **state)
     assert_string_equal(REFUSED(0, "-sz"), "unknown option '-z'"); /* inside a bundle */
     assert_string_equal(REFUSED(0, "--alpha"), "option '--alpha' needs a value");
     assert_string_equal(REFUSED(0, "-a"), "option '-a' needs a value");
-    assert_string_equal(REFUSED(0, "--allow-shared-gpu=1"),
-                        "option '--allow-shared-gpu=1' takes no value (--allow-shared-gpu is a flag)");
+    assert_string_equal(
+        REFUSED(0, "--allow-shared-gpu=1"),
+        "option '--allow-shared-gpu=1' takes no value (--allow-shared-gpu is a flag)");
     assert_string_equal(REFUSED(0, "--allow=1"),
                         "option '--allow=1' takes no value (--allow-shared-gpu is a flag)");
-    assert_string_equal(REFUSED(0, "--al"), "ambiguous option '--al' (could be --alpha, --allow-shared-gpu)");
-    assert_string_equal(REFUSED(0, "--al=3"), "ambiguous option '--al' (could be --alpha, --allow-shared-gpu)");
+    assert_string_equal(REFUSED(0, "--al"),
+                        "ambiguous option '--al' (could be --alpha, --allow-shared-gpu)");
+    assert_string_equal(REFUSED(0, "--al=3"),
+                        "ambiguous option '--al' (could be --alpha, --allow-shared-gpu)");
     /* an exact name wins over the longer ones it starts */
     assert_string_equal(REFUSED(0, "--bench", "--n", "4"), "");
-    assert_string_equal(REFUSED(0, "--bench=2"), "option '--bench=2' takes no value (--bench is a flag)");
+    assert_string_equal(REFUSED(0, "--bench=2"),
+                        "option '--bench=2' takes no value (--bench is a flag)");
 }
 
 static void test_option_errors_getopt_long_only(void **state)
@@ -143,11 +148,13 @@ static void test_option_errors_getopt_long_only(void **state)
     assert_string_equal(REFUSED(1, "-z"), "unknown option '-z'");
     assert_string_equal(REFUSED(1, "-nx"), "option '-nx' needs a value");
     assert_string_equal(REFUSED(1, "-nx", "5", "-n"), "option '-n' needs a value");
-    assert_string_equal(REFUSED(1, "-al", "2"), "ambiguous option '-al' (could be -alpha, -allow-shared-gpu)");
+    assert_string_equal(REFUSED(1, "-al", "2"),
+                        "ambiguous option '-al' (could be -alpha, -allow-shared-gpu)");
     assert_string_equal(REFUSED(1, "-allow=yes"),
                         "option '-allow=yes' takes no value (-allow-shared-gpu is a flag)");
-    assert_string_equal(REFUSED(1, "--allow-shared-gpu=1"),
-                        "option '--allow-shared-gpu=1' takes no value (--allow-shared-gpu is a flag)");
+    assert_string_equal(
+        REFUSED(1, "--allow-shared-gpu=1"),
+        "option '--allow-shared-gpu=1' takes no value (--allow-shared-gpu is a flag)");
     assert_string_equal(REFUSED(1, "-nx", "5", "--bench", "-alpha", "1"), "");
 }
 

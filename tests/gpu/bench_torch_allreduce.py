@@ -77,9 +77,14 @@ def parse():
     p.add_argument("--algos", default=",".join(ALGOS))
     o = p.parse_args()
     o.algos = [a for a in o.algos.split(",") if a]
-    if not 4 <= o.min <= o.max <= 1 << 31 or not 1 <= o.repeats <= 64 or \
-            any(a not in ALGOS for a in o.algos):
-        p.error(f"expected 4 <= --min <= --max <= 2 GiB, --repeats 1 to 64, --algos of {','.join(ALGOS)}")
+    if (
+        not 4 <= o.min <= o.max <= 1 << 31
+        or not 1 <= o.repeats <= 64
+        or any(a not in ALGOS for a in o.algos)
+    ):
+        p.error(
+            f"expected 4 <= --min <= --max <= 2 GiB, --repeats 1 to 64, --algos of {','.join(ALGOS)}"
+        )
     return o
 
 
@@ -89,6 +94,7 @@ def mpi_finalize(comm):
         ctypes.CDLL("libmpi.so.40", mode=ctypes.RTLD_GLOBAL).MPI_Finalize()
     else:
         from mpi4py import MPI
+
         if not MPI.Is_finalized():
             MPI.Finalize()
 
@@ -107,7 +113,7 @@ class Bench:
         idx = torch.arange(self.max_count, device=self.dev, dtype=torch.int32)
         self.frac = (idx % 13).to(torch.float32).mul_(0.25)
         del idx
-        self.runs = {}      # algo -> (setup state) for the paths that started
+        self.runs = {}  # algo -> (setup state) for the paths that started
         self.no_graph = {}  # algo -> why its capture failed once
         self.wrong_total = 0
 
@@ -150,13 +156,16 @@ class Bench:
                 pg = dist.new_group(backend="nccl", timeout=timedelta(seconds=120))
             except Exception as e:  # noqa: BLE001  (the reason is printed)
                 pg, why = None, first_line(e)
-            why = self.agree(why)  # new_group is collective: every rank made it or none uses it
+            why = self.agree(
+                why
+            )  # new_group is collective: every rank made it or none uses it
             if why is None:
                 x = torch.empty(self.max_count, dtype=torch.float32, device=self.dev)
 
                 def make(c, x=x, pg=pg):
                     xc = x[:c]
                     return lambda: dist.all_reduce(xc, group=pg)
+
                 why = self.probe(make, x)
             if why is None:
                 self.runs["nccl"] = {"inp": x, "result": x, "make": make}
@@ -167,21 +176,30 @@ class Bench:
             why, hdl = None, None
             try:
                 import torch.distributed._symmetric_memory as symm_mem
+
                 gname = dist.group.WORLD.group_name
                 if hasattr(symm_mem, "set_backend"):
                     try:
-                        symm_mem.set_backend("CUDA")  # torch's own peer mappings (no NVSHMEM)
-                    except Exception:  # noqa: BLE001  (already set, or an older torch: its default)
+                        symm_mem.set_backend(
+                            "CUDA"
+                        )  # torch's own peer mappings (no NVSHMEM)
+                    except (
+                        Exception
+                    ):  # noqa: BLE001  (already set, or an older torch: its default)
                         pass
                 if hasattr(symm_mem, "enable_symm_mem_for_group"):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         symm_mem.enable_symm_mem_for_group(gname)
-                buf = symm_mem.empty(self.max_count, dtype=torch.float32, device=self.dev)
+                buf = symm_mem.empty(
+                    self.max_count, dtype=torch.float32, device=self.dev
+                )
                 out = torch.empty(self.max_count, dtype=torch.float32, device=self.dev)
             except Exception as e:  # noqa: BLE001
                 why = first_line(e)
-            why = self.agree(why)  # rendezvous is collective: only when every rank allocated
+            why = self.agree(
+                why
+            )  # rendezvous is collective: only when every rank allocated
             if why is None:
                 try:
                     hdl = symm_mem.rendezvous(buf, gname)
@@ -206,19 +224,26 @@ class Bench:
                             def make(c, op=op):
                                 bc, oc = buf[:c], out[:c]
                                 return lambda: op(bc, "sum", gname, oc)
+
                         else:
                             op, result = ops.two_shot_all_reduce_, buf
 
                             def make(c, op=op):
                                 bc = buf[:c]
                                 return lambda: op(bc, "sum", gname)
+
                     except (AttributeError, RuntimeError) as e:
                         why = f"this torch has no such op ({first_line(e)})"
                     why = self.agree(why)
                     if why is None:
                         why = self.probe(make, buf)
                     if why is None:
-                        self.runs[a] = {"inp": buf, "result": result, "make": make, "hdl": hdl}
+                        self.runs[a] = {
+                            "inp": buf,
+                            "result": result,
+                            "make": make,
+                            "hdl": hdl,
+                        }
                     else:
                         lines.append(f"# {a}: not run ({why})")
         return lines
@@ -251,7 +276,9 @@ class Bench:
             for _ in range(iters):
                 launch()
             torch.cuda.synchronize()
-            times.append(self.max_over_ranks((time.perf_counter() - t0) / (iters * per_launch)))
+            times.append(
+                self.max_over_ranks((time.perf_counter() - t0) / (iters * per_launch))
+            )
         return sorted(times)[len(times) // 2]
 
     def row(self, nbytes, count, algo, seconds, wrong):
@@ -259,13 +286,19 @@ class Bench:
             return
         algbw = nbytes / seconds / 1e9
         busbw = algbw * 2.0 * (self.size - 1) / self.size
-        print(f"  {nbytes:10d} {count:11d} {'float':>6s} {'sum':>5s} {algo:>13s} {seconds * 1e6:10.2f} "
-              f"{algbw:8.2f} {busbw:8.2f} {wrong:7d}", flush=True)
+        print(
+            f"  {nbytes:10d} {count:11d} {'float':>6s} {'sum':>5s} {algo:>13s} {seconds * 1e6:10.2f} "
+            f"{algbw:8.2f} {busbw:8.2f} {wrong:7d}",
+            flush=True,
+        )
 
     def graph_row(self, nbytes, count, algo, seconds):
         if self.rank == 0:
-            print(f"  {nbytes:10d} {count:11d} {'float':>6s} {'sum':>5s} {algo + '-graph':>13s} "
-                  f"{seconds * 1e6:10.2f} {'':8s} {'':8s} {'-':>7s}   ({GRAPH_CALLS} calls a graph)", flush=True)
+            print(
+                f"  {nbytes:10d} {count:11d} {'float':>6s} {'sum':>5s} {algo + '-graph':>13s} "
+                f"{seconds * 1e6:10.2f} {'':8s} {'':8s} {'-':>7s}   ({GRAPH_CALLS} calls a graph)",
+                flush=True,
+            )
 
     def size_step(self, nbytes):
         count = nbytes // 4
@@ -322,7 +355,10 @@ class Bench:
                 self.graph_row(nbytes, count, algo, seconds)
             else:
                 if algo not in self.no_graph and self.rank == 0:
-                    print(f"# {nbytes} B: {algo}: no graph ({why}); none at the larger sizes", flush=True)
+                    print(
+                        f"# {nbytes} B: {algo}: no graph ({why}); none at the larger sizes",
+                        flush=True,
+                    )
                 self.no_graph[algo] = why
             del graph
 
@@ -340,8 +376,13 @@ def main():
         if ngpu == 0:
             raise RuntimeError("no GPU visible")
         torch.cuda.set_device(local % ngpu)
-        dist.init_process_group(backend="gloo", init_method="env://", rank=rank, world_size=size,
-                                timeout=timedelta(seconds=180))
+        dist.init_process_group(
+            backend="gloo",
+            init_method="env://",
+            rank=rank,
+            world_size=size,
+            timeout=timedelta(seconds=180),
+        )
         bench = Bench(rank, size, o)
         lines = bench.setup()
         if rank == 0:
@@ -351,15 +392,20 @@ def main():
             except Exception:  # noqa: BLE001
                 nccl = "?"
             shared = size > ngpu
-            print(f"# bench_torch_allreduce: {size} ranks on {ngpu} visible GPUs"
-                  f"{' (ranks share a GPU)' if shared else ''}, device {torch.cuda.get_device_name()}, "
-                  f"torch {torch.__version__}, NCCL {nccl}, symmetric memory backend "
-                  f"{getattr(bench, 'symm_backend', None) or '-'}; median of {o.repeats} repeats, "
-                  "the slowest rank's time per call")
+            print(
+                f"# bench_torch_allreduce: {size} ranks on {ngpu} visible GPUs"
+                f"{' (ranks share a GPU)' if shared else ''}, device {torch.cuda.get_device_name()}, "
+                f"torch {torch.__version__}, NCCL {nccl}, symmetric memory backend "
+                f"{getattr(bench, 'symm_backend', None) or '-'}; median of {o.repeats} repeats, "
+                "the slowest rank's time per call"
+            )
             for line in lines:
                 print(line)
-            print(f"# {'size':>10s} {'count':>11s} {'type':>6s} {'redop':>5s} {'algo':>13s} {'time(us)':>10s} "
-                  f"{'algbw':>8s} {'busbw':>8s} {'#wrong':>7s}", flush=True)
+            print(
+                f"# {'size':>10s} {'count':>11s} {'type':>6s} {'redop':>5s} {'algo':>13s} {'time(us)':>10s} "
+                f"{'algbw':>8s} {'busbw':>8s} {'#wrong':>7s}",
+                flush=True,
+            )
         nbytes = o.min
         while nbytes <= o.max and bench.runs:
             bench.size_step(nbytes)
@@ -370,16 +416,27 @@ def main():
             code = 1
         if rank == 0:
             ran = [a for a in ALGOS if a in bench.runs]
-            verdict = "WRONG results (see #wrong)" if code else "every result verified" if ran else "nothing ran"
-            print(f"# bench_torch_allreduce: {verdict}"
-                  f" (ran: {', '.join(ran) or 'none'}; not run: "
-                  f"{', '.join(a for a in o.algos if a not in bench.runs) or 'none'})", flush=True)
+            verdict = (
+                "WRONG results (see #wrong)"
+                if code
+                else "every result verified"
+                if ran
+                else "nothing ran"
+            )
+            print(
+                f"# bench_torch_allreduce: {verdict}"
+                f" (ran: {', '.join(ran) or 'none'}; not run: "
+                f"{', '.join(a for a in o.algos if a not in bench.runs) or 'none'})",
+                flush=True,
+            )
     except Exception:  # noqa: BLE001
         sys.stdout.flush()
         print(f"bench_torch_allreduce: error: rank {rank}:", file=sys.stderr)
         traceback.print_exc()
         sys.stderr.flush()
-        os._exit(1)  # mpirun then ends the other ranks rather than leaving them in a collective
+        os._exit(
+            1
+        )  # mpirun then ends the other ranks rather than leaving them in a collective
     sys.stdout.flush()
     sys.stderr.flush()
     mpi_finalize(comm)

@@ -47,20 +47,30 @@ def segment_of(ptr):
 
 
 # ---- two tensors from one caching-allocator segment
-n1, n2 = 20000 + 7 * rank, 30000 + 11 * rank     # uneven, < 1 MiB each: the small pool
+n1, n2 = 20000 + 7 * rank, 30000 + 11 * rank  # uneven, < 1 MiB each: the small pool
 a = values(rank, 0, n1)
 b = values(rank, n1, n2)
 torch.cuda.synchronize()
-same = segment_of(a.data_ptr()) is not None and segment_of(a.data_ptr()) == segment_of(b.data_ptr())
-check(same, "two float64 tensors of the caching allocator lie in one segment "
-            f"({segment_of(a.data_ptr())})")
+same = segment_of(a.data_ptr()) is not None and segment_of(a.data_ptr()) == segment_of(
+    b.data_ptr()
+)
+check(
+    same,
+    "two float64 tensors of the caching allocator lie in one segment "
+    f"({segment_of(a.data_ptr())})",
+)
 
 t1 = shardtab.Table(comm, a)
 t2 = shardtab.Table(comm, b)
-check(t2.peers_opened == 0 and t2.peers_reused == 2 * (t2.node_size - 1),
-      f"the second table opened nothing (opened {t2.peers_opened}, found {t2.peers_reused} open)")
+check(
+    t2.peers_opened == 0 and t2.peers_reused == 2 * (t2.node_size - 1),
+    f"the second table opened nothing (opened {t2.peers_opened}, found {t2.peers_reused} open)",
+)
 bad = []
-for t, first, count in ((t1, 0, lambda r: 20000 + 7 * r), (t2, None, lambda r: 30000 + 11 * r)):
+for t, first, count in (
+    (t1, 0, lambda r: 20000 + 7 * r),
+    (t2, None, lambda r: 30000 + 11 * r),
+):
     for r in range(size):
         view = t.peer(r)
         if t.node_rank_of(r) < 0:
@@ -71,12 +81,19 @@ for t, first, count in ((t1, 0, lambda r: 20000 + 7 * r), (t2, None, lambda r: 3
         start = 0 if first == 0 else 20000 + 7 * r
         want = values(r, start, count(r)).to(got.device)
         if got.dtype != torch.float64 or got.shape != want.shape:
-            bad.append(f"rank {r}: {got.dtype} {tuple(got.shape)}, want {tuple(want.shape)}")
+            bad.append(
+                f"rank {r}: {got.dtype} {tuple(got.shape)}, want {tuple(want.shape)}"
+            )
         elif not torch.equal(got, want):
             k = int(torch.nonzero(got != want)[0])
-            bad.append(f"rank {r} element {k}: {got[k].item()!r}, want {want[k].item()!r}")
-check(not bad, "every node peer's shard read through torch.as_tensor(t.peer(r)) equals what that "
-               "peer wrote, element by element, in both tables" + (f": {bad[:3]}" if bad else ""))
+            bad.append(
+                f"rank {r} element {k}: {got[k].item()!r}, want {want[k].item()!r}"
+            )
+check(
+    not bad,
+    "every node peer's shard read through torch.as_tensor(t.peer(r)) equals what that "
+    "peer wrote, element by element, in both tables" + (f": {bad[:3]}" if bad else ""),
+)
 first_ms, cached_ms = t1.create_ms, t2.create_ms
 t2.destroy()
 t1.destroy()
@@ -86,24 +103,31 @@ check(shardtab.peer_mappings() == 0, "no peer mapping left after both")
 fresh, cached = [], []
 for k in range(5):
     c = values(rank, 0, 1 << 16)
-    base = shardtab.Table(comm, c)     # opens c's peers (fresh memory each time)
+    base = shardtab.Table(comm, c)  # opens c's peers (fresh memory each time)
     fresh.append(base.create_ms)
     again = shardtab.Table(comm, c[: 1 << 15])
     cached.append(again.create_ms)
     again.destroy()
     base.destroy()
     del c
-lines.append(f"# create ms (median of 5, this rank): first table {statistics.median(fresh):.3f}, "
-             f"a table over open memory {statistics.median(cached):.3f}")
+lines.append(
+    f"# create ms (median of 5, this rank): first table {statistics.median(fresh):.3f}, "
+    f"a table over open memory {statistics.median(cached):.3f}"
+)
 
 # ---- SymmetricMemory's rendezvous, same job
 try:
     import torch.distributed as dist
     import torch.distributed._symmetric_memory as symm_mem
+
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29533")
-    dist.init_process_group("nccl", rank=rank, world_size=size,
-                            device_id=torch.device("cuda", info["device"]))
+    dist.init_process_group(
+        "nccl",
+        rank=rank,
+        world_size=size,
+        device_id=torch.device("cuda", info["device"]),
+    )
     times = []
     for k in range(5):
         buf = symm_mem.empty(1 << 16, dtype=torch.float64, device="cuda")
@@ -112,18 +136,24 @@ try:
         symm_mem.rendezvous(buf, dist.group.WORLD.group_name)
         times.append((time.perf_counter() - start) * 1e3)
         del buf
-    lines.append(f"# SymmetricMemory rendezvous ms (median of 5, this rank): "
-                 f"{statistics.median(times):.3f}")
+    lines.append(
+        f"# SymmetricMemory rendezvous ms (median of 5, this rank): "
+        f"{statistics.median(times):.3f}"
+    )
 except Exception as error:  # report, do not fail: it is the comparison, not the check
-    lines.append(f"# SymmetricMemory rendezvous: not measured here: {type(error).__name__}: "
-                 f"{str(error).splitlines()[0] if str(error) else ''}")
+    lines.append(
+        f"# SymmetricMemory rendezvous: not measured here: {type(error).__name__}: "
+        f"{str(error).splitlines()[0] if str(error) else ''}"
+    )
 finally:
     if "dist" in globals() and dist.is_initialized():
         dist.destroy_process_group()
 
 if rank == 0:
-    print(f"# torch {torch.__version__}, backend {info['backend']}, {size} ranks, device "
-          f"{info['device']} {info['name']} (shared {info['shared']})")
+    print(
+        f"# torch {torch.__version__}, backend {info['backend']}, {size} ranks, device "
+        f"{info['device']} {info['name']} (shared {info['shared']})"
+    )
 for line in lines:
     if rank == 0 or line.startswith("# create") or line.startswith("# Symm"):
         print(("" if rank == 0 else f"[rank {rank}] ") + line, flush=True)

@@ -37,14 +37,22 @@ def inputs(r, dtype, call):
     """Node rank r's values for call `call` (on the CPU): both signs, fractions."""
     g = torch.Generator().manual_seed(1000003 * call + 7919 * r + 17)
     if dtype == torch.int64:
-        return torch.randint(-2**62, 2**62, (N,), generator=g, dtype=torch.int64)
-    return ((torch.rand(N, generator=g, dtype=torch.float64) - 0.5) * 2.0 ** (r % 5 + 3)).to(dtype)
+        return torch.randint(-(2**62), 2**62, (N,), generator=g, dtype=torch.int64)
+    return (
+        (torch.rand(N, generator=g, dtype=torch.float64) - 0.5) * 2.0 ** (r % 5 + 3)
+    ).to(dtype)
 
 
 def reduce_in_order(op, parts):
     acc = parts[0].clone()
     for p in parts[1:]:
-        acc = acc + p if op == "sum" else torch.minimum(acc, p) if op == "min" else torch.maximum(acc, p)
+        acc = (
+            acc + p
+            if op == "sum"
+            else torch.minimum(acc, p)
+            if op == "min"
+            else torch.maximum(acc, p)
+        )
     return acc
 
 
@@ -77,9 +85,11 @@ for dtype in (torch.float32, torch.float64, torch.int64):
                     t.check()
                     torch.cuda.synchronize()
                     want = reduce_in_order(op, [inputs(r, dtype, call) for r in ranks])
-                    check(same_bits(shard.cpu(), want),
-                          f"all_reduce {op} of {N} {dtype}, {algo}, "
-                          f"{'default stream' if stream is None else 'a torch stream'}: bit for bit")
+                    check(
+                        same_bits(shard.cpu(), want),
+                        f"all_reduce {op} of {N} {dtype}, {algo}, "
+                        f"{'default stream' if stream is None else 'a torch stream'}: bit for bit",
+                    )
         del os.environ["SHARDTAB_ALL_REDUCE_ALGO"]
         for root in range(size):
             call += 1
@@ -89,9 +99,14 @@ for dtype in (torch.float32, torch.float64, torch.int64):
             t.check()
             torch.cuda.synchronize()
             got, mine = shard.cpu(), inputs(rank, dtype, call)
-            want = torch.cat([mine[:3], inputs(root, dtype, call)[3:N - 2], mine[N - 2:]])
-            check(same_bits(got, want), f"broadcast of {N - 5} {dtype} from rank {root}, "
-                  "the elements around the region untouched")
+            want = torch.cat(
+                [mine[:3], inputs(root, dtype, call)[3 : N - 2], mine[N - 2 :]]
+            )
+            check(
+                same_bits(got, want),
+                f"broadcast of {N - 5} {dtype} from rank {root}, "
+                "the elements around the region untouched",
+            )
         call += 1
         per = N // size
         shard.copy_(inputs(rank, dtype, call).cuda())
@@ -102,7 +117,9 @@ for dtype in (torch.float32, torch.float64, torch.int64):
         got = shard.cpu()
         want = inputs(rank, dtype, call).clone()
         for r in range(size):
-            want[r * per:(r + 1) * per] = inputs(r, dtype, call)[r * per:(r + 1) * per]
+            want[r * per : (r + 1) * per] = inputs(r, dtype, call)[
+                r * per : (r + 1) * per
+            ]
         check(same_bits(got, want), f"all_gather of {per} {dtype} a rank")
 
 if rank == 0:

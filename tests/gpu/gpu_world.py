@@ -10,11 +10,18 @@ def world():
     """(comm, rank, size): an mpi4py communicator, or the Fortran handle."""
     try:
         from mpi4py import MPI
+
         return MPI.COMM_WORLD, MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
     except ImportError:
         mpi = ctypes.CDLL("libmpi.so.40", mode=ctypes.RTLD_GLOBAL)
         mpi.MPI_Init(None, None)
         mpi.MPI_Comm_c2f.restype = ctypes.c_int
         mpi.MPI_Comm_c2f.argtypes = [ctypes.c_void_p]
-        handle = mpi.MPI_Comm_c2f(ctypes.addressof(ctypes.c_char.in_dll(mpi, "ompi_mpi_comm_world")))
-        return handle, int(os.environ["OMPI_COMM_WORLD_RANK"]), int(os.environ["OMPI_COMM_WORLD_SIZE"])
+        handle = mpi.MPI_Comm_c2f(
+            ctypes.addressof(ctypes.c_char.in_dll(mpi, "ompi_mpi_comm_world"))
+        )
+        return (
+            handle,
+            int(os.environ["OMPI_COMM_WORLD_RANK"]),
+            int(os.environ["OMPI_COMM_WORLD_SIZE"]),
+        )

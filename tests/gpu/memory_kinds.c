@@ -44,8 +44,8 @@ static hipError_t vmm_alloc(int device, size_t bytes, vmm_t *v, const char **cal
     desc.location = prop.location;
     desc.flags = hipMemAccessFlagsProtReadWrite;
     *call = "hipMemGetAllocationGranularity";
-    if ((e = hipMemGetAllocationGranularity(&granularity, &prop, hipMemAllocationGranularityMinimum)) !=
-        hipSuccess)
+    if ((e = hipMemGetAllocationGranularity(&granularity, &prop,
+                                            hipMemAllocationGranularityMinimum)) != hipSuccess)
         return e;
     if (granularity == 0)
         return hipErrorInvalidValue;
@@ -117,7 +117,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
-    if (hipStreamCreate(&stream) != hipSuccess || hipMallocAsync(&pool, 1 << 20, stream) != hipSuccess ||
+    if (hipStreamCreate(&stream) != hipSuccess ||
+        hipMallocAsync(&pool, 1 << 20, stream) != hipSuccess ||
         hipStreamSynchronize(stream) != hipSuccess ||
         hipMallocManaged(&managed, 1 << 20, hipMemAttachGlobal) != hipSuccess ||
         hipHostMalloc(&pinned, 1 << 20, hipHostMallocDefault) != hipSuccess ||
@@ -129,7 +130,8 @@ int main(int argc, char **argv)
     expect_refused(pool, 4096, 0, "pool memory (hipMallocAsync)", "stream-ordered pool memory");
     (void)hipGetDevice(&bound);
     if ((vmm_err = vmm_alloc(bound, 1 << 20, &vmm, &vmm_call)) == hipSuccess) {
-        expect_refused(vmm.ptr, 4096, 0, "virtual memory (hipMemCreate / cuMemCreate)", "virtual memory");
+        expect_refused(vmm.ptr, 4096, 0, "virtual memory (hipMemCreate / cuMemCreate)",
+                       "virtual memory");
     } else if (vmm_err == hipErrorNotSupported) {
         printf("skip: virtual memory: %s says '%s' here\n", vmm_call, hipGetErrorString(vmm_err));
     } else {
@@ -141,12 +143,14 @@ int main(int argc, char **argv)
     expect_refused(managed, 4096, 0, "managed memory", "managed memory");
     expect_refused(pinned, 4096, 0, "pinned host memory", "pinned host memory");
     expect_refused(host, 4096, 0, "host memory from malloc", "not memory the GPU runtime knows");
-    expect_refused((char *)device + 4, 4096, 8, "a shard 4 bytes off 8", "is not aligned to 8 bytes");
+    expect_refused((char *)device + 4, 4096, 8, "a shard 4 bytes off 8",
+                   "is not aligned to 8 bytes");
     if (count > 1) {
         (void)hipSetDevice(bound == 0 ? 1 : 0);
         if (hipMalloc(&other, 1 << 20) == hipSuccess) {
             (void)hipSetDevice(bound);
-            expect_refused(other, 4096, 0, "memory of another device", "but this rank is bound to device");
+            expect_refused(other, 4096, 0, "memory of another device",
+                           "but this rank is bound to device");
         }
         (void)hipSetDevice(bound);
     } else {

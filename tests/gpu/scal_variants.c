@@ -16,8 +16,8 @@
 #include "scal.h"
 #include "scal_op.h"
 
-#define GUARD 4            /* doubles on each side of the shard */
-#define ALPHA (-1.5)       /* exact products, and a sign change to see */
+#define GUARD 4      /* doubles on each side of the shard */
+#define ALPHA (-1.5) /* exact products, and a sign change to see */
 #define MAX_N 1000003
 
 static int failures, cases;
@@ -73,8 +73,8 @@ static void check_sizes(const char *label, uint64_t per_block, double *dev, doub
                         double *host, double *want)
 {
     uint64_t chunk = 2 * per_block; /* doubles per block */
-    uint64_t sizes[] = {1,         2,         3,         4,     5,         7,
-                        chunk - 1, chunk,     chunk + 1, chunk + 2, 3 * chunk + 3, MAX_N};
+    uint64_t sizes[] = {1,    2, 3, 4, 5, 7, chunk - 1, chunk, chunk + 1, chunk + 2, 3 * chunk + 3,
+                        MAX_N};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (int offset = 0; offset <= 1; offset++)
             if (sizes[k] <= MAX_N)

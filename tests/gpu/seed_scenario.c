@@ -43,32 +43,31 @@ static char seed_err[512];
 
 /* Check a runtime call: on failure record call, file:line and the runtime's
  * text in seed_err, and return -1 from the calling function. */
-#define CHECK(call)                                                                       \
-    do {                                                                                  \
-        hipError_t check_err_ = (call);                                                   \
-        if (check_err_ != hipSuccess) {                                                   \
-            snprintf(seed_err, sizeof seed_err, "%s:%d: %s failed: %s (%s)", __FILE__,    \
-                     __LINE__, #call, hipGetErrorString(check_err_),                      \
-                     hipGetErrorName(check_err_));                                        \
-            return -1;                                                                    \
-        }                                                                                 \
-    } while (0)
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    hipError_t check_err_ = (call);                                                                \
+    if (check_err_ != hipSuccess) {                                                                \
+      snprintf(seed_err, sizeof seed_err, "%s:%d: %s failed: %s (%s)", __FILE__, __LINE__, #call,  \
+               hipGetErrorString(check_err_), hipGetErrorName(check_err_));                        \
+      return -1;                                                                                   \
+    }                                                                                              \
+  } while (0)
 
 /* The same for a POSIX call returning -1 with errno. */
-#define CHECK_OS(call)                                                                    \
-    do {                                                                                  \
-        if ((call) == -1) {                                                               \
-            snprintf(seed_err, sizeof seed_err, "%s:%d: %s failed: %s", __FILE__,         \
-                     __LINE__, #call, strerror(errno));                                   \
-            return -1;                                                                    \
-        }                                                                                 \
-    } while (0)
+#define CHECK_OS(call)                                                                             \
+  do {                                                                                             \
+    if ((call) == -1) {                                                                            \
+      snprintf(seed_err, sizeof seed_err, "%s:%d: %s failed: %s", __FILE__, __LINE__, #call,       \
+               strerror(errno));                                                                   \
+      return -1;                                                                                   \
+    }                                                                                              \
+  } while (0)
 
 typedef struct seed {
     int ngpus;
     uint64_t n;
-    double **shards;  /* [ngpus] device pointers, shards[d] on GPU d */
-    double *host;     /* n doubles: staging for copies in and out */
+    double **shards; /* [ngpus] device pointers, shards[d] on GPU d */
+    double *host;    /* n doubles: staging for copies in and out */
 } seed_t;
 
 static double initial_value(uint64_t g)
@@ -115,8 +114,8 @@ static int seed_reset(seed_t *s)
         for (uint64_t i = 0; i < s->n; i++)
             s->host[i] = initial_value((uint64_t)d * s->n + i);
         CHECK(hipSetDevice(d));
-        CHECK(hipMemcpy(s->shards[d], s->host, (size_t)s->n * sizeof(double),
-                        hipMemcpyHostToDevice));
+        CHECK(
+            hipMemcpy(s->shards[d], s->host, (size_t)s->n * sizeof(double), hipMemcpyHostToDevice));
         /* A pageable copy may return before its DMA lands: finish it before any
          * kernel, whatever stream that kernel uses. */
         CHECK(hipDeviceSynchronize());
@@ -132,14 +131,15 @@ static int seed_verify(seed_t *s, const char *tag, uint64_t *bad)
 
     for (int d = 0; d < s->ngpus; d++) {
         CHECK(hipSetDevice(d));
-        CHECK(hipMemcpy(s->host, s->shards[d], (size_t)s->n * sizeof(double),
-                        hipMemcpyDeviceToHost));
+        CHECK(
+            hipMemcpy(s->host, s->shards[d], (size_t)s->n * sizeof(double), hipMemcpyDeviceToHost));
         for (uint64_t i = 0; i < s->n; i++) {
             uint64_t g = (uint64_t)d * s->n + i;
             double want = initial_value(g) * SEED_ALPHA;
             if (s->host[i] != want) {
                 if (wrong < 5)
-                    fprintf(stderr, "# seed %s: GPU %d element %llu (global %llu): %.17g, want %.17g\n",
+                    fprintf(stderr,
+                            "# seed %s: GPU %d element %llu (global %llu): %.17g, want %.17g\n",
                             tag, d, (unsigned long long)i, (unsigned long long)g, s->host[i], want);
                 wrong++;
             }
@@ -155,7 +155,8 @@ static int seed_verify(seed_t *s, const char *tag, uint64_t *bad)
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void report(int fd, const char *fmt, ...)
+static void
+report(int fd, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
@@ -252,9 +253,9 @@ static void run_child(int fd, uint64_t n)
 
 /* What the child said and how it ended. */
 typedef struct child_result {
-    char verdict[16];      /* SKIP FAULT WRONG PASS ERROR, or "" */
-    char text[1024];       /* the rest of the verdict line */
-    int last_launch;       /* GPU of the last LAUNCH line, -1 if none */
+    char verdict[16]; /* SKIP FAULT WRONG PASS ERROR, or "" */
+    char text[1024];  /* the rest of the verdict line */
+    int last_launch;  /* GPU of the last LAUNCH line, -1 if none */
     char info[512];
     int status;            /* from waitpid */
     char stderr_tail[512]; /* last non-empty line the child wrote to stderr */
@@ -344,8 +345,7 @@ static int run_placement_a_in_child(uint64_t n, child_result_t *r)
 /* ---- placements (b) and (c), in this process ---------------------------------------- */
 
 /* scal_shard(table_for(d), d) on every GPU, synchronized, then verified. */
-static int launch_all_and_verify(seed_t *s, double *const *tables[], const char *tag,
-                                 uint64_t *bad)
+static int launch_all_and_verify(seed_t *s, double *const *tables[], const char *tag, uint64_t *bad)
 {
     for (int d = 0; d < s->ngpus; d++) {
         CHECK(hipSetDevice(d));
@@ -470,7 +470,8 @@ int main(int argc, char **argv)
             errno = 0;
             v = strtoull(argv[++i], &end, 10);
             if (errno || !end || *end || v == 0 || argv[i][0] == '-' || v > (1ull << 32)) {
-                fprintf(stderr, "seed_scenario: --n wants a count in [1, 2^32], got '%s'\n", argv[i]);
+                fprintf(stderr, "seed_scenario: --n wants a count in [1, 2^32], got '%s'\n",
+                        argv[i]);
                 return 1;
             }
             n = v;
@@ -537,8 +538,7 @@ int main(int argc, char **argv)
         } else if (WIFSIGNALED(a.status) && a.last_launch >= 1) {
             int sig = WTERMSIG(a.status);
             printf("%s: FAILED as expected on GPU %d: process killed by signal %d (%s)%s%s\n", what,
-                   a.last_launch, sig, strsignal(sig), a.stderr_tail[0] ? ": " : "",
-                   a.stderr_tail);
+                   a.last_launch, sig, strsignal(sig), a.stderr_tail[0] ? ": " : "", a.stderr_tail);
             a_ok = sig != SIGALRM;
             if (sig == SIGALRM)
                 printf("%s: (that was the %d s timeout: a hang, not a clean fault)\n", what,
@@ -587,7 +587,8 @@ int main(int argc, char **argv)
     /* Placement (c). */
     bad = 0;
     if (placement_c(&s, &bad, &same) != 0)
-        printf("# seed (c) table in mapped pinned host memory, no peer access: ERROR: %s\n", seed_err);
+        printf("# seed (c) table in mapped pinned host memory, no peer access: ERROR: %s\n",
+               seed_err);
     else if (bad)
         printf("# seed (c) table in mapped pinned host memory, no peer access: FAILED (%llu of "
                "%llu elements wrong)\n",

@@ -28,7 +28,8 @@ static void test_every_mode_has_one_name_and_auto_has_no_hooks(void **state)
     assert_null(jacobi_launch_mode(JACOBI_LAUNCH_COUNT));
     for (int a = 0; a < JACOBI_LAUNCH_COUNT; a++)
         for (int b = a + 1; b < JACOBI_LAUNCH_COUNT; b++)
-            assert_string_not_equal(jacobi_launch_name((jacobi_launch_t)a), jacobi_launch_name((jacobi_launch_t)b));
+            assert_string_not_equal(jacobi_launch_name((jacobi_launch_t)a),
+                                    jacobi_launch_name((jacobi_launch_t)b));
     const jacobi_launch_mode_t *a = jacobi_launch_mode(JACOBI_LAUNCH_AUTO);
     assert_null(a->how);
     assert_null(a->run);
@@ -58,7 +59,8 @@ static void test_every_fallback_chain_ends_in_a_mode_without_refusal(void **stat
             assert_non_null(m->instead);
             assert_true(m->device_driven); /* only the device's own modes are refused */
             if (strncmp(m->instead, to, strlen(to)) != 0)
-                fail_msg("%s falls back to %s, and its note says '%s instead'", m->name, to, m->instead);
+                fail_msg("%s falls back to %s, and its note says '%s instead'", m->name, to,
+                         m->instead);
             at = m->fallback;
             assert_true(++steps < JACOBI_LAUNCH_COUNT);
         }
@@ -79,8 +81,9 @@ static void test_auto_has_no_plan_of_its_own(void **state)
                      JACOBI_PLAN_NOT_RESIDENT);
     assert_null(plan);
     assert_string_equal(why, "launch mode auto has no plan of its own");
-    assert_int_equal(jacobi_plan_create(&s, NULL, JACOBI_LAUNCH_COUNT, NULL, &plan, why, sizeof why),
-                     JACOBI_PLAN_NOT_RESIDENT);
+    assert_int_equal(
+        jacobi_plan_create(&s, NULL, JACOBI_LAUNCH_COUNT, NULL, &plan, why, sizeof why),
+        JACOBI_PLAN_NOT_RESIDENT);
     assert_null(plan);
     /* the queries of a plan that is not one */
     int cols = -1, rows = -1;
@@ -107,8 +110,10 @@ static void test_the_strips_cover_the_rows(void **state)
                     assert_true(s.strips >= 1);
                     assert_true((long)s.strips * s.rows_per_strip >= rows);
                     assert_true((long)(s.strips - 1) * s.rows_per_strip < rows);
-                    assert_true(s.strips <= (rows + min_rows - 1) / min_rows); /* min_rows allows them */
-                    assert_true(s.strips == 1 || s.strips <= blocks / bx);       /* about `blocks` tiles */
+                    assert_true(s.strips <=
+                                (rows + min_rows - 1) / min_rows); /* min_rows allows them */
+                    assert_true(s.strips == 1 ||
+                                s.strips <= blocks / bx); /* about `blocks` tiles */
                 }
 }
 

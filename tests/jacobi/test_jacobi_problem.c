@@ -28,7 +28,8 @@ static void test_jacobi_zero_start_is_the_anchors_boundaries_and_zeros(void **st
     }
 }
 
-static void test_jacobi_random_start_keeps_the_boundaries_and_fills_every_interior_point(void **state)
+static void test_jacobi_random_start_keeps_the_boundaries_and_fills_every_interior_point(
+    void **state)
 {
     const int nx = 301, ny = 257;
     int zeros = 0, negative = 0, distinct_bits = 0;
@@ -50,7 +51,7 @@ static void test_jacobi_random_start_keeps_the_boundaries_and_fills_every_interi
         }
     }
     int points = (nx - 2) * (ny - 2);
-    assert_true(zeros < 3);                                       /* 2^-24 each */
+    assert_true(zeros < 3); /* 2^-24 each */
     assert_true(negative > points * 45 / 100 && negative < points * 55 / 100);
     assert_true(distinct_bits > points - 3);
 }
@@ -108,7 +109,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jacobi_zero_start_is_the_anchors_boundaries_and_zeros),
-        cmocka_unit_test(test_jacobi_random_start_keeps_the_boundaries_and_fills_every_interior_point),
+        cmocka_unit_test(
+            test_jacobi_random_start_keeps_the_boundaries_and_fills_every_interior_point),
         cmocka_unit_test(test_jacobi_random_start_depends_on_the_seed_and_the_point_only),
         cmocka_unit_test(test_jacobi_initial_rows_of_any_split_equal_the_whole_grid),
         cmocka_unit_test(test_jacobi_periodic_rows_wrap_to_the_other_end),

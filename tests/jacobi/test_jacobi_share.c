@@ -21,9 +21,9 @@ static void test_grids_of_every_rank_fit_the_device_together(void **state)
         for (int share = 1; share <= 400; share++) {
             int own = jacobi_share_of_device(sms, share);
             assert_true(own >= 0);
-            assert_true((long)own * share <= sms);                /* all resident together */
-            assert_true((long)(own + 1) * share > sms);           /* and no smaller than that */
-            assert_int_equal(own == 0, share > sms);              /* refused only past one each */
+            assert_true((long)own * share <= sms);      /* all resident together */
+            assert_true((long)(own + 1) * share > sms); /* and no smaller than that */
+            assert_int_equal(own == 0, share > sms);    /* refused only past one each */
         }
     }
 }
@@ -34,9 +34,9 @@ static void test_alone_gets_the_whole_device(void **state)
     assert_int_equal(jacobi_share_of_device(132, 1), 132);
     assert_int_equal(jacobi_share_of_device(132, 0), 132); /* no share recorded: alone */
     assert_int_equal(jacobi_share_of_device(132, -3), 132);
-    assert_int_equal(jacobi_share_of_device(132, 2), 66);  /* 2 ranks under MPS on one H200 */
+    assert_int_equal(jacobi_share_of_device(132, 2), 66); /* 2 ranks under MPS on one H200 */
     assert_int_equal(jacobi_share_of_device(132, 4), 33);
-    assert_int_equal(jacobi_share_of_device(110, 8), 13);  /* 8 ranks on one GCD */
+    assert_int_equal(jacobi_share_of_device(110, 8), 13); /* 8 ranks on one GCD */
 }
 
 int main(void)

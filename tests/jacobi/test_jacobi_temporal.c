@@ -14,7 +14,7 @@
 #include "jacobi_temporal.h"
 
 #define NX_MAX 23
-#define ROWS 17 /* a rank alone: its rows periodic */
+#define ROWS 17   /* a rank alone: its rows periodic */
 #define NITER 200 /* past the second chunk of passes of 3 (jacobi_plan.h's JACOBI_CHUNK_STEPS) */
 
 typedef struct grid {
@@ -112,7 +112,8 @@ static int temporal_solve(grid_t *g, const run_t *w, jacobi_real_t *out)
     for (int p = 0; p < 2; p++) {
         s.a[p] = g->a[p];
         s.halo[p] = g->halo[p];
-        s.top_dest[p] = g->halo[p] + nx; /* a rank alone: its first row is its own ghost row below */
+        s.top_dest[p] =
+            g->halo[p] + nx; /* a rank alone: its first row is its own ghost row below */
         s.bottom_dest[p] = g->halo[p];
     }
     s.nx = nx;
@@ -127,7 +128,8 @@ static int temporal_solve(grid_t *g, const run_t *w, jacobi_real_t *out)
     s.ctl = &g->ctl;
     s.fault.kind = w->fault;
     tuning.temporal_depth = w->depth;
-    assert_int_equal(jacobi_plan_create(&s, &tuning, JACOBI_LAUNCH_TEMPORAL, NULL, &plan, why, sizeof why), 0);
+    assert_int_equal(
+        jacobi_plan_create(&s, &tuning, JACOBI_LAUNCH_TEMPORAL, NULL, &plan, why, sizeof why), 0);
     for (int c = 0, left = w->niter; c < w->calls; c++) {
         int n = c + 1 == w->calls ? left : w->niter / w->calls;
         assert_int_equal(jacobi_plan_run(plan, n), 0);
@@ -160,7 +162,8 @@ static void check(const run_t *w)
         assert_int_equal(temporal_solve(&g, w, got), n);
         assert_true(same_bits(want, got, w->nx));
         for (int j = 0; j + 1 < n; j++) {
-            int slot = jacobi_history_slot((uint64_t)j, w->nccheck, jacobi_history_len(w->niter, w->nccheck));
+            int slot = jacobi_history_slot((uint64_t)j, w->nccheck,
+                                           jacobi_history_len(w->niter, w->nccheck));
             if (slot >= 0 && jacobi_decision_iteration(0, w->nccheck, (uint64_t)j + 1))
                 assert_true(fabs(g.history[slot] - norms[j]) <= 1e-12 * norms[j]);
         }
@@ -204,7 +207,8 @@ static void test_a_stop_inside_a_pass_returns_the_state_at_the_stop(void **state
     for (int depth = 3; depth <= 7; depth += 2)
         for (int j = 10; j < 10 + 2 * depth; j++) {
             const run_t w = {NX_MAX, tol_below(j, 1), 1, NITER, depth, JACOBI_FAULT_NONE, 1};
-            assert_int_equal(plain(&w, want, NULL), j + 3); /* norm j + 1 below; the stop after j + 2 */
+            assert_int_equal(plain(&w, want, NULL),
+                             j + 3); /* norm j + 1 below; the stop after j + 2 */
             check(&w);
         }
     for (int depth = 3; depth <= 7; depth += 2)
@@ -268,7 +272,11 @@ static void test_the_cut_covers_the_rank(void **state)
 {
     static const struct {
         int depth, rows, rank_rows, want_rows;
-    } cases[] = {{7, 128, 8191, 128}, {7, 512, 8191, 512}, {1, 64, 8191, 64}, {3, 4096, 1000, 1000}, {5, 7, 7, 7}};
+    } cases[] = {{7, 128, 8191, 128},
+                 {7, 512, 8191, 512},
+                 {1, 64, 8191, 64},
+                 {3, 4096, 1000, 1000},
+                 {5, 7, 7, 7}};
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         jacobi_step_t s;
@@ -297,7 +305,8 @@ static void test_the_plans_tile_height_follows_the_grid(void **state)
 {
     static const struct {
         int n, lo, hi;
-    } cases[] = {{16384, 200, 320}, {8192, 100, 160}, {4096, 64, 80}, {2048, 64, 64}, {1024, 64, 64}};
+    } cases[] = {
+        {16384, 200, 320}, {8192, 100, 160}, {4096, 64, 80}, {2048, 64, 64}, {1024, 64, 64}};
     int last = 0;
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -316,7 +325,8 @@ static void test_the_plans_tile_height_follows_the_grid(void **state)
     huge.nx = 1 << 20;
     huge.rows = 1 << 20;
     assert_int_equal(jacobi_temporal_auto_rows(&huge, 7, 242, 1), 4096);
-    assert_int_equal(jacobi_temporal_auto_rows(&huge, 7, 242, 0), 4096); /* no device count: no division by 0 */
+    assert_int_equal(jacobi_temporal_auto_rows(&huge, 7, 242, 0),
+                     4096); /* no device count: no division by 0 */
 }
 
 int main(void)

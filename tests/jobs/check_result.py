@@ -20,12 +20,17 @@ def check_common(data, args, problems):
         if data.get(key) != value:
             problems.append(f"{key} is {data.get(key)!r}, expected {value!r}")
     if len(data.get("rank_info", [])) != args.ranks:
-        problems.append(f"rank_info has {len(data.get('rank_info', []))} entries, expected {args.ranks}")
+        problems.append(
+            f"rank_info has {len(data.get('rank_info', []))} entries, expected {args.ranks}"
+        )
 
 
 def check_multi_scal(data, args, problems):
-    expect = {"exit_status": 0,
-              "ranks_per_node_min": args.ranks // args.nodes, "ranks_per_node_max": args.ranks // args.nodes}
+    expect = {
+        "exit_status": 0,
+        "ranks_per_node_min": args.ranks // args.nodes,
+        "ranks_per_node_max": args.ranks // args.nodes,
+    }
     if args.n is not None:
         expect["n"] = args.n
     for key, value in expect.items():
@@ -47,13 +52,22 @@ def check_multi_scal(data, args, problems):
 
 def check_jacobi(data, args, problems):
     if data.get("verified") is not True or data.get("mismatches") != 0:
-        problems.append(f"not verified: verified {data.get('verified')!r}, mismatches {data.get('mismatches')!r}")
+        problems.append(
+            f"not verified: verified {data.get('verified')!r}, mismatches {data.get('mismatches')!r}"
+        )
     for key in ("seconds", "reference_seconds"):
         if not isinstance(data.get(key), (int, float)) or not data[key] > 0:
             problems.append(f"{key} is {data.get(key)!r}, expected a time > 0")
     if not isinstance(data.get("iterations"), int) or data["iterations"] < 1:
-        problems.append(f"iterations is {data.get('iterations')!r}, expected a count >= 1")
-    for key, value in (("nx", args.nx), ("ny", args.ny), ("variant", args.variant), ("iterations", args.iterations)):
+        problems.append(
+            f"iterations is {data.get('iterations')!r}, expected a count >= 1"
+        )
+    for key, value in (
+        ("nx", args.nx),
+        ("ny", args.ny),
+        ("variant", args.variant),
+        ("iterations", args.iterations),
+    ):
         if value is not None and data.get(key) != value:
             problems.append(f"{key} is {data.get(key)!r}, expected {value!r}")
 
@@ -64,29 +78,43 @@ def check_jacobi(data, args, problems):
     row = 1
     for info in ranks:
         if info.get("row_start") != row or not info.get("rows", 0) >= 1:
-            problems.append(f"rank {info.get('rank')}: rows [{info.get('row_start')}, +{info.get('rows')}),"
-                            f" expected to start at {row} with at least one row")
+            problems.append(
+                f"rank {info.get('rank')}: rows [{info.get('row_start')}, +{info.get('rows')}),"
+                f" expected to start at {row} with at least one row"
+            )
             return
         row += info["rows"]
     if row != data["ny"] - 1:
-        problems.append(f"the ranks' rows end at {row}, expected {data['ny'] - 1} (ny - 1)")
+        problems.append(
+            f"the ranks' rows end at {row}, expected {data['ny'] - 1} (ny - 1)"
+        )
     per_node = {}
     for info in ranks:
         per_node[info.get("node")] = per_node.get(info.get("node"), 0) + 1
     if sorted(per_node.values()) != [args.ranks // args.nodes] * args.nodes:
-        problems.append(f"ranks per node {per_node}, expected {args.nodes} nodes of {args.ranks // args.nodes}")
+        problems.append(
+            f"ranks per node {per_node}, expected {args.nodes} nodes of {args.ranks // args.nodes}"
+        )
     # each edge: MPI when the neighbour is on another node or the variant is mpi, else the table
     if args.ranks < 2:
         return
     for index, info in enumerate(ranks):
-        for side, neighbour in (("above_via", ranks[index - 1]), ("below_via", ranks[(index + 1) % len(ranks)])):
+        for side, neighbour in (
+            ("above_via", ranks[index - 1]),
+            ("below_via", ranks[(index + 1) % len(ranks)]),
+        ):
             if side not in info:
                 continue
-            remote = neighbour.get("node") != info.get("node") or data.get("variant") == "mpi"
+            remote = (
+                neighbour.get("node") != info.get("node")
+                or data.get("variant") == "mpi"
+            )
             expected = "mpi" if remote else "table"
             if info[side] != expected:
-                problems.append(f"rank {info.get('rank')}: {side} is {info[side]!r}, expected {expected!r}"
-                                f" (neighbour on node {neighbour.get('node')}, variant {data.get('variant')})")
+                problems.append(
+                    f"rank {info.get('rank')}: {side} is {info[side]!r}, expected {expected!r}"
+                    f" (neighbour on node {neighbour.get('node')}, variant {data.get('variant')})"
+                )
 
 
 def main():
@@ -117,7 +145,9 @@ def main():
     for problem in problems:
         print(f"check_result.py: {args.file}: {problem}", file=sys.stderr)
     if not problems:
-        print(f"check_result.py: {args.file}: ok ({program}, {args.ranks} ranks, {args.nodes} nodes)")
+        print(
+            f"check_result.py: {args.file}: ok ({program}, {args.ranks} ranks, {args.nodes} nodes)"
+        )
     return 1 if problems else 0
 
 

@@ -13,7 +13,7 @@
 #include "scal_op.h"
 
 #define MAX_SHARDS 16
-#define GUARD 4                 /* sentinel elements on each side of every shard */
+#define GUARD 4 /* sentinel elements on each side of every shard */
 #define SENTINEL (-12345.5)
 
 /* ---- scal_locate ------------------------------------------------------------------- */

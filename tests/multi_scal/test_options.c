@@ -92,8 +92,9 @@ static void test_options_default_sets_documented_values(void **state)
 
 static void test_options_long_forms_set_every_field(void **state)
 {
-    char *argv[] = {"multi_scal", "--n", "1000", "--alpha", "-0.5", "--mode", "ring",
-                    "--iters", "7", "--json", "out.json", "--allow-shared-gpu", "--check-peers"};
+    char *argv[] = {"multi_scal",   "--n",     "1000", "--alpha", "-0.5",     "--mode",
+                    "ring",         "--iters", "7",    "--json",  "out.json", "--allow-shared-gpu",
+                    "--check-peers"};
     (void)state;
     assert_int_equal(parse(ARGC(argv), argv), MS_PARSE_OK);
     assert_int_equal(opts.n, 1000);
@@ -108,8 +109,8 @@ static void test_options_long_forms_set_every_field(void **state)
 
 static void test_options_short_forms_set_every_field(void **state)
 {
-    char *argv[] = {"multi_scal", "-n", "2M", "-a", "3.25", "-m", "global",
-                    "-i", "12", "-j", "r.json", "-s", "-c"};
+    char *argv[] = {"multi_scal", "-n", "2M", "-a",     "3.25", "-m", "global",
+                    "-i",         "12", "-j", "r.json", "-s",   "-c"};
     (void)state;
     assert_int_equal(parse(ARGC(argv), argv), MS_PARSE_OK);
     assert_int_equal(opts.n, 2u << 20);
@@ -123,8 +124,8 @@ static void test_options_short_forms_set_every_field(void **state)
 
 static void test_options_equals_and_attached_forms_are_accepted(void **state)
 {
-    char *argv[] = {"multi_scal", "--n=4K", "--alpha=1.5", "--mode=local", "--iters=3",
-                    "--json=x.json"};
+    char *argv[] = {"multi_scal",   "--n=4K",    "--alpha=1.5",
+                    "--mode=local", "--iters=3", "--json=x.json"};
     char *argv2[] = {"multi_scal", "-n4k", "-a0.25", "-mall", "-i9", "-jy.json"};
     (void)state;
     assert_int_equal(parse(ARGC(argv), argv), MS_PARSE_OK);
@@ -209,7 +210,7 @@ static void test_options_count_suffixes_are_powers_of_1024_in_either_case(void *
         {"5T", 5ull << 40},
         {"5t", 5ull << 40},
         {"007", 7},
-        {"2097151T", 2097151ull << 40},             /* bytes 2^64 - 2^43: fits */
+        {"2097151T", 2097151ull << 40},            /* bytes 2^64 - 2^43: fits */
         {"2305843009213693951", (1ull << 61) - 1}, /* bytes 2^64 - 8: fits */
     };
     (void)state;
@@ -270,7 +271,7 @@ static void test_options_n_rejects_sizes_whose_bytes_overflow_64_bits(void **sta
 {
     (void)state;
     /* n < 2^64 but n * sizeof(double) >= 2^64 */
-    expect_bad_n("2305843009213693952", "overflows 64 bits"); /* 2^61 */
+    expect_bad_n("2305843009213693952", "overflows 64 bits");  /* 2^61 */
     expect_bad_n("18446744073709551615", "overflows 64 bits"); /* 2^64 - 1 */
     expect_bad_n("16777216T", "too large");                    /* 2^64 elements */
     expect_bad_n("2097152T", "overflows 64 bits");             /* 2^61 elements */
@@ -463,7 +464,8 @@ static void test_options_every_variant_name_selects_it_and_an_unknown_one_lists_
     char *bad[] = {"multi_scal", "--variant", "vec4"};
     (void)state;
     assert_int_equal(parse(ARGC(none), none), MS_PARSE_OK);
-    assert_int_equal(opts.variant, -1); /* the default, SCAL_VARIANT_DEFAULT, chosen by the launcher */
+    assert_int_equal(opts.variant,
+                     -1); /* the default, SCAL_VARIANT_DEFAULT, chosen by the launcher */
     for (int v = 0; v < SCAL_VARIANT_COUNT; v++) {
         char *argv[] = {"multi_scal", "--variant", (char *)names[v]};
         assert_int_equal(parse(ARGC(argv), argv), MS_PARSE_OK);
@@ -667,7 +669,8 @@ static void test_options_tuning_takes_blocks_from_1_to_64_and_every_compiled_sha
 
 /* The parse of (blocks, shape) fails with exactly `want` (printf'd with bad),
  * and both values are back to their defaults. */
-static void expect_tuning_error(const char *blocks, const char *shape, const char *want, const char *bad)
+static void expect_tuning_error(const char *blocks, const char *shape, const char *want,
+                                const char *bad)
 {
     char text[256];
     assert_int_equal(tune(blocks, shape), -1);
@@ -679,21 +682,24 @@ static void expect_tuning_error(const char *blocks, const char *shape, const cha
 
 static void test_options_tuning_refuses_a_malformed_value_and_names_it(void **state)
 {
-    static const char *const bad_blocks[] = {"0", "65", "abc", "12abc", "-3", " 5", "3.5", "+4",
-                                             "99999999999999999999"};
-    static const char *const bad_shapes[] = {"256x3", "abc", "256x1x", "256", "x1", "256x1 ", "1024x1"};
+    static const char *const bad_blocks[] = {
+        "0", "65", "abc", "12abc", "-3", " 5", "3.5", "+4", "99999999999999999999"};
+    static const char *const bad_shapes[] = {"256x3", "abc",    "256x1x", "256",
+                                             "x1",    "256x1 ", "1024x1"};
     (void)state;
     for (size_t i = 0; i < sizeof bad_blocks / sizeof bad_blocks[0]; i++)
-        expect_tuning_error(bad_blocks[i], "128x2",
-                            "invalid SCAL_BLOCKS_PER_SM '%s' (environment): expected an integer from 1 "
-                            "to 64, or unset for the default",
-                            bad_blocks[i]);
+        expect_tuning_error(
+            bad_blocks[i], "128x2",
+            "invalid SCAL_BLOCKS_PER_SM '%s' (environment): expected an integer from 1 "
+            "to 64, or unset for the default",
+            bad_blocks[i]);
     /* a good value beside a bad one is undone too */
     for (size_t i = 0; i < sizeof bad_shapes / sizeof bad_shapes[0]; i++)
-        expect_tuning_error("8", bad_shapes[i],
-                            "SCAL_CHUNK_SHAPE='%s' is not a compiled shape (256x1, 64x2, 64x4, 128x1, "
-                            "128x2, 128x4, 256x2, 256x4, 512x2)",
-                            bad_shapes[i]);
+        expect_tuning_error(
+            "8", bad_shapes[i],
+            "SCAL_CHUNK_SHAPE='%s' is not a compiled shape (256x1, 64x2, 64x4, 128x1, "
+            "128x2, 128x4, 256x2, 256x4, 512x2)",
+            bad_shapes[i]);
 }
 
 static void test_options_tuning_message_is_truncated_to_the_buffer(void **state)

@@ -29,76 +29,79 @@
 
 #if defined(SHARDTAB_ORDER_PLANT)
 /* Each name stands for a number, so that #if can tell which one was given. */
-#define ORDER_PLANT_store_relaxed 1         /* release stores become relaxed */
-#define ORDER_PLANT_add_relaxed 2           /* the release fetch_add becomes relaxed */
-#define ORDER_PLANT_load_relaxed 3          /* the acquire load becomes relaxed */
-#define ORDER_PLANT_poll_workgroup 4        /* relaxed system loads become workgroup scope */
-#define ORDER_PLANT_acquire_fence_agent 5   /* acquire fences become agent scope (the
+#  define ORDER_PLANT_store_relaxed 1  /* release stores become relaxed */
+#  define ORDER_PLANT_add_relaxed 2    /* the release fetch_add becomes relaxed */
+#  define ORDER_PLANT_load_relaxed 3   /* the acquire load becomes relaxed */
+#  define ORDER_PLANT_poll_workgroup 4 /* relaxed system loads become workgroup scope */
+#  define ORDER_PLANT_acquire_fence_agent                                                          \
+    5                                         /* acquire fences become agent scope (the
                                                collective's one acquire after its polls too) */
-#define ORDER_PLANT_acquire_fence_none 6    /* acquire fences are left out */
-#define ORDER_PLANT_block_fence_workgroup 7 /* the seq_cst fence becomes workgroup scope */
-#define ORDER_PLANT_block_fence_none 8      /* the seq_cst fence is left out */
-#define ORDER_PLANT_release_fence_agent 9   /* release fences become agent scope (the
+#  define ORDER_PLANT_acquire_fence_none 6    /* acquire fences are left out */
+#  define ORDER_PLANT_block_fence_workgroup 7 /* the seq_cst fence becomes workgroup scope */
+#  define ORDER_PLANT_block_fence_none 8      /* the seq_cst fence is left out */
+#  define ORDER_PLANT_release_fence_agent                                                          \
+    9                                       /* release fences become agent scope (the
                                                collective's one release before its flags) */
-#define ORDER_PLANT_release_fence_none 10   /* release fences are left out */
-#define ORDER_PLANT_ID2(name) ORDER_PLANT_##name
-#define ORDER_PLANT_ID(name) ORDER_PLANT_ID2(name)
-#define ORDER_PLANT ORDER_PLANT_ID(SHARDTAB_ORDER_PLANT)
+#  define ORDER_PLANT_release_fence_none 10 /* release fences are left out */
+#  define ORDER_PLANT_ID2(name) ORDER_PLANT_##name
+#  define ORDER_PLANT_ID(name) ORDER_PLANT_ID2(name)
+#  define ORDER_PLANT ORDER_PLANT_ID(SHARDTAB_ORDER_PLANT)
 
-#if ORDER_PLANT == ORDER_PLANT_store_relaxed
-#define __hip_atomic_store(p, v, order, scope) __hip_atomic_store(p, v, __ATOMIC_RELAXED, scope)
-#elif ORDER_PLANT == ORDER_PLANT_add_relaxed
-#define __hip_atomic_fetch_add(p, v, order, scope) \
-    __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, scope)
-#elif ORDER_PLANT == ORDER_PLANT_load_relaxed
-#define __hip_atomic_load(p, order, scope) __hip_atomic_load(p, __ATOMIC_RELAXED, scope)
-#elif ORDER_PLANT == ORDER_PLANT_poll_workgroup
+#  if ORDER_PLANT == ORDER_PLANT_store_relaxed
+#    define __hip_atomic_store(p, v, order, scope) __hip_atomic_store(p, v, __ATOMIC_RELAXED, scope)
+#  elif ORDER_PLANT == ORDER_PLANT_add_relaxed
+#    define __hip_atomic_fetch_add(p, v, order, scope)                                             \
+      __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, scope)
+#  elif ORDER_PLANT == ORDER_PLANT_load_relaxed
+#    define __hip_atomic_load(p, order, scope) __hip_atomic_load(p, __ATOMIC_RELAXED, scope)
+#  elif ORDER_PLANT == ORDER_PLANT_poll_workgroup
 /* by the order's name (## keeps it unexpanded): only the relaxed loads change */
-#define __hip_atomic_load(p, order, scope) __hip_atomic_load(p, order, ORDER_LOAD_SCOPE_##order)
-#define ORDER_LOAD_SCOPE___ATOMIC_RELAXED __HIP_MEMORY_SCOPE_WORKGROUP
-#define ORDER_LOAD_SCOPE___ATOMIC_ACQUIRE __HIP_MEMORY_SCOPE_SYSTEM
-#elif ORDER_PLANT >= ORDER_PLANT_acquire_fence_agent && ORDER_PLANT <= ORDER_PLANT_release_fence_none
+#    define __hip_atomic_load(p, order, scope) __hip_atomic_load(p, order, ORDER_LOAD_SCOPE_##order)
+#    define ORDER_LOAD_SCOPE___ATOMIC_RELAXED __HIP_MEMORY_SCOPE_WORKGROUP
+#    define ORDER_LOAD_SCOPE___ATOMIC_ACQUIRE __HIP_MEMORY_SCOPE_SYSTEM
+#  elif ORDER_PLANT >= ORDER_PLANT_acquire_fence_agent &&                                          \
+      ORDER_PLANT <= ORDER_PLANT_release_fence_none
 /* a fence goes through ORDER_FENCE_<its order's name>(order, scope) */
-#define __builtin_amdgcn_fence(order, scope) ORDER_FENCE_##order(order, scope)
-#if ORDER_PLANT == ORDER_PLANT_acquire_fence_agent
-#define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) __builtin_amdgcn_fence(order, "agent")
-#else
-#define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) __builtin_amdgcn_fence(order, scope)
-#endif
-#if ORDER_PLANT == ORDER_PLANT_acquire_fence_none
-#undef ORDER_FENCE___ATOMIC_ACQUIRE
-#define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) ((void)0)
-#endif
-#if ORDER_PLANT == ORDER_PLANT_block_fence_workgroup
-#define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) __builtin_amdgcn_fence(order, "workgroup")
-#elif ORDER_PLANT == ORDER_PLANT_block_fence_none
-#define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) ((void)0)
-#else
-#define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) __builtin_amdgcn_fence(order, scope)
-#endif
-#if ORDER_PLANT == ORDER_PLANT_release_fence_agent
-#define ORDER_FENCE___ATOMIC_RELEASE(order, scope) __builtin_amdgcn_fence(order, "agent")
-#elif ORDER_PLANT == ORDER_PLANT_release_fence_none
-#define ORDER_FENCE___ATOMIC_RELEASE(order, scope) ((void)0)
-#else
-#define ORDER_FENCE___ATOMIC_RELEASE(order, scope) __builtin_amdgcn_fence(order, scope)
-#endif
-#else
-#error "SHARDTAB_ORDER_PLANT: unknown plant (see the list in tests/order/order_probe.hip)"
-#endif
+#    define __builtin_amdgcn_fence(order, scope) ORDER_FENCE_##order(order, scope)
+#    if ORDER_PLANT == ORDER_PLANT_acquire_fence_agent
+#      define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) __builtin_amdgcn_fence(order, "agent")
+#    else
+#      define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) __builtin_amdgcn_fence(order, scope)
+#    endif
+#    if ORDER_PLANT == ORDER_PLANT_acquire_fence_none
+#      undef ORDER_FENCE___ATOMIC_ACQUIRE
+#      define ORDER_FENCE___ATOMIC_ACQUIRE(order, scope) ((void)0)
+#    endif
+#    if ORDER_PLANT == ORDER_PLANT_block_fence_workgroup
+#      define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) __builtin_amdgcn_fence(order, "workgroup")
+#    elif ORDER_PLANT == ORDER_PLANT_block_fence_none
+#      define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) ((void)0)
+#    else
+#      define ORDER_FENCE___ATOMIC_SEQ_CST(order, scope) __builtin_amdgcn_fence(order, scope)
+#    endif
+#    if ORDER_PLANT == ORDER_PLANT_release_fence_agent
+#      define ORDER_FENCE___ATOMIC_RELEASE(order, scope) __builtin_amdgcn_fence(order, "agent")
+#    elif ORDER_PLANT == ORDER_PLANT_release_fence_none
+#      define ORDER_FENCE___ATOMIC_RELEASE(order, scope) ((void)0)
+#    else
+#      define ORDER_FENCE___ATOMIC_RELEASE(order, scope) __builtin_amdgcn_fence(order, scope)
+#    endif
+#  else
+#    error "SHARDTAB_ORDER_PLANT: unknown plant (see the list in tests/order/order_probe.hip)"
+#  endif
 #endif /* SHARDTAB_ORDER_PLANT */
 
 #include "shardtab_device.h"
 #if __has_include("shardtab_comm.h")
-#include "shardtab_comm.h"
-#define ORDER_PROBE_COMM 1
+#  include "shardtab_comm.h"
+#  define ORDER_PROBE_COMM 1
 #endif
 
 /* The kinds also go into the preprocessed source, which is what the check
  * reads (so a probe left out by #if is not expected). */
-#define ORDER_PROBE(name, kinds)                                 \
-    static_assert(1, "ORDER_PROBE " #name ": " kinds);         \
-    extern "C" __global__ void name
+#define ORDER_PROBE(name, kinds)                                                                   \
+  static_assert(1, "ORDER_PROBE " #name ": " kinds);                                               \
+  extern "C" __global__ void name
 
 /* A peer's slot = value, after this thread's stores (release, system scope). */
 ORDER_PROBE(probe_signal_set, "release-store")
@@ -245,16 +248,16 @@ ORDER_PROBE(probe_get_block, "")
 /* Put, every wave's stores released (seq_cst fence, barrier), then the
  * leader's signal: a release store or a release fetch_add. */
 ORDER_PROBE(probe_put_signal_block, "seq-cst-fence, block-release, release-store, release-rmw")
-(shardtab_signals_t sig, void *const *table, int peer, size_t offset, const void *src,
- size_t bytes, int slot, uint64_t value, int signal_op)
+(shardtab_signals_t sig, void *const *table, int peer, size_t offset, const void *src, size_t bytes,
+ int slot, uint64_t value, int signal_op)
 {
     shardtab_put_signal_block(&sig, table, peer, offset, src, bytes, slot, value, signal_op);
 }
 
 /* The block counts itself between seq_cst fences; the last one signals. */
 ORDER_PROBE(probe_signal_after_blocks, "seq-cst-fence, block-release, release-store")
-(shardtab_signals_t sig, double *data, uint64_t *arrived, uint64_t blocks, int peer,
- uint64_t value, int *last)
+(shardtab_signals_t sig, double *data, uint64_t *arrived, uint64_t blocks, int peer, uint64_t value,
+ int *last)
 {
     data[threadIdx.x] = (double)value;
     last[threadIdx.x] = shardtab_signal_after_blocks(&sig, arrived, blocks, peer, 0, value);
@@ -369,7 +372,7 @@ ORDER_PROBE(probe_all_gather_block,
 #endif /* ORDER_PROBE_COMM */
 
 #if defined(ORDER_PROBE_COMM) && __has_include("jacobi_temporal.h")
-#include "jacobi_temporal.h"
+#  include "jacobi_temporal.h"
 /* ---- kernels/jacobi/jacobi_temporal.h: the temporal passes between ranks, in the
  * order jacobi_temporal_pass_tiles (kernels/jacobi/jacobi_temporal.hip) runs them,
  * with the same functions (the tile's stream left out: its one barrier a step
@@ -391,8 +394,9 @@ ORDER_PROBE(probe_temporal_wait, "poll, acquire-fence, block-acquire")
  * fence before it, or a device-scope release fence for a tile that met no
  * neighbour); the last block's device-scope acquire; its leader tells the
  * neighbours (a seq_cst fence, then a release store to each). */
-ORDER_PROBE(probe_temporal_pass_end,
-            "seq-cst-fence, block-release, release-fence-device, acquire-fence-device, release-store")
+ORDER_PROBE(
+    probe_temporal_pass_end,
+    "seq-cst-fence, block-release, release-fence-device, acquire-fence-device, release-store")
 (jacobi_step_t s, jacobi_pass_t pass, float *peer_rows, uint64_t arrivals, int to_peers, int *out)
 {
     __shared__ int last;

@@ -129,8 +129,13 @@ PRIMITIVES = {
     "shardtab_fence_release_device": ("release-fence-device", "group"),
     "shardtab_flag_relaxed_device": ("flag-device", "store"),
 }
-FENCE_KINDS = {"acquire-fence", "seq-cst-fence", "release-fence", "acquire-fence-device",
-               "release-fence-device"}
+FENCE_KINDS = {
+    "acquire-fence",
+    "seq-cst-fence",
+    "release-fence",
+    "acquire-fence-device",
+    "release-fence-device",
+}
 # the block operations: what each shardtab_block_sync call is for, in source
 # order (shardtab_device.h: set_block releases every wave's stores before its
 # one barrier; barrier_block releases before the first and acquires after the
@@ -156,10 +161,25 @@ BLOCK_ROLES = {
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
 }
-KINDS = ["release-store", "release-rmw", "acquire-load", "acquire-fence", "seq-cst-fence",
-         "release-fence", "flag", "poll", "block-release", "block-acquire",
-         "release-store-device", "acquire-rmw-device", "acquire-fence-device",
-         "release-fence-device", "flag-device", "poll-device", "unacquired-read"]
+KINDS = [
+    "release-store",
+    "release-rmw",
+    "acquire-load",
+    "acquire-fence",
+    "seq-cst-fence",
+    "release-fence",
+    "flag",
+    "poll",
+    "block-release",
+    "block-acquire",
+    "release-store-device",
+    "acquire-rmw-device",
+    "acquire-fence-device",
+    "release-fence-device",
+    "flag-device",
+    "poll-device",
+    "unacquired-read",
+]
 ROWS = {
     "release-store": "store atomic release, system",
     "release-rmw": "atomicrmw release, system",
@@ -179,14 +199,25 @@ ROWS = {
     "poll-device": "load atomic monotonic, agent",
     "unacquired-read": "load atomic monotonic after a poll: fence acquire between",
 }
-SHORT = {"release-store": "release", "release-rmw": "release (rmw)", "acquire-load": "acquire",
-         "acquire-fence": "acquire (fence)", "seq-cst-fence": "seq_cst fence",
-         "release-fence": "release (fence)", "flag": "flag", "poll": "relaxed poll",
-         "block-release": "block release", "block-acquire": "block acquire",
-         "release-store-device": "device release", "acquire-rmw-device": "device acquire (cas)",
-         "acquire-fence-device": "device acquire (fence)",
-         "release-fence-device": "device release (fence)", "flag-device": "device flag",
-         "poll-device": "device relaxed load", "unacquired-read": "read after the acquire"}
+SHORT = {
+    "release-store": "release",
+    "release-rmw": "release (rmw)",
+    "acquire-load": "acquire",
+    "acquire-fence": "acquire (fence)",
+    "seq-cst-fence": "seq_cst fence",
+    "release-fence": "release (fence)",
+    "flag": "flag",
+    "poll": "relaxed poll",
+    "block-release": "block release",
+    "block-acquire": "block acquire",
+    "release-store-device": "device release",
+    "acquire-rmw-device": "device acquire (cas)",
+    "acquire-fence-device": "device acquire (fence)",
+    "release-fence-device": "device release (fence)",
+    "flag-device": "device flag",
+    "poll-device": "device relaxed load",
+    "unacquired-read": "read after the acquire",
+}
 SYS_ACQUIRES = {"acquire-load", "acquire-fence", "seq-cst-fence", "block-acquire"}
 DEV_ACQUIRES = {"acquire-rmw-device", "acquire-fence-device"}
 CACHE_OPS = {"buffer_wbl2", "buffer_invl2", "buffer_wbinvl1", "buffer_wbinvl1_vol"}
@@ -196,13 +227,13 @@ ORDER_OPS = CACHE_OPS | {"s_waitcnt", "s_barrier"}
 class Ins:
     def __init__(self, addr, mnem, ops):
         self.addr, self.mnem, self.ops = addr, mnem, ops
-        self.chain = []          # [(function, line)], innermost first
-        self.kind = None         # a point kind, or None
-        self.pid = None          # the point's id (its first instruction)
-        self.opens = False       # first instruction of a fence group
-        self.closes = False      # last instruction of a fence group
-        self.flag_poll = False   # a load of shardtab_poll_index (a flag polled)
-        self.payload = False     # a relaxed pad load outside it (what a deposit holds)
+        self.chain = []  # [(function, line)], innermost first
+        self.kind = None  # a point kind, or None
+        self.pid = None  # the point's id (its first instruction)
+        self.opens = False  # first instruction of a fence group
+        self.closes = False  # last instruction of a fence group
+        self.flag_poll = False  # a load of shardtab_poll_index (a flag polled)
+        self.payload = False  # a relaxed pad load outside it (what a deposit holds)
         self.cls = classify(mnem)
 
     def text(self):
@@ -233,7 +264,9 @@ def die(msg):
 
 def run(cmd, stdin=None):
     try:
-        return subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=True).stdout
+        return subprocess.run(
+            cmd, input=stdin, capture_output=True, text=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         die("%s failed: %s" % (" ".join(cmd), getattr(e, "stderr", "") or e))
 
@@ -252,26 +285,36 @@ def disassemble(objdump, co):
             continue
         m = line.match(text)
         if m and cur:
-            kernels[cur].append(Ins(int(m.group(3), 16), m.group(1), m.group(2).strip()))
+            kernels[cur].append(
+                Ins(int(m.group(3), 16), m.group(1), m.group(2).strip())
+            )
     for name, code in kernels.items():
         # the padding after s_endpgm is never reached; drop it from the listing
         while code and code[-1].mnem == "s_nop":
             code.pop()
         # the last block may be a loop's body that branches back (the code
         # layout puts s_endpgm wherever it likes): it must not fall off the end
-        if not code or code[-1].mnem not in ("s_endpgm", "s_branch") or \
-                not any(i.mnem == "s_endpgm" for i in code):
+        if (
+            not code
+            or code[-1].mnem not in ("s_endpgm", "s_branch")
+            or not any(i.mnem == "s_endpgm" for i in code)
+        ):
             die("kernel %s: its code falls off its end, or has no s_endpgm" % name)
     return kernels
 
 
 def symbolize(symbolizer, co, kernels):
     addrs = [i for code in kernels.values() for i in code]
-    out = run([symbolizer, "--obj=" + co, "--inlining", "--functions=short"],
-              "\n".join("0x%x" % i.addr for i in addrs) + "\n")
+    out = run(
+        [symbolizer, "--obj=" + co, "--inlining", "--functions=short"],
+        "\n".join("0x%x" % i.addr for i in addrs) + "\n",
+    )
     blocks = out.strip("\n").split("\n\n")
     if len(blocks) != len(addrs):
-        die("llvm-symbolizer gave %d answers for %d addresses" % (len(blocks), len(addrs)))
+        die(
+            "llvm-symbolizer gave %d answers for %d addresses"
+            % (len(blocks), len(addrs))
+        )
     for ins, block in zip(addrs, blocks):
         rows = block.splitlines()
         for k in range(0, len(rows) - 1, 2):
@@ -297,8 +340,10 @@ def successors(code, k, index):
     if m == "s_endpgm":
         return []
     if m in ("s_setpc_b64", "s_swappc_b64", "s_call_b64"):
-        die("%s at 0x%x: calls are not followed (the probes must inline everything)"
-            % (m, ins.addr))
+        die(
+            "%s at 0x%x: calls are not followed (the probes must inline everything)"
+            % (m, ins.addr)
+        )
     if m == "s_branch" or m.startswith("s_cbranch_"):
         imm = int(ins.ops.split()[0], 0) & 0xFFFF
         imm = imm - 0x10000 if imm & 0x8000 else imm
@@ -337,34 +382,53 @@ def label(code):
             callers = {f for f, _ in ins.chain}
             if "shardtab_poll_index" in callers:
                 ins.flag_poll = True
-            elif ins.kind in ("poll", "poll-device") and "shardtab_aborted" not in callers:
+            elif (
+                ins.kind in ("poll", "poll-device")
+                and "shardtab_aborted" not in callers
+            ):
                 ins.payload = True
-        if fn == "shardtab_block_sync" and ins.mnem == "s_barrier" and k + 1 < len(ins.chain):
+        if (
+            fn == "shardtab_block_sync"
+            and ins.mnem == "s_barrier"
+            and k + 1 < len(ins.chain)
+        ):
             block_calls[ins.chain[k + 1][0]].add(ins.chain[k + 1][1])
     problems = []
     for op, lines in block_calls.items():
         roles = BLOCK_ROLES.get(op)
         if roles is None:
-            problems.append("%s calls shardtab_block_sync, and order_scan.py's BLOCK_ROLES "
-                            "does not say what for" % op)
+            problems.append(
+                "%s calls shardtab_block_sync, and order_scan.py's BLOCK_ROLES "
+                "does not say what for" % op
+            )
             continue
         if len(lines) != len(roles):
-            problems.append("%s has %d block barriers, order_scan.py's BLOCK_ROLES names %d"
-                            % (op, len(lines), len(roles)))
+            problems.append(
+                "%s has %d block barriers, order_scan.py's BLOCK_ROLES names %d"
+                % (op, len(lines), len(roles))
+            )
             continue
         order = sorted(lines)
         for ins in code:
             k = inner_shardtab(ins)
-            if (k is not None and ins.mnem == "s_barrier" and ins.chain[k][0] == "shardtab_block_sync"
-                    and k + 1 < len(ins.chain) and ins.chain[k + 1][0] == op):
+            if (
+                k is not None
+                and ins.mnem == "s_barrier"
+                and ins.chain[k][0] == "shardtab_block_sync"
+                and k + 1 < len(ins.chain)
+                and ins.chain[k + 1][0] == op
+            ):
                 ins.kind = roles[order.index(ins.chain[k + 1][1])]
     # fence groups: runs of one fence's instructions (same inline chain); other
     # instructions that are not memory, cache or wait instructions do not break one
     group_key, last = None, None
     for k, ins in enumerate(code):
         key = tuple(ins.chain) if ins.kind in FENCE_KINDS else None
-        if k in starts or (key is None and (ins.cls or ins.mnem in ORDER_OPS)) or \
-                (key is not None and key != group_key):
+        if (
+            k in starts
+            or (key is None and (ins.cls or ins.mnem in ORDER_OPS))
+            or (key is not None and key != group_key)
+        ):
             if last is not None:
                 last.closes = True
             group_key, last = None, None
@@ -392,8 +456,25 @@ class State(tuple):
     """The data-flow state before an instruction (see the docstring): the
     store/access bits, P, and the two acquire trackers, system (s*) and agent
     (d*), each with the points that still owe something."""
-    FIELDS = ("D", "V", "L", "W", "C", "A", "P", "sAV", "sAL", "sI2", "sI1", "ssrc",
-              "dAV", "dAL", "dI1", "dsrc")
+
+    FIELDS = (
+        "D",
+        "V",
+        "L",
+        "W",
+        "C",
+        "A",
+        "P",
+        "sAV",
+        "sAL",
+        "sI2",
+        "sI1",
+        "ssrc",
+        "dAV",
+        "dAL",
+        "dI1",
+        "dsrc",
+    )
 
     def __new__(cls, **kw):
         return tuple.__new__(cls, tuple(kw[f] for f in cls.FIELDS))
@@ -407,9 +488,24 @@ class State(tuple):
         return State(**d)
 
 
-ENTRY = State(D=True, V=True, L=True, W=True, C=True, A=True, P=False, sAV=False, sAL=False,
-              sI2=False, sI1=False, ssrc=frozenset(), dAV=False, dAL=False, dI1=False,
-              dsrc=frozenset())
+ENTRY = State(
+    D=True,
+    V=True,
+    L=True,
+    W=True,
+    C=True,
+    A=True,
+    P=False,
+    sAV=False,
+    sAL=False,
+    sI2=False,
+    sI1=False,
+    ssrc=frozenset(),
+    dAV=False,
+    dAL=False,
+    dI1=False,
+    dsrc=frozenset(),
+)
 
 
 def step(st, ins, viol=None):
@@ -421,11 +517,22 @@ def step(st, ins, viol=None):
             viol.append((pid, kind, what, ins))
 
     if ins.opens and ins.kind in ("acquire-fence", "seq-cst-fence"):
-        f.update(sAV=f["sAV"] or f["V"], sAL=f["sAL"] or f["L"], sI2=True, sI1=True,
-                 ssrc=f["ssrc"] | {(ins.pid, ins.kind)}, P=False)
+        f.update(
+            sAV=f["sAV"] or f["V"],
+            sAL=f["sAL"] or f["L"],
+            sI2=True,
+            sI1=True,
+            ssrc=f["ssrc"] | {(ins.pid, ins.kind)},
+            P=False,
+        )
     if ins.opens and ins.kind == "acquire-fence-device":
-        f.update(dAV=f["dAV"] or f["V"], dAL=f["dAL"] or f["L"], dI1=True,
-                 dsrc=f["dsrc"] | {(ins.pid, ins.kind)}, P=False)
+        f.update(
+            dAV=f["dAV"] or f["V"],
+            dAL=f["dAL"] or f["L"],
+            dI1=True,
+            dsrc=f["dsrc"] | {(ins.pid, ins.kind)},
+            P=False,
+        )
     if ins.cls in ("load", "store", "atomic", "vmem") or ins.mnem == "s_endpgm":
         for pre, names in (("s", ("AV", "AL", "I2", "I1")), ("d", ("AV", "AL", "I1"))):
             owed = {n: f[pre + n] for n in names}
@@ -433,8 +540,17 @@ def step(st, ins, viol=None):
                 continue
             miss = []
             if owed["AV"] or owed["AL"]:
-                miss.append("s_waitcnt %s" % " ".join(
-                    n for n, x in (("vmcnt(0)", owed["AV"]), ("lgkmcnt(0)", owed["AL"])) if x))
+                miss.append(
+                    "s_waitcnt %s"
+                    % " ".join(
+                        n
+                        for n, x in (
+                            ("vmcnt(0)", owed["AV"]),
+                            ("lgkmcnt(0)", owed["AL"]),
+                        )
+                        if x
+                    )
+                )
             if owed.get("I2"):
                 miss.append("buffer_invl2")
             if owed["I1"]:
@@ -444,8 +560,12 @@ def step(st, ins, viol=None):
                 # failed returns after the barrier without it, storing its status
                 if kind == "block-acquire" and ins.cls not in ("load", "atomic"):
                     continue
-                bad(pid, kind, "reached with %s still missing after the acquire"
-                    % " and ".join(miss))
+                bad(
+                    pid,
+                    kind,
+                    "reached with %s still missing after the acquire"
+                    % " and ".join(miss),
+                )
     D, V, L, W, C, A = f["D"], f["V"], f["L"], f["W"], f["C"], f["A"]
     if ins.kind in ("release-store", "release-rmw", "block-release"):
         miss = []
@@ -456,23 +576,49 @@ def step(st, ins, viol=None):
         if L and ins.kind == "block-release":
             miss.append("s_waitcnt lgkmcnt(0)")
         if miss:
-            bad(ins.pid, ins.kind, "missing before %s: %s" % (ins.mnem, "; ".join(miss)))
+            bad(
+                ins.pid, ins.kind, "missing before %s: %s" % (ins.mnem, "; ".join(miss))
+            )
     if ins.kind == "release-store-device" and V:
-        bad(ins.pid, ins.kind, "missing before %s: s_waitcnt vmcnt(0) after the earlier accesses"
-            % ins.mnem)
+        bad(
+            ins.pid,
+            ins.kind,
+            "missing before %s: s_waitcnt vmcnt(0) after the earlier accesses"
+            % ins.mnem,
+        )
     if ins.kind == "flag" and (W or C):
-        miss = [w for w, x in (("buffer_wbl2 after an earlier store", W),
-                               ("s_waitcnt vmcnt(0) after the writeback and that store", C)) if x]
-        bad(ins.pid, ins.kind, "missing before %s since the last store that is not a flag: %s "
-            "(the release fence before the flags)" % (ins.mnem, "; ".join(miss)))
+        miss = [
+            w
+            for w, x in (
+                ("buffer_wbl2 after an earlier store", W),
+                ("s_waitcnt vmcnt(0) after the writeback and that store", C),
+            )
+            if x
+        ]
+        bad(
+            ins.pid,
+            ins.kind,
+            "missing before %s since the last store that is not a flag: %s "
+            "(the release fence before the flags)" % (ins.mnem, "; ".join(miss)),
+        )
     if ins.kind == "flag-device" and A:
-        bad(ins.pid, ins.kind, "missing before %s since the last store that is not a flag: "
-            "s_waitcnt vmcnt(0) (the release fence before the flags)" % ins.mnem)
-    if ins.kind in ("acquire-load", "poll", "poll-device") and not re.search(r"\bglc\b", ins.ops):
+        bad(
+            ins.pid,
+            ins.kind,
+            "missing before %s since the last store that is not a flag: "
+            "s_waitcnt vmcnt(0) (the release fence before the flags)" % ins.mnem,
+        )
+    if ins.kind in ("acquire-load", "poll", "poll-device") and not re.search(
+        r"\bglc\b", ins.ops
+    ):
         bad(ins.pid, ins.kind, "%s without glc (row step 1: glc=1)" % ins.mnem)
     if ins.payload and f["P"]:
-        bad(ins.addr, "unacquired-read", "%s of a deposit after a relaxed poll of a flag, with no "
-            "acquire fence between them on this path" % ins.mnem)
+        bad(
+            ins.addr,
+            "unacquired-read",
+            "%s of a deposit after a relaxed poll of a flag, with no "
+            "acquire fence between them on this path" % ins.mnem,
+        )
     # effects
     m = ins.mnem
     if m == "s_waitcnt":
@@ -504,18 +650,47 @@ def step(st, ins, viol=None):
     if ins.flag_poll:
         f["P"] = True
     if ins.kind == "acquire-load":
-        f.update(sAV=True, sI2=True, sI1=True, ssrc=f["ssrc"] | {(ins.pid, ins.kind)}, P=False)
+        f.update(
+            sAV=True,
+            sI2=True,
+            sI1=True,
+            ssrc=f["ssrc"] | {(ins.pid, ins.kind)},
+            P=False,
+        )
     if ins.kind == "acquire-rmw-device":
         f.update(dAV=True, dI1=True, dsrc=f["dsrc"] | {(ins.pid, ins.kind)}, P=False)
     if ins.kind == "block-acquire":
-        f.update(sAV=f["sAV"] or f["V"], sAL=f["sAL"] or f["L"], sI2=True, sI1=True,
-                 ssrc=f["ssrc"] | {(ins.pid, ins.kind)})
-    if ins.closes and ins.kind in ("seq-cst-fence", "release-fence") and (f["D"] or f["V"] or f["L"]):
-        miss = [w for w, x in (("buffer_wbl2 after the earlier stores", f["D"]),
-                               ("s_waitcnt vmcnt(0)", f["V"]), ("s_waitcnt lgkmcnt(0)", f["L"])) if x]
+        f.update(
+            sAV=f["sAV"] or f["V"],
+            sAL=f["sAL"] or f["L"],
+            sI2=True,
+            sI1=True,
+            ssrc=f["ssrc"] | {(ins.pid, ins.kind)},
+        )
+    if (
+        ins.closes
+        and ins.kind in ("seq-cst-fence", "release-fence")
+        and (f["D"] or f["V"] or f["L"])
+    ):
+        miss = [
+            w
+            for w, x in (
+                ("buffer_wbl2 after the earlier stores", f["D"]),
+                ("s_waitcnt vmcnt(0)", f["V"]),
+                ("s_waitcnt lgkmcnt(0)", f["L"]),
+            )
+            if x
+        ]
         bad(ins.pid, ins.kind, "its release part is missing: %s" % "; ".join(miss))
     if ins.closes and ins.kind == "release-fence-device" and (f["V"] or f["L"]):
-        miss = [w for w, x in (("s_waitcnt vmcnt(0)", f["V"]), ("s_waitcnt lgkmcnt(0)", f["L"])) if x]
+        miss = [
+            w
+            for w, x in (
+                ("s_waitcnt vmcnt(0)", f["V"]),
+                ("s_waitcnt lgkmcnt(0)", f["L"]),
+            )
+            if x
+        ]
         bad(ins.pid, ins.kind, "its release part is missing: %s" % "; ".join(miss))
     if not (f["sAV"] or f["sAL"] or f["sI2"] or f["sI1"]):
         f["ssrc"] = frozenset()
@@ -547,10 +722,20 @@ def flow(code, index):
 def window(code, k, kind):
     """The order-relevant instructions around point k, as the report shows them."""
     ins = code[k]
-    if kind in ("release-store", "release-rmw", "block-release", "release-store-device", "flag",
-                "flag-device"):
+    if kind in (
+        "release-store",
+        "release-rmw",
+        "block-release",
+        "release-store-device",
+        "flag",
+        "flag-device",
+    ):
         seq, j = [ins.mnem], k - 1
-        while j >= 0 and code[j].mnem not in ("s_branch",) and not code[j].mnem.startswith("s_cbranch"):
+        while (
+            j >= 0
+            and code[j].mnem not in ("s_branch",)
+            and not code[j].mnem.startswith("s_cbranch")
+        ):
             c = code[j]
             if c.cls in ("load", "store", "atomic", "vmem", "lds"):
                 break
@@ -575,9 +760,12 @@ def window(code, k, kind):
     # acquire-load, acquire-rmw-device, block-acquire: the point, then what
     # follows up to the invalidates
     seq = [ins.mnem + (" glc" if re.search(r"\bglc\b", ins.ops) else "")]
-    for c in code[k + 1:]:
-        if c.cls in ("load", "store", "atomic", "vmem") or c.mnem.startswith(("s_branch", "s_cbranch")) \
-                or c.mnem == "s_endpgm":
+    for c in code[k + 1 :]:
+        if (
+            c.cls in ("load", "store", "atomic", "vmem")
+            or c.mnem.startswith(("s_branch", "s_cbranch"))
+            or c.mnem == "s_endpgm"
+        ):
             break
         if c.mnem in ORDER_OPS or c.cls in CACHE_OPS:
             seq.append(c.text() if c.mnem == "s_waitcnt" else c.mnem)
@@ -588,7 +776,8 @@ def window(code, k, kind):
 
 def read_expectations(path):
     """{probe: [kinds]} from the preprocessed probe source, where each
-    ORDER_PROBE(name, "kinds") left static_assert(1, "ORDER_PROBE " "name" ": " "kinds")."""
+    ORDER_PROBE(name, "kinds") left static_assert(1, "ORDER_PROBE " "name" ": " "kinds").
+    """
     text = open(path, encoding="utf-8", errors="replace").read()
     want = {}
     for m in re.finditer(r'static_assert\(1,\s*((?:"[^"]*"\s*)+)\)', text):
@@ -602,7 +791,7 @@ def read_expectations(path):
                 die("%s: probe %s expects unknown kind %r" % (path, p.group(1), k))
         want[p.group(1)] = kinds
     if not want:
-        die("%s: no ORDER_PROBE(name, \"kinds\") in the preprocessed probe source" % path)
+        die('%s: no ORDER_PROBE(name, "kinds") in the preprocessed probe source' % path)
     return want
 
 
@@ -640,15 +829,24 @@ def read_ir(path):
             continue
         if kernel is None or not kernel.startswith("probe_"):
             continue
-        if not re.search(r"\b(store atomic|load atomic|atomicrmw|cmpxchg|fence)\b", text):
+        if not re.search(
+            r"\b(store atomic|load atomic|atomicrmw|cmpxchg|fence)\b", text
+        ):
             continue
         orders = re.findall(r"\b(monotonic|acquire|release|acq_rel|seq_cst)\b", text)
         if not set(orders) & {"acquire", "release", "acq_rel", "seq_cst"}:
             continue
         scope = re.search(r'syncscope\("([^"]*)"\)', text)
         dbg = re.search(r"!dbg (!\d+)", text)
-        ops.append((kernel, function_of(dbg.group(1)) if dbg else "?", " ".join(orders),
-                    scope.group(1) if scope else "", text.strip()))
+        ops.append(
+            (
+                kernel,
+                function_of(dbg.group(1)) if dbg else "?",
+                " ".join(orders),
+                scope.group(1) if scope else "",
+                text.strip(),
+            )
+        )
     return ops
 
 
@@ -656,10 +854,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--co", required=True)
     ap.add_argument("--ir", required=True)
-    ap.add_argument("--probe", required=True, help="the probe source, preprocessed (clang -E)")
+    ap.add_argument(
+        "--probe", required=True, help="the probe source, preprocessed (clang -E)"
+    )
     ap.add_argument("--objdump", default="llvm-objdump-15")
     ap.add_argument("--symbolizer", default="llvm-symbolizer-15")
-    ap.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+    ap.add_argument(
+        "--quiet", action="store_true", help="print only failures and the summary"
+    )
     a = ap.parse_args()
 
     want = read_expectations(a.probe)
@@ -685,80 +887,155 @@ def main():
         for k, ins in enumerate(code):
             if ins.kind and before[k] is not None and ins.pid not in points:
                 points[ins.pid] = (ins.kind, k)
-        bad = defaultdict(list)  # pid -> messages (an acquire's: at the first access only)
+        bad = defaultdict(
+            list
+        )  # pid -> messages (an acquire's: at the first access only)
         for pid, kind, what, at in viol:
             if what not in [w for w, _, _ in bad[pid]]:
-                bad[pid].append((what, "%s at 0x%x %s" % (at.mnem, at.addr, what)
-                                 if what.startswith("reached with") else what, kind))
+                bad[pid].append(
+                    (
+                        what,
+                        "%s at 0x%x %s" % (at.mnem, at.addr, what)
+                        if what.startswith("reached with")
+                        else what,
+                        kind,
+                    )
+                )
         seqs = defaultdict(lambda: defaultdict(int))  # kind -> window -> count
         for pid, (kind, k) in sorted(points.items()):
             npoints[kind] += 1
             if pid in bad:
                 for _, what, vkind in bad[pid]:
-                    failed.append((name, vkind, "%s at 0x%x (%s; row \"%s\"): %s [seen: %s]"
-                                   % (SHORT[vkind], pid, chain_text(code[k]), ROWS[vkind], what,
-                                      window(code, k, kind))))
+                    failed.append(
+                        (
+                            name,
+                            vkind,
+                            '%s at 0x%x (%s; row "%s"): %s [seen: %s]'
+                            % (
+                                SHORT[vkind],
+                                pid,
+                                chain_text(code[k]),
+                                ROWS[vkind],
+                                what,
+                                window(code, k, kind),
+                            ),
+                        )
+                    )
             else:
                 seqs[kind][window(code, k, kind)] += 1
         found = {kind for kind, _ in points.values()}
         for kind in want[name]:
             if kind not in found:
-                failed.append((name, kind, "no %s found (the probe expects one; row \"%s\")"
-                               % (SHORT[kind], ROWS[kind])))
+                failed.append(
+                    (
+                        name,
+                        kind,
+                        'no %s found (the probe expects one; row "%s")'
+                        % (SHORT[kind], ROWS[kind]),
+                    )
+                )
         # the IR: every release/acquire lies in a function known above, at its scope
-        ir_system = {"shardtab_store_release_system": "release-store",
-                     "shardtab_add_release_system": "release-rmw",
-                     "shardtab_load_acquire_system": "acquire-load",
-                     "shardtab_fence_acquire": "acquire-fence",
-                     "shardtab_fence_acquire_system": "acquire-fence",
-                     "shardtab_fence": "seq-cst-fence",
-                     "shardtab_fence_release_system": "release-fence"}
-        ir_agent = {"shardtab_store_release_device": "release-store-device",
-                    "shardtab_cas_acquire_device": "acquire-rmw-device",
-                    "shardtab_fence_acquire_device": "acquire-fence-device",
-                    "shardtab_fence_release_device": "release-fence-device"}
+        ir_system = {
+            "shardtab_store_release_system": "release-store",
+            "shardtab_add_release_system": "release-rmw",
+            "shardtab_load_acquire_system": "acquire-load",
+            "shardtab_fence_acquire": "acquire-fence",
+            "shardtab_fence_acquire_system": "acquire-fence",
+            "shardtab_fence": "seq-cst-fence",
+            "shardtab_fence_release_system": "release-fence",
+        }
+        ir_agent = {
+            "shardtab_store_release_device": "release-store-device",
+            "shardtab_cas_acquire_device": "acquire-rmw-device",
+            "shardtab_fence_acquire_device": "acquire-fence-device",
+            "shardtab_fence_release_device": "release-fence-device",
+        }
         for kern, fn, order, scope, text in ir:
             if kern != name:
                 continue
             base = scope.replace("-one-as", "").replace("one-as", "")
             if base in ("workgroup", "wavefront", "singlethread"):
                 if fn.startswith("shardtab_"):
-                    failed.append((name, "ir-scope", "%s: %s at %s scope, not %s: %s"
-                                   % (fn, order, scope, "agent" if fn in ir_agent else "system",
-                                      text)))
+                    failed.append(
+                        (
+                            name,
+                            "ir-scope",
+                            "%s: %s at %s scope, not %s: %s"
+                            % (
+                                fn,
+                                order,
+                                scope,
+                                "agent" if fn in ir_agent else "system",
+                                text,
+                            ),
+                        )
+                    )
                 continue
             known = ir_agent if base == "agent" else ir_system
             other = ir_system if base == "agent" else ir_agent
             if fn in other:
-                failed.append((name, "ir-scope", "%s: %s at %s scope, not %s: %s"
-                               % (fn, order, scope or "system",
-                                  "system" if base == "agent" else "agent", text)))
+                failed.append(
+                    (
+                        name,
+                        "ir-scope",
+                        "%s: %s at %s scope, not %s: %s"
+                        % (
+                            fn,
+                            order,
+                            scope or "system",
+                            "system" if base == "agent" else "agent",
+                            text,
+                        ),
+                    )
+                )
             elif fn not in known:
-                failed.append((name, "ir-scope" if base == "agent" else "ir-unknown",
-                               "%s %s in %s, which the check does not know at that scope "
-                               "(add it to order_scan.py): %s"
-                               % (order, scope or "system", fn, text)))
+                failed.append(
+                    (
+                        name,
+                        "ir-scope" if base == "agent" else "ir-unknown",
+                        "%s %s in %s, which the check does not know at that scope "
+                        "(add it to order_scan.py): %s"
+                        % (order, scope or "system", fn, text),
+                    )
+                )
             elif known[fn] not in found:
-                failed.append((name, known[fn], "the IR has a %s (%s) in %s, the machine code "
-                               "none" % (SHORT[known[fn]], order, fn)))
+                failed.append(
+                    (
+                        name,
+                        known[fn],
+                        "the IR has a %s (%s) in %s, the machine code "
+                        "none" % (SHORT[known[fn]], order, fn),
+                    )
+                )
         if not a.quiet and not any(f[0] == name for f in failed):
             parts = []
             for kind in KINDS:
                 if kind in seqs:
                     n = sum(seqs[kind].values())
-                    parts.append("%s ok%s (%s)" % (SHORT[kind], " x%d" % n if n > 1 else "",
-                                                   " | ".join(sorted(seqs[kind]))))
+                    parts.append(
+                        "%s ok%s (%s)"
+                        % (
+                            SHORT[kind],
+                            " x%d" % n if n > 1 else "",
+                            " | ".join(sorted(seqs[kind])),
+                        )
+                    )
             print("# gfx90a order: %s: %s" % (name, ", ".join(parts) or "no points"))
     for name, kind, what in failed:
         print("# gfx90a order: %s: FAILED %s: %s" % (name, kind, what))
     total = sum(npoints.values())
     detail = ", ".join("%d %s" % (npoints[k], SHORT[k]) for k in KINDS if npoints[k])
     if failed:
-        print("# gfx90a order: FAILED: %d of %d probes miss a prescribed sequence (%d points: %s)"
-              % (len({f[0] for f in failed}), len(want), total, detail))
+        print(
+            "# gfx90a order: FAILED: %d of %d probes miss a prescribed sequence (%d points: %s)"
+            % (len({f[0] for f in failed}), len(want), total, detail)
+        )
         return 1
-    print("# gfx90a order: %d probes, %d ordering points (%s): every one has the "
-          "sequence of AMDGPUUsage \"Memory Model GFX90A\" at its scope" % (len(want), total, detail))
+    print(
+        "# gfx90a order: %d probes, %d ordering points (%s): every one has the "
+        'sequence of AMDGPUUsage "Memory Model GFX90A" at its scope'
+        % (len(want), total, detail)
+    )
     return 0
 
 

@@ -18,8 +18,8 @@ static void test_gpu_clock_gfx90x_count_25_mhz(void **state)
 
 static void test_gpu_clock_mi300_mi350_and_later_count_100_mhz(void **state)
 {
-    static const char *const archs[] = {"gfx940", "gfx942", "gfx942:sramecc+:xnack-", "gfx950",
-                                        "gfx1030", "gfx1100", "gfx1201"};
+    static const char *const archs[] = {
+        "gfx940", "gfx942", "gfx942:sramecc+:xnack-", "gfx950", "gfx1030", "gfx1100", "gfx1201"};
     (void)state;
     for (size_t i = 0; i < sizeof archs / sizeof archs[0]; i++)
         assert_true(gpu_wall_clock_fallback_hz(archs[i]) == 1e8);

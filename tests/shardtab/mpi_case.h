@@ -50,7 +50,8 @@ static inline void expect_agreed(shardtab_status_t got, shardtab_status_t want, 
     char line[2048];
 
     assert_int_equal(got, want);
-    snprintf(line, sizeof line, "%s rank %d%s: %s", host, r, st_rt.initialized ? " (cpu)" : "", text);
+    snprintf(line, sizeof line, "%s rank %d%s: %s", host, r, st_rt.initialized ? " (cpu)" : "",
+             text);
     assert_string_equal(shardtab_last_error(), line);
 }
 

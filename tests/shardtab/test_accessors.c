@@ -116,8 +116,10 @@ static void test_queries_refuse_a_handle_that_is_no_live_table(void **state)
     assert_int_equal(shardtab_node_size(NULL), -1);
     assert_string_equal(said(), "shardtab_node_size: no table (NULL)");
     assert_int_equal(shardtab_node_rank(&copy), -1);
-    snprintf(want, sizeof want, "shardtab_node_rank(%p): not a live table of this process "
-             "(destroyed already, or never created by shardtab_create)", (void *)&copy);
+    snprintf(want, sizeof want,
+             "shardtab_node_rank(%p): not a live table of this process "
+             "(destroyed already, or never created by shardtab_create)",
+             (void *)&copy);
     assert_string_equal(said(), want);
     assert_int_equal(shardtab_node_id(&copy), -1);
     assert_int_equal(shardtab_node_count(&copy), -1);
@@ -130,8 +132,10 @@ static void test_queries_refuse_a_handle_that_is_no_live_table(void **state)
     assert_int_equal(shardtab_member(&copy, 0), -1);
     assert_int_equal(shardtab_node_rank_of(&copy, 2), -1);
     assert_int_equal(shardtab_peer_access(&copy, 0, 0), 0);
-    snprintf(want, sizeof want, "shardtab_peer_access(%p): not a live table of this process "
-             "(destroyed already, or never created by shardtab_create)", (void *)&copy);
+    snprintf(want, sizeof want,
+             "shardtab_peer_access(%p): not a live table of this process "
+             "(destroyed already, or never created by shardtab_create)",
+             (void *)&copy);
     assert_string_equal(said(), want);
 }
 

@@ -15,8 +15,8 @@
 
 static int choose(int count, int node_rank, int node_size, int allow_shared)
 {
-    st_bind_request_t req = {.node_rank = node_rank, .node_size = node_size,
-                             .allow_shared_device = allow_shared};
+    st_bind_request_t req = {
+        .node_rank = node_rank, .node_size = node_size, .allow_shared_device = allow_shared};
     return st_gpu_device_choose(count, &req);
 }
 
@@ -58,7 +58,8 @@ static st_coll_phase_t phase(int kind, int type, int vec16, size_t begin, size_t
     return p;
 }
 
-static void test_phase_grid_is_a_thread_per_16_bytes_capped_at_8_blocks_a_multiprocessor(void **state)
+static void test_phase_grid_is_a_thread_per_16_bytes_capped_at_8_blocks_a_multiprocessor(
+    void **state)
 {
     st_coll_phase_t p;
     (void)state;
@@ -86,7 +87,8 @@ int main(void)
         cmocka_unit_test(test_device_is_zero_when_one_gpu_is_visible),
         cmocka_unit_test(test_device_is_the_node_rank_while_gpus_suffice),
         cmocka_unit_test(test_device_round_robin_only_when_sharing_is_allowed),
-        cmocka_unit_test(test_phase_grid_is_a_thread_per_16_bytes_capped_at_8_blocks_a_multiprocessor),
+        cmocka_unit_test(
+            test_phase_grid_is_a_thread_per_16_bytes_capped_at_8_blocks_a_multiprocessor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,15 +88,18 @@ static void test_host_export_refuses_what_no_allocation_holds(void **state)
     assert_int_equal(ops->mem_alloc(asked, (void **)&base), SHARDTAB_SUCCESS);
     /* past the bytes asked for, though inside the pages mapped */
     assert_int_equal(ops->ipc_export(base + 60, asked - 59, &out), SHARDTAB_ERR_INVALID_ARG);
-    snprintf(want, sizeof want, "shard %p + %zu bytes runs past its allocation of %zu bytes at %p "
-             "(shardtab_mem_alloc's size, not its pages)", (void *)(base + 60), asked - 59, asked,
-             (void *)base);
+    snprintf(want, sizeof want,
+             "shard %p + %zu bytes runs past its allocation of %zu bytes at %p "
+             "(shardtab_mem_alloc's size, not its pages)",
+             (void *)(base + 60), asked - 59, asked, (void *)base);
     assert_string_equal(said(), want);
     assert_int_equal(ops->ipc_export(base + 60, asked - 60, &out), SHARDTAB_SUCCESS);
     /* memory of no allocation */
     assert_int_equal(ops->ipc_export(outside, sizeof outside, &out), SHARDTAB_ERR_INVALID_ARG);
-    snprintf(want, sizeof want, "shard %p (%zu bytes) is not inside an allocation of "
-             "shardtab_mem_alloc", (void *)outside, sizeof outside);
+    snprintf(want, sizeof want,
+             "shard %p (%zu bytes) is not inside an allocation of "
+             "shardtab_mem_alloc",
+             (void *)outside, sizeof outside);
     assert_string_equal(said(), want);
     assert_int_equal(ops->mem_free(base), SHARDTAB_SUCCESS);
     /* freed: no allocation any more */

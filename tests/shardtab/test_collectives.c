@@ -48,7 +48,10 @@ static void test_call_word_layout(void **state)
 
 static void test_call_word_round_trip(void **state)
 {
-    static const struct { int kind, op, type, root, algo; uint64_t count; } calls[] = {
+    static const struct {
+        int kind, op, type, root, algo;
+        uint64_t count;
+    } calls[] = {
         {ST_STREAM_ALL_REDUCE, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, ST_ALGO_ONE_SHOT, 1000},
         {ST_STREAM_ALL_REDUCE, SHARDTAB_MAX, SHARDTAB_DOUBLE, 0, ST_ALGO_TWO_SHOT, 33554432},
         {ST_STREAM_BROADCAST, SHARDTAB_SUM, SHARDTAB_INT64, 4095, 0, 7},
@@ -152,10 +155,13 @@ static shardtab_status_t no_order_to_wait(void *order)
     return SHARDTAB_SUCCESS;
 }
 
-static st_backend_ops_t recorder = {
-    .order_begin = record_begin, .collective_phase = record_phase, .order_end = record_end,
-    .mem_alloc = record_alloc, .mem_free = record_free, .stream_synchronize = nothing_to_wait,
-    .barrier_wait = no_order_to_wait};
+static st_backend_ops_t recorder = {.order_begin = record_begin,
+                                    .collective_phase = record_phase,
+                                    .order_end = record_end,
+                                    .mem_alloc = record_alloc,
+                                    .mem_free = record_free,
+                                    .stream_synchronize = nothing_to_wait,
+                                    .barrier_wait = no_order_to_wait};
 
 /* node rank me of a two-rank node; or, with solo, a table of one rank alone */
 static void lay_out(int me, int solo)
@@ -214,8 +220,9 @@ static void test_checks_refuse_each_bad_argument_with_its_message(void **state)
     refused(shardtab_all_reduce(&table, SHARDTAB_SUM, (shardtab_type_t)7, 0, 1, NULL),
             "shardtab_all_reduce: unknown type 7 (expected SHARDTAB_FLOAT, SHARDTAB_DOUBLE or "
             "SHARDTAB_INT64)");
-    refused(shardtab_all_reduce(&table, (shardtab_op_t)5, SHARDTAB_FLOAT, 0, 1, NULL),
-            "shardtab_all_reduce: unknown op 5 (expected SHARDTAB_SUM, SHARDTAB_MIN or SHARDTAB_MAX)");
+    refused(
+        shardtab_all_reduce(&table, (shardtab_op_t)5, SHARDTAB_FLOAT, 0, 1, NULL),
+        "shardtab_all_reduce: unknown op 5 (expected SHARDTAB_SUM, SHARDTAB_MIN or SHARDTAB_MAX)");
     refused(shardtab_broadcast(&table, 1, SHARDTAB_FLOAT, 0, 1, NULL),
             "shardtab_broadcast: root 1 is outside the table's 1 ranks");
     refused(shardtab_broadcast(&table, -1, SHARDTAB_FLOAT, 0, 1, NULL),
@@ -237,7 +244,8 @@ static void test_checks_refuse_each_bad_argument_with_its_message(void **state)
     refused(shardtab_broadcast(&table, 4096, SHARDTAB_FLOAT, 0, 1, NULL),
             "shardtab_broadcast: root 4096 is outside the table's 5000 ranks (a root above 4095 "
             "is not supported)");
-    assert_int_equal(shardtab_broadcast(&table, 4095, SHARDTAB_FLOAT, 0, 1, NULL), SHARDTAB_SUCCESS);
+    assert_int_equal(shardtab_broadcast(&table, 4095, SHARDTAB_FLOAT, 0, 1, NULL),
+                     SHARDTAB_SUCCESS);
     table.size = 1;
     /* alone, a call that passes its checks moves nothing */
     assert_int_equal(shardtab_all_reduce(&table, SHARDTAB_MAX, SHARDTAB_DOUBLE, 8, 511, NULL),
@@ -280,7 +288,8 @@ static void expect_phase(int i, int kind, size_t begin, size_t end)
 }
 
 /* every phase of the call carries its words, its region and its grid's facts */
-static void expect_every_phase(uint64_t word, size_t offset, size_t count, int op, int type, int vec16)
+static void expect_every_phase(uint64_t word, size_t offset, size_t count, int op, int type,
+                               int vec16)
 {
     for (int i = 0; i < nphases; i++) {
         assert_int_equal(phases[i].args[0], offset);
@@ -386,18 +395,21 @@ static void test_broadcast_copies_from_the_root_s_node_rank(void **state)
 {
     (void)state;
     lay_out(0, 0);
-    assert_int_equal(shardtab_broadcast(&table, 1, SHARDTAB_DOUBLE, 32, 100, NULL), SHARDTAB_SUCCESS);
+    assert_int_equal(shardtab_broadcast(&table, 1, SHARDTAB_DOUBLE, 32, 100, NULL),
+                     SHARDTAB_SUCCESS);
     assert_int_equal(nphases, 3);
     expect_phase(0, ST_PHASE_SYNC, 0, 0);
     expect_phase(1, ST_PHASE_COPY, 0, 100);
     assert_int_equal(phases[1].src_rank, 1);
     expect_phase(2, ST_PHASE_SYNC, 0, 0); /* the root keeps its region until everyone has it */
-    expect_every_phase(st_call_word_pack(ST_STREAM_BROADCAST, SHARDTAB_SUM, SHARDTAB_DOUBLE, 1, 0, 100),
-                       32, 100, SHARDTAB_SUM, SHARDTAB_DOUBLE, 1);
+    expect_every_phase(
+        st_call_word_pack(ST_STREAM_BROADCAST, SHARDTAB_SUM, SHARDTAB_DOUBLE, 1, 0, 100), 32, 100,
+        SHARDTAB_SUM, SHARDTAB_DOUBLE, 1);
     tear_down(NULL);
     set_up(NULL);
     lay_out(1, 0); /* the root itself copies nothing */
-    assert_int_equal(shardtab_broadcast(&table, 1, SHARDTAB_DOUBLE, 32, 100, NULL), SHARDTAB_SUCCESS);
+    assert_int_equal(shardtab_broadcast(&table, 1, SHARDTAB_DOUBLE, 32, 100, NULL),
+                     SHARDTAB_SUCCESS);
     assert_int_equal(nphases, 2);
     expect_phase(0, ST_PHASE_SYNC, 0, 0);
     expect_phase(1, ST_PHASE_SYNC, 0, 0);
@@ -413,8 +425,9 @@ static void test_all_gather_moves_every_other_rank_s_piece(void **state)
     expect_phase(1, ST_PHASE_CHUNKS, 0, 0);
     expect_phase(2, ST_PHASE_SYNC, 0, 0);
     assert_int_equal(phases[1].chunk, 10); /* node rank q's values at q * 10 */
-    expect_every_phase(st_call_word_pack(ST_STREAM_ALL_GATHER, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, 0, 10),
-                       48, 20, SHARDTAB_SUM, SHARDTAB_FLOAT, 1);
+    expect_every_phase(
+        st_call_word_pack(ST_STREAM_ALL_GATHER, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, 0, 10), 48, 20,
+        SHARDTAB_SUM, SHARDTAB_FLOAT, 1);
 }
 
 static void test_a_call_that_fails_its_checks_stops_the_node(void **state)
@@ -438,14 +451,21 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_call_word_layout),
         cmocka_unit_test(test_call_word_round_trip),
-        cmocka_unit_test_setup_teardown(test_checks_refuse_each_bad_argument_with_its_message, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_checks_read_the_algorithm_variables, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_one_shot_reduces_into_scratch_then_copies_back, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_two_shot_reduces_this_rank_s_chunk_then_gathers_the_others, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_checks_refuse_each_bad_argument_with_its_message,
+                                        set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_checks_read_the_algorithm_variables, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_one_shot_reduces_into_scratch_then_copies_back, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(
+            test_two_shot_reduces_this_rank_s_chunk_then_gathers_the_others, set_up, tear_down),
         cmocka_unit_test_setup_teardown(test_auto_is_one_shot_up_to_the_cutover, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_broadcast_copies_from_the_root_s_node_rank, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_all_gather_moves_every_other_rank_s_piece, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_a_call_that_fails_its_checks_stops_the_node, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_broadcast_copies_from_the_root_s_node_rank, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_all_gather_moves_every_other_rank_s_piece, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_a_call_that_fails_its_checks_stops_the_node, set_up,
+                                        tear_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

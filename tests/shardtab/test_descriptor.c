@@ -403,13 +403,13 @@ static void test_descriptor_validate_rejects_shard_beyond_allocation(void **stat
     static const struct {
         uint64_t bytes, offset, alloc;
     } bad[] = {
-        {800, 4096 - 799, 4096},        /* one byte past the end */
-        {4097, 0, 4096},                /* larger than the allocation */
-        {8, 4097, 4096},                /* offset past the end */
-        {0, 4097, 4096},                /* empty, but offset past the end */
-        {8, UINT64_MAX - 3, 4096},      /* offset + bytes wraps around 2^64 */
-        {UINT64_MAX, 8, 4096},          /* bytes + offset wraps around 2^64 */
-        {8, 0, 0},                      /* no allocation at all */
+        {800, 4096 - 799, 4096},   /* one byte past the end */
+        {4097, 0, 4096},           /* larger than the allocation */
+        {8, 4097, 4096},           /* offset past the end */
+        {0, 4097, 4096},           /* empty, but offset past the end */
+        {8, UINT64_MAX - 3, 4096}, /* offset + bytes wraps around 2^64 */
+        {UINT64_MAX, 8, 4096},     /* bytes + offset wraps around 2^64 */
+        {8, 0, 0},                 /* no allocation at all */
     };
     (void)state;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -231,7 +231,7 @@ static void test_ipc_namespace_is_the_inode_of_proc_self_ns_ipc(void **state)
 
 #define GIB (1ull << 30)
 
-static char root[64];                  /* the temporary folder */
+static char root[64]; /* the temporary folder */
 static char meminfo[128], self[128], sys[128];
 
 /* Writes text to root/relative, making its folders. */

@@ -31,11 +31,20 @@ static const char *from(int r, const char *text)
 
 static void test_status_strings(void **state)
 {
-    static const char *const want[SHARDTAB_STATUS_COUNT] = {
-        "success", "invalid argument", "out of memory", "no usable device",
-        "device runtime error", "IPC error", "peer access missing", "invalid peer descriptor",
-        "MPI error", "not supported", "injected fault", "verification failed",
-        "device wait timed out", "stopped after another rank failed"};
+    static const char *const want[SHARDTAB_STATUS_COUNT] = {"success",
+                                                            "invalid argument",
+                                                            "out of memory",
+                                                            "no usable device",
+                                                            "device runtime error",
+                                                            "IPC error",
+                                                            "peer access missing",
+                                                            "invalid peer descriptor",
+                                                            "MPI error",
+                                                            "not supported",
+                                                            "injected fault",
+                                                            "verification failed",
+                                                            "device wait timed out",
+                                                            "stopped after another rank failed"};
     (void)state;
     assert_int_equal(SHARDTAB_STATUS_COUNT, 14);
     for (int s = 0; s < SHARDTAB_STATUS_COUNT; s++)
@@ -63,7 +72,8 @@ static void test_message_starts_with_who_speaks(void **state)
     st_error_identity(NULL);
     assert_int_equal(shardtab_error_set_message(SHARDTAB_ERR_VERIFY, NULL), SHARDTAB_ERR_VERIFY);
     assert_string_equal(shardtab_last_error(), who); /* nothing after who */
-    assert_int_equal(shardtab_error_set_message(SHARDTAB_ERR_VERIFY, "100% % kept"), SHARDTAB_ERR_VERIFY);
+    assert_int_equal(shardtab_error_set_message(SHARDTAB_ERR_VERIFY, "100% % kept"),
+                     SHARDTAB_ERR_VERIFY);
     snprintf(want, sizeof want, "%s100%% %% kept", who);
     assert_string_equal(shardtab_last_error(), want);
     assert_true(st_mpi_usable());
@@ -95,8 +105,8 @@ static void test_agree_gives_everyone_the_first_failure(void **state)
     (void)state;
     assert_int_equal(shardtab_agree(MPI_COMM_WORLD, SHARDTAB_SUCCESS), SHARDTAB_SUCCESS);
     /* rank 1 fails alone: every rank returns its status and its words, whole */
-    shardtab_status_t local = rank == 1 ? st_fail(SHARDTAB_ERR_PEER_ACCESS, "rank one's cause")
-                                        : SHARDTAB_SUCCESS;
+    shardtab_status_t local =
+        rank == 1 ? st_fail(SHARDTAB_ERR_PEER_ACCESS, "rank one's cause") : SHARDTAB_SUCCESS;
     assert_int_equal(shardtab_agree(MPI_COMM_WORLD, local), SHARDTAB_ERR_PEER_ACCESS);
     assert_string_equal(shardtab_last_error(), from(1, "rank one's cause"));
     assert_int_equal(st_error_prefix_bytes(), 0); /* another rank's words: kept whole */
@@ -117,9 +127,10 @@ static void test_agree_gives_everyone_the_first_failure(void **state)
 static void test_agree_within_a_deadline_agrees_the_same(void **state)
 {
     (void)state;
-    assert_int_equal(shardtab_agree_within(MPI_COMM_WORLD, SHARDTAB_SUCCESS, 30.0), SHARDTAB_SUCCESS);
-    shardtab_status_t local = rank == size - 1 ? st_fail(SHARDTAB_ERR_VERIFY, "last rank's")
-                                               : SHARDTAB_SUCCESS;
+    assert_int_equal(shardtab_agree_within(MPI_COMM_WORLD, SHARDTAB_SUCCESS, 30.0),
+                     SHARDTAB_SUCCESS);
+    shardtab_status_t local =
+        rank == size - 1 ? st_fail(SHARDTAB_ERR_VERIFY, "last rank's") : SHARDTAB_SUCCESS;
     assert_int_equal(shardtab_agree_within(MPI_COMM_WORLD, local, 30.0), SHARDTAB_ERR_VERIFY);
     assert_string_equal(shardtab_last_error(), from(size - 1, "last rank's"));
 }

@@ -26,7 +26,12 @@ static const char *said(void)
 
 /* Node rank 1 of 3 (comm ranks 2, 5, 6), 8 user slots: the barrier's arrivals
  * at pad words 16-18, the user's slots at 19-26, the library's from 27. */
-enum { NODE = 3, SLOTS = 8, FIRST_USER = SHARDTAB_PAD_HEADER + NODE, FIRST_LIB = FIRST_USER + SLOTS };
+enum {
+    NODE = 3,
+    SLOTS = 8,
+    FIRST_USER = SHARDTAB_PAD_HEADER + NODE,
+    FIRST_LIB = FIRST_USER + SLOTS
+};
 static int members[NODE] = {2, 5, 6};
 static uint64_t pad[FIRST_LIB + 64];
 static shardtab_t table;
@@ -39,7 +44,8 @@ static shardtab_status_t stand_in_wait(void *order)
     return SHARDTAB_SUCCESS;
 }
 
-static shardtab_status_t stand_in_copy(void *dst, const void *src, size_t bytes, shardtab_stream_t s)
+static shardtab_status_t stand_in_copy(void *dst, const void *src, size_t bytes,
+                                       shardtab_stream_t s)
 {
     (void)s;
     if (copy_fails)
@@ -54,8 +60,9 @@ static shardtab_status_t stand_in_sync(shardtab_stream_t stream)
     return SHARDTAB_SUCCESS;
 }
 
-static st_backend_ops_t stand_in = {
-    .barrier_wait = stand_in_wait, .copy_async = stand_in_copy, .stream_synchronize = stand_in_sync};
+static st_backend_ops_t stand_in = {.barrier_wait = stand_in_wait,
+                                    .copy_async = stand_in_copy,
+                                    .stream_synchronize = stand_in_sync};
 
 static int lay_out_table(void **state)
 {
@@ -124,11 +131,12 @@ static void test_timed_out_wait_names_the_word_the_limit_and_the_values(void **s
                "rank 1 waited for the barrier arrival of node rank 2 (rank 6) to be == 4, and it "
                "held 3; the rank that should have signalled it is late, stuck or gone");
     record(SHARDTAB_WAIT_TIMED_OUT, FIRST_LIB + 5, SHARDTAB_CMP_GE, 2, 1, 0);
-    check_says(SHARDTAB_ERR_TIMEOUT,
-               "a device-side wait gave up after 0.00 s (limit 7.5 s, SHARDTAB_WAIT_TIMEOUT): node "
-               "rank 1 waited for pad word 5 of the stream-ordered collectives (shardtab_all_reduce, "
-               "_broadcast, _all_gather) to be >= 2, and it held 1; the rank that should have "
-               "signalled it is late, stuck or gone");
+    check_says(
+        SHARDTAB_ERR_TIMEOUT,
+        "a device-side wait gave up after 0.00 s (limit 7.5 s, SHARDTAB_WAIT_TIMEOUT): node "
+        "rank 1 waited for pad word 5 of the stream-ordered collectives (shardtab_all_reduce, "
+        "_broadcast, _all_gather) to be >= 2, and it held 1; the rank that should have "
+        "signalled it is late, stuck or gone");
     record(SHARDTAB_WAIT_TIMED_OUT, SHARDTAB_PAD_BUSY, SHARDTAB_CMP_EQ, 0, 1, 0);
     check_says(SHARDTAB_ERR_TIMEOUT,
                "a device-side wait gave up after 0.00 s (limit 7.5 s, SHARDTAB_WAIT_TIMEOUT): node "
@@ -141,9 +149,11 @@ static void test_abort_word_names_the_rank_that_gave_up_first(void **state)
     (void)state;
     memset(pad, 0, sizeof pad);
     pad[SHARDTAB_PAD_ABORT] = 1 + 2;
-    check_says(SHARDTAB_ERR_ABORTED, "stopped: node rank 2 (rank 6) gave up a device-side wait first");
+    check_says(SHARDTAB_ERR_ABORTED,
+               "stopped: node rank 2 (rank 6) gave up a device-side wait first");
     pad[SHARDTAB_PAD_ABORT] = 1 + 9; /* a node rank this table has not: no comm rank */
-    check_says(SHARDTAB_ERR_ABORTED, "stopped: node rank 9 (rank -1) gave up a device-side wait first");
+    check_says(SHARDTAB_ERR_ABORTED,
+               "stopped: node rank 9 (rank -1) gave up a device-side wait first");
 }
 
 static void test_entered_twice_tells_a_barrier_from_a_collective(void **state)
@@ -201,8 +211,8 @@ static void test_stream_collective_records_spell_both_call_words(void **state)
 {
     const uint64_t mine = st_call_word_pack(ST_STREAM_ALL_REDUCE, SHARDTAB_MIN, SHARDTAB_INT64, 0,
                                             ST_ALGO_TWO_SHOT, 77);
-    const uint64_t theirs = st_call_word_pack(ST_STREAM_BROADCAST, SHARDTAB_SUM, SHARDTAB_FLOAT, 9,
-                                              0, 3);
+    const uint64_t theirs =
+        st_call_word_pack(ST_STREAM_BROADCAST, SHARDTAB_SUM, SHARDTAB_FLOAT, 9, 0, 3);
     (void)state;
     record(SHARDTAB_WAIT_MISMATCH, FIRST_LIB + 1, ST_CMP_STREAM_ARGS, mine, theirs, 2);
     check_says(SHARDTAB_ERR_INVALID_ARG,
@@ -276,8 +286,10 @@ static void test_check_refuses_a_dead_table_and_passes_the_backend_s_failure_on(
     copy_fails = 0;
     waits = 0;
     assert_int_equal(shardtab_signal_check(&copy), SHARDTAB_ERR_INVALID_ARG);
-    snprintf(want, sizeof want, "shardtab_signal_check(%p): not a live table of this process "
-             "(destroyed already, or never created by shardtab_create)", (void *)&copy);
+    snprintf(want, sizeof want,
+             "shardtab_signal_check(%p): not a live table of this process "
+             "(destroyed already, or never created by shardtab_create)",
+             (void *)&copy);
     assert_string_equal(said(), want);
     assert_int_equal(shardtab_signal_check(NULL), SHARDTAB_ERR_INVALID_ARG);
     assert_string_equal(said(), "shardtab_signal_check: no table (NULL)");

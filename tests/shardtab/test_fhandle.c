@@ -19,7 +19,8 @@ static void refused_handle(shardtab_status_t status, const char *call, MPI_Fint 
 {
     char want[256];
     assert_int_equal(status, SHARDTAB_ERR_INVALID_ARG);
-    snprintf(want, sizeof want, "%s: communicator handle %d is MPI_COMM_NULL, or not a communicator: "
+    snprintf(want, sizeof want,
+             "%s: communicator handle %d is MPI_COMM_NULL, or not a communicator: "
              "pass MPI_COMM_WORLD (use mpi), comm%%MPI_VAL (use mpi_f08) or comm.py2f() (mpi4py)",
              call, (int)handle);
     assert_string_equal(said(), want);
@@ -60,7 +61,8 @@ static void test_real_handle_does_what_the_c_call_does(void **state)
     char want[256];
     (void)state;
     assert_int_equal(shardtab_agree_f(world, SHARDTAB_SUCCESS), SHARDTAB_SUCCESS);
-    shardtab_status_t local = rank == 1 ? st_fail(SHARDTAB_ERR_IPC, "rank 1 says") : SHARDTAB_SUCCESS;
+    shardtab_status_t local =
+        rank == 1 ? st_fail(SHARDTAB_ERR_IPC, "rank 1 says") : SHARDTAB_SUCCESS;
     assert_int_equal(shardtab_agree_f(world, local), SHARDTAB_ERR_IPC);
     snprintf(want, sizeof want, "%s rank 1: rank 1 says", host); /* rank 1's words, whole */
     assert_string_equal(shardtab_last_error(), want);

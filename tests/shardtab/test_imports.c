@@ -97,11 +97,10 @@ static void test_one_open_per_allocation_however_many_tables(void **state)
 
 static void test_another_process_device_or_size_is_another_allocation(void **state)
 {
-    const st_import_key_t keys[] = {key("0000:01:00.0", 100, 0x7000, 4096),
-                                    key("0000:01:00.0", 101, 0x7000, 4096),
-                                    key("0000:02:00.0", 100, 0x7000, 4096),
-                                    key("0000:01:00.0", 100, 0x7000, 8192),
-                                    key("0000:01:00.0", 100, 0x9000, 4096)};
+    const st_import_key_t keys[] = {
+        key("0000:01:00.0", 100, 0x7000, 4096), key("0000:01:00.0", 101, 0x7000, 4096),
+        key("0000:02:00.0", 100, 0x7000, 4096), key("0000:01:00.0", 100, 0x7000, 8192),
+        key("0000:01:00.0", 100, 0x9000, 4096)};
     void *b[5];
     int opened;
     (void)state;
@@ -168,9 +167,12 @@ static void test_two_threads_share_one_mapping(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_one_open_per_allocation_however_many_tables, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_another_process_device_or_size_is_another_allocation, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_a_failed_open_leaves_nothing_and_a_stray_close_is_refused, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_one_open_per_allocation_however_many_tables, set_up,
+                                        tear_down),
+        cmocka_unit_test_setup_teardown(test_another_process_device_or_size_is_another_allocation,
+                                        set_up, tear_down),
+        cmocka_unit_test_setup_teardown(
+            test_a_failed_open_leaves_nothing_and_a_stray_close_is_refused, set_up, tear_down),
         cmocka_unit_test_setup_teardown(test_two_threads_share_one_mapping, set_up, tear_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -146,10 +146,14 @@ static void test_a_free_of_no_pad_is_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_pads_pack_into_one_chunk_made_and_exported_once, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_the_last_empty_chunk_is_kept_for_the_next_table, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_a_full_chunk_opens_another_and_only_one_empty_stays, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_a_pad_larger_than_a_chunk_gets_its_own_not_kept, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_pads_pack_into_one_chunk_made_and_exported_once,
+                                        set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_the_last_empty_chunk_is_kept_for_the_next_table,
+                                        set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_a_full_chunk_opens_another_and_only_one_empty_stays,
+                                        set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_a_pad_larger_than_a_chunk_gets_its_own_not_kept,
+                                        set_up, tear_down),
         cmocka_unit_test_setup_teardown(test_a_free_of_no_pad_is_refused, set_up, tear_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,8 +44,11 @@ static void test_params_default_when_none_are_given(void **state)
 static void test_params_keep_what_the_caller_gives(void **state)
 {
     int stream_stand_in;
-    shardtab_create_params_t in = {.stream = &stream_stand_in, .signal_slots = 1 << 20,
-                                   .wait_timeout_s = 1e6, .alignment = 4096, .label = "halo"};
+    shardtab_create_params_t in = {.stream = &stream_stand_in,
+                                   .signal_slots = 1 << 20,
+                                   .wait_timeout_s = 1e6,
+                                   .alignment = 4096,
+                                   .label = "halo"};
     shardtab_create_params_t out;
     (void)state;
     setenv("SHARDTAB_WAIT_TIMEOUT", "3", 1); /* the caller's limit wins */
@@ -115,8 +118,8 @@ static void test_wait_timeout_variable_takes_plain_decimal_seconds(void **state)
 
 static void test_wait_timeout_variable_refuses_anything_else(void **state)
 {
-    static const char *const bad[] = {" 5", "5 ", "0x10", "inf", "nan", "-1", "+1", "0",
-                                      "0.0", "1e7", "1000001", "e5", "5e", "5e+", ".", "1,5"};
+    static const char *const bad[] = {" 5",  "5 ",  "0x10",    "inf", "nan", "-1",  "+1", "0",
+                                      "0.0", "1e7", "1000001", "e5",  "5e",  "5e+", ".",  "1,5"};
     char want[128];
     shardtab_create_params_t out;
     (void)state;
@@ -148,7 +151,8 @@ static void test_ranks_per_node_is_a_positive_integer_or_unset(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         setenv("SHARDTAB_RANKS_PER_NODE", bad[i], 1);
         assert_int_equal(st_ranks_per_node_from_env(&rpn), SHARDTAB_ERR_INVALID_ARG);
-        snprintf(want, sizeof want, "SHARDTAB_RANKS_PER_NODE='%s' is not a positive integer", bad[i]);
+        snprintf(want, sizeof want, "SHARDTAB_RANKS_PER_NODE='%s' is not a positive integer",
+                 bad[i]);
         assert_string_equal(said(), want);
     }
 }
@@ -159,9 +163,11 @@ int main(void)
         cmocka_unit_test_setup(test_params_default_when_none_are_given, clear_environment),
         cmocka_unit_test_setup(test_params_keep_what_the_caller_gives, clear_environment),
         cmocka_unit_test_setup(test_params_refuse_each_bad_value, clear_environment),
-        cmocka_unit_test_setup(test_wait_timeout_variable_takes_plain_decimal_seconds, clear_environment),
+        cmocka_unit_test_setup(test_wait_timeout_variable_takes_plain_decimal_seconds,
+                               clear_environment),
         cmocka_unit_test_setup(test_wait_timeout_variable_refuses_anything_else, clear_environment),
-        cmocka_unit_test_setup(test_ranks_per_node_is_a_positive_integer_or_unset, clear_environment),
+        cmocka_unit_test_setup(test_ranks_per_node_is_a_positive_integer_or_unset,
+                               clear_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

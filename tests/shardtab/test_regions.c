@@ -109,7 +109,8 @@ static void test_a_second_table_opens_nothing_new(void **state)
     (void)state;
     assert_int_equal(shardtab_mem_alloc(8192, (void **)&alloc), SHARDTAB_SUCCESS);
     assert_int_equal(shardtab_create(MPI_COMM_WORLD, alloc, 4096, &first), SHARDTAB_SUCCESS);
-    assert_int_equal(shardtab_create(MPI_COMM_WORLD, alloc + 4096, 4096, &second), SHARDTAB_SUCCESS);
+    assert_int_equal(shardtab_create(MPI_COMM_WORLD, alloc + 4096, 4096, &second),
+                     SHARDTAB_SUCCESS);
     assert_int_equal(shardtab_peers_opened(first), 2);
     assert_int_equal(shardtab_peers_opened(second), 0); /* the same allocation, the same chunk */
     assert_int_equal(shardtab_peers_reused(second), 2);
@@ -120,7 +121,8 @@ static void test_a_second_table_opens_nothing_new(void **state)
     assert_int_equal(shardtab_peer(empty, 1, &base, &bytes), SHARDTAB_SUCCESS);
     assert_null(base);
     assert_int_equal(bytes, 0);
-    assert_int_equal(shardtab_peers_opened(empty) + shardtab_peers_reused(empty), rank == 0 ? 1 : 2);
+    assert_int_equal(shardtab_peers_opened(empty) + shardtab_peers_reused(empty),
+                     rank == 0 ? 1 : 2);
     assert_int_equal(shardtab_destroy(&empty), SHARDTAB_SUCCESS);
     assert_int_equal(shardtab_destroy(&first), SHARDTAB_SUCCESS);
     assert_int_equal(shardtab_peer_mappings(), 2); /* the second still uses both */
@@ -132,7 +134,8 @@ static void test_a_second_table_opens_nothing_new(void **state)
 static size_t pad_bytes(int slots)
 {
     return ((size_t)SHARDTAB_PAD_HEADER + 2 + (size_t)slots +
-            (size_t)SHARDTAB_COLL_SLOTS(2, SHARDTAB_LIB_COLL_VALUES)) * sizeof(uint64_t);
+            (size_t)SHARDTAB_COLL_SLOTS(2, SHARDTAB_LIB_COLL_VALUES)) *
+           sizeof(uint64_t);
 }
 
 static void test_pads_of_another_layout_are_refused(void **state)
@@ -141,8 +144,10 @@ static void test_pads_of_another_layout_are_refused(void **state)
     shardtab_t *t = NULL;
     char want[256];
     (void)state;
-    snprintf(want, sizeof want, "rank 1 has a signal pad of %zu bytes, this rank %zu: pass the "
-             "same signal_slots to shardtab_create_with on every rank", pad_bytes(16), pad_bytes(8));
+    snprintf(want, sizeof want,
+             "rank 1 has a signal pad of %zu bytes, this rank %zu: pass the "
+             "same signal_slots to shardtab_create_with on every rank",
+             pad_bytes(16), pad_bytes(8));
     expect_agreed(shardtab_create_with(MPI_COMM_WORLD, NULL, 0, &params, &t),
                   SHARDTAB_ERR_INVALID_ARG, 0, want);
     assert_null(t);

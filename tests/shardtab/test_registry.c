@@ -79,7 +79,8 @@ static void test_tables_live_from_add_to_remove(void **state)
     assert_true(says("a live table (rank") && says("shardtab_destroy the table first"));
     assert_int_equal(st_check_free(other), SHARDTAB_SUCCESS);
     assert_int_equal(st_check_none_live("shardtab_finalize"), SHARDTAB_ERR_INVALID_ARG);
-    assert_true(says("shardtab_finalize: 3 live tables of this process") && says("Nothing was released"));
+    assert_true(says("shardtab_finalize: 3 live tables of this process") &&
+                says("Nothing was released"));
 
     /* removed once; a second remove, and a remove of an entry never added, find nothing */
     assert_true(st_live_remove(&b));

@@ -45,8 +45,10 @@ static void test_every_call_is_refused_before_init(void **state)
             "shardtab_memcpy_to_host called before shardtab_init");
     refused(shardtab_memcpy_async(&byte, &byte, 1, NULL),
             "shardtab_memcpy_async called before shardtab_init");
-    refused(shardtab_device_synchronize(), "shardtab_device_synchronize called before shardtab_init");
-    refused(shardtab_stream_synchronize(NULL), "shardtab_stream_synchronize called before shardtab_init");
+    refused(shardtab_device_synchronize(),
+            "shardtab_device_synchronize called before shardtab_init");
+    refused(shardtab_stream_synchronize(NULL),
+            "shardtab_stream_synchronize called before shardtab_init");
     assert_null(p);
 }
 
@@ -137,7 +139,8 @@ static void test_finalize_waits_for_the_tables(void **state)
     /* the peers map the shard: freeing it is refused, finalizing too (registry.c's words) */
     assert_int_equal(shardtab_mem_free(shard), SHARDTAB_ERR_INVALID_ARG);
     assert_int_equal(shardtab_finalize(), SHARDTAB_ERR_INVALID_ARG);
-    snprintf(want, sizeof want, "shardtab_finalize: 1 live table of this process: table %p", (void *)t);
+    snprintf(want, sizeof want, "shardtab_finalize: 1 live table of this process: table %p",
+             (void *)t);
     assert_memory_equal(said(), want, strlen(want));
     assert_true(st_rt.initialized); /* nothing released */
     assert_int_equal(shardtab_destroy(&t), SHARDTAB_SUCCESS);

@@ -23,8 +23,8 @@ static void test_create_before_init_is_refused_on_every_rank(void **state)
     shardtab_t *t = NULL;
     char shard[64];
     (void)state;
-    expect_agreed(shardtab_create(MPI_COMM_WORLD, shard, sizeof shard, &t), SHARDTAB_ERR_INVALID_ARG,
-                  0, "shardtab_create before shardtab_init");
+    expect_agreed(shardtab_create(MPI_COMM_WORLD, shard, sizeof shard, &t),
+                  SHARDTAB_ERR_INVALID_ARG, 0, "shardtab_create before shardtab_init");
     assert_null(t);
     assert_int_equal(shardtab_init(MPI_COMM_WORLD, NULL), SHARDTAB_SUCCESS);
 }
@@ -44,10 +44,13 @@ static void test_create_refuses_bad_arguments_on_every_rank(void **state)
     /* rank 1's shard alone is misaligned: its words reach rank 0 */
     misaligned = (uintptr_t)(shard + (rank == 1 ? 4 : 0));
     expect_nothing_left();
-    shardtab_status_t status = shardtab_create_with(MPI_COMM_WORLD, (void *)misaligned, 64, &params, &t);
+    shardtab_status_t status =
+        shardtab_create_with(MPI_COMM_WORLD, (void *)misaligned, 64, &params, &t);
     MPI_Bcast(&misaligned, (int)sizeof misaligned, MPI_BYTE, 1, MPI_COMM_WORLD);
-    snprintf(want, sizeof want, "shard %p is not aligned to 64 bytes, as shardtab_create_params_t."
-             "alignment asks (the kernels' vector accesses need it)", (void *)misaligned);
+    snprintf(want, sizeof want,
+             "shard %p is not aligned to 64 bytes, as shardtab_create_params_t."
+             "alignment asks (the kernels' vector accesses need it)",
+             (void *)misaligned);
     expect_agreed(status, SHARDTAB_ERR_INVALID_ARG, 1, want);
     /* the parameters' own checks (params.c) */
     params.alignment = 3;
@@ -92,8 +95,9 @@ static void test_table_knows_its_node_and_uploads_its_replica(void **state)
     size_t bytes;
     (void)state;
     assert_int_equal(shardtab_mem_alloc(4096, &shard), SHARDTAB_SUCCESS);
-    assert_int_equal(shardtab_create_with(MPI_COMM_WORLD, shard, 1000 + 8 * (size_t)rank, &params, &t),
-                     SHARDTAB_SUCCESS);
+    assert_int_equal(
+        shardtab_create_with(MPI_COMM_WORLD, shard, 1000 + 8 * (size_t)rank, &params, &t),
+        SHARDTAB_SUCCESS);
     assert_int_equal(shardtab_node_size(t), 2);
     assert_int_equal(shardtab_node_rank(t), rank);
     assert_int_equal(shardtab_node_count(t), 1);
@@ -168,9 +172,11 @@ static void test_destroy_refuses_what_is_no_live_table(void **state)
     assert_int_equal(shardtab_destroy(&t), SHARDTAB_SUCCESS);
     assert_null(t);
     assert_int_equal(shardtab_destroy(&stale), SHARDTAB_ERR_INVALID_ARG); /* local: no collective */
-    snprintf(want, sizeof want, "shardtab_destroy(%p): not a live table of this process "
+    snprintf(want, sizeof want,
+             "shardtab_destroy(%p): not a live table of this process "
              "(destroyed already, or never created); destroying is collective: every rank of the "
-             "table passes the same live table, once", (void *)stale);
+             "table passes the same live table, once",
+             (void *)stale);
     assert_string_equal(said(), want);
 }
 

@@ -16,8 +16,8 @@
 #define GUARD_WORDS 4
 #define GUARD 0xdeadbeefcafef00dull
 #define PAD_WORDS(size) (SHARDTAB_PAD_HEADER + (size) + SLOTS)
-#define MS 1000000ull          /* timeout_ticks are CLOCK_MONOTONIC nanoseconds on the host */
-#define SHORT_TIMEOUT (20 * MS) /* a wait meant to give up */
+#define MS 1000000ull             /* timeout_ticks are CLOCK_MONOTONIC nanoseconds on the host */
+#define SHORT_TIMEOUT (20 * MS)   /* a wait meant to give up */
 #define LONG_TIMEOUT (10000 * MS) /* a wait meant to end for another reason first */
 /* "at once" and "promptly": far below LONG_TIMEOUT, far above a loaded machine's
  * scheduling delays (2 cores shared by other test runs) */
@@ -455,8 +455,8 @@ static void barrier_threads(int size)
         assert_int_equal(pthread_join(threads[r], NULL), 0);
     for (int r = 0; r < size; r++) {
         if (state[r].bad_round)
-            fail_msg("rank %d, round %d: rank %d's data from before the barrier is missing",
-                     r, state[r].bad_round, state[r].bad_peer);
+            fail_msg("rank %d, round %d: rank %d's data from before the barrier is missing", r,
+                     state[r].bad_round, state[r].bad_peer);
         assert_int_equal(state[r].status, SHARDTAB_WAIT_OK);
         /* each rank counted its barriers, and its last arrival is in every peer's pad */
         assert_int_equal(node.pads[r][SHARDTAB_PAD_EPOCH], BARRIER_ROUNDS);

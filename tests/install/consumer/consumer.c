@@ -13,9 +13,9 @@
  */
 #include <shardtab.h>
 #if CONSUMER_WITH_KERNEL
-#include <shardtab_comm.h>
+#  include <shardtab_comm.h>
 
-#include "consumer_kernel.h"
+#  include "consumer_kernel.h"
 #endif
 
 #include <mpi.h>
@@ -37,25 +37,25 @@ static uint64_t pattern(int rank, size_t i)
 
 static int failures;
 
-#define CHECK(cond, ...)                                          \
-    do {                                                          \
-        if (!(cond)) {                                            \
-            fprintf(stderr, "consumer: rank %d: ", rank);         \
-            fprintf(stderr, __VA_ARGS__);                         \
-            fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__);    \
-            failures++;                                           \
-        }                                                         \
-    } while (0)
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "consumer: rank %d: ", rank);                                                \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__);                                           \
+      failures++;                                                                                  \
+    }                                                                                              \
+  } while (0)
 
-#define CALL(expr)                                                                        \
-    do {                                                                                  \
-        shardtab_status_t s_ = (expr);                                                    \
-        if (s_ != SHARDTAB_SUCCESS) {                                                     \
-            fprintf(stderr, "consumer: rank %d: %s: %s: %s\n", rank, #expr,               \
-                    shardtab_status_string(s_), shardtab_last_error());                   \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                 \
-        }                                                                                 \
-    } while (0)
+#define CALL(expr)                                                                                 \
+  do {                                                                                             \
+    shardtab_status_t s_ = (expr);                                                                 \
+    if (s_ != SHARDTAB_SUCCESS) {                                                                  \
+      fprintf(stderr, "consumer: rank %d: %s: %s: %s\n", rank, #expr, shardtab_status_string(s_),  \
+              shardtab_last_error());                                                              \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
+    }                                                                                              \
+  } while (0)
 
 /* How many ranks share this rank's node: the real node (shared memory),
  * split further by SHARDTAB_RANKS_PER_NODE, as the library documents. */
@@ -193,7 +193,8 @@ int main(int argc, char **argv)
         CALL(shardtab_memcpy_to_device(dev_words, words, sizeof words));
         CALL(shardtab_memcpy_to_device(dev_value, &value, sizeof value));
         CHECK(consumer_round(&sig, shardtab_device_table(table), next, dev_words, dev_value,
-                             dev_status) == 0, "the consumer's kernel failed to run");
+                             dev_status) == 0,
+              "the consumer's kernel failed to run");
         CALL(shardtab_memcpy_to_host(&status, dev_status, sizeof status));
         CALL(shardtab_memcpy_to_host(&value, dev_value, sizeof value));
         CALL(shardtab_memcpy_to_host(got, shard, sizeof got));
@@ -201,7 +202,8 @@ int main(int argc, char **argv)
         CHECK(status == SHARDTAB_WAIT_OK, "the consumer's kernel's wait returned %d", status);
         for (int q = 0; q < node_size; q++) /* node-rank order, as the library sums */
             want += 0.5 + shardtab_member(table, q);
-        CHECK(value == want, "the kernel's all-reduce gave %.17g, the node's sum is %.17g", value, want);
+        CHECK(value == want, "the kernel's all-reduce gave %.17g, the node's sum is %.17g", value,
+              want);
         for (int i = 0; i < CONSUMER_PUT_WORDS; i++)
             CHECK(got[i] == pattern(1000 + prev, (size_t)i),
                   "word %d put by node rank %d is 0x%llx, expected 0x%llx", i, prev,

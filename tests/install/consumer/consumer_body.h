@@ -17,7 +17,8 @@ SHARDTAB_DEVFN int consumer_body(const shardtab_signals_t *sig, void *const *tab
                               CONSUMER_PUT_SLOT, 1, SHARDTAB_SIGNAL_SET);
     status = shardtab_signal_wait_block(sig, CONSUMER_PUT_SLOT, SHARDTAB_CMP_GE, 1);
     if (status == SHARDTAB_WAIT_OK)
-        status = shardtab_all_reduce_block(sig, &coll, SHARDTAB_SUM, SHARDTAB_DOUBLE, value, value, 1);
+        status =
+            shardtab_all_reduce_block(sig, &coll, SHARDTAB_SUM, SHARDTAB_DOUBLE, value, value, 1);
     return status;
 }
 

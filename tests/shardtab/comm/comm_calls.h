@@ -19,24 +19,24 @@ typedef struct comm_plant {
 
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
 __device__ comm_plant_t comm_plant;
-#define COMM_GLOBAL __device__
+#  define COMM_GLOBAL __device__
 #else
 static comm_plant_t comm_plant;
-#define COMM_GLOBAL
+#  define COMM_GLOBAL
 #endif
 
 /* a corrupted value: one bit of value 0 flipped after its checksum was taken */
-#define SHARDTAB_COMM_PLANT_VALUE(s, e, i, w)                                                     \
-    (comm_plant.kind == COMM_PLANT_CORRUPT && (s)->node_rank == comm_plant.rank &&                  \
-             (e) == comm_plant.epoch && (i) == 0                                                  \
-         ? (w) ^ 1u                                                                               \
-         : (w))
+#define SHARDTAB_COMM_PLANT_VALUE(s, e, i, w)                                                      \
+  (comm_plant.kind == COMM_PLANT_CORRUPT && (s)->node_rank == comm_plant.rank &&                   \
+           (e) == comm_plant.epoch && (i) == 0                                                     \
+       ? (w) ^ 1u                                                                                  \
+       : (w))
 /* a stale epoch: the deposit carries the epoch of four calls ago */
-#define SHARDTAB_COMM_PLANT_EPOCH(s, e)                                                           \
-    (comm_plant.kind == COMM_PLANT_STALE && (s)->node_rank == comm_plant.rank &&                    \
-             (e) == comm_plant.epoch                                                              \
-         ? (e) - SHARDTAB_COLL_DEPTH                                                              \
-         : (e))
+#define SHARDTAB_COMM_PLANT_EPOCH(s, e)                                                            \
+  (comm_plant.kind == COMM_PLANT_STALE && (s)->node_rank == comm_plant.rank &&                     \
+           (e) == comm_plant.epoch                                                                 \
+       ? (e)-SHARDTAB_COLL_DEPTH                                                                   \
+       : (e))
 #include "shardtab_comm.h"
 
 #define B_CONCURRENT_VALUES 2 /* collective B's values (comm_check's B_VALUES) */
@@ -44,9 +44,9 @@ static comm_plant_t comm_plant;
 /* What one launch does. */
 enum { COMM_START = 1, COMM_FINISH = 2, COMM_BOTH = 3 };
 typedef struct comm_call {
-    int slot, values;            /* the collective: its first user slot, its values */
-    int kind, op, type, root;    /* SHARDTAB_COLL_*, SHARDTAB_*, root node rank */
-    int count, phases;           /* COMM_START, COMM_FINISH or both */
+    int slot, values;         /* the collective: its first user slot, its values */
+    int kind, op, type, root; /* SHARDTAB_COLL_*, SHARDTAB_*, root node rank */
+    int count, phases;        /* COMM_START, COMM_FINISH or both */
     comm_plant_t plant;
 } comm_call_t;
 
@@ -94,8 +94,8 @@ SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int i
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
         uint64_t t0 = shardtab_clock(), t1;
-        status = shardtab_coll_start_block(s, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM, SHARDTAB_DOUBLE,
-                                           0, value, 1);
+        status = shardtab_coll_start_block(s, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+                                           SHARDTAB_DOUBLE, 0, value, 1);
         t1 = shardtab_clock();
         if (status == SHARDTAB_WAIT_OK)
             status = shardtab_coll_finish_block(s, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
@@ -116,15 +116,17 @@ SHARDTAB_DEVFN int comm_concurrent_block(const shardtab_signals_t *s, int which,
                                          int values_a, int slot_b, int rounds, const double *in,
                                          double *out)
 {
-    shardtab_coll_t a = shardtab_coll(s, slot_a, values_a), b = shardtab_coll(s, slot_b, B_CONCURRENT_VALUES);
+    shardtab_coll_t a = shardtab_coll(s, slot_a, values_a),
+                    b = shardtab_coll(s, slot_b, B_CONCURRENT_VALUES);
     int status = SHARDTAB_WAIT_OK;
 
     for (int r = 0; r < rounds && status == SHARDTAB_WAIT_OK; r++) {
         if (which == 0)
-            status = shardtab_all_reduce_block(s, &a, SHARDTAB_SUM, SHARDTAB_DOUBLE, in + r, out + r, 1);
+            status =
+                shardtab_all_reduce_block(s, &a, SHARDTAB_SUM, SHARDTAB_DOUBLE, in + r, out + r, 1);
         else if (which == 1)
-            status = shardtab_all_reduce_block(s, &b, SHARDTAB_SUM, SHARDTAB_DOUBLE, in + rounds + r,
-                                               out + rounds + r, 1);
+            status = shardtab_all_reduce_block(s, &b, SHARDTAB_SUM, SHARDTAB_DOUBLE,
+                                               in + rounds + r, out + rounds + r, 1);
         else
             status = shardtab_barrier_block(s);
     }

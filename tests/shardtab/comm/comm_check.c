@@ -38,10 +38,19 @@
 #include "comm_reference.h"
 #include "shardtab.h"
 
-enum { FAULT_NONE, FAULT_NEVER, FAULT_STALE, FAULT_CORRUPT, FAULT_COUNT, FAULT_OP, FAULT_CONCURRENT,
-       FAULT_THIRD, FAULT_KINDS };
-static const char *const fault_names[FAULT_KINDS] = {"none", "never", "stale", "corrupt", "count",
-                                                      "op", "concurrent", "third"};
+enum {
+    FAULT_NONE,
+    FAULT_NEVER,
+    FAULT_STALE,
+    FAULT_CORRUPT,
+    FAULT_COUNT,
+    FAULT_OP,
+    FAULT_CONCURRENT,
+    FAULT_THIRD,
+    FAULT_KINDS
+};
+static const char *const fault_names[FAULT_KINDS] = {"none",  "never", "stale",      "corrupt",
+                                                     "count", "op",    "concurrent", "third"};
 
 typedef struct cc_options {
     int rounds, values, threads, fault, fault_rank, allow_shared_gpu, bench;
@@ -51,9 +60,9 @@ typedef struct cc_job {
     int rank, size, node_rank, node_size;
     shardtab_t *table;
     shardtab_signals_t sig;
-    char *shard;           /* the put target: SHARD_BYTES, coherent */
-    uint64_t *in, *out;    /* device: the call's values */
-    int *status;           /* device: the kernel's SHARDTAB_WAIT_* */
+    char *shard;        /* the put target: SHARD_BYTES, coherent */
+    uint64_t *in, *out; /* device: the call's values */
+    int *status;        /* device: the kernel's SHARDTAB_WAIT_* */
     uint64_t *host_in, *host_out, *want;
     void *stream;
     int slot_a, slot_b, slot_put;
@@ -85,16 +94,19 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
                 if (strcmp(argv[i], fault_names[f]) == 0)
                     found = f;
             if (found < 0) {
-                snprintf(err, bytes, "invalid --fault '%s': expected never, stale, corrupt, count, "
-                         "op, concurrent or third", argv[i]);
+                snprintf(err, bytes,
+                         "invalid --fault '%s': expected never, stale, corrupt, count, "
+                         "op, concurrent or third",
+                         argv[i]);
                 return -1;
             }
             o->fault = found;
             continue;
         }
-        if (i + 1 >= argc || (strcmp(argv[i], "--rounds") != 0 && strcmp(argv[i], "--values") != 0 &&
-                              strcmp(argv[i], "--threads") != 0 && strcmp(argv[i], "--fault-rank") != 0 &&
-                              strcmp(argv[i], "--bench") != 0)) {
+        if (i + 1 >= argc ||
+            (strcmp(argv[i], "--rounds") != 0 && strcmp(argv[i], "--values") != 0 &&
+             strcmp(argv[i], "--threads") != 0 && strcmp(argv[i], "--fault-rank") != 0 &&
+             strcmp(argv[i], "--bench") != 0)) {
             snprintf(err, bytes, "unknown option '%s'", argv[i]);
             return -1;
         }
@@ -118,8 +130,10 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
     }
     if (o->rounds < 1 || o->values < 1 || o->values > SHARDTAB_COLL_MAX_VALUES || o->threads < 1 ||
         o->threads > 1024) {
-        snprintf(err, bytes, "--rounds and --values must be at least 1 (values at most %d), "
-                 "--threads 1 to 1024", SHARDTAB_COLL_MAX_VALUES);
+        snprintf(err, bytes,
+                 "--rounds and --values must be at least 1 (values at most %d), "
+                 "--threads 1 to 1024",
+                 SHARDTAB_COLL_MAX_VALUES);
         return -1;
     }
     return 0;
@@ -195,9 +209,9 @@ static shardtab_status_t launch(cc_job_t *j, const cc_options_t *o, const comm_c
                                        j->stream);
     }
     if (status == SHARDTAB_SUCCESS)
-        status = kernel_check(comm_call_launch(&j->sig, c, j->in, j->out, j->status, o->threads,
-                                               blocks, j->stream),
-                              "the collective's kernel");
+        status = kernel_check(
+            comm_call_launch(&j->sig, c, j->in, j->out, j->status, o->threads, blocks, j->stream),
+            "the collective's kernel");
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_stream_synchronize(j->stream);
     return status;
@@ -208,7 +222,8 @@ static shardtab_status_t launch(cc_job_t *j, const cc_options_t *o, const comm_c
 static shardtab_status_t verify(cc_job_t *j, const comm_call_t *c, uint64_t epoch, const char *what)
 {
     int kernel_status = 0;
-    shardtab_status_t status = shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
+    shardtab_status_t status =
+        shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
     const int n = j->node_size;
     int len = 0;
 
@@ -267,7 +282,8 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
     uint64_t epoch = 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    for (int kind = 0; kind < 5 && status == SHARDTAB_SUCCESS; kind++) /* 3 reduce ops, bcast, gather */
+    for (int kind = 0; kind < 5 && status == SHARDTAB_SUCCESS;
+         kind++) /* 3 reduce ops, bcast, gather */
         for (int type = 0; type < SHARDTAB_TYPE_COUNT && status == SHARDTAB_SUCCESS; type++)
             for (int ci = 0; ci < 4 && status == SHARDTAB_SUCCESS; ci++)
                 for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
@@ -276,8 +292,9 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
                     memset(&c, 0, sizeof c);
                     c.slot = j->slot_a;
                     c.values = o->values;
-                    c.kind = kind < 3 ? SHARDTAB_COLL_REDUCE
-                                      : kind == 3 ? SHARDTAB_COLL_BROADCAST : SHARDTAB_COLL_GATHER;
+                    c.kind = kind < 3    ? SHARDTAB_COLL_REDUCE
+                             : kind == 3 ? SHARDTAB_COLL_BROADCAST
+                                         : SHARDTAB_COLL_GATHER;
                     c.op = kind < 3 ? kind : SHARDTAB_SUM;
                     c.type = type;
                     c.root = kind == 3 ? round % j->node_size : 0;
@@ -285,12 +302,16 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
                     c.phases = COMM_BOTH;
                     epoch++;
                     snprintf(what, sizeof what, "%s of %d %s values%s",
-                             kind < 3 ? (kind == 0 ? "all-reduce sum" : kind == 1 ? "all-reduce min"
-                                                                                  : "all-reduce max")
-                                      : kind == 3 ? "broadcast" : "all-gather",
-                             c.count, type_names[type], kind == 3 ? " (root: round % node size)" : "");
+                             kind < 3    ? (kind == 0   ? "all-reduce sum"
+                                            : kind == 1 ? "all-reduce min"
+                                                        : "all-reduce max")
+                             : kind == 3 ? "broadcast"
+                                         : "all-gather",
+                             c.count, type_names[type],
+                             kind == 3 ? " (root: round % node size)" : "");
                     int blocks = 1;
-                    if (epoch == fault_epoch(o) && o->fault != FAULT_NONE && o->fault != FAULT_THIRD) {
+                    if (epoch == fault_epoch(o) && o->fault != FAULT_NONE &&
+                        o->fault != FAULT_THIRD) {
                         if (faulty && o->fault == FAULT_NEVER) {
                             /* no call: the others' waits must give up */
                             status = shardtab_agree(MPI_COMM_WORLD, SHARDTAB_SUCCESS);
@@ -348,8 +369,8 @@ static shardtab_status_t split_phase(cc_job_t *j, const cc_options_t *o, uint64_
             if (status == SHARDTAB_SUCCESS)
                 status = shardtab_barrier_on_stream(j->table, j->stream);
         }
-        if (status == SHARDTAB_SUCCESS && o->fault == FAULT_THIRD && j->node_rank == o->fault_rank &&
-            round == 1) {
+        if (status == SHARDTAB_SUCCESS && o->fault == FAULT_THIRD &&
+            j->node_rank == o->fault_rank && round == 1) {
             c.phases = COMM_START;
             status = launch(j, o, &c, first + 2, 1);
         }
@@ -357,7 +378,8 @@ static shardtab_status_t split_phase(cc_job_t *j, const cc_options_t *o, uint64_
             c.phases = COMM_FINISH;
             status = launch(j, o, &c, first + (uint64_t)k, 1);
             if (status == SHARDTAB_SUCCESS)
-                status = verify(j, &c, first + (uint64_t)k, "split-phase all-reduce, two in flight");
+                status =
+                    verify(j, &c, first + (uint64_t)k, "split-phase all-reduce, two in flight");
         }
         *epoch_b += 2;
         status = shardtab_agree(MPI_COMM_WORLD, status);
@@ -371,8 +393,8 @@ static shardtab_status_t concurrent(cc_job_t *j, const cc_options_t *o)
 {
     const int rounds = 50 * o->rounds;
     double *in = NULL, *out = NULL, *host = malloc((size_t)rounds * 2 * sizeof *host);
-    shardtab_status_t status = host ? SHARDTAB_SUCCESS
-                                    : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc failed");
+    shardtab_status_t status =
+        host ? SHARDTAB_SUCCESS : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc failed");
     int kernel_status = 0;
 
     if (status == SHARDTAB_SUCCESS)
@@ -389,8 +411,8 @@ static shardtab_status_t concurrent(cc_job_t *j, const cc_options_t *o)
         status = zero_status(j);
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
-        status = kernel_check(comm_concurrent_launch(&j->sig, j->slot_a, o->values, j->slot_b, rounds,
-                                                     in, out, j->status, j->stream),
+        status = kernel_check(comm_concurrent_launch(&j->sig, j->slot_a, o->values, j->slot_b,
+                                                     rounds, in, out, j->status, j->stream),
                               "the concurrent kernel");
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_stream_synchronize(j->stream);
@@ -407,14 +429,16 @@ static shardtab_status_t concurrent(cc_job_t *j, const cc_options_t *o)
     for (int k = 0; k < 2 * rounds && status == SHARDTAB_SUCCESS; k++) {
         uint64_t want = input(SHARDTAB_DOUBLE, 0, 7000, k), got;
         for (int r = 1; r < j->node_size; r++)
-            want = plain_combine(SHARDTAB_SUM, SHARDTAB_DOUBLE, want, input(SHARDTAB_DOUBLE, r, 7000, k));
+            want = plain_combine(SHARDTAB_SUM, SHARDTAB_DOUBLE, want,
+                                 input(SHARDTAB_DOUBLE, r, 7000, k));
         memcpy(&got, &host[k], sizeof got);
         if (got != want)
-            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
-                                        "concurrent: collective %c, round %d: 0x%016llx, the plain sum "
-                                        "in node-rank order is 0x%016llx",
-                                        k < rounds ? 'A' : 'B', k % rounds, (unsigned long long)got,
-                                        (unsigned long long)want);
+            status =
+                shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                   "concurrent: collective %c, round %d: 0x%016llx, the plain sum "
+                                   "in node-rank order is 0x%016llx",
+                                   k < rounds ? 'A' : 'B', k % rounds, (unsigned long long)got,
+                                   (unsigned long long)want);
     }
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (in)
@@ -430,7 +454,8 @@ static shardtab_status_t concurrent(cc_job_t *j, const cc_options_t *o)
 static shardtab_status_t ring_puts(cc_job_t *j, const cc_options_t *o, int *count)
 {
     const size_t sizes[5] = {0, 1, 7, 4096, SHARD_BYTES / 2};
-    const int next = (j->node_rank + 1) % j->node_size, prev = (j->node_rank + j->node_size - 1) % j->node_size;
+    const int next = (j->node_rank + 1) % j->node_size,
+              prev = (j->node_rank + j->node_size - 1) % j->node_size;
     unsigned char *src = NULL, *got = NULL, *dev_src = NULL;
     shardtab_status_t status = SHARDTAB_SUCCESS;
     uint64_t round = 0;
@@ -453,9 +478,9 @@ static shardtab_status_t ring_puts(cc_job_t *j, const cc_options_t *o, int *coun
             if (status == SHARDTAB_SUCCESS)
                 status = zero_status(j);
             if (status == SHARDTAB_SUCCESS)
-                status = kernel_check(comm_put_launch(&j->sig, shardtab_device_table(j->table), next,
-                                                      half, dev_src, bytes, j->slot_put, round,
-                                                      j->status, o->threads, j->stream),
+                status = kernel_check(comm_put_launch(&j->sig, shardtab_device_table(j->table),
+                                                      next, half, dev_src, bytes, j->slot_put,
+                                                      round, j->status, o->threads, j->stream),
                                       "the put kernel");
             if (status == SHARDTAB_SUCCESS)
                 status = shardtab_stream_synchronize(j->stream);
@@ -464,12 +489,14 @@ static shardtab_status_t ring_puts(cc_job_t *j, const cc_options_t *o, int *coun
             if (status == SHARDTAB_SUCCESS && bytes)
                 status = shardtab_memcpy_to_host(got, j->shard + half, bytes);
             for (size_t b = 0; b < bytes && status == SHARDTAB_SUCCESS; b++) {
-                unsigned char want = (unsigned char)splitmix((uint64_t)prev << 40 ^ round << 32 ^ b);
+                unsigned char want =
+                    (unsigned char)splitmix((uint64_t)prev << 40 ^ round << 32 ^ b);
                 if (got[b] != want)
-                    status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
-                                                "put of %zu bytes, round %llu: byte %zu is 0x%02x, "
-                                                "node rank %d put 0x%02x",
-                                                bytes, (unsigned long long)round, b, got[b], prev, want);
+                    status =
+                        shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                           "put of %zu bytes, round %llu: byte %zu is 0x%02x, "
+                                           "node rank %d put 0x%02x",
+                                           bytes, (unsigned long long)round, b, got[b], prev, want);
             }
             status = shardtab_agree(MPI_COMM_WORLD, status);
             (*count)++;
@@ -493,8 +520,9 @@ static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
     const int warm = o->bench / 10 > 0 ? o->bench / 10 : 1, n = o->bench;
     uint64_t *ticks = NULL, *host = malloc((size_t)n * 2 * sizeof *host);
     double *sums = malloc((size_t)(n + 1) * sizeof *sums), *value = NULL;
-    shardtab_status_t status = host && sums ? SHARDTAB_SUCCESS
-                                    : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
+    shardtab_status_t status =
+        host && sums ? SHARDTAB_SUCCESS
+                     : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
     int kernel_status = 0;
 
     if (status == SHARDTAB_SUCCESS)
@@ -511,8 +539,8 @@ static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_agree(MPI_COMM_WORLD, status); /* every rank ready: launch together */
         if (status == SHARDTAB_SUCCESS)
-            status = kernel_check(comm_bench_launch(&j->sig, j->slot_b, iters, value, ticks, j->status,
-                                                    32, j->stream),
+            status = kernel_check(comm_bench_launch(&j->sig, j->slot_b, iters, value, ticks,
+                                                    j->status, 32, j->stream),
                                   "the benchmark kernel");
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_stream_synchronize(j->stream);
@@ -527,8 +555,9 @@ static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
             want += 0.25 + r;
         for (int i = 0; i < iters && status == SHARDTAB_SUCCESS; i++)
             if (sums[1 + i] != want)
-                status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "benchmark: all-reduce %d gave %.17g, not %.17g",
-                                            i, sums[1 + i], want);
+                status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                            "benchmark: all-reduce %d gave %.17g, not %.17g", i,
+                                            sums[1 + i], want);
         status = shardtab_agree(MPI_COMM_WORLD, status);
     }
     if (status == SHARDTAB_SUCCESS)
@@ -542,7 +571,8 @@ static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
             mean += (double)host[i];
         mean /= n;
         printf("# comm_check bench: rank %d: device all-reduce of 8 B, %d ranks, %d calls: median "
-               "%.3f us, p10 %.3f, p90 %.3f, mean %.3f; its start (the deposit) alone: median %.3f us\n",
+               "%.3f us, p10 %.3f, p90 %.3f, mean %.3f; its start (the deposit) alone: median %.3f "
+               "us\n",
                j->rank, j->node_size, n, (double)host[n / 2] * us, (double)host[n / 10] * us,
                (double)host[(n * 9) / 10] * us, mean * us, (double)host[n + n / 2] * us);
         fflush(stdout);
@@ -567,8 +597,9 @@ static shardtab_status_t set_up(cc_job_t *j, const cc_options_t *o)
     void *zeros = calloc(1, SHARD_BYTES);
     const size_t words = (size_t)o->values * 8 + 64;
 
-    status = zeros ? SHARDTAB_SUCCESS
-                   : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of the shard's zeros failed");
+    status = zeros
+                 ? SHARDTAB_SUCCESS
+                 : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of the shard's zeros failed");
     if (status == SHARDTAB_SUCCESS)
         status = kernel_check(comm_stream_create(&j->stream), "creating a stream");
     if (status == SHARDTAB_SUCCESS)

@@ -5,8 +5,8 @@
 #include "comm_calls.h"
 #include "comm_kernels.h"
 
-__global__ void comm_call_kernel(shardtab_signals_t sig, comm_call_t call, const void *in, void *out,
-                                 int *status)
+__global__ void comm_call_kernel(shardtab_signals_t sig, comm_call_t call, const void *in,
+                                 void *out, int *status)
 {
     int st = comm_call_block(&sig, &call, in, out);
     if (shardtab_block_leader() && st != SHARDTAB_WAIT_OK)
@@ -14,7 +14,8 @@ __global__ void comm_call_kernel(shardtab_signals_t sig, comm_call_t call, const
 }
 
 __global__ void comm_put_kernel(shardtab_signals_t sig, void *const *table, int peer, size_t offset,
-                                const void *src, size_t bytes, int slot, uint64_t round, int *status)
+                                const void *src, size_t bytes, int slot, uint64_t round,
+                                int *status)
 {
     int st = comm_put_block(&sig, table, peer, offset, src, bytes, slot, round);
     if (shardtab_block_leader())
@@ -34,7 +35,7 @@ extern "C" int comm_put_launch(const shardtab_signals_t *sig, void *const *table
                                uint64_t round, int *status, int threads, void *stream)
 {
     comm_put_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, table, peer, offset, src, bytes,
-                                                           slot, round, status);
+                                                            slot, round, status);
     return (int)hipGetLastError();
 }
 
@@ -49,14 +50,16 @@ __global__ void comm_bench_kernel(shardtab_signals_t sig, int slot, int iters, d
 extern "C" int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, double *value,
                                  uint64_t *ticks, int *status, int threads, void *stream)
 {
-    comm_bench_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, slot, iters, value, ticks, status);
+    comm_bench_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, slot, iters, value, ticks,
+                                                              status);
     return (int)hipGetLastError();
 }
 
 __global__ void comm_concurrent_kernel(shardtab_signals_t sig, int slot_a, int values_a, int slot_b,
                                        int rounds, const double *in, double *out, int *status)
 {
-    int st = comm_concurrent_block(&sig, (int)blockIdx.x, slot_a, values_a, slot_b, rounds, in, out);
+    int st =
+        comm_concurrent_block(&sig, (int)blockIdx.x, slot_a, values_a, slot_b, rounds, in, out);
     if (shardtab_block_leader() && st != SHARDTAB_WAIT_OK)
         atomicMax(status, st);
 }
@@ -65,8 +68,8 @@ extern "C" int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a,
                                       int slot_b, int rounds, const double *in, double *out,
                                       int *status, void *stream)
 {
-    comm_concurrent_kernel<<<3, 64, 0, (hipStream_t)stream>>>(*sig, slot_a, values_a, slot_b, rounds,
-                                                             in, out, status);
+    comm_concurrent_kernel<<<3, 64, 0, (hipStream_t)stream>>>(*sig, slot_a, values_a, slot_b,
+                                                              rounds, in, out, status);
     return (int)hipGetLastError();
 }
 

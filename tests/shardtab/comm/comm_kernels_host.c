@@ -69,8 +69,8 @@ typedef struct comm_concurrent {
 static void *run_concurrent(void *arg)
 {
     comm_concurrent_t *c = arg;
-    c->status = comm_concurrent_block(c->sig, c->which, c->slot_a, c->values_a, c->slot_b, c->rounds,
-                                      c->in, c->out);
+    c->status = comm_concurrent_block(c->sig, c->which, c->slot_a, c->values_a, c->slot_b,
+                                      c->rounds, c->in, c->out);
     return NULL;
 }
 

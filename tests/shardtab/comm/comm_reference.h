@@ -57,7 +57,8 @@ static inline uint64_t plain_combine(int op, int type, uint64_t a, uint64_t b)
         return out;
     }
     int64_t x = (int64_t)a, y = (int64_t)b;
-    return op == SHARDTAB_SUM ? a + b : (uint64_t)(op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x));
+    return op == SHARDTAB_SUM ? a + b
+                              : (uint64_t)(op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x));
 }
 
 #endif /* COMM_REFERENCE_H */

@@ -27,15 +27,16 @@
 #include "shardtab.h"
 
 enum { FAULT_NONE, FAULT_COUNT, FAULT_OFFSET, FAULT_OP, FAULT_PAST, FAULT_ALGO, FAULT_KINDS };
-static const char *const fault_names[FAULT_KINDS] = {"none", "count", "offset", "op", "past-shard", "algo"};
+static const char *const fault_names[FAULT_KINDS] = {"none", "count",      "offset",
+                                                     "op",   "past-shard", "algo"};
 static const char *const type_names[] = {"float", "double", "int64"};
 static const char *const op_names[] = {"sum", "min", "max"};
 
 typedef struct sc_job {
     int rank, size, node_id, node_count;
-    int *node_of;          /* [size] node id of each rank */
+    int *node_of; /* [size] node id of each rank */
     shardtab_t *table;
-    char *shard;           /* device */
+    char *shard; /* device */
     size_t shard_bytes;
     unsigned char *host, *want;
     int fault, fault_rank, big;
@@ -92,10 +93,13 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
     const int faulty = j->fault != FAULT_NONE && j->rank == j->fault_rank;
 
     snprintf(what, sizeof what, "%s of %zu %s%s%s at byte %zu%s%s",
-             kind == 0 ? "shardtab_all_reduce" : kind == 1 ? "shardtab_broadcast" : "shardtab_all_gather",
+             kind == 0   ? "shardtab_all_reduce"
+             : kind == 1 ? "shardtab_broadcast"
+                         : "shardtab_all_gather",
              count, type_names[type], kind == 0 ? " " : "", kind == 0 ? op_names[op] : "", offset,
              algo ? ", " : "", algo ? algo : "");
-    memset(j->host, 0xA5, offset + bytes + 64 < j->shard_bytes ? offset + bytes + 64 : j->shard_bytes);
+    memset(j->host, 0xA5,
+           offset + bytes + 64 < j->shard_bytes ? offset + bytes + 64 : j->shard_bytes);
     for (size_t i = 0; i < elements; i++) {
         int owner = kind == 2 ? (int)(i / (count ? count : 1)) : j->rank;
         size_t index = kind == 2 ? i % (count ? count : 1) : i;
@@ -117,14 +121,17 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         if (faulty && j->fault == FAULT_PAST)
             my_offset = j->shard_bytes + size;
         if (faulty && j->fault == FAULT_ALGO && kind == 0)
-            setenv("SHARDTAB_ALL_REDUCE_ALGO", algo && strcmp(algo, "one-shot") == 0 ? "two-shot" : "one-shot", 1);
+            setenv("SHARDTAB_ALL_REDUCE_ALGO",
+                   algo && strcmp(algo, "one-shot") == 0 ? "two-shot" : "one-shot", 1);
         if (kind == 0)
             status = shardtab_all_reduce(j->table, (shardtab_op_t)my_op, (shardtab_type_t)type,
                                          my_offset, my_count, NULL);
         else if (kind == 1)
-            status = shardtab_broadcast(j->table, root, (shardtab_type_t)type, my_offset, my_count, NULL);
+            status = shardtab_broadcast(j->table, root, (shardtab_type_t)type, my_offset, my_count,
+                                        NULL);
         else
-            status = shardtab_all_gather(j->table, (shardtab_type_t)type, my_offset, my_count, NULL);
+            status =
+                shardtab_all_gather(j->table, (shardtab_type_t)type, my_offset, my_count, NULL);
     }
     unsetenv("SHARDTAB_ALL_REDUCE_ALGO");
     if (status == SHARDTAB_SUCCESS)
@@ -145,8 +152,8 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         if (got != want)
             status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
                                         "%s: element %zu is 0x%016llx, the plain reduction gives "
-                                        "0x%016llx", what, i, (unsigned long long)got,
-                                        (unsigned long long)want);
+                                        "0x%016llx",
+                                        what, i, (unsigned long long)got, (unsigned long long)want);
     }
     /* nothing written outside the region */
     for (size_t b = 0; b < j->shard_bytes && status == SHARDTAB_SUCCESS; b++) {
@@ -154,8 +161,8 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
             continue;
         if (j->want[b] != j->host[b])
             status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
-                                        "%s: byte %zu, outside the region [%zu, %zu), changed", what,
-                                        b, offset, offset + bytes);
+                                        "%s: byte %zu, outside the region [%zu, %zu), changed",
+                                        what, b, offset, offset + bytes);
     }
     return shardtab_agree(MPI_COMM_WORLD, status);
 }
@@ -281,7 +288,8 @@ int main(int argc, char **argv)
     }
     if (status == SHARDTAB_SUCCESS && j.fault != FAULT_NONE)
         status = shardtab_agree(MPI_COMM_WORLD,
-                                shardtab_error_set(SHARDTAB_ERR_VERIFY, "the planted fault '%s' was not caught",
+                                shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                                   "the planted fault '%s' was not caught",
                                                    fault_names[j.fault]));
     if (status == SHARDTAB_SUCCESS && j.rank == 0)
         printf("# stream_check: OK (%d ranks)\n", j.size);

@@ -120,8 +120,8 @@ static int one_cycle(void **shard, size_t bytes, int alloc, int cycle)
         if (check(shardtab_peer(table, r, &base, &len), "shardtab_peer"))
             return 1;
         if (base == NULL || len != bytes) {
-            fprintf(stderr, "cycle_table: rank %d: peer %d has base %p, %zu bytes\n", rank, r,
-                    base, len);
+            fprintf(stderr, "cycle_table: rank %d: peer %d has base %p, %zu bytes\n", rank, r, base,
+                    len);
             return 1;
         }
         want = (uint32_t)((rank + 1) * 1000 + cycle);
@@ -140,8 +140,8 @@ static int one_cycle(void **shard, size_t bytes, int alloc, int cycle)
         want = (uint32_t)((r + 1) * 1000 + cycle);
         if (got != want) {
             if (bad++ == 0)
-                fprintf(stderr, "cycle_table: rank %d cycle %d: slot %d holds %u, want %u\n",
-                        rank, cycle, r, got, want);
+                fprintf(stderr, "cycle_table: rank %d cycle %d: slot %d holds %u, want %u\n", rank,
+                        cycle, r, got, want);
         }
     }
     if (alloc && check(shardtab_mem_free(*shard), "shardtab_mem_free"))
@@ -187,7 +187,7 @@ static int variant(const char *name, int reuse, const config_t *cfg)
         return 1;
     }
 
-    long mine[8] = {before.fds, after.fds, before.maps, after.maps,
+    long mine[8] = {before.fds,     after.fds,     before.maps,   after.maps,
                     before.rss_kib, after.rss_kib, before.vm_kib, after.vm_kib};
     long *all = rank == 0 ? malloc(sizeof mine * (size_t)size) : NULL;
     int ok = after.fds == before.fds && after.maps - before.maps <= cfg->maps_slack &&
@@ -240,8 +240,11 @@ static int segments_left(void)
 
 int main(int argc, char **argv)
 {
-    config_t cfg = {.cycles = 1000, .warmup = 10, .bytes = 64 * 1024,
-                    .rss_slack_kib = 1024, .vm_slack_kib = 1024};
+    config_t cfg = {.cycles = 1000,
+                    .warmup = 10,
+                    .bytes = 64 * 1024,
+                    .rss_slack_kib = 1024,
+                    .vm_slack_kib = 1024};
     int failed = 0, any = 0;
 
     MPI_Init(&argc, &argv);
@@ -274,7 +277,8 @@ int main(int argc, char **argv)
         }
         i++;
     }
-    if (cfg.warmup < 1 || cfg.cycles <= cfg.warmup || cfg.bytes < 2 * sizeof(uint32_t) * (size_t)size) {
+    if (cfg.warmup < 1 || cfg.cycles <= cfg.warmup ||
+        cfg.bytes < 2 * sizeof(uint32_t) * (size_t)size) {
         if (rank == 0)
             fprintf(stderr, "cycle_table: need 1 <= warmup < cycles and bytes >= %zu\n",
                     2 * sizeof(uint32_t) * (size_t)size);

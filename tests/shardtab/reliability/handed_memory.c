@@ -118,7 +118,8 @@ int main(int argc, char **argv)
     s = shardtab_create(MPI_COMM_WORLD, a, bytes, &first);
     CHECK(s == SHARDTAB_SUCCESS, "a table on the first allocation");
     s = shardtab_mem_free(a);
-    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("a live table") && says("shardtab_destroy the table first"),
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("a live table") &&
+              says("shardtab_destroy the table first"),
           "freeing memory a live table shares is refused: '%s'", shardtab_last_error());
     s = shardtab_create(MPI_COMM_WORLD, a + 64, 128, &second);
     CHECK(s == SHARDTAB_SUCCESS && second != NULL,
@@ -147,7 +148,8 @@ int main(int argc, char **argv)
 
     /* ---- destroy of a table that is not live: local, no collective ---- */
     copy = first;
-    CHECK(shardtab_destroy(&first) == SHARDTAB_SUCCESS && first == NULL, "the first table is destroyed");
+    CHECK(shardtab_destroy(&first) == SHARDTAB_SUCCESS && first == NULL,
+          "the first table is destroyed");
     CHECK(shardtab_destroy(&first) == SHARDTAB_ERR_INVALID_ARG && says("no table"),
           "destroying it again (NULL) is a local error: '%s'", shardtab_last_error());
     CHECK(shardtab_destroy(&copy) == SHARDTAB_ERR_INVALID_ARG && says("not a live table"),
@@ -155,7 +157,8 @@ int main(int argc, char **argv)
     /* only rank 0 destroys again: nobody else is asked into a collective */
     if (rank == 0)
         s = shardtab_destroy(&first);
-    CHECK(rank != 0 || s == SHARDTAB_ERR_INVALID_ARG, "one rank alone destroying nothing returns at once");
+    CHECK(rank != 0 || s == SHARDTAB_ERR_INVALID_ARG,
+          "one rank alone destroying nothing returns at once");
     CHECK(shardtab_mem_free(a) == SHARDTAB_SUCCESS, "after the destroy the memory can be freed");
 
     /* ---- ranks that disagree on SHARDTAB_RANKS_PER_NODE fail together ---- */
@@ -176,14 +179,16 @@ int main(int argc, char **argv)
         memset(&job, 0, sizeof job);
         pthread_create(&worker, NULL, table_in_a_thread, &job);
         pthread_join(worker, NULL); /* the main thread makes no MPI call meanwhile */
-        CHECK(job.ok, "a table created, used (a pattern through the table between two barriers "
-                      "on the stream) and destroyed from a second thread%s%s",
+        CHECK(job.ok,
+              "a table created, used (a pattern through the table between two barriers "
+              "on the stream) and destroyed from a second thread%s%s",
               job.ok ? "" : ": ", job.why);
         CHECK(says("not an allocation of shardtab_mem_alloc") || says("shardtab_mem_free"),
               "an error recorded on that thread is what shardtab_last_error() says here: '%s'",
               shardtab_last_error());
     } else if (rank == 0) {
-        printf("skip: the MPI library gives MPI_THREAD_SERIALIZED no support (level %d)\n", provided);
+        printf("skip: the MPI library gives MPI_THREAD_SERIALIZED no support (level %d)\n",
+               provided);
     }
 
     CHECK(shardtab_mem_free(b) == SHARDTAB_SUCCESS, "the second allocation is freed");

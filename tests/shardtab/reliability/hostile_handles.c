@@ -83,13 +83,13 @@ static void not_a_table(const char *what, shardtab_t *t)
     size_t bytes = 7;
     shardtab_status_t s;
 
-#define QUERY(fn, args, want, fmt)                                                             \
-    do {                                                                                       \
-        shardtab_error_set(SHARDTAB_SUCCESS, "-");                                            \
-        __typeof__(fn args) got_ = fn args;                                                    \
-        CHECK(got_ == (want) && names(#fn, t), "%s: %s is " fmt " and says why: '%s'", what, \
-              #fn, got_, shardtab_last_error());                                               \
-    } while (0)
+#define QUERY(fn, args, want, fmt)                                                                 \
+  do {                                                                                             \
+    shardtab_error_set(SHARDTAB_SUCCESS, "-");                                                     \
+    __typeof__(fn args) got_ = fn args;                                                            \
+    CHECK(got_ == (want) && names(#fn, t), "%s: %s is " fmt " and says why: '%s'", what, #fn,      \
+          got_, shardtab_last_error());                                                            \
+  } while (0)
     QUERY(shardtab_node_size, (t), -1, "%d");
     QUERY(shardtab_node_rank, (t), -1, "%d");
     QUERY(shardtab_node_id, (t), -1, "%d");
@@ -105,19 +105,20 @@ static void not_a_table(const char *what, shardtab_t *t)
     QUERY(shardtab_device_table, (t), NULL, "%p");
 #undef QUERY
 
-#define STATUS(call, name)                                                                     \
-    do {                                                                                       \
-        s = (call);                                                                            \
-        CHECK(s == SHARDTAB_ERR_INVALID_ARG && names(name, t),                                 \
-              "%s: %s is refused, naming it: '%s'", what, name, shardtab_last_error());       \
-    } while (0)
+#define STATUS(call, name)                                                                         \
+  do {                                                                                             \
+    s = (call);                                                                                    \
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && names(name, t), "%s: %s is refused, naming it: '%s'",   \
+          what, name, shardtab_last_error());                                                      \
+  } while (0)
     STATUS(shardtab_peer(t, 0, &base, &bytes), "shardtab_peer");
     CHECK(base == (void *)0x1 && bytes == 7, "%s: shardtab_peer wrote no output", what);
     memset(&sig, 0x5a, sizeof sig);
     STATUS(shardtab_signals(t, &sig), "shardtab_signals");
     STATUS(shardtab_barrier_on_stream(t, NULL), "shardtab_barrier_on_stream");
     STATUS(shardtab_signal_check(t), "shardtab_signal_check");
-    STATUS(shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, 1, NULL), "shardtab_all_reduce");
+    STATUS(shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, 1, NULL),
+           "shardtab_all_reduce");
     STATUS(shardtab_broadcast(t, 0, SHARDTAB_DOUBLE, 0, 1, NULL), "shardtab_broadcast");
     STATUS(shardtab_all_gather(t, SHARDTAB_DOUBLE, 0, 1, NULL), "shardtab_all_gather");
 #undef STATUS
@@ -181,7 +182,8 @@ static void case_handles(const char *which)
     CHECK(shardtab_node_size(table) == size && shardtab_signal_check(table) == SHARDTAB_SUCCESS,
           "the live table still answers");
 
-    CHECK(shardtab_destroy(&table) == SHARDTAB_SUCCESS && table == NULL, "the live table is destroyed");
+    CHECK(shardtab_destroy(&table) == SHARDTAB_SUCCESS && table == NULL,
+          "the live table is destroyed");
     if (strcmp(which, "null-table") != 0)
         not_a_table(which, stale); /* with no table live at all */
     CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its memory is freed");
@@ -199,9 +201,8 @@ static void check_entries(shardtab_t *t, unsigned empty, size_t (*bytes_of)(int)
     void **device = calloc((size_t)n, sizeof *device);
 
     *why = '\0';
-    if (device == NULL ||
-        shardtab_memcpy_to_host(device, shardtab_device_table(t), (size_t)n * sizeof *device) !=
-            SHARDTAB_SUCCESS) {
+    if (device == NULL || shardtab_memcpy_to_host(device, shardtab_device_table(t),
+                                                  (size_t)n * sizeof *device) != SHARDTAB_SUCCESS) {
         snprintf(why, why_bytes, "reading the device table: %s", shardtab_last_error());
         free(device);
         return;
@@ -213,14 +214,20 @@ static void check_entries(shardtab_t *t, unsigned empty, size_t (*bytes_of)(int)
         if (shardtab_peer(t, r, &base, &bytes) != SHARDTAB_SUCCESS)
             snprintf(why, why_bytes, "shardtab_peer(%d): %s", r, shardtab_last_error());
         else if (is_empty && (base != NULL || bytes != 0))
-            snprintf(why, why_bytes, "rank %d gave 0 bytes: shardtab_peer gives %p and %zu bytes, "
-                     "want NULL and 0", r, base, bytes);
+            snprintf(why, why_bytes,
+                     "rank %d gave 0 bytes: shardtab_peer gives %p and %zu bytes, "
+                     "want NULL and 0",
+                     r, base, bytes);
         else if (is_empty && q >= 0 && device[q] != NULL)
-            snprintf(why, why_bytes, "rank %d gave 0 bytes: the device table holds %p for it, "
-                     "want NULL", r, device[q]);
+            snprintf(why, why_bytes,
+                     "rank %d gave 0 bytes: the device table holds %p for it, "
+                     "want NULL",
+                     r, device[q]);
         else if (!is_empty && (base == NULL || bytes != bytes_of(r) || device[q] != base))
-            snprintf(why, why_bytes, "rank %d gave %zu bytes: shardtab_peer gives %p and %zu "
-                     "bytes, the device table %p", r, bytes_of(r), base, bytes, device[q]);
+            snprintf(why, why_bytes,
+                     "rank %d gave %zu bytes: shardtab_peer gives %p and %zu "
+                     "bytes, the device table %p",
+                     r, bytes_of(r), base, bytes, device[q]);
     }
     free(device);
 }
@@ -247,12 +254,15 @@ static void case_empty_shard(void)
     CHECK(s == SHARDTAB_SUCCESS, "a table where rank %d gives a non-NULL shard of 0 bytes", zero);
     if (s == SHARDTAB_SUCCESS) {
         check_entries(table, 1u << zero, bytes_of, why, sizeof why);
-        CHECK(*why == '\0', "every rank sees rank %d's entry NULL with 0 bytes, the others' "
-                            "as given%s%s", zero, *why ? ": " : "", why);
+        CHECK(*why == '\0',
+              "every rank sees rank %d's entry NULL with 0 bytes, the others' "
+              "as given%s%s",
+              zero, *why ? ": " : "", why);
         s = shardtab_mem_free(mem);
         CHECK(rank == zero ? s == SHARDTAB_SUCCESS : s == SHARDTAB_ERR_INVALID_ARG,
               "the empty shard's allocation is not held by the table (rank %d frees it), the "
-              "others' are", zero);
+              "others' are",
+              zero);
         if (rank == zero && s == SHARDTAB_SUCCESS)
             mem = NULL;
         CHECK(shardtab_destroy(&table) == SHARDTAB_SUCCESS, "the table is destroyed");
@@ -275,8 +285,8 @@ static void case_empty_shard(void)
     }
 
     /* NULL with 0 bytes: as before, NULL */
-    s = shardtab_create(MPI_COMM_WORLD, rank == zero ? NULL : mem, rank == zero ? 0 : bytes_of(rank),
-                        &table);
+    s = shardtab_create(MPI_COMM_WORLD, rank == zero ? NULL : mem,
+                        rank == zero ? 0 : bytes_of(rank), &table);
     CHECK(s == SHARDTAB_SUCCESS, "a table where rank %d gives NULL and 0 bytes", zero);
     if (s == SHARDTAB_SUCCESS) {
         check_entries(table, 1u << zero, bytes_of, why, sizeof why);
@@ -318,8 +328,8 @@ static void case_finalize_live(void)
           "shardtab_finalize with two live tables is refused on every rank, naming both: '%s'",
           shardtab_last_error());
     s = shardtab_finalize();
-    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("2 live table"),
-          "and again, the same: '%s'", shardtab_last_error());
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("2 live table"), "and again, the same: '%s'",
+          shardtab_last_error());
 
     /* everything still works: write the next rank's shard of a, read ours back, all-reduce b */
     for (int i = 0; i < N; i++)
@@ -340,8 +350,10 @@ static void case_finalize_live(void)
     for (int i = 0; s == SHARDTAB_SUCCESS && i < N; i++)
         ok &= back[i] == prev * 1000.0 + i;
     s = shardtab_agree(MPI_COMM_WORLD, s);
-    CHECK(s == SHARDTAB_SUCCESS && ok, "after it, a pattern goes through a to the next rank "
-                                       "between two barriers: %s", s ? shardtab_last_error() : "");
+    CHECK(s == SHARDTAB_SUCCESS && ok,
+          "after it, a pattern goes through a to the next rank "
+          "between two barriers: %s",
+          s ? shardtab_last_error() : "");
     for (int i = 0; i < N; i++)
         mine[i] = rank + 1.0;
     s = shardtab_memcpy_to_device(mem + N, mine, sizeof mine);
@@ -356,7 +368,8 @@ static void case_finalize_live(void)
     for (int i = 0; s == SHARDTAB_SUCCESS && i < N; i++)
         ok &= back[i] == size * (size + 1) / 2.0;
     s = shardtab_agree(MPI_COMM_WORLD, s);
-    CHECK(s == SHARDTAB_SUCCESS && ok, "and an all-reduce over b: %s", s ? shardtab_last_error() : "");
+    CHECK(s == SHARDTAB_SUCCESS && ok, "and an all-reduce over b: %s",
+          s ? shardtab_last_error() : "");
     CHECK(shardtab_mem_free(mem) == SHARDTAB_ERR_INVALID_ARG && says("a live table"),
           "their memory is still refused to a free while they live: '%s'", shardtab_last_error());
 
@@ -381,7 +394,7 @@ static void case_past_allocation(void)
         size_t alloc, offset, bytes;
         int ok;
     } cases[] = {{100, 0, 4096, 0}, {16, 0, 2400, 0}, {100, 50, 51, 0}, {100, 0, 101, 0},
-                 {100, 0, 100, 1}, {100, 50, 50, 1}, {16, 0, 16, 1}};
+                 {100, 0, 100, 1},  {100, 50, 50, 1}, {16, 0, 16, 1}};
 
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         void *mem = NULL;
@@ -420,8 +433,8 @@ static void case_create_order(void)
     p.label = rank == 0 ? "A" : "B";
     s = shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t);
     if (size > 1)
-        CHECK(s == SHARDTAB_ERR_INVALID_ARG && t == NULL && says("creates table 'B' where rank 0 creates 'A'") &&
-                  says("same order"),
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && t == NULL &&
+                  says("creates table 'B' where rank 0 creates 'A'") && says("same order"),
               "an out-of-order create is refused on every rank: %s", shardtab_last_error());
     else
         CHECK(s == SHARDTAB_SUCCESS && shardtab_destroy(&t) == SHARDTAB_SUCCESS,
@@ -461,8 +474,8 @@ static void case_destroy_alone(void)
     {
         int ok = s == SHARDTAB_ERR_TIMEOUT && t == NULL && says("table 'lonely' waited 3 s") &&
                  says("destroys another table");
-        printf("%s the destroy gave up after %.1f s: %s\n", ok ? "ok:  " : "FAIL:",
-               MPI_Wtime() - start, shardtab_last_error());
+        printf("%s the destroy gave up after %.1f s: %s\n",
+               ok ? "ok:  " : "FAIL:", MPI_Wtime() - start, shardtab_last_error());
         failures += !ok;
         printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
         fflush(stdout);
@@ -529,7 +542,8 @@ static void case_bad_comm_handle(void)
         CHECK(s == SHARDTAB_ERR_INVALID_ARG && says("shardtab_init") && says(handle),
               "shardtab_init_f(%d) refused: %s", (int)bad[i], shardtab_last_error());
     }
-    CHECK(shardtab_create_f(MPI_Comm_c2f(MPI_COMM_WORLD), shard, 64, NULL, &t) == SHARDTAB_SUCCESS &&
+    CHECK(shardtab_create_f(MPI_Comm_c2f(MPI_COMM_WORLD), shard, 64, NULL, &t) ==
+                  SHARDTAB_SUCCESS &&
               t != NULL,
           "a good handle still makes a table: %s", t ? "" : shardtab_last_error());
     CHECK(shardtab_agree_f(MPI_Comm_c2f(MPI_COMM_WORLD), SHARDTAB_SUCCESS) == SHARDTAB_SUCCESS,
@@ -540,10 +554,9 @@ static void case_bad_comm_handle(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const cases[] = {"null-table", "destroyed-table", "never-a-table",
-                                        "empty-shard", "finalize-live", "bad-comm-handle",
-                                        "past-allocation", "create-order", "destroy-alone",
-                                        "table-limit"};
+    static const char *const cases[] = {
+        "null-table",      "destroyed-table", "never-a-table", "empty-shard",   "finalize-live",
+        "bad-comm-handle", "past-allocation", "create-order",  "destroy-alone", "table-limit"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -554,9 +567,10 @@ int main(int argc, char **argv)
         known |= strcmp(which, cases[i]) == 0;
     if (!known) {
         if (rank == 0)
-            fprintf(stderr, "usage: hostile_handles null-table|destroyed-table|never-a-table|"
-                            "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
-                            "destroy-alone|table-limit\n");
+            fprintf(stderr,
+                    "usage: hostile_handles null-table|destroyed-table|never-a-table|"
+                    "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
+                    "destroy-alone|table-limit\n");
         MPI_Finalize();
         return 2;
     }

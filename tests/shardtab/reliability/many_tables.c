@@ -21,7 +21,7 @@
 #include "rank_checks.h"
 #include "shardtab.h"
 
-#define WORDS (64 * 1024)         /* uint32 words in each rank's allocation */
+#define WORDS (64 * 1024) /* uint32 words in each rank's allocation */
 #define MANY 100
 
 static int rank, size, failures;
@@ -55,8 +55,8 @@ static slice_t many_slice(int i, int r)
 
 static shardtab_status_t create(slice_t *s)
 {
-    return shardtab_create(MPI_COMM_WORLD, s->words ? mem + s->first : NULL,
-                           s->words * sizeof *mem, &s->table);
+    return shardtab_create(MPI_COMM_WORLD, s->words ? mem + s->first : NULL, s->words * sizeof *mem,
+                           &s->table);
 }
 
 /* Every node peer's entry in t holds that peer's pattern at the slice the peer
@@ -166,16 +166,19 @@ int main(int argc, char **argv)
           shardtab_peers_opened(halves[0].table), 2 * node_peers);
     CHECK(shardtab_peers_opened(halves[1].table) == 0 &&
               shardtab_peers_reused(halves[1].table) == 2 * node_peers,
-          "the second opened nothing (%d), found all %d open", shardtab_peers_opened(halves[1].table),
-          shardtab_peers_reused(halves[1].table));
-    CHECK(shardtab_peer_mappings() == 2 * node_peers, "the process maps %d peer allocations, want %d",
-          shardtab_peer_mappings(), 2 * node_peers);
+          "the second opened nothing (%d), found all %d open",
+          shardtab_peers_opened(halves[1].table), shardtab_peers_reused(halves[1].table));
+    CHECK(shardtab_peer_mappings() == 2 * node_peers,
+          "the process maps %d peer allocations, want %d", shardtab_peer_mappings(),
+          2 * node_peers);
     for (int i = 0; i < 2; i++)
         CHECK(views_hold(halves[i].table, half_slice, i, why, sizeof why),
-              "table %d: every node peer's half holds that peer's words%s%s", i, *why ? ": " : "", why);
+              "table %d: every node peer's half holds that peer's words%s%s", i, *why ? ": " : "",
+              why);
     s = shardtab_mem_free(mem);
     CHECK(s == SHARDTAB_ERR_INVALID_ARG, "freeing the allocation while two tables live: refused");
-    CHECK(shardtab_destroy(&halves[0].table) == SHARDTAB_SUCCESS, "the first table is destroyed first");
+    CHECK(shardtab_destroy(&halves[0].table) == SHARDTAB_SUCCESS,
+          "the first table is destroyed first");
     CHECK(views_hold(halves[1].table, half_slice, 1, why, sizeof why),
           "the second still reads every peer%s%s", *why ? ": " : "", why);
     CHECK(shardtab_peer_mappings() == 2 * node_peers, "and its mappings stay (%d)",
@@ -193,8 +196,8 @@ int main(int argc, char **argv)
     s = shardtab_agree(MPI_COMM_WORLD, create(&a));
     if (s == SHARDTAB_SUCCESS)
         s = shardtab_agree(MPI_COMM_WORLD, create(&b));
-    CHECK(s == SHARDTAB_SUCCESS, "two tables whose slices overlap by 1024 words%s%s",
-          s ? ": " : "", s ? shardtab_last_error() : "");
+    CHECK(s == SHARDTAB_SUCCESS, "two tables whose slices overlap by 1024 words%s%s", s ? ": " : "",
+          s ? shardtab_last_error() : "");
     if (s == SHARDTAB_SUCCESS) {
         int next = (rank + 1) % size, prev = (rank + size - 1) % size, ok = 1;
         uint32_t mark = 0xC0DE0000u + (uint32_t)rank * 0x101u, seen[2] = {0, 0};
@@ -209,7 +212,8 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
         if (pa != NULL)
-            ok = ok && shardtab_memcpy_to_host(&seen[0], (uint32_t *)pa + 1024 + 5, sizeof mark) == 0 &&
+            ok = ok &&
+                 shardtab_memcpy_to_host(&seen[0], (uint32_t *)pa + 1024 + 5, sizeof mark) == 0 &&
                  seen[0] == mark;
         /* ours holds what prev wrote, if prev shares our node */
         ok = ok && shardtab_memcpy_to_host(&seen[1], mem + 2048 + 5, sizeof *mem) == 0;
@@ -250,10 +254,13 @@ int main(int argc, char **argv)
           s ? ": " : "", s ? shardtab_last_error() : "");
     if (s != SHARDTAB_SUCCESS)
         goto out;
-    CHECK(opened_ok && reused_ok, "only the first opened anything; the other %d found every "
-                                  "peer allocation open", MANY - 1);
-    CHECK(shardtab_peer_mappings() == 2 * node_peers, "the process maps %d peer allocations for "
-                                                      "all of them, want %d",
+    CHECK(opened_ok && reused_ok,
+          "only the first opened anything; the other %d found every "
+          "peer allocation open",
+          MANY - 1);
+    CHECK(shardtab_peer_mappings() == 2 * node_peers,
+          "the process maps %d peer allocations for "
+          "all of them, want %d",
           shardtab_peer_mappings(), 2 * node_peers);
     for (int i = 0; i < MANY; i++)
         order[i] = i;
@@ -304,8 +311,8 @@ int main(int argc, char **argv)
             params.signal_slots = slots[i];
             if (i == 5) /* first free a pad of the first chunk: a gap to fill */
                 ok = shardtab_destroy(&t[1]) == SHARDTAB_SUCCESS;
-            s = shardtab_agree(MPI_COMM_WORLD, shardtab_create_with(MPI_COMM_WORLD, mem + 16 * i, 64,
-                                                                    &params, &t[i]));
+            s = shardtab_agree(MPI_COMM_WORLD, shardtab_create_with(MPI_COMM_WORLD, mem + 16 * i,
+                                                                    64, &params, &t[i]));
             ok = ok && s == SHARDTAB_SUCCESS;
             if (ok && shardtab_peers_opened(t[i]) != (i == 0 ? 2 : new_chunk[i]) * node_peers)
                 opened_as_expected = 0;
@@ -331,8 +338,10 @@ int main(int argc, char **argv)
             if (t[destroy_order[k]] != NULL &&
                 shardtab_destroy(&t[destroy_order[k]]) != SHARDTAB_SUCCESS)
                 ok = 0;
-        CHECK(ok && shardtab_peer_mappings() == 0, "all destroyed in another order; %d mappings "
-                                                   "left", shardtab_peer_mappings());
+        CHECK(ok && shardtab_peer_mappings() == 0,
+              "all destroyed in another order; %d mappings "
+              "left",
+              shardtab_peer_mappings());
     }
 
     /* ---- a create that found everything open, failed midway ---- */
@@ -381,11 +390,14 @@ int main(int argc, char **argv)
 #else
     if (info.backend == SHARDTAB_BACKEND_HOST) {
         long now = count_lines("/proc/self/maps");
-        CHECK(now == maps_before, "/proc/self/maps has as many lines as after the first two "
-                                  "tables were gone: %ld, then %ld", maps_before, now);
+        CHECK(now == maps_before,
+              "/proc/self/maps has as many lines as after the first two "
+              "tables were gone: %ld, then %ld",
+              maps_before, now);
     }
 #endif
-    CHECK(shardtab_mem_free(mem) == SHARDTAB_SUCCESS, "with every table gone, the allocation is freed");
+    CHECK(shardtab_mem_free(mem) == SHARDTAB_SUCCESS,
+          "with every table gone, the allocation is freed");
 
 out:
     if (rank == 0)

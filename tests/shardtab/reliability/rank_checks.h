@@ -9,18 +9,18 @@
 #include <stdio.h>
 
 /* Every rank passes cond; the check passes only where it holds on all. */
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        int ok_ = (cond), all_ok_ = 0;                                                    \
-        MPI_Allreduce(&ok_, &all_ok_, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);               \
-        if (rank == 0) {                                                                  \
-            printf(all_ok_ ? "ok:   " : "FAIL: ");                                        \
-            printf(__VA_ARGS__);                                                          \
-            printf("\n");                                                                 \
-            fflush(stdout);                                                               \
-        }                                                                                 \
-        failures += !all_ok_;                                                             \
-    } while (0)
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    int ok_ = (cond), all_ok_ = 0;                                                                 \
+    MPI_Allreduce(&ok_, &all_ok_, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);                            \
+    if (rank == 0) {                                                                               \
+      printf(all_ok_ ? "ok:   " : "FAIL: ");                                                       \
+      printf(__VA_ARGS__);                                                                         \
+      printf("\n");                                                                                \
+      fflush(stdout);                                                                              \
+    }                                                                                              \
+    failures += !all_ok_;                                                                          \
+  } while (0)
 
 /* Lines of the file at path, or -1 when it cannot be read. */
 static inline long count_lines(const char *path)

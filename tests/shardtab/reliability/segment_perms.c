@@ -31,16 +31,16 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (cond) {                                                               \
-            printf("ok:   " __VA_ARGS__);                                         \
-        } else {                                                                  \
-            printf("FAIL: " __VA_ARGS__);                                         \
-            failures++;                                                           \
-        }                                                                         \
-        printf("\n");                                                             \
-    } while (0)
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      printf("ok:   " __VA_ARGS__);                                                                \
+    } else {                                                                                       \
+      printf("FAIL: " __VA_ARGS__);                                                                \
+      failures++;                                                                                  \
+    }                                                                                              \
+    printf("\n");                                                                                  \
+  } while (0)
 
 /* The handle's layout (backend_host.c): magic, pid, descriptor, tag. */
 typedef struct handle_view {
@@ -173,9 +173,10 @@ int main(int argc, char **argv)
     CHECK(memcmp(h.magic, "STMEMFD1", 8) == 0 && h.pid == (int32_t)getpid() && h.fd >= 0 &&
               is_tag(h.tag),
           "handle: magic, this pid %d, descriptor %d, tag '%.32s' of 32 hex digits (128 random "
-          "bits)", (int)h.pid, (int)h.fd, h.tag);
-    CHECK(exp.offset == 100 && exp.alloc_bytes == bytes, "offset %zu, alloc_bytes %zu",
-          exp.offset, exp.alloc_bytes);
+          "bits)",
+          (int)h.pid, (int)h.fd, h.tag);
+    CHECK(exp.offset == 100 && exp.alloc_bytes == bytes, "offset %zu, alloc_bytes %zu", exp.offset,
+          exp.alloc_bytes);
     snprintf(path, sizeof path, "/proc/self/fd/%d", (int)h.fd);
     len = readlink(path, link, sizeof link - 1);
     link[len > 0 ? len : 0] = '\0';
@@ -207,8 +208,10 @@ int main(int argc, char **argv)
     /* ---- another user cannot open it ---- */
     snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), (int)h.fd);
     child = run_as_other_user(path);
-    CHECK(child == 0, "uid %d: open(%s) O_RDWR and O_RDONLY both fail with EACCES (child "
-                      "status %d)", OTHER_UID, path, child);
+    CHECK(child == 0,
+          "uid %d: open(%s) O_RDWR and O_RDONLY both fail with EACCES (child "
+          "status %d)",
+          OTHER_UID, path, child);
 
     /* ---- the peer path opens it, and sees the same bytes ---- */
     CHECK(ops->ipc_open(&exp.handle, exp.alloc_bytes, (void **)&mapped) == SHARDTAB_SUCCESS &&
@@ -217,7 +220,7 @@ int main(int argc, char **argv)
     if (mapped) {
         mapped[150] ^= 0xff;
         CHECK(shard[150] == (unsigned char)((150 * 7 + 1) ^ 0xff), "a store through the peer "
-                                                                  "mapping is seen by the owner");
+                                                                   "mapping is seen by the owner");
         ops->ipc_close(mapped, exp.alloc_bytes);
     }
 
@@ -225,19 +228,37 @@ int main(int argc, char **argv)
     {
         handle_view_t evil;
         void *p;
-        const char *what[] = {"another magic", "a negative pid", "a negative descriptor",
-                              "a tag with a non-hex digit", "a tag without its NUL",
-                              "another allocation's tag", "a descriptor that is not a memfd"};
+        const char *what[] = {"another magic",
+                              "a negative pid",
+                              "a negative descriptor",
+                              "a tag with a non-hex digit",
+                              "a tag without its NUL",
+                              "another allocation's tag",
+                              "a descriptor that is not a memfd"};
         for (int i = 0; i < 7; i++) {
             evil = h;
             switch (i) {
-            case 0: memcpy(evil.magic, "STMEMFD0", 8); break;
-            case 1: evil.pid = -5; break;
-            case 2: evil.fd = -1; break;
-            case 3: evil.tag[7] = 'g'; break;
-            case 4: memset(evil.tag, 'a', sizeof evil.tag); break;
-            case 5: memcpy(evil.tag, h2.tag, sizeof evil.tag); break;
-            case 6: evil.fd = 1; break; /* stdout */
+            case 0:
+                memcpy(evil.magic, "STMEMFD0", 8);
+                break;
+            case 1:
+                evil.pid = -5;
+                break;
+            case 2:
+                evil.fd = -1;
+                break;
+            case 3:
+                evil.tag[7] = 'g';
+                break;
+            case 4:
+                memset(evil.tag, 'a', sizeof evil.tag);
+                break;
+            case 5:
+                memcpy(evil.tag, h2.tag, sizeof evil.tag);
+                break;
+            case 6:
+                evil.fd = 1;
+                break; /* stdout */
             }
             memset(&bad, 0, sizeof bad);
             memcpy(bad.bytes, &evil, sizeof evil);
@@ -258,8 +279,10 @@ int main(int argc, char **argv)
     CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS &&
               shardtab_mem_free(other) == SHARDTAB_SUCCESS,
           "shardtab_mem_free");
-    CHECK(open_descriptors() == fds_before, "the memfds are closed with the allocations (%d "
-                                            "descriptors, %d before)", open_descriptors(), fds_before);
+    CHECK(open_descriptors() == fds_before,
+          "the memfds are closed with the allocations (%d "
+          "descriptors, %d before)",
+          open_descriptors(), fds_before);
     CHECK(shm_entries() == shm_before, "still nothing in /dev/shm");
     shardtab_finalize();
     MPI_Finalize();

@@ -16,8 +16,8 @@
 /* Never 0 (a zeroed shard), different for every writer, round and element. */
 SHARDTAB_DEVFN int example_pattern(int writer, uint64_t round, int i)
 {
-    uint32_t h = (uint32_t)(writer + 1) * 2654435761u ^ (uint32_t)round * 40503u ^
-                 (uint32_t)i * 2246822519u;
+    uint32_t h =
+        (uint32_t)(writer + 1) * 2654435761u ^ (uint32_t)round * 40503u ^ (uint32_t)i * 2246822519u;
     return (int)(1u + h % 0x3fffffffu);
 }
 

@@ -107,8 +107,8 @@ static int sc_options_parse(int argc, char **argv, int size, sc_options_t *o, ch
  * writer and element. */
 static int pattern(int round, int writer, int i)
 {
-    uint32_t h = (uint32_t)round * 2654435761u ^ (uint32_t)writer * 40503u ^
-                 (uint32_t)i * 2246822519u;
+    uint32_t h =
+        (uint32_t)round * 2654435761u ^ (uint32_t)writer * 40503u ^ (uint32_t)i * 2246822519u;
     return (int)(1u + h % 0x3fffffffu);
 }
 
@@ -179,16 +179,15 @@ static shardtab_status_t set_up(sc_ring_t *ring, const sc_options_t *o, int rank
     size_t bytes = 0;
     int next;
 
-    status = shardtab_agree(MPI_COMM_WORLD,
-                            shardtab_mem_alloc(sizeof zeros, (void **)&ring->shard));
+    status =
+        shardtab_agree(MPI_COMM_WORLD, shardtab_mem_alloc(sizeof zeros, (void **)&ring->shard));
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(MPI_COMM_WORLD,
                                 shardtab_memcpy_to_device(ring->shard, zeros, sizeof zeros));
     if (status != SHARDTAB_SUCCESS)
         return status;
     params.signal_slots = o->slots + (o->slots_differ && rank == 1);
-    status = shardtab_create_with(MPI_COMM_WORLD, ring->shard, sizeof zeros, &params,
-                                  &ring->table);
+    status = shardtab_create_with(MPI_COMM_WORLD, ring->shard, sizeof zeros, &params, &ring->table);
     if (status != SHARDTAB_SUCCESS)
         return status;
 

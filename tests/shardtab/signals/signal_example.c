@@ -49,7 +49,8 @@ static int parse(int argc, char **argv, se_options_t *o, char *err, size_t bytes
                 if (strcmp(argv[i], modes[m]) == 0)
                     found = m;
             if (found < 0) {
-                snprintf(err, bytes, "invalid --mode '%s': expected example, barrier, streams or concurrent",
+                snprintf(err, bytes,
+                         "invalid --mode '%s': expected example, barrier, streams or concurrent",
                          argv[i]);
                 return -1;
             }
@@ -104,16 +105,16 @@ static shardtab_status_t device_round(se_job_t *j, const se_options_t *o, uint64
 {
     static const unsigned long long zero = 0;
     unsigned long long bad = 0;
-    shardtab_status_t status = shardtab_memcpy_async(j->mismatches, &zero, sizeof zero, j->streams[0]);
+    shardtab_status_t status =
+        shardtab_memcpy_async(j->mismatches, &zero, sizeof zero, j->streams[0]);
     int rc;
 
     if (status != SHARDTAB_SUCCESS)
         return status;
-    rc = o->mode == MODE_EXAMPLE
-             ? example_round_launch(&j->sig, j->device_table, round, o->threads, j->mismatches,
-                                    j->streams[0])
-             : barrier_round_launch(&j->sig, j->device_table, round, o->threads, j->mismatches,
-                                    j->streams[0]);
+    rc = o->mode == MODE_EXAMPLE ? example_round_launch(&j->sig, j->device_table, round, o->threads,
+                                                        j->mismatches, j->streams[0])
+                                 : barrier_round_launch(&j->sig, j->device_table, round, o->threads,
+                                                        j->mismatches, j->streams[0]);
     status = kernel_check(rc, "the round's kernel");
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_memcpy_async(&bad, j->mismatches, sizeof bad, j->streams[0]);
@@ -165,11 +166,11 @@ static shardtab_status_t streams_rounds(se_job_t *j, int rounds, int *out, int *
             status = shardtab_stream_synchronize(NULL);
         for (int i = 0; i < EXAMPLE_WORDS && status == SHARDTAB_SUCCESS; i++)
             if (in[i] != example_pattern(prev, (uint64_t)r, i))
-                status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
-                                            "round %d: element %d holds %d, rank %d wrote %d before "
-                                            "the last barrier",
-                                            r, i, in[i], j->predecessor,
-                                            example_pattern(prev, (uint64_t)r, i));
+                status = shardtab_error_set(
+                    SHARDTAB_ERR_VERIFY,
+                    "round %d: element %d holds %d, rank %d wrote %d before "
+                    "the last barrier",
+                    r, i, in[i], j->predecessor, example_pattern(prev, (uint64_t)r, i));
     }
     return status;
 }
@@ -272,8 +273,8 @@ int main(int argc, char **argv)
             mine = shardtab_signal_check(j.table);
         status = shardtab_agree(MPI_COMM_WORLD, mine);
         if (status == SHARDTAB_SUCCESS)
-            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
-                                        "two barriers of rank 0 ran at once and neither was refused");
+            status = shardtab_error_set(
+                SHARDTAB_ERR_VERIFY, "two barriers of rank 0 ran at once and neither was refused");
         status = shardtab_agree(MPI_COMM_WORLD, status);
     }
     if (status == SHARDTAB_SUCCESS && o.mode == MODE_STREAMS)

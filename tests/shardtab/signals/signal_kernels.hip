@@ -12,7 +12,8 @@ __global__ void example_kernel(shardtab_signals_t sig, int *const *table, uint64
 {
     int bad = example_round(&sig, table, round, (int)threadIdx.x, (int)blockDim.x);
     if (bad != 0)
-        atomicAdd(mismatches, bad < 0 ? (threadIdx.x == 0 ? GAVE_UP : 0ull) : (unsigned long long)bad);
+        atomicAdd(mismatches,
+                  bad < 0 ? (threadIdx.x == 0 ? GAVE_UP : 0ull) : (unsigned long long)bad);
 }
 
 __global__ void barrier_kernel(shardtab_signals_t sig, int *const *table, uint64_t round,
@@ -20,7 +21,8 @@ __global__ void barrier_kernel(shardtab_signals_t sig, int *const *table, uint64
 {
     int bad = barrier_round(&sig, table, round, (int)threadIdx.x, (int)blockDim.x);
     if (bad != 0)
-        atomicAdd(mismatches, bad < 0 ? (threadIdx.x == 0 ? GAVE_UP : 0ull) : (unsigned long long)bad);
+        atomicAdd(mismatches,
+                  bad < 0 ? (threadIdx.x == 0 ? GAVE_UP : 0ull) : (unsigned long long)bad);
 }
 
 __global__ void concurrent_kernel(shardtab_signals_t sig)
