@@ -55,6 +55,8 @@ one_run() {
   if [[ -n $t && $ok -eq 1 ]]; then
     read -r ran _ seconds <<<"$t"
     echo "$seconds $ran"
+  elif grep -q "cannot run here" <<<"$r"; then
+    echo "refused refused" # the mode does not fit this grid: the same answer from both trees
   else
     echo "- -" # counted below: this runs in a subshell
   fi
@@ -88,7 +90,7 @@ print(f"{'grid':>11} {'launch':>10} {'A s':>9} {'B s':>9} {'B/A':>6}  ran (A / B
 for (size, launch), trees in runs.items():
     med = {}
     for t in "ab":
-        got = [float(s) for s, _ in trees.get(t, []) if s != "-"]
+        got = [float(s) for s, _ in trees.get(t, []) if s not in ("-", "refused")]
         med[t] = statistics.median(got) if got else None
     ran = {t: ",".join(sorted({r for _, r in trees.get(t, [])})) for t in "ab"}
     ratio = f"{med['b'] / med['a']:.3f}" if med["a"] and med["b"] else "-"
