@@ -35,7 +35,7 @@ jac_a=$top/build-gpu-ab-a/jacobi
 jac_b=$top/build-gpu-ab-b/jacobi
 
 # ---- B on the GPU: the GPU tests, every launch mode verified, multi_scal's modes ----------
-step "ctest -L gpu" bash -c "cd '$top/build-gpu-ab-b' && timeout 400 ctest -L gpu --output-on-failure"
+step "ctest -L gpu" bash -c "cd '$top/build-gpu-ab-b' && timeout 240 ctest -L gpu --output-on-failure"
 for launch in persistent onchip temporal graph stream auto; do
   step "jacobi $launch 1024x1026 random" expect_line "^# verify jacobi: OK" \
     run -np 1 "$jac_b" -nx 1024 -ny 1026 -niter 301 --launch "$launch" --init random --cpu-check yes
