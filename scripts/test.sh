@@ -32,13 +32,12 @@ cmake --build "$top/build-test-host" -j "$jobs" >/dev/null
 stage_done "host build"
 # One ctest job more than cores: most cases wait more than they compute (mpiexec
 # start-up, a rank's bounded wait, Slurm), and a third job fills the idle core
-# time (2026-12-01, 2 cores: 498 cases in 327 s at -j 2, 228 s at -j 3, all
-# passing; the timed comparison jacobi.reference-alone runs alone, RUN_SERIAL).
-# Each case runs once: those the sanitizers take (sanitize.sh's selection, 326
-# of 460 unit and MPI cases) run there, under ASan+UBSan+LSan, the same case
+# time (on 2 cores about 0.7x the wall time of -j 2; the timed comparison
+# jacobi.reference-alone runs alone, RUN_SERIAL).
+# Each case runs once: those the sanitizers take (sanitize.sh's selection,
+# about two thirds of the unit and MPI cases) run there, under ASan+UBSan+LSan, the same case
 # checked more strictly; this plain run takes the others (every install, job,
 # multi-host, reliability, Fortran and Python case among them), not Slurm's.
-# (2026-12-02, 2 cores: all 530 cases here took 285 s.)
 ctest_list() { (cd "$top/build-test-host" && ctest -N "$@") | sed -nE 's/^ +Test +#([0-9]+): ([^ ]+)$/\1 \2/p'; }
 skip=" $(tr '\n' ' ' < <("$top/tests/shardtab/reliability/sanitize.sh" --print-selection "$top/build-test-host"; ctest_list -L slurm | cut -d' ' -f2)) "
 plain_cases=$(ctest_list | while read -r num name; do [[ $skip == *" $name "* ]] || echo "$num"; done | paste -sd,)
@@ -108,7 +107,7 @@ bash "$top/tests/slurm/cluster.sh" down "$slurm_cluster"
 stage_done "waiting for Slurm"
 
 # Only now the HIP programs' runs, so that no other MPI job of this machine
-# runs beside the Slurm jobs. Seen once (2026-12-01, 1 run of 2): with these
+# runs beside the Slurm jobs. Seen once (in 1 run of 2): with these
 # beside them, a step of the two-node collectives job failed in Open MPI's
 # shared-memory set-up ("open(2): No such file or directory", then SIGSEGV in
 # that rank). Not reproduced alone or under CPU load (6 runs); two Open MPI

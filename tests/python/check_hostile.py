@@ -1,5 +1,5 @@
 """check_hostile.py - the Python front against what a hostile or careless user
-hands it (issue 23, section 1), one case per run:
+hands it, one case per run:
 
   pointer-dtypes      a shard of Python objects (dtype object, or a structured
                       dtype with an object field) or of 0-byte elements (|V0)
