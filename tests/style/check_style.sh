@@ -5,7 +5,7 @@
 # command that formats it. The formatters are Debian 12's (clang-format 14,
 # black 23): another version may lay code out otherwise.
 # Usage: tests/style/check_style.sh [--root DIR]
-# Exit: 0 every file formatted; 1 some are not; 2 a formatter is missing.
+# Exit: 0 every file formatted; 1 some are not; 2 a formatter or every source missing.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [[ ${1:-} == --root ]] && root=$(cd "$2" && pwd)
@@ -15,9 +15,11 @@ black=$(command -v black || true)
 [[ -n $clang_format ]] || { echo "check_style: clang-format not found (Debian: apt-get install clang-format)" >&2; exit 2; }
 [[ -n $black ]] || { echo "check_style: black not found (Debian: apt-get install black)" >&2; exit 2; }
 
-# the tracked sources (git), or every source below the root (a tarball)
+# the tracked sources where the root is a checkout's top (git), or every
+# source below the root (a tarball, or a folder inside another checkout)
+top=$(git -C "$root" rev-parse --show-toplevel 2>/dev/null || true)
 list() {
-  if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  if [[ -n $top && $(cd "$top" && pwd -P) == $(pwd -P) ]]; then
     git -C "$root" ls-files -- "$@"
   else
     local globs=() g
@@ -28,6 +30,7 @@ list() {
 
 status=0
 mapfile -t c_files < <(list '*.c' '*.h' '*.hip')
+((${#c_files[@]})) || { echo "check_style: no C or HIP source found under $root" >&2; exit 2; }
 for f in "${c_files[@]}"; do
   if ! "$clang_format" --style=file --dry-run --Werror "$f" >/dev/null 2>&1; then
     echo "check_style: $f is not formatted: $clang_format -i --style=file $f"
