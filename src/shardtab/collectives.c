@@ -10,6 +10,8 @@
 #include "internal.h"
 #include "table.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,9 @@ static shardtab_status_t choose_algorithm(st_call_t *c)
 
     if (cut != NULL && *cut != '\0') {
         char *end = NULL;
+        errno = 0;
         unsigned long long v = strtoull(cut, &end, 10);
-        if (*cut < '0' || *cut > '9' || *end != '\0')
+        if (*cut < '0' || *cut > '9' || *end != '\0' || errno == ERANGE || v > SIZE_MAX)
             return st_fail(SHARDTAB_ERR_INVALID_ARG,
                            "SHARDTAB_ALL_REDUCE_CUTOVER='%s' is not a number of bytes", cut);
         cutover = (size_t)v;

@@ -272,6 +272,13 @@ static void test_checks_read_the_algorithm_variables(void **state)
     setenv("SHARDTAB_ALL_REDUCE_CUTOVER", "-1", 1);
     refused(shardtab_all_reduce(&table, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, 1, NULL),
             "SHARDTAB_ALL_REDUCE_CUTOVER='-1' is not a number of bytes");
+    /* past what a size holds: refused, not taken as the largest */
+    setenv("SHARDTAB_ALL_REDUCE_CUTOVER", "99999999999999999999999999", 1);
+    refused(shardtab_all_reduce(&table, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, 1, NULL),
+            "SHARDTAB_ALL_REDUCE_CUTOVER='99999999999999999999999999' is not a number of bytes");
+    setenv("SHARDTAB_ALL_REDUCE_CUTOVER", "18446744073709551616", 1); /* 2^64 */
+    refused(shardtab_all_reduce(&table, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, 1, NULL),
+            "SHARDTAB_ALL_REDUCE_CUTOVER='18446744073709551616' is not a number of bytes");
     setenv("SHARDTAB_ALL_REDUCE_CUTOVER", "", 1);
     assert_int_equal(shardtab_all_reduce(&table, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, 1, NULL),
                      SHARDTAB_SUCCESS);
