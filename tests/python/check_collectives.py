@@ -208,10 +208,10 @@ def run(t, a, job, dtype, kind, offset, count, op="sum", root=0, stream=None):
 
 class FakeStream:
     """Stream objects as torch (.cuda_stream) and CuPy (.ptr) hold them: the
-    default stream."""
+    default stream, or the handle given."""
 
-    def __init__(self, name):
-        setattr(self, name, 0)
+    def __init__(self, name, handle=0):
+        setattr(self, name, handle)
 
 
 def part_results():
@@ -388,6 +388,22 @@ def part_errors():
             [f"rank {last}", "stream is a str"],
             True,
         )
+        # handles no pointer holds, or only the kernel's half of the address
+        # space: once taken as their low 64 bits (2**64 + 5 became stream 5)
+        for handle in (
+            2**64 + 5,
+            2**64,
+            2**63,
+            FakeStream("cuda_stream", 2**70 + 7),
+        ):
+            big = handle.cuda_stream if isinstance(handle, FakeStream) else handle
+            expect_error(
+                f"a stream handle of {big}, on the last rank",
+                t,
+                lambda: t.all_reduce(count=3, stream=handle if rank == last else None),
+                [f"rank {last}", f"stream handle {big} is no stream"],
+                True,
+            )
         expect_error(
             "a count that is no int",
             t,

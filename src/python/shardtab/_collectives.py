@@ -28,6 +28,11 @@ _TYPES = {
 _OPS = {"sum": 0, "min": 1, "max": 2}
 
 
+# A stream handle is a pointer into this process's user space: on 64-bit
+# Linux the lower half of the addresses (the upper is the kernel's).
+_USER_ADDRESSES = 1 << (8 * ctypes.sizeof(ctypes.c_void_p) - 1)
+
+
 def _stream_handle(stream):
     """The stream as the library takes it (None: the default stream): an int
     (or a ctypes pointer), or an object that holds one in .cuda_stream (torch),
@@ -43,6 +48,12 @@ def _stream_handle(stream):
     if isinstance(stream, int) and not isinstance(stream, bool):
         if stream < 0:
             raise ValueError(f"stream handle {stream} is negative")
+        if stream >= _USER_ADDRESSES:
+            # ctypes would keep the low bits: 2**64 + 5 would be stream 5
+            raise ValueError(
+                f"stream handle {stream} is no stream: a handle is a user-space "
+                f"address, below 2**{_USER_ADDRESSES.bit_length() - 1}"
+            )
         return stream or None
     raise TypeError(
         f"stream is a {type(stream).__name__}: pass None (the default stream), an "
