@@ -42,6 +42,21 @@ def expect_error(what, make, fragment, status_name="invalid argument"):
 
 
 host = isinstance(mine, numpy.ndarray)
+
+# an allocation past what a size holds: refused by name (its bytes were taken
+# modulo 2**64, 0 here, and NumPy said "array is too big"); local, every rank
+try:
+    shardtab.empty(2**62, dtype="float64")
+except shardtab.Error as error:
+    want = "4611686018427387904 float64 elements are 36893488147419103232 bytes"
+    if want not in error.message or error.status_name != "invalid argument":
+        problems.append(f"empty(2**62): got {error.status_name!r}: {error.message!r}")
+    elif rank == 0:
+        print(f"ok:   empty(2**62) refused: '{error.message}'")
+except Exception as error:  # noqa: BLE001 - any other is the defect
+    problems.append(f"empty(2**62) raised {type(error).__name__}: {error}")
+else:
+    problems.append("empty(2**62) made an array")
 if host:
     expect_error(
         "one rank hands a strided view",

@@ -216,7 +216,15 @@ def empty(n, dtype="float64"):
     why = _unshareable(dtype)
     if why is not None:
         raise ValueError(f"shardtab.empty: {why}")
-    allocation = _Allocation(n * dtype.itemsize)
+    nbytes = n * dtype.itemsize
+    if nbytes >= 1 << (8 * ctypes.sizeof(ctypes.c_size_t)):
+        # ctypes would pass the bytes modulo 2**64
+        raise Error(
+            ERR_INVALID_ARG,
+            f"shardtab.empty: {n} {dtype} elements are {nbytes} bytes, more than "
+            "one allocation can hold (a size_t)",
+        )
+    allocation = _Allocation(nbytes)
     return _wrap(allocation.ptr, n, dtype, allocation)
 
 
