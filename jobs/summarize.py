@@ -264,7 +264,12 @@ def write_plot(path, rows, modes, study):
         ylim=(0, 1.2),
         title="GB/s per rank vs smallest",
     )
-    for axes in (rate_axes, eff_axes):
+    save_plot(figure, (rate_axes, eff_axes), path)
+
+
+def save_plot(figure, axes_pair, path):
+    """A study's two panels, gridded and labelled, written to path."""
+    for axes in axes_pair:
         axes.grid(True, which="both", alpha=0.3)
         axes.legend()
     figure.tight_layout()
@@ -484,12 +489,7 @@ def jacobi_write_plot(path, rows, study):
         ylim=(0, 1.2),
         title="vs the fewest ranks",
     )
-    for axes in (time_axes, eff_axes):
-        axes.grid(True, which="both", alpha=0.3)
-        axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    print(f"# plot written to {path}")
+    save_plot(figure, (time_axes, eff_axes), path)
 
 
 def summarize_multi_scal(runs, args, csv_path, plot_path):
