@@ -6,15 +6,18 @@
  * backend's tests run the code the GPUs run.
  *
  * Every function here is called by every thread of a block (on the host
- * backend: the calling thread, a block of one). The ordering rule: what the
- * block stores into a peer is released at system scope only after every
- * thread's stores (each wave's own release where the target needs it, the
- * block's barrier, then the leader's release), and what a peer deposited is
+ * backend: the calling thread, a block of one). The ordering rule for puts:
+ * what the block stores into a peer is released at system scope only after
+ * every thread's stores (each wave's own release where the target needs it,
+ * the block's barrier, then the leader's release), and what a peer put is
  * read only after a system-scope acquire (the leader's, the block's barrier,
- * then each wave's own where the target needs it). A collective's start
- * publishes its deposits in every peer with one release fence, its finish
- * acquires every rank's with one acquire fence. docs/design.md
- * ("Communication") gives the protocol and why it holds on each GPU.
+ * then each wave's own where the target needs it). The collectives order
+ * their own values only: each deposit word carries 32 bits of a value and the
+ * call's epoch in one 8-byte store (LL words, shardtab/comm_detail.h), so a
+ * reader that sees the epoch has the value, with no flag and no fence; a
+ * collective does not publish the caller's other stores (put with signal
+ * does). docs/design.md ("Communication") gives the protocol and why it holds
+ * on each GPU.
  *
  * A collective is a range of user slots (shardtab_coll, SHARDTAB_COLL_SLOTS),
  * the same on every rank. Its calls come in the same order on every rank, as
@@ -161,16 +164,24 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_coll(const shardtab_signals_t *s, int sl
     return c;
 }
 
-/* Deposits this rank's part of a call into every node peer's pad. kind is
- * SHARDTAB_COLL_GATHER, _REDUCE or _BROADCAST (root: a node rank; only it
- * deposits values); op matters for _REDUCE only (pass SHARDTAB_SUM
- * otherwise). Returns SHARDTAB_WAIT_OK or why not, in every thread. */
-SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                             int kind, int op, int type, int root, const void *in,
-                                             int count)
+/* The most values a finish keeps in the block's shared memory, between its
+ * waits and its combine (above it, the combine reads the pad again). */
+#define SHARDTAB_COLL_STASH 256
+
+/* Deposits this rank's part of a call into every node peer's pad: the call
+ * (kind, op, type, root, count) and the checksum of the epoch and the values
+ * by the leader, the values by every thread, each word with the epoch in it
+ * (shardtab_ll_store). With `release`, each thread first fences at system
+ * scope (a release): what happened before this call (the stream's earlier
+ * kernels) is then visible to every rank that finishes it with `acquire`
+ * (the library's stream-ordered collectives; a user's call orders its values
+ * only). */
+SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s,
+                                               const shardtab_coll_t *c, int kind, int op, int type,
+                                               int root, const void *in, int count, int release)
 {
     SHARDTAB_BLOCK_SHARED int status;
-    SHARDTAB_BLOCK_SHARED uint64_t epoch_shared;
+    SHARDTAB_BLOCK_SHARED uint64_t epoch_shared, state_shared;
     const int me = s->node_rank, t = shardtab_block_thread(), threads = shardtab_block_threads();
     const int n = s->node_size;
 
@@ -178,47 +189,156 @@ SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const 
      * passes a barrier after its threads' last read of the shared words, so
      * they are free here. */
     if (shardtab_block_leader())
-        status = shardtab_coll_enter(s, c, kind, op, type, root, count, 0, &epoch_shared);
+        status =
+            shardtab_coll_enter(s, c, kind, op, type, root, count, 0, &epoch_shared, &state_shared);
     shardtab_block_sync(); /* barrier 1: the leader's claim, to every thread */
     const int claimed = status;
-    const uint64_t e = epoch_shared;
-    if (claimed != SHARDTAB_WAIT_OK) {
-        shardtab_block_sync(); /* every thread has read the shared words */
-        return claimed;
-    }
-    const int at = shardtab_coll_deposit(s, c, e, me);
-    const int mine = shardtab_coll_deposits(kind, root, me) ? count : 0;
+    if (claimed == SHARDTAB_WAIT_OK) {
+        const uint64_t e = epoch_shared;
+        const int at = shardtab_coll_deposit(s, c, e, me);
+        const int mine = shardtab_coll_deposits(kind, root, me) ? count : 0;
+        const uint64_t flag = SHARDTAB_COMM_PLANT_EPOCH(s, e);
 
-    for (int i = t; i < mine; i += threads) {
-        uint64_t w = SHARDTAB_COMM_PLANT_VALUE(s, e, i, shardtab_value_word(type, in, (size_t)i));
-        for (int q = 0; q < n; q++)
-            shardtab_store_relaxed_system(s->pads[q] + at + 2 + i, w);
+        if (release)
+            shardtab_fence_release_node(s);
+        for (int i = t; i < mine; i += threads) {
+            uint64_t w =
+                SHARDTAB_COMM_PLANT_VALUE(s, e, i, shardtab_value_word(type, in, (size_t)i));
+            for (int q = 0; q < n; q++) {
+                shardtab_ll_store(s->pads[q] + at + 2 + 2 * i, (uint32_t)w, flag);
+                shardtab_ll_store(s->pads[q] + at + 3 + 2 * i, (uint32_t)(w >> 32), flag);
+            }
+        }
+        if (shardtab_block_leader()) {
+            uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e);
+            for (int i = 0; i < mine; i++)
+                hash = shardtab_coll_hash(hash, shardtab_value_word(type, in, (size_t)i));
+            const uint32_t call = (uint32_t)shardtab_coll_call(kind, op, type, root, count);
+            for (int q = 0; q < n; q++) {
+                shardtab_ll_store(s->pads[q] + at, call, flag);
+                shardtab_ll_store(s->pads[q] + at + 1, hash, flag);
+            }
+            shardtab_coll_leave(s, c, 0, state_shared);
+        }
     }
-    shardtab_fence_before_block_release();
-    /* barrier 2: every thread's values (and every earlier store of the
-     * block) before the leader's one release; also the shared words read */
-    shardtab_block_sync();
+    shardtab_block_sync(); /* barrier 2: every thread has read the shared words */
+    return claimed;
+}
+
+/* Waits for every rank's deposit of this rank's oldest started call, checks
+ * each, and combines in node-rank order into out (see
+ * shardtab_coll_finish_block). Thread t waits for ranks t, t + threads, ..,
+ * each with all its words loaded at once (shardtab_coll_take); the first rank
+ * in node-rank order that failed its wait or its checks decides the outcome
+ * (a late rank before a refused one: its timeout). With `acquire`, each
+ * waiting thread fences at system scope (an acquire) once its ranks' words
+ * are there: see shardtab_coll_deposit_block's `release`. */
+SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                              int kind, int op, int type, int root, void *out,
+                                              int count, int acquire)
+{
+    SHARDTAB_BLOCK_SHARED int status, first_bad;
+    SHARDTAB_BLOCK_SHARED uint64_t epoch_shared, state_shared;
+    SHARDTAB_BLOCK_SHARED shardtab_coll_fault_t fault;
+    SHARDTAB_BLOCK_SHARED uint64_t stash[SHARDTAB_COLL_STASH];
+    const int t = shardtab_block_thread(), threads = shardtab_block_threads();
+    const int n = s->node_size;
+
+    /* no barrier first: as in the start, the shared words are free here */
     if (shardtab_block_leader()) {
-        uint64_t *state = s->mine + c->first;
-        uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e);
-        for (int i = 0; i < mine; i++)
-            hash = shardtab_coll_hash(hash, shardtab_value_word(type, in, (size_t)i));
-        uint64_t desc = shardtab_coll_call(kind, op, type, root, count) | (uint64_t)hash << 32;
-        for (int q = 0; q < n; q++)
-            shardtab_store_relaxed_system(s->pads[q] + at + 1, desc);
-        /* the count; read only by the next holder of the claim, after BUSY = 0 */
-        shardtab_store_relaxed_device(state + SHARDTAB_COLL_STARTED, e);
-        /* ONE release for all of it: the values, every thread's (barrier 2),
-         * the descriptors and the count (system scope; device scope on NVIDIA
-         * where the node is this rank alone, shardtab_fence_release_node);
-         * then the epoch into every pad and BUSY = 0, each a relaxed store
-         * after that fence (the fence-then-flag idiom). */
-        shardtab_fence_release_node(s);
-        for (int q = 0; q < n; q++)
-            shardtab_flag_relaxed_system(s->pads[q] + at, SHARDTAB_COMM_PLANT_EPOCH(s, e));
-        shardtab_flag_relaxed_device(state + SHARDTAB_COLL_BUSY, 0);
+        status =
+            shardtab_coll_enter(s, c, kind, op, type, root, count, 1, &epoch_shared, &state_shared);
+        first_bad = n;
     }
+    shardtab_block_sync(); /* barrier 1: the claim and the epoch, to every thread */
+    if (status != SHARDTAB_WAIT_OK) {
+        const int refused = status;
+        shardtab_block_sync(); /* every thread has read the shared words */
+        return refused;
+    }
+    const uint64_t e = epoch_shared;
+    const uint64_t call = shardtab_coll_call(kind, op, type, root, count);
+    const int stashed = (kind == SHARDTAB_COLL_BROADCAST ? 1 : n) * count <= SHARDTAB_COLL_STASH;
+    shardtab_coll_fault_t mine_fault = {SHARDTAB_WAIT_OK, 0, 0, 0, 0, 0};
+    int my_bad = n;
+#if defined(SHARDTAB_DEVICE_HOST)
+    /* the host's block is one thread and these words its own: cleared, so
+     * that no compiler sees a read before a write it cannot follow */
+    memset(stash, 0, sizeof stash);
+    memset(&fault, 0, sizeof fault);
+#endif
+
+    for (int r = t; r < n; r += threads) {
+        uint64_t *to = !stashed                          ? (uint64_t *)0
+                       : kind == SHARDTAB_COLL_BROADCAST ? stash
+                                                         : stash + r * count;
+        if (shardtab_coll_take(s, c, e, r, call, kind, root, count, to, &mine_fault) !=
+            SHARDTAB_WAIT_OK) {
+            my_bad = r;
+            break;
+        }
+    }
+    if (acquire && t < n)
+        shardtab_fence_acquire_node(s);
+    if (my_bad < n)
+        shardtab_block_min_int(&first_bad, my_bad);
+    shardtab_block_sync(); /* barrier 2: every rank's outcome; the stash, to every thread */
+    const int bad = first_bad;
+    if (bad < n) {
+        if (my_bad == bad)
+            fault = mine_fault;
+        shardtab_block_sync(); /* barrier 3: the first failing rank's record */
+        const int why = fault.why;
+        if (shardtab_block_leader()) {
+            if (why != SHARDTAB_WAIT_ABORTED)
+                shardtab_give_up_as(s, why, fault.index, fault.cmp, fault.want, fault.seen,
+                                    fault.ticks);
+            shardtab_store_relaxed_device(s->mine + c->first, state_shared); /* claim ends */
+        }
+        shardtab_block_sync(); /* every thread has read the shared words */
+        return why;
+    }
+    if (acquire)
+        shardtab_fence_after_block_acquire();
+    if (kind == SHARDTAB_COLL_REDUCE) {
+        for (int i = t; i < count; i += threads) {
+            uint64_t acc = stashed ? stash[i] : shardtab_coll_value(s, c, e, 0, i);
+            for (int r = 1; r < n; r++)
+                acc = shardtab_value_combine(op, type, acc,
+                                             stashed ? stash[r * count + i]
+                                                     : shardtab_coll_value(s, c, e, r, i));
+            shardtab_value_store(type, out, (size_t)i, acc);
+        }
+    } else if (kind == SHARDTAB_COLL_BROADCAST) {
+        for (int i = t; i < count; i += threads)
+            shardtab_value_store(type, out, (size_t)i,
+                                 stashed ? stash[i] : shardtab_coll_value(s, c, e, root, i));
+    } else {
+        for (int i = t; i < n * count; i += threads) {
+            const int r = i / count;
+            shardtab_value_store(type, out, (size_t)i,
+                                 stashed ? stash[i]
+                                         : shardtab_coll_value(s, c, e, r, i - r * count));
+        }
+    }
+    /* barrier 4: out written by every thread before any thread returns, and
+     * the shared words read */
+    shardtab_block_sync();
+    if (shardtab_block_leader())
+        shardtab_coll_leave(s, c, 1, state_shared);
     return SHARDTAB_WAIT_OK;
+}
+
+/* Deposits this rank's part of a call into every node peer's pad. kind is
+ * SHARDTAB_COLL_GATHER, _REDUCE or _BROADCAST (root: a node rank; only it
+ * deposits values); op matters for _REDUCE only (pass SHARDTAB_SUM
+ * otherwise). Returns SHARDTAB_WAIT_OK or why not, in every thread; `in` may
+ * be reused once it returns. */
+SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                             int kind, int op, int type, int root, const void *in,
+                                             int count)
+{
+    return shardtab_coll_deposit_block(s, c, kind, op, type, root, in, count, 0);
 }
 
 /* Waits for every rank's deposit of this rank's oldest started call, checks
@@ -230,63 +350,7 @@ SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, const
                                               int kind, int op, int type, int root, void *out,
                                               int count)
 {
-    SHARDTAB_BLOCK_SHARED int status;
-    SHARDTAB_BLOCK_SHARED uint64_t epoch_shared;
-    const int t = shardtab_block_thread(), threads = shardtab_block_threads();
-    const int n = s->node_size;
-
-    /* no barrier first: as in the start, the shared words are free here */
-    if (shardtab_block_leader()) {
-        status = shardtab_coll_enter(s, c, kind, op, type, root, count, 1, &epoch_shared);
-        if (status == SHARDTAB_WAIT_OK) {
-            status = shardtab_coll_await(s, c, epoch_shared,
-                                         shardtab_coll_call(kind, op, type, root, count), kind,
-                                         root, count);
-            if (status != SHARDTAB_WAIT_OK) /* the node has stopped; the claim goes */
-                shardtab_store_release_device(s->mine + c->first + SHARDTAB_COLL_BUSY, 0);
-        }
-    }
-    /* barrier 1: the leader's status and epoch to every thread, and (with
-     * the fence after it) the leader's acquire */
-    shardtab_block_sync();
-    const int awaited = status;
-    const uint64_t e = epoch_shared;
-    if (awaited != SHARDTAB_WAIT_OK) {
-        shardtab_block_sync(); /* every thread has read the shared words */
-        return awaited;
-    }
-    shardtab_fence_after_block_acquire();
-    if (kind == SHARDTAB_COLL_REDUCE) {
-        for (int i = t; i < count; i += threads) {
-            uint64_t acc =
-                shardtab_load_relaxed_system(s->mine + shardtab_coll_deposit(s, c, e, 0) + 2 + i);
-            for (int r = 1; r < n; r++)
-                acc = shardtab_value_combine(
-                    op, type, acc,
-                    shardtab_load_relaxed_system(s->mine + shardtab_coll_deposit(s, c, e, r) + 2 +
-                                                 i));
-            shardtab_value_store(type, out, (size_t)i, acc);
-        }
-    } else if (kind == SHARDTAB_COLL_BROADCAST) {
-        const int at = shardtab_coll_deposit(s, c, e, root);
-        for (int i = t; i < count; i += threads)
-            shardtab_value_store(type, out, (size_t)i,
-                                 shardtab_load_relaxed_system(s->mine + at + 2 + i));
-    } else {
-        for (int i = t; i < n * count; i += threads) {
-            const int r = i / count, at = shardtab_coll_deposit(s, c, e, r);
-            shardtab_value_store(type, out, (size_t)i,
-                                 shardtab_load_relaxed_system(s->mine + at + 2 + (i - r * count)));
-        }
-    }
-    /* barrier 2: every thread's reads of the deposits before the leader
-     * counts the finish (the peers reuse these buffers two calls on), out
-     * written by every thread before any thread returns, and the shared
-     * words read */
-    shardtab_block_sync();
-    if (shardtab_block_leader())
-        shardtab_coll_leave(s, c, SHARDTAB_COLL_FINISHED, e);
-    return SHARDTAB_WAIT_OK;
+    return shardtab_coll_gather_block(s, c, kind, op, type, root, out, count, 0);
 }
 
 /* ---- the one-call forms ---------------------------------------------------------- */

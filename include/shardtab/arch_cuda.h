@@ -105,7 +105,7 @@ SHARDTAB_DEVFN void shardtab_fence_before_block_release(void) {}
 SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void) {}
 /* Device scope (thread_scope_device, PTX .gpu: every thread of this GPU):
  * for words that only this rank's own device touches (a collective's
- * STARTED, FINISHED and BUSY words, shardtab/comm_detail.h). */
+ * state word, shardtab/comm_detail.h). */
 SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).load(
@@ -124,6 +124,18 @@ SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, u
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).compare_exchange_strong(
         expected, desired, cuda::memory_order_acquire, cuda::memory_order_relaxed);
+}
+/* a collective's claim: one relaxed read-modify-write of its state word
+ * (atom.or.relaxed.gpu), which returns the word as it was */
+SHARDTAB_DEVFN uint64_t shardtab_fetch_or_relaxed_device(uint64_t *p, uint64_t v)
+{
+    return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).fetch_or(
+        v, cuda::memory_order_relaxed);
+}
+/* *p = min(*p, v) for a word of the block's shared memory (no order) */
+SHARDTAB_DEVFN void shardtab_block_min_int(int *p, int v)
+{
+    (void)atomicMin_block(p, v);
 }
 /* A flag: a relaxed store that a release fence before it (in this thread's
  * order) makes a release: the fence-then-flag idiom (PTX release pattern

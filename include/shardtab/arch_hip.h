@@ -116,8 +116,8 @@ SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
     shardtab_fence_acquire();
 }
 /* Device scope (__HIP_MEMORY_SCOPE_AGENT: every thread of this GPU): for
- * words that only this rank's own device touches (a collective's STARTED,
- * FINISHED and BUSY words, shardtab/comm_detail.h). On gfx90a agent scope
+ * words that only this rank's own device touches (a collective's state
+ * word, shardtab/comm_detail.h). On gfx90a agent scope
  * needs no L2 writeback or invalidate (AMDGPUUsage, GFX90A: buffer_wbl2 and
  * buffer_invl2 are for system scope only). */
 SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
@@ -137,6 +137,17 @@ SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, u
 {
     return __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_ACQUIRE,
                                                 __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+/* a collective's claim: one relaxed read-modify-write of its state word,
+ * which returns the word as it was */
+SHARDTAB_DEVFN uint64_t shardtab_fetch_or_relaxed_device(uint64_t *p, uint64_t v)
+{
+    return __hip_atomic_fetch_or(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+/* *p = min(*p, v) for a word of the block's shared memory (no order) */
+SHARDTAB_DEVFN void shardtab_block_min_int(int *p, int v)
+{
+    (void)__hip_atomic_fetch_min(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
 }
 /* A flag: a relaxed store that a release fence before it (in this thread's
  * order) makes a release: the fence-then-flag idiom. Its own name, so that

@@ -119,6 +119,18 @@ SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, u
     return atomic_compare_exchange_strong_explicit((_Atomic uint64_t *)p, &expected, desired,
                                                    memory_order_acquire, memory_order_relaxed);
 }
+/* a collective's claim: one relaxed read-modify-write of its state word,
+ * which returns the word as it was */
+SHARDTAB_DEVFN uint64_t shardtab_fetch_or_relaxed_device(uint64_t *p, uint64_t v)
+{
+    return atomic_fetch_or_explicit((_Atomic uint64_t *)p, v, memory_order_relaxed);
+}
+/* *p = min(*p, v) for a word of the block's shared memory: the block is one thread */
+SHARDTAB_DEVFN void shardtab_block_min_int(int *p, int v)
+{
+    if (v < *p)
+        *p = v;
+}
 /* A flag: a relaxed store that a release fence before it makes a release
  * (C11 7.17.4: a release fence synchronizes with an acquire fence after a
  * relaxed load that reads a relaxed store sequenced after the release fence). */

@@ -1,7 +1,7 @@
 /* shardtab/comm_detail.h - the steps below shardtab_comm.h's calls: where a
- * deposit lies in the pad, a value as a pad word, a call's descriptor and
- * checksum, and the leader's claim of a collective, its waits for the
- * deposits and its checks of them.
+ * deposit lies in the pad, its words (32 bits of a value and the epoch in one
+ * 8-byte word), a call's descriptor and checksum, the collective's state word
+ * and claim, and one thread's wait for a rank's deposit with its checks.
  *
  * Detail, not API, and not included directly: users include shardtab_comm.h,
  * which includes this header, and these names may change. The library's host
@@ -40,16 +40,60 @@ enum {                            /* SHARDTAB_WAIT_MISUSE: what was wrong, in th
        SHARDTAB_MISUSE_NOTHING = 5, /* a finish with nothing started */
        SHARDTAB_MISUSE_ROOT = 6     /* a broadcast root outside the node ("seen": the root) */
 };
-/* the state words, at first: */
-enum { SHARDTAB_COLL_STARTED = 0, SHARDTAB_COLL_FINISHED = 1, SHARDTAB_COLL_BUSY = 2 };
+/* The collective's state: one word of this rank's own pad, touched by this
+ * device alone. Bits 0-30: the calls started, 31-61: the calls finished (each
+ * counted modulo 2^31: a call's epoch), bit 62: a block holds the claim. */
+#define SHARDTAB_COLL_EPOCHS 0x7fffffffull
+#define SHARDTAB_COLL_BUSY (1ull << 62)
+SHARDTAB_DEVFN uint64_t shardtab_coll_started(uint64_t state)
+{
+    return state & SHARDTAB_COLL_EPOCHS;
+}
+SHARDTAB_DEVFN uint64_t shardtab_coll_finished(uint64_t state)
+{
+    return (state >> 31) & SHARDTAB_COLL_EPOCHS;
+}
+SHARDTAB_DEVFN uint64_t shardtab_coll_state(uint64_t started, uint64_t finished)
+{
+    return (started & SHARDTAB_COLL_EPOCHS) | (finished & SHARDTAB_COLL_EPOCHS) << 31;
+}
+/* calls started and not yet finished: 0, 1 or 2 */
+SHARDTAB_DEVFN uint64_t shardtab_coll_in_flight(uint64_t state)
+{
+    return (shardtab_coll_started(state) - shardtab_coll_finished(state)) & SHARDTAB_COLL_EPOCHS;
+}
 
-/* Pad index of rank's deposit of epoch e: [0] the epoch (released last), [1] the
- * descriptor, [2 ..] the values. */
+/* Pad index of rank's deposit of epoch e: [0] the call, [1] the checksum,
+ * [2 + 2i] and [3 + 2i] the low and high halves of value i. */
 SHARDTAB_DEVFN int shardtab_coll_deposit(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                          uint64_t e, int rank)
 {
     return c->first + SHARDTAB_COLL_STATE +
-           ((int)(e % SHARDTAB_COLL_DEPTH) * s->node_size + rank) * (2 + c->values);
+           ((int)(e % SHARDTAB_COLL_DEPTH) * s->node_size + rank) *
+               SHARDTAB_COLL_DEPOSIT_WORDS(c->values);
+}
+
+/* ---- a deposit's words --------------------------------------------------------- *
+ * Each 8-byte word carries 32 bits of payload (low half) and the epoch of its
+ * call (high half), written by one relaxed 8-byte store and read by one
+ * relaxed 8-byte load: single-copy atomic on every target (PTX: an aligned
+ * .b64 access; gfx90a: one global_store_dwordx2 / load, which the order check
+ * finds; C11: a lock-free atomic). A reader that sees its epoch in the word
+ * has the payload stored with it: no flag, no fence and no second load
+ * (NCCL's LL protocol; docs/design.md, "Communication"). */
+SHARDTAB_DEVFN void shardtab_ll_store(uint64_t *word, uint32_t payload, uint64_t epoch)
+{
+    shardtab_store_relaxed_system(word, (uint64_t)(uint32_t)epoch << 32 | payload);
+}
+SHARDTAB_DEVFN uint64_t shardtab_ll_load(uint64_t *word)
+{
+    return shardtab_load_relaxed_system(word);
+}
+/* Is a word's epoch `got` ahead of the awaited `e` (modulo 2^31)? */
+SHARDTAB_DEVFN int shardtab_ll_ahead(uint32_t got, uint64_t e)
+{
+    uint64_t d = ((uint64_t)got - e) & SHARDTAB_COLL_EPOCHS;
+    return d != 0 && d < (SHARDTAB_COLL_EPOCHS >> 1);
 }
 
 /* A value as a pad word (a float in the low half), and back. */
@@ -139,19 +183,20 @@ SHARDTAB_DEVFN int shardtab_coll_deposits(int kind, int root, int rank)
     return kind != SHARDTAB_COLL_BROADCAST || rank == root;
 }
 
-/* The leader's checks and claim for a start or a finish; *epoch is the call's.
- * Returns SHARDTAB_WAIT_OK, or a refusal (recorded, node stopped). The state
- * words are this rank's own device's alone: the claim is a device-scope CAS
- * that acquires what the last holder released with BUSY = 0 (its count). */
+/* The leader's checks and claim for a start or a finish; *epoch is the call's,
+ * *state the state word as claimed. Returns SHARDTAB_WAIT_OK (the claim held:
+ * shardtab_coll_leave ends it), or a refusal (recorded, node stopped, claim
+ * not held). The claim is one relaxed read-modify-write of the state word,
+ * read in the same round trip as the abort word: the counts are in the word
+ * it returns, and the next holder's claim reads what this one's leave stored
+ * (one location: coherence, no fence). */
 SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                        int kind, int op, int type, int root, int count, int finish,
-                                       uint64_t *epoch)
+                                       uint64_t *epoch, uint64_t *state_out)
 {
     uint64_t *state = s->mine + c->first;
-    const int index = c->first + SHARDTAB_COLL_BUSY;
+    const int index = c->first;
 
-    if (shardtab_aborted(s))
-        return SHARDTAB_WAIT_ABORTED;
     if (c->first < 0 || c->values < 0 || c->values > SHARDTAB_COLL_MAX_VALUES ||
         (c->first != s->lib_first && c->first + SHARDTAB_COLL_SLOTS(s->node_size, c->values) >
                                          shardtab_slot_index(s, s->slots))) {
@@ -159,144 +204,169 @@ SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardt
                             (uint64_t)(int64_t)c->first, 0);
         return SHARDTAB_WAIT_MISUSE;
     }
-    if (count < 0 || count > c->values) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_COUNT,
-                            (uint64_t)(int64_t)count, 0);
-        return SHARDTAB_WAIT_MISUSE;
-    }
-    if (kind < 0 || kind > SHARDTAB_COLL_STREAM || op < 0 || op >= SHARDTAB_OP_COUNT || type < 0 ||
-        type >= SHARDTAB_TYPE_COUNT) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_OP,
-                            shardtab_coll_call(kind, op, type, root, count), 0);
-        return SHARDTAB_WAIT_MISUSE;
-    }
-    if (kind == SHARDTAB_COLL_BROADCAST && (root < 0 || root >= s->node_size)) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_ROOT,
-                            (uint64_t)(int64_t)root, 0);
-        return SHARDTAB_WAIT_MISUSE;
-    }
-    /* one block at a time in a collective of this rank; acquire (device
-     * scope): the last call's counts, released with its BUSY = 0 */
-    if (!shardtab_cas_acquire_device(state + SHARDTAB_COLL_BUSY, 0, 1)) {
+    const uint64_t was = shardtab_fetch_or_relaxed_device(state, SHARDTAB_COLL_BUSY);
+    const int aborted = shardtab_aborted(s);
+    if (was & SHARDTAB_COLL_BUSY) { /* another block holds it: leave it to that one */
+        if (aborted)
+            return SHARDTAB_WAIT_ABORTED;
         shardtab_give_up_as(s, SHARDTAB_WAIT_CONCURRENT, index, SHARDTAB_CMP_EQ, 0, 1, 0);
         return SHARDTAB_WAIT_CONCURRENT;
     }
-    uint64_t started = shardtab_load_relaxed_device(state + SHARDTAB_COLL_STARTED);
-    uint64_t finished = shardtab_load_relaxed_device(state + SHARDTAB_COLL_FINISHED);
-    if (finish ? finished >= started : started - finished >= 2) {
-        shardtab_store_release_device(state + SHARDTAB_COLL_BUSY, 0);
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ,
-                            finish ? SHARDTAB_MISUSE_NOTHING : SHARDTAB_MISUSE_THIRD, started, 0);
+    int why = SHARDTAB_WAIT_OK;
+    uint64_t misuse = 0, seen = 0;
+    if (aborted)
+        why = SHARDTAB_WAIT_ABORTED;
+    else if (count < 0 || count > c->values)
+        misuse = SHARDTAB_MISUSE_COUNT, seen = (uint64_t)(int64_t)count;
+    else if (kind < 0 || kind > SHARDTAB_COLL_STREAM || op < 0 || op >= SHARDTAB_OP_COUNT ||
+             type < 0 || type >= SHARDTAB_TYPE_COUNT)
+        misuse = SHARDTAB_MISUSE_OP, seen = shardtab_coll_call(kind, op, type, root, count);
+    else if (kind == SHARDTAB_COLL_BROADCAST && (root < 0 || root >= s->node_size))
+        misuse = SHARDTAB_MISUSE_ROOT, seen = (uint64_t)(int64_t)root;
+    else if (finish ? shardtab_coll_in_flight(was) == 0 : shardtab_coll_in_flight(was) >= 2)
+        misuse = finish ? SHARDTAB_MISUSE_NOTHING : SHARDTAB_MISUSE_THIRD,
+        seen = shardtab_coll_started(was);
+    if (why != SHARDTAB_WAIT_OK || misuse != 0) {
+        shardtab_store_relaxed_device(state, was); /* the claim ends, nothing counted */
+        if (misuse == 0)
+            return why;
+        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, misuse, seen, 0);
         return SHARDTAB_WAIT_MISUSE;
     }
-    *epoch = (finish ? finished : started) + 1;
+    *epoch = ((finish ? shardtab_coll_finished(was) : shardtab_coll_started(was)) + 1) &
+             SHARDTAB_COLL_EPOCHS;
+    *state_out = was;
     return SHARDTAB_WAIT_OK;
 }
 
-/* The leader ends a finish: the count, then the claim released (device scope:
- * the next holder's claim acquires both; every thread's reads of the
- * deposits are before it, through the block's barrier). A start ends its own
- * way, its BUSY = 0 a flag of its one system-scope release fence. */
+/* The leader ends a start or a finish: the count, and the claim released, in
+ * one relaxed store of the state word. The peers' reuse of this rank's
+ * deposit buffers needs no order here: see shardtab_coll_take. */
 SHARDTAB_DEVFN void shardtab_coll_leave(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                        int which, uint64_t epoch)
+                                        int finish, uint64_t state)
 {
-    uint64_t *state = s->mine + c->first;
-    shardtab_store_relaxed_device(state + which, epoch);
-    shardtab_store_release_device(state + SHARDTAB_COLL_BUSY, 0);
+    uint64_t started = shardtab_coll_started(state), finished = shardtab_coll_finished(state);
+    if (finish)
+        finished++;
+    else
+        started++;
+    shardtab_store_relaxed_device(s->mine + c->first, shardtab_coll_state(started, finished));
 }
 
-/* The checks of rank r's deposit of epoch e, after the acquire that covers
- * it: its epoch word is e (not ahead: that rank counts its calls otherwise),
- * its descriptor is this call's, its values pass their checksum. Returns
- * SHARDTAB_WAIT_OK or a refusal (recorded, node stopped); a refusal's record
- * carries r where a timeout's carries its ticks. */
-SHARDTAB_DEVFN int shardtab_coll_verify(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                        uint64_t e, int r, uint64_t call, int kind, int root,
-                                        int count)
+/* Calls of collective c started on this rank and not yet finished (the
+ * leader's read, after the block's earlier calls of c have left). */
+SHARDTAB_DEVFN uint64_t shardtab_coll_pending(const shardtab_signals_t *s, const shardtab_coll_t *c)
+{
+    return shardtab_coll_in_flight(shardtab_load_relaxed_device(s->mine + c->first));
+}
+
+/* What stopped one thread's wait for a deposit: the record shardtab_give_up_as
+ * would write (why: a SHARDTAB_WAIT_* status). */
+typedef struct shardtab_coll_fault {
+    int why, index, cmp;
+    uint64_t want, seen, ticks;
+} shardtab_coll_fault_t;
+
+/* One thread waits for rank r's deposit of epoch e in this rank's pad and
+ * checks it: every word carries e (a word ahead of e: that rank counts its
+ * calls otherwise), its call is `call`, its values pass their checksum.
+ * The words are loaded eight at a time, all eight issued before any is
+ * tested; a chunk not yet all there is loaded again (with the abort word)
+ * until the limit. Each value (low | high << 32) goes to stash[i] when stash
+ * is not NULL. Returns SHARDTAB_WAIT_OK, or why not with *f filled (nothing
+ * recorded: the block records the first rank's, shardtab_coll_finish_block).
+ *
+ * Reuse: rank r overwrites this deposit (epoch e + 4, the same buffer) only
+ * after it finished e + 2, which needed this rank's deposit of e + 2, which
+ * this rank makes only after this call's finish. Every value that call uses
+ * was loaded, and tested, before that deposit's first store is issued (a
+ * branch on the loaded words comes between: gfx90a's s_waitcnt vmcnt(0), which
+ * the order check finds), so no load here can return the later store. */
+SHARDTAB_DEVFN int shardtab_coll_take(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                      uint64_t e, int r, uint64_t call, int kind, int root,
+                                      int count, uint64_t *stash, shardtab_coll_fault_t *f)
 {
     const int at = shardtab_coll_deposit(s, c, e, r);
-    uint64_t seen = shardtab_load_relaxed_system(s->mine + at);
+    const int words = 2 + 2 * (shardtab_coll_deposits(kind, root, r) ? count : 0);
+    const uint64_t start = shardtab_clock();
+    uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e), deposited = 0;
 
-    if (seen != e) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISMATCH, at, SHARDTAB_CMP_GE, e, seen, (uint64_t)r);
-        return SHARDTAB_WAIT_MISMATCH;
+    for (int k0 = 0; k0 < words; k0 += 8) {
+        uint64_t w[8];
+        int missing;
+        for (;;) {
+            for (int k = 0; k < 8; k++)
+                w[k] = k0 + k < words ? shardtab_ll_load(s->mine + at + k0 + k) : e << 32;
+            const int aborted = shardtab_aborted(s);
+            missing = -1;
+            for (int k = 7; k >= 0; k--)
+                if ((uint32_t)(w[k] >> 32) != (uint32_t)e)
+                    missing = k;
+            if (missing < 0)
+                break;
+            const uint32_t got = (uint32_t)(w[missing] >> 32);
+            f->index = at + k0 + missing;
+            f->cmp = SHARDTAB_CMP_GE;
+            f->want = e;
+            f->seen = got;
+            if (shardtab_ll_ahead(got, e)) {
+                f->why = SHARDTAB_WAIT_MISMATCH;
+                f->ticks = (uint64_t)r;
+                return f->why;
+            }
+            if (aborted) {
+                f->why = SHARDTAB_WAIT_ABORTED;
+                return f->why;
+            }
+            f->ticks = shardtab_clock() - start;
+            if (f->ticks > s->timeout_ticks) {
+                f->why = SHARDTAB_WAIT_TIMED_OUT;
+                return f->why;
+            }
+            shardtab_pause();
+        }
+        int k = 0;
+        if (k0 == 0) {
+            if ((uint32_t)w[0] != (uint32_t)call) {
+                f->why = SHARDTAB_WAIT_MISMATCH;
+                f->index = at;
+                f->cmp = SHARDTAB_CMP_EQ;
+                f->want = call;
+                f->seen = (uint32_t)w[0];
+                f->ticks = (uint64_t)r;
+                return f->why;
+            }
+            deposited = (uint32_t)w[1];
+            k = 2;
+        }
+        for (; k + 1 < 8 && k0 + k < words; k += 2) {
+            const uint64_t v = (uint64_t)(uint32_t)w[k] | (uint64_t)(uint32_t)w[k + 1] << 32;
+            hash = shardtab_coll_hash(hash, v);
+            if (stash)
+                stash[(k0 + k - 2) / 2] = v;
+        }
     }
-    uint64_t desc = shardtab_load_relaxed_system(s->mine + at + 1);
-    if ((uint32_t)desc != (uint32_t)call) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISMATCH, at + 1, SHARDTAB_CMP_EQ, call,
-                            (uint32_t)desc, (uint64_t)r);
-        return SHARDTAB_WAIT_MISMATCH;
-    }
-    uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e);
-    const int values = shardtab_coll_deposits(kind, root, r) ? count : 0;
-    for (int i = 0; i < values; i++)
-        hash = shardtab_coll_hash(hash, shardtab_load_relaxed_system(s->mine + at + 2 + i));
-    if (hash != (uint32_t)(desc >> 32)) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_CORRUPT, at + 1, SHARDTAB_CMP_EQ, hash,
-                            (uint32_t)(desc >> 32), (uint64_t)r);
-        return SHARDTAB_WAIT_CORRUPT;
+    if (hash != deposited) {
+        f->why = SHARDTAB_WAIT_CORRUPT;
+        f->index = at + 1;
+        f->cmp = SHARDTAB_CMP_EQ;
+        f->want = hash;
+        f->seen = deposited;
+        f->ticks = (uint64_t)r;
+        return f->why;
     }
     return SHARDTAB_WAIT_OK;
 }
 
-/* The leader waits for rank r's deposit of epoch e (its own acquire) and
- * checks it. (The finish waits for every rank with one acquire instead:
- * shardtab_coll_await.) */
-SHARDTAB_DEVFN int shardtab_coll_check(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                       uint64_t e, int r, uint64_t call, int kind, int root,
-                                       int count)
+/* Value i of rank r's deposit of epoch e, read again after shardtab_coll_take
+ * saw it whole (the same words: coherence gives what that load saw; the
+ * reuse rule above, nothing later). */
+SHARDTAB_DEVFN uint64_t shardtab_coll_value(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                            uint64_t e, int r, int i)
 {
-    const int at = shardtab_coll_deposit(s, c, e, r);
-    uint64_t seen = 0, waited = 0;
-    int status = shardtab_poll_index(s, at, SHARDTAB_CMP_GE, e, &seen, &waited);
-
-    shardtab_fence_acquire_node(s); /* on every path: see shardtab_coll_await */
-    if (status == SHARDTAB_WAIT_TIMED_OUT)
-        shardtab_give_up(s, at, SHARDTAB_CMP_GE, e, seen, waited);
-    return status != SHARDTAB_WAIT_OK ? status
-                                      : shardtab_coll_verify(s, c, e, r, call, kind, root, count);
-}
-
-/* The leader waits for every rank's deposit of epoch e and checks each, in
- * node-rank order: relaxed polls of the epoch words, rank after rank, each
- * bounded as shardtab_wait_index; then ONE acquire fence for all of them;
- * then the checks. The outcome is the one rank-by-rank waits and checks give:
- * a poll that stops (a timeout, an abort) or sees a rank ahead stops the
- * polls there, the ranks before it are checked first (a refusal of theirs
- * wins), then the timeout is recorded (the rank, value and ticks of its own
- * wait) or the abort returned. */
-SHARDTAB_DEVFN int shardtab_coll_await(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                       uint64_t e, uint64_t call, int kind, int root, int count)
-{
-    const int n = s->node_size;
-    int r, stopped = SHARDTAB_WAIT_OK, checked = n;
-    uint64_t seen = 0, waited = 0;
-
-    for (r = 0; r < n; r++) {
-        stopped = shardtab_poll_index(s, shardtab_coll_deposit(s, c, e, r), SHARDTAB_CMP_GE, e,
-                                      &seen, &waited);
-        if (stopped != SHARDTAB_WAIT_OK) {
-            checked = r;
-            break;
-        }
-        if (seen != e) { /* ahead: its check refuses it */
-            checked = r + 1;
-            break;
-        }
-    }
-    /* every epoch word read was stored after its rank's one release fence:
-     * this one acquire synchronizes with all of them (system scope; device
-     * scope on NVIDIA where the node is this rank alone). On every path, a
-     * failed wait's too, so that none leads from a poll to a read without it. */
-    shardtab_fence_acquire_node(s);
-    for (int q = 0; q < checked; q++) {
-        int status = shardtab_coll_verify(s, c, e, q, call, kind, root, count);
-        if (status != SHARDTAB_WAIT_OK)
-            return status;
-    }
-    if (stopped == SHARDTAB_WAIT_TIMED_OUT)
-        shardtab_give_up(s, shardtab_coll_deposit(s, c, e, r), SHARDTAB_CMP_GE, e, seen, waited);
-    return stopped;
+    uint64_t *at = s->mine + shardtab_coll_deposit(s, c, e, r) + 2 + 2 * i;
+    return (uint64_t)(uint32_t)shardtab_ll_load(at) | (uint64_t)(uint32_t)shardtab_ll_load(at + 1)
+                                                          << 32;
 }
 
 #endif /* SHARDTAB_COMM_DETAIL_H */

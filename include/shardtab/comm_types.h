@@ -8,11 +8,14 @@
 #define SHARDTAB_COMM_TYPES_H
 
 #define SHARDTAB_COLL_DEPTH 4 /* deposits kept per rank: two in flight, two being read */
-#define SHARDTAB_COLL_STATE 3 /* words of this rank's own state */
+#define SHARDTAB_COLL_STATE 1 /* words of this rank's own state */
 #define SHARDTAB_COLL_MAX_VALUES 32767
+/* Words of one deposit: the call and its checksum, then each value as two
+ * words (shardtab/comm_detail.h: every word carries 32 bits and its epoch). */
+#define SHARDTAB_COLL_DEPOSIT_WORDS(values) (2 + 2 * (values))
 /* User slots a collective of `values` values a call takes, on a node of node_size ranks. */
 #define SHARDTAB_COLL_SLOTS(node_size, values)                                                     \
-  (SHARDTAB_COLL_STATE + SHARDTAB_COLL_DEPTH * (node_size) * (2 + (values)))
+  (SHARDTAB_COLL_STATE + SHARDTAB_COLL_DEPTH * (node_size) * SHARDTAB_COLL_DEPOSIT_WORDS(values))
 
 enum { /* what a call is: the descriptor's kind */
        SHARDTAB_COLL_GATHER = 0,

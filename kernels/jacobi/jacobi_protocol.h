@@ -129,11 +129,8 @@ SHARDTAB_DEVFN int jacobi_norm_drain(const jacobi_step_t *s)
     if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
     shardtab_block_sync();
-    if (shardtab_block_leader()) {
-        shardtab_fence_acquire();
-        pending = shardtab_load_relaxed_system(s->sig.mine + c.first + SHARDTAB_COLL_STARTED) -
-                  shardtab_load_relaxed_system(s->sig.mine + c.first + SHARDTAB_COLL_FINISHED);
-    }
+    if (shardtab_block_leader())
+        pending = shardtab_coll_pending(&s->sig, &c);
     shardtab_block_sync();
     for (uint64_t i = 0; i < pending && status == SHARDTAB_WAIT_OK; i++)
         status = shardtab_coll_finish_block(&s->sig, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,

@@ -17,7 +17,11 @@
  *                    (or the scratch buffer, src_rank -1) into this rank's;
  *   ST_PHASE_CHUNKS  for every node rank q but this one, its chunk [q * chunk,
  *                    min((q + 1) * chunk, count)) from q's region into this
- *                    rank's (the all-gather half of two-shot, and all-gather).
+ *                    rank's (the all-gather half of two-shot, and all-gather);
+ *   ST_PHASE_ONE_BLOCK  a small all-reduce whole, in one block: a sync, the
+ *                    region reduced into the scratch buffer, a second sync
+ *                    (its words alone: every rank has read every region),
+ *                    the scratch copied back. One kernel, two syncs.
  * 16-byte loads and stores where every rank's region starts 16-byte aligned. */
 #ifndef ST_COLLECTIVE_BODY_H
 #define ST_COLLECTIVE_BODY_H
@@ -39,7 +43,9 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_lib_coll(const shardtab_signals_t *s)
     return c;
 }
 
-enum { ST_PHASE_SYNC = 0, ST_PHASE_REDUCE, ST_PHASE_COPY, ST_PHASE_CHUNKS };
+enum { ST_PHASE_SYNC = 0, ST_PHASE_REDUCE, ST_PHASE_COPY, ST_PHASE_CHUNKS, ST_PHASE_ONE_BLOCK };
+/* the threads of ST_PHASE_ONE_BLOCK's one block on a GPU */
+#define ST_ONE_BLOCK_THREADS 512
 /* a refused ST_PHASE_SYNC's record: SHARDTAB_WAIT_MISMATCH with this "cmp" */
 #define ST_CMP_STREAM_ARGS 2
 /* args[1] of a rank whose call failed its own checks: no rank's can match it */
@@ -152,20 +158,26 @@ SHARDTAB_DEVFN void st_body_copy(const st_coll_phase_t *p, size_t thread, size_t
     }
 }
 
-/* ST_PHASE_SYNC, every thread of one block: deposit the arguments, wait for
- * every rank's, and refuse a rank whose differ (SHARDTAB_WAIT_MISMATCH, the
- * record's slot naming which argument, its "ticks" the rank). */
-SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
+/* A sync, every thread of one block: deposit the arguments, wait for every
+ * rank's, and refuse a rank whose differ (SHARDTAB_WAIT_MISMATCH, the
+ * record's slot naming which argument, its "ticks" the rank). `ordered`:
+ * released and acquired at system scope, so that every rank's earlier phases
+ * (their stores, the kernels before this one) come before every rank's later
+ * ones; without, it orders its own words only (enough after reads: see
+ * st_body_one_block). */
+SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, int ordered)
 {
     SHARDTAB_BLOCK_SHARED uint64_t all[2 * 1024];
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     const int n = p->sig.node_size;
-    int status = shardtab_coll_start_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
-                                           SHARDTAB_INT64, 0, p->args, SHARDTAB_LIB_COLL_VALUES);
+    int status = shardtab_coll_deposit_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
+                                             SHARDTAB_INT64, 0, p->args, SHARDTAB_LIB_COLL_VALUES,
+                                             ordered);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = shardtab_coll_finish_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
-                                            SHARDTAB_INT64, 0, all, SHARDTAB_LIB_COLL_VALUES);
+        status = shardtab_coll_gather_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
+                                            SHARDTAB_INT64, 0, all, SHARDTAB_LIB_COLL_VALUES,
+                                            ordered);
     if (status != SHARDTAB_WAIT_OK)
         return status;
     for (int r = 0; r < n; r++)
@@ -177,6 +189,40 @@ SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
                                         all[r * SHARDTAB_LIB_COLL_VALUES + a], (uint64_t)r);
                 return SHARDTAB_WAIT_MISMATCH;
             }
+    return SHARDTAB_WAIT_OK;
+}
+
+/* ST_PHASE_SYNC: a node barrier that carries the call's arguments. */
+SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
+{
+    return st_body_sync_words(p, 1);
+}
+
+/* ST_PHASE_ONE_BLOCK, every thread of one block (thread `thread` of
+ * `threads`). The second sync needs no fence: every load of a peer's region
+ * returned before this rank's words of it are stored (each value was combined
+ * and stored into the scratch buffer, then the block's barrier), and a peer
+ * overwrites its region only after it has seen those words, so no load can
+ * return the overwrite (docs/design.md, "Communication"). The copy back is
+ * published to the next call's reads by that call's first sync. */
+SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    st_coll_phase_t q = *p;
+    int status = st_body_sync_words(p, 1);
+
+    if (status != SHARDTAB_WAIT_OK)
+        return status;
+    q.begin = 0;
+    q.end = p->count;
+    q.dst = p->scratch;
+    st_body_reduce(&q, thread, threads);
+    shardtab_block_sync(); /* every thread's reads of the regions, and its scratch */
+    status = st_body_sync_words(p, 0);
+    if (status != SHARDTAB_WAIT_OK)
+        return status;
+    q.phase = ST_PHASE_COPY;
+    q.src_rank = -1;
+    st_body_copy(&q, thread, threads);
     return SHARDTAB_WAIT_OK;
 }
 

@@ -24,10 +24,19 @@ __global__ void st_collective_move_kernel(st_coll_phase_t p)
         st_body_copy(&p, thread, threads);
 }
 
+/* one block: a small all-reduce whole */
+__global__ void st_collective_one_block_kernel(st_coll_phase_t p)
+{
+    (void)st_body_one_block(&p, threadIdx.x, blockDim.x); /* a refusal records itself */
+}
+
 extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks, void *stream)
 {
     if (phase->phase == ST_PHASE_SYNC)
         st_collective_sync_kernel<<<1, 64, 0, (hipStream_t)stream>>>(*phase);
+    else if (phase->phase == ST_PHASE_ONE_BLOCK)
+        st_collective_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, (hipStream_t)stream>>>(
+            *phase);
     else
         st_collective_move_kernel<<<blocks, 256, 0, (hipStream_t)stream>>>(*phase);
     return (int)hipGetLastError();
