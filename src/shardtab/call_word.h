@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { ST_ALGO_ONE_SHOT = 1, ST_ALGO_TWO_SHOT = 2 };
+enum { ST_ALGO_ONE_SHOT = 1, ST_ALGO_TWO_SHOT = 2, ST_ALGO_ONE_BLOCK = 3 };
 
 #define ST_COUNT_MAX ((size_t)1 << 38) /* the most elements a call may carry (collectives.c) */
 #define ST_CALL_ROOT_MAX 4095          /* the largest root the word's 12 root bits hold */
@@ -60,9 +60,10 @@ static inline const char *st_call_kind_name(uint64_t kind)
 /* An all-reduce's algorithm in words. */
 static inline const char *st_call_algo_name(uint64_t algo)
 {
-    return algo == ST_ALGO_ONE_SHOT   ? "one-shot"
-           : algo == ST_ALGO_TWO_SHOT ? "two-shot"
-                                      : "no algorithm";
+    return algo == ST_ALGO_ONE_SHOT    ? "one-shot"
+           : algo == ST_ALGO_TWO_SHOT  ? "two-shot"
+           : algo == ST_ALGO_ONE_BLOCK ? "one-block"
+                                       : "no algorithm";
 }
 
 #endif /* ST_CALL_WORD_H */

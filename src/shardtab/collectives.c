@@ -32,6 +32,9 @@ typedef struct st_call {
  * (docs/performance.md), one-shot was faster up to 8 MiB a rank at 2 ranks
  * and up to 4 MiB at 4, two-shot from 16 and 8 MiB */
 #define ST_CUTOVER_DEFAULT ((size_t)4 << 20)
+/* Up to this many bytes a rank, auto takes one block in one kernel
+ * (ST_PHASE_ONE_BLOCK): its cost is its two syncs, not its bandwidth */
+#define ST_ONE_BLOCK_MAX ((size_t)64 << 10)
 
 static const char *type_name(int type)
 {
@@ -58,14 +61,19 @@ static shardtab_status_t choose_algorithm(st_call_t *c)
         cutover = (size_t)v;
     }
     if (algo == NULL || *algo == '\0' || strcmp(algo, "auto") == 0)
-        c->algo = c->bytes <= cutover ? ST_ALGO_ONE_SHOT : ST_ALGO_TWO_SHOT;
+        c->algo = c->bytes <= ST_ONE_BLOCK_MAX && c->bytes <= cutover ? ST_ALGO_ONE_BLOCK
+                  : c->bytes <= cutover                              ? ST_ALGO_ONE_SHOT
+                                                                     : ST_ALGO_TWO_SHOT;
+    else if (strcmp(algo, "one-block") == 0)
+        c->algo = ST_ALGO_ONE_BLOCK;
     else if (strcmp(algo, "one-shot") == 0)
         c->algo = ST_ALGO_ONE_SHOT;
     else if (strcmp(algo, "two-shot") == 0)
         c->algo = ST_ALGO_TWO_SHOT;
     else
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                       "SHARDTAB_ALL_REDUCE_ALGO='%s': expected one-shot, two-shot or auto", algo);
+                       "SHARDTAB_ALL_REDUCE_ALGO='%s': expected one-block, one-shot, two-shot or auto",
+                       algo);
     return SHARDTAB_SUCCESS;
 }
 
@@ -188,11 +196,13 @@ static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab
     const int n = t->node_size, me = t->node_rank;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_SHOT) {
-        status = ensure_scratch(t, c->bytes);
+    if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_BLOCK) {
         p.dst = p.scratch = t->coll_scratch;
-        if (status == SHARDTAB_SUCCESS)
-            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        return run_phase(&p, ST_PHASE_ONE_BLOCK, 0, p.count, stream);
+    }
+    if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_SHOT) {
+        p.dst = p.scratch = t->coll_scratch;
+        status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
         if (status == SHARDTAB_SUCCESS)
             status = run_phase(&p, ST_PHASE_REDUCE, 0, p.count, stream);
         if (status == SHARDTAB_SUCCESS) /* every rank has read every region */
@@ -426,6 +436,19 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
     if (status != SHARDTAB_SUCCESS)
         return status;
     local = check_call(t, c);
+    /* the scratch buffer of a one-block or one-shot all-reduce, grown before
+     * any rank moves: a rank that cannot have it stops the node with its own
+     * message, as a rank whose call failed its checks does */
+    if (local == SHARDTAB_SUCCESS && c->kind == ST_STREAM_ALL_REDUCE && t->node_size > 1 &&
+        (c->algo == ST_ALGO_ONE_BLOCK || c->algo == ST_ALGO_ONE_SHOT)) {
+        local = ensure_scratch(t, c->bytes);
+        if (local != SHARDTAB_SUCCESS) {
+            char why[ST_ERROR_BYTES];
+            snprintf(why, sizeof why, "%s", shardtab_last_error() + st_error_prefix_bytes());
+            local = st_fail(local, "%s: its scratch buffer of %zu bytes: %s", c->name, c->bytes,
+                            why);
+        }
+    }
     if (t->node_count > 1 || !single_node_order(t)) {
         /* host-synchronous, the checks agreed by MPI first */
         if (local == SHARDTAB_SUCCESS && c->bytes > (size_t)INT32_MAX)

@@ -85,7 +85,8 @@ static void test_call_word_round_trip(void **state)
     assert_string_equal(st_call_algo_name(0), "no algorithm");
     assert_string_equal(st_call_algo_name(ST_ALGO_ONE_SHOT), "one-shot");
     assert_string_equal(st_call_algo_name(ST_ALGO_TWO_SHOT), "two-shot");
-    assert_string_equal(st_call_algo_name(3), "no algorithm");
+    assert_string_equal(st_call_algo_name(ST_ALGO_ONE_BLOCK), "one-block");
+    assert_string_equal(st_call_algo_name(4), "no algorithm");
 }
 
 /* ---- a node laid out by hand, a backend that records ----------------------- */
@@ -262,7 +263,7 @@ static void test_checks_read_the_algorithm_variables(void **state)
     lay_out(0, 1);
     setenv("SHARDTAB_ALL_REDUCE_ALGO", "fast", 1);
     refused(shardtab_all_reduce(&table, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, 1, NULL),
-            "SHARDTAB_ALL_REDUCE_ALGO='fast': expected one-shot, two-shot or auto");
+            "SHARDTAB_ALL_REDUCE_ALGO='fast': expected one-block, one-shot, two-shot or auto");
     /* only all-reduce has an algorithm */
     assert_int_equal(shardtab_broadcast(&table, 0, SHARDTAB_FLOAT, 0, 1, NULL), SHARDTAB_SUCCESS);
     setenv("SHARDTAB_ALL_REDUCE_ALGO", "auto", 1);
@@ -384,18 +385,41 @@ static int algorithm_of(size_t count)
     return (int)st_call_word_unpack(phases[0].args[1]).algo;
 }
 
-static void test_auto_is_one_shot_up_to_the_cutover(void **state)
+static void test_auto_is_one_block_then_one_shot_up_to_the_cutover(void **state)
 {
     (void)state;
-    assert_int_equal(algorithm_of(1000), ST_ALGO_ONE_SHOT); /* 4000 bytes, below 4 MiB */
+    /* 4000 bytes: below one-block's 64 KiB (the shard here is too small to
+     * cross it: stream_check's 64 KiB calls run on either side) */
+    assert_int_equal(algorithm_of(1000), ST_ALGO_ONE_BLOCK);
     tear_down(NULL);
     set_up(NULL);
     setenv("SHARDTAB_ALL_REDUCE_CUTOVER", "4000", 1);
-    assert_int_equal(algorithm_of(1000), ST_ALGO_ONE_SHOT); /* at the cutover */
+    assert_int_equal(algorithm_of(1000), ST_ALGO_ONE_BLOCK); /* at the cutover */
     tear_down(NULL);
     set_up(NULL);
     setenv("SHARDTAB_ALL_REDUCE_CUTOVER", "3999", 1);
     assert_int_equal(algorithm_of(1000), ST_ALGO_TWO_SHOT);
+    tear_down(NULL);
+    set_up(NULL);
+}
+
+/* one-block: one phase, one kernel (two syncs inside it), into scratch and back */
+static void test_one_block_is_one_phase(void **state)
+{
+    (void)state;
+    lay_out(0, 0);
+    setenv("SHARDTAB_ALL_REDUCE_ALGO", "one-block", 1);
+    assert_int_equal(shardtab_all_reduce(&table, SHARDTAB_MIN, SHARDTAB_DOUBLE, 8, 77, NULL),
+                     SHARDTAB_SUCCESS);
+    assert_int_equal(nphases, 1);
+    expect_phase(0, ST_PHASE_ONE_BLOCK, 0, 77);
+    assert_ptr_equal(phases[0].scratch, table.coll_scratch);
+    assert_int_equal(allocs, 1);
+    assert_int_equal(alloc_bytes, 77 * 8);
+    expect_every_phase(st_call_word_pack(ST_STREAM_ALL_REDUCE, SHARDTAB_MIN, SHARDTAB_DOUBLE, 0,
+                                         ST_ALGO_ONE_BLOCK, 77),
+                       8, 77, SHARDTAB_MIN, SHARDTAB_DOUBLE,
+                       0); /* 8 bytes in: no 16-byte vectors */
 }
 
 static void test_broadcast_copies_from_the_root_s_node_rank(void **state)
@@ -466,7 +490,9 @@ int main(void)
                                         tear_down),
         cmocka_unit_test_setup_teardown(
             test_two_shot_reduces_this_rank_s_chunk_then_gathers_the_others, set_up, tear_down),
-        cmocka_unit_test_setup_teardown(test_auto_is_one_shot_up_to_the_cutover, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_auto_is_one_block_then_one_shot_up_to_the_cutover,
+                                        set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_one_block_is_one_phase, set_up, tear_down),
         cmocka_unit_test_setup_teardown(test_broadcast_copies_from_the_root_s_node_rank, set_up,
                                         tear_down),
         cmocka_unit_test_setup_teardown(test_all_gather_moves_every_other_rank_s_piece, set_up,

@@ -228,7 +228,7 @@ static void test_stream_collective_records_spell_both_call_words(void **state)
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "the ranks disagree on a stream-ordered collective: node rank 1 called "
                "shardtab_all_gather (op sum, type double, root 0, one-shot, count 5), node rank 0 "
-               "(rank 2) ? (op ?, type ?, root 1, no algorithm, count 1); every rank must make the "
+               "(rank 2) ? (op ?, type ?, root 1, one-block, count 1); every rank must make the "
                "same calls, in the same order, with the same arguments (SHARDTAB_ALL_REDUCE_ALGO "
                "and _CUTOVER too)");
     /* the first word is the byte offset */
