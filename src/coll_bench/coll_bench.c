@@ -1,15 +1,23 @@
-/* coll_bench.c - the table's stream-ordered all-reduce timed in nccl-tests' convention, beside MPI_Allreduce and the device copy in the same run.
+/* coll_bench.c - the table's collectives timed: the device-side chain (put with signal, all-reduce) and the stream-ordered all-reduce in nccl-tests' convention, beside MPI_Allreduce and the device copy in the same run.
  *
- * PURPOSE  For each size from --min to --max bytes (x2 steps), float sum in
- *          place: shardtab_all_reduce with the automatic choice, one-shot and
- *          two-shot; MPI_Allreduce on a host buffer of the same size (this
- *          machine's MPI may not be GPU-aware); the copy engine's
- *          device-to-device copy of the same bytes on the same GPU; and, on
- *          GPUs, the all-reduce replayed from a captured graph. Each result is
- *          verified element by element (#wrong).
+ * PURPOSE  First the device side, timed inside one kernel: the device-side
+ *          all-reduce of one double (shardtab_all_reduce_block), calls back
+ *          to back, and put with signal between node ranks 0 and 1 block to
+ *          block (a ping-pong, 8 B to 64 KiB: half the round trip), every
+ *          result and every byte put checked. Then for each size from --min
+ *          to --max bytes (x2 steps), float sum in place:
+ *          shardtab_all_reduce with the automatic choice, one-block (to
+ *          64 KiB), one-shot and two-shot; MPI_Allreduce on a host buffer of
+ *          the same size (this machine's MPI may not be GPU-aware); the copy
+ *          engine's device-to-device copy of the same bytes on the same GPU;
+ *          and, on GPUs, the all-reduce replayed from a captured graph (to
+ *          64 KiB). Each result is verified element by element (#wrong).
  * USAGE    mpiexec -n <ranks> ./coll_bench [--min B] [--max B] [--repeats R]
- *                 [--allow-shared-gpu]
- * NOTES    Method: warm-up calls first; then R repeats, each after an
+ *                 [--device-iters N] [--allow-shared-gpu]
+ * NOTES    Device side: a warm-up launch, then one launch of --device-iters
+ *          calls (round trips); median, p10 and p90 of the per-call times
+ *          that the kernel's clock measured on rank 0 (all-reduce: the
+ *          slowest rank's median). Stream side: warm-up calls first; then R repeats, each after an
  *          MPI_Barrier, of `iters` calls back to back, the stream drained at
  *          the end; a repeat's time per call is the max over ranks; the
  *          median of the repeats is printed. algbw = size / time; busbw =
@@ -27,6 +35,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "latency.h"
 #include "shardtab.h"
 
 #if defined(SHARDTAB_WITH_GPU)
@@ -35,7 +44,7 @@
 
 typedef struct cb_options {
     size_t min, max;
-    int repeats, allow_shared_gpu;
+    int repeats, allow_shared_gpu, device_iters;
 } cb_options_t;
 
 static int compare_double(const void *a, const void *b)
@@ -175,12 +184,203 @@ static shardtab_status_t time_call(cb_ctx_t *c, cb_call_t call, int iters, int r
     return status;
 }
 
+/* ---- the device side: timed inside one kernel ------------------------------------ */
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* us[0..2]: median, p10, p90 of n tick counts, each divided by `per` */
+static void spread(uint64_t *t, int n, double per, double us[3])
+{
+    const double scale = 1e6 / lat_clock_hz() / per;
+    qsort(t, (size_t)n, sizeof *t, compare_u64);
+    us[0] = (double)t[n / 2] * scale;
+    us[1] = (double)t[n / 10] * scale;
+    us[2] = (double)t[(n * 9) / 10] * scale;
+}
+
+/* A launch's end: its runtime code, then the block's SHARDTAB_WAIT_* status
+ * (the library says why a wait gave up) */
+static shardtab_status_t ended(cb_ctx_t *c, int code, const int *dstatus, const char *what)
+{
+    int got = 0;
+    shardtab_status_t status =
+        code == 0
+            ? shardtab_stream_synchronize(c->stream)
+            : shardtab_error_set(SHARDTAB_ERR_DEVICE, "%s: launch failed (code %d)", what, code);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(&got, dstatus, sizeof got);
+    if (status == SHARDTAB_SUCCESS && got != 0)
+        status = shardtab_signal_check(c->table);
+    if (status == SHARDTAB_SUCCESS && got != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "%s: the block ended with status %d", what,
+                                    got);
+    return status;
+}
+
+typedef struct cb_device {
+    shardtab_signals_t sig;
+    double *in, *out; /* device: one double; one per call */
+    uint64_t *ticks;  /* device: one per call */
+    int *status;      /* device: the block's */
+    void *block;      /* the allocation the four lie in */
+} cb_device_t;
+
+/* The device-side all-reduce of one double, o->device_iters calls in one
+ * launch after a warm-up launch; every result checked. */
+static shardtab_status_t device_all_reduce(cb_ctx_t *c, cb_device_t *d, int iters, int rank,
+                                           double us[3], double *slowest)
+{
+    const int n = shardtab_node_size(c->table), me = shardtab_node_rank(c->table);
+    const double mine = 0.25 + me, want = 0.25 * n + 0.5 * n * (n - 1);
+    uint64_t *ticks = malloc((size_t)iters * sizeof *ticks);
+    double *out = malloc((size_t)iters * sizeof *out);
+    shardtab_status_t status =
+        ticks && out ? shardtab_memcpy_to_device(d->in, &mine, sizeof mine)
+                     : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
+
+    for (int pass = 0; pass < 2 && status == SHARDTAB_SUCCESS; pass++) {
+        const int calls = pass == 0 ? iters / 10 + 1 : iters;
+        status = shardtab_agree(MPI_COMM_WORLD, status); /* every rank ready: launch together */
+        if (status == SHARDTAB_SUCCESS)
+            status = ended(c,
+                           lat_all_reduce_launch(&d->sig, d->in, d->out, calls, d->ticks, d->status,
+                                                 c->stream),
+                           d->status, "the device-side all-reduce");
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_host(out, d->out, (size_t)calls * sizeof *out);
+        for (int i = 0; i < calls && status == SHARDTAB_SUCCESS; i++)
+            if (out[i] != want)
+                status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                            "device-side all-reduce %d gave %.17g, not %.17g", i,
+                                            out[i], want);
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(ticks, d->ticks, (size_t)iters * sizeof *ticks);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS) {
+        spread(ticks, iters, 1.0, us);
+        MPI_Reduce(&us[0], slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        (void)rank;
+    }
+    free(ticks);
+    free(out);
+    return status;
+}
+
+/* Put with signal between node ranks 0 and 1, `bytes` each way, iters round
+ * trips; on return *wrong counts the bytes (as floats) that did not arrive. */
+static shardtab_status_t device_pingpong(cb_ctx_t *c, cb_device_t *d, size_t bytes, size_t half,
+                                         int iters, uint64_t *base, double us[3],
+                                         long long *wrong_out)
+{
+    const int me = shardtab_node_rank(c->table), n = shardtab_node_size(c->table);
+    const size_t count = bytes / sizeof(float);
+    float *src = (float *)((char *)c->shard + half); /* the put's source; it lands at 0 */
+    uint64_t *ticks = malloc((size_t)iters * sizeof *ticks);
+    long long bad = 0;
+    shardtab_status_t status =
+        ticks ? SHARDTAB_SUCCESS
+              : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
+
+    /* what this rank sends, and what its landing place holds before */
+    for (size_t i = 0; i < count && status == SHARDTAB_SUCCESS; i++)
+        c->host[i] = input(me, i);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(src, c->host, bytes);
+    for (size_t i = 0; i < count && status == SHARDTAB_SUCCESS; i++)
+        c->host[i] = input(me + 7, i);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(c->shard, c->host, bytes);
+    for (int pass = 0; pass < 2 && status == SHARDTAB_SUCCESS; pass++) {
+        const int trips = pass == 0 ? iters / 10 + 1 : iters;
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+        if (status == SHARDTAB_SUCCESS && me < 2 && n >= 2)
+            status = ended(c,
+                           lat_pingpong_launch(&d->sig, shardtab_device_table(c->table), src, 0,
+                                               bytes, trips, *base, d->ticks, d->status, c->stream),
+                           d->status, "the put-with-signal ping-pong");
+        *base += (uint64_t)trips;
+    }
+    if (status == SHARDTAB_SUCCESS && me < 2 && n >= 2)
+        status = shardtab_memcpy_to_host(c->host, c->shard, bytes);
+    for (size_t i = 0; status == SHARDTAB_SUCCESS && me < 2 && n >= 2 && i < count; i++)
+        bad += c->host[i] != input(1 - me, i);
+    if (status == SHARDTAB_SUCCESS && me == 0)
+        status = shardtab_memcpy_to_host(ticks, d->ticks, (size_t)iters * sizeof *ticks);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS) {
+        if (me == 0)
+            spread(ticks, iters, 2.0, us);
+        MPI_Allreduce(&bad, wrong_out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    }
+    free(ticks);
+    return status;
+}
+
+/* The device side's table of figures (rank 0 prints); 1 when a result was wrong */
+static shardtab_status_t device_side(cb_ctx_t *c, const cb_options_t *o, int rank, int *code)
+{
+    const int iters = o->device_iters, n = shardtab_node_size(c->table);
+    const size_t half = o->max / 2 & ~(size_t)255; /* the ping-pong's source, from here */
+    const size_t most = half < ((size_t)64 << 10) ? half : (size_t)64 << 10;
+    cb_device_t d;
+    double us[3] = {0, 0, 0}, slowest = 0;
+    uint64_t base = 0;
+    const size_t bytes = 32 + (size_t)iters * (sizeof(double) + sizeof(uint64_t));
+    shardtab_status_t status;
+
+    memset(&d, 0, sizeof d);
+    status = shardtab_signals(c->table, &d.sig);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(bytes, &d.block);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    d.in = d.block;
+    d.status = (int *)((char *)d.block + 8);
+    d.ticks = (uint64_t *)((char *)d.block + 32);
+    d.out = (double *)(d.ticks + iters);
+    status = device_all_reduce(c, &d, iters, rank, us, &slowest);
+    if (status == SHARDTAB_SUCCESS && rank == 0) {
+        printf("# coll_bench device side: %d ranks a node; the kernel's clock on rank 0, %d calls "
+               "(round trips) a launch after a warm-up launch\n",
+               n, iters);
+        printf("#   device-side all-reduce of 8 B (shardtab_all_reduce_block, %d threads): median "
+               "%.2f us, p10 %.2f, p90 %.2f; the slowest rank's median %.2f us; every result "
+               "verified\n",
+               LAT_THREADS, us[0], us[1], us[2], slowest);
+        if (n >= 2 && most >= 8)
+            printf("#   put with signal, block to block, node ranks 0 and 1 (half the round "
+                   "trip):\n#   %10s %10s %8s %8s %7s\n",
+                   "size", "time(us)", "p10", "p90", "#wrong");
+        fflush(stdout);
+    }
+    for (size_t b = 8; n >= 2 && b <= most && status == SHARDTAB_SUCCESS; b *= 2) {
+        long long bad = 0;
+        status = device_pingpong(c, &d, b, half, iters, &base, us, &bad);
+        if (status == SHARDTAB_SUCCESS && bad != 0)
+            *code = 1;
+        if (status == SHARDTAB_SUCCESS && rank == 0) {
+            printf("    %10zu %10.2f %8.2f %8.2f %7lld\n", b, us[0], us[1], us[2], bad);
+            fflush(stdout);
+        }
+    }
+    (void)shardtab_mem_free(d.block);
+    return status;
+}
+
 static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes)
 {
     static const struct option longs[] = {
         {"min", required_argument, NULL, 'm'},
         {"max", required_argument, NULL, 'M'},
         {"repeats", required_argument, NULL, 'r'},
+        {"device-iters", required_argument, NULL, 'd'},
         {"allow-shared-gpu", no_argument, NULL, 's'},
         {NULL, 0, NULL, 0},
     };
@@ -191,6 +391,7 @@ static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes
     o->min = 8;
     o->max = (size_t)1 << 30;
     o->repeats = 5;
+    o->device_iters = 1000;
     o->allow_shared_gpu = 0;
     optind = 0;
     opterr = 0;
@@ -207,6 +408,10 @@ static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes
         case 'r':
             if ((rc = app_parse_long("--repeats", optarg, 1, 64, &v, err, bytes)) == 0)
                 o->repeats = (int)v;
+            break;
+        case 'd':
+            if ((rc = app_parse_long("--device-iters", optarg, 10, 1000000, &v, err, bytes)) == 0)
+                o->device_iters = (int)v;
             break;
         case 's':
             o->allow_shared_gpu = 1;
@@ -230,7 +435,7 @@ static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes
 
 int main(int argc, char **argv)
 {
-    static const char *const algos[3] = {"auto", "one-shot", "two-shot"};
+    static const char *const algos[4] = {"auto", "one-block", "one-shot", "two-shot"};
     shardtab_init_params_t init = {0};
     cb_options_t o;
     cb_ctx_t c;
@@ -265,8 +470,11 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS) {
         shardtab_create_params_t params = {0};
         params.stream = c.stream;
+        params.signal_slots = LAT_SLOTS(size);
         status = shardtab_create_with(MPI_COMM_WORLD, c.shard, o.max, &params, &c.table);
     }
+    if (status == SHARDTAB_SUCCESS)
+        status = device_side(&c, &o, rank, &code);
     if (status == SHARDTAB_SUCCESS && rank == 0) {
         shardtab_device_info_t info;
         (void)shardtab_device_info(&info);
@@ -287,9 +495,11 @@ int main(int argc, char **argv)
             status = time_call(&c, call_mpi, iters, o.repeats, 1, &mpi);
         if (status == SHARDTAB_SUCCESS)
             status = time_call(&c, call_copy, iters, o.repeats, 1, &copy);
-        for (int a = 0; a < 3 && status == SHARDTAB_SUCCESS; a++) {
+        for (int a = 0; a < 4 && status == SHARDTAB_SUCCESS; a++) {
             double seconds = 0;
             long long bad = 0;
+            if (a == 1 && bytes > ((size_t)64 << 10))
+                continue; /* one-block: for small messages only */
             if (a > 0)
                 setenv("SHARDTAB_ALL_REDUCE_ALGO", algos[a], 1);
             status = time_call(&c, call_all_reduce, iters, o.repeats, 1, &seconds);
@@ -322,7 +532,7 @@ int main(int argc, char **argv)
                 status = fill(c.host, c.shard, count, rank);
         }
 #if defined(SHARDTAB_WITH_GPU)
-        if (status == SHARDTAB_SUCCESS && bytes <= 4096) {
+        if (status == SHARDTAB_SUCCESS && bytes <= ((size_t)64 << 10)) {
             char why[160] = "";
             double seconds = 0;
             int ok = capture(&c, 20, why, sizeof why);

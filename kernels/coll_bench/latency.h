@@ -1,0 +1,45 @@
+/* latency.h - coll_bench's device-side timings, the launchers: put with signal
+ * between two ranks' blocks (ping-pong) and the device-side all-reduce of one
+ * double, each timed inside its kernel. One implementation per backend
+ * (latency.hip for HIP and CUDA, latency_host.c for CPUs), one body
+ * (latency_body.h). */
+#ifndef COLL_BENCH_LATENCY_H
+#define COLL_BENCH_LATENCY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shardtab_device.h"
+#include "shardtab/comm_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The user signal slots the timings take: slot 0 the ping-pong's, then the
+ * all-reduce's collective of one value on a node of n ranks. */
+#define LAT_PINGPONG_SLOT 0
+#define LAT_COLL_SLOT 1
+#define LAT_SLOTS(n) (LAT_COLL_SLOT + SHARDTAB_COLL_SLOTS(n, 1))
+/* the block the timings run in */
+#define LAT_THREADS 256
+
+/* Node ranks 0 and 1, `iters` round trips: rank 0 puts `bytes` from src into
+ * rank 1's shard at dst_offset with signal value base + i + 1, rank 1 waits
+ * for it and puts its own src back the same way. ticks[i] (device memory, on
+ * rank 0) is round trip i, in shardtab_clock ticks. *status gets the block's
+ * SHARDTAB_WAIT_* status. Returns 0 or a runtime code. */
+int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const void *src,
+                        size_t dst_offset, size_t bytes, int iters, uint64_t base, uint64_t *ticks,
+                        int *status, void *stream);
+/* `iters` device-side all-reduces of in[0] (one double, sum) back to back,
+ * call i's result into out[i], its time into ticks[i]. */
+int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out, int iters,
+                          uint64_t *ticks, int *status, void *stream);
+/* shardtab_clock's ticks a second on this device */
+double lat_clock_hz(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* COLL_BENCH_LATENCY_H */

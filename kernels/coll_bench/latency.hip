@@ -1,0 +1,49 @@
+/* latency.hip - coll_bench's device-side timings on GPUs (HIP; compiled as
+ * CUDA on NVIDIA): one block of LAT_THREADS runs each body. */
+#include <hip/hip_runtime.h>
+
+#include "gpu_runtime.h"
+#include "latency_body.h"
+
+__global__ void lat_pingpong_kernel(shardtab_signals_t sig, void *const *table, const void *src,
+                                    size_t dst_offset, size_t bytes, int iters, uint64_t base,
+                                    uint64_t *ticks, int *status)
+{
+    int st = lat_pingpong_block(&sig, table, src, dst_offset, bytes, iters, base, ticks);
+    if (shardtab_block_leader())
+        *status = st;
+}
+
+extern "C" int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table,
+                                   const void *src, size_t dst_offset, size_t bytes, int iters,
+                                   uint64_t base, uint64_t *ticks, int *status, void *stream)
+{
+    lat_pingpong_kernel<<<1, LAT_THREADS, 0, (hipStream_t)stream>>>(
+        *sig, table, src, dst_offset, bytes, iters, base, ticks, status);
+    return (int)hipGetLastError();
+}
+
+__global__ void lat_all_reduce_kernel(shardtab_signals_t sig, const double *in, double *out,
+                                      int iters, uint64_t *ticks, int *status)
+{
+    int st = lat_all_reduce_block(&sig, in, out, iters, ticks);
+    if (shardtab_block_leader())
+        *status = st;
+}
+
+extern "C" int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out,
+                                     int iters, uint64_t *ticks, int *status, void *stream)
+{
+    lat_all_reduce_kernel<<<1, LAT_THREADS, 0, (hipStream_t)stream>>>(*sig, in, out, iters, ticks,
+                                                                      status);
+    return (int)hipGetLastError();
+}
+
+extern "C" double lat_clock_hz(void)
+{
+    int device = 0;
+    hipDeviceProp_t props;
+    if (hipGetDevice(&device) != hipSuccess || hipGetDeviceProperties(&props, device) != hipSuccess)
+        return 1e9;
+    return gpu_wall_clock_hz(device, &props);
+}

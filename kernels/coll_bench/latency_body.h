@@ -1,0 +1,50 @@
+/* latency_body.h - the device-side timings' body, written once for every
+ * backend (latency.hip and latency_host.c include it): what a user's kernel
+ * does with shardtab_comm.h, with its clock read around each step. */
+#ifndef COLL_BENCH_LATENCY_BODY_H
+#define COLL_BENCH_LATENCY_BODY_H
+
+#include "latency.h"
+#include "shardtab_comm.h"
+
+SHARDTAB_DEVFN int lat_pingpong_block(const shardtab_signals_t *s, void *const *table,
+                                      const void *src, size_t dst_offset, size_t bytes, int iters,
+                                      uint64_t base, uint64_t *ticks)
+{
+    const int me = s->node_rank, peer = 1 - me;
+    int status = SHARDTAB_WAIT_OK;
+
+    for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
+        const uint64_t v = base + (uint64_t)i + 1, t0 = shardtab_clock();
+        if (me == 0) {
+            shardtab_put_signal_block(s, table, peer, dst_offset, src, bytes, LAT_PINGPONG_SLOT, v,
+                                      SHARDTAB_SIGNAL_SET);
+            status = shardtab_signal_wait_block(s, LAT_PINGPONG_SLOT, SHARDTAB_CMP_GE, v);
+            if (shardtab_block_leader())
+                ticks[i] = shardtab_clock() - t0;
+        } else {
+            status = shardtab_signal_wait_block(s, LAT_PINGPONG_SLOT, SHARDTAB_CMP_GE, v);
+            if (status == SHARDTAB_WAIT_OK)
+                shardtab_put_signal_block(s, table, peer, dst_offset, src, bytes, LAT_PINGPONG_SLOT,
+                                          v, SHARDTAB_SIGNAL_SET);
+        }
+    }
+    return status;
+}
+
+SHARDTAB_DEVFN int lat_all_reduce_block(const shardtab_signals_t *s, const double *in, double *out,
+                                        int iters, uint64_t *ticks)
+{
+    shardtab_coll_t c = shardtab_coll(s, LAT_COLL_SLOT, 1);
+    int status = SHARDTAB_WAIT_OK;
+
+    for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
+        const uint64_t t0 = shardtab_clock();
+        status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, in, out + i, 1);
+        if (shardtab_block_leader())
+            ticks[i] = shardtab_clock() - t0;
+    }
+    return status;
+}
+
+#endif /* COLL_BENCH_LATENCY_BODY_H */
