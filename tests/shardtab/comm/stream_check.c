@@ -9,26 +9,37 @@
  *          inside a node, then in node order across nodes (the library's
  *          hierarchy), so a wrong order shows in the bits of a float sum.
  * USAGE    mpiexec -n <ranks> ./stream_check [--shard-bytes B] [--big]
- *                 [--fault count|offset|op|past-shard|algo] [--fault-rank R]
+ *                 [--fault count|offset|op|past-shard|algo|scratch] [--fault-rank R]
  *                 [--allow-shared-gpu]
  * NOTES    --big runs instead an all-reduce of 64 MiB a rank, each algorithm. A
  *          fault makes one rank (default the last) call otherwise (another
  *          count, offset or op), call past its shard, or set another
- *          SHARDTAB_ALL_REDUCE_ALGO; every rank must end with one message,
- *          exit 2. Exit 0 verified, 1 a failure, 2 bad usage or a refused
+ *          SHARDTAB_ALL_REDUCE_ALGO, or (host backend) lower its address-space
+ *          limit so that the all-reduce's scratch buffer cannot be mapped;
+ *          every rank must end with one message, exit 2 (1 for scratch), at once. Exit 0 verified, 1 a failure, 2 bad usage or a refused
  *          call; one message, from rank 0.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm_reference.h"
 #include "shardtab.h"
 
-enum { FAULT_NONE, FAULT_COUNT, FAULT_OFFSET, FAULT_OP, FAULT_PAST, FAULT_ALGO, FAULT_KINDS };
-static const char *const fault_names[FAULT_KINDS] = {"none", "count",      "offset",
-                                                     "op",   "past-shard", "algo"};
+enum {
+    FAULT_NONE,
+    FAULT_COUNT,
+    FAULT_OFFSET,
+    FAULT_OP,
+    FAULT_PAST,
+    FAULT_ALGO,
+    FAULT_SCRATCH,
+    FAULT_KINDS
+};
+static const char *const fault_names[FAULT_KINDS] = {"none",       "count", "offset", "op",
+                                                     "past-shard", "algo",  "scratch"};
 static const char *const type_names[] = {"float", "double", "int64"};
 static const char *const op_names[] = {"sum", "min", "max"};
 
@@ -82,6 +93,27 @@ static uint64_t reduced(const sc_job_t *j, int op, int type, uint64_t call, size
  * piece; the rest of the region, and the shard around it, with a marker),
  * runs the collective, and compares every element of the region, and the
  * marker around it, with what it must hold. */
+/* The fault "scratch": this process's address-space limit lowered to what it
+ * maps now and a page more, so that no new mapping of 64 KiB fits; *saved
+ * keeps the limit to restore. */
+static void limit_address_space(struct rlimit *saved)
+{
+    long pages = 0;
+    FILE *statm = fopen("/proc/self/statm", "r");
+    struct rlimit lower;
+
+    getrlimit(RLIMIT_AS, saved);
+    if (statm != NULL) {
+        if (fscanf(statm, "%ld", &pages) != 1)
+            pages = 0;
+        fclose(statm);
+    }
+    lower = *saved;
+    lower.rlim_cur = (rlim_t)(pages + 1) * 4096;
+    if (pages > 0)
+        setrlimit(RLIMIT_AS, &lower);
+}
+
 static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t offset, size_t count,
                              int root, uint64_t call, const char *algo)
 {
@@ -123,6 +155,9 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         if (faulty && j->fault == FAULT_ALGO && kind == 0)
             setenv("SHARDTAB_ALL_REDUCE_ALGO",
                    algo && strcmp(algo, "one-shot") == 0 ? "two-shot" : "one-shot", 1);
+        struct rlimit saved;
+        if (faulty && j->fault == FAULT_SCRATCH)
+            limit_address_space(&saved);
         if (kind == 0)
             status = shardtab_all_reduce(j->table, (shardtab_op_t)my_op, (shardtab_type_t)type,
                                          my_offset, my_count, NULL);
@@ -132,6 +167,8 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         else
             status =
                 shardtab_all_gather(j->table, (shardtab_type_t)type, my_offset, my_count, NULL);
+        if (faulty && j->fault == FAULT_SCRATCH)
+            setrlimit(RLIMIT_AS, &saved);
     }
     unsetenv("SHARDTAB_ALL_REDUCE_ALGO");
     if (status == SHARDTAB_SUCCESS)
@@ -169,16 +206,22 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
 
 static shardtab_status_t every_call(sc_job_t *j, int *calls)
 {
-    static const char *const algos[2] = {"one-shot", "two-shot"};
+    static const char *const algos[3] = {"one-shot", "two-shot", "one-block"};
     shardtab_status_t status = SHARDTAB_SUCCESS;
     uint64_t call = 0;
+
+    if (j->fault == FAULT_SCRATCH) { /* the whole shard: a scratch buffer of 64 KiB */
+        *calls = 1;
+        return one(j, 0, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, j->shard_bytes / 4 - 2, 0, ++call,
+                   "one-block");
+    }
 
     for (int type = 0; type < SHARDTAB_TYPE_COUNT && status == SHARDTAB_SUCCESS; type++) {
         const size_t size = type_size(type);
         const size_t counts[5] = {0, 1, 7, 1001, j->shard_bytes / size - 2};
         for (int ci = 0; ci < 5 && status == SHARDTAB_SUCCESS; ci++)
             for (int op = 0; op < SHARDTAB_OP_COUNT && status == SHARDTAB_SUCCESS; op++)
-                for (int a = 0; a < 2 && status == SHARDTAB_SUCCESS; a++) {
+                for (int a = 0; a < 3 && status == SHARDTAB_SUCCESS; a++) {
                     /* the whole shard at offset 0; the others one element in (not 16-byte aligned) too */
                     size_t offsets[2] = {0, size}, count = counts[ci];
                     for (int o = 0; o < 2 && status == SHARDTAB_SUCCESS; o++) {
