@@ -33,7 +33,12 @@
 # poll on a path without an acquire fence between them, that every wave's
 # stores are written back and done before the s_barrier that precedes the
 # leader's release, and that every thread acquires after the s_barrier that
-# ends a block wait.
+# ends a block wait; and for the collectives' LL words (a payload and its
+# epoch in one 8-byte word, relaxed at system scope) that each is one dwordx2
+# store or load (glc), that the ordered form's LL stores follow its release
+# fence with no other store between, and that every LL load is done
+# (s_waitcnt vmcnt(0)) before any later LL store and any s_barrier, on which
+# the peers' reuse of their deposit buffers rests.
 # (tests/order/order_scan.py says exactly how each point is found and checked.)
 #
 # Usage: scripts/check-gfx90a-order.sh [--plant NAME] [outdir]
@@ -157,18 +162,19 @@ fi
 # store_relaxed (or add_relaxed), a leader's signal that follows the block's
 # seq_cst fence (buffer_wbl2; s_waitcnt vmcnt(0)) still has its release, which a
 # relaxed atomic may pair with (signal_set_block, put_signal_block,
-# signal_after_blocks); and a refused claim's BUSY = 0 (coll_enter, and the
-# start's own enter) follows only loads whose values were already waited for,
-# so the device-scope release it asks for (s_waitcnt vmcnt(0)) is there anyway.
-# release_fence_agent and release_fence_none are the start's one release fence
-# narrowed to agent scope (no buffer_wbl2: the fence and every flag after it
-# reported) or left out (the flags reported, device ones too); acquire_fence_*
-# include the finish's one acquire fence after its polls (acquire_fence_none:
-# every deposit read after a poll reported, unacquired-read).
-coll="probe_coll_start_block probe_coll_finish_block probe_all_reduce_block
+# signal_after_blocks). The collectives order nothing between ranks but their
+# LL words (each 8-byte word carries its epoch), so the fence plants reach only
+# their ordered forms (the library's stream-ordered calls): release_fence_* the
+# deposit's per-thread release fence (agent scope: the fence and the LL stores
+# it publishes reported; left out: the fence reported missing), acquire_fence_*
+# the gather's acquire fences; ll_store_split breaks every LL store in two.
+deposit="probe_coll_start_block probe_coll_deposit_ordered probe_all_reduce_block probe_all_reduce_loop
       probe_broadcast_block probe_all_gather_block"
-finish="probe_coll_finish_block probe_all_reduce_block probe_broadcast_block probe_all_gather_block"
-start="probe_coll_start_block probe_all_reduce_block probe_broadcast_block probe_all_gather_block"
+gather="probe_coll_take probe_coll_finish_block probe_coll_gather_ordered probe_all_reduce_block
+      probe_all_reduce_loop probe_broadcast_block probe_all_gather_block"
+claim="probe_coll_enter probe_coll_start_block probe_coll_deposit_ordered probe_coll_finish_block
+      probe_coll_gather_ordered probe_all_reduce_block probe_all_reduce_loop probe_broadcast_block
+      probe_all_gather_block"
 each() { # each KIND WORD...: WORD:KIND for every word
   local kind=$1 w
   shift
@@ -177,48 +183,43 @@ each() { # each KIND WORD...: WORD:KIND for every word
 # shellcheck disable=SC2086 # the lists are meant to split into words
 plants=(
   "store_relaxed|$(each release-store probe_signal_set probe_wait probe_barrier \
-    probe_barrier_block probe_signal_wait_block)|$(each release-store probe_coll_enter \
-    probe_coll_verify probe_coll_check probe_coll_await $coll) $(each release-store-device \
-    probe_device_claim probe_coll_leave $finish) \
+    probe_barrier_block probe_signal_wait_block)|$(each release-store $claim) \
+    probe_device_claim:release-store-device \
     probe_temporal_pass_end:release-store probe_temporal_wait:release-store \
     $(each release-store probe_onchip_ll_wait probe_onchip_may_run)|release-store release-store-device"
   "add_relaxed|probe_signal_add:release-rmw||release-rmw"
   "load_relaxed|probe_signal_read:acquire-load||acquire-load"
   "poll_workgroup|$(each poll probe_poll probe_wait probe_barrier probe_barrier_block \
-    probe_signal_wait_block) probe_device_acquire:poll-device|$(each poll probe_coll_enter \
-    probe_coll_verify probe_coll_check probe_coll_await $coll) $(each poll-device \
-    probe_device_claim probe_coll_enter $coll) probe_temporal_wait:poll \
-    $(each poll probe_onchip_ll_wait probe_onchip_may_run) $(each poll-device probe_onchip_ll_wait \
-    probe_onchip_may_run)|poll poll-device"
+    probe_signal_wait_block) probe_device_acquire:poll-device|$(each poll $claim probe_coll_take) \
+    $(each ll-load $gather) probe_coll_pending:poll-device probe_device_claim:poll-device \
+    probe_temporal_wait:poll $(each poll probe_onchip_ll_wait probe_onchip_may_run) \
+    $(each poll-device probe_onchip_ll_wait probe_onchip_may_run)|poll poll-device ll-load"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
-    probe_signal_wait_block)|$(each acquire-fence probe_coll_check probe_coll_await \
-    $finish) $(each block-acquire $finish) \
+    probe_signal_wait_block)|probe_coll_gather_ordered:acquire-fence \
     probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire|acquire-fence block-acquire ir-scope"
   "acquire_fence_none|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
-    probe_signal_wait_block) probe_device_acquire:acquire-fence-device|$(each acquire-fence \
-    probe_coll_check probe_coll_await $finish) $(each block-acquire $finish) $(each \
-    unacquired-read probe_coll_check probe_coll_await $finish) \
+    probe_signal_wait_block) probe_device_acquire:acquire-fence-device|probe_coll_gather_ordered:acquire-fence \
     probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire \
     probe_temporal_pass_end:acquire-fence-device|acquire-fence block-acquire
     acquire-fence-device unacquired-read"
   "block_fence_workgroup|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
-    probe_put_signal_block probe_signal_after_blocks $start) $(each block-release \
-    probe_put_signal_block probe_signal_after_blocks $start) \
+    probe_put_signal_block probe_signal_after_blocks) $(each block-release \
+    probe_put_signal_block probe_signal_after_blocks) \
     probe_temporal_pass_end:seq-cst-fence probe_temporal_pass_end:block-release|seq-cst-fence block-release ir-scope"
   "block_fence_none|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
-    probe_put_signal_block probe_signal_after_blocks $start) $(each block-release \
-    probe_put_signal_block probe_signal_after_blocks $start) \
+    probe_put_signal_block probe_signal_after_blocks) $(each block-release \
+    probe_put_signal_block probe_signal_after_blocks) \
     probe_temporal_pass_end:seq-cst-fence probe_temporal_pass_end:block-release|seq-cst-fence block-release"
-  "release_fence_agent||$(each release-fence $start) $(each flag $start)|release-fence flag
-    ir-scope"
-  "release_fence_none|probe_device_release:release-fence-device probe_device_release:flag-device|$(each \
-    release-fence $start) $(each flag $start) $(each flag-device $start) \
-    probe_temporal_pass_end:release-fence-device|release-fence flag
+  "release_fence_agent||probe_coll_deposit_ordered:release-fence \
+    probe_coll_deposit_ordered:ll-store|release-fence ll-store ir-scope"
+  "release_fence_none|probe_device_release:release-fence-device probe_device_release:flag-device|\
+    probe_coll_deposit_ordered:release-fence probe_temporal_pass_end:release-fence-device|release-fence
     release-fence-device flag-device"
+  "ll_store_split||$(each ll-store $deposit)|ll-store"
 )
 bad=0
 # the builds, up to nproc (at most 4) at once; each leaves NAME.built when done

@@ -43,6 +43,7 @@
     9                                       /* release fences become agent scope (the
                                                collective's one release before its flags) */
 #  define ORDER_PLANT_release_fence_none 10 /* release fences are left out */
+#  define ORDER_PLANT_ll_store_split 11     /* relaxed 8-byte stores become two 4-byte ones */
 #  define ORDER_PLANT_ID2(name) ORDER_PLANT_##name
 #  define ORDER_PLANT_ID(name) ORDER_PLANT_ID2(name)
 #  define ORDER_PLANT ORDER_PLANT_ID(SHARDTAB_ORDER_PLANT)
@@ -86,6 +87,17 @@
 #    else
 #      define ORDER_FENCE___ATOMIC_RELEASE(order, scope) __builtin_amdgcn_fence(order, scope)
 #    endif
+#  elif ORDER_PLANT == ORDER_PLANT_ll_store_split
+/* by the order's name, as above: an LL word's payload and epoch then land
+ * apart, and a reader may see the epoch with a stale payload */
+#    define __hip_atomic_store(p, v, order, scope) ORDER_STORE_##order(p, v, order, scope)
+#    define ORDER_STORE___ATOMIC_RELEASE(p, v, order, scope) __hip_atomic_store(p, v, order, scope)
+#    define ORDER_STORE___ATOMIC_RELAXED(p, v, order, scope)                                       \
+      (sizeof(*(p)) == 8                                                                           \
+           ? (__hip_atomic_store((uint32_t *)(p), (uint32_t)(uint64_t)(v), order, scope),          \
+              __hip_atomic_store((uint32_t *)(p) + 1, (uint32_t)((uint64_t)(v) >> 32), order,      \
+                                 scope))                                                           \
+           : __hip_atomic_store(p, v, order, scope))
 #  else
 #    error "SHARDTAB_ORDER_PLANT: unknown plant (see the list in tests/order/order_probe.hip)"
 #  endif
@@ -263,61 +275,50 @@ ORDER_PROBE(probe_signal_after_blocks, "seq-cst-fence, block-release, release-st
     last[threadIdx.x] = shardtab_signal_after_blocks(&sig, arrived, blocks, peer, 0, value);
 }
 
-/* The leader's claim of a collective (a device-scope CAS that acquires, the
- * state read at device scope; a refusal releases the claim at device scope
- * and the abort to every peer at system scope), its end, the checks of one
- * deposit, the wait and checks of one, the waits for every rank with one
- * acquire and their checks: the leader's own steps. */
-ORDER_PROBE(probe_coll_enter,
-            "poll, acquire-rmw-device, poll-device, release-store-device, release-store")
+/* The leader's claim of a collective: one relaxed fetch_or of its state word
+ * at device scope (the counts come back in it) with the abort word read in
+ * the same round trip; a refusal ends the claim with a relaxed store and
+ * releases the abort to every peer at system scope. Its end: one relaxed
+ * store. The drain's read of the calls in flight: one relaxed load. */
+ORDER_PROBE(probe_coll_enter, "poll, claim-device, release-store")
 (shardtab_signals_t sig, int values, int kind, int op, int type, int root, int count, int finish,
- uint64_t *epoch)
+ uint64_t *epoch, uint64_t *state)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    (void)shardtab_coll_enter(&sig, &c, kind, op, type, root, count, finish, epoch);
+    (void)shardtab_coll_enter(&sig, &c, kind, op, type, root, count, finish, epoch, state);
 }
 
-ORDER_PROBE(probe_coll_leave, "release-store-device")
-(shardtab_signals_t sig, double *data, int values, int which, uint64_t epoch)
+ORDER_PROBE(probe_coll_leave, "")
+(shardtab_signals_t sig, double *data, int values, int finish, uint64_t state)
 {
     data[threadIdx.x] = 1.0;
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    shardtab_coll_leave(&sig, &c, which, epoch);
+    shardtab_coll_leave(&sig, &c, finish, state);
 }
 
-ORDER_PROBE(probe_coll_verify, "poll, release-store")
-(shardtab_signals_t sig, const double *data, int values, uint64_t epoch, int rank, uint64_t call,
- int kind, int root, int count, double *out)
+ORDER_PROBE(probe_coll_pending, "poll-device")
+(shardtab_signals_t sig, int values, uint64_t *out)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    int status = shardtab_coll_verify(&sig, &c, epoch, rank, call, kind, root, count);
-    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
+    out[threadIdx.x] = shardtab_coll_pending(&sig, &c);
 }
 
-ORDER_PROBE(probe_coll_check, "poll, acquire-fence, release-store")
-(shardtab_signals_t sig, const double *data, int values, uint64_t epoch, int rank, uint64_t call,
- int kind, int root, int count, double *out)
+/* One thread's wait for one rank's deposit: its LL words loaded eight at a
+ * time (one 8-byte load each), with the abort word; no acquire (the words
+ * carry their epoch). */
+ORDER_PROBE(probe_coll_take, "ll-load, poll")
+(shardtab_signals_t sig, int values, uint64_t epoch, int rank, uint64_t call, int kind, int root,
+ int count, uint64_t *stash, int *out)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    int status = shardtab_coll_check(&sig, &c, epoch, rank, call, kind, root, count);
-    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
+    shardtab_coll_fault_t f;
+    out[threadIdx.x] =
+        shardtab_coll_take(&sig, &c, epoch, rank, call, kind, root, count, stash, &f) + (int)f.why;
 }
 
-ORDER_PROBE(probe_coll_await, "poll, acquire-fence, release-store")
-(shardtab_signals_t sig, const double *data, int values, uint64_t epoch, uint64_t call, int kind,
- int root, int count, double *out)
-{
-    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    int status = shardtab_coll_await(&sig, &c, epoch, call, kind, root, count);
-    out[threadIdx.x] = status == SHARDTAB_WAIT_OK ? data[threadIdx.x] : -1.0;
-}
-
-/* Deposit: every thread's values, every wave's seq_cst fence and the block's
- * barrier, then the leader's one release fence (device scope for a rank alone
- * on its node) and the epoch words and the claim's end as flags after it. */
-ORDER_PROBE(probe_coll_start_block,
-            "poll, acquire-rmw-device, poll-device, seq-cst-fence, block-release, release-fence, "
-            "flag, flag-device, release-store-device, release-store")
+/* A deposit: the claim, every thread's LL words into every peer (one 8-byte
+ * store each), the leader's call and checksum words, the claim's end. */
+ORDER_PROBE(probe_coll_start_block, "poll, claim-device, ll-store, release-store")
 (shardtab_signals_t sig, int values, int kind, int op, int type, int root, const void *in,
  int count, int *status)
 {
@@ -325,12 +326,22 @@ ORDER_PROBE(probe_coll_start_block,
     status[threadIdx.x] = shardtab_coll_start_block(&sig, &c, kind, op, type, root, in, count);
 }
 
-/* Wait for every deposit (the leader: relaxed polls, one acquire fence,
- * device scope for a rank alone on its node), then every thread acquires
- * and reads; the end released at device scope. */
-ORDER_PROBE(probe_coll_finish_block,
-            "poll, acquire-rmw-device, poll-device, acquire-fence, block-acquire, "
-            "release-store-device, release-store")
+/* The ordered deposit (the library's stream-ordered calls): each storing
+ * thread's release fence at system scope, then its LL words after it, with
+ * no other store between. */
+ORDER_PROBE(probe_coll_deposit_ordered,
+            "poll, claim-device, release-fence, ll-store, release-store")
+(shardtab_signals_t sig, int values, int kind, int op, int type, int root, const void *in,
+ int count, int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    status[threadIdx.x] = shardtab_coll_deposit_block(&sig, &c, kind, op, type, root, in, count, 1);
+}
+
+/* Wait for every deposit (a thread per rank, each rank's words at once),
+ * the first failing rank's record, the combine; every LL load done before
+ * the block's barriers. */
+ORDER_PROBE(probe_coll_finish_block, "poll, claim-device, ll-load, release-store")
 (shardtab_signals_t sig, int values, int kind, int op, int type, int root, void *out, int count,
  int *status)
 {
@@ -338,10 +349,17 @@ ORDER_PROBE(probe_coll_finish_block,
     status[threadIdx.x] = shardtab_coll_finish_block(&sig, &c, kind, op, type, root, out, count);
 }
 
-ORDER_PROBE(probe_all_reduce_block,
-            "poll, acquire-rmw-device, poll-device, seq-cst-fence, block-release, release-fence, "
-            "flag, flag-device, acquire-fence, block-acquire, release-store-device, "
-            "release-store")
+/* The ordered finish: each waiting thread's acquire fence after its ranks'
+ * words, every thread's after the barrier. */
+ORDER_PROBE(probe_coll_gather_ordered, "poll, claim-device, ll-load, acquire-fence, release-store")
+(shardtab_signals_t sig, int values, int kind, int op, int type, int root, void *out, int count,
+ int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    status[threadIdx.x] = shardtab_coll_gather_block(&sig, &c, kind, op, type, root, out, count, 1);
+}
+
+ORDER_PROBE(probe_all_reduce_block, "poll, claim-device, ll-store, ll-load, release-store")
 (shardtab_signals_t sig, int values, int op, int type, const void *in, void *out, int count,
  int *status)
 {
@@ -349,10 +367,21 @@ ORDER_PROBE(probe_all_reduce_block,
     status[threadIdx.x] = shardtab_all_reduce_block(&sig, &c, op, type, in, out, count);
 }
 
-ORDER_PROBE(probe_broadcast_block,
-            "poll, acquire-rmw-device, poll-device, seq-cst-fence, block-release, release-fence, "
-            "flag, flag-device, acquire-fence, block-acquire, release-store-device, "
-            "release-store")
+/* Calls back to back, as a solver makes them: a call's LL loads are done
+ * before the next call's LL stores (the loop's back edge), on which the
+ * peers' reuse of their buffers rests. */
+ORDER_PROBE(probe_all_reduce_loop, "poll, claim-device, ll-store, ll-load, release-store")
+(shardtab_signals_t sig, int values, int op, int type, const void *in, void *out, int count,
+ int calls, int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    int st = SHARDTAB_WAIT_OK;
+    for (int k = 0; k < calls && st == SHARDTAB_WAIT_OK; k++)
+        st = shardtab_all_reduce_block(&sig, &c, op, type, in, out, count);
+    status[threadIdx.x] = st;
+}
+
+ORDER_PROBE(probe_broadcast_block, "poll, claim-device, ll-store, ll-load, release-store")
 (shardtab_signals_t sig, int values, int root, int type, const void *in, void *out, int count,
  int *status)
 {
@@ -360,10 +389,7 @@ ORDER_PROBE(probe_broadcast_block,
     status[threadIdx.x] = shardtab_broadcast_block(&sig, &c, root, type, in, out, count);
 }
 
-ORDER_PROBE(probe_all_gather_block,
-            "poll, acquire-rmw-device, poll-device, seq-cst-fence, block-release, release-fence, "
-            "flag, flag-device, acquire-fence, block-acquire, release-store-device, "
-            "release-store")
+ORDER_PROBE(probe_all_gather_block, "poll, claim-device, ll-store, ll-load, release-store")
 (shardtab_signals_t sig, int values, int type, const void *in, void *out, int count, int *status)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);

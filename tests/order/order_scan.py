@@ -40,6 +40,11 @@ from. The innermost shardtab_* function names its role:
   instructions                                            release, agent")
   shardtab_flag_relaxed_device, a store    flag-device    (a relaxed store that
                                            a release fence before it publishes)
+  shardtab_fetch_or_relaxed_device, an     claim-device   (row "atomicrmw
+  atomic                                                  monotonic, agent")
+  a store under shardtab_ll_store          ll-store       (an LL word: payload
+                                                          and epoch, relaxed)
+  a load under shardtab_ll_load            ll-load        (the same, read)
   an s_barrier of shardtab_block_sync      block-release / block-acquire, by
                                            its place in the block operation
                                            (BLOCK_ROLES below)
@@ -94,6 +99,15 @@ are set (the caller's stores, unknown here).
       D, V and L clear for this wave: every wave's stores are written back and
       done before the barrier, not only the leader's.
   poll, poll-device: the relaxed load carries glc (bypasses the CU's L1).
+  claim-device: the returning atomic carries glc.
+  ll-store, ll-load: one 8-byte access (*_store_dwordx2 / *_load_dwordx2:
+      single-copy atomic, so the payload and its epoch land and are read
+      together); the load with glc. An ll-store after a release fence on
+      this path (the ordered form) has W and C clear, as a flag.
+  ll-reuse: every ll-load is done (an s_waitcnt vmcnt(0) after it) before any
+      later ll-store and any s_barrier (after which another wave's next
+      deposit may go out): a peer reuses a deposit buffer only after it saw
+      this rank's next deposit, so no load may still be in flight then.
 
 The IR of the same source (-emit-llvm) is read too: every release, acquire,
 acq_rel or seq_cst operation at system or agent scope must lie in one of the
@@ -128,6 +142,7 @@ PRIMITIVES = {
     "shardtab_fence_acquire_device": ("acquire-fence-device", "group"),
     "shardtab_fence_release_device": ("release-fence-device", "group"),
     "shardtab_flag_relaxed_device": ("flag-device", "store"),
+    "shardtab_fetch_or_relaxed_device": ("claim-device", "atomic"),
 }
 FENCE_KINDS = {
     "acquire-fence",
@@ -146,17 +161,16 @@ BLOCK_ROLES = {
     "shardtab_signal_wait_block": [None, "block-acquire"],
     # shardtab_comm.h: get_block's barrier only lets the block read dst;
     # put_signal_block releases before its barrier; signal_after_blocks too, its
-    # second barrier only shares `last`; coll_start_block's first shares the
-    # leader's claim, its second ends a refused call (the shared words read),
-    # its third follows every wave's seq_cst fence, before the leader's one
-    # release; coll_finish_block's first ends the leader's waits (every thread
-    # acquires after it), its second ends a refused call, its third orders
-    # every thread's reads before the leader's end and shares out
+    # second barrier only shares `last`. The collectives' barriers order no
+    # memory between ranks (their words carry their epoch; an ordered call's
+    # fences are each thread's own): coll_deposit_block's share the claim and
+    # end the call, coll_gather_block's share the claim, the outcome and the
+    # stash, the first failing rank's record, and end the call
     "shardtab_get_block": [None],
     "shardtab_put_signal_block": ["block-release"],
     "shardtab_signal_after_blocks": ["block-release", None],
-    "shardtab_coll_start_block": [None, None, "block-release"],
-    "shardtab_coll_finish_block": ["block-acquire", None, None],
+    "shardtab_coll_deposit_block": [None, None],
+    "shardtab_coll_gather_block": [None, None, None, None, None, None],
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
@@ -178,7 +192,11 @@ KINDS = [
     "release-fence-device",
     "flag-device",
     "poll-device",
+    "claim-device",
+    "ll-store",
+    "ll-load",
     "unacquired-read",
+    "ll-reuse",
 ]
 ROWS = {
     "release-store": "store atomic release, system",
@@ -198,6 +216,11 @@ ROWS = {
     "flag-device": "store atomic monotonic, agent, after fence release, agent",
     "poll-device": "load atomic monotonic, agent",
     "unacquired-read": "load atomic monotonic after a poll: fence acquire between",
+    "claim-device": "atomicrmw monotonic, agent (returning: glc)",
+    "ll-store": "store atomic monotonic, system, 8 bytes: one dwordx2",
+    "ll-load": "load atomic monotonic, system, 8 bytes: one dwordx2, glc",
+    "ll-reuse": "load atomic monotonic, done (s_waitcnt vmcnt(0)) before a later "
+    "LL store and before s_barrier",
 }
 SHORT = {
     "release-store": "release",
@@ -217,6 +240,10 @@ SHORT = {
     "flag-device": "device flag",
     "poll-device": "device relaxed load",
     "unacquired-read": "read after the acquire",
+    "claim-device": "device claim (relaxed rmw)",
+    "ll-store": "LL store",
+    "ll-load": "LL load",
+    "ll-reuse": "LL load done first",
 }
 SYS_ACQUIRES = {"acquire-load", "acquire-fence", "seq-cst-fence", "block-acquire"}
 DEV_ACQUIRES = {"acquire-rmw-device", "acquire-fence-device"}
@@ -378,12 +405,16 @@ def label(code):
             # code after it) neither belongs to it nor opens a second one
             if (cls == "group" and ins.mnem in ORDER_OPS) or ins.cls == cls:
                 ins.kind = kind
+        callers = {f for f, _ in ins.chain}
+        if ins.cls == "store" and "shardtab_ll_store" in callers:
+            ins.kind = "ll-store"
+        if ins.cls == "load" and "shardtab_ll_load" in callers:
+            ins.kind = "ll-load"
         if ins.cls == "load":
-            callers = {f for f, _ in ins.chain}
             if "shardtab_poll_index" in callers:
                 ins.flag_poll = True
             elif (
-                ins.kind in ("poll", "poll-device")
+                ins.kind in ("poll", "poll-device", "ll-load")
                 and "shardtab_aborted" not in callers
             ):
                 ins.payload = True
@@ -474,6 +505,8 @@ class State(tuple):
         "dAL",
         "dI1",
         "dsrc",
+        "R",
+        "F",
     )
 
     def __new__(cls, **kw):
@@ -505,6 +538,8 @@ ENTRY = State(
     dAL=False,
     dI1=False,
     dsrc=frozenset(),
+    R=frozenset(),
+    F=False,
 )
 
 
@@ -608,7 +643,50 @@ def step(st, ins, viol=None):
             "missing before %s since the last store that is not a flag: "
             "s_waitcnt vmcnt(0) (the release fence before the flags)" % ins.mnem,
         )
-    if ins.kind in ("acquire-load", "poll", "poll-device") and not re.search(
+    if ins.kind == "ll-store" and not ins.mnem.endswith("store_dwordx2"):
+        bad(
+            ins.pid,
+            ins.kind,
+            "%s is not one 8-byte store: the payload and its epoch must land "
+            "together (single-copy atomic)" % ins.mnem,
+        )
+    if ins.kind == "ll-load" and not ins.mnem.endswith("load_dwordx2"):
+        bad(
+            ins.pid,
+            ins.kind,
+            "%s is not one 8-byte load: the payload and its epoch must be read "
+            "together (single-copy atomic)" % ins.mnem,
+        )
+    if ins.kind == "ll-store" and f["F"] and (W or C):
+        bad(
+            ins.pid,
+            ins.kind,
+            "missing before %s, after the release fence before it, since the last "
+            "store that is neither a flag nor an LL word: %s"
+            % (
+                ins.mnem,
+                "; ".join(
+                    w
+                    for w, x in (
+                        ("buffer_wbl2 after that store", W),
+                        ("s_waitcnt vmcnt(0) after the writeback and that store", C),
+                    )
+                    if x
+                ),
+            ),
+        )
+    if f["R"] and (ins.kind == "ll-store" or ins.mnem == "s_barrier"):
+        for pid in sorted(f["R"]):
+            bad(
+                pid,
+                "ll-reuse",
+                "%s at 0x%x reached with this LL load not yet done (no s_waitcnt "
+                "vmcnt(0) between): the peer may reuse its buffer once this rank's "
+                "next deposit is seen" % (ins.mnem, ins.addr),
+            )
+    if ins.kind == "claim-device" and not re.search(r"\bglc\b", ins.ops):
+        bad(ins.pid, ins.kind, "%s without glc (the claim reads the word)" % ins.mnem)
+    if ins.kind in ("acquire-load", "poll", "poll-device", "ll-load") and not re.search(
         r"\bglc\b", ins.ops
     ):
         bad(ins.pid, ins.kind, "%s without glc (row step 1: glc=1)" % ins.mnem)
@@ -624,7 +702,7 @@ def step(st, ins, viol=None):
     if m == "s_waitcnt":
         vm, lgkm = waits(ins.ops)
         if vm:
-            f.update(V=False, C=False, A=False, sAV=False, dAV=False)
+            f.update(V=False, C=False, A=False, sAV=False, dAV=False, R=frozenset())
         if lgkm:
             f.update(L=False, sAL=False, dAL=False)
     elif m == "buffer_wbl2":
@@ -641,7 +719,7 @@ def step(st, ins, viol=None):
         f["V"] = True
         if ins.cls in ("store", "atomic"):
             f["D"] = True
-            if ins.kind not in ("flag", "flag-device"):
+            if ins.kind not in ("flag", "flag-device", "ll-store"):
                 f.update(W=True, C=True, A=True)
         if m.startswith("flat_"):
             f["L"] = True
@@ -649,6 +727,10 @@ def step(st, ins, viol=None):
         f["L"] = True
     if ins.flag_poll:
         f["P"] = True
+    if ins.kind == "ll-load":
+        f["R"] = f["R"] | {ins.pid}
+    if ins.kind in ("release-fence", "release-fence-device"):
+        f["F"] = True
     if ins.kind == "acquire-load":
         f.update(
             sAV=True,
@@ -755,7 +837,7 @@ def window(code, k, kind):
             if c.mnem in ORDER_OPS or c.cls in CACHE_OPS:
                 seq.append(c.text() if c.mnem == "s_waitcnt" else c.mnem)
         return "; ".join(seq) if seq else "(no instruction)"
-    if kind in ("poll", "poll-device"):
+    if kind in ("poll", "poll-device", "ll-load", "ll-store", "claim-device"):
         return ins.mnem + (" glc" if re.search(r"\bglc\b", ins.ops) else "")
     # acquire-load, acquire-rmw-device, block-acquire: the point, then what
     # follows up to the invalidates
