@@ -11,10 +11,17 @@ typedef enum shardtab_type {
     SHARDTAB_TYPE_COUNT
 } shardtab_type_t;
 
+/* SUM combines in node-rank order inside a node, then in node order. MIN and
+ * MAX of floats and doubles depend on no order or grouping (commutative and
+ * associative on the bits, so the node layout never changes them): a NaN
+ * wins over any number, wherever it is; of several NaNs, the one with the
+ * greatest unsigned bit pattern; among numbers the least (greatest), with
+ * -0.0 below +0.0 and denormals as they are (never flushed). Integers: the
+ * signed min and max. */
 typedef enum shardtab_op {
     SHARDTAB_SUM = 0,
-    SHARDTAB_MIN = 1, /* min(a, b) = b < a ? b : a, in node-rank order: a NaN of rank 0 wins */
-    SHARDTAB_MAX = 2, /* max(a, b) = b > a ? b : a, likewise */
+    SHARDTAB_MIN = 1,
+    SHARDTAB_MAX = 2,
     SHARDTAB_OP_COUNT
 } shardtab_op_t;
 

@@ -11,6 +11,9 @@
 #      "no GPU found" from both programs; every HIP source's device code
 #      compiled for gfx942 with clang 19 (no link: no gfx942 device libraries);
 #   3. CUDA backend with nvcc (sm_90), when nvcc is here: the same.
+# Each ctest stage writes a JUnit file; at the end scripts/check-skips.py lists
+# every case that skipped (exit 77: a package, a namespace missing), and under
+# CI (CI=true) any such case fails the run.
 # Usage: scripts/test.sh [--host-only]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +33,10 @@ echo "# [1/3] host backend: build and ctest"
 cmake -S "$top" -B "$top/build-test-host" -DSHARDTAB_BACKEND=host >/dev/null
 cmake --build "$top/build-test-host" -j "$jobs" >/dev/null
 stage_done "host build"
+# every ctest stage's JUnit report, for the skipped cases (check_skips, at the end)
+junit=$top/build-test-host/junit
+rm -rf "$junit" && mkdir -p "$junit"
+check_skips() { python3 "$top/scripts/check-skips.py" "$junit/plain.xml" "$junit/sanitizers.xml" "$junit/slurm.xml"; }
 # One ctest job more than cores: most cases wait more than they compute (mpiexec
 # start-up, a rank's bounded wait, Slurm), and a third job fills the idle core
 # time (on 2 cores about 0.7x the wall time of -j 2; the timed comparison
@@ -42,11 +49,12 @@ ctest_list() { (cd "$top/build-test-host" && ctest -N "$@") | sed -nE 's/^ +Test
 skip=" $(tr '\n' ' ' < <("$top/tests/shardtab/reliability/sanitize.sh" --print-selection "$top/build-test-host"; ctest_list -L slurm | cut -d' ' -f2)) "
 plain_cases=$(ctest_list | while read -r num name; do [[ $skip == *" $name "* ]] || echo "$num"; done | paste -sd,)
 echo "# the plain run: $(tr ',' '\n' <<<"$plain_cases" | wc -l) cases; the sanitizers take the unit and MPI cases they run"
-(cd "$top/build-test-host" && ctest -I "0,0,0,$plain_cases" -j "$((jobs + 1))" --output-on-failure)
+(cd "$top/build-test-host" && ctest -I "0,0,0,$plain_cases" -j "$((jobs + 1))" --output-on-failure --output-junit "$junit/plain.xml")
 stage_done "host ctest"
 
 echo "# [1/3] sanitizers: ASan+UBSan+LSan and valgrind"
-"$top/tests/shardtab/reliability/sanitize.sh" --asan-dir "$top/build-test-asan" --plain-dir "$top/build-test-host"
+"$top/tests/shardtab/reliability/sanitize.sh" --asan-dir "$top/build-test-asan" --plain-dir "$top/build-test-host" \
+  --junit "$junit/sanitizers.xml"
 stage_done "sanitizers"
 
 # The jobs through a real Slurm of two virtual nodes on this machine. They wait
@@ -65,7 +73,7 @@ slurm_down() {
 trap slurm_down EXIT
 slurm_stage() {
   local started=$SECONDS status=0
-  (cd "$top/build-test-host" && ctest -L slurm --output-on-failure) || status=$?
+  (cd "$top/build-test-host" && ctest -L slurm --output-on-failure --output-junit "$junit/slurm.xml") || status=$?
   echo "# slurm stage: $((SECONDS - started)) s"
   return "$status"
 }
@@ -73,6 +81,7 @@ if ((host_only)); then
   echo "# [1/3] the jobs through a real Slurm (ctest -L slurm)"
   slurm_stage
   bash "$top/tests/slurm/cluster.sh" down "$slurm_cluster"
+  check_skips
   exit 0
 fi
 echo "# [1/3] the jobs through a real Slurm (ctest -L slurm), beside the HIP build: log at the end"
@@ -127,4 +136,6 @@ if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
 else
   echo "# skipped: no nvcc on this machine"
 fi
+echo "# the skipped cases (under CI=true any fails the run):"
+check_skips
 echo "# all tests passed"

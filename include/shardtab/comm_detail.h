@@ -115,17 +115,34 @@ SHARDTAB_DEVFN void shardtab_value_store(int type, void *array, size_t i, uint64
         memcpy((uint64_t *)array + i, &w, sizeof w);
 }
 
-/* a op b, on words holding values of the type */
+/* a op b, on words holding values of the type. Min and max of floats and
+ * doubles (the rule of shardtab_types.h) compare bit patterns, not values, so
+ * that no order or grouping of the ranks changes the result and no hardware
+ * mode (denormals flushed, NaNs made canonical) touches it: a NaN wins over a
+ * number, of two NaNs the greater unsigned pattern wins, and numbers compare
+ * by a key that orders them as the reals with -0.0 below +0.0 (a negative's
+ * bits inverted, a positive's sign bit set). */
 SHARDTAB_DEVFN uint64_t shardtab_value_combine(int op, int type, uint64_t a, uint64_t b)
 {
+    if (type != SHARDTAB_INT64 && op != SHARDTAB_SUM) {
+        const int wide = type == SHARDTAB_DOUBLE;
+        const uint64_t all = wide ? ~(uint64_t)0 : 0xffffffffu;
+        const uint64_t sign = wide ? (uint64_t)1 << 63 : (uint64_t)1 << 31;
+        const uint64_t inf = wide ? 0x7ff0000000000000u : 0x7f800000u;
+        a &= all;
+        b &= all;
+        const int a_nan = (a & ~sign) > inf, b_nan = (b & ~sign) > inf;
+        if (a_nan || b_nan)
+            return !b_nan ? a : !a_nan ? b : b > a ? b : a;
+        const uint64_t ka = a & sign ? ~a & all : a | sign, kb = b & sign ? ~b & all : b | sign;
+        return op == SHARDTAB_MIN ? (kb < ka ? b : a) : (kb > ka ? b : a);
+    }
     if (type == SHARDTAB_FLOAT) {
         float x, y;
         uint32_t xa = (uint32_t)a, yb = (uint32_t)b;
         memcpy(&x, &xa, sizeof x);
         memcpy(&y, &yb, sizeof y);
-        float r = op == SHARDTAB_SUM   ? x + y
-                  : op == SHARDTAB_MIN ? (y < x ? y : x)
-                                       : (y > x ? y : x);
+        float r = x + y;
         uint32_t bits;
         memcpy(&bits, &r, sizeof bits);
         return bits;
@@ -134,9 +151,7 @@ SHARDTAB_DEVFN uint64_t shardtab_value_combine(int op, int type, uint64_t a, uin
         double x, y;
         memcpy(&x, &a, sizeof x);
         memcpy(&y, &b, sizeof y);
-        double r = op == SHARDTAB_SUM   ? x + y
-                   : op == SHARDTAB_MIN ? (y < x ? y : x)
-                                        : (y > x ? y : x);
+        double r = x + y;
         uint64_t bits;
         memcpy(&bits, &r, sizeof bits);
         return bits;

@@ -170,11 +170,12 @@ void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *run,
     print_check("run", subject, "the plain reference", &v->run, nx);
     jacobi_init_name(&j->opts.init, init, sizeof init);
     if (v->verified) {
-        printf("# verify jacobi: OK (init %s: %" PRIu64 " points bit-exact against the plain "
-               "reference, %" PRIu64 " iterations each, %d norms within %.1e <= %.0e; the 1-GPU "
-               "reference likewise%s)\n",
-               init, v->run.points, run->iterations, v->run.norms, v->run.norm_diff,
-               JACOBI_NORM_REL_TOL,
+        /* the points compared: every interior row, each whole (its boundary columns too) */
+        printf("# verify jacobi: OK (init %s: %" PRIu64 " points (%" PRIu64 " interior rows x %d "
+               "columns, boundary columns included) bit-exact against the plain reference, %" PRIu64
+               " iterations each, %d norms within %.1e <= %.0e; the 1-GPU reference likewise%s)\n",
+               init, v->run.points, v->run.points / (uint64_t)nx, nx, run->iterations, v->run.norms,
+               v->run.norm_diff, JACOBI_NORM_REL_TOL,
                v->cpu.ran ? ", and the plain reference equals a CPU loop" : "");
         fflush(stdout);
         return;

@@ -12,8 +12,9 @@ one part per run:
            compared bit for bit with a plain NumPy reduction computed here
            from the known inputs: in node-rank order inside each node, then in
            node order across nodes (SHARDTAB_RANKS_PER_NODE), float32 summed
-           one rank at a time in float32, min and max as the library defines
-           them (b < a ? b : a); outside the region nothing may change. The
+           one rank at a time in float32, min and max as shardtab_types.h
+           defines them (a NaN wins, of two the greater bit pattern; -0.0
+           below +0.0); outside the region nothing may change. The
            run also shows that a wrong order would show: at 3 ranks or more
            some float32 sums in rank order differ from the reverse order, and
            across nodes some hierarchical sums differ from the flat order.
@@ -96,9 +97,17 @@ def combine(op, a, b):
     with numpy.errstate(all="ignore"):
         if op == "sum":
             return a + b  # float32 stays float32; int64 wraps
+        if a.dtype.kind == "i":
+            return numpy.where(b < a, b, a) if op == "min" else numpy.where(b > a, b, a)
+        ua, ub = bits(a), bits(b)
+        nan_a, nan_b = numpy.isnan(a), numpy.isnan(b)
+        sign_a, sign_b = numpy.signbit(a), numpy.signbit(b)
         if op == "min":
-            return numpy.where(b < a, b, a)
-        return numpy.where(b > a, b, a)
+            b_wins = (b < a) | ((b == a) & sign_b & ~sign_a)
+        else:
+            b_wins = (b > a) | ((b == a) & sign_a & ~sign_b)
+        b_wins = numpy.where(nan_a | nan_b, nan_b & (~nan_a | (ub > ua)), b_wins)
+        return numpy.where(b_wins, b, a)
 
 
 def reduce_in(op, order, values):

@@ -84,9 +84,12 @@ class _Collectives:
     def all_reduce(self, op="sum", offset=0, count=None, stream=None):
         """Collective, in place: elements [offset, offset + count) of every
         rank's shard become, element by element, the op ("sum", "min" or
-        "max") of every rank's, combined in rank order (inside a node in
+        "max") of every rank's. Sums combine in rank order (inside a node in
         node-rank order, then across nodes in node order: the same bits on
-        every rank, every run; min and max: a NaN of the first rank wins).
+        every rank, every run). Min and max depend on no order, so no layout
+        of ranks into nodes changes them: a NaN wins wherever it is (of
+        several NaNs, the greatest unsigned bit pattern), -0.0 is below
+        +0.0, denormals are kept.
 
         offset and count are elements of the table's dtype (float32, float64
         or int64; int64 sums wrap). count=None: the rest of the shard from

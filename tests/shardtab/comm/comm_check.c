@@ -10,7 +10,12 @@
  *          1, 7, 4096 bytes and the whole shard around the ring of node
  *          ranks. Every value of every result is compared bit for bit with a
  *          plain sequential reduction in node-rank order computed here.
- * USAGE    mpiexec -n <ranks> ./comm_check [--rounds N] [--values V] [--threads T]
+ *          --special: instead, all-reduces min and max of floats and doubles
+ *          over special values (NaNs of several payloads and both signs,
+ *          infinities, signed zeros, denormals), each value bit for bit
+ *          against the rule of shardtab_types.h written apart
+ *          (comm_reference.h).
+ * USAGE    mpiexec -n <ranks> ./comm_check [--rounds N] [--values V] [--threads T] [--special]
  *                 [--fault never|stale|corrupt|count|op|concurrent|third]
  *                 [--fault-rank R] [--bench N] [--allow-shared-gpu]
  * NOTES    Inputs differ by rank, epoch and element (a SplitMix64 stream), so a
@@ -53,11 +58,12 @@ static const char *const fault_names[FAULT_KINDS] = {"none",  "never", "stale", 
                                                      "count", "op",    "concurrent", "third"};
 
 typedef struct cc_options {
-    int rounds, values, threads, fault, fault_rank, allow_shared_gpu, bench;
+    int rounds, values, threads, fault, fault_rank, allow_shared_gpu, bench, special;
 } cc_options_t;
 
 typedef struct cc_job {
     int rank, size, node_rank, node_size;
+    int special; /* --special: the inputs are special values */
     shardtab_t *table;
     shardtab_signals_t sig;
     char *shard;        /* the put target: SHARD_BYTES, coherent */
@@ -80,11 +86,16 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
     o->fault_rank = -1;
     o->allow_shared_gpu = 0;
     o->bench = 0;
+    o->special = 0;
     for (int i = 1; i < argc; i++) {
         char *end = NULL;
         long v;
         if (strcmp(argv[i], "--allow-shared-gpu") == 0) {
             o->allow_shared_gpu = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--special") == 0) {
+            o->special = 1;
             continue;
         }
         if (strcmp(argv[i], "--fault") == 0 && i + 1 < argc) {
@@ -141,26 +152,32 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
 
 /* ---- the inputs, and the plain reference ----------------------------------------- */
 
+/* node rank r's value i of call `epoch`: the SplitMix64 stream, or a special value */
+static uint64_t job_input(const cc_job_t *j, int type, int r, uint64_t epoch, int i)
+{
+    return j->special ? special_input(type, r, epoch, i) : input(type, r, epoch, i);
+}
+
 /* The result a call must give, as pad words: values (all-gather: n * count). */
-static int reference(const comm_call_t *c, int n, uint64_t epoch, uint64_t *want)
+static int reference(const cc_job_t *j, const comm_call_t *c, int n, uint64_t epoch, uint64_t *want)
 {
     if (c->kind == SHARDTAB_COLL_REDUCE) {
         for (int i = 0; i < c->count; i++) {
-            uint64_t acc = input(c->type, 0, epoch, i);
+            uint64_t acc = job_input(j, c->type, 0, epoch, i);
             for (int r = 1; r < n; r++)
-                acc = plain_combine(c->op, c->type, acc, input(c->type, r, epoch, i));
+                acc = plain_combine(c->op, c->type, acc, job_input(j, c->type, r, epoch, i));
             want[i] = acc;
         }
         return c->count;
     }
     if (c->kind == SHARDTAB_COLL_BROADCAST) {
         for (int i = 0; i < c->count; i++)
-            want[i] = input(c->type, c->root, epoch, i);
+            want[i] = job_input(j, c->type, c->root, epoch, i);
         return c->count;
     }
     for (int r = 0; r < n; r++)
         for (int i = 0; i < c->count; i++)
-            want[r * c->count + i] = input(c->type, r, epoch, i);
+            want[r * c->count + i] = job_input(j, c->type, r, epoch, i);
     return n * c->count;
 }
 
@@ -203,7 +220,7 @@ static shardtab_status_t launch(cc_job_t *j, const cc_options_t *o, const comm_c
 
     if (c->phases & COMM_START) {
         for (int i = 0; i < c->count; i++)
-            j->host_in[i] = input(c->type, j->node_rank, epoch, i);
+            j->host_in[i] = job_input(j, c->type, j->node_rank, epoch, i);
         to_typed(c->type, j->host_in, j->host_out, c->count);
         status = shardtab_memcpy_async(j->in, j->host_out, (size_t)(c->count ? c->count : 1) * 8,
                                        j->stream);
@@ -237,7 +254,7 @@ static shardtab_status_t verify(cc_job_t *j, const comm_call_t *c, uint64_t epoc
     }
     if (status != SHARDTAB_SUCCESS)
         return status;
-    len = reference(c, n, epoch, j->want);
+    len = reference(j, c, n, epoch, j->want);
     if (len > 0)
         status = shardtab_memcpy_to_host(j->host_out, j->out, (size_t)len * 8);
     for (int i = 0; i < len && status == SHARDTAB_SUCCESS; i++) {
@@ -337,6 +354,43 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
                     c.plant.epoch = epoch; /* the collective's epoch is its count of calls */
                     if (status == SHARDTAB_SUCCESS)
                         status = launch(j, o, &c, epoch, blocks);
+                    if (status == SHARDTAB_SUCCESS)
+                        status = verify(j, &c, epoch, what);
+                    status = shardtab_agree(MPI_COMM_WORLD, status);
+                    (*calls)++;
+                }
+    return status;
+}
+
+/* --special: all-reduces min and max of floats and doubles over special
+ * values on collective A, --rounds calls of each at every count. */
+static shardtab_status_t special_calls(cc_job_t *j, const cc_options_t *o, int *calls)
+{
+    static const char *const type_names[] = {"float", "double"};
+    const int counts[3] = {1, 7, o->values};
+    uint64_t epoch = 0;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    for (int op = SHARDTAB_MIN; op <= SHARDTAB_MAX && status == SHARDTAB_SUCCESS; op++)
+        for (int type = 0; type < SHARDTAB_INT64 && status == SHARDTAB_SUCCESS; type++)
+            for (int ci = 0; ci < 3 && status == SHARDTAB_SUCCESS; ci++)
+                for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
+                    comm_call_t c;
+                    char what[128];
+                    memset(&c, 0, sizeof c);
+                    c.slot = j->slot_a;
+                    c.values = o->values;
+                    c.kind = SHARDTAB_COLL_REDUCE;
+                    c.op = op;
+                    c.type = type;
+                    c.count = counts[ci];
+                    c.phases = COMM_BOTH;
+                    c.plant.epoch = ++epoch;
+                    snprintf(what, sizeof what, "all-reduce %s of %d special %s values",
+                             op == SHARDTAB_MIN ? "min" : "max", c.count, type_names[type]);
+                    status = zero_status(j);
+                    if (status == SHARDTAB_SUCCESS)
+                        status = launch(j, o, &c, epoch, 1);
                     if (status == SHARDTAB_SUCCESS)
                         status = verify(j, &c, epoch, what);
                     status = shardtab_agree(MPI_COMM_WORLD, status);
@@ -661,14 +715,45 @@ static shardtab_status_t release(cc_job_t *j)
     return first;
 }
 
+/* Every stage but --special's, in order, each announced by rank 0. */
+static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    int calls = 0, put_count = 0;
+    uint64_t epoch_b = 0;
+
+    if (o->bench > 0) {
+        status = bench(j, o);
+        o->rounds = 1; /* then one quick pass of every check */
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = every_call(j, o, &calls);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        printf("# comm_check: collectives OK (%d calls, every value bit for bit)\n", calls);
+    if (status == SHARDTAB_SUCCESS)
+        status = split_phase(j, o, &epoch_b);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        printf("# comm_check: split phase OK (%d rounds of two calls in flight)\n", o->rounds);
+    if (status == SHARDTAB_SUCCESS)
+        status = concurrent(j, o);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        printf("# comm_check: concurrency OK (%d rounds of two collectives and barriers at once)\n",
+               50 * o->rounds);
+    if (status == SHARDTAB_SUCCESS)
+        status = ring_puts(j, o, &put_count);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        printf("# comm_check: puts with signal OK (%d puts, 0 B to %u B)\n", put_count,
+               SHARD_BYTES / 2);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     shardtab_init_params_t init = {0};
     cc_options_t o;
     cc_job_t j;
     char err[256];
-    int code = 0, calls = 0, put_count = 0;
-    uint64_t epoch_b = 0;
+    int code = 0, calls = 0;
     shardtab_status_t status;
 
     memset(&j, 0, sizeof j);
@@ -704,28 +789,15 @@ int main(int argc, char **argv)
                "slots), fault %s\n",
                j.size, j.node_size, o.rounds, o.values, SHARDTAB_COLL_SLOTS(j.node_size, o.values),
                fault_names[o.fault]);
-    if (status == SHARDTAB_SUCCESS && o.bench > 0) {
-        status = bench(&j, &o);
-        o.rounds = 1; /* then one quick pass of every check */
-    }
-    if (status == SHARDTAB_SUCCESS)
-        status = every_call(&j, &o, &calls);
-    if (status == SHARDTAB_SUCCESS && j.rank == 0)
-        printf("# comm_check: collectives OK (%d calls, every value bit for bit)\n", calls);
-    if (status == SHARDTAB_SUCCESS)
-        status = split_phase(&j, &o, &epoch_b);
-    if (status == SHARDTAB_SUCCESS && j.rank == 0)
-        printf("# comm_check: split phase OK (%d rounds of two calls in flight)\n", o.rounds);
-    if (status == SHARDTAB_SUCCESS)
-        status = concurrent(&j, &o);
-    if (status == SHARDTAB_SUCCESS && j.rank == 0)
-        printf("# comm_check: concurrency OK (%d rounds of two collectives and barriers at once)\n",
-               50 * o.rounds);
-    if (status == SHARDTAB_SUCCESS)
-        status = ring_puts(&j, &o, &put_count);
-    if (status == SHARDTAB_SUCCESS && j.rank == 0)
-        printf("# comm_check: puts with signal OK (%d puts, 0 B to %u B)\n", put_count,
-               SHARD_BYTES / 2);
+    j.special = o.special;
+    if (status == SHARDTAB_SUCCESS && o.special) /* --special: that stage alone */
+        status = special_calls(&j, &o, &calls);
+    if (status == SHARDTAB_SUCCESS && o.special && j.rank == 0)
+        printf("# comm_check: special values OK (%d calls of min and max, every value bit "
+               "for bit)\n",
+               calls);
+    if (status == SHARDTAB_SUCCESS && !o.special)
+        status = every_stage(&j, &o);
     if (status == SHARDTAB_SUCCESS && o.fault != FAULT_NONE)
         status = shardtab_agree(MPI_COMM_WORLD,
                                 shardtab_error_set(SHARDTAB_ERR_VERIFY,

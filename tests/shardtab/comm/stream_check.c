@@ -8,7 +8,12 @@
  *          bit with a plain reduction computed here: in node-rank order
  *          inside a node, then in node order across nodes (the library's
  *          hierarchy), so a wrong order shows in the bits of a float sum.
- * USAGE    mpiexec -n <ranks> ./stream_check [--shard-bytes B] [--big]
+ *          --special: min and max of floats and doubles over special values
+ *          (NaNs of several payloads and both signs, infinities, signed
+ *          zeros, denormals) on every rank, each element bit for bit
+ *          against a reduction in rank order by the rule of shardtab_types.h,
+ *          written apart in comm_reference.h: the same at every layout.
+ * USAGE    mpiexec -n <ranks> ./stream_check [--shard-bytes B] [--big] [--special]
  *                 [--fault count|offset|op|past-shard|algo|scratch] [--fault-rank R]
  *                 [--allow-shared-gpu]
  * NOTES    --big runs instead an all-reduce of 64 MiB a rank, each algorithm. A
@@ -50,7 +55,7 @@ typedef struct sc_job {
     char *shard; /* device */
     size_t shard_bytes;
     unsigned char *host, *want;
-    int fault, fault_rank, big;
+    int fault, fault_rank, big, special;
 } sc_job_t;
 
 static size_t type_size(int type)
@@ -70,10 +75,24 @@ static uint64_t get_word(int type, const unsigned char *at)
     return w;
 }
 
-/* The plain all-reduce of element i: node-rank order inside each node, then node order. */
+/* rank r's element i of `call`: the SplitMix64 stream, or with --special a special value */
+static uint64_t value_of(const sc_job_t *j, int type, int r, uint64_t call, int i)
+{
+    return j->special ? special_input(type, r, call, i) : input(type, r, call, i);
+}
+
+/* The plain all-reduce of element i: node-rank order inside each node, then
+ * node order; with --special (min and max alone) simply in rank order, as the
+ * rule's result depends on no order. */
 static uint64_t reduced(const sc_job_t *j, int op, int type, uint64_t call, size_t i)
 {
     uint64_t total = 0;
+    if (j->special) {
+        total = value_of(j, type, 0, call, (int)i);
+        for (int r = 1; r < j->size; r++)
+            total = plain_combine(op, type, total, value_of(j, type, r, call, (int)i));
+        return total;
+    }
     for (int node = 0; node < j->node_count; node++) {
         int first = 1;
         uint64_t acc = 0;
@@ -136,7 +155,8 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         int owner = kind == 2 ? (int)(i / (count ? count : 1)) : j->rank;
         size_t index = kind == 2 ? i % (count ? count : 1) : i;
         if (kind != 2 || owner == j->rank)
-            put_word(type, j->host + offset + i * size, input(type, j->rank, call, (int)index));
+            put_word(type, j->host + offset + i * size,
+                     value_of(j, type, j->rank, call, (int)index));
     }
     status = shardtab_memcpy_to_device(j->shard, j->host, j->shard_bytes);
     if (algo)
@@ -182,9 +202,9 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         if (kind == 0)
             want = reduced(j, op, type, call, i);
         else if (kind == 1)
-            want = input(type, root, call, (int)i);
+            want = value_of(j, type, root, call, (int)i);
         else
-            want = input(type, (int)(i / count), call, (int)(i % count));
+            want = value_of(j, type, (int)(i / count), call, (int)(i % count));
         uint64_t got = get_word(type, j->want + offset + i * size);
         if (got != want)
             status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
@@ -202,6 +222,26 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
                                         what, b, offset, offset + bytes);
     }
     return shardtab_agree(MPI_COMM_WORLD, status);
+}
+
+/* --special: min and max of floats and doubles over special values, one-shot
+ * and two-shot, at offset 0 and one element in. */
+static shardtab_status_t special_calls(sc_job_t *j, int *calls)
+{
+    static const char *const algos[3] = {"one-shot", "two-shot", "one-block"};
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    uint64_t call = 2000000;
+
+    for (int type = 0; type < SHARDTAB_INT64 && status == SHARDTAB_SUCCESS; type++)
+        for (int op = SHARDTAB_MIN; op <= SHARDTAB_MAX && status == SHARDTAB_SUCCESS; op++)
+            for (int a = 0; a < 3 && status == SHARDTAB_SUCCESS; a++)
+                for (int o = 0; o < 2 && status == SHARDTAB_SUCCESS; o++) {
+                    const size_t size = type_size(type), whole = j->shard_bytes / size - 1;
+                    status = one(j, 0, op, type, (size_t)o * size, whole < 4096 ? whole : 4096, 0,
+                                 ++call, algos[a]);
+                    (*calls)++;
+                }
+    return status;
 }
 
 static shardtab_status_t every_call(sc_job_t *j, int *calls)
@@ -266,6 +306,8 @@ int main(int argc, char **argv)
             init.allow_shared_device = 1;
         else if (strcmp(argv[i], "--big") == 0)
             j.big = 1;
+        else if (strcmp(argv[i], "--special") == 0)
+            j.special = 1;
         else if (strcmp(argv[i], "--shard-bytes") == 0 && i + 1 < argc)
             j.shard_bytes = (size_t)strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--fault-rank") == 0 && i + 1 < argc)
@@ -280,6 +322,8 @@ int main(int argc, char **argv)
         } else
             snprintf(err, sizeof err, "unknown option '%s'", argv[i]);
     }
+    if (err[0] == '\0' && j.special && j.big)
+        snprintf(err, sizeof err, "--special and --big are two runs: give one");
     if (err[0] == '\0' && (j.shard_bytes < 1024 || j.shard_bytes % 16 != 0))
         snprintf(err, sizeof err, "--shard-bytes must be a multiple of 16, at least 1024");
     if (err[0] != '\0') {
@@ -316,10 +360,16 @@ int main(int argc, char **argv)
         if (j.rank == 0)
             printf("# stream_check: %d ranks, %d nodes, shards of %zu bytes, fault %s\n", j.size,
                    j.node_count, j.shard_bytes, fault_names[j.fault]);
-        if (!j.big) /* --big: the 64 MiB calls alone */
+        if (j.special) /* --special: the special values alone */
+            status = special_calls(&j, &calls);
+        else if (!j.big) /* --big: the 64 MiB calls alone */
             status = every_call(&j, &calls);
     }
-    if (status == SHARDTAB_SUCCESS && j.rank == 0 && !j.big)
+    if (status == SHARDTAB_SUCCESS && j.rank == 0 && j.special)
+        printf("# stream_check: special values OK (%d calls of min and max, every element bit "
+               "for bit)\n",
+               calls);
+    else if (status == SHARDTAB_SUCCESS && j.rank == 0 && !j.big)
         printf("# stream_check: every call OK (%d calls, every element bit for bit)\n", calls);
     if (status == SHARDTAB_SUCCESS && j.big) {
         const size_t count = (64u << 20) / 4;

@@ -3,6 +3,7 @@
 #
 # Usage: tests/shardtab/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR] [--jobs N]
 #                                       [--skip-asan] [--skip-valgrind] [--every-case]
+#                                       [--junit FILE]
 #        tests/shardtab/reliability/sanitize.sh --print-selection DIR
 #   --asan-dir DIR   build tree configured with -DSHARDTAB_SANITIZE=ON
 #                    (default ${TMPDIR:-/tmp}/shardtab-asan)
@@ -12,6 +13,8 @@
 #                    more than they compute (default: nproc)
 #   --every-case     every case of ctest -L 'unit|mpi' under the sanitizers, not
 #                    the selection of select_cases (below)
+#   --junit FILE     ctest's JUnit report of the sanitizers' cases (--output-junit),
+#                    which scripts/check-skips.py reads for skipped cases
 #   --print-selection DIR  print the names of the cases the sanitizers run (of
 #                    build tree DIR's), one a line, and exit: scripts/test.sh
 #                    runs the other cases in its plain run
@@ -32,6 +35,7 @@ do_asan=1
 do_valgrind=1
 every_case=0
 print_selection=""
+junit=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
     --print-selection) print_selection=$2; shift 2 ;;
@@ -41,6 +45,7 @@ while [[ $# -gt 0 ]]; do
     --skip-asan) do_asan=0; shift ;;
     --skip-valgrind) do_valgrind=0; shift ;;
     --every-case) every_case=1; shift ;;
+    --junit) junit=(--output-junit "$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
     *) echo "sanitize.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -179,7 +184,7 @@ if [[ $do_asan -eq 1 ]]; then
             failures=$((failures + 1))
         fi
     fi
-    if ! (cd "$asan_dir" && ctest "${selection[@]}" -j "$ctest_jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
+    if ! (cd "$asan_dir" && ctest "${selection[@]}" "${junit[@]}" -j "$ctest_jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
         grep -E "tests passed|Failed|\*\*\*|Timeout" "$logs/ctest.log" | tail -40
         failures=$((failures + 1))
     fi
