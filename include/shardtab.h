@@ -73,7 +73,8 @@ typedef enum shardtab_status {
     SHARDTAB_ERR_UNSUPPORTED, /* not possible with this backend or build */
     SHARDTAB_ERR_FAULT,       /* failure injected through SHARDTAB_FAULT */
     SHARDTAB_ERR_VERIFY,      /* an application-level check failed */
-    SHARDTAB_ERR_TIMEOUT,     /* a device-side wait ran out of time (shardtab_signal_check) */
+    SHARDTAB_ERR_TIMEOUT,     /* a wait ran out of time: a device-side one
+                                 (shardtab_signal_check), or destroy's for the other ranks */
     SHARDTAB_ERR_ABORTED,     /* stopped because another rank failed first: when ranks
                                    agree, any other failure is reported before this one */
     SHARDTAB_STATUS_COUNT
@@ -203,7 +204,12 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
  * by default): a rank that never destroys this table (it destroys another, or
  * none) makes it SHARDTAB_ERR_TIMEOUT, the message naming the table and the
  * rule; the table is then gone on this rank, its resources held until the
- * process ends, and the job should end (MPI_Abort).
+ * process ends, and the job should end (MPI_Abort). A rank that comes after
+ * the others gave up is bounded alike (its second agreement times out). After
+ * such a timeout every other live table of this process over the same ranks
+ * (a congruent communicator) is out of step: its destroy and its
+ * stream-ordered collectives fail at once, locally, with SHARDTAB_ERR_TIMEOUT
+ * naming both tables (the destroy drops the table as above).
  * A table that is not live (NULL, destroyed already): a local
  * SHARDTAB_ERR_INVALID_ARG, no collective, *table left as it is. */
 shardtab_status_t shardtab_destroy(shardtab_t **table);

@@ -423,6 +423,8 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
     shardtab_status_t status, local;
 
     status = st_check_table(t, c->name); /* NULL, destroyed, or never a table */
+    if (status == SHARDTAB_SUCCESS)
+        status = st_table_in_step(t, c->name); /* no collective after a destroy gave up */
     if (status != SHARDTAB_SUCCESS)
         return status;
     local = check_call(t, c);

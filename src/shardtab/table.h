@@ -52,7 +52,17 @@ struct shardtab {
     size_t coll_scratch_bytes;
     MPI_Comm leaders;
     int leaders_made;
+    /* a destroy over the same ranks (a congruent communicator) gave up
+     * waiting on this rank: its agreement may still be pending, so no call
+     * on this table may enter a collective again (shardtab.c); the label of
+     * the table whose destroy gave up */
+    int out_of_step;
+    char out_of_step_from[SHARDTAB_LABEL_MAX];
 };
+
+/* SHARDTAB_SUCCESS, or, for a table that is out of step (above),
+ * SHARDTAB_ERR_TIMEOUT with a message naming call and why. Local. */
+shardtab_status_t st_table_in_step(const shardtab_t *t, const char *call);
 
 /* calloc of count (at least one) elements; on failure records the first
  * failure in *status, with a message naming what. */

@@ -28,6 +28,19 @@
  *                  ends after 6 x the wait limit (SHARDTAB_WAIT_TIMEOUT) with
  *                  SHARDTAB_ERR_TIMEOUT naming the table and the rule (it
  *                  waited for ever); rank 0 then ends the job, MPI_Abort(3)
+ *   crossed-destroy rank 0 creates tables A then B, the others B then A (no
+ *                  labels: rank 0's A is paired with their B); every rank
+ *                  destroys A then B. Destroy A times out on every rank after
+ *                  6 x the wait limit; destroy B then fails at once with
+ *                  SHARDTAB_ERR_TIMEOUT, saying the table is out of step (it
+ *                  waited for ever: its agreement matched another rank's
+ *                  pending one, then waited for a rank that never came);
+ *                  rank 0 then ends the job, MPI_Abort(3)
+ *   late-destroy   rank 0 destroys a table at once, the others 4 s later, past
+ *                  rank 0's patience (6 x 0.5 s): rank 0's destroy times out,
+ *                  and theirs, whose first agreement completes rank 0's
+ *                  pending one, times out 3 s later in the second (it waited
+ *                  for ever for rank 0); rank 0 then ends the job, MPI_Abort(3)
  *   table-limit    live tables until MPI runs out of communicators (Open MPI:
  *                  about 32,000 tables, two each): that create fails on every
  *                  rank with a message naming the cause and the count (the
@@ -55,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rank_checks.h"
 #include "shardtab.h"
@@ -483,6 +497,84 @@ static void case_destroy_alone(void)
     }
 }
 
+static void case_crossed_destroy(void)
+{
+    shardtab_t *a = NULL, *b = NULL;
+    void *shard = NULL;
+    double start, took;
+    shardtab_status_t s;
+
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    if (rank == 0) {
+        s = shardtab_create(MPI_COMM_WORLD, shard, 64, &a);
+        if (s == SHARDTAB_SUCCESS)
+            s = shardtab_create(MPI_COMM_WORLD, shard, 64, &b);
+    } else {
+        s = shardtab_create(MPI_COMM_WORLD, shard, 64, &b);
+        if (s == SHARDTAB_SUCCESS)
+            s = shardtab_create(MPI_COMM_WORLD, shard, 64, &a);
+    }
+    CHECK(s == SHARDTAB_SUCCESS, "rank 0 creates A then B, the others B then A");
+    if (size == 1) {
+        CHECK(shardtab_destroy(&a) == SHARDTAB_SUCCESS && shardtab_destroy(&b) == SHARDTAB_SUCCESS,
+              "one rank: both destroys end");
+        CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+        return;
+    }
+    start = MPI_Wtime();
+    s = shardtab_destroy(&a);
+    took = MPI_Wtime() - start;
+    CHECK(s == SHARDTAB_ERR_TIMEOUT && a == NULL && took > 5.0 && says("waited 6 s"),
+          "destroy A times out after %.1f s: %s", took, shardtab_last_error());
+    start = MPI_Wtime();
+    s = shardtab_destroy(&b);
+    took = MPI_Wtime() - start;
+    CHECK(s == SHARDTAB_ERR_TIMEOUT && b == NULL && took < 1.0 && says("out of step"),
+          "destroy B fails at once (%.2f s): %s", took, shardtab_last_error());
+    if (rank == 0) {
+        /* the tables' communicators hold pending requests: end the job, as shardtab.h says */
+        printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* rank 0's abort ends it here */
+}
+
+static void case_late_destroy(void)
+{
+    shardtab_create_params_t p;
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    double start, took;
+    shardtab_status_t s;
+
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    memset(&p, 0, sizeof p);
+    p.label = "late";
+    p.wait_timeout_s = 0.5;
+    CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS, "a table");
+    if (size == 1) {
+        CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "one rank: the destroy ends");
+        CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+        return;
+    }
+    if (rank != 0)
+        sleep(4);
+    start = MPI_Wtime();
+    s = shardtab_destroy(&t);
+    took = MPI_Wtime() - start;
+    CHECK(s == SHARDTAB_ERR_TIMEOUT && t == NULL && took > 2.5 && took < 4.5 &&
+              (rank == 0 ? says("table 'late' waited 3 s") : says("waited 3 s for every rank")),
+          "every rank's destroy times out, the late ones too (%.1f s here): %s", took,
+          shardtab_last_error());
+    if (rank == 0) {
+        printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* rank 0's abort ends it here */
+}
+
 /* ---- MPI's limit on communicators ----------------------------------------------- */
 
 #define TABLE_LIMIT_TRIES 70000 /* beyond any limit seen (Open MPI 4.1: 32,000 to 34,000) */
@@ -554,9 +646,10 @@ static void case_bad_comm_handle(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const cases[] = {
-        "null-table",      "destroyed-table", "never-a-table", "empty-shard",   "finalize-live",
-        "bad-comm-handle", "past-allocation", "create-order",  "destroy-alone", "table-limit"};
+    static const char *const cases[] = {"null-table",      "destroyed-table", "never-a-table",
+                                        "empty-shard",     "finalize-live",   "bad-comm-handle",
+                                        "past-allocation", "create-order",    "destroy-alone",
+                                        "table-limit",     "crossed-destroy", "late-destroy"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -570,7 +663,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: hostile_handles null-table|destroyed-table|never-a-table|"
                     "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
-                    "destroy-alone|table-limit\n");
+                    "destroy-alone|table-limit|crossed-destroy|late-destroy\n");
         MPI_Finalize();
         return 2;
     }
@@ -590,6 +683,10 @@ int main(int argc, char **argv)
         case_create_order();
     else if (strcmp(which, "destroy-alone") == 0)
         case_destroy_alone();
+    else if (strcmp(which, "late-destroy") == 0)
+        case_late_destroy();
+    else if (strcmp(which, "crossed-destroy") == 0)
+        case_crossed_destroy();
     else if (strcmp(which, "table-limit") == 0)
         case_table_limit();
     else if (strcmp(which, "finalize-live") == 0)
