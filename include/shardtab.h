@@ -262,6 +262,9 @@ shardtab_status_t shardtab_barrier_on_stream(shardtab_t *table, shardtab_stream_
  * give up? SHARDTAB_ERR_TIMEOUT with the rank, slot, value and time it waited,
  * SHARDTAB_ERR_ABORTED when another rank gave up first, else SHARDTAB_SUCCESS.
  * Pass the result to shardtab_agree: every rank then reports the first cause.
+ * A stopped table keeps the first cause this rank knew, and every later call
+ * returns it again, status and message: on a rank whose own checks refused a
+ * stream-ordered collective, that refusal (so the agreement carries it).
  * A table that is not live: SHARDTAB_ERR_INVALID_ARG. */
 shardtab_status_t shardtab_signal_check(const shardtab_t *table);
 

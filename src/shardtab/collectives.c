@@ -450,6 +450,7 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
          * reports its own message, the others learn it from their pads */
         char message[ST_ERROR_BYTES];
         snprintf(message, sizeof message, "%s", shardtab_last_error() + st_error_prefix_bytes());
+        st_table_stop(t, local, message); /* what signal_check will say here */
         st_coll_phase_t p;
         memset(&p, 0, sizeof p);
         (void)shardtab_signals(t, &p.sig);

@@ -48,6 +48,7 @@ static void table_release_host(shardtab_t *t)
         MPI_Comm_free(&t->comm);
     free(t->members);
     free(t->node_rank_of);
+    free(t->stop_cause);
     st_region_release_host(&t->shard);
     st_region_release_host(&t->pad);
     free(t->peer_access);

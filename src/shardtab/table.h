@@ -58,7 +58,16 @@ struct shardtab {
      * the table whose destroy gave up */
     int out_of_step;
     char out_of_step_from[SHARDTAB_LABEL_MAX];
+    /* the node stopped (failure.c): the first cause this rank knew, its status
+     * (SHARDTAB_SUCCESS while the table runs) and its words, without this
+     * rank's prefix (NULL if they could not be kept) */
+    shardtab_status_t stop_status;
+    char *stop_cause;
 };
+
+/* Records that t's node stopped, with status and cause (this rank's words),
+ * unless it stopped already: the first cause is kept. Local. */
+void st_table_stop(shardtab_t *t, shardtab_status_t status, const char *cause);
 
 /* SHARDTAB_SUCCESS, or, for a table that is out of step (above),
  * SHARDTAB_ERR_TIMEOUT with a message naming call and why. Local. */

@@ -41,6 +41,13 @@
  *                  and theirs, whose first agreement completes rank 0's
  *                  pending one, times out 3 s later in the second (it waited
  *                  for ever for rank 0); rank 0 then ends the job, MPI_Abort(3)
+ *   refusal-cause  the last rank's shard is 1024 bytes (then empty), and every
+ *                  rank calls an all-reduce of 200 doubles (then 1) from byte
+ *                  0: that rank's own checks refuse it; every rank then calls
+ *                  shardtab_signal_check and agrees, as shardtab.h advises,
+ *                  and the agreed message is the refusal's cause (it was "node
+ *                  rank N made a call that failed its own checks": the failing
+ *                  rank's signal_check replaced its own cause)
  *   table-limit    live tables until MPI runs out of communicators (Open MPI:
  *                  about 32,000 tables, two each): that create fails on every
  *                  rank with a message naming the cause and the count (the
@@ -575,6 +582,43 @@ static void case_late_destroy(void)
     MPI_Barrier(MPI_COMM_WORLD); /* rank 0's abort ends it here */
 }
 
+/* ---- the cause of a refused collective ---------------------------------------- */
+
+/* The last rank's shard is `last` bytes, the others' 1600; every rank calls an
+ * all-reduce of count doubles, then signal_check and the agreement. */
+static void refusal_cause(size_t last, size_t count, const char *cause)
+{
+    const size_t bytes = rank == size - 1 ? last : 1600;
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    shardtab_status_t s;
+
+    CHECK(shardtab_mem_alloc(1600, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    CHECK(shardtab_create(MPI_COMM_WORLD, shard, bytes, &t) == SHARDTAB_SUCCESS,
+          "a table, the last rank's shard %zu bytes", last);
+    s = shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, count, NULL);
+    CHECK(rank == size - 1 ? s == SHARDTAB_ERR_INVALID_ARG && says(cause) : 1,
+          "the last rank's all-reduce of %zu doubles is refused there: %s", count,
+          rank == size - 1 ? shardtab_last_error() : "");
+    if (size > 1) { /* alone, the call's own refusal is all: nothing stops */
+        s = shardtab_agree(MPI_COMM_WORLD, shardtab_signal_check(t));
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause),
+              "signal_check, agreed, carries the cause: %s", shardtab_last_error());
+    }
+    CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "the table destroyed");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+}
+
+static void case_refusal_cause(void)
+{
+    refusal_cause(1024, 200,
+                  "200 double values from byte 0 need 1600 bytes, past this rank's shard of "
+                  "1024 bytes");
+    refusal_cause(0, 1,
+                  "1 double values from byte 0 need 8 bytes, past this rank's shard of 0 "
+                  "bytes");
+}
+
 /* ---- MPI's limit on communicators ----------------------------------------------- */
 
 #define TABLE_LIMIT_TRIES 70000 /* beyond any limit seen (Open MPI 4.1: 32,000 to 34,000) */
@@ -646,10 +690,10 @@ static void case_bad_comm_handle(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const cases[] = {"null-table",      "destroyed-table", "never-a-table",
-                                        "empty-shard",     "finalize-live",   "bad-comm-handle",
-                                        "past-allocation", "create-order",    "destroy-alone",
-                                        "table-limit",     "crossed-destroy", "late-destroy"};
+    static const char *const cases[] = {
+        "null-table",      "destroyed-table", "never-a-table", "empty-shard",   "finalize-live",
+        "bad-comm-handle", "past-allocation", "create-order",  "destroy-alone", "table-limit",
+        "crossed-destroy", "late-destroy",    "refusal-cause"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -663,7 +707,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: hostile_handles null-table|destroyed-table|never-a-table|"
                     "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
-                    "destroy-alone|table-limit|crossed-destroy|late-destroy\n");
+                    "destroy-alone|table-limit|crossed-destroy|late-destroy|refusal-cause\n");
         MPI_Finalize();
         return 2;
     }
@@ -683,6 +727,8 @@ int main(int argc, char **argv)
         case_create_order();
     else if (strcmp(which, "destroy-alone") == 0)
         case_destroy_alone();
+    else if (strcmp(which, "refusal-cause") == 0)
+        case_refusal_cause();
     else if (strcmp(which, "late-destroy") == 0)
         case_late_destroy();
     else if (strcmp(which, "crossed-destroy") == 0)
