@@ -297,8 +297,15 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *table);
  * returns its error at once, the others learn it from shardtab_signal_check
  * (then shardtab_agree: one message everywhere). Across nodes they are agreed
  * by MPI before anything moves. As with the signals, a stopped node's table
- * must be destroyed. A table that is not live is refused at once, locally
- * (SHARDTAB_ERR_INVALID_ARG naming the call), before any of that. */
+ * must be destroyed. Once this rank knows its table stopped (its own call
+ * was refused, or shardtab_signal_check said so), every later call of these
+ * three fails at once, SHARDTAB_ERR_ABORTED, "<call>: refused: this table
+ * stopped at an earlier call; destroy it. It stopped because: <the first
+ * cause this rank knew>"; nothing is enqueued (across nodes the refusal is
+ * agreed first, as any other). A table that is not live is refused at once,
+ * locally (SHARDTAB_ERR_INVALID_ARG naming the call), before any of that; so
+ * is one out of step after a destroy gave up (SHARDTAB_ERR_TIMEOUT, see
+ * shardtab_destroy). */
 
 /* In place: every rank's region = the op of every rank's region, element by
  * element. */

@@ -313,8 +313,12 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
     char *host = NULL, *all = NULL;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    /* the work enqueued before the call, on every rank */
-    status = st_backend()->stream_synchronize(stream);
+    /* a stopped table refuses before anything moves, its refusal agreed (the
+     * ranks of other nodes may not know it stopped); the work enqueued before
+     * the call, on every rank */
+    status = st_table_stopped(t, c->name);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(stream);
     if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
         host = malloc(c->bytes);
         if (host == NULL)
@@ -425,6 +429,8 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
     status = st_check_table(t, c->name); /* NULL, destroyed, or never a table */
     if (status == SHARDTAB_SUCCESS)
         status = st_table_in_step(t, c->name); /* no collective after a destroy gave up */
+    if (status == SHARDTAB_SUCCESS && t->node_count == 1 && single_node_order(t))
+        status = st_table_stopped(t, c->name); /* across nodes: refused in across_nodes */
     if (status != SHARDTAB_SUCCESS)
         return status;
     local = check_call(t, c);

@@ -180,6 +180,16 @@ void st_table_stop(shardtab_t *t, shardtab_status_t status, const char *cause)
         memcpy(t->stop_cause, cause, strlen(cause) + 1);
 }
 
+shardtab_status_t st_table_stopped(const shardtab_t *t, const char *call)
+{
+    if (t->stop_status == SHARDTAB_SUCCESS)
+        return SHARDTAB_SUCCESS;
+    return st_fail(SHARDTAB_ERR_ABORTED,
+                   "%s: refused: this table stopped at an earlier call; destroy it. It stopped "
+                   "because: %s",
+                   call, t->stop_cause ? t->stop_cause : "(its message could not be kept)");
+}
+
 /* What the pad's header says went wrong on this rank's node, recorded with a
  * message; SHARDTAB_SUCCESS when nothing did. */
 static shardtab_status_t pad_failure(const shardtab_t *t, const uint64_t *header)

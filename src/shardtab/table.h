@@ -68,6 +68,9 @@ struct shardtab {
 /* Records that t's node stopped, with status and cause (this rank's words),
  * unless it stopped already: the first cause is kept. Local. */
 void st_table_stop(shardtab_t *t, shardtab_status_t status, const char *cause);
+/* SHARDTAB_SUCCESS while t runs; once it stopped, SHARDTAB_ERR_ABORTED with a
+ * message for call: refused, destroy the table, and the first cause. Local. */
+shardtab_status_t st_table_stopped(const shardtab_t *t, const char *call);
 
 /* SHARDTAB_SUCCESS, or, for a table that is out of step (above),
  * SHARDTAB_ERR_TIMEOUT with a message naming call and why. Local. */

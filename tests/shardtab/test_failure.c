@@ -305,6 +305,18 @@ static void test_a_stopped_table_keeps_its_first_cause(void **state)
     running_again();
 }
 
+static void test_a_stopped_table_s_calls_are_refused_with_its_cause(void **state)
+{
+    (void)state;
+    running_again();
+    assert_int_equal(st_table_stopped(&table, "shardtab_broadcast"), SHARDTAB_SUCCESS);
+    st_table_stop(&table, SHARDTAB_ERR_INVALID_ARG, "the ranks disagree");
+    assert_int_equal(st_table_stopped(&table, "shardtab_broadcast"), SHARDTAB_ERR_ABORTED);
+    assert_string_equal(said(), "shardtab_broadcast: refused: this table stopped at an earlier "
+                                "call; destroy it. It stopped because: the ranks disagree");
+    running_again();
+}
+
 static void test_check_refuses_a_dead_table_and_passes_the_backend_s_failure_on(void **state)
 {
     shardtab_t copy = table;
@@ -337,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_stream_collective_records_spell_both_call_words),
         cmocka_unit_test(test_each_misuse_has_its_message),
         cmocka_unit_test(test_a_stopped_table_keeps_its_first_cause),
+        cmocka_unit_test(test_a_stopped_table_s_calls_are_refused_with_its_cause),
         cmocka_unit_test(test_check_refuses_a_dead_table_and_passes_the_backend_s_failure_on),
     };
     return cmocka_run_group_tests(tests, lay_out_table, forget_table);

@@ -48,6 +48,14 @@
  *                  and the agreed message is the refusal's cause (it was "node
  *                  rank N made a call that failed its own checks": the failing
  *                  rank's signal_check replaced its own cause)
+ *   stopped-table  a stream-ordered collective stops the node (the last rank's
+ *                  count is 4, the others' 3; then the last rank's own checks
+ *                  refuse its call): every later broadcast, all-reduce and
+ *                  all-gather fails at once on every rank, SHARDTAB_ERR_ABORTED
+ *                  saying the table stopped and must be destroyed, and why
+ *                  (they returned 0, and signal_check repeated the old cause);
+ *                  signal_check still gives the first cause; the table is then
+ *                  destroyed
  *   table-limit    live tables until MPI runs out of communicators (Open MPI:
  *                  about 32,000 tables, two each): that create fails on every
  *                  rank with a message naming the cause and the count (the
@@ -619,6 +627,59 @@ static void case_refusal_cause(void)
                   "bytes");
 }
 
+/* ---- a stopped table's later calls ------------------------------------------- */
+
+/* An all-reduce of count doubles (the last rank: last_count) stops the node;
+ * every later call must be refused at once, naming the cause as this rank knew
+ * it (a fragment of its message: the last rank's, the others'). */
+static void stopped_table(const char *what, size_t count, size_t last_count, const char *cause,
+                          const char *others_cause)
+{
+    static const char *const names[] = {"shardtab_broadcast", "shardtab_all_reduce",
+                                        "shardtab_all_gather"};
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    shardtab_status_t s;
+    double start;
+
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    CHECK(shardtab_create(MPI_COMM_WORLD, shard, 64, &t) == SHARDTAB_SUCCESS, "a table");
+    s = shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0,
+                            rank == size - 1 ? last_count : count, NULL);
+    s = shardtab_agree(MPI_COMM_WORLD, s != SHARDTAB_SUCCESS ? s : shardtab_signal_check(t));
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause), "%s stops the node: %s", what,
+          shardtab_last_error());
+    for (int call = 0; call < 3; call++) {
+        start = MPI_Wtime();
+        s = call == 0   ? shardtab_broadcast(t, 0, SHARDTAB_DOUBLE, 0, 3, NULL)
+            : call == 1 ? shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, 3, NULL)
+                        : shardtab_all_gather(t, SHARDTAB_DOUBLE, 0, 1, NULL);
+        CHECK(s == SHARDTAB_ERR_ABORTED && MPI_Wtime() - start < 1.0 && says(names[call]) &&
+                  says("refused: this table stopped at an earlier call; destroy it. It stopped "
+                       "because: ") &&
+                  says(rank == size - 1 ? cause : others_cause),
+              "then %s is refused at once on every rank: %s", names[call], shardtab_last_error());
+    }
+    s = shardtab_agree(MPI_COMM_WORLD, shardtab_signal_check(t));
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause) && !says("refused: this table"),
+          "signal_check, agreed, still gives the first cause: %s", shardtab_last_error());
+    CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "the stopped table is destroyed");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+}
+
+static void case_stopped_table(void)
+{
+    if (size == 1) {
+        if (rank == 0)
+            printf("ok:   one rank: no node to stop\n");
+        return;
+    }
+    stopped_table("counts that differ (3, the last rank 4)", 3, 4, "disagree", "disagree");
+    /* the others know only who refused: its own words reach them in the agreement */
+    stopped_table("the last rank's call past its shard", 3, 9, "past this rank's shard",
+                  "made a call that failed its own checks");
+}
+
 /* ---- MPI's limit on communicators ----------------------------------------------- */
 
 #define TABLE_LIMIT_TRIES 70000 /* beyond any limit seen (Open MPI 4.1: 32,000 to 34,000) */
@@ -693,7 +754,7 @@ int main(int argc, char **argv)
     static const char *const cases[] = {
         "null-table",      "destroyed-table", "never-a-table", "empty-shard",   "finalize-live",
         "bad-comm-handle", "past-allocation", "create-order",  "destroy-alone", "table-limit",
-        "crossed-destroy", "late-destroy",    "refusal-cause"};
+        "crossed-destroy", "late-destroy",    "refusal-cause", "stopped-table"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -707,7 +768,8 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: hostile_handles null-table|destroyed-table|never-a-table|"
                     "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
-                    "destroy-alone|table-limit|crossed-destroy|late-destroy|refusal-cause\n");
+                    "destroy-alone|table-limit|crossed-destroy|late-destroy|refusal-cause|stopped-"
+                    "table\n");
         MPI_Finalize();
         return 2;
     }
@@ -727,6 +789,8 @@ int main(int argc, char **argv)
         case_create_order();
     else if (strcmp(which, "destroy-alone") == 0)
         case_destroy_alone();
+    else if (strcmp(which, "stopped-table") == 0)
+        case_stopped_table();
     else if (strcmp(which, "refusal-cause") == 0)
         case_refusal_cause();
     else if (strcmp(which, "late-destroy") == 0)
