@@ -73,7 +73,8 @@ typedef enum shardtab_status {
     SHARDTAB_ERR_UNSUPPORTED, /* not possible with this backend or build */
     SHARDTAB_ERR_FAULT,       /* failure injected through SHARDTAB_FAULT */
     SHARDTAB_ERR_VERIFY,      /* an application-level check failed */
-    SHARDTAB_ERR_TIMEOUT,     /* a device-side wait ran out of time (shardtab_signal_check) */
+    SHARDTAB_ERR_TIMEOUT,     /* a wait ran out of time: a device-side one
+                                 (shardtab_signal_check), or destroy's for the other ranks */
     SHARDTAB_ERR_ABORTED,     /* stopped because another rank failed first: when ranks
                                    agree, any other failure is reported before this one */
     SHARDTAB_STATUS_COUNT
@@ -203,7 +204,12 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
  * by default): a rank that never destroys this table (it destroys another, or
  * none) makes it SHARDTAB_ERR_TIMEOUT, the message naming the table and the
  * rule; the table is then gone on this rank, its resources held until the
- * process ends, and the job should end (MPI_Abort).
+ * process ends, and the job should end (MPI_Abort). A rank that comes after
+ * the others gave up is bounded alike (its second agreement times out). After
+ * such a timeout every other live table of this process over the same ranks
+ * (a congruent communicator) is out of step: its destroy and its
+ * stream-ordered collectives fail at once, locally, with SHARDTAB_ERR_TIMEOUT
+ * naming both tables (the destroy drops the table as above).
  * A table that is not live (NULL, destroyed already): a local
  * SHARDTAB_ERR_INVALID_ARG, no collective, *table left as it is. */
 shardtab_status_t shardtab_destroy(shardtab_t **table);
@@ -256,6 +262,9 @@ shardtab_status_t shardtab_barrier_on_stream(shardtab_t *table, shardtab_stream_
  * give up? SHARDTAB_ERR_TIMEOUT with the rank, slot, value and time it waited,
  * SHARDTAB_ERR_ABORTED when another rank gave up first, else SHARDTAB_SUCCESS.
  * Pass the result to shardtab_agree: every rank then reports the first cause.
+ * A stopped table keeps the first cause this rank knew, and every later call
+ * returns it again, status and message: on a rank whose own checks refused a
+ * stream-ordered collective, that refusal (so the agreement carries it).
  * A table that is not live: SHARDTAB_ERR_INVALID_ARG. */
 shardtab_status_t shardtab_signal_check(const shardtab_t *table);
 
@@ -288,8 +297,15 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *table);
  * returns its error at once, the others learn it from shardtab_signal_check
  * (then shardtab_agree: one message everywhere). Across nodes they are agreed
  * by MPI before anything moves. As with the signals, a stopped node's table
- * must be destroyed. A table that is not live is refused at once, locally
- * (SHARDTAB_ERR_INVALID_ARG naming the call), before any of that. */
+ * must be destroyed. Once this rank knows its table stopped (its own call
+ * was refused, or shardtab_signal_check said so), every later call of these
+ * three fails at once, SHARDTAB_ERR_ABORTED, "<call>: refused: this table
+ * stopped at an earlier call; destroy it. It stopped because: <the first
+ * cause this rank knew>"; nothing is enqueued (across nodes the refusal is
+ * agreed first, as any other). A table that is not live is refused at once,
+ * locally (SHARDTAB_ERR_INVALID_ARG naming the call), before any of that; so
+ * is one out of step after a destroy gave up (SHARDTAB_ERR_TIMEOUT, see
+ * shardtab_destroy). */
 
 /* In place: every rank's region = the op of every rank's region, element by
  * element. */

@@ -323,8 +323,12 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
     char *host = NULL, *all = NULL;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    /* the work enqueued before the call, on every rank */
-    status = st_backend()->stream_synchronize(stream);
+    /* a stopped table refuses before anything moves, its refusal agreed (the
+     * ranks of other nodes may not know it stopped); the work enqueued before
+     * the call, on every rank */
+    status = st_table_stopped(t, c->name);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(stream);
     if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
         host = malloc(c->bytes);
         if (host == NULL)
@@ -433,6 +437,10 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
     shardtab_status_t status, local;
 
     status = st_check_table(t, c->name); /* NULL, destroyed, or never a table */
+    if (status == SHARDTAB_SUCCESS)
+        status = st_table_in_step(t, c->name); /* no collective after a destroy gave up */
+    if (status == SHARDTAB_SUCCESS && t->node_count == 1 && single_node_order(t))
+        status = st_table_stopped(t, c->name); /* across nodes: refused in across_nodes */
     if (status != SHARDTAB_SUCCESS)
         return status;
     local = check_call(t, c);
@@ -471,6 +479,7 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
          * reports its own message, the others learn it from their pads */
         char message[ST_ERROR_BYTES];
         snprintf(message, sizeof message, "%s", shardtab_last_error() + st_error_prefix_bytes());
+        st_table_stop(t, local, message); /* what signal_check will say here */
         st_coll_phase_t p;
         memset(&p, 0, sizeof p);
         (void)shardtab_signals(t, &p.sig);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,9 +164,12 @@ static int wait_until(MPI_Request *request, double seconds)
 /* The lowest failing rank broadcasts its status and message; everyone returns
  * them. A rank that only stopped because another failed (ABORTED) ranks after
  * every rank with a failure of its own. Two collectives, entered by every rank
- * whatever happened locally; with a deadline, non-blocking ones, and a rank
- * still waiting for the others past it says so and ends the job. */
-static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double seconds)
+ * whatever happened locally; with a deadline, the first non-blocking, and a
+ * rank still waiting for the others past it says so and ends the job, or,
+ * given gave_up, sets it and returns SHARDTAB_ERR_TIMEOUT, the request left
+ * pending (its buffers are never freed: a late rank may still complete it).
+ * Once the first has completed every rank enters the second. */
+static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double seconds, int *gave_up)
 {
     int rank, size, first, failed_rank;
     struct {
@@ -182,14 +186,29 @@ static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double se
             : local == SHARDTAB_ERR_ABORTED && rank < INT_MAX - size ? size + rank
                                                                      : rank;
     if (seconds > 0) {
-        if (MPI_Iallreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm, &request) !=
-            MPI_SUCCESS)
+        int *keys = malloc(2 * sizeof *keys); /* [0] this rank's, [1] the minimum */
+        if (keys == NULL)
+            return st_fail(SHARDTAB_ERR_NO_MEMORY, "malloc of the agreement's 8 bytes failed");
+        keys[0] = first;
+        if (MPI_Iallreduce(&keys[0], &keys[1], 1, MPI_INT, MPI_MIN, comm, &request) !=
+            MPI_SUCCESS) {
+            free(keys);
             return st_fail(SHARDTAB_ERR_MPI, "MPI_Iallreduce of the error status failed");
+        }
         if (wait_until(&request, seconds) != 0) {
             /* a rank is stopped, stuck or gone: nobody else can end the wait */
             char what[ST_ERROR_BYTES];
             snprintf(what, sizeof what, "%s",
                      local == SHARDTAB_SUCCESS ? "" : last_error + last_prefix);
+            if (gave_up != NULL) {
+                *gave_up = 1;
+                return st_fail(SHARDTAB_ERR_TIMEOUT,
+                               "waited %.3g s for every rank to agree%s%s%s; some rank never "
+                               "came: it gave up waiting first, or is stuck or gone. The "
+                               "agreement is left pending: the ranks are out of step on this "
+                               "communicator; end the job",
+                               seconds, what[0] ? " (this rank: " : "", what, what[0] ? ")" : "");
+            }
             st_fail(SHARDTAB_ERR_TIMEOUT,
                     "waited %.3g s for every rank to agree%s%s%s; some rank never came: it is "
                     "stopped, stuck or gone. Ending the job (MPI_Abort)",
@@ -199,6 +218,8 @@ static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double se
             MPI_Abort(comm, 1);
             return SHARDTAB_ERR_TIMEOUT; /* not reached */
         }
+        failed_rank = keys[1];
+        free(keys);
     } else if (MPI_Allreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Allreduce of the error status failed");
     }
@@ -222,12 +243,19 @@ static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double se
 
 shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)
 {
-    return agree(comm, local, 0.0);
+    return agree(comm, local, 0.0, NULL);
 }
 
 shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, double seconds)
 {
-    return agree(comm, local, seconds > 0 ? seconds : 1e-3);
+    return agree(comm, local, seconds > 0 ? seconds : 1e-3, NULL);
+}
+
+shardtab_status_t st_agree_bounded(MPI_Comm comm, shardtab_status_t local, double seconds,
+                                   int *gave_up)
+{
+    *gave_up = 0;
+    return agree(comm, local, seconds > 0 ? seconds : 1e-3, gave_up);
 }
 
 shardtab_status_t shardtab_mpi_check(int rc, const char *call)

@@ -10,6 +10,8 @@
 #include "table.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Names pad index `index` for a message: a barrier arrival, a user slot, or
  * the library's collective. */
@@ -168,23 +170,32 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
     }
 }
 
-shardtab_status_t shardtab_signal_check(const shardtab_t *t)
+void st_table_stop(shardtab_t *t, shardtab_status_t status, const char *cause)
 {
-    uint64_t header[SHARDTAB_PAD_HEADER];
-    shardtab_status_t status;
+    if (t->stop_status != SHARDTAB_SUCCESS || status == SHARDTAB_SUCCESS)
+        return;
+    t->stop_status = status;
+    t->stop_cause = malloc(strlen(cause) + 1);
+    if (t->stop_cause != NULL)
+        memcpy(t->stop_cause, cause, strlen(cause) + 1);
+}
+
+shardtab_status_t st_table_stopped(const shardtab_t *t, const char *call)
+{
+    if (t->stop_status == SHARDTAB_SUCCESS)
+        return SHARDTAB_SUCCESS;
+    return st_fail(SHARDTAB_ERR_ABORTED,
+                   "%s: refused: this table stopped at an earlier call; destroy it. It stopped "
+                   "because: %s",
+                   call, t->stop_cause ? t->stop_cause : "(its message could not be kept)");
+}
+
+/* What the pad's header says went wrong on this rank's node, recorded with a
+ * message; SHARDTAB_SUCCESS when nothing did. */
+static shardtab_status_t pad_failure(const shardtab_t *t, const uint64_t *header)
+{
     char what[160];
 
-    status = st_check_table(t, "shardtab_signal_check");
-    if (status != SHARDTAB_SUCCESS)
-        return status;
-    /* the barriers of shardtab_barrier_on_stream may be on other streams */
-    status = st_backend()->barrier_wait(t->barrier_order);
-    if (status == SHARDTAB_SUCCESS)
-        status = st_backend()->copy_async(header, t->pad.local, sizeof header, t->stream);
-    if (status == SHARDTAB_SUCCESS)
-        status = st_backend()->stream_synchronize(t->stream);
-    if (status != SHARDTAB_SUCCESS)
-        return status;
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISMATCH ||
         header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CORRUPT ||
         header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_MISUSE)
@@ -227,4 +238,31 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *t)
                        (unsigned long long)q, q < (uint64_t)t->node_size ? t->members[q] : -1);
     }
     return SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t shardtab_signal_check(const shardtab_t *t)
+{
+    uint64_t header[SHARDTAB_PAD_HEADER];
+    shardtab_status_t status;
+
+    status = st_check_table(t, "shardtab_signal_check");
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (t->stop_status != SHARDTAB_SUCCESS) /* stopped: the first cause, as this rank knew it */
+        return st_fail(t->stop_status, "%s",
+                       t->stop_cause ? t->stop_cause
+                                     : "this table stopped at an earlier call (its message "
+                                       "could not be kept: out of memory)");
+    /* the barriers of shardtab_barrier_on_stream may be on other streams */
+    status = st_backend()->barrier_wait(t->barrier_order);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->copy_async(header, t->pad.local, sizeof header, t->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(t->stream);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    status = pad_failure(t, header);
+    if (status != SHARDTAB_SUCCESS) /* the table's own record: const to its callers only */
+        st_table_stop((shardtab_t *)t, status, st_thread_last_error() + st_error_prefix_bytes());
+    return status;
 }

@@ -39,6 +39,12 @@ void st_error_identity(const char *prefix);
 const char *st_thread_last_error(void);
 /* The library's own name for the public shardtab_mpi_check. */
 #define st_mpi_check(rc, call) shardtab_mpi_check(rc, call)
+/* shardtab_agree, bounded, that never ends the job: a rank that has waited
+ * `seconds` for the others sets *gave_up and returns SHARDTAB_ERR_TIMEOUT with
+ * a message, the agreement left pending on comm (no collective on comm may
+ * follow it); else *gave_up is 0 and it returns what shardtab_agree would. */
+shardtab_status_t st_agree_bounded(MPI_Comm comm, shardtab_status_t local, double seconds,
+                                   int *gave_up);
 /* MPI is initialized and not yet finalized: MPI may be called. */
 int st_mpi_usable(void);
 

@@ -122,6 +122,14 @@ int st_live_has(const void *table)
     return hit;
 }
 
+void st_live_each(void (*visit)(const void *table, void *arg), void *arg)
+{
+    pthread_mutex_lock(&live_lock);
+    for (const st_live_entry_t *e = live; e; e = e->next)
+        visit(e->table, arg);
+    pthread_mutex_unlock(&live_lock);
+}
+
 shardtab_status_t st_check_table(const void *table, const char *call)
 {
     if (table == NULL)

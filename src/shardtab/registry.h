@@ -38,6 +38,9 @@ int st_live_count(void);
  * compared, never read. A handle that a later create happens to return again
  * is that table's. */
 int st_live_has(const void *table);
+/* Calls visit(table, arg) for every live table's handle, the registry held:
+ * visit must not call the registry. */
+void st_live_each(void (*visit)(const void *table, void *arg), void *arg);
 /* SHARDTAB_SUCCESS for a live table, else SHARDTAB_ERR_INVALID_ARG with a
  * message naming call and why (NULL; not live: destroyed, or never created). */
 shardtab_status_t st_check_table(const void *table, const char *call);

@@ -48,6 +48,7 @@ static void table_release_host(shardtab_t *t)
         MPI_Comm_free(&t->comm);
     free(t->members);
     free(t->node_rank_of);
+    free(t->stop_cause);
     st_region_release_host(&t->shard);
     st_region_release_host(&t->pad);
     free(t->peer_access);
@@ -171,14 +172,21 @@ static shardtab_status_t upload(shardtab_t *t)
 static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t local,
                                          const char *where, int *pending)
 {
-    int flag = local == SHARDTAB_SUCCESS ? 0 : 1, any = 0, done = 0;
+    /* [0] this rank's flag, [1] any rank's: on the heap, and never freed while
+     * the request is pending, since a late rank may still complete it */
+    int *flags = calloc(2, sizeof *flags), done = 0;
     const double limit = ST_PATIENCE_WAITS * t->wait_timeout_s, start = MPI_Wtime();
     struct timespec nap = {0, 200000}; /* 0.2 ms */
     MPI_Request req;
 
     *pending = 0;
-    if (MPI_Iallreduce(&flag, &any, 1, MPI_INT, MPI_MAX, t->comm, &req) != MPI_SUCCESS)
+    if (flags == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of %s's 8 bytes failed", where);
+    flags[0] = local == SHARDTAB_SUCCESS ? 0 : 1;
+    if (MPI_Iallreduce(&flags[0], &flags[1], 1, MPI_INT, MPI_MAX, t->comm, &req) != MPI_SUCCESS) {
+        free(flags);
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Iallreduce in %s failed", where);
+    }
     while (!done) {
         if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return st_fail(SHARDTAB_ERR_MPI, "MPI_Test in %s failed", where);
@@ -195,8 +203,39 @@ static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t 
         if (!done)
             nanosleep(&nap, NULL);
     }
-    /* everybody is here: the usual agreement carries the first failure's message */
-    return shardtab_agree(t->comm, local);
+    free(flags);
+    /* everybody is here: the usual agreement carries the first failure's message,
+     * bounded too (a rank that gave up its own wait before ours came never comes) */
+    return st_agree_bounded(t->comm, local, limit, pending);
+}
+
+/* A destroy of t gave up waiting: every live table over the same ranks may
+ * pair its next collective with t's pending one (tables pair by order, and
+ * the orders may have crossed). Each is marked out of step, so that its calls
+ * fail at once rather than wait for a rank that never comes. */
+static void mark_one_out_of_step(const void *table, void *arg)
+{
+    shardtab_t *other = (shardtab_t *)table; /* live: the registry holds it */
+    const shardtab_t *t = arg;
+    int same = MPI_UNEQUAL;
+
+    if (MPI_Comm_compare(other->comm, t->comm, &same) == MPI_SUCCESS &&
+        (same == MPI_IDENT || same == MPI_CONGRUENT) && !other->out_of_step) {
+        other->out_of_step = 1;
+        memcpy(other->out_of_step_from, t->label, sizeof other->out_of_step_from);
+    }
+}
+
+shardtab_status_t st_table_in_step(const shardtab_t *t, const char *call)
+{
+    if (!t->out_of_step)
+        return SHARDTAB_SUCCESS;
+    return st_fail(SHARDTAB_ERR_TIMEOUT,
+                   "%s of table '%s' refused at once: a shardtab_destroy of table '%s' over the "
+                   "same ranks gave up waiting on this rank, and its agreement may still be "
+                   "pending: the ranks are out of step on these tables (a collective call now "
+                   "could pair with the wrong one and wait for ever); end the job (MPI_Abort)",
+                   call, t->label, t->out_of_step_from);
 }
 
 /* The label every rank gave its create, against rank 0's: a rank that creates
@@ -416,6 +455,12 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
                        "the table passes the same live table, once",
                        (void *)*table);
     t = *table;
+    status = st_table_in_step(t, "shardtab_destroy");
+    if (status != SHARDTAB_SUCCESS) {
+        /* no collective: the table is gone on this rank, its resources held */
+        *table = NULL;
+        return status;
+    }
 
     /* Kernels still running may read peers, barriers may run on other streams:
      * finish them everywhere first. */
@@ -427,7 +472,9 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
         status = agree_patiently(t, status, "shardtab_destroy", &pending);
         if (pending) {
             /* the peers never came: nothing here may wait for them again, nor
-             * free what they may still map; the table is gone on this rank */
+             * free what they may still map; the table is gone on this rank,
+             * and every table over the same ranks is out of step */
+            st_live_each(mark_one_out_of_step, t);
             *table = NULL;
             return status;
         }

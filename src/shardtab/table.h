@@ -52,7 +52,29 @@ struct shardtab {
     size_t coll_scratch_bytes;
     MPI_Comm leaders;
     int leaders_made;
+    /* a destroy over the same ranks (a congruent communicator) gave up
+     * waiting on this rank: its agreement may still be pending, so no call
+     * on this table may enter a collective again (shardtab.c); the label of
+     * the table whose destroy gave up */
+    int out_of_step;
+    char out_of_step_from[SHARDTAB_LABEL_MAX];
+    /* the node stopped (failure.c): the first cause this rank knew, its status
+     * (SHARDTAB_SUCCESS while the table runs) and its words, without this
+     * rank's prefix (NULL if they could not be kept) */
+    shardtab_status_t stop_status;
+    char *stop_cause;
 };
+
+/* Records that t's node stopped, with status and cause (this rank's words),
+ * unless it stopped already: the first cause is kept. Local. */
+void st_table_stop(shardtab_t *t, shardtab_status_t status, const char *cause);
+/* SHARDTAB_SUCCESS while t runs; once it stopped, SHARDTAB_ERR_ABORTED with a
+ * message for call: refused, destroy the table, and the first cause. Local. */
+shardtab_status_t st_table_stopped(const shardtab_t *t, const char *call);
+
+/* SHARDTAB_SUCCESS, or, for a table that is out of step (above),
+ * SHARDTAB_ERR_TIMEOUT with a message naming call and why. Local. */
+shardtab_status_t st_table_in_step(const shardtab_t *t, const char *call);
 
 /* calloc of count (at least one) elements; on failure records the first
  * failure in *status, with a message naming what. */

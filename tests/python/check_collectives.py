@@ -26,8 +26,10 @@ one part per run:
            that is no int; after each of those the table still works. Then
            calls that differ across ranks (counts, count=None against a
            count, roots), which only the library sees: on the host backend the
-           call raises, on GPUs Table.check() does; the stopped table is
-           destroyed.
+           call raises, on GPUs Table.check() does; inside a node that
+           stops the table: a later broadcast and all_reduce then raise at
+           once, saying the table stopped, that it must be destroyed, and
+           why; the stopped table is destroyed.
 
 Rank 0 prints "# collectives python <part>: OK" when every rank agrees.
 
@@ -331,6 +333,35 @@ def expect_error(what, t, action, fragments, at_call=None):
         say(f"{what}: from {where} in {took:.2f} s: '{got[1]}'")
 
 
+def expect_stopped(what, action, fragments):
+    """action(), on a stopped table, must raise shardtab.Error on every rank,
+    at once: 'stopped after another rank failed' (SHARDTAB_ERR_ABORTED),
+    the message saying so and holding every fragment."""
+    start = time.monotonic()
+    got = ("no error", "")
+    try:
+        action()
+    except shardtab.Error as error:
+        got = (error.status_name, error.message)
+    took = time.monotonic() - start
+    want = [
+        "refused: this table stopped at an earlier call; destroy it. It stopped because: "
+    ]
+    everyone = comm.allgather(got)
+    bad = [
+        g
+        for g in everyone
+        if g[0] != "stopped after another rank failed"
+        or any(f not in g[1] for f in want + fragments)
+    ]
+    if bad or took > 1.0:
+        problems.append(
+            f"{what}: got {bad or everyone} in {took:.2f} s, want a refusal with {fragments!r}"
+        )
+    else:
+        say(f"{what}: refused at once: '{got[1]}'")
+
+
 def works(t, a, what):
     """A good all-reduce on t still gives the right bits."""
     lengths = comm.allgather(len(a))
@@ -518,6 +549,12 @@ def part_errors():
                 ["disagree"] + (details if nodes == 1 else []),
                 True if host or nodes > 1 else None,
             )
+            if nodes == 1:  # across nodes MPI refused the call before anything moved
+                for later, action in (
+                    ("broadcast", lambda: t.broadcast(0, count=3)),
+                    ("all_reduce", lambda: t.all_reduce(count=3)),
+                ):
+                    expect_stopped(f"{what}, then {later}", action, ["disagree"])
             t.destroy()  # a stopped node's table goes
             del e
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -88,10 +89,21 @@ static int forget_table(void **state)
     return st_live_remove(&table.live) ? 0 : -1;
 }
 
-/* The pad's record: status, where, how compared, wanted, seen, ticks (or the peer). */
+/* The table as it was made: not stopped, no cause kept (signal_check keeps the
+ * first one it reads). */
+static void running_again(void)
+{
+    free(table.stop_cause);
+    table.stop_cause = NULL;
+    table.stop_status = SHARDTAB_SUCCESS;
+}
+
+/* The pad's record: status, where, how compared, wanted, seen, ticks (or the
+ * peer), read as a fresh table's. */
 static void record(uint64_t status, uint64_t slot, uint64_t cmp, uint64_t want, uint64_t seen,
                    uint64_t ticks)
 {
+    running_again();
     memset(pad, 0, sizeof pad);
     pad[SHARDTAB_PAD_STATUS] = status;
     pad[SHARDTAB_PAD_ERR_SLOT] = slot;
@@ -103,6 +115,7 @@ static void record(uint64_t status, uint64_t slot, uint64_t cmp, uint64_t want, 
 
 static void check_says(shardtab_status_t status, const char *message)
 {
+    running_again();
     assert_int_equal(shardtab_signal_check(&table), status);
     assert_string_equal(said(), message);
 }
@@ -275,6 +288,35 @@ static void test_each_misuse_has_its_message(void **state)
     check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 misused a collective (reason 99)");
 }
 
+static void test_a_stopped_table_keeps_its_first_cause(void **state)
+{
+    (void)state;
+    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, 99, 0, 0);
+    assert_int_equal(shardtab_signal_check(&table), SHARDTAB_ERR_INVALID_ARG);
+    memset(pad, 0, sizeof pad); /* whatever the pad says now */
+    pad[SHARDTAB_PAD_ABORT] = 3;
+    assert_int_equal(shardtab_signal_check(&table), SHARDTAB_ERR_INVALID_ARG);
+    assert_string_equal(said(), "node rank 1 misused a collective (reason 99)");
+    /* a cause recorded before (this rank's own refusal) wins over the pad's */
+    running_again();
+    st_table_stop(&table, SHARDTAB_ERR_INVALID_ARG, "shardtab_all_reduce: its own words");
+    assert_int_equal(shardtab_signal_check(&table), SHARDTAB_ERR_INVALID_ARG);
+    assert_string_equal(said(), "shardtab_all_reduce: its own words");
+    running_again();
+}
+
+static void test_a_stopped_table_s_calls_are_refused_with_its_cause(void **state)
+{
+    (void)state;
+    running_again();
+    assert_int_equal(st_table_stopped(&table, "shardtab_broadcast"), SHARDTAB_SUCCESS);
+    st_table_stop(&table, SHARDTAB_ERR_INVALID_ARG, "the ranks disagree");
+    assert_int_equal(st_table_stopped(&table, "shardtab_broadcast"), SHARDTAB_ERR_ABORTED);
+    assert_string_equal(said(), "shardtab_broadcast: refused: this table stopped at an earlier "
+                                "call; destroy it. It stopped because: the ranks disagree");
+    running_again();
+}
+
 static void test_check_refuses_a_dead_table_and_passes_the_backend_s_failure_on(void **state)
 {
     shardtab_t copy = table;
@@ -306,6 +348,8 @@ int main(void)
         cmocka_unit_test(test_device_collective_records_name_the_peer_and_both_calls),
         cmocka_unit_test(test_stream_collective_records_spell_both_call_words),
         cmocka_unit_test(test_each_misuse_has_its_message),
+        cmocka_unit_test(test_a_stopped_table_keeps_its_first_cause),
+        cmocka_unit_test(test_a_stopped_table_s_calls_are_refused_with_its_cause),
         cmocka_unit_test(test_check_refuses_a_dead_table_and_passes_the_backend_s_failure_on),
     };
     return cmocka_run_group_tests(tests, lay_out_table, forget_table);
