@@ -34,7 +34,7 @@ void app_bound_init(const char *name)
         return;
     errno = 0;
     v = strtod(text, &end);
-    if (errno == 0 && *end == '\0' && v > 0.0 && v <= 1e6)
+    if (errno == 0 && *end == '\0' && v >= 0.001 && v <= 1e6)
         wait_limit_s = v;
 }
 

@@ -28,6 +28,10 @@
  *                  ends after 6 x the wait limit (SHARDTAB_WAIT_TIMEOUT) with
  *                  SHARDTAB_ERR_TIMEOUT naming the table and the rule (it
  *                  waited for ever); rank 0 then ends the job, MPI_Abort(3)
+ *   destroy-late   a table made with the smallest wait limit accepted (1 ms)
+ *                  is destroyed by ranks that arrive 10 ms apart: every
+ *                  destroy succeeds (its patience, 6 x the limit, was 6 ms:
+ *                  the first rank blamed the others for a misuse)
  *   table-limit    live tables until MPI runs out of communicators (Open MPI:
  *                  about 32,000 tables, two each): that create fails on every
  *                  rank with a message naming the cause and the count (the
@@ -55,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rank_checks.h"
 #include "shardtab.h"
@@ -483,6 +488,33 @@ static void case_destroy_alone(void)
     }
 }
 
+static void case_destroy_late(void)
+{
+    const struct timespec late = {0, 10000000L * rank}; /* rank r arrives r x 10 ms late */
+    shardtab_create_params_t p;
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    shardtab_status_t s;
+
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    memset(&p, 0, sizeof p);
+    p.label = "late";
+    p.wait_timeout_s = 0.001;
+    CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS,
+          "a table with a wait limit of 1 ms");
+    nanosleep(&late, NULL);
+    s = shardtab_destroy(&t);
+    if (s != SHARDTAB_SUCCESS) {
+        /* the peers may wait for this rank in the destroy: no collective check */
+        printf("FAIL: rank %d: the destroy of ranks 10 ms apart failed: %s\n", rank,
+               shardtab_last_error());
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
+    CHECK(s == SHARDTAB_SUCCESS && t == NULL, "ranks 10 ms apart destroy it under a 1 ms limit");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+}
+
 /* ---- MPI's limit on communicators ----------------------------------------------- */
 
 #define TABLE_LIMIT_TRIES 70000 /* beyond any limit seen (Open MPI 4.1: 32,000 to 34,000) */
@@ -554,9 +586,10 @@ static void case_bad_comm_handle(void)
 
 int main(int argc, char **argv)
 {
-    static const char *const cases[] = {
-        "null-table",      "destroyed-table", "never-a-table", "empty-shard",   "finalize-live",
-        "bad-comm-handle", "past-allocation", "create-order",  "destroy-alone", "table-limit"};
+    static const char *const cases[] = {"null-table",      "destroyed-table", "never-a-table",
+                                        "empty-shard",     "finalize-live",   "bad-comm-handle",
+                                        "past-allocation", "create-order",    "destroy-alone",
+                                        "destroy-late",    "table-limit"};
     const char *which = argc > 1 ? argv[1] : "";
     int known = 0;
 
@@ -570,7 +603,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: hostile_handles null-table|destroyed-table|never-a-table|"
                     "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
-                    "destroy-alone|table-limit\n");
+                    "destroy-alone|destroy-late|table-limit\n");
         MPI_Finalize();
         return 2;
     }
@@ -590,6 +623,8 @@ int main(int argc, char **argv)
         case_create_order();
     else if (strcmp(which, "destroy-alone") == 0)
         case_destroy_alone();
+    else if (strcmp(which, "destroy-late") == 0)
+        case_destroy_late();
     else if (strcmp(which, "table-limit") == 0)
         case_table_limit();
     else if (strcmp(which, "finalize-live") == 0)
