@@ -176,8 +176,10 @@ typedef struct shardtab_create_params {
     /* User slots of each rank's signal pad; the same on every rank of a node.
      * 0: SHARDTAB_SIGNAL_SLOTS_DEFAULT. */
     int signal_slots;
-    /* Seconds any device-side wait may take before it gives up (shardtab_device.h).
-     * 0: $SHARDTAB_WAIT_TIMEOUT, else SHARDTAB_WAIT_TIMEOUT_DEFAULT_S. */
+    /* Seconds any device-side wait may take before it gives up (shardtab_device.h),
+     * in [0.001, 1e6] (below 1 ms, ranks that arrive together would miss each
+     * other). 0: $SHARDTAB_WAIT_TIMEOUT (the same range, else bad usage), else
+     * SHARDTAB_WAIT_TIMEOUT_DEFAULT_S. */
     double wait_timeout_s;
     /* The shard pointer must be a multiple of this (a power of two; 0: any):
      * give the alignment the kernels' widest access needs, so that a shard that
@@ -200,8 +202,8 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
 /* Waits for the table's stream, lets every importer unmap, then releases. Sets
  * *table to NULL. Kernels on other streams that use the table must be finished
  * by the caller. The shards themselves stay allocated: free them afterwards.
- * The wait for the other ranks is bounded (6 x the table's wait_timeout_s, 60 s
- * by default): a rank that never destroys this table (it destroys another, or
+ * The wait for the other ranks is bounded (6 x the table's wait_timeout_s, at
+ * least 1 s; 60 s by default): a rank that never destroys this table (it destroys another, or
  * none) makes it SHARDTAB_ERR_TIMEOUT, the message naming the table and the
  * rule; the table is then gone on this rank, its resources held until the
  * process ends, and the job should end (MPI_Abort). A rank that comes after

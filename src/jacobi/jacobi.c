@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "bounded.h"
 #include "cli.h"
 #include "jacobi_job.h"
 #include "test_hooks.h"
@@ -73,7 +74,7 @@ static shardtab_status_t check_host_memory(jacobi_job_t *j, MPI_Comm node)
     int node_rank = 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    MPI_Allreduce(&mine, &node_need, 1, MPI_UINT64_T, MPI_SUM, node);
+    app_allreduce(&mine, &node_need, 1, MPI_UINT64_T, MPI_SUM, node, "the node's memory check");
     MPI_Comm_rank(node, &node_rank);
     j->memory_rank = mine;
     j->memory_node = node_need;
@@ -103,15 +104,16 @@ static int agree_options(jacobi_job_t *j, jacobi_parse_t parsed, const char *err
     int worst = (int)parsed, failing = INT_MAX, first = INT_MAX;
     jacobi_options_t zero_opts;
     char text[256];
+    const char *step = "the agreement on the command line";
 
-    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    app_allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, step);
     if (worst == JACOBI_PARSE_ERROR) {
         /* the lowest rank that could not parse says why */
         int mine = parsed == JACOBI_PARSE_ERROR ? j->rank : INT_MAX;
-        MPI_Allreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        app_allreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, step);
         if (j->rank == failing)
             snprintf(said.message, sizeof said.message, "%s", err);
-        MPI_Bcast(&said, (int)sizeof said, MPI_BYTE, failing, MPI_COMM_WORLD);
+        app_bcast(&said, (int)sizeof said, MPI_BYTE, failing, MPI_COMM_WORLD, step);
         if (j->rank == 0) {
             if (failing == 0)
                 fprintf(stderr, "jacobi: %s\nTry 'jacobi --help' for more information.\n",
@@ -132,14 +134,14 @@ static int agree_options(jacobi_job_t *j, jacobi_parse_t parsed, const char *err
     }
     /* rank 0's options, against this rank's */
     zero_opts = j->opts;
-    MPI_Bcast(&zero_opts, (int)sizeof zero_opts, MPI_BYTE, 0, MPI_COMM_WORLD);
+    app_bcast(&zero_opts, (int)sizeof zero_opts, MPI_BYTE, 0, MPI_COMM_WORLD, step);
     int mine = jacobi_options_differ(&j->opts, &zero_opts, text, sizeof text) ? j->rank : INT_MAX;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    app_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, step);
     if (first == INT_MAX)
         return -1;
     if (j->rank == first)
         snprintf(said.message, sizeof said.message, "%s", text);
-    MPI_Bcast(&said, (int)sizeof said, MPI_BYTE, first, MPI_COMM_WORLD);
+    app_bcast(&said, (int)sizeof said, MPI_BYTE, first, MPI_COMM_WORLD, step);
     if (j->rank == 0)
         fprintf(stderr,
                 "jacobi: error: rank %d's options differ from rank 0's: %s (the first "
@@ -263,8 +265,8 @@ static int ranks_on_my_device(MPI_Comm node)
     ids = malloc((size_t)size * sizeof info.pci_bus_id);
     if (ids == NULL)
         return info.shared ? 2 : 1; /* at least two, if shared: enough for the choice */
-    MPI_Allgather(info.pci_bus_id, (int)sizeof info.pci_bus_id, MPI_CHAR, ids,
-                  (int)sizeof info.pci_bus_id, MPI_CHAR, node);
+    app_allgather(info.pci_bus_id, (int)sizeof info.pci_bus_id, MPI_CHAR, ids,
+                  (int)sizeof info.pci_bus_id, MPI_CHAR, node, "the exchange of device ids");
     for (int r = 0; r < size; r++)
         count += strcmp(ids + (size_t)r * sizeof info.pci_bus_id, info.pci_bus_id) == 0;
     free(ids);
@@ -286,7 +288,7 @@ static shardtab_status_t set_up(jacobi_job_t *j)
         status = jacobi_solver_alloc(&j->ref, &j->opts, 1, j->opts.ny - 2, 0, 1);
     if (status == SHARDTAB_SUCCESS && j->rank == 0)
         status = shardtab_mem_alloc((size_t)j->opts.ny * sizeof(double), (void **)&j->plain_norm2);
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement after the buffers", 0);
     if (status == SHARDTAB_SUCCESS) {
         /* the shards are the halo buffers: what a neighbour writes into */
         params.stream = j->stream;
@@ -300,7 +302,8 @@ static shardtab_status_t set_up(jacobi_job_t *j)
         shardtab_device_info(&info);
         j->mpi_direct = info.backend == SHARDTAB_BACKEND_HOST ||
                         app_mpi_gpu_aware(shardtab_backend_name(info.backend));
-        status = shardtab_agree(MPI_COMM_WORLD, jacobi_wire_edges(j));
+        status =
+            app_agree(MPI_COMM_WORLD, jacobi_wire_edges(j), "the agreement after the wiring", 0);
     }
     if (status == SHARDTAB_SUCCESS) {
         jacobi_solver_plant(&j->run, &j->fault, JACOBI_FAULT_IN_RUN);
@@ -310,7 +313,7 @@ static shardtab_status_t set_up(jacobi_job_t *j)
             jacobi_solver_plant(&j->ref, &j->fault, JACOBI_FAULT_IN_REFERENCE);
             status = jacobi_solver_start(&j->ref, j->stream);
         }
-        status = shardtab_agree(MPI_COMM_WORLD, status);
+        status = app_agree(MPI_COMM_WORLD, status, "the agreement after the solvers' start", 0);
     }
     if (status == SHARDTAB_SUCCESS) {
         j->nodes = shardtab_node_count(j->table);
@@ -334,7 +337,7 @@ static void take_medians(const jacobi_job_t *j, jacobi_timings_t *t)
         t->run_median = jacobi_median(sorted + j->opts.repeat, j->opts.repeat);
         free(sorted);
     }
-    MPI_Bcast(&t->ref_median, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    app_bcast(&t->ref_median, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, "the broadcast of the medians");
 }
 
 static int outcome_alloc(jacobi_outcome_t *o, const jacobi_options_t *opts)
@@ -375,6 +378,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
+    app_bound_init("jacobi");
 
     /* ---- options and tuning variables: every rank parses, all agree, rank 0 speaks ---- */
     {
@@ -392,11 +396,14 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS &&
         jacobi_split_rows(j.opts.ny, j.size, j.rank, &j.rows, err, sizeof err) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    /* the split has no bounded form: every rank is there first */
+    app_barrier(MPI_COMM_WORLD, "the barrier before the node split", 0);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &j.node_size);
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the rows", 0);
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_agree(MPI_COMM_WORLD, check_host_memory(&j, node));
+        status = app_agree(MPI_COMM_WORLD, check_host_memory(&j, node),
+                           "the agreement on host memory", 0);
     if (status == SHARDTAB_SUCCESS && j.rank == 0 && j.opts.json) {
         if (app_outfile_open_named(&json, j.opts.json, "JSON file", err, sizeof err) != 0)
             status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
@@ -415,7 +422,7 @@ int main(int argc, char **argv)
         else
             have_trace = 1;
     }
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the result files", 0);
     if (status != SHARDTAB_SUCCESS) {
         MPI_Comm_free(&node);
         return leave_early(&j, status, &json, &trace);
@@ -440,7 +447,7 @@ int main(int argc, char **argv)
         status = jacobi_no_memory("timings and norms", (size_t)j.opts.niter * sizeof(double));
     if (status == SHARDTAB_SUCCESS)
         status = set_up(&j);
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement after the set-up", 0);
     if (status == SHARDTAB_SUCCESS)
         status = jacobi_choose_launch(&j);
     if (status == SHARDTAB_SUCCESS)
@@ -451,8 +458,10 @@ int main(int argc, char **argv)
         shardtab_status_t mine = SHARDTAB_SUCCESS;
         if (j.rank == 0)
             mine = jacobi_timed_solves(&j, &j.ref, 0, &ref, times.ref);
-        jacobi_quiet_barrier(MPI_COMM_WORLD);
-        status = shardtab_agree(MPI_COMM_WORLD, mine);
+        /* the others wait for rank 0's work too; rank 0, whose work is done,
+         * for them only as long as any step */
+        status = app_agree(MPI_COMM_WORLD, mine, "the agreement after the 1-GPU reference",
+                           j.rank == 0 ? 0.0 : jacobi_alone_work_s(&j.opts, j.opts.repeat + 1));
     }
     /* ---- the distributed solve, timed ---- */
     if (status == SHARDTAB_SUCCESS)
@@ -471,7 +480,8 @@ int main(int argc, char **argv)
     /* ---- teardown before the verdict: a leaked mapping is a failed run too,
      * and a run that fails there never prints "OK" first ---- */
     {
-        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release(&j));
+        shardtab_status_t released =
+            app_agree(MPI_COMM_WORLD, release(&j), "the agreement after the teardown", 0);
         if (status == SHARDTAB_SUCCESS)
             status = released;
     }
@@ -507,7 +517,7 @@ int main(int argc, char **argv)
             fflush(stderr);
             write_failed = 1;
         }
-        MPI_Bcast(&write_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        app_bcast(&write_failed, 1, MPI_INT, 0, MPI_COMM_WORLD, "the broadcast of the files' fate");
         if (write_failed && exit_code == 0)
             exit_code = 1;
     }

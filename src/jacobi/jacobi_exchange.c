@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bounded.h"
 #include "jacobi_op.h"
 
 #define TAG_DOWN 1 /* a rank's last row, to the rank below */
@@ -41,8 +42,9 @@ static shardtab_status_t exchange_edges(jacobi_job_t *j, uint64_t k, shardtab_st
         MPI_Isend(j->mpi_direct ? last : j->send_last, nx, MPI_FLOAT, j->bottom, TAG_DOWN,
                   MPI_COMM_WORLD, &req[nreq++]);
     }
-    shardtab_status_t waited = shardtab_mpi_check(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE),
-                                                  "MPI_Waitall of the ghost rows");
+    shardtab_status_t waited =
+        shardtab_mpi_check(app_waitall(nreq, req, "the exchange of the ghost rows", 0),
+                           "MPI_Waitall of the ghost rows");
     if (local == SHARDTAB_SUCCESS)
         local = waited;
     if (!j->mpi_direct && j->host_top && local == SHARDTAB_SUCCESS)
@@ -96,9 +98,10 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
     if (j->host_norm && norm_iter) {
         /* every rank's (norm, failed), added in rank order: the same bits everywhere */
         double mine[2] = {local2, local != SHARDTAB_SUCCESS}, global2 = 0.0;
-        shardtab_status_t gathered = shardtab_mpi_check(
-            MPI_Allgather(mine, 2, MPI_DOUBLE, j->norms, 2, MPI_DOUBLE, MPI_COMM_WORLD),
-            "MPI_Allgather of the norms");
+        shardtab_status_t gathered =
+            shardtab_mpi_check(app_allgather(mine, 2, MPI_DOUBLE, j->norms, 2, MPI_DOUBLE,
+                                             MPI_COMM_WORLD, "the allgather of the norms"),
+                               "MPI_Allgather of the norms");
         for (int r = 0; r < j->size && gathered == SHARDTAB_SUCCESS; r++) {
             global2 += j->norms[2 * r];
             loop->failed |= j->norms[2 * r + 1] != 0.0;
@@ -113,7 +116,8 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
         int stopped = !j->host_norm && ctl.iteration >= ctl.stop_at;
         int flags = (local != SHARDTAB_SUCCESS) | stopped << 1, any = 1;
         shardtab_status_t reduced =
-            shardtab_mpi_check(MPI_Allreduce(&flags, &any, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD),
+            shardtab_mpi_check(app_allreduce(&flags, &any, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD,
+                                             "the host-sync barrier"),
                                "MPI_Allreduce (the host-sync barrier)");
         if (local == SHARDTAB_SUCCESS)
             local = reduced;

@@ -1,9 +1,7 @@
 /* jacobi_job.c - the jacobi program's small helpers: errors (each turns a failure of
  * malloc, a launcher or MPI into the library's status with one clear message)
- * and a barrier that sleeps. */
+ * and the bound on rank 0's work alone. */
 #include "jacobi_job.h"
-
-#include <time.h>
 
 shardtab_status_t jacobi_no_memory(const char *what, size_t bytes)
 {
@@ -19,14 +17,14 @@ shardtab_status_t jacobi_kernel_check(int code, const char *what)
                               jacobi_error_string(code));
 }
 
-void jacobi_quiet_barrier(MPI_Comm comm)
-{
-    MPI_Request request;
-    int done = 0;
-    const struct timespec nap = {0, 200000}; /* 0.2 ms: far below any solve worth timing */
+/* points a second a solve of the host backend's makes at the least (a loaded
+ * machine, a sanitizer build, the plain kernel, temporal passes): some 30
+ * times below what its temporal passes make on a loaded core, 800 times
+ * below its persistent launches */
+#define JACOBI_ALONE_POINTS_PER_S 5e5
 
-    MPI_Ibarrier(comm, &request);
-    for (MPI_Test(&request, &done, MPI_STATUS_IGNORE); !done;
-         MPI_Test(&request, &done, MPI_STATUS_IGNORE))
-        nanosleep(&nap, NULL);
+double jacobi_alone_work_s(const jacobi_options_t *opts, double solves)
+{
+    return (double)opts->nx * (double)opts->ny * (double)opts->niter * solves /
+           JACOBI_ALONE_POINTS_PER_S;
 }

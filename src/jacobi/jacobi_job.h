@@ -66,8 +66,10 @@ typedef struct jacobi_job {
 
 shardtab_status_t jacobi_no_memory(const char *what, size_t bytes);
 shardtab_status_t jacobi_kernel_check(int code, const char *what);
-/* A barrier that sleeps while it waits, so that ranks waiting for rank 0's
- * work alone (the references) take no core from it. */
-void jacobi_quiet_barrier(MPI_Comm comm);
+/* A generous bound on the seconds rank 0 takes alone for `solves` solves of
+ * the whole grid (-niter iterations each) on the slowest device it may have:
+ * the others wait that long for it, on top of a step's limit
+ * (app_bound_limit), before they call it stopped. */
+double jacobi_alone_work_s(const jacobi_options_t *opts, double solves);
 
 #endif /* JACOBI_JOB_H */

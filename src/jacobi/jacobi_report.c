@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounded.h"
 #include "jacobi_op.h"
 #include "mpi_gpu.h"
 
@@ -44,13 +45,13 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
         if (lines == NULL)
             status = jacobi_no_memory("the rank lines", (size_t)j->size * sizeof *lines);
     }
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement before the header", 0);
     if (status != SHARDTAB_SUCCESS) {
         free(lines);
         return status;
     }
-    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, lines, (int)sizeof mine, MPI_BYTE, 0,
-               MPI_COMM_WORLD);
+    app_gather(&mine, (int)sizeof mine, MPI_BYTE, lines, (int)sizeof mine, MPI_BYTE, 0,
+               MPI_COMM_WORLD, "the gather of the rank lines");
     app_mpi_gpu_support(mpi_line, sizeof mpi_line);
     if (j->rank == 0) {
         const jacobi_options_t *o = &j->opts;

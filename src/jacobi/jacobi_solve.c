@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bounded.h"
 #include "jacobi_exchange.h"
 
 /* At least this many warm-up iterations (when -niter allows): module loads,
@@ -108,7 +109,7 @@ static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
                          : jacobi_kernel_check(rc, "preparing the launches");
         }
         if (!reference)
-            status = shardtab_agree(MPI_COMM_WORLD, status);
+            status = app_agree(MPI_COMM_WORLD, status, "the agreement on the launches' plan", 0);
         if (status != SHARDTAB_ERR_UNSUPPORTED || mode->fallback == JACOBI_LAUNCH_AUTO ||
             (launch == asked && (!reference || launch == JACOBI_LAUNCH_PERSISTENT)))
             break;
@@ -128,7 +129,7 @@ static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
             SHARDTAB_ERR_INVALID_ARG,
             "--launch %s cannot run here: %s; use --launch auto, graph or stream",
             jacobi_launch_name(asked), shardtab_last_error());
-        status = shardtab_agree(MPI_COMM_WORLD, status);
+        status = app_agree(MPI_COMM_WORLD, status, "the agreement on the launch mode", 0);
     }
     if (reference) {
         j->ref_launch = launch;
@@ -174,10 +175,11 @@ shardtab_status_t jacobi_choose_launch(jacobi_job_t *j)
         return status;
     if (j->rank == 0)
         status = settle_launch(j, 1);
-    MPI_Bcast(&j->ref_launch, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    app_bcast(&j->ref_launch, 1, MPI_INT, 0, MPI_COMM_WORLD,
+              "the broadcast of the reference's launch");
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the reference's launch", 0);
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_agree(MPI_COMM_WORLD, fault_fits(j));
+        status = app_agree(MPI_COMM_WORLD, fault_fits(j), "the agreement on the planted fault", 0);
     return status;
 }
 
@@ -222,10 +224,10 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
     }
     if (distributed) {
         /* nobody starts before every rank has reset the ghost rows others write */
-        status = shardtab_agree(MPI_COMM_WORLD, status);
+        status = app_agree(MPI_COMM_WORLD, status, "the agreement before a distributed solve", 0);
         if (status != SHARDTAB_SUCCESS)
             return status;
-        MPI_Barrier(MPI_COMM_WORLD);
+        app_barrier(MPI_COMM_WORLD, "the barrier before a distributed solve", 0);
     } else if (status != SHARDTAB_SUCCESS) {
         return status;
     }
@@ -273,12 +275,14 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
          * waiting says so and ends the job. */
         status = shardtab_agree_within(MPI_COMM_WORLD, status, j->agree_limit_s);
         if (status == SHARDTAB_SUCCESS)
-            MPI_Barrier(MPI_COMM_WORLD);
+            app_barrier(MPI_COMM_WORLD, "the barrier after a distributed solve", 0);
     }
     out->seconds = MPI_Wtime() - start;
     if (status == SHARDTAB_SUCCESS)
         status = read_outcome(s, j->stream, host_loop && j->host_norm, out);
-    return distributed ? shardtab_agree(MPI_COMM_WORLD, status) : status;
+    return distributed ? app_agree(MPI_COMM_WORLD, status,
+                                   "the agreement after reading a distributed solve", 0)
+                       : status;
 }
 
 shardtab_status_t jacobi_timed_solves(jacobi_job_t *j, jacobi_solver_t *s, int distributed,
@@ -291,7 +295,8 @@ shardtab_status_t jacobi_timed_solves(jacobi_job_t *j, jacobi_solver_t *s, int d
         status = jacobi_solve(j, s, s->plan, distributed, j->opts.niter, out);
         times[i] = out->seconds;
         if (distributed)
-            MPI_Allreduce(&out->seconds, &times[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            app_allreduce(&out->seconds, &times[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD,
+                          "the slowest rank's time");
     }
     return status;
 }

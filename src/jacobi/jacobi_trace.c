@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "bounded.h"
 #include "jacobi_solve.h"
 
 #define JACOBI_TRACE_MAX_ITERS 10000
@@ -145,7 +146,7 @@ shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_o
             jacobi_plan_create(&step, &j->run.tuning, j->launch, j->stream, &plan, why, sizeof why),
             "preparing the traced launches");
     }
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement before the traced solve", 0);
     if (status == SHARDTAB_SUCCESS)
         status = jacobi_solve(j, &j->run, plan, 1, j->opts.niter, out);
     if (status == SHARDTAB_SUCCESS) {
@@ -168,19 +169,20 @@ shardtab_status_t jacobi_trace_run(jacobi_job_t *j, jacobi_outcome_t *out, app_o
             }
             traced = n;
         }
-        status = shardtab_agree(MPI_COMM_WORLD, status);
+        status = app_agree(MPI_COMM_WORLD, status, "the agreement after the traced solve", 0);
     }
     if (status == SHARDTAB_SUCCESS) {
         /* every rank ran the same iterations (passes); the fewest, should a bug say otherwise */
         int fewest;
-        MPI_Allreduce(&traced, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Gather(mine, fewest * PHASES, MPI_INT64_T, all, fewest * PHASES, MPI_INT64_T, 0,
-                   MPI_COMM_WORLD);
+        app_allreduce(&traced, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD,
+                      "the count of traced iterations");
+        app_gather(mine, fewest * PHASES, MPI_INT64_T, all, fewest * PHASES, MPI_INT64_T, 0,
+                   MPI_COMM_WORLD, "the gather of the trace");
         if (j->rank == 0) {
             /* gathered at fewest * PHASES per rank */
             status = report(j, all, at, fewest, csv);
         }
-        status = shardtab_agree(MPI_COMM_WORLD, status);
+        status = app_agree(MPI_COMM_WORLD, status, "the agreement after the trace's report", 0);
     }
     jacobi_plan_destroy(plan);
     {

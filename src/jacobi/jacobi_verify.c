@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounded.h"
 #include "jacobi_op.h"
 #include "jacobi_plain.h"
 #include "jacobi_problem.h"
@@ -411,8 +412,9 @@ static void share_outcome(jacobi_outcome_t *o)
 {
     double scalars[4] = {(double)o->iterations, (double)o->norm_decided, o->norm,
                          (double)o->norm_iter};
-    MPI_Bcast(scalars, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    MPI_Bcast(o->history, o->history_len, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    app_bcast(scalars, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD, "the broadcast of the plain reference");
+    app_bcast(o->history, o->history_len, MPI_DOUBLE, 0, MPI_COMM_WORLD,
+              "the broadcast of the plain reference's norms");
     o->iterations = (uint64_t)scalars[0];
     o->norm_decided = (int)scalars[1];
     o->norm = scalars[2];
@@ -440,12 +442,15 @@ shardtab_status_t jacobi_verify_references(jacobi_job_t *j, const jacobi_outcome
         if (status == SHARDTAB_SUCCESS)
             status = cpu_check(j, plain, &v->cpu);
     }
-    jacobi_quiet_barrier(MPI_COMM_WORLD);
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    /* the others wait for rank 0's plain reference and CPU loop (two solves at most) */
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement after the plain reference",
+                       j->rank == 0 ? 0.0 : jacobi_alone_work_s(&j->opts, 2));
     if (status != SHARDTAB_SUCCESS)
         return status;
-    MPI_Bcast(&v->cpu, (int)sizeof v->cpu, MPI_BYTE, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&v->reference, (int)sizeof v->reference, MPI_BYTE, 0, MPI_COMM_WORLD);
+    app_bcast(&v->cpu, (int)sizeof v->cpu, MPI_BYTE, 0, MPI_COMM_WORLD,
+              "the broadcast of the checks");
+    app_bcast(&v->reference, (int)sizeof v->reference, MPI_BYTE, 0, MPI_COMM_WORLD,
+              "the broadcast of the checks");
     share_outcome(plain);
     return SHARDTAB_SUCCESS;
 }
@@ -487,15 +492,16 @@ static shardtab_status_t scatter_expected(jacobi_job_t *j)
             }
         }
     }
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the row counts", 0);
     if (status == SHARDTAB_SUCCESS) {
         MPI_Type_contiguous(j->opts.nx, MPI_FLOAT, &row);
         MPI_Type_commit(&row);
-        rc = MPI_Scatterv(j->plain_rows, counts, displs, row, j->expected, j->rows.count, row, 0,
-                          MPI_COMM_WORLD);
+        rc = app_scatterv(j->plain_rows, counts, displs, row, j->expected, j->rows.count, row, 0,
+                          MPI_COMM_WORLD, "the scatter of the plain reference's rows");
         MPI_Type_free(&row);
-        status = shardtab_agree(
-            MPI_COMM_WORLD, shardtab_mpi_check(rc, "MPI_Scatterv of the plain reference's rows"));
+        status = app_agree(MPI_COMM_WORLD,
+                           shardtab_mpi_check(rc, "MPI_Scatterv of the plain reference's rows"),
+                           "the agreement after the scatter", 0);
     }
     free(counts);
     free(displs);
@@ -511,7 +517,8 @@ shardtab_status_t jacobi_verify_run(jacobi_job_t *j, const jacobi_outcome_t *run
     uint64_t sums[2], first, iter_min, iter_max;
     int flags[2];
     shardtab_status_t status =
-        shardtab_agree(MPI_COMM_WORLD, jacobi_solver_read_rows(&j->run, j->stream, j->result));
+        app_agree(MPI_COMM_WORLD, jacobi_solver_read_rows(&j->run, j->stream, j->result),
+                  "the agreement after reading the run's rows", 0);
 
     if (status == SHARDTAB_SUCCESS)
         status = scatter_expected(j);
@@ -525,20 +532,21 @@ shardtab_status_t jacobi_verify_run(jacobi_job_t *j, const jacobi_outcome_t *run
 
     /* the job's check: every rank's counts, the first bad point and its owner's values */
     uint64_t local_sums[2] = {mine.points, mine.mismatches};
-    MPI_Allreduce(local_sums, sums, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine.first_bad, &first, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine.iterations_min, &iter_min, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine.iterations_max, &iter_max, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    const char *step = "the run's check";
+    app_allreduce(local_sums, sums, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD, step);
+    app_allreduce(&mine.first_bad, &first, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD, step);
+    app_allreduce(&mine.iterations_min, &iter_min, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD, step);
+    app_allreduce(&mine.iterations_max, &iter_max, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD, step);
     double local_worst[2] = {mine.norm_diff, (double)mine.norms};
-    MPI_Allreduce(local_worst, worst, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    app_allreduce(local_worst, worst, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, step);
     int local_flags[2] = {mine.norm_missing, 0};
-    MPI_Allreduce(local_flags, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    app_allreduce(local_flags, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, step);
     pair[0] = mine.got;
     pair[1] = mine.want;
     if (first != UINT64_MAX) {
         int owner = mine.first_bad == first ? j->rank : j->size, root;
-        MPI_Allreduce(&owner, &root, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Bcast(pair, 2, MPI_FLOAT, root, MPI_COMM_WORLD);
+        app_allreduce(&owner, &root, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, step);
+        app_bcast(pair, 2, MPI_FLOAT, root, MPI_COMM_WORLD, step);
     }
     c->ran = 1;
     c->points = sums[0];

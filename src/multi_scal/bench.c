@@ -15,6 +15,7 @@
  * The table modes alternate alpha between 2 and 1/2, so after an even number of
  * runs every shard must hold its initial values again: the sweep verifies that
  * exactly before it trusts the figures. */
+#include "bounded.h"
 #include "bench.h"
 
 #include <math.h>
@@ -160,11 +161,13 @@ static shardtab_status_t run_once(bench_ctx_t *c, int op, int run, double *ms)
     case MS_OP_MPI:
         /* the owner ships its shard to the rank that updates it, and back */
         status = shardtab_memcpy_to_host(c->host, c->shard, bytes);
-        MPI_Sendrecv(c->host, (int)c->len, MPI_DOUBLE, c->mpi_prev, 7, c->host_peer, (int)c->len,
-                     MPI_DOUBLE, c->mpi_next, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        app_sendrecv(c->host, (int)c->len, MPI_DOUBLE, c->mpi_prev, 7, c->host_peer, (int)c->len,
+                     MPI_DOUBLE, c->mpi_next, 7, MPI_COMM_WORLD,
+                     "the exchange in run_once() (bench.c)");
         host_scale(c->host_peer, c->len, alpha);
-        MPI_Sendrecv(c->host_peer, (int)c->len, MPI_DOUBLE, c->mpi_next, 8, c->host, (int)c->len,
-                     MPI_DOUBLE, c->mpi_prev, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        app_sendrecv(c->host_peer, (int)c->len, MPI_DOUBLE, c->mpi_next, 8, c->host, (int)c->len,
+                     MPI_DOUBLE, c->mpi_prev, 8, MPI_COMM_WORLD,
+                     "the exchange in run_once() (bench.c)");
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_memcpy_to_device(c->shard, c->host, bytes);
         break;
@@ -190,12 +193,14 @@ static shardtab_status_t measure(bench_ctx_t *c, int op, int warmups, int reps, 
 
     if (times == NULL)
         status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of bench times failed");
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement in measure() (bench.c)", 0);
     for (int i = 0; i < warmups + reps && status == SHARDTAB_SUCCESS; i++) {
         double ms, slowest;
-        MPI_Barrier(MPI_COMM_WORLD);
-        status = shardtab_agree(MPI_COMM_WORLD, run_once(c, op, i, &ms));
-        MPI_Allreduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        app_barrier(MPI_COMM_WORLD, "the barrier in measure() (bench.c)", 0);
+        status = app_agree(MPI_COMM_WORLD, run_once(c, op, i, &ms),
+                           "the agreement in measure() (bench.c)", 0);
+        app_allreduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD,
+                      "the allreduce in measure() (bench.c)");
         if (i >= warmups)
             times[i - warmups] = slowest;
     }
@@ -237,8 +242,9 @@ static shardtab_status_t verify_initial(bench_ctx_t *c, int *ok)
         double want = (double)(1 + (start + i) % 7);
         bad += memcmp(&c->host[i], &want, sizeof want) != 0;
     }
-    status = shardtab_agree(MPI_COMM_WORLD, status);
-    MPI_Allreduce(&bad, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement in verify_initial() (bench.c)", 0);
+    app_allreduce(&bad, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD,
+                  "the allreduce in verify_initial() (bench.c)");
     *ok = total == 0;
     return status;
 }
@@ -284,7 +290,7 @@ static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double
         fill_initial(c->host, c->len, c->len * (uint64_t)c->rank);
         status = shardtab_memcpy_to_device(c->shard, c->host, bytes);
     }
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement in setup_size() (bench.c)", 0);
     if (status == SHARDTAB_SUCCESS) {
         shardtab_create_params_t create = {.alignment = sizeof(double)};
         status = shardtab_create_with(MPI_COMM_WORLD, c->shard, bytes, &create, &c->table);
@@ -296,7 +302,8 @@ static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double
     c->device_table = (double *const *)shardtab_device_table(c->table);
     c->me = shardtab_node_rank(c->table);
     c->nodes = shardtab_node_size(c->table);
-    MPI_Allreduce(&c->nodes, &c->max_nodes, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    app_allreduce(&c->nodes, &c->max_nodes, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD,
+                  "the allreduce in setup_size() (bench.c)");
     c->next = (c->me + 1) % c->nodes;
     c->next = c->nodes > 1 ? c->next : c->me;
     c->mpi_next = (c->rank + 1) % c->size;
@@ -316,10 +323,11 @@ static shardtab_status_t setup_size(bench_ctx_t *c, uint64_t shard_bytes, double
                                                ((size_t)c->nodes + 1) * sizeof *offsets);
         free(offsets);
     }
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement in setup_size() (bench.c)", 0);
     if (status == SHARDTAB_SUCCESS) {
         double create_ms = shardtab_create_ms(c->table);
-        MPI_Allreduce(&create_ms, max_create_ms, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        app_allreduce(&create_ms, max_create_ms, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD,
+                      "the allreduce in setup_size() (bench.c)");
     } else {
         release_ctx(c);
     }
@@ -389,7 +397,8 @@ static shardtab_status_t sweep_size(bench_ctx_t *c, const ms_options_t *opts, ui
         }
     }
     {
-        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release_ctx(c));
+        shardtab_status_t released =
+            app_agree(MPI_COMM_WORLD, release_ctx(c), "the agreement in sweep_size() (bench.c)", 0);
         if (status == SHARDTAB_SUCCESS)
             status = released;
     }
@@ -414,7 +423,7 @@ shardtab_status_t ms_bench_run(const ms_options_t *opts, ms_bench_row_t **rows_o
         status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of bench rows failed");
     else if (scal_timer_create(&c.timer) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "creating the bench timer failed");
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement in ms_bench_run() (bench.c)", 0);
     *nrows = 0;
     *verified = 1;
     for (uint64_t s = opts->bench_min; s <= opts->bench_max && status == SHARDTAB_SUCCESS; s *= 4)
@@ -442,16 +451,18 @@ shardtab_status_t ms_bench_pairs(const ms_options_t *opts, double **matrix_out, 
     MPI_Comm_size(MPI_COMM_WORLD, &c.size);
     if (scal_timer_create(&c.timer) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "creating the bench timer failed");
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement in ms_bench_pairs() (bench.c)", 0);
     if (status == SHARDTAB_SUCCESS)
         status = setup_size(&c, opts->bench_max, &create_ms);
     if (status == SHARDTAB_SUCCESS) {
         /* every rank walks the pairs of the largest node, so all stay in step */
-        MPI_Allreduce(&c.nodes, &largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        app_allreduce(&c.nodes, &largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD,
+                      "the allreduce in ms_bench_pairs() (bench.c)");
         matrix = calloc((size_t)largest * (size_t)largest, sizeof *matrix);
         if (matrix == NULL)
             status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of the pair matrix failed");
-        status = shardtab_agree(MPI_COMM_WORLD, status);
+        status =
+            app_agree(MPI_COMM_WORLD, status, "the agreement in ms_bench_pairs() (bench.c)", 0);
     }
     for (int w = 0; w < largest && status == SHARDTAB_SUCCESS; w++) {
         for (int o = 0; o < largest && status == SHARDTAB_SUCCESS; o++) {
@@ -466,7 +477,8 @@ shardtab_status_t ms_bench_pairs(const ms_options_t *opts, double **matrix_out, 
     if (status == SHARDTAB_SUCCESS)
         status = verify_initial(&c, &ok);
     {
-        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release_ctx(&c));
+        shardtab_status_t released = app_agree(MPI_COMM_WORLD, release_ctx(&c),
+                                               "the agreement in ms_bench_pairs() (bench.c)", 0);
         if (status == SHARDTAB_SUCCESS)
             status = released;
     }

@@ -5,6 +5,7 @@
  * Round d = 1 .. L-1: node rank q writes the shard of node rank (q + d) mod L
  * through the table; every owner then checks the pattern of its writer. Every
  * pair is exercised once, and all ranks stay in step through the agreements. */
+#include "bounded.h"
 #include "check_peers.h"
 
 #include <inttypes.h>
@@ -115,10 +116,12 @@ shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok,
     if (row == NULL || reported == NULL ||
         (rank == 0 && (rows == NULL || wheres == NULL || reported_rows == NULL || pairs == NULL)))
         status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc for the peer matrix failed");
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status =
+        app_agree(MPI_COMM_WORLD, status, "the agreement in ms_check_peers() (check_peers.c)", 0);
     /* Nodes may differ in size: every rank runs the rounds of the largest one,
      * so that all ranks enter the same agreements. */
-    MPI_Allreduce(&nodes, &rounds, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    app_allreduce(&nodes, &rounds, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD,
+                  "the allreduce in ms_check_peers() (check_peers.c)");
 
     for (int d = 1; d < rounds && status == SHARDTAB_SUCCESS; d++) {
         int active = d < nodes;
@@ -134,7 +137,9 @@ shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok,
                                         target, scal_error_string(code));
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_device_synchronize();
-        status = shardtab_agree(MPI_COMM_WORLD, status); /* all writes done */
+        status =
+            app_agree(MPI_COMM_WORLD, status, "the agreement in ms_check_peers() (check_peers.c)",
+                      0); /* all writes done */
         if (status != SHARDTAB_SUCCESS)
             break;
         if (active)
@@ -149,7 +154,9 @@ shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok,
             row[writer] = my_length == 0 ? PAIR_EMPTY : bad ? PAIR_FAILED : PAIR_OK;
             failed += bad != 0;
         }
-        status = shardtab_agree(MPI_COMM_WORLD, status); /* all reads done */
+        status =
+            app_agree(MPI_COMM_WORLD, status, "the agreement in ms_check_peers() (check_peers.c)",
+                      0); /* all reads done */
     }
     if (status == SHARDTAB_SUCCESS) {
         where[0] = shardtab_node_id(table);
@@ -157,18 +164,23 @@ shardtab_status_t ms_check_peers(const ms_check_peers_args_t *a, int *all_ok,
         where[2] = nodes;
         for (int o = 0; o < nodes; o++)
             reported[o] = shardtab_peer_access(table, me, o);
-        MPI_Gather(row, size, MPI_INT, rows, size, MPI_INT, 0, MPI_COMM_WORLD);
-        MPI_Gather(reported, size, MPI_INT, reported_rows, size, MPI_INT, 0, MPI_COMM_WORLD);
-        MPI_Gather(where, 3, MPI_INT, wheres, 3, MPI_INT, 0, MPI_COMM_WORLD);
+        app_gather(row, size, MPI_INT, rows, size, MPI_INT, 0, MPI_COMM_WORLD,
+                   "the gather in ms_check_peers() (check_peers.c)");
+        app_gather(reported, size, MPI_INT, reported_rows, size, MPI_INT, 0, MPI_COMM_WORLD,
+                   "the gather in ms_check_peers() (check_peers.c)");
+        app_gather(where, 3, MPI_INT, wheres, 3, MPI_INT, 0, MPI_COMM_WORLD,
+                   "the gather in ms_check_peers() (check_peers.c)");
         if (rank == 0)
             failed = print_matrix(rows, reported_rows, wheres, size, pairs, npairs);
         if (rank == 0 && failed < 0)
             status =
                 shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc for the peer matrix failed");
-        status = shardtab_agree(MPI_COMM_WORLD, status);
+        status = app_agree(MPI_COMM_WORLD, status,
+                           "the agreement in ms_check_peers() (check_peers.c)", 0);
     }
     if (status == SHARDTAB_SUCCESS) {
-        MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        app_bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD,
+                  "the broadcast in ms_check_peers() (check_peers.c)");
         *all_ok = failed == 0;
         if (rank == 0) {
             *pairs_out = pairs;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounded.h"
 #include "app.h"
 #include "cli.h"
 #include "bench.h"
@@ -212,7 +213,7 @@ static shardtab_status_t verify(ms_run_t *run, ms_mode_result_t *res)
 
     status = shardtab_memcpy_to_host(run->staging, run->shard,
                                      (size_t)run->mine.length * sizeof(double));
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement before the verification's counts", 0);
     if (status != SHARDTAB_SUCCESS)
         return status;
     for (uint64_t i = 0; i < run->mine.length; i++) {
@@ -227,11 +228,13 @@ static shardtab_status_t verify(ms_run_t *run, ms_mode_result_t *res)
             }
         }
     }
-    MPI_Allreduce(&bad, &total_bad, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&first, &global_first, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    app_allreduce(&bad, &total_bad, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD,
+                  "the verification's counts");
+    app_allreduce(&first, &global_first, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD,
+                  "the verification's counts");
     if (total_bad > 0)
-        MPI_Bcast(pair, 2, MPI_DOUBLE, ms_partition_owner(run->opts.n, run->size, global_first),
-                  MPI_COMM_WORLD);
+        app_bcast(pair, 2, MPI_DOUBLE, ms_partition_owner(run->opts.n, run->size, global_first),
+                  MPI_COMM_WORLD, "the verification's first bad element");
     res->mismatches = total_bad;
     res->first_bad = global_first;
     res->got = pair[0];
@@ -252,14 +255,14 @@ static shardtab_status_t run_mode(ms_run_t *run, unsigned mode, ms_mode_result_t
     status = launch(run, mode);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_device_synchronize();
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement after a mode's warm-up", 0);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    status = shardtab_agree(MPI_COMM_WORLD, reset_shard(run));
+    status = app_agree(MPI_COMM_WORLD, reset_shard(run), "the agreement after a mode's reset", 0);
     if (status != SHARDTAB_SUCCESS)
         return status;
 
-    MPI_Barrier(MPI_COMM_WORLD);
+    app_barrier(MPI_COMM_WORLD, "the barrier before a mode's timed run", 0);
     start = MPI_Wtime();
     for (int it = 0; it < run->opts.iters && status == SHARDTAB_SUCCESS; it++)
         status = launch(run, mode);
@@ -269,10 +272,11 @@ static shardtab_status_t run_mode(ms_run_t *run, unsigned mode, ms_mode_result_t
     if (status == SHARDTAB_SUCCESS)
         status = corrupt_for_test(run);
     /* also the barrier before verification: every writer of my shard is done */
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement after a mode's timed run", 0);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    app_allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD,
+                  "the slowest rank's time");
     res->seconds = slowest;
     res->gbps = slowest > 0
                     ? 2.0 * sizeof(double) * (double)run->opts.n * run->opts.iters / slowest / 1e9
@@ -322,13 +326,15 @@ static shardtab_status_t fit_memory(ms_run_t *run)
     double need, node_need; /* doubles: n * 8 * buffers can pass 2^64 */
     char err[APP_MESSAGE_BYTES], text[3][32];
 
+    /* the split has no bounded form: every rank is there first */
+    app_barrier(MPI_COMM_WORLD, "the barrier before the node split", 0);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &node_ranks);
     have = have ? have : UINT64_MAX; /* unknown: no limit */
     need = (double)ms_partition(run->opts.n, run->size, run->rank).length * sizeof(double) *
            mode_host_buffers();
-    MPI_Allreduce(&have, &node_have, 1, MPI_UINT64_T, MPI_MIN, node);
-    MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, node);
+    app_allreduce(&have, &node_have, 1, MPI_UINT64_T, MPI_MIN, node, "the node's memory check");
+    app_allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, node, "the node's memory check");
     MPI_Comm_free(&node);
     if (node_need > (double)node_have)
         status = shardtab_error_set(
@@ -340,21 +346,23 @@ static shardtab_status_t fit_memory(ms_run_t *run)
             ms_human_bytes((double)run->opts.n * sizeof(double), text[0], sizeof text[0]),
             node_ranks, ms_human_bytes(node_need, text[1], sizeof text[1]), mode_host_buffers(),
             ms_human_bytes((double)node_have, text[2], sizeof text[2]));
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on host memory", 0);
     if (status != SHARDTAB_SUCCESS || !(run->opts.bench || run->opts.bench_pairs))
         return status;
 
     /* the bench's buffers come on top of the modes' shard; the fullest node
      * and the least memory left decide, so that every rank sweeps the same sizes */
     spare = node_have == UINT64_MAX ? UINT64_MAX : node_have - (uint64_t)node_need;
-    MPI_Allreduce(&spare, &least_spare, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&node_ranks, &most_ranks, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    app_allreduce(&spare, &least_spare, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD,
+                  "the job's memory check");
+    app_allreduce(&node_ranks, &most_ranks, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD,
+                  "the job's memory check");
     if (ms_bench_fit(&run->opts, least_spare == UINT64_MAX ? 0 : least_spare, most_ranks,
                      ms_bench_host_buffers(shardtab_backend()), &run->fit, err, sizeof err) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
     else
         run->opts.bench_max = run->fit.top;
-    return shardtab_agree(MPI_COMM_WORLD, status);
+    return app_agree(MPI_COMM_WORLD, status, "the agreement on host memory", 0);
 }
 
 /* ---- main ---------------------------------------------------------------------- */
@@ -392,6 +400,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &run.size);
+    app_bound_init("multi_scal");
 
     /* ---- options and tuning variables: every rank parses, rank 0 speaks ---- */
     ms_parse_result_t parsed = ms_options_parse(argc, argv, &run.opts, err, sizeof err);
@@ -417,12 +426,12 @@ int main(int argc, char **argv)
         status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
     else
         status = SHARDTAB_SUCCESS;
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the options", 0);
     if (status == SHARDTAB_SUCCESS)
         status = fit_memory(&run);
     if (status == SHARDTAB_SUCCESS)
-        status =
-            shardtab_agree(MPI_COMM_WORLD, ms_report_open_json(&run.report, &run.opts, run.rank));
+        status = app_agree(MPI_COMM_WORLD, ms_report_open_json(&run.report, &run.opts, run.rank),
+                           "the agreement on the JSON file", 0);
     if (status != SHARDTAB_SUCCESS) {
         app_say_error("multi_scal", run.rank, shardtab_last_error());
         MPI_Finalize();
@@ -450,7 +459,7 @@ int main(int argc, char **argv)
         for (int it = 0; it < run.opts.iters; it++)
             run.expected[k] = run.expected[k] * run.opts.alpha;
     }
-    status = shardtab_agree(MPI_COMM_WORLD, allocate(&run));
+    status = app_agree(MPI_COMM_WORLD, allocate(&run), "the agreement after the allocations", 0);
     if (status == SHARDTAB_SUCCESS) {
         /* the kernels load doubles, two at a time once 16-byte aligned */
         shardtab_create_params_t create = {.alignment = sizeof(double)};
@@ -459,13 +468,16 @@ int main(int argc, char **argv)
                                  (size_t)run.mine.length * sizeof(double), &create, &run.table);
     }
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_agree(MPI_COMM_WORLD, time_second_table(&run));
+        status = app_agree(MPI_COMM_WORLD, time_second_table(&run),
+                           "the agreement after the second table", 0);
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_agree(MPI_COMM_WORLD, build_offsets(&run));
+        status =
+            app_agree(MPI_COMM_WORLD, build_offsets(&run), "the agreement after the offsets", 0);
     /* every shard holds its values before any kernel, the warm-ups included,
      * reads it (compute-sanitizer initcheck found the gap) */
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_agree(MPI_COMM_WORLD, reset_shard(&run));
+        status =
+            app_agree(MPI_COMM_WORLD, reset_shard(&run), "the agreement after the first reset", 0);
     if (status == SHARDTAB_SUCCESS)
         status = ms_report_header(&run.report, &run.opts, run.table, run.mine);
 
@@ -512,7 +524,8 @@ int main(int argc, char **argv)
 
     /* Teardown failures count too: a leaked mapping is a failed run. */
     {
-        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release(&run));
+        shardtab_status_t released =
+            app_agree(MPI_COMM_WORLD, release(&run), "the agreement after the teardown", 0);
         if (status == SHARDTAB_SUCCESS)
             status = released;
     }

@@ -1,5 +1,6 @@
 /* report.c - multi_scal's output: the header, the result rows, the verify
  * lines, and the JSON rendering of the same structs. */
+#include "bounded.h"
 #include "report.h"
 
 #include "mpi_gpu.h"
@@ -109,10 +110,12 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     times[0] = shardtab_create_ms(table);
     times[1] = shardtab_open_ms(table);
     times[2] = r->second_create_ms;
-    MPI_Reduce(times, max_times, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    app_reduce(times, max_times, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD,
+               "the reduce in ms_report_header() (report.c)");
     {
         int opened = r->second_opened;
-        MPI_Reduce(&opened, &r->second_opened, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+        app_reduce(&opened, &r->second_opened, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD,
+                   "the reduce in ms_report_header() (report.c)");
     }
 
     if (r->rank == 0) {
@@ -121,11 +124,11 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
             status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of %d rank lines failed",
                                         r->size);
     }
-    status = shardtab_agree(MPI_COMM_WORLD, status);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement in ms_report_header() (report.c)", 0);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    MPI_Gather(&me, (int)sizeof me, MPI_BYTE, r->ranks, (int)sizeof me, MPI_BYTE, 0,
-               MPI_COMM_WORLD);
+    app_gather(&me, (int)sizeof me, MPI_BYTE, r->ranks, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD,
+               "the gather in ms_report_header() (report.c)");
     if (r->rank != 0)
         return SHARDTAB_SUCCESS;
 
@@ -351,7 +354,8 @@ int ms_report_finish(ms_report_t *r, int exit_code)
         r->json_open = 0;
     }
     /* every rank exits with the same status, rank 0's file included */
-    MPI_Bcast(&json_failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    app_bcast(&json_failed, 1, MPI_INT, 0, MPI_COMM_WORLD,
+              "the broadcast in ms_report_finish() (report.c)");
     free(r->ranks);
     r->ranks = NULL;
     return json_failed && exit_code == 0 ? 1 : exit_code;

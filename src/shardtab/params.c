@@ -22,6 +22,9 @@ shardtab_status_t st_ranks_per_node_from_env(int *ranks_per_node)
 }
 
 #define ST_MAX_SIGNAL_SLOTS (1 << 20)
+/* the shortest wait limit: below it, ranks that arrive in step miss each
+ * other (a destroy's agreement, a device wait on a loaded machine) */
+#define ST_MIN_WAIT_TIMEOUT_S 0.001
 
 /* A plain decimal number, nothing around it: digits, an optional fraction and
  * an optional exponent ("5", "2.5", ".5", "1e1"); not " 5", "5 ", "0x10",
@@ -68,16 +71,19 @@ shardtab_status_t st_create_params_resolve(const shardtab_create_params_t *param
                        out->signal_slots, ST_MAX_SIGNAL_SLOTS);
     if (out->signal_slots == 0)
         out->signal_slots = SHARDTAB_SIGNAL_SLOTS_DEFAULT;
-    if (!(out->wait_timeout_s >= 0.0) || out->wait_timeout_s > 1e6)
+    if (!(out->wait_timeout_s >= 0.0) || out->wait_timeout_s > 1e6 ||
+        (out->wait_timeout_s > 0.0 && out->wait_timeout_s < ST_MIN_WAIT_TIMEOUT_S))
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                       "wait_timeout_s %g is not a number of seconds in [0, 1e6]",
+                       "wait_timeout_s %g is not 0 (the default) or a number of seconds in "
+                       "[0.001, 1e6]",
                        out->wait_timeout_s);
     if (out->wait_timeout_s == 0.0 && text != NULL && *text != '\0') {
         char *end;
         double v = decimal_seconds(text) ? strtod(text, &end) : -1.0;
-        if (!(v > 0.0) || v > 1e6)
+        if (!(v >= ST_MIN_WAIT_TIMEOUT_S) || v > 1e6)
             return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                           "SHARDTAB_WAIT_TIMEOUT='%s' is not a number of seconds in (0, 1e6]",
+                           "SHARDTAB_WAIT_TIMEOUT='%s' is not a number of seconds in [0.001, "
+                           "1e6] (below 1 ms, ranks that arrive together would miss each other)",
                            text);
         out->wait_timeout_s = v;
     }

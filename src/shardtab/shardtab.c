@@ -164,10 +164,12 @@ static shardtab_status_t upload(shardtab_t *t)
 /* shardtab_agree, but bounded: a peer that skipped a collective destroy (or
  * destroys another table, or this one twice) leaves the others here, and that
  * must never be a silent hang, nor an endless one. Past 6 x the table's wait
- * limit (60 s by default) a rank gives up with SHARDTAB_ERR_TIMEOUT and a
+ * limit (60 s by default), and never less than 1 s (ranks that arrive a few
+ * milliseconds apart are in step), a rank gives up with SHARDTAB_ERR_TIMEOUT and a
  * message naming the table and the rule. The request is left pending: the
  * communicator cannot be used again, and the job should end. */
 #define ST_PATIENCE_WAITS 6
+#define ST_PATIENCE_FLOOR_S 1.0
 
 static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t local,
                                          const char *where, int *pending)
@@ -175,7 +177,9 @@ static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t 
     /* [0] this rank's flag, [1] any rank's: on the heap, and never freed while
      * the request is pending, since a late rank may still complete it */
     int *flags = calloc(2, sizeof *flags), done = 0;
-    const double limit = ST_PATIENCE_WAITS * t->wait_timeout_s, start = MPI_Wtime();
+    const double waits = ST_PATIENCE_WAITS * t->wait_timeout_s;
+    const double limit = waits > ST_PATIENCE_FLOOR_S ? waits : ST_PATIENCE_FLOOR_S,
+                 start = MPI_Wtime();
     struct timespec nap = {0, 200000}; /* 0.2 ms */
     MPI_Request req;
 
@@ -193,7 +197,8 @@ static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t 
         if (!done && MPI_Wtime() - start > limit) {
             *pending = 1;
             return st_fail(SHARDTAB_ERR_TIMEOUT,
-                           "%s of table '%s' waited %.0f s (6 x its wait limit) for the other %d "
+                           "%s of table '%s' waited %.0f s (6 x its wait limit, at least 1 s) for "
+                           "the other %d "
                            "rank(s): every rank must destroy the same live table, once, its "
                            "tables in the same order as it created them (a rank that passed "
                            "NULL, destroyed it twice, or destroys another table now waits "

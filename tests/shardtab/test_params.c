@@ -88,11 +88,17 @@ static void test_params_refuse_each_bad_value(void **state)
     refused(&in, "signal_slots 1048577 is outside [0, 1048576]");
     in.signal_slots = 9;
     in.wait_timeout_s = -0.5;
-    refused(&in, "wait_timeout_s -0.5 is not a number of seconds in [0, 1e6]");
+    refused(&in,
+            "wait_timeout_s -0.5 is not 0 (the default) or a number of seconds in [0.001, 1e6]");
     in.wait_timeout_s = 1e6 + 1;
-    refused(&in, "wait_timeout_s 1e+06 is not a number of seconds in [0, 1e6]");
+    refused(&in,
+            "wait_timeout_s 1e+06 is not 0 (the default) or a number of seconds in [0.001, 1e6]");
     in.wait_timeout_s = NAN;
-    refused(&in, "wait_timeout_s nan is not a number of seconds in [0, 1e6]");
+    refused(&in,
+            "wait_timeout_s nan is not 0 (the default) or a number of seconds in [0.001, 1e6]");
+    in.wait_timeout_s = 0.0005; /* below the floor: ranks in step would miss each other */
+    refused(&in,
+            "wait_timeout_s 0.0005 is not 0 (the default) or a number of seconds in [0.001, 1e6]");
 }
 
 static double timeout_from(const char *text)
@@ -113,14 +119,16 @@ static void test_wait_timeout_variable_takes_plain_decimal_seconds(void **state)
     assert_true(timeout_from("1e1") == 10.0);
     assert_true(timeout_from("25E-1") == 2.5);
     assert_true(timeout_from("1e+6") == 1e6);
+    assert_true(timeout_from("0.001") == 0.001);                      /* the floor */
     assert_true(timeout_from("") == SHARDTAB_WAIT_TIMEOUT_DEFAULT_S); /* empty: unset */
 }
 
 static void test_wait_timeout_variable_refuses_anything_else(void **state)
 {
-    static const char *const bad[] = {" 5",  "5 ",  "0x10",    "inf", "nan", "-1",  "+1", "0",
-                                      "0.0", "1e7", "1000001", "e5",  "5e",  "5e+", ".",  "1,5"};
-    char want[128];
+    static const char *const bad[] = {" 5", "5 ",  "0x10",      "inf",     "nan", "-1", "+1",
+                                      "0",  "0.0", "1e7",       "1000001", "e5",  "5e", "5e+",
+                                      ".",  "1,5", "0.0000001", "0.0009",  "1e-4"};
+    char want[256];
     shardtab_create_params_t out;
     (void)state;
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -128,7 +136,9 @@ static void test_wait_timeout_variable_refuses_anything_else(void **state)
         if (st_create_params_resolve(NULL, &out) != SHARDTAB_ERR_INVALID_ARG)
             fail_msg("SHARDTAB_WAIT_TIMEOUT='%s' accepted", bad[i]);
         snprintf(want, sizeof want,
-                 "SHARDTAB_WAIT_TIMEOUT='%s' is not a number of seconds in (0, 1e6]", bad[i]);
+                 "SHARDTAB_WAIT_TIMEOUT='%s' is not a number of seconds in [0.001, 1e6] (below "
+                 "1 ms, ranks that arrive together would miss each other)",
+                 bad[i]);
         assert_string_equal(said(), want);
     }
 }
@@ -136,7 +146,7 @@ static void test_wait_timeout_variable_refuses_anything_else(void **state)
 static void test_ranks_per_node_is_a_positive_integer_or_unset(void **state)
 {
     static const char *const bad[] = {"0", "-2", "x", "2x", " 2", "2.0"};
-    char want[128];
+    char want[256];
     int rpn = -7;
     (void)state;
     assert_int_equal(st_ranks_per_node_from_env(&rpn), SHARDTAB_SUCCESS);

@@ -224,8 +224,8 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
     return shardtab_agree(MPI_COMM_WORLD, status);
 }
 
-/* --special: min and max of floats and doubles over special values, one-shot
- * and two-shot, at offset 0 and one element in. */
+/* --special: min and max of floats and doubles over special values, every
+ * algorithm, at offset 0 and one element in. */
 static shardtab_status_t special_calls(sc_job_t *j, int *calls)
 {
     static const char *const algos[3] = {"one-shot", "two-shot", "one-block"};
