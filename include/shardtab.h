@@ -280,13 +280,15 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *table);
  * Inside a node the ranks read one another's shards through the table; every
  * result is combined in node-rank order (v[0] op v[1] op ... op v[n - 1]),
  * so every rank gets the same bits, every run, whatever the algorithm: the
- * one-shot all-reduce (every rank reads every peer's region, a scratch
- * buffer, two node barriers) for small regions, the two-shot (each rank
- * reduces its chunk in place, a barrier, each copies every other chunk from
- * its owner, a barrier) for large ones, with 16-byte accesses where every
- * rank's region starts 16-byte aligned. SHARDTAB_ALL_REDUCE_ALGO=one-shot|
- * two-shot|auto and SHARDTAB_ALL_REDUCE_CUTOVER=<bytes> choose (the default
- * cut-over was measured: docs/performance.md). NCCL promises no such order.
+ * one-block all-reduce (one kernel: a node barrier, every rank reads every
+ * peer's region into a scratch buffer, a barrier, the copy back) up to
+ * 64 KiB, the one-shot (the same in four kernels, a grid each) up to the
+ * cut-over, the two-shot (each rank reduces its chunk in place, a barrier,
+ * each copies every other chunk from its owner, a barrier) above, with
+ * 16-byte accesses where every rank's region starts 16-byte aligned.
+ * SHARDTAB_ALL_REDUCE_ALGO=one-block|one-shot|two-shot|auto and
+ * SHARDTAB_ALL_REDUCE_CUTOVER=<bytes> choose (the default cut-over was
+ * measured: docs/performance.md). NCCL promises no such order.
  *
  * Across nodes: the table inside each node, then MPI between the node
  * leaders, staged through the host (a gather of every node's result, reduced
