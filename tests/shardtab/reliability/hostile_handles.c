@@ -28,6 +28,10 @@
  *                  ends after 6 x the wait limit (SHARDTAB_WAIT_TIMEOUT) with
  *                  SHARDTAB_ERR_TIMEOUT naming the table and the rule (it
  *                  waited for ever); rank 0 then ends the job, MPI_Abort(3)
+ *   destroy-late   a table made with the smallest wait limit accepted (1 ms)
+ *                  is destroyed by ranks that arrive 10 ms apart: every
+ *                  destroy succeeds (its patience, 6 x the limit, was 6 ms:
+ *                  the first rank blamed the others for a misuse)
  *   crossed-destroy rank 0 creates tables A then B, the others B then A (no
  *                  labels: rank 0's A is paired with their B); every rank
  *                  destroys A then B. Destroy A times out on every rank after
@@ -56,10 +60,6 @@
  *                  (they returned 0, and signal_check repeated the old cause);
  *                  signal_check still gives the first cause; the table is then
  *                  destroyed
- *   destroy-late   a table made with the smallest wait limit accepted (1 ms)
- *                  is destroyed by ranks that arrive 10 ms apart: every
- *                  destroy succeeds (its patience, 6 x the limit, was 6 ms:
- *                  the first rank blamed the others for a misuse)
  *   table-limit    live tables until MPI runs out of communicators (Open MPI:
  *                  about 32,000 tables, two each): that create fails on every
  *                  rank with a message naming the cause and the count (the
@@ -87,8 +87,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rank_checks.h"
 #include "shardtab.h"
@@ -566,133 +566,136 @@ static void case_late_destroy(void)
     shardtab_t *t = NULL;
     void *shard = NULL;
     double start, took;
-    static void case_destroy_late(void)
-    {
-        const struct timespec late = {0, 10000000L * rank}; /* rank r arrives r x 10 ms late */
-        shardtab_create_params_t p;
-        shardtab_t *t = NULL;
-        void *shard = NULL;
-        shardtab_status_t s;
+    shardtab_status_t s;
 
-        CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
-        memset(&p, 0, sizeof p);
-        p.label = "late";
-        p.wait_timeout_s = 0.5;
-        CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS,
-              "a table");
-        if (size == 1) {
-            CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "one rank: the destroy ends");
-            CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
-            return;
-        }
-        if (rank != 0)
-            sleep(4);
-        start = MPI_Wtime();
-        s = shardtab_destroy(&t);
-        took = MPI_Wtime() - start;
-        CHECK(s == SHARDTAB_ERR_TIMEOUT && t == NULL && took > 2.5 && took < 4.5 &&
-                  (rank == 0 ? says("table 'late' waited 3 s") : says("waited 3 s for every rank")),
-              "every rank's destroy times out, the late ones too (%.1f s here): %s", took,
-              shardtab_last_error());
-        if (rank == 0) {
-            printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
-            fflush(stdout);
-            MPI_Abort(MPI_COMM_WORLD, 3);
-        }
-        MPI_Barrier(MPI_COMM_WORLD); /* rank 0's abort ends it here */
-    }
-
-    /* ---- the cause of a refused collective ---------------------------------------- */
-
-    /* The last rank's shard is `last` bytes, the others' 1600; every rank calls an
- * all-reduce of count doubles, then signal_check and the agreement. */
-    static void refusal_cause(size_t last, size_t count, const char *cause)
-    {
-        const size_t bytes = rank == size - 1 ? last : 1600;
-        shardtab_t *t = NULL;
-        void *shard = NULL;
-        shardtab_status_t s;
-
-        CHECK(shardtab_mem_alloc(1600, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
-        CHECK(shardtab_create(MPI_COMM_WORLD, shard, bytes, &t) == SHARDTAB_SUCCESS,
-              "a table, the last rank's shard %zu bytes", last);
-        s = shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, count, NULL);
-        CHECK(rank == size - 1 ? s == SHARDTAB_ERR_INVALID_ARG && says(cause) : 1,
-              "the last rank's all-reduce of %zu doubles is refused there: %s", count,
-              rank == size - 1 ? shardtab_last_error() : "");
-        if (size > 1) { /* alone, the call's own refusal is all: nothing stops */
-            s = shardtab_agree(MPI_COMM_WORLD, shardtab_signal_check(t));
-            CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause),
-                  "signal_check, agreed, carries the cause: %s", shardtab_last_error());
-        }
-        CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "the table destroyed");
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    memset(&p, 0, sizeof p);
+    p.label = "late";
+    p.wait_timeout_s = 0.5;
+    CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS, "a table");
+    if (size == 1) {
+        CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "one rank: the destroy ends");
         CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+        return;
     }
-
-    static void case_refusal_cause(void)
-    {
-        refusal_cause(1024, 200,
-                      "200 double values from byte 0 need 1600 bytes, past this rank's shard of "
-                      "1024 bytes");
-        refusal_cause(0, 1,
-                      "1 double values from byte 0 need 8 bytes, past this rank's shard of 0 "
-                      "bytes");
+    if (rank != 0)
+        sleep(4);
+    start = MPI_Wtime();
+    s = shardtab_destroy(&t);
+    took = MPI_Wtime() - start;
+    CHECK(s == SHARDTAB_ERR_TIMEOUT && t == NULL && took > 2.5 && took < 4.5 &&
+              (rank == 0 ? says("table 'late' waited 3 s") : says("waited 3 s for every rank")),
+          "every rank's destroy times out, the late ones too (%.1f s here): %s", took,
+          shardtab_last_error());
+    if (rank == 0) {
+        printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 3);
     }
+    MPI_Barrier(MPI_COMM_WORLD); /* rank 0's abort ends it here */
+}
 
-    /* ---- a stopped table's later calls ------------------------------------------- */
+/* ---- the cause of a refused collective ---------------------------------------- */
 
-    /* An all-reduce of count doubles (the last rank: last_count) stops the node;
+/* The last rank's shard is `last` bytes, the others' 1600; every rank calls an
+ * all-reduce of count doubles, then signal_check and the agreement. */
+static void refusal_cause(size_t last, size_t count, const char *cause)
+{
+    const size_t bytes = rank == size - 1 ? last : 1600;
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    shardtab_status_t s;
+
+    CHECK(shardtab_mem_alloc(1600, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    CHECK(shardtab_create(MPI_COMM_WORLD, shard, bytes, &t) == SHARDTAB_SUCCESS,
+          "a table, the last rank's shard %zu bytes", last);
+    s = shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, count, NULL);
+    CHECK(rank == size - 1 ? s == SHARDTAB_ERR_INVALID_ARG && says(cause) : 1,
+          "the last rank's all-reduce of %zu doubles is refused there: %s", count,
+          rank == size - 1 ? shardtab_last_error() : "");
+    if (size > 1) { /* alone, the call's own refusal is all: nothing stops */
+        s = shardtab_agree(MPI_COMM_WORLD, shardtab_signal_check(t));
+        CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause),
+              "signal_check, agreed, carries the cause: %s", shardtab_last_error());
+    }
+    CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "the table destroyed");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+}
+
+static void case_refusal_cause(void)
+{
+    refusal_cause(1024, 200,
+                  "200 double values from byte 0 need 1600 bytes, past this rank's shard of "
+                  "1024 bytes");
+    refusal_cause(0, 1,
+                  "1 double values from byte 0 need 8 bytes, past this rank's shard of 0 "
+                  "bytes");
+}
+
+/* ---- a stopped table's later calls ------------------------------------------- */
+
+/* An all-reduce of count doubles (the last rank: last_count) stops the node;
  * every later call must be refused at once, naming the cause as this rank knew
  * it (a fragment of its message: the last rank's, the others'). */
-    static void stopped_table(const char *what, size_t count, size_t last_count, const char *cause,
-                              const char *others_cause)
-    {
-        static const char *const names[] = {"shardtab_broadcast", "shardtab_all_reduce",
-                                            "shardtab_all_gather"};
-        shardtab_t *t = NULL;
-        void *shard = NULL;
-        shardtab_status_t s;
-        double start;
+static void stopped_table(const char *what, size_t count, size_t last_count, const char *cause,
+                          const char *others_cause)
+{
+    static const char *const names[] = {"shardtab_broadcast", "shardtab_all_reduce",
+                                        "shardtab_all_gather"};
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    shardtab_status_t s;
+    double start;
 
-        CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
-        CHECK(shardtab_create(MPI_COMM_WORLD, shard, 64, &t) == SHARDTAB_SUCCESS, "a table");
-        s = shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0,
-                                rank == size - 1 ? last_count : count, NULL);
-        s = shardtab_agree(MPI_COMM_WORLD, s != SHARDTAB_SUCCESS ? s : shardtab_signal_check(t));
-        CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause), "%s stops the node: %s", what,
-              shardtab_last_error());
-        for (int call = 0; call < 3; call++) {
-            start = MPI_Wtime();
-            s = call == 0   ? shardtab_broadcast(t, 0, SHARDTAB_DOUBLE, 0, 3, NULL)
-                : call == 1 ? shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, 3, NULL)
-                            : shardtab_all_gather(t, SHARDTAB_DOUBLE, 0, 1, NULL);
-            CHECK(s == SHARDTAB_ERR_ABORTED && MPI_Wtime() - start < 1.0 && says(names[call]) &&
-                      says("refused: this table stopped at an earlier call; destroy it. It stopped "
-                           "because: ") &&
-                      says(rank == size - 1 ? cause : others_cause),
-                  "then %s is refused at once on every rank: %s", names[call],
-                  shardtab_last_error());
-        }
-        s = shardtab_agree(MPI_COMM_WORLD, shardtab_signal_check(t));
-        CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause) && !says("refused: this table"),
-              "signal_check, agreed, still gives the first cause: %s", shardtab_last_error());
-        CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "the stopped table is destroyed");
-        CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    CHECK(shardtab_create(MPI_COMM_WORLD, shard, 64, &t) == SHARDTAB_SUCCESS, "a table");
+    s = shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0,
+                            rank == size - 1 ? last_count : count, NULL);
+    s = shardtab_agree(MPI_COMM_WORLD, s != SHARDTAB_SUCCESS ? s : shardtab_signal_check(t));
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause), "%s stops the node: %s", what,
+          shardtab_last_error());
+    for (int call = 0; call < 3; call++) {
+        start = MPI_Wtime();
+        s = call == 0   ? shardtab_broadcast(t, 0, SHARDTAB_DOUBLE, 0, 3, NULL)
+            : call == 1 ? shardtab_all_reduce(t, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, 3, NULL)
+                        : shardtab_all_gather(t, SHARDTAB_DOUBLE, 0, 1, NULL);
+        CHECK(s == SHARDTAB_ERR_ABORTED && MPI_Wtime() - start < 1.0 && says(names[call]) &&
+                  says("refused: this table stopped at an earlier call; destroy it. It stopped "
+                       "because: ") &&
+                  says(rank == size - 1 ? cause : others_cause),
+              "then %s is refused at once on every rank: %s", names[call], shardtab_last_error());
     }
+    s = shardtab_agree(MPI_COMM_WORLD, shardtab_signal_check(t));
+    CHECK(s == SHARDTAB_ERR_INVALID_ARG && says(cause) && !says("refused: this table"),
+          "signal_check, agreed, still gives the first cause: %s", shardtab_last_error());
+    CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "the stopped table is destroyed");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+}
 
-    static void case_stopped_table(void)
-    {
-        if (size == 1) {
-            if (rank == 0)
-                printf("ok:   one rank: no node to stop\n");
-            return;
-        }
-        stopped_table("counts that differ (3, the last rank 4)", 3, 4, "disagree", "disagree");
-        /* the others know only who refused: its own words reach them in the agreement */
-        stopped_table("the last rank's call past its shard", 3, 9, "past this rank's shard",
-                      "made a call that failed its own checks");
+static void case_stopped_table(void)
+{
+    if (size == 1) {
+        if (rank == 0)
+            printf("ok:   one rank: no node to stop\n");
+        return;
     }
+    stopped_table("counts that differ (3, the last rank 4)", 3, 4, "disagree", "disagree");
+    /* the others know only who refused: its own words reach them in the agreement */
+    stopped_table("the last rank's call past its shard", 3, 9, "past this rank's shard",
+                  "made a call that failed its own checks");
+}
 
+static void case_destroy_late(void)
+{
+    const struct timespec late = {0, 10000000L * rank}; /* rank r arrives r x 10 ms late */
+    shardtab_create_params_t p;
+    shardtab_t *t = NULL;
+    void *shard = NULL;
+    shardtab_status_t s;
+
+    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    memset(&p, 0, sizeof p);
+    p.label = "late";
     p.wait_timeout_s = 0.001;
     CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS,
           "a table with a wait limit of 1 ms");
