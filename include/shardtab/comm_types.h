@@ -15,7 +15,7 @@
 #define SHARDTAB_COLL_DEPOSIT_WORDS(values) (2 + 2 * (values))
 /* User slots a collective of `values` values a call takes, on a node of node_size ranks. */
 #define SHARDTAB_COLL_SLOTS(node_size, values)                                                     \
-  (SHARDTAB_COLL_STATE + SHARDTAB_COLL_DEPTH * (node_size) * SHARDTAB_COLL_DEPOSIT_WORDS(values))
+  (SHARDTAB_COLL_STATE + SHARDTAB_COLL_DEPTH * (node_size)*SHARDTAB_COLL_DEPOSIT_WORDS(values))
 
 enum { /* what a call is: the descriptor's kind */
        SHARDTAB_COLL_GATHER = 0,

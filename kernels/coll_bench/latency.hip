@@ -1,7 +1,5 @@
 /* latency.hip - coll_bench's device-side timings on GPUs (HIP; compiled as
  * CUDA on NVIDIA): one block of LAT_THREADS runs each body. */
-#include <hip/hip_runtime.h>
-
 #include "gpu_runtime.h"
 #include "latency_body.h"
 

@@ -170,14 +170,14 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, int ordered)
     SHARDTAB_BLOCK_SHARED uint64_t all[2 * 1024];
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     const int n = p->sig.node_size;
-    int status = shardtab_coll_deposit_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
-                                             SHARDTAB_INT64, 0, p->args, SHARDTAB_LIB_COLL_VALUES,
-                                             ordered);
+    int status =
+        shardtab_coll_deposit_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64,
+                                    0, p->args, SHARDTAB_LIB_COLL_VALUES, ordered);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = shardtab_coll_gather_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
-                                            SHARDTAB_INT64, 0, all, SHARDTAB_LIB_COLL_VALUES,
-                                            ordered);
+        status =
+            shardtab_coll_gather_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
+                                       SHARDTAB_INT64, 0, all, SHARDTAB_LIB_COLL_VALUES, ordered);
     if (status != SHARDTAB_WAIT_OK)
         return status;
     for (int r = 0; r < n; r++)

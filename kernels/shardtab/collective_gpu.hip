@@ -35,8 +35,7 @@ extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks
     if (phase->phase == ST_PHASE_SYNC)
         st_collective_sync_kernel<<<1, 64, 0, (hipStream_t)stream>>>(*phase);
     else if (phase->phase == ST_PHASE_ONE_BLOCK)
-        st_collective_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, (hipStream_t)stream>>>(
-            *phase);
+        st_collective_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, (hipStream_t)stream>>>(*phase);
     else
         st_collective_move_kernel<<<blocks, 256, 0, (hipStream_t)stream>>>(*phase);
     return (int)hipGetLastError();

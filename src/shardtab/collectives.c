@@ -62,8 +62,8 @@ static shardtab_status_t choose_algorithm(st_call_t *c)
     }
     if (algo == NULL || *algo == '\0' || strcmp(algo, "auto") == 0)
         c->algo = c->bytes <= ST_ONE_BLOCK_MAX && c->bytes <= cutover ? ST_ALGO_ONE_BLOCK
-                  : c->bytes <= cutover                              ? ST_ALGO_ONE_SHOT
-                                                                     : ST_ALGO_TWO_SHOT;
+                  : c->bytes <= cutover                               ? ST_ALGO_ONE_SHOT
+                                                                      : ST_ALGO_TWO_SHOT;
     else if (strcmp(algo, "one-block") == 0)
         c->algo = ST_ALGO_ONE_BLOCK;
     else if (strcmp(algo, "one-shot") == 0)
@@ -71,9 +71,9 @@ static shardtab_status_t choose_algorithm(st_call_t *c)
     else if (strcmp(algo, "two-shot") == 0)
         c->algo = ST_ALGO_TWO_SHOT;
     else
-        return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                       "SHARDTAB_ALL_REDUCE_ALGO='%s': expected one-block, one-shot, two-shot or auto",
-                       algo);
+        return st_fail(
+            SHARDTAB_ERR_INVALID_ARG,
+            "SHARDTAB_ALL_REDUCE_ALGO='%s': expected one-block, one-shot, two-shot or auto", algo);
     return SHARDTAB_SUCCESS;
 }
 
@@ -453,8 +453,8 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
         if (local != SHARDTAB_SUCCESS) {
             char why[ST_ERROR_BYTES];
             snprintf(why, sizeof why, "%s", shardtab_last_error() + st_error_prefix_bytes());
-            local = st_fail(local, "%s: its scratch buffer of %zu bytes: %s", c->name, c->bytes,
-                            why);
+            local =
+                st_fail(local, "%s: its scratch buffer of %zu bytes: %s", c->name, c->bytes, why);
         }
     }
     if (t->node_count > 1 || !single_node_order(t)) {
