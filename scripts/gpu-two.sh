@@ -2,9 +2,11 @@
 # gpu-two.sh - the collectives beside NCCL and PyTorch in one call, on the machine's GPUs (one rank
 # per GPU, N = nvidia-smi -L | wc -l): builds this tree's CUDA backend
 # (coll_bench and comm_check alone), then in the same job
-#   - coll_bench at N ranks, 8 B to --bench-max (default 1 GiB): ours (auto,
-#     one-shot, two-shot, graph) beside MPI_Allreduce (mpi(us)) and the copy
-#     engine, every result verified;
+#   - coll_bench at N ranks, 8 B to --bench-max (default 1 GiB): first its
+#     device side (the device-side all-reduce and the put-with-signal
+#     ping-pong, 8 B to 64 KiB, timed in the kernel), then ours (auto,
+#     one-block, one-shot, two-shot, graph) beside MPI_Allreduce (mpi(us)) and
+#     the copy engine, every result verified;
 #   - tests/gpu/bench_torch_allreduce.py at N ranks, the same sizes and method:
 #     NCCL's all_reduce (torch.distributed, the nvidia-nccl wheel torch loads)
 #     and torch SymmetricMemory's one-shot and two-shot, every result verified;
