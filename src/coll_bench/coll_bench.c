@@ -231,8 +231,8 @@ typedef struct cb_device {
 
 /* The device-side all-reduce of one double, o->device_iters calls in one
  * launch after a warm-up launch; every result checked. */
-static shardtab_status_t device_all_reduce(cb_ctx_t *c, cb_device_t *d, int iters, int rank,
-                                           double us[3], double *slowest)
+static shardtab_status_t device_all_reduce(cb_ctx_t *c, cb_device_t *d, int iters, double us[3],
+                                           double *slowest)
 {
     const int n = shardtab_node_size(c->table), me = shardtab_node_rank(c->table);
     const double mine = 0.25 + me, want = 0.25 * n + 0.5 * n * (n - 1);
@@ -265,7 +265,6 @@ static shardtab_status_t device_all_reduce(cb_ctx_t *c, cb_device_t *d, int iter
     if (status == SHARDTAB_SUCCESS) {
         spread(ticks, iters, 1.0, us);
         MPI_Reduce(&us[0], slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        (void)rank;
     }
     free(ticks);
     free(out);
@@ -345,7 +344,7 @@ static shardtab_status_t device_side(cb_ctx_t *c, const cb_options_t *o, int ran
     d.status = (int *)((char *)d.block + 8);
     d.ticks = (uint64_t *)((char *)d.block + 32);
     d.out = (double *)(d.ticks + iters);
-    status = device_all_reduce(c, &d, iters, rank, us, &slowest);
+    status = device_all_reduce(c, &d, iters, us, &slowest);
     if (status == SHARDTAB_SUCCESS && rank == 0) {
         printf("# coll_bench device side: %d ranks a node; the kernel's clock on rank 0, %d calls "
                "(round trips) a launch after a warm-up launch\n",
