@@ -161,12 +161,105 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_coll(const shardtab_signals_t *s, int sl
     shardtab_coll_t c;
     c.first = slot >= 0 && slot <= s->slots ? shardtab_slot_index(s, slot) : -1;
     c.values = values;
+    c.held = 0;
+    c.state = 0;
     return c;
+}
+
+/* Holds collective c for this block until shardtab_coll_release_block: one
+ * claim for every call in between, each of which then skips its own claim
+ * and its end (one global round trip fewer a start and a finish) and checks
+ * itself against the counts c keeps. For a kernel that makes many calls (a
+ * solver's norm every iteration). Every thread of the block calls it with its
+ * own c (a local variable: each thread keeps the same counts). Returns
+ * SHARDTAB_WAIT_OK (held), or why not: a collective outside the pad, another
+ * block holding it or calling it (SHARDTAB_WAIT_CONCURRENT; the node stops),
+ * or the node stopped (SHARDTAB_WAIT_ABORTED). */
+SHARDTAB_DEVFN int shardtab_coll_hold_block(const shardtab_signals_t *s, shardtab_coll_t *c)
+{
+    SHARDTAB_BLOCK_SHARED int status;
+    SHARDTAB_BLOCK_SHARED uint64_t state_shared;
+
+    if (shardtab_block_leader()) {
+        state_shared = c->state;
+        status = c->held ? SHARDTAB_WAIT_OK : shardtab_coll_claim(s, c, &state_shared);
+    }
+    shardtab_block_sync(); /* the claim, to every thread */
+    const int held = status;
+    if (held == SHARDTAB_WAIT_OK && !c->held) {
+        c->held = 1;
+        c->state = state_shared;
+    }
+    shardtab_block_sync(); /* every thread has read the shared words */
+    return held;
+}
+
+/* Ends the block's hold of c: the counts, and the claim released, in one
+ * relaxed store of the state word (as a call's end). Every thread, after the
+ * block's last call of c (a call that failed too: the node has stopped, and
+ * every later call is refused). */
+SHARDTAB_DEVFN void shardtab_coll_release_block(const shardtab_signals_t *s, shardtab_coll_t *c)
+{
+    if (c->held && shardtab_block_leader())
+        shardtab_store_relaxed_device(s->mine + c->first, c->state);
+    c->held = 0;
 }
 
 /* The most values a finish keeps in the block's shared memory, between its
  * waits and its combine (above it, the combine reads the pad again). */
 #define SHARDTAB_COLL_STASH 256
+
+/* This rank's deposit of epoch e into every node peer's pad, every thread:
+ * the values (each thread its own), the call and the checksum (the leader),
+ * each word with the epoch in it; with `release`, each storing thread fences
+ * first (see shardtab_coll_deposit_block). */
+SHARDTAB_DEVFN void shardtab_coll_put_words(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                            uint64_t e, int kind, int op, int type, int root,
+                                            const void *in, int count, int release)
+{
+    const int me = s->node_rank, t = shardtab_block_thread(), threads = shardtab_block_threads();
+    const int n = s->node_size;
+    const int at = shardtab_coll_deposit(s, c, e, me);
+    const int mine = shardtab_coll_deposits(kind, root, me) ? count : 0;
+    const uint64_t flag = SHARDTAB_COMM_PLANT_EPOCH(s, e);
+
+    if (release)
+        shardtab_fence_release_node(s);
+    for (int i = t; i < mine; i += threads) {
+        uint64_t w = SHARDTAB_COMM_PLANT_VALUE(s, e, i, shardtab_value_word(type, in, (size_t)i));
+        for (int q = 0; q < n; q++) {
+            shardtab_ll_store(s->pads[q] + at + 2 + 2 * i, (uint32_t)w, flag);
+            shardtab_ll_store(s->pads[q] + at + 3 + 2 * i, (uint32_t)(w >> 32), flag);
+        }
+    }
+    if (shardtab_block_leader()) {
+        uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e);
+        for (int i = 0; i < mine; i++)
+            hash = shardtab_coll_hash(hash, shardtab_value_word(type, in, (size_t)i));
+        const uint32_t call = (uint32_t)shardtab_coll_call(kind, op, type, root, count);
+        for (int q = 0; q < n; q++) {
+            shardtab_ll_store(s->pads[q] + at, call, flag);
+            shardtab_ll_store(s->pads[q] + at + 1, hash, flag);
+        }
+    }
+}
+
+/* A held collective's call refused by its own checks (every thread reaches
+ * the same answer from the counts c keeps): the leader records it. */
+SHARDTAB_DEVFN int shardtab_coll_held_refusal(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                              int kind, int op, int type, int root, int count,
+                                              int finish)
+{
+    uint64_t seen = 0;
+    const uint64_t misuse =
+        shardtab_coll_misuse(s, c, kind, op, type, root, count, finish, c->state, &seen);
+
+    if (misuse == 0)
+        return SHARDTAB_WAIT_OK;
+    if (shardtab_block_leader())
+        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, c->first, SHARDTAB_CMP_EQ, misuse, seen, 0);
+    return SHARDTAB_WAIT_MISUSE;
+}
 
 /* Deposits this rank's part of a call into every node peer's pad: the call
  * (kind, op, type, root, count) and the checksum of the epoch and the values
@@ -175,16 +268,30 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_coll(const shardtab_signals_t *s, int sl
  * scope (a release): what happened before this call (the stream's earlier
  * kernels) is then visible to every rank that finishes it with `acquire`
  * (the library's stream-ordered collectives; a user's call orders its values
- * only). */
-SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s,
-                                               const shardtab_coll_t *c, int kind, int op, int type,
-                                               int root, const void *in, int count, int release)
+ * only). A block holding c (shardtab_coll_hold_block) skips the claim and
+ * both barriers: the stores alone. */
+SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s, shardtab_coll_t *c,
+                                               int kind, int op, int type, int root, const void *in,
+                                               int count, int release)
 {
     SHARDTAB_BLOCK_SHARED int status;
     SHARDTAB_BLOCK_SHARED uint64_t epoch_shared, state_shared;
-    const int me = s->node_rank, t = shardtab_block_thread(), threads = shardtab_block_threads();
-    const int n = s->node_size;
+#if defined(SHARDTAB_DEVICE_HOST)
+    /* the host's block is one thread: its words cleared, so that no compiler
+     * sees a read before a write it cannot follow */
+    status = 0;
+    epoch_shared = state_shared = 0;
+#endif
 
+    if (c->held) {
+        const int refused = shardtab_coll_held_refusal(s, c, kind, op, type, root, count, 0);
+        if (refused != SHARDTAB_WAIT_OK)
+            return refused;
+        shardtab_coll_put_words(s, c, shardtab_coll_next(c->state, 0), kind, op, type, root, in,
+                                count, release);
+        c->state = shardtab_coll_counted(c->state, 0);
+        return SHARDTAB_WAIT_OK;
+    }
     /* No barrier first: every path out of this function (and of the finish)
      * passes a barrier after its threads' last read of the shared words, so
      * they are free here. */
@@ -194,32 +301,9 @@ SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s,
     shardtab_block_sync(); /* barrier 1: the leader's claim, to every thread */
     const int claimed = status;
     if (claimed == SHARDTAB_WAIT_OK) {
-        const uint64_t e = epoch_shared;
-        const int at = shardtab_coll_deposit(s, c, e, me);
-        const int mine = shardtab_coll_deposits(kind, root, me) ? count : 0;
-        const uint64_t flag = SHARDTAB_COMM_PLANT_EPOCH(s, e);
-
-        if (release)
-            shardtab_fence_release_node(s);
-        for (int i = t; i < mine; i += threads) {
-            uint64_t w =
-                SHARDTAB_COMM_PLANT_VALUE(s, e, i, shardtab_value_word(type, in, (size_t)i));
-            for (int q = 0; q < n; q++) {
-                shardtab_ll_store(s->pads[q] + at + 2 + 2 * i, (uint32_t)w, flag);
-                shardtab_ll_store(s->pads[q] + at + 3 + 2 * i, (uint32_t)(w >> 32), flag);
-            }
-        }
-        if (shardtab_block_leader()) {
-            uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e);
-            for (int i = 0; i < mine; i++)
-                hash = shardtab_coll_hash(hash, shardtab_value_word(type, in, (size_t)i));
-            const uint32_t call = (uint32_t)shardtab_coll_call(kind, op, type, root, count);
-            for (int q = 0; q < n; q++) {
-                shardtab_ll_store(s->pads[q] + at, call, flag);
-                shardtab_ll_store(s->pads[q] + at + 1, hash, flag);
-            }
+        shardtab_coll_put_words(s, c, epoch_shared, kind, op, type, root, in, count, release);
+        if (shardtab_block_leader())
             shardtab_coll_leave(s, c, 0, state_shared);
-        }
     }
     shardtab_block_sync(); /* barrier 2: every thread has read the shared words */
     return claimed;
@@ -233,7 +317,7 @@ SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s,
  * (a late rank before a refused one: its timeout). With `acquire`, each
  * waiting thread fences at system scope (an acquire) once its ranks' words
  * are there: see shardtab_coll_deposit_block's `release`. */
-SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
+SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                               int kind, int op, int type, int root, void *out,
                                               int count, int acquire)
 {
@@ -243,20 +327,31 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, const
     SHARDTAB_BLOCK_SHARED uint64_t stash[SHARDTAB_COLL_STASH];
     const int t = shardtab_block_thread(), threads = shardtab_block_threads();
     const int n = s->node_size;
+    const int held = c->held;
+#if defined(SHARDTAB_DEVICE_HOST)
+    status = 0;
+    epoch_shared = state_shared = 0;
+#endif
 
     /* no barrier first: as in the start, the shared words are free here */
-    if (shardtab_block_leader()) {
+    if (held) { /* the epoch from the counts c keeps: no claim */
+        const int refused = shardtab_coll_held_refusal(s, c, kind, op, type, root, count, 1);
+        if (refused != SHARDTAB_WAIT_OK)
+            return refused;
+        if (shardtab_block_leader())
+            first_bad = n;
+    } else if (shardtab_block_leader()) {
         status =
             shardtab_coll_enter(s, c, kind, op, type, root, count, 1, &epoch_shared, &state_shared);
         first_bad = n;
     }
     shardtab_block_sync(); /* barrier 1: the claim and the epoch, to every thread */
-    if (status != SHARDTAB_WAIT_OK) {
+    if (!held && status != SHARDTAB_WAIT_OK) {
         const int refused = status;
         shardtab_block_sync(); /* every thread has read the shared words */
         return refused;
     }
-    const uint64_t e = epoch_shared;
+    const uint64_t e = held ? shardtab_coll_next(c->state, 1) : epoch_shared;
     const uint64_t call = shardtab_coll_call(kind, op, type, root, count);
     const int stashed = (kind == SHARDTAB_COLL_BROADCAST ? 1 : n) * count <= SHARDTAB_COLL_STASH;
     shardtab_coll_fault_t mine_fault = {SHARDTAB_WAIT_OK, 0, 0, 0, 0, 0};
@@ -293,7 +388,8 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, const
             if (why != SHARDTAB_WAIT_ABORTED)
                 shardtab_give_up_as(s, why, fault.index, fault.cmp, fault.want, fault.seen,
                                     fault.ticks);
-            shardtab_store_relaxed_device(s->mine + c->first, state_shared); /* claim ends */
+            if (!held)
+                shardtab_store_relaxed_device(s->mine + c->first, state_shared); /* claim ends */
         }
         shardtab_block_sync(); /* every thread has read the shared words */
         return why;
@@ -324,7 +420,9 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, const
     /* barrier 4: out written by every thread before any thread returns, and
      * the shared words read */
     shardtab_block_sync();
-    if (shardtab_block_leader())
+    if (held)
+        c->state = shardtab_coll_counted(c->state, 1);
+    else if (shardtab_block_leader())
         shardtab_coll_leave(s, c, 1, state_shared);
     return SHARDTAB_WAIT_OK;
 }
@@ -334,7 +432,7 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, const
  * deposits values); op matters for _REDUCE only (pass SHARDTAB_SUM
  * otherwise). Returns SHARDTAB_WAIT_OK or why not, in every thread; `in` may
  * be reused once it returns. */
-SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
+SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                              int kind, int op, int type, int root, const void *in,
                                              int count)
 {
@@ -346,7 +444,7 @@ SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, const 
  * GATHER: node_size * count; a BROADCAST: the root's count). The arguments
  * must be those of the start. Returns SHARDTAB_WAIT_OK or why not, in every
  * thread; out is written only on SHARDTAB_WAIT_OK. */
-SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
+SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                               int kind, int op, int type, int root, void *out,
                                               int count)
 {
@@ -356,7 +454,7 @@ SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, const
 /* ---- the one-call forms ---------------------------------------------------------- */
 
 /* out[i] = in[i] of rank 0 op ... op in[i] of rank node_size - 1, for i < count */
-SHARDTAB_DEVFN int shardtab_all_reduce_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
+SHARDTAB_DEVFN int shardtab_all_reduce_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                              int op, int type, const void *in, void *out, int count)
 {
     int status = shardtab_coll_start_block(s, c, SHARDTAB_COLL_REDUCE, op, type, 0, in, count);
@@ -366,7 +464,7 @@ SHARDTAB_DEVFN int shardtab_all_reduce_block(const shardtab_signals_t *s, const 
 }
 
 /* out[i] = in[i] of node rank root, for i < count (in is read on the root only) */
-SHARDTAB_DEVFN int shardtab_broadcast_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
+SHARDTAB_DEVFN int shardtab_broadcast_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                             int root, int type, const void *in, void *out,
                                             int count)
 {
@@ -379,7 +477,7 @@ SHARDTAB_DEVFN int shardtab_broadcast_block(const shardtab_signals_t *s, const s
 }
 
 /* out[r * count + i] = in[i] of node rank r */
-SHARDTAB_DEVFN int shardtab_all_gather_block(const shardtab_signals_t *s, const shardtab_coll_t *c,
+SHARDTAB_DEVFN int shardtab_all_gather_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                              int type, const void *in, void *out, int count)
 {
     int status =

@@ -198,25 +198,57 @@ SHARDTAB_DEVFN int shardtab_coll_deposits(int kind, int root, int rank)
     return kind != SHARDTAB_COLL_BROADCAST || rank == root;
 }
 
-/* The leader's checks and claim for a start or a finish; *epoch is the call's,
- * *state the state word as claimed. Returns SHARDTAB_WAIT_OK (the claim held:
- * shardtab_coll_leave ends it), or a refusal (recorded, node stopped, claim
- * not held). The claim is one relaxed read-modify-write of the state word,
- * read in the same round trip as the abort word: the counts are in the word
- * it returns, and the next holder's claim reads what this one's leave stored
- * (one location: coherence, no fence). */
-SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                       int kind, int op, int type, int root, int count, int finish,
-                                       uint64_t *epoch, uint64_t *state_out)
+/* Does collective c fit its slots? (shardtab_coll gave first -1 for a slot
+ * outside the pad; the library's own collective lies after the user slots.) */
+SHARDTAB_DEVFN int shardtab_coll_fits(const shardtab_signals_t *s, const shardtab_coll_t *c)
+{
+    return c->first >= 0 && c->values >= 0 && c->values <= SHARDTAB_COLL_MAX_VALUES &&
+           (c->first == s->lib_first || c->first + SHARDTAB_COLL_SLOTS(s->node_size, c->values) <=
+                                            shardtab_slot_index(s, s->slots));
+}
+
+/* What is wrong with a start or a finish made on the counts in `state`:
+ * 0, or a SHARDTAB_MISUSE_* with *seen (what the record shows). Arithmetic
+ * alone, no memory: every thread of a block holding the collective reaches
+ * the same answer. */
+SHARDTAB_DEVFN uint64_t shardtab_coll_misuse(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                             int kind, int op, int type, int root, int count,
+                                             int finish, uint64_t state, uint64_t *seen)
+{
+    if (count < 0 || count > c->values)
+        return *seen = (uint64_t)(int64_t)count, SHARDTAB_MISUSE_COUNT;
+    if (kind < 0 || kind > SHARDTAB_COLL_STREAM || op < 0 || op >= SHARDTAB_OP_COUNT || type < 0 ||
+        type >= SHARDTAB_TYPE_COUNT)
+        return *seen = shardtab_coll_call(kind, op, type, root, count), SHARDTAB_MISUSE_OP;
+    if (kind == SHARDTAB_COLL_BROADCAST && (root < 0 || root >= s->node_size))
+        return *seen = (uint64_t)(int64_t)root, SHARDTAB_MISUSE_ROOT;
+    if (finish ? shardtab_coll_in_flight(state) == 0 : shardtab_coll_in_flight(state) >= 2)
+        return *seen = shardtab_coll_started(state),
+               finish ? SHARDTAB_MISUSE_NOTHING : SHARDTAB_MISUSE_THIRD;
+    return 0;
+}
+
+/* The epoch of the next start or finish on the counts in `state`. */
+SHARDTAB_DEVFN uint64_t shardtab_coll_next(uint64_t state, int finish)
+{
+    return ((finish ? shardtab_coll_finished(state) : shardtab_coll_started(state)) + 1) &
+           SHARDTAB_COLL_EPOCHS;
+}
+
+/* The leader's claim of collective c: one relaxed read-modify-write of the
+ * state word, read in the same round trip as the abort word; the counts are
+ * in the word it returns (*state_out), and the next holder's claim reads what
+ * this one's end stored (one location: coherence, no fence). Returns
+ * SHARDTAB_WAIT_OK (the claim is held: a store of the state word ends it), or
+ * a refusal (recorded where it is this rank's fault; the claim not held). */
+SHARDTAB_DEVFN int shardtab_coll_claim(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                       uint64_t *state_out)
 {
     uint64_t *state = s->mine + c->first;
-    const int index = c->first;
 
-    if (c->first < 0 || c->values < 0 || c->values > SHARDTAB_COLL_MAX_VALUES ||
-        (c->first != s->lib_first && c->first + SHARDTAB_COLL_SLOTS(s->node_size, c->values) >
-                                         shardtab_slot_index(s, s->slots))) {
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_RANGE,
-                            (uint64_t)(int64_t)c->first, 0);
+    if (!shardtab_coll_fits(s, c)) {
+        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, c->first, SHARDTAB_CMP_EQ,
+                            SHARDTAB_MISUSE_RANGE, (uint64_t)(int64_t)c->first, 0);
         return SHARDTAB_WAIT_MISUSE;
     }
     const uint64_t was = shardtab_fetch_or_relaxed_device(state, SHARDTAB_COLL_BUSY);
@@ -224,34 +256,51 @@ SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardt
     if (was & SHARDTAB_COLL_BUSY) { /* another block holds it: leave it to that one */
         if (aborted)
             return SHARDTAB_WAIT_ABORTED;
-        shardtab_give_up_as(s, SHARDTAB_WAIT_CONCURRENT, index, SHARDTAB_CMP_EQ, 0, 1, 0);
+        shardtab_give_up_as(s, SHARDTAB_WAIT_CONCURRENT, c->first, SHARDTAB_CMP_EQ, 0, 1, 0);
         return SHARDTAB_WAIT_CONCURRENT;
     }
-    int why = SHARDTAB_WAIT_OK;
-    uint64_t misuse = 0, seen = 0;
-    if (aborted)
-        why = SHARDTAB_WAIT_ABORTED;
-    else if (count < 0 || count > c->values)
-        misuse = SHARDTAB_MISUSE_COUNT, seen = (uint64_t)(int64_t)count;
-    else if (kind < 0 || kind > SHARDTAB_COLL_STREAM || op < 0 || op >= SHARDTAB_OP_COUNT ||
-             type < 0 || type >= SHARDTAB_TYPE_COUNT)
-        misuse = SHARDTAB_MISUSE_OP, seen = shardtab_coll_call(kind, op, type, root, count);
-    else if (kind == SHARDTAB_COLL_BROADCAST && (root < 0 || root >= s->node_size))
-        misuse = SHARDTAB_MISUSE_ROOT, seen = (uint64_t)(int64_t)root;
-    else if (finish ? shardtab_coll_in_flight(was) == 0 : shardtab_coll_in_flight(was) >= 2)
-        misuse = finish ? SHARDTAB_MISUSE_NOTHING : SHARDTAB_MISUSE_THIRD,
-        seen = shardtab_coll_started(was);
-    if (why != SHARDTAB_WAIT_OK || misuse != 0) {
+    if (aborted) {
         shardtab_store_relaxed_device(state, was); /* the claim ends, nothing counted */
-        if (misuse == 0)
-            return why;
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, index, SHARDTAB_CMP_EQ, misuse, seen, 0);
-        return SHARDTAB_WAIT_MISUSE;
+        return SHARDTAB_WAIT_ABORTED;
     }
-    *epoch = ((finish ? shardtab_coll_finished(was) : shardtab_coll_started(was)) + 1) &
-             SHARDTAB_COLL_EPOCHS;
     *state_out = was;
     return SHARDTAB_WAIT_OK;
+}
+
+/* The leader's claim and checks for one start or finish; *epoch is the
+ * call's, *state_out the state word as claimed. Returns SHARDTAB_WAIT_OK
+ * (the claim held: shardtab_coll_leave ends it), or a refusal (recorded,
+ * node stopped, claim not held). */
+SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardtab_coll_t *c,
+                                       int kind, int op, int type, int root, int count, int finish,
+                                       uint64_t *epoch, uint64_t *state_out)
+{
+    uint64_t was = 0, seen = 0;
+    const int claimed = shardtab_coll_claim(s, c, &was);
+
+    if (claimed != SHARDTAB_WAIT_OK)
+        return claimed;
+    const uint64_t misuse =
+        shardtab_coll_misuse(s, c, kind, op, type, root, count, finish, was, &seen);
+    if (misuse != 0) {
+        shardtab_store_relaxed_device(s->mine + c->first, was); /* the claim ends */
+        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, c->first, SHARDTAB_CMP_EQ, misuse, seen, 0);
+        return SHARDTAB_WAIT_MISUSE;
+    }
+    *epoch = shardtab_coll_next(was, finish);
+    *state_out = was;
+    return SHARDTAB_WAIT_OK;
+}
+
+/* The counts after one more start or finish. */
+SHARDTAB_DEVFN uint64_t shardtab_coll_counted(uint64_t state, int finish)
+{
+    uint64_t started = shardtab_coll_started(state), finished = shardtab_coll_finished(state);
+    if (finish)
+        finished++;
+    else
+        started++;
+    return shardtab_coll_state(started, finished);
 }
 
 /* The leader ends a start or a finish: the count, and the claim released, in
@@ -260,18 +309,16 @@ SHARDTAB_DEVFN int shardtab_coll_enter(const shardtab_signals_t *s, const shardt
 SHARDTAB_DEVFN void shardtab_coll_leave(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                         int finish, uint64_t state)
 {
-    uint64_t started = shardtab_coll_started(state), finished = shardtab_coll_finished(state);
-    if (finish)
-        finished++;
-    else
-        started++;
-    shardtab_store_relaxed_device(s->mine + c->first, shardtab_coll_state(started, finished));
+    shardtab_store_relaxed_device(s->mine + c->first, shardtab_coll_counted(state, finish));
 }
 
 /* Calls of collective c started on this rank and not yet finished (the
- * leader's read, after the block's earlier calls of c have left). */
+ * leader's read, after the block's earlier calls of c have left; the counts
+ * c keeps while the block holds it). */
 SHARDTAB_DEVFN uint64_t shardtab_coll_pending(const shardtab_signals_t *s, const shardtab_coll_t *c)
 {
+    if (c->held)
+        return shardtab_coll_in_flight(c->state);
     return shardtab_coll_in_flight(shardtab_load_relaxed_device(s->mine + c->first));
 }
 

@@ -7,6 +7,8 @@
 #ifndef SHARDTAB_COMM_TYPES_H
 #define SHARDTAB_COMM_TYPES_H
 
+#include <stdint.h>
+
 #define SHARDTAB_COLL_DEPTH 4 /* deposits kept per rank: two in flight, two being read */
 #define SHARDTAB_COLL_STATE 1 /* words of this rank's own state */
 #define SHARDTAB_COLL_MAX_VALUES 32767
@@ -24,8 +26,10 @@ enum { /* what a call is: the descriptor's kind */
 };
 
 typedef struct shardtab_coll {
-    int first;  /* pad index of its state words */
-    int values; /* values a call may carry (all-gather: per rank) */
+    int first;      /* pad index of its state words */
+    int values;     /* values a call may carry (all-gather: per rank) */
+    int held;       /* 1 while this block holds it (shardtab_coll_hold_block) */
+    uint64_t state; /* while held: the calls started and finished, as kept here */
 } shardtab_coll_t;
 
 #endif /* SHARDTAB_COMM_TYPES_H */

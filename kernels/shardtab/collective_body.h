@@ -40,6 +40,8 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_lib_coll(const shardtab_signals_t *s)
     shardtab_coll_t c;
     c.first = s->lib_first;
     c.values = SHARDTAB_LIB_COLL_VALUES;
+    c.held = 0;
+    c.state = 0;
     return c;
 }
 
@@ -165,18 +167,17 @@ SHARDTAB_DEVFN void st_body_copy(const st_coll_phase_t *p, size_t thread, size_t
  * (their stores, the kernels before this one) come before every rank's later
  * ones; without, it orders its own words only (enough after reads: see
  * st_body_one_block). */
-SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, int ordered)
+SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t *c, int ordered)
 {
     SHARDTAB_BLOCK_SHARED uint64_t all[2 * 1024];
-    shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     const int n = p->sig.node_size;
     int status =
-        shardtab_coll_deposit_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64,
+        shardtab_coll_deposit_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64,
                                     0, p->args, SHARDTAB_LIB_COLL_VALUES, ordered);
 
     if (status == SHARDTAB_WAIT_OK)
         status =
-            shardtab_coll_gather_block(&p->sig, &c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
+            shardtab_coll_gather_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
                                        SHARDTAB_INT64, 0, all, SHARDTAB_LIB_COLL_VALUES, ordered);
     if (status != SHARDTAB_WAIT_OK)
         return status;
@@ -192,10 +193,18 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, int ordered)
     return SHARDTAB_WAIT_OK;
 }
 
-/* ST_PHASE_SYNC: a node barrier that carries the call's arguments. */
+/* ST_PHASE_SYNC: a node barrier that carries the call's arguments; the
+ * block holds the library's collective for its start and its finish (one
+ * claim). */
 SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
 {
-    return st_body_sync_words(p, 1);
+    shardtab_coll_t c = shardtab_lib_coll(&p->sig);
+    int status = shardtab_coll_hold_block(&p->sig, &c);
+
+    if (status == SHARDTAB_WAIT_OK)
+        status = st_body_sync_words(p, &c, 1);
+    shardtab_coll_release_block(&p->sig, &c);
+    return status;
 }
 
 /* ST_PHASE_ONE_BLOCK, every thread of one block (thread `thread` of
@@ -208,16 +217,22 @@ SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
 SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, size_t threads)
 {
     st_coll_phase_t q = *p;
-    int status = st_body_sync_words(p, 1);
+    shardtab_coll_t c = shardtab_lib_coll(&p->sig);
+    int status = shardtab_coll_hold_block(&p->sig, &c); /* one claim for both syncs */
 
-    if (status != SHARDTAB_WAIT_OK)
+    if (status == SHARDTAB_WAIT_OK)
+        status = st_body_sync_words(p, &c, 1);
+    if (status != SHARDTAB_WAIT_OK) {
+        shardtab_coll_release_block(&p->sig, &c);
         return status;
+    }
     q.begin = 0;
     q.end = p->count;
     q.dst = p->scratch;
     st_body_reduce(&q, thread, threads);
     shardtab_block_sync(); /* every thread's reads of the regions, and its scratch */
-    status = st_body_sync_words(p, 0);
+    status = st_body_sync_words(p, &c, 0);
+    shardtab_coll_release_block(&p->sig, &c);
     if (status != SHARDTAB_WAIT_OK)
         return status;
     q.phase = ST_PHASE_COPY;
