@@ -47,6 +47,7 @@ typedef struct comm_call {
     int slot, values;         /* the collective: its first user slot, its values */
     int kind, op, type, root; /* SHARDTAB_COLL_*, SHARDTAB_*, root node rank */
     int count, phases;        /* COMM_START, COMM_FINISH or both */
+    int held;                 /* the block holds the collective for the launch */
     comm_plant_t plant;
 } comm_call_t;
 
@@ -60,12 +61,15 @@ SHARDTAB_DEVFN int comm_call_block(const shardtab_signals_t *s, const comm_call_
     if (shardtab_block_leader())
         comm_plant = call->plant;
     shardtab_block_sync();
-    if (call->phases & COMM_START)
+    if (call->held)
+        status = shardtab_coll_hold_block(s, &c);
+    if (status == SHARDTAB_WAIT_OK && (call->phases & COMM_START))
         status = shardtab_coll_start_block(s, &c, call->kind, call->op, call->type, call->root, in,
                                            call->count);
     if (status == SHARDTAB_WAIT_OK && (call->phases & COMM_FINISH))
         status = shardtab_coll_finish_block(s, &c, call->kind, call->op, call->type, call->root,
                                             out, call->count);
+    shardtab_coll_release_block(s, &c);
     return status;
 }
 
@@ -83,14 +87,14 @@ SHARDTAB_DEVFN int comm_put_block(const shardtab_signals_t *s, void *const *tabl
 /* The latency benchmark: `iters` all-reduces of one double back to back in
  * one block, each timed by the leader (shardtab_clock()): ticks[i] the whole
  * call, ticks[iters + i] its start (the deposit) alone; value[0] is this
- * rank's input, value[1 + i] gets call i's sum. Returns the first failure's
- * status. */
-SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int iters, double *value,
-                                    uint64_t *ticks)
+ * rank's input, value[1 + i] gets call i's sum. `held`: the block holds the
+ * collective for the loop (one claim). Returns the first failure's status. */
+SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int iters, int held,
+                                    double *value, uint64_t *ticks)
 {
     /* collective B's layout, as its other users make it (values, not the count, lay it out) */
     shardtab_coll_t c = shardtab_coll(s, slot, B_CONCURRENT_VALUES);
-    int status = SHARDTAB_WAIT_OK;
+    int status = held ? shardtab_coll_hold_block(s, &c) : SHARDTAB_WAIT_OK;
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
         uint64_t t0 = shardtab_clock(), t1;
@@ -105,20 +109,25 @@ SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int i
             ticks[iters + i] = t1 - t0;
         }
     }
+    shardtab_coll_release_block(s, &c);
     return status;
 }
 
 /* Collectives on distinct slots at once, beside barriers: block `which` 0
  * runs `rounds` all-reduces of one double on collective A (in[r] into
  * out[r]), block 1 as many on collective B (in[rounds + r] into out[rounds +
- * r]), block 2 as many node barriers. Returns the block's status. */
+ * r]), block 2 as many node barriers; `held`: blocks 0 and 1 hold their
+ * collectives for the loop. Returns the block's status. */
 SHARDTAB_DEVFN int comm_concurrent_block(const shardtab_signals_t *s, int which, int slot_a,
-                                         int values_a, int slot_b, int rounds, const double *in,
-                                         double *out)
+                                         int values_a, int slot_b, int rounds, int held,
+                                         const double *in, double *out)
 {
     shardtab_coll_t a = shardtab_coll(s, slot_a, values_a),
                     b = shardtab_coll(s, slot_b, B_CONCURRENT_VALUES);
     int status = SHARDTAB_WAIT_OK;
+
+    if (held && which < 2)
+        status = shardtab_coll_hold_block(s, which == 0 ? &a : &b);
 
     for (int r = 0; r < rounds && status == SHARDTAB_WAIT_OK; r++) {
         if (which == 0)
@@ -130,6 +139,8 @@ SHARDTAB_DEVFN int comm_concurrent_block(const shardtab_signals_t *s, int which,
         else
             status = shardtab_barrier_block(s);
     }
+    shardtab_coll_release_block(s, &a);
+    shardtab_coll_release_block(s, &b);
     return status;
 }
 

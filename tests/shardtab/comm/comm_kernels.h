@@ -25,13 +25,15 @@ int comm_put_launch(const shardtab_signals_t *sig, void *const *table, int peer,
                     const void *src, size_t bytes, int slot, uint64_t round, int *status,
                     int threads, void *stream);
 /* comm_bench_block in one block of `threads`: value[0] this rank's input,
- * value[1 + i] call i's result; ticks[iters] each call's time. */
-int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, double *value,
+ * value[1 + i] call i's result; ticks[iters] each call's time; `held`: one
+ * claim for the loop. */
+int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held, double *value,
                       uint64_t *ticks, int *status, int threads, void *stream);
 /* comm_concurrent_block in three blocks (host: three threads) at once;
  * *status gets the worst block's status. */
 int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values_a, int slot_b,
-                           int rounds, const double *in, double *out, int *status, void *stream);
+                           int rounds, int held, const double *in, double *out, int *status,
+                           void *stream);
 /* Ticks per second of shardtab_clock(). */
 double comm_clock_hz(void);
 int comm_stream_create(void **stream);

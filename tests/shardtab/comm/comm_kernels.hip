@@ -39,37 +39,39 @@ extern "C" int comm_put_launch(const shardtab_signals_t *sig, void *const *table
     return (int)hipGetLastError();
 }
 
-__global__ void comm_bench_kernel(shardtab_signals_t sig, int slot, int iters, double *value,
-                                  uint64_t *ticks, int *status)
+__global__ void comm_bench_kernel(shardtab_signals_t sig, int slot, int iters, int held,
+                                  double *value, uint64_t *ticks, int *status)
 {
-    int st = comm_bench_block(&sig, slot, iters, value, ticks);
+    int st = comm_bench_block(&sig, slot, iters, held, value, ticks);
     if (shardtab_block_leader())
         *status = st;
 }
 
-extern "C" int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, double *value,
-                                 uint64_t *ticks, int *status, int threads, void *stream)
+extern "C" int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held,
+                                 double *value, uint64_t *ticks, int *status, int threads,
+                                 void *stream)
 {
-    comm_bench_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, slot, iters, value, ticks,
+    comm_bench_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, slot, iters, held, value, ticks,
                                                               status);
     return (int)hipGetLastError();
 }
 
 __global__ void comm_concurrent_kernel(shardtab_signals_t sig, int slot_a, int values_a, int slot_b,
-                                       int rounds, const double *in, double *out, int *status)
+                                       int rounds, int held, const double *in, double *out,
+                                       int *status)
 {
-    int st =
-        comm_concurrent_block(&sig, (int)blockIdx.x, slot_a, values_a, slot_b, rounds, in, out);
+    int st = comm_concurrent_block(&sig, (int)blockIdx.x, slot_a, values_a, slot_b, rounds, held,
+                                   in, out);
     if (shardtab_block_leader() && st != SHARDTAB_WAIT_OK)
         atomicMax(status, st);
 }
 
 extern "C" int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values_a,
-                                      int slot_b, int rounds, const double *in, double *out,
-                                      int *status, void *stream)
+                                      int slot_b, int rounds, int held, const double *in,
+                                      double *out, int *status, void *stream)
 {
     comm_concurrent_kernel<<<3, 64, 0, (hipStream_t)stream>>>(*sig, slot_a, values_a, slot_b,
-                                                              rounds, in, out, status);
+                                                              rounds, held, in, out, status);
     return (int)hipGetLastError();
 }
 

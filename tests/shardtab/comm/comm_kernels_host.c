@@ -51,17 +51,17 @@ int comm_put_launch(const shardtab_signals_t *sig, void *const *table, int peer,
     return 0;
 }
 
-int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, double *value,
+int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held, double *value,
                       uint64_t *ticks, int *status, int threads, void *stream)
 {
     (void)threads, (void)stream;
-    *status = comm_bench_block(sig, slot, iters, value, ticks);
+    *status = comm_bench_block(sig, slot, iters, held, value, ticks);
     return 0;
 }
 
 typedef struct comm_concurrent {
     const shardtab_signals_t *sig;
-    int which, slot_a, values_a, slot_b, rounds, status;
+    int which, slot_a, values_a, slot_b, rounds, held, status;
     const double *in;
     double *out;
 } comm_concurrent_t;
@@ -70,12 +70,13 @@ static void *run_concurrent(void *arg)
 {
     comm_concurrent_t *c = arg;
     c->status = comm_concurrent_block(c->sig, c->which, c->slot_a, c->values_a, c->slot_b,
-                                      c->rounds, c->in, c->out);
+                                      c->rounds, c->held, c->in, c->out);
     return NULL;
 }
 
 int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values_a, int slot_b,
-                           int rounds, const double *in, double *out, int *status, void *stream)
+                           int rounds, int held, const double *in, double *out, int *status,
+                           void *stream)
 {
     comm_concurrent_t c[3];
     pthread_t ids[3];
@@ -83,7 +84,7 @@ int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values
 
     (void)stream;
     for (int i = 0; i < 3; i++) {
-        c[i] = (comm_concurrent_t){sig, i, slot_a, values_a, slot_b, rounds, 0, in, out};
+        c[i] = (comm_concurrent_t){sig, i, slot_a, values_a, slot_b, rounds, held, 0, in, out};
         if (pthread_create(&ids[i], NULL, run_concurrent, &c[i]) != 0)
             break;
         started++;
