@@ -169,12 +169,12 @@ fi
 # it publishes reported; left out: the fence reported missing), acquire_fence_*
 # the gather's acquire fences; ll_store_split breaks every LL store in two.
 deposit="probe_coll_start_block probe_coll_deposit_ordered probe_all_reduce_block probe_all_reduce_loop
-      probe_broadcast_block probe_all_gather_block"
+      probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
 gather="probe_coll_take probe_coll_finish_block probe_coll_gather_ordered probe_all_reduce_block
-      probe_all_reduce_loop probe_broadcast_block probe_all_gather_block"
-claim="probe_coll_enter probe_coll_start_block probe_coll_deposit_ordered probe_coll_finish_block
-      probe_coll_gather_ordered probe_all_reduce_block probe_all_reduce_loop probe_broadcast_block
-      probe_all_gather_block"
+      probe_all_reduce_loop probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
+claim="probe_coll_enter probe_coll_hold_block probe_coll_start_block probe_coll_deposit_ordered
+      probe_coll_finish_block probe_coll_gather_ordered probe_all_reduce_block probe_all_reduce_loop
+      probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
 each() { # each KIND WORD...: WORD:KIND for every word
   local kind=$1 w
   shift

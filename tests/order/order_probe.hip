@@ -381,6 +381,31 @@ ORDER_PROBE(probe_all_reduce_loop, "poll, claim-device, ll-store, ll-load, relea
     status[threadIdx.x] = st;
 }
 
+/* A block's hold of a collective: the claim alone (one relaxed fetch_or at
+ * device scope, the abort word read in the same round trip; a refusal
+ * releases the abort to every peer); its release, one relaxed store. */
+ORDER_PROBE(probe_coll_hold_block, "poll, claim-device, release-store")
+(shardtab_signals_t sig, int values, int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    status[threadIdx.x] = shardtab_coll_hold_block(&sig, &c);
+    shardtab_coll_release_block(&sig, &c);
+}
+
+/* Held calls back to back: the hold's claim before the loop and none in it;
+ * each call's LL loads done before the next call's LL stores, as unheld. */
+ORDER_PROBE(probe_all_reduce_held_loop, "poll, claim-device, ll-store, ll-load, release-store")
+(shardtab_signals_t sig, int values, int op, int type, const void *in, void *out, int count,
+ int calls, int *status)
+{
+    shardtab_coll_t c = shardtab_coll(&sig, 0, values);
+    int st = shardtab_coll_hold_block(&sig, &c);
+    for (int k = 0; k < calls && st == SHARDTAB_WAIT_OK; k++)
+        st = shardtab_all_reduce_block(&sig, &c, op, type, in, out, count);
+    shardtab_coll_release_block(&sig, &c);
+    status[threadIdx.x] = st;
+}
+
 ORDER_PROBE(probe_broadcast_block, "poll, claim-device, ll-store, ll-load, release-store")
 (shardtab_signals_t sig, int values, int root, int type, const void *in, void *out, int count,
  int *status)
