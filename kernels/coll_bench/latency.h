@@ -33,9 +33,10 @@ int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const
                         size_t dst_offset, size_t bytes, int iters, uint64_t base, uint64_t *ticks,
                         int *status, void *stream);
 /* `iters` device-side all-reduces of in[0] (one double, sum) back to back,
- * call i's result into out[i], its time into ticks[i]. */
+ * call i's result into out[i], its time into ticks[i]; `held`: the block
+ * holds the collective for the loop (one claim a kernel). */
 int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out, int iters,
-                          uint64_t *ticks, int *status, void *stream);
+                          int held, uint64_t *ticks, int *status, void *stream);
 /* shardtab_clock's ticks a second on this device */
 double lat_clock_hz(void);
 

@@ -22,18 +22,19 @@ extern "C" int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *t
 }
 
 __global__ void lat_all_reduce_kernel(shardtab_signals_t sig, const double *in, double *out,
-                                      int iters, uint64_t *ticks, int *status)
+                                      int iters, int held, uint64_t *ticks, int *status)
 {
-    int st = lat_all_reduce_block(&sig, in, out, iters, ticks);
+    int st = lat_all_reduce_block(&sig, in, out, iters, held, ticks);
     if (shardtab_block_leader())
         *status = st;
 }
 
 extern "C" int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out,
-                                     int iters, uint64_t *ticks, int *status, void *stream)
+                                     int iters, int held, uint64_t *ticks, int *status,
+                                     void *stream)
 {
-    lat_all_reduce_kernel<<<1, LAT_THREADS, 0, (hipStream_t)stream>>>(*sig, in, out, iters, ticks,
-                                                                      status);
+    lat_all_reduce_kernel<<<1, LAT_THREADS, 0, (hipStream_t)stream>>>(*sig, in, out, iters, held,
+                                                                      ticks, status);
     return (int)hipGetLastError();
 }
 

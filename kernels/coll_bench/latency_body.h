@@ -33,10 +33,10 @@ SHARDTAB_DEVFN int lat_pingpong_block(const shardtab_signals_t *s, void *const *
 }
 
 SHARDTAB_DEVFN int lat_all_reduce_block(const shardtab_signals_t *s, const double *in, double *out,
-                                        int iters, uint64_t *ticks)
+                                        int iters, int held, uint64_t *ticks)
 {
     shardtab_coll_t c = shardtab_coll(s, LAT_COLL_SLOT, 1);
-    int status = SHARDTAB_WAIT_OK;
+    int status = held ? shardtab_coll_hold_block(s, &c) : SHARDTAB_WAIT_OK;
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
         const uint64_t t0 = shardtab_clock();
@@ -44,6 +44,7 @@ SHARDTAB_DEVFN int lat_all_reduce_block(const shardtab_signals_t *s, const doubl
         if (shardtab_block_leader())
             ticks[i] = shardtab_clock() - t0;
     }
+    shardtab_coll_release_block(s, &c);
     return status;
 }
 

@@ -12,10 +12,10 @@ int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const
 }
 
 int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out, int iters,
-                          uint64_t *ticks, int *status, void *stream)
+                          int held, uint64_t *ticks, int *status, void *stream)
 {
     (void)stream;
-    *status = lat_all_reduce_block(sig, in, out, iters, ticks);
+    *status = lat_all_reduce_block(sig, in, out, iters, held, ticks);
     return 0;
 }
 
