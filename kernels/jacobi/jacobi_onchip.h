@@ -342,8 +342,8 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
  * persistent kernel), the decision published in ctl->decided at once, and
  * only then recorded (the norm, the history, stop_at). It ends at a stop or a
  * failure. */
-SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, uint64_t k0,
-                                       uint64_t end)
+SHARDTAB_DEVFN void jacobi_onchip_norm_held(const jacobi_step_t *s, shardtab_coll_t *c,
+                                            uint64_t base, uint64_t k0, uint64_t end)
 {
     SHARDTAB_BLOCK_SHARED double local2, global2[1];
     SHARDTAB_BLOCK_SHARED int stop;
@@ -354,7 +354,7 @@ SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, ui
     /* a solve's first launch drains an earlier solve's deposit; a later launch
      * of the same solve (k0 > base) goes on from the tiles' first iteration:
      * the decisions before it were made by the launch before */
-    if (k0 == base && !jacobi_persistent_norm(s, base, base, &local2))
+    if (k0 == base && !jacobi_persistent_norm(s, c, base, base, &local2))
         return;
     for (uint64_t j = k0; j < end; j++) {
         uint64_t *rec = jacobi_trace_of(s, j, base), t1 = 0;
@@ -371,8 +371,8 @@ SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, ui
                 t1 = shardtab_clock();
         }
         shardtab_block_sync();
-        if (!jacobi_persistent_norm(s, j, base, &local2) ||
-            !jacobi_decision_norm(s, j, base, rec, global2))
+        if (!jacobi_persistent_norm(s, c, j, base, &local2) ||
+            !jacobi_decision_norm(s, c, j, base, rec, global2))
             return;
         if (shardtab_block_leader()) {
             stop = jacobi_decision_stops(s, j, base, global2[0]);
@@ -388,6 +388,16 @@ SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, ui
         if (stop)
             return;
     }
+}
+
+/* ... with the norm's collective held for the launch (one claim). */
+SHARDTAB_DEVFN void jacobi_onchip_norm(const jacobi_step_t *s, uint64_t base, uint64_t k0,
+                                       uint64_t end)
+{
+    shardtab_coll_t c = jacobi_norm_coll(s);
+
+    jacobi_onchip_norm_held(s, &c, base, k0, end);
+    shardtab_coll_release_block(&s->sig, &c);
 }
 
 #endif /* JACOBI_ONCHIP_H */

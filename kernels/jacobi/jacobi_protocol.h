@@ -115,38 +115,52 @@ SHARDTAB_DEVFN shardtab_coll_t jacobi_norm_coll(const jacobi_step_t *s)
     return shardtab_coll(&s->sig, JACOBI_SLOT_NORM, 1);
 }
 
+/* The norm's collective held by the block that calls it (one claim for the
+ * block's calls; shardtab_coll_hold_block), taken at its first call; the
+ * block that made c releases it (shardtab_coll_release_block) when it is
+ * done: the closing block of a step, the persistent kernel's block 0, the
+ * on-chip norm block. */
+SHARDTAB_DEVFN int jacobi_norm_hold(const jacobi_step_t *s, shardtab_coll_t *c)
+{
+    return c->held ? SHARDTAB_WAIT_OK : shardtab_coll_hold_block(&s->sig, c);
+}
+
 /* At a solve's first iteration: an earlier solve may have left its last
  * norm's deposit unfinished (a step launch deposits the norm of k before it
  * decides on k - 1, and the solve may end there); every rank left the same,
  * so every rank finishes it here, and the epochs stay paired. */
-SHARDTAB_DEVFN int jacobi_norm_drain(const jacobi_step_t *s)
+SHARDTAB_DEVFN int jacobi_norm_drain(const jacobi_step_t *s, shardtab_coll_t *c)
 {
     SHARDTAB_BLOCK_SHARED uint64_t pending;
     double discard[1];
-    shardtab_coll_t c = jacobi_norm_coll(s);
     int status = SHARDTAB_WAIT_OK;
 
     if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
+    status = jacobi_norm_hold(s, c);
+    if (status != SHARDTAB_WAIT_OK)
+        return status;
     shardtab_block_sync();
     if (shardtab_block_leader())
-        pending = shardtab_coll_pending(&s->sig, &c);
+        pending = shardtab_coll_pending(&s->sig, c);
     shardtab_block_sync();
     for (uint64_t i = 0; i < pending && status == SHARDTAB_WAIT_OK; i++)
-        status = shardtab_coll_finish_block(&s->sig, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+        status = shardtab_coll_finish_block(&s->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                             SHARDTAB_DOUBLE, 0, discard, 1);
     return status;
 }
 
 /* This rank's squared norm of iteration k (*local2, readable by every thread
  * after the block's barrier) into every node peer's pad. */
-SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, const double *local2)
+SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, shardtab_coll_t *c,
+                                       const double *local2)
 {
-    shardtab_coll_t c = jacobi_norm_coll(s);
-
     if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
-    return shardtab_coll_start_block(&s->sig, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+    const int status = jacobi_norm_hold(s, c);
+    if (status != SHARDTAB_WAIT_OK)
+        return status;
+    return shardtab_coll_start_block(&s->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                      SHARDTAB_DOUBLE, 0, local2, 1);
 }
 
@@ -155,15 +169,16 @@ SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, const double *loc
  * bits on every rank); a rank alone on its node (or the 1-GPU reference)
  * takes its own, ctl->local_norm2. Nothing where k decides nothing. Returns 0
  * when a wait gave up, in every thread. */
-SHARDTAB_DEVFN int jacobi_decision_norm(const jacobi_step_t *s, uint64_t k, uint64_t base,
-                                        uint64_t *rec, double *global2)
+SHARDTAB_DEVFN int jacobi_decision_norm(const jacobi_step_t *s, shardtab_coll_t *c, uint64_t k,
+                                        uint64_t base, uint64_t *rec, double *global2)
 {
     if (!s->device_norm || !jacobi_decision_iteration(base, s->nccheck, k))
         return 1;
     if (jacobi_norm_through_pads(s)) {
-        shardtab_coll_t c = jacobi_norm_coll(s);
         uint64_t t0 = rec ? shardtab_clock() : 0;
-        int status = shardtab_coll_finish_block(&s->sig, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+        int status = jacobi_norm_hold(s, c);
+        if (status == SHARDTAB_WAIT_OK)
+            status = shardtab_coll_finish_block(&s->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                                 SHARDTAB_DOUBLE, 0, global2, 1);
         if (status != SHARDTAB_WAIT_OK) {
             if (shardtab_block_leader())
@@ -210,13 +225,14 @@ SHARDTAB_DEVFN void jacobi_decision_record(const jacobi_step_t *s, uint64_t k, u
 
 /* Closing iteration k, whole: the decision on the norm of k - 1, recorded.
  * Returns 0 when a wait gave up, in every thread. */
-SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, uint64_t k, uint64_t base, uint64_t *rec)
+SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, shardtab_coll_t *c, uint64_t k,
+                                 uint64_t base, uint64_t *rec)
 {
     SHARDTAB_BLOCK_SHARED double global2[1];
 
     if (shardtab_block_leader())
         global2[0] = 0.0;
-    if (!jacobi_decision_norm(s, k, base, rec, global2))
+    if (!jacobi_decision_norm(s, c, k, base, rec, global2))
         return 0;
     if (shardtab_block_leader())
         jacobi_decision_record(s, k, base, global2[0]);
@@ -230,21 +246,21 @@ SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, uint64_t k, uint64_t ba
  * deposit, then the next iteration. The decision first: a step that stops the
  * solve deposits nothing it would leave unfinished... except the solve's last
  * step, which cannot know it is (jacobi_norm_drain). */
-SHARDTAB_DEVFN void jacobi_close_step(const jacobi_step_t *s, uint64_t k, uint64_t base,
-                                      const double *local2, uint64_t *rec)
+SHARDTAB_DEVFN void jacobi_close_step_held(const jacobi_step_t *s, shardtab_coll_t *c, uint64_t k,
+                                           uint64_t base, const double *local2, uint64_t *rec)
 {
     jacobi_ctl_t *ctl = s->ctl;
     const int norm_iter = jacobi_norm_iteration(base, s->nccheck, k);
     uint64_t t0 = rec ? shardtab_clock() : 0;
 
-    if (k == base && jacobi_norm_drain(s) != SHARDTAB_WAIT_OK) {
+    if (k == base && jacobi_norm_drain(s, c) != SHARDTAB_WAIT_OK) {
         if (shardtab_block_leader())
             jacobi_fail_at(s, k);
         return;
     }
-    if (!jacobi_decide(s, k, base, rec))
+    if (!jacobi_decide(s, c, k, base, rec))
         return;
-    if (norm_iter && jacobi_norm_deposit(s, local2) != SHARDTAB_WAIT_OK) {
+    if (norm_iter && jacobi_norm_deposit(s, c, local2) != SHARDTAB_WAIT_OK) {
         if (shardtab_block_leader())
             jacobi_fail_at(s, k);
         return;
@@ -265,23 +281,32 @@ SHARDTAB_DEVFN void jacobi_close_step(const jacobi_step_t *s, uint64_t k, uint64
     }
 }
 
+SHARDTAB_DEVFN void jacobi_close_step(const jacobi_step_t *s, uint64_t k, uint64_t base,
+                                      const double *local2, uint64_t *rec)
+{
+    shardtab_coll_t c = jacobi_norm_coll(s); /* held for this step's calls */
+
+    jacobi_close_step_held(s, &c, k, base, local2, rec);
+    shardtab_coll_release_block(&s->sig, &c);
+}
+
 /* ---- the persistent launch's norm ------------------------------------------------------ */
 
 /* At the start of iteration k of one launch for the whole solve: the norm of
  * k - 1 (local2: this rank's, summed by the block) deposited while the sweep of
  * k runs; jacobi_decide takes it when k closes. Returns 0 when the solve must
  * stop. */
-SHARDTAB_DEVFN int jacobi_persistent_norm(const jacobi_step_t *s, uint64_t k, uint64_t base,
-                                          const double *local2)
+SHARDTAB_DEVFN int jacobi_persistent_norm(const jacobi_step_t *s, shardtab_coll_t *c, uint64_t k,
+                                          uint64_t base, const double *local2)
 {
-    if (k == base && jacobi_norm_drain(s) != SHARDTAB_WAIT_OK) {
+    if (k == base && jacobi_norm_drain(s, c) != SHARDTAB_WAIT_OK) {
         if (shardtab_block_leader())
             jacobi_fail_at(s, k);
         return 0;
     }
     if (!(k > base && jacobi_norm_iteration(base, s->nccheck, k - 1)))
         return 1;
-    if (jacobi_norm_deposit(s, local2) != SHARDTAB_WAIT_OK) {
+    if (jacobi_norm_deposit(s, c, local2) != SHARDTAB_WAIT_OK) {
         if (shardtab_block_leader())
             jacobi_fail_at(s, k);
         return 0;

@@ -404,6 +404,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
     __shared__ uint64_t shared_base, shared_end;
     __shared__ double scratch[JACOBI_BLOCK];
     jacobi_ctl_t *ctl = s.ctl;
+    shardtab_coll_t norm = jacobi_norm_coll(&s); /* block 0 holds it for the launch */
 
     if (threadIdx.x == 0) {
         shared_k = ctl->iteration;
@@ -431,7 +432,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
             if (threadIdx.x == 0)
                 local2 = sum;
             __syncthreads();
-            ok = jacobi_persistent_norm(&s, k, base, &local2);
+            ok = jacobi_persistent_norm(&s, &norm, k, base, &local2);
             if (rec && threadIdx.x == 0 && deposit)
                 norm_ticks = shardtab_clock() - t0;
         }
@@ -448,7 +449,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
             }
         if (blockIdx.x == 0) {
             uint64_t t0 = rec ? shardtab_clock() : 0;
-            if (ok && jacobi_decide(&s, k, base, rec) && threadIdx.x == 0 &&
+            if (ok && jacobi_decide(&s, &norm, k, base, rec) && threadIdx.x == 0 &&
                 jacobi_peers_aborted(&s))
                 jacobi_fail_at(&s, k);
             if (rec && threadIdx.x == 0)
@@ -465,6 +466,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
         }
         __syncthreads();
     }
+    shardtab_coll_release_block(&s.sig, &norm);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         ctl->iteration = shared_k;
         if (s.done)

@@ -90,6 +90,7 @@ void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count)
 {
     jacobi_ctl_t *ctl = s->ctl;
     const uint64_t k0 = ctl->iteration, base = ctl->base;
+    shardtab_coll_t norm = jacobi_norm_coll(s); /* held for the solve, as block 0 holds it */
     uint64_t k = k0;
 
     for (; k < k0 + count && k < ctl->stop_at; k++) {
@@ -99,7 +100,7 @@ void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count)
 
         if (rec)
             rec[JACOBI_TRACE_BEGIN] = t0;
-        if (!jacobi_persistent_norm(s, k, base, &previous)) {
+        if (!jacobi_persistent_norm(s, &norm, k, base, &previous)) {
             k++; /* as the GPU's: a failed iteration still counts */
             break;
         }
@@ -111,7 +112,7 @@ void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count)
         if (norm_iter)
             s->partials[k & 1] = local2;
         t0 = shardtab_clock();
-        if (jacobi_decide(s, k, base, rec) && jacobi_peers_aborted(s))
+        if (jacobi_decide(s, &norm, k, base, rec) && jacobi_peers_aborted(s))
             jacobi_fail_at(s, k);
         if (rec) {
             uint64_t now = shardtab_clock();
@@ -120,5 +121,6 @@ void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count)
             rec[JACOBI_TRACE_END] = now;
         }
     }
+    shardtab_coll_release_block(&s->sig, &norm);
     ctl->iteration = k;
 }
