@@ -6,13 +6,15 @@
 # checks every device-side and stream-ordered collective bit for bit at 1, 2
 # and 4 ranks (and 2+2 simulated nodes) with planted faults caught; then,
 # alternating the two trees in the same job, the device-side 8-byte
-# all-reduce at 1, 2 and 4 ranks (comm_check --bench), coll_bench from 8 B to
-# 1 MiB at 1, 2 and 4 ranks (device side, every algorithm, graphs, MPI and the
-# copy engine beside them) and the 256 MiB two-shot at 2.
+# all-reduce at 1, 2 and 4 ranks (comm_check --bench: a claim a call and
+# held), coll_bench from 8 B to 1 MiB at 1, 2 and 4 ranks (device side, every
+# algorithm, graphs, MPI and the copy engine beside them), the 256 MiB
+# two-shot at 2, and jacobi at two ranks (onchip and persistent, 2048x2050).
 #
 # Usage: scripts/gpu-latency.sh [--quick] [outdir]
 #   --quick  the checks and one benchmark round, no baseline
-# Writes into outdir: latency.log (every step), bench-<tree>-*.txt.
+# Writes into outdir: latency.log (every step), bench-<tree>-*.txt,
+# bench-device.txt, jacobi-np2.txt.
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091,SC2154
@@ -53,6 +55,10 @@ for np in 1 2 4; do
 done
 step "comm_check np4 on 2+2 nodes" expect_line "^# comm_check: OK" run -np 4 -x SHARDTAB_RANKS_PER_NODE=2 "$comm" "${share[@]}"
 step "stream_check np4 on 2+2 nodes" expect_line "^# stream_check: OK" run -np 4 -x SHARDTAB_RANKS_PER_NODE=2 "$stream" "${share[@]}"
+for np in 1 2 4; do
+  step "comm_check np$np, held (one claim a kernel)" expect_line "^# comm_check: OK" run -np "$np" "$comm" --held "${share[@]}"
+done
+step "comm_check np4 on 2+2 nodes, held" expect_line "^# comm_check: OK" run -np 4 -x SHARDTAB_RANKS_PER_NODE=2 "$comm" --held "${share[@]}"
 step "comm_check np2, 1000 values a call" expect_line "^# comm_check: OK" run -np 2 "$comm" --values 1000 --rounds 5 "${share[@]}"
 step "comm_check np2, 1024 threads a block" expect_line "^# comm_check: OK" run -np 2 "$comm" --threads 1024 "${share[@]}"
 step "stream_check np2, 64 MiB a rank" expect_line "64 MiB all-reduce OK" run -np 2 "$stream" --big "${share[@]}"
@@ -62,6 +68,8 @@ for spec in "never|1|a device-side wait gave up" "stale|1|to be >= 15, and it he
   IFS='|' read -r fault rc re <<<"$spec"
   step "comm_check np2, planted $fault: caught on every rank" \
     expect_rc_line "$rc" "$re" run -np 2 -x SHARDTAB_WAIT_TIMEOUT=2 "$comm" --fault "$fault" "${share[@]}"
+  step "comm_check np2, held, planted $fault: caught on every rank" \
+    expect_rc_line "$rc" "$re" run -np 2 -x SHARDTAB_WAIT_TIMEOUT=2 "$comm" --held --fault "$fault" "${share[@]}"
 done
 for fault in count offset; do
   step "stream_check np2, planted $fault: one message, exit 2" \
@@ -77,7 +85,7 @@ for tree in "${trees[@]}"; do
   for np in 1 2 4; do
     step "[$tree] device-side 8-byte all-reduce, np$np, 10^4 calls" \
       expect_line "^# comm_check: OK" run -np "$np" "$b/tests/shardtab/comm/comm_check" --bench 10000 "${share[@]}"
-    grep "comm_check bench: rank 0:" "$log" | tail -1 | sed "s/^/[$tree] /" >>"$out/bench-device.txt"
+    grep "comm_check bench: rank 0:" "$log" | tail -2 | sed "s/^/[$tree] /" >>"$out/bench-device.txt"
   done
 done
 for np in 1 2 4; do
@@ -92,6 +100,22 @@ for tree in "${trees[@]}"; do
   b=$(bin "$tree")
   step "[$tree] coll_bench np2, 256 MiB" \
     expect_line "^# coll_bench: every result verified" bash -c "timeout 240 mpirun $mpi_oversubscribe --bind-to none -np 2 '$b/coll_bench' --min 268435456 --max 268435456 --repeats 5 --allow-shared-gpu | tee '$out/bench-$tree-np2-256M.txt'"
+done
+# ---- jacobi at two ranks on the GPU (the norm's collective every iteration) --------------------
+targets=(--target jacobi)
+for tree in "${trees[@]}"; do
+  b=$(bin "$tree")
+  cmake --build "$b" -j 16 "${targets[@]}" >>"$out/build.log" 2>&1 || say "# [$tree] jacobi build failed"
+done
+for round in 1 2; do
+  for tree in "${trees[@]}"; do
+    b=$(bin "$tree")
+    for launch in onchip persistent; do
+      step "[$tree] jacobi np2 2048x2050 $launch, round $round" \
+        expect_line "^# verify jacobi: OK" run -np 2 "$b/jacobi" -nx 2048 -ny 2050 -niter 1000 --launch "$launch" --cpu-check no "${share[@]}"
+      grep -E "^2048x2050: " "$log" | tail -1 | sed "s/^/[$tree] $launch round $round: /" >>"$out/jacobi-np2.txt"
+    done
+  done
 done
 say "# gpu-latency: $failures failed steps"
 exit $((failures > 0))
