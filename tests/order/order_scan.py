@@ -171,6 +171,10 @@ BLOCK_ROLES = {
     "shardtab_signal_after_blocks": ["block-release", None],
     "shardtab_coll_deposit_block": [None, None],
     "shardtab_coll_gather_block": [None, None, None, None, None, None],
+    # the LL wait's: the first frees its outcome word, the second has it set
+    # before any thread lowers it, the third lets every thread read dst (its
+    # words carry their flag: no memory between ranks is ordered by them)
+    "shardtab_wait_ll_block": [None, None, None],
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
