@@ -1,5 +1,6 @@
 /* shardtab_comm.h - communication between the ranks of a node, for the code that
- * runs on the device: put and get through the table, put with signal, and
+ * runs on the device: put and get through the table, put with signal, LL
+ * puts of small messages (a flag in every 8-byte word, no fence), and
  * all-reduce, broadcast and all-gather of a few values through the signal pads.
  * One body for HIP (AMD), the same source as CUDA (NVIDIA) and the host
  * backend's C, over the primitives of shardtab_device.h, so that the host
@@ -148,6 +149,104 @@ SHARDTAB_DEVFN int shardtab_signal_after_blocks(const shardtab_signals_t *s, uin
     }
     shardtab_block_sync();
     return last;
+}
+
+/* ---- LL puts: small messages, no fence, no signal ---------------------------------- *
+ * The put writes a message of `bytes` bytes as bytes / 4 LL words, 8 bytes
+ * each: 4 bytes of the message in the low half and the caller's flag in the
+ * high half, in one relaxed 8-byte store at system scope (shardtab_ll_store:
+ * an aligned 8-byte access is single-copy atomic on every target, PTX's
+ * aligned .b64 st/ld.relaxed.sys, gfx90a's one global_store_dwordx2 and
+ * global_load_dwordx2 glc that scripts/check-gfx90a-order.sh requires, the
+ * host's lock-free C11 atomic; docs/design.md, "Communication"). The
+ * reader polls its own copy of the buffer until every word carries the flag:
+ * a word that does has its 4 bytes, with no signal, no fence and no second
+ * load (NCCL's LL protocol). Half a round trip is then one store and one load
+ * crossing the link, where put with signal pays a system-scope release and
+ * acquire each way. The rules:
+ *   - the buffer: 2 * bytes of the reader's shard at a byte offset, 8-byte
+ *     aligned, in coherent memory (shardtab_mem_alloc_coherent); bytes a
+ *     multiple of 4; src and dst 4-byte aligned. A wait
+ *     called otherwise is refused (SHARDTAB_WAIT_MISUSE, the node stops,
+ *     shardtab_signal_check says why); a put called otherwise stores nothing.
+ *   - the flag must differ from every flag the buffer's words may hold: zero
+ *     the buffer first (shardtab_ll_clear_block, or zeros copied from the
+ *     host, then a barrier or an agreement before the first put), and give
+ *     the puts flags that grow from 1 (an iteration count). A flag is 32
+ *     bits: 2^32 - 1 puts into one buffer, then clear it again.
+ *   - the writer may write a buffer again only once its reader has consumed
+ *     the last message there: the caller's protocol says when (the reply of
+ *     a ping-pong, or two buffers alternating with a reply every other
+ *     round). A word rewritten too early carries the next flag, and the wait
+ *     for the old one runs into its limit: late, never wrong.
+ *   - it orders its own bytes only, as the collectives' LL words do: the
+ *     caller's other stores are not published by it (put with signal does).
+ * The put is a copy and returns at once; the wait returns SHARDTAB_WAIT_OK
+ * with the message in dst, readable by every thread, or why not. */
+
+/* bytes from src (bytes / 4 words of 4 bytes) into node rank peer's LL buffer at
+ * byte offset of its shard, each word with `flag`. Every thread of the block;
+ * no barrier, no fence. */
+SHARDTAB_DEVFN void shardtab_put_ll_block(void *const *table, int peer, size_t offset,
+                                          const void *src, size_t bytes, uint32_t flag)
+{
+    uint64_t *words = (uint64_t *)((char *)table[peer] + offset);
+    const uint32_t *in = (const uint32_t *)src;
+    const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
+
+    if (!shardtab_ll_fits(words, bytes))
+        return; /* the wait refuses it (the same arguments), or runs into its limit */
+    for (size_t i = t; i < bytes / 4; i += threads)
+        shardtab_ll_store(words + i, in[i], flag);
+}
+
+/* Waits until this rank's LL buffer (table[node_rank] + the put's offset)
+ * holds a message of `bytes` with `flag` in every word, and copies it into
+ * dst. Thread t takes words t, t + threads, .. (shardtab_ll_take: several in
+ * flight at once), bounded by the table's limit; then the block's barrier, so
+ * that every thread may read all of dst. Returns SHARDTAB_WAIT_OK, or in
+ * every thread _TIMED_OUT (a word still without the flag: recorded, peers
+ * told), _ABORTED (another wait gave up first) or _MISUSE (bytes or buffer
+ * not as the rules say; dst untouched). dst is complete only on OK. */
+SHARDTAB_DEVFN int shardtab_wait_ll_block(const shardtab_signals_t *s, const void *buffer,
+                                          void *dst, size_t bytes, uint32_t flag)
+{
+    /* the block's outcome: 0 a thread timed out, 1 one saw the abort, 2 none */
+    SHARDTAB_BLOCK_SHARED int outcome;
+    const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
+
+    if (!shardtab_ll_fits(buffer, bytes)) { /* the same in every thread */
+        if (shardtab_block_leader())
+            shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL,
+                                bytes % 4 ? SHARDTAB_MISUSE_LL_BYTES : SHARDTAB_MISUSE_LL_ALIGN,
+                                bytes % 4 ? (uint64_t)bytes : (uint64_t)(uintptr_t)buffer, 0);
+        return SHARDTAB_WAIT_MISUSE;
+    }
+    shardtab_block_sync(); /* outcome is free: every thread has read the last call's */
+    if (shardtab_block_leader())
+        outcome = 2;
+    shardtab_block_sync(); /* and set before any thread's failure lowers it */
+    const int why = shardtab_ll_take(s, (uint64_t *)(uintptr_t)buffer, bytes / 4, t, threads, flag,
+                                     (uint32_t *)dst);
+    if (why != SHARDTAB_WAIT_OK)
+        shardtab_block_min_int(&outcome, why == SHARDTAB_WAIT_TIMED_OUT ? 0 : 1);
+    shardtab_block_sync(); /* dst written by every thread, and the outcome */
+    const int got = outcome;
+    return got == 2 ? SHARDTAB_WAIT_OK : got == 0 ? SHARDTAB_WAIT_TIMED_OUT : SHARDTAB_WAIT_ABORTED;
+}
+
+/* Zeroes an LL buffer for messages of up to `bytes` (2 * bytes of memory,
+ * every word flag 0, with shardtab_ll_store), so that any flag from 1 on
+ * is new there. Every thread of the block; no barrier, no fence: order it
+ * before the first put into it (a barrier of the table, or the host's
+ * agreement once the kernel has ended). */
+SHARDTAB_DEVFN void shardtab_ll_clear_block(void *buffer, size_t bytes)
+{
+    uint64_t *words = (uint64_t *)buffer;
+    const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
+
+    for (size_t i = t; i < bytes / 4; i += threads)
+        shardtab_ll_store(words + i, 0, 0);
 }
 
 /* ---- a few values through the pads ------------------------------------------------ *

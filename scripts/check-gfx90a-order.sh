@@ -33,12 +33,14 @@
 # poll on a path without an acquire fence between them, that every wave's
 # stores are written back and done before the s_barrier that precedes the
 # leader's release, and that every thread acquires after the s_barrier that
-# ends a block wait; and for the collectives' LL words (a payload and its
-# epoch in one 8-byte word, relaxed at system scope) that each is one dwordx2
+# ends a block wait; and for the LL words of the collectives and of the LL
+# puts (shardtab_put_ll_block / _wait_ll_block: a payload and its epoch or
+# flag in one 8-byte word, relaxed at system scope) that each is one dwordx2
 # store or load (glc), that the ordered form's LL stores follow its release
 # fence with no other store between, and that every LL load is done
 # (s_waitcnt vmcnt(0)) before any later LL store and any s_barrier, on which
-# the peers' reuse of their deposit buffers rests.
+# the peers' reuse of their deposit buffers rests (and an LL writer's reuse
+# of its reader's buffer, once the reply came).
 # (tests/order/order_scan.py says exactly how each point is found and checked.)
 #
 # Usage: scripts/check-gfx90a-order.sh [--plant NAME] [outdir]
@@ -167,11 +169,13 @@ fi
 # their ordered forms (the library's stream-ordered calls): release_fence_* the
 # deposit's per-thread release fence (agent scope: the fence and the LL stores
 # it publishes reported; left out: the fence reported missing), acquire_fence_*
-# the gather's acquire fences; ll_store_split breaks every LL store in two.
+# the gather's acquire fences; ll_store_split breaks every LL store in two
+# (the collectives' and the LL puts'; poll_workgroup their loads too).
 deposit="probe_coll_start_block probe_coll_deposit_ordered probe_all_reduce_block probe_all_reduce_loop
       probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
 gather="probe_coll_take probe_coll_finish_block probe_coll_gather_ordered probe_all_reduce_block
       probe_all_reduce_loop probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
+ll_wait="probe_ll_take probe_wait_ll_block probe_ll_pingpong"
 claim="probe_coll_enter probe_coll_hold_block probe_coll_start_block probe_coll_deposit_ordered
       probe_coll_finish_block probe_coll_gather_ordered probe_all_reduce_block probe_all_reduce_loop
       probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
@@ -186,12 +190,14 @@ plants=(
     probe_barrier_block probe_signal_wait_block)|$(each release-store $claim) \
     probe_device_claim:release-store-device \
     probe_temporal_pass_end:release-store probe_temporal_wait:release-store \
+    $(each release-store $ll_wait) \
     $(each release-store probe_onchip_ll_wait probe_onchip_may_run)|release-store release-store-device"
   "add_relaxed|probe_signal_add:release-rmw||release-rmw"
   "load_relaxed|probe_signal_read:acquire-load||acquire-load"
   "poll_workgroup|$(each poll probe_poll probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) probe_device_acquire:poll-device|$(each poll $claim probe_coll_take) \
-    $(each ll-load $gather) probe_coll_pending:poll-device probe_device_claim:poll-device \
+    $(each ll-load $gather) $(each poll $ll_wait) $(each ll-load $ll_wait) \
+    probe_coll_pending:poll-device probe_device_claim:poll-device \
     probe_temporal_wait:poll $(each poll probe_onchip_ll_wait probe_onchip_may_run) \
     $(each poll-device probe_onchip_ll_wait probe_onchip_may_run)|poll poll-device ll-load"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
@@ -219,7 +225,8 @@ plants=(
   "release_fence_none|probe_device_release:release-fence-device probe_device_release:flag-device|\
     probe_coll_deposit_ordered:release-fence probe_temporal_pass_end:release-fence-device|release-fence
     release-fence-device flag-device"
-  "ll_store_split||$(each ll-store $deposit)|ll-store"
+  "ll_store_split||$(each ll-store $deposit probe_put_ll_block probe_ll_clear_block \
+    probe_ll_pingpong)|ll-store"
 )
 bad=0
 # the builds, up to nproc (at most 4) at once; each leaves NAME.built when done

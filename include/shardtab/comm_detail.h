@@ -96,6 +96,86 @@ SHARDTAB_DEVFN int shardtab_ll_ahead(uint32_t got, uint64_t e)
     return d != 0 && d < (SHARDTAB_COLL_EPOCHS >> 1);
 }
 
+/* ---- LL puts: a buffer of LL words (shardtab_put_ll_block) -------------------- *
+ * A message of `bytes` bytes is bytes / 4 LL words, word i carrying bytes
+ * [4i, 4i + 4) in its low half and the caller's flag in its high half
+ * (shardtab_ll_store), so the buffer takes 2 * bytes. The wait's steps. */
+
+/* The record's cmp when an LL wait gives up (SHARDTAB_CMP_EQ and _GE are the
+ * signals', 2 the stream collectives' arguments, kernels/shardtab/
+ * collective_body.h): "index" is the word in the buffer, "want" the flag,
+ * "seen" the whole word as last read. */
+#define SHARDTAB_CMP_LL 3
+/* SHARDTAB_WAIT_MISUSE reasons of the LL calls, in the record's "want",
+ * numbered apart from the collectives' */
+enum {
+    SHARDTAB_MISUSE_LL_BYTES = 32, /* bytes not a multiple of 4 ("seen": bytes) */
+    SHARDTAB_MISUSE_LL_ALIGN = 33  /* the buffer not 8-byte aligned ("seen": its address) */
+};
+/* The words one thread of an LL wait has in flight at once. */
+#define SHARDTAB_LL_IN_FLIGHT 8
+
+/* May a message of `bytes` go through an LL buffer at `buffer`? */
+SHARDTAB_DEVFN int shardtab_ll_fits(const void *buffer, size_t bytes)
+{
+    return bytes % 4 == 0 && (uintptr_t)buffer % 8 == 0;
+}
+
+/* One thread waits for words first, first + stride, .. (below `words`) of
+ * an LL buffer to carry `flag`, and stores their payloads into out[i]. The
+ * words go SHARDTAB_LL_IN_FLIGHT at a time, all issued before any is tested;
+ * a word not yet there is loaded again, with the abort word, until the
+ * table's limit, the ones already seen kept. Returns SHARDTAB_WAIT_OK,
+ * _ABORTED (another wait gave up first), or _TIMED_OUT (recorded: the first
+ * word still missing, the flag and what it held; peers told). Every loaded
+ * word is tested (a branch) before the call returns, so no load is in flight
+ * at the block's next barrier (the order check verifies it). */
+SHARDTAB_DEVFN int shardtab_ll_take(const shardtab_signals_t *s, uint64_t *words, size_t n,
+                                    size_t first, size_t stride, uint32_t flag, uint32_t *out)
+{
+    const uint64_t start = shardtab_clock();
+
+    for (size_t i0 = first; i0 < n; i0 += SHARDTAB_LL_IN_FLIGHT * stride) {
+        uint64_t w[SHARDTAB_LL_IN_FLIGHT];
+        unsigned pending = 0;
+        for (int k = 0; k < SHARDTAB_LL_IN_FLIGHT; k++) {
+            w[k] = 0;
+            if (i0 + (size_t)k * stride < n)
+                pending |= 1u << k;
+        }
+        for (;;) {
+            for (int k = 0; k < SHARDTAB_LL_IN_FLIGHT; k++)
+                if (pending & 1u << k)
+                    w[k] = shardtab_ll_load(words + i0 + (size_t)k * stride);
+            const int aborted = shardtab_aborted(s);
+            int missing = -1;
+            uint64_t seen = 0;
+            for (int k = SHARDTAB_LL_IN_FLIGHT - 1; k >= 0; k--)
+                if (pending & 1u << k) {
+                    if ((uint32_t)(w[k] >> 32) == flag)
+                        pending &= ~(1u << k);
+                    else
+                        missing = k, seen = w[k];
+                }
+            if (missing < 0)
+                break;
+            if (aborted)
+                return SHARDTAB_WAIT_ABORTED;
+            const uint64_t waited = shardtab_clock() - start;
+            if (waited > s->timeout_ticks) {
+                shardtab_give_up(s, (int)(i0 + (size_t)missing * stride), SHARDTAB_CMP_LL, flag,
+                                 seen, waited);
+                return SHARDTAB_WAIT_TIMED_OUT;
+            }
+            shardtab_pause();
+        }
+        for (int k = 0; k < SHARDTAB_LL_IN_FLIGHT; k++)
+            if (i0 + (size_t)k * stride < n)
+                out[i0 + (size_t)k * stride] = (uint32_t)w[k];
+    }
+    return SHARDTAB_WAIT_OK;
+}
+
 /* A value as a pad word (a float in the low half), and back. */
 SHARDTAB_DEVFN uint64_t shardtab_value_word(int type, const void *array, size_t i)
 {

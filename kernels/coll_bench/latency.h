@@ -1,5 +1,5 @@
 /* latency.h - coll_bench's device-side timings, the launchers: put with signal
- * between two ranks' blocks (ping-pong) and the device-side all-reduce of one
+ * and LL puts between two ranks' blocks (ping-pongs) and the device-side all-reduce of one
  * double, each timed inside its kernel. One implementation per backend
  * (latency.hip for HIP and CUDA, latency_host.c for CPUs), one body
  * (latency_body.h). */
@@ -32,6 +32,13 @@ extern "C" {
 int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const void *src,
                         size_t dst_offset, size_t bytes, int iters, uint64_t base, uint64_t *ticks,
                         int *status, void *stream);
+/* The same with LL puts (shardtab_put_ll_block / _wait_ll_block): each
+ * rank's LL buffer of 2 * bytes at ll_offset of its shard, zeroed before;
+ * round trip i's flag i + 1; what each rank got last lands in dst (device
+ * memory, bytes). */
+int lat_ll_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const void *src,
+                           void *dst, size_t ll_offset, size_t bytes, int iters, uint64_t *ticks,
+                           int *status, void *stream);
 /* `iters` device-side all-reduces of in[0] (one double, sum) back to back,
  * call i's result into out[i], its time into ticks[i]; `held`: the block
  * holds the collective for the loop (one claim a kernel). */

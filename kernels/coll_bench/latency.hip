@@ -21,6 +21,24 @@ extern "C" int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *t
     return (int)hipGetLastError();
 }
 
+__global__ void lat_ll_pingpong_kernel(shardtab_signals_t sig, void *const *table, const void *src,
+                                       void *dst, size_t ll_offset, size_t bytes, int iters,
+                                       uint64_t *ticks, int *status)
+{
+    int st = lat_ll_pingpong_block(&sig, table, src, dst, ll_offset, bytes, iters, ticks);
+    if (shardtab_block_leader())
+        *status = st;
+}
+
+extern "C" int lat_ll_pingpong_launch(const shardtab_signals_t *sig, void *const *table,
+                                      const void *src, void *dst, size_t ll_offset, size_t bytes,
+                                      int iters, uint64_t *ticks, int *status, void *stream)
+{
+    lat_ll_pingpong_kernel<<<1, LAT_THREADS, 0, (hipStream_t)stream>>>(
+        *sig, table, src, dst, ll_offset, bytes, iters, ticks, status);
+    return (int)hipGetLastError();
+}
+
 __global__ void lat_all_reduce_kernel(shardtab_signals_t sig, const double *in, double *out,
                                       int iters, int held, uint64_t *ticks, int *status)
 {

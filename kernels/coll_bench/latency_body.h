@@ -32,6 +32,37 @@ SHARDTAB_DEVFN int lat_pingpong_block(const shardtab_signals_t *s, void *const *
     return status;
 }
 
+/* The same ping-pong with LL puts: rank 0 puts into rank 1's LL buffer at
+ * ll_offset with flag i + 1, rank 1 waits for it (into dst) and puts its own
+ * src back into rank 0's buffer at the same offset with the same flag; the
+ * reply is the ack (a rank writes the peer's buffer again only after the
+ * peer's reply to what it held). The buffers hold flags below 1 when it
+ * starts (zeroed). */
+SHARDTAB_DEVFN int lat_ll_pingpong_block(const shardtab_signals_t *s, void *const *table,
+                                         const void *src, void *dst, size_t ll_offset, size_t bytes,
+                                         int iters, uint64_t *ticks)
+{
+    const int me = s->node_rank, peer = 1 - me;
+    const void *mine = (const char *)table[me] + ll_offset;
+    int status = SHARDTAB_WAIT_OK;
+
+    for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
+        const uint32_t flag = (uint32_t)i + 1;
+        const uint64_t t0 = shardtab_clock();
+        if (me == 0) {
+            shardtab_put_ll_block(table, peer, ll_offset, src, bytes, flag);
+            status = shardtab_wait_ll_block(s, mine, dst, bytes, flag);
+            if (shardtab_block_leader())
+                ticks[i] = shardtab_clock() - t0;
+        } else {
+            status = shardtab_wait_ll_block(s, mine, dst, bytes, flag);
+            if (status == SHARDTAB_WAIT_OK)
+                shardtab_put_ll_block(table, peer, ll_offset, src, bytes, flag);
+        }
+    }
+    return status;
+}
+
 SHARDTAB_DEVFN int lat_all_reduce_block(const shardtab_signals_t *s, const double *in, double *out,
                                         int iters, int held, uint64_t *ticks)
 {

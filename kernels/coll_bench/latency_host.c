@@ -11,6 +11,15 @@ int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const
     return 0;
 }
 
+int lat_ll_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const void *src,
+                           void *dst, size_t ll_offset, size_t bytes, int iters, uint64_t *ticks,
+                           int *status, void *stream)
+{
+    (void)stream;
+    *status = lat_ll_pingpong_block(sig, table, src, dst, ll_offset, bytes, iters, ticks);
+    return 0;
+}
+
 int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out, int iters,
                           int held, uint64_t *ticks, int *status, void *stream)
 {

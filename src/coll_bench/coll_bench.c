@@ -3,7 +3,9 @@
  * PURPOSE  First the device side, timed inside one kernel: the device-side
  *          all-reduce of one double (shardtab_all_reduce_block), calls back
  *          to back, and put with signal between node ranks 0 and 1 block to
- *          block (a ping-pong, 8 B to 64 KiB: half the round trip), every
+ *          block (a ping-pong, 8 B to 64 KiB: half the round trip), then the
+ *          same ping-pong with LL puts (shardtab_put_ll_block and
+ *          _wait_ll_block: the flag in every word, no fence), every
  *          result and every byte put checked. Then for each size from --min
  *          to --max bytes (x2 steps), float sum in place:
  *          shardtab_all_reduce with the automatic choice, one-block (to
@@ -223,10 +225,11 @@ static shardtab_status_t ended(cb_ctx_t *c, int code, const int *dstatus, const 
 
 typedef struct cb_device {
     shardtab_signals_t sig;
-    double *in, *out; /* device: one double; one per call */
-    uint64_t *ticks;  /* device: one per call */
-    int *status;      /* device: the block's */
-    void *block;      /* the allocation the four lie in */
+    double *in, *out;       /* device: one double; one per call */
+    uint64_t *ticks;        /* device: one per call */
+    int *status;            /* device: the block's */
+    void *block;            /* the allocation the four lie in */
+    float *ll_src, *ll_dst; /* device: the LL ping-pong's message, and what it got */
 } cb_device_t;
 
 /* The device-side all-reduce of one double, o->device_iters calls in one
@@ -322,6 +325,61 @@ static shardtab_status_t device_pingpong(cb_ctx_t *c, cb_device_t *d, size_t byt
     return status;
 }
 
+/* LL puts between node ranks 0 and 1, `bytes` each way, iters round trips,
+ * each rank's LL buffer (2 * bytes) at byte 0 of its shard, zeroed before
+ * each launch (the flags start at 1 again); on return *wrong counts the
+ * floats of the last message each got that differ from what the other put. */
+static shardtab_status_t device_ll_pingpong(cb_ctx_t *c, cb_device_t *d, size_t bytes, int iters,
+                                            double us[3], long long *wrong_out)
+{
+    const int me = shardtab_node_rank(c->table), n = shardtab_node_size(c->table);
+    const size_t count = bytes / sizeof(float);
+    const int runs = me < 2 && n >= 2;
+    uint64_t *ticks = malloc((size_t)iters * sizeof *ticks);
+    void *zeros = calloc(1, 2 * bytes);
+    long long bad = 0;
+    shardtab_status_t status =
+        ticks && zeros ? SHARDTAB_SUCCESS
+                       : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
+
+    /* what this rank sends, and what dst holds before */
+    for (size_t i = 0; i < count && status == SHARDTAB_SUCCESS; i++)
+        c->host[i] = input(me, i);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(d->ll_src, c->host, bytes);
+    for (size_t i = 0; i < count && status == SHARDTAB_SUCCESS; i++)
+        c->host[i] = input(me + 7, i);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(d->ll_dst, c->host, bytes);
+    for (int pass = 0; pass < 2 && status == SHARDTAB_SUCCESS; pass++) {
+        const int trips = pass == 0 ? iters / 10 + 1 : iters;
+        if (runs) /* no flag left in the buffer: every put of the launch is new there */
+            status = shardtab_memcpy_to_device(c->shard, zeros, 2 * bytes);
+        status = shardtab_agree(MPI_COMM_WORLD, status); /* both zeroed before either puts */
+        if (status == SHARDTAB_SUCCESS && runs)
+            status = ended(c,
+                           lat_ll_pingpong_launch(&d->sig, shardtab_device_table(c->table),
+                                                  d->ll_src, d->ll_dst, 0, bytes, trips, d->ticks,
+                                                  d->status, c->stream),
+                           d->status, "the LL ping-pong");
+    }
+    if (status == SHARDTAB_SUCCESS && runs)
+        status = shardtab_memcpy_to_host(c->host, d->ll_dst, bytes);
+    for (size_t i = 0; status == SHARDTAB_SUCCESS && runs && i < count; i++)
+        bad += c->host[i] != input(1 - me, i);
+    if (status == SHARDTAB_SUCCESS && me == 0)
+        status = shardtab_memcpy_to_host(ticks, d->ticks, (size_t)iters * sizeof *ticks);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS) {
+        if (me == 0)
+            spread(ticks, iters, 2.0, us);
+        MPI_Allreduce(&bad, wrong_out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    }
+    free(ticks);
+    free(zeros);
+    return status;
+}
+
 /* The device side's table of figures (rank 0 prints); 1 when a result was wrong */
 static shardtab_status_t device_side(cb_ctx_t *c, const cb_options_t *o, int rank, int *code)
 {
@@ -338,13 +396,21 @@ static shardtab_status_t device_side(cb_ctx_t *c, const cb_options_t *o, int ran
     status = shardtab_signals(c->table, &d.sig);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc(bytes, &d.block);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(2 * most + 16, (void **)&d.ll_src);
     status = shardtab_agree(MPI_COMM_WORLD, status);
-    if (status != SHARDTAB_SUCCESS)
+    if (status != SHARDTAB_SUCCESS) {
+        if (d.block)
+            (void)shardtab_mem_free(d.block);
+        if (d.ll_src)
+            (void)shardtab_mem_free(d.ll_src);
         return status;
+    }
     d.in = d.block;
     d.status = (int *)((char *)d.block + 8);
     d.ticks = (uint64_t *)((char *)d.block + 32);
     d.out = (double *)(d.ticks + iters);
+    d.ll_dst = d.ll_src + most / sizeof(float);
     if (rank == 0)
         printf("# coll_bench device side: %d ranks a node; the kernel's clock on rank 0, %d calls "
                "(round trips) a launch after a warm-up launch\n",
@@ -375,7 +441,26 @@ static shardtab_status_t device_side(cb_ctx_t *c, const cb_options_t *o, int ran
             fflush(stdout);
         }
     }
+    if (status == SHARDTAB_SUCCESS && rank == 0 && n >= 2 && most >= 8) {
+        printf("#   LL put (shardtab_put_ll_block, _wait_ll_block: a flag in every 8-byte word, no "
+               "fence), block to block, node ranks 0 and 1 (half the round trip):\n#   %10s %10s "
+               "%8s %8s %7s\n",
+               "size", "time(us)", "p10", "p90", "#wrong");
+        fflush(stdout);
+    }
+    for (size_t b = 8; n >= 2 && b <= most && status == SHARDTAB_SUCCESS; b *= 2) {
+        long long bad = 0;
+        status = device_ll_pingpong(c, &d, b, iters, us, &bad);
+        if (status == SHARDTAB_SUCCESS && bad != 0)
+            *code = 1;
+        if (status == SHARDTAB_SUCCESS && rank == 0) {
+            printf("    %10zu %10.2f %8.2f %8.2f %7lld\n", b, us[0], us[1], us[2], bad);
+            fflush(stdout);
+        }
+    }
     (void)shardtab_mem_free(d.block);
+    if (d.ll_src)
+        (void)shardtab_mem_free(d.ll_src);
     return status;
 }
 

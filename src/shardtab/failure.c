@@ -1,7 +1,8 @@
 /* failure.c - what a table's signal pad says went wrong, in words: a device-side
  * wait that gave up, a barrier or collective entered twice at once, a rank
  * whose collective call differs from the others', a deposit that fails its
- * checksum, a collective misused; read back by shardtab_signal_check. */
+ * checksum, a collective or an LL wait misused; read back by
+ * shardtab_signal_check. */
 #include "backend.h"
 #include "call_word.h"
 #include "collective_body.h"
@@ -159,6 +160,16 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
     case SHARDTAB_MISUSE_NOTHING:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d finished a collective call it never started", t->node_rank);
+    case SHARDTAB_MISUSE_LL_BYTES:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called shardtab_wait_ll_block for %lld bytes: an LL "
+                       "message is a multiple of 4 bytes (each 8-byte word carries 4)",
+                       t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    case SHARDTAB_MISUSE_LL_ALIGN:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called shardtab_wait_ll_block on a buffer at 0x%llx: an "
+                       "LL buffer is 8-byte aligned",
+                       t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
     case SHARDTAB_MISUSE_ROOT:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a broadcast from root %lld, outside the node's %d "
@@ -218,6 +229,18 @@ static shardtab_status_t pad_failure(const shardtab_t *t, const uint64_t *header
                        "stopped: run one barrier at a time per rank (shardtab_barrier_on_stream "
                        "orders its own calls; call shardtab_barrier_block from one block)",
                        t->node_rank);
+    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT &&
+        header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_CMP_LL)
+        return st_fail(SHARDTAB_ERR_TIMEOUT,
+                       "a device-side wait gave up after %.2f s (limit %.3g s, "
+                       "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for word %llu of an LL "
+                       "buffer (shardtab_wait_ll_block) to carry flag %llu, and it held flag "
+                       "%llu; the rank that should have put it is late, stuck or gone, or "
+                       "wrote that buffer again before this rank had read it",
+                       (double)header[SHARDTAB_PAD_ERR_TICKS] / t->clock_hz, t->wait_timeout_s,
+                       t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SLOT],
+                       (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
+                       (unsigned long long)(header[SHARDTAB_PAD_ERR_SEEN] >> 32));
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT) {
         describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], what, sizeof what);
         return st_fail(SHARDTAB_ERR_TIMEOUT,

@@ -420,6 +420,53 @@ ORDER_PROBE(probe_all_gather_block, "poll, claim-device, ll-store, ll-load, rele
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
     status[threadIdx.x] = shardtab_all_gather_block(&sig, &c, type, in, out, count);
 }
+/* LL puts: every thread's words, one 8-byte store each, no fence; the
+ * buffer zeroed the same way. */
+ORDER_PROBE(probe_put_ll_block, "ll-store")
+(void *const *table, int peer, size_t offset, const void *src, size_t bytes, uint32_t flag)
+{
+    shardtab_put_ll_block(table, peer, offset, src, bytes, flag);
+}
+
+ORDER_PROBE(probe_ll_clear_block, "ll-store")
+(void *buffer, size_t bytes)
+{
+    shardtab_ll_clear_block(buffer, bytes);
+}
+
+/* One thread's wait for its words of an LL buffer, eight in flight at once
+ * (one 8-byte load each), with the abort word; a give-up releases the abort
+ * to every peer. No acquire: each word carries its flag. */
+ORDER_PROBE(probe_ll_take, "ll-load, poll, release-store")
+(shardtab_signals_t sig, uint64_t *words, size_t n, size_t first, size_t stride, uint32_t flag,
+ uint32_t *out, int *status)
+{
+    status[threadIdx.x] = shardtab_ll_take(&sig, words, n, first, stride, flag, out);
+}
+
+/* The block's wait: every LL load done before its barriers (the last one
+ * lets every thread read dst); a refused call records its misuse. */
+ORDER_PROBE(probe_wait_ll_block, "ll-load, poll, release-store")
+(shardtab_signals_t sig, const void *buffer, void *dst, size_t bytes, uint32_t flag, int *status)
+{
+    status[threadIdx.x] = shardtab_wait_ll_block(&sig, buffer, dst, bytes, flag);
+}
+
+/* A ping-pong as coll_bench's: put, then wait for the reply, round after
+ * round: a round's LL loads are done before the next round's LL stores
+ * (the loop's back edge), on which the writer's reuse of the buffer rests. */
+ORDER_PROBE(probe_ll_pingpong, "ll-store, ll-load, poll, release-store")
+(shardtab_signals_t sig, void *const *table, int peer, size_t offset, const void *src, void *dst,
+ size_t bytes, int rounds, int *status)
+{
+    int st = SHARDTAB_WAIT_OK;
+    for (int r = 0; r < rounds && st == SHARDTAB_WAIT_OK; r++) {
+        shardtab_put_ll_block(table, peer, offset, src, bytes, (uint32_t)r + 1);
+        st = shardtab_wait_ll_block(&sig, (char *)table[sig.node_rank] + offset, dst, bytes,
+                                    (uint32_t)r + 1);
+    }
+    status[threadIdx.x] = st;
+}
 #endif /* ORDER_PROBE_COMM */
 
 #if defined(ORDER_PROBE_COMM) && __has_include("jacobi_temporal.h")

@@ -173,6 +173,10 @@ BLOCK_ROLES = {
     "shardtab_coll_gather_block": [None, None, None, None, None, None],
     # coll_hold_block's share the claim and the counts with every thread
     "shardtab_coll_hold_block": [None, None],
+    # the LL wait's: the first frees its outcome word, the second has it set
+    # before any thread lowers it, the third lets every thread read dst (its
+    # words carry their flag: no memory between ranks is ordered by them)
+    "shardtab_wait_ll_block": [None, None, None],
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],

@@ -157,6 +157,19 @@ static void test_timed_out_wait_names_the_word_the_limit_and_the_values(void **s
                "should have signalled it is late, stuck or gone");
 }
 
+static void test_timed_out_ll_wait_names_the_word_and_both_flags(void **state)
+{
+    (void)state;
+    /* word 7 of the buffer, waited for flag 12; it held flag 10 (payload 0xdeadbeef) */
+    record(SHARDTAB_WAIT_TIMED_OUT, 7, SHARDTAB_CMP_LL, 12, 10ull << 32 | 0xdeadbeefu,
+           2000000000ull);
+    check_says(SHARDTAB_ERR_TIMEOUT,
+               "a device-side wait gave up after 1.00 s (limit 7.5 s, SHARDTAB_WAIT_TIMEOUT): node "
+               "rank 1 waited for word 7 of an LL buffer (shardtab_wait_ll_block) to carry flag "
+               "12, and it held flag 10; the rank that should have put it is late, stuck or gone, "
+               "or wrote that buffer again before this rank had read it");
+}
+
 static void test_abort_word_names_the_rank_that_gave_up_first(void **state)
 {
     (void)state;
@@ -284,6 +297,13 @@ static void test_each_misuse_has_its_message(void **state)
     record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_ROOT, 5, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "node rank 1 called a broadcast from root 5, outside the node's 3 ranks");
+    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL, SHARDTAB_MISUSE_LL_BYTES, 6, 0);
+    check_says(SHARDTAB_ERR_INVALID_ARG,
+               "node rank 1 called shardtab_wait_ll_block for 6 bytes: an LL message is a "
+               "multiple of 4 bytes (each 8-byte word carries 4)");
+    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL, SHARDTAB_MISUSE_LL_ALIGN, 0x1004, 0);
+    check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 called shardtab_wait_ll_block on a buffer at "
+                                         "0x1004: an LL buffer is 8-byte aligned");
     record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, 99, 0, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 misused a collective (reason 99)");
 }
@@ -343,6 +363,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_pad_is_success_after_the_barriers),
         cmocka_unit_test(test_timed_out_wait_names_the_word_the_limit_and_the_values),
+        cmocka_unit_test(test_timed_out_ll_wait_names_the_word_and_both_flags),
         cmocka_unit_test(test_abort_word_names_the_rank_that_gave_up_first),
         cmocka_unit_test(test_entered_twice_tells_a_barrier_from_a_collective),
         cmocka_unit_test(test_device_collective_records_name_the_peer_and_both_calls),

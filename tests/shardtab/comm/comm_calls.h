@@ -1,6 +1,6 @@
 /* comm_calls.h - comm_check's device code, one body for every backend: a
- * block's call of the device-side collectives and put-with-signal of
- * shardtab_comm.h, exactly as a user's kernel makes it, and the faults the
+ * block's call of the device-side collectives, put-with-signal and LL puts
+ * of shardtab_comm.h, exactly as a user's kernel makes it, and the faults the
  * tests plant into a deposit (in this instantiation only: the library's own
  * builds store what they are given). */
 #ifndef COMM_CALLS_H
@@ -82,6 +82,55 @@ SHARDTAB_DEVFN int comm_put_block(const shardtab_signals_t *s, void *const *tabl
 {
     shardtab_put_signal_block(s, table, peer, offset, src, bytes, slot, round, SHARDTAB_SIGNAL_SET);
     return shardtab_signal_wait_block(s, slot, SHARDTAB_CMP_GE, round);
+}
+
+/* The LL ping-pong around the ring of node ranks: this rank's four LL
+ * buffers (two for pings, two for pongs, alternating by round) lie at the
+ * same byte offsets of every shard. */
+typedef struct comm_ll {
+    size_t ping[2], pong[2]; /* byte offsets of the buffers */
+    size_t bytes;            /* each message's */
+    size_t clear;            /* 0, or zero the four buffers for messages of this many
+                                bytes first, then a barrier of the table */
+    int rounds;
+    uint32_t flag; /* round r's flag: flag + r */
+    int skip;      /* the round in which this rank puts no ping (-1: none) */
+} comm_ll_t;
+
+/* Round r: put src[r][0] (a ping) into the next rank's ping buffer, wait for
+ * the previous rank's into dst[r][0]; put src[r][1] (its pong) into the
+ * previous rank's pong buffer, wait for the next rank's into dst[r][1]
+ * (rows of `bytes`). The pong is the ack: a rank writes a buffer again only
+ * after its reader's reply to what it held. Returns the first failure. */
+SHARDTAB_DEVFN int comm_ll_block(const shardtab_signals_t *s, void *const *table,
+                                 const comm_ll_t *ll, const unsigned char *src, unsigned char *dst)
+{
+    const int me = s->node_rank, n = s->node_size;
+    const int next = (me + 1) % n, prev = (me + n - 1) % n;
+    char *mine = (char *)table[me];
+    int status = SHARDTAB_WAIT_OK;
+
+    if (ll->clear) {
+        for (int b = 0; b < 2; b++) {
+            shardtab_ll_clear_block(mine + ll->ping[b], ll->clear);
+            shardtab_ll_clear_block(mine + ll->pong[b], ll->clear);
+        }
+        status = shardtab_barrier_block(s); /* cleared before any peer's put */
+    }
+    for (int r = 0; r < ll->rounds && status == SHARDTAB_WAIT_OK; r++) {
+        const uint32_t flag = ll->flag + (uint32_t)r;
+        const int b = r & 1;
+        const unsigned char *out = src + (size_t)r * 2 * ll->bytes;
+        unsigned char *in = dst + (size_t)r * 2 * ll->bytes;
+        if (r != ll->skip)
+            shardtab_put_ll_block(table, next, ll->ping[b], out, ll->bytes, flag);
+        status = shardtab_wait_ll_block(s, mine + ll->ping[b], in, ll->bytes, flag);
+        if (status != SHARDTAB_WAIT_OK)
+            break;
+        shardtab_put_ll_block(table, prev, ll->pong[b], out + ll->bytes, ll->bytes, flag);
+        status = shardtab_wait_ll_block(s, mine + ll->pong[b], in + ll->bytes, ll->bytes, flag);
+    }
+    return status;
 }
 
 /* The latency benchmark: `iters` all-reduces of one double back to back in

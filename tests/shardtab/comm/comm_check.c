@@ -8,7 +8,10 @@
  *          collective interleaved with barriers; then two collectives and
  *          node barriers from three blocks at once; then puts with signal of 0,
  *          1, 7, 4096 bytes and the whole shard around the ring of node
- *          ranks. Every value of every result is compared bit for bit with a
+ *          ranks; then LL puts (shardtab_put_ll_block, _wait_ll_block) of 4 B
+ *          to 64 KiB around the ring, a ping to the next rank and its pong
+ *          back each round, many rounds with a growing flag, two buffers
+ *          each way alternating, every byte compared. Every value of every result is compared bit for bit with a
  *          plain sequential reduction in node-rank order computed here.
  *          --special: instead, all-reduces min and max of floats and doubles
  *          over special values (NaNs of several payloads and both signs,
@@ -19,7 +22,7 @@
  *          their claims and check themselves against the counts the block
  *          keeps; the same checks and faults.
  * USAGE    mpiexec -n <ranks> ./comm_check [--rounds N] [--values V] [--threads T] [--special]
- *                 [--held] [--fault never|stale|corrupt|count|op|concurrent|third]
+ *                 [--held] [--fault never|stale|corrupt|count|op|concurrent|third|ll-never|ll-size]
  *                 [--fault-rank R] [--bench N] [--allow-shared-gpu]
  * NOTES    Inputs differ by rank, epoch and element (a SplitMix64 stream), so a
  *          value read from the wrong rank, epoch or slot shows. A fault is
@@ -28,8 +31,10 @@
  *          carries an old epoch), corrupt (a value flipped after its checksum),
  *          count / op (it calls with another count or op), concurrent (two of
  *          its blocks enter one collective at once), third (it starts a third
- *          call with two in flight). Each must end every rank with one
- *          message (with --rounds 9, the default, at call 15). Exit 0 verified, 1 a failure, 2 bad usage or a refused
+ *          call with two in flight), in the LL stage ll-never (it puts no
+ *          ping in one round: the next rank's wait runs out) and ll-size (it
+ *          calls with 14 bytes, not a multiple of 4: refused). Each must end
+ *          every rank with one message (with --rounds 9, the default, at call 15). Exit 0 verified, 1 a failure, 2 bad usage or a refused
  *          call; one message, from rank 0. --bench N then times N
  *          device-side all-reduces of one double back to back in one block
  *          (after N / 10 of warm-up), each call on the device clock, a claim
@@ -56,10 +61,13 @@ enum {
     FAULT_OP,
     FAULT_CONCURRENT,
     FAULT_THIRD,
+    FAULT_LL_NEVER,
+    FAULT_LL_SIZE,
     FAULT_KINDS
 };
-static const char *const fault_names[FAULT_KINDS] = {"none",  "never", "stale",      "corrupt",
-                                                     "count", "op",    "concurrent", "third"};
+static const char *const fault_names[FAULT_KINDS] = {"none",     "never",  "stale",      "corrupt",
+                                                     "count",    "op",     "concurrent", "third",
+                                                     "ll-never", "ll-size"};
 
 typedef struct cc_options {
     int rounds, values, threads, fault, fault_rank, allow_shared_gpu, bench, special, held;
@@ -116,7 +124,7 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
             if (found < 0) {
                 snprintf(err, bytes,
                          "invalid --fault '%s': expected never, stale, corrupt, count, "
-                         "op, concurrent or third",
+                         "op, concurrent, third, ll-never or ll-size",
                          argv[i]);
                 return -1;
             }
@@ -575,6 +583,106 @@ static shardtab_status_t ring_puts(cc_job_t *j, const cc_options_t *o, int *coun
     return status;
 }
 
+/* LL message byte b of node rank r's ping (kind 0) or pong (1) with flag f */
+static unsigned char ll_byte(int r, int kind, uint32_t f, size_t b)
+{
+    return (unsigned char)splitmix((uint64_t)r << 56 ^ (uint64_t)kind << 52 ^ (uint64_t)f << 20 ^
+                                   (uint64_t)b);
+}
+
+#define LL_MOST ((size_t)64 << 10) /* the largest LL message */
+
+/* LL puts around the ring (comm_ll_block): for each size, a launch of
+ * `rounds` rounds, each a ping to the next rank and a pong back from it, the
+ * flag growing by one a round from 1 over the whole stage (the buffers zeroed
+ * once, by the first launch); every byte each rank got compared with what
+ * its neighbours put. --fault ll-never / ll-size plant theirs at 12 bytes. */
+static shardtab_status_t ll_puts(cc_job_t *j, const cc_options_t *o, int *count)
+{
+    const size_t sizes[7] = {4, 8, 12, 60, 1024, 4096, LL_MOST};
+    const int next = (j->node_rank + 1) % j->node_size,
+              prev = (j->node_rank + j->node_size - 1) % j->node_size;
+    const int faulty = j->node_rank == o->fault_rank;
+    const size_t most_rows = 8 * 2 * LL_MOST; /* rounds x (ping, pong) x bytes, at most */
+    unsigned char *src = malloc(most_rows), *got = malloc(most_rows);
+    unsigned char *dev_src = NULL, *dev_dst = NULL;
+    shardtab_status_t status =
+        src && got ? SHARDTAB_SUCCESS
+                   : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the LL buffers failed");
+    uint32_t flag = 1;
+
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(most_rows, (void **)&dev_src);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(most_rows, (void **)&dev_dst);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    for (int si = 0; si < 7 && status == SHARDTAB_SUCCESS; si++) {
+        comm_ll_t ll;
+        const size_t bytes = sizes[si];
+        memset(&ll, 0, sizeof ll);
+        for (int b = 0; b < 2; b++) {
+            ll.ping[b] = (size_t)b * 2 * LL_MOST;
+            ll.pong[b] = (size_t)(2 + b) * 2 * LL_MOST;
+        }
+        ll.bytes = bytes;
+        ll.clear = si == 0 ? LL_MOST : 0;
+        ll.rounds = bytes < 4096 ? 32 : 8;
+        ll.flag = flag;
+        ll.skip = -1;
+        if (si == 2 && faulty && o->fault == FAULT_LL_NEVER)
+            ll.skip = 3;
+        if (si == 2 && faulty && o->fault == FAULT_LL_SIZE)
+            ll.bytes = bytes + 2;
+        const size_t rows = (size_t)ll.rounds * 2 * ll.bytes;
+        for (int r = 0; r < ll.rounds; r++)
+            for (int kind = 0; kind < 2; kind++)
+                for (size_t b = 0; b < ll.bytes; b++)
+                    src[((size_t)r * 2 + (size_t)kind) * ll.bytes + b] =
+                        ll_byte(j->node_rank, kind, flag + (uint32_t)r, b);
+        memset(got, 0x5a, rows); /* what dst holds before: no byte of it may be left */
+        status = shardtab_memcpy_to_device(dev_src, src, rows);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_device(dev_dst, got, rows);
+        if (status == SHARDTAB_SUCCESS)
+            status = zero_status(j);
+        if (status == SHARDTAB_SUCCESS)
+            status =
+                kernel_check(comm_ll_launch(&j->sig, shardtab_device_table(j->table), &ll, dev_src,
+                                            dev_dst, j->status, o->threads, j->stream),
+                             "the LL kernel");
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_stream_synchronize(j->stream);
+        if (status == SHARDTAB_SUCCESS)
+            status = verify(j, &(comm_call_t){0}, 0, "LL puts");
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_host(got, dev_dst, rows);
+        for (int r = 0; r < ll.rounds && status == SHARDTAB_SUCCESS; r++)
+            for (int kind = 0; kind < 2 && status == SHARDTAB_SUCCESS; kind++)
+                for (size_t b = 0; b < bytes && status == SHARDTAB_SUCCESS; b++) {
+                    const int from = kind == 0 ? prev : next;
+                    const unsigned char want = ll_byte(from, kind, flag + (uint32_t)r, b),
+                                        have = got[((size_t)r * 2 + (size_t)kind) * bytes + b];
+                    if (have != want)
+                        status = shardtab_error_set(
+                            SHARDTAB_ERR_VERIFY,
+                            "LL %s of %zu bytes, round %d (flag %u): byte %zu is 0x%02x, node "
+                            "rank %d put 0x%02x",
+                            kind == 0 ? "ping" : "pong", bytes, r, flag + (unsigned)r, b, have,
+                            from, want);
+                }
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+        flag += (uint32_t)ll.rounds;
+        *count += ll.rounds;
+    }
+    free(src);
+    free(got);
+    if (dev_src)
+        (void)shardtab_mem_free(dev_src);
+    if (dev_dst)
+        (void)shardtab_mem_free(dev_dst);
+    return status;
+}
+
 static int compare_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -759,6 +867,13 @@ static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
     if (status == SHARDTAB_SUCCESS && j->rank == 0)
         printf("# comm_check: puts with signal OK (%d puts, 0 B to %u B)\n", put_count,
                SHARD_BYTES / 2);
+    put_count = 0;
+    if (status == SHARDTAB_SUCCESS)
+        status = ll_puts(j, o, &put_count);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        printf("# comm_check: LL puts OK (%d rounds of a ping and a pong, 4 B to %zu B, every "
+               "byte)\n",
+               put_count, LL_MOST);
     return status;
 }
 

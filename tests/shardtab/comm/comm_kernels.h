@@ -24,6 +24,11 @@ int comm_call_launch(const shardtab_signals_t *sig, const comm_call_t *call, con
 int comm_put_launch(const shardtab_signals_t *sig, void *const *table, int peer, size_t offset,
                     const void *src, size_t bytes, int slot, uint64_t round, int *status,
                     int threads, void *stream);
+typedef struct comm_ll comm_ll_t;
+/* comm_ll_block in one block of `threads` */
+int comm_ll_launch(const shardtab_signals_t *sig, void *const *table, const comm_ll_t *ll,
+                   const unsigned char *src, unsigned char *dst, int *status, int threads,
+                   void *stream);
 /* comm_bench_block in one block of `threads`: value[0] this rank's input,
  * value[1 + i] call i's result; ticks[iters] each call's time; `held`: one
  * claim for the loop. */

@@ -39,6 +39,22 @@ extern "C" int comm_put_launch(const shardtab_signals_t *sig, void *const *table
     return (int)hipGetLastError();
 }
 
+__global__ void comm_ll_kernel(shardtab_signals_t sig, void *const *table, comm_ll_t ll,
+                               const unsigned char *src, unsigned char *dst, int *status)
+{
+    int st = comm_ll_block(&sig, table, &ll, src, dst);
+    if (shardtab_block_leader())
+        *status = st;
+}
+
+extern "C" int comm_ll_launch(const shardtab_signals_t *sig, void *const *table,
+                              const comm_ll_t *ll, const unsigned char *src, unsigned char *dst,
+                              int *status, int threads, void *stream)
+{
+    comm_ll_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, table, *ll, src, dst, status);
+    return (int)hipGetLastError();
+}
+
 __global__ void comm_bench_kernel(shardtab_signals_t sig, int slot, int iters, int held,
                                   double *value, uint64_t *ticks, int *status)
 {

@@ -51,6 +51,15 @@ int comm_put_launch(const shardtab_signals_t *sig, void *const *table, int peer,
     return 0;
 }
 
+int comm_ll_launch(const shardtab_signals_t *sig, void *const *table, const comm_ll_t *ll,
+                   const unsigned char *src, unsigned char *dst, int *status, int threads,
+                   void *stream)
+{
+    (void)threads, (void)stream;
+    *status = comm_ll_block(sig, table, ll, src, dst);
+    return 0;
+}
+
 int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held, double *value,
                       uint64_t *ticks, int *status, int threads, void *stream)
 {
