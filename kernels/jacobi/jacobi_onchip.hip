@@ -197,8 +197,11 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
             }
             const int ended = __syncthreads_or(!ok);
             const int go = shared_go[p];
-            const bool lag = go == 2; /* the planted bug: one tile runs on past the stop */
-            if (go == 0 || (go == 1 && ended))
+            /* the planted bug: one tile runs on past the stop. HOOKS in the test:
+             * without the hooks lag is false at compile time, and the sweep below
+             * (R rows unrolled) carries no lag path nor its exit */
+            const bool lag = HOOKS && go == 2;
+            if (go == 0 || (!lag && ended))
                 break;
             lagged |= lag;
             /* at a rank's edge: the neighbouring rank's row, after its signal */
