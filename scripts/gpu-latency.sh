@@ -83,9 +83,10 @@ bin() { [[ $1 == new ]] && echo "$build" || echo "$base"; }
 for tree in "${trees[@]}"; do
   b=$(bin "$tree")
   for np in 1 2 4; do
+    seen=$(grep -c "comm_check bench: rank 0:" "$log")
     step "[$tree] device-side 8-byte all-reduce, np$np, 10^4 calls" \
       expect_line "^# comm_check: OK" run -np "$np" "$b/tests/shardtab/comm/comm_check" --bench 10000 "${share[@]}"
-    grep "comm_check bench: rank 0:" "$log" | tail -2 | sed "s/^/[$tree] /" >>"$out/bench-device.txt"
+    grep "comm_check bench: rank 0:" "$log" | tail -n +$((seen + 1)) | sed "s/^/[$tree] /" >>"$out/bench-device.txt"
   done
 done
 for np in 1 2 4; do

@@ -39,7 +39,8 @@ int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const
 int lat_ll_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const void *src,
                            void *dst, size_t ll_offset, size_t bytes, int iters, uint64_t *ticks,
                            int *status, void *stream);
-/* `iters` device-side all-reduces of in[0] (one double, sum) back to back,
+/* `iters` device-side all-reduces of in[0] (one double, sum; read into the
+ * block's shared memory first, as a solver's block sum lies) back to back,
  * call i's result into out[i], its time into ticks[i]; `held`: the block
  * holds the collective for the loop (one claim a kernel). */
 int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out, int iters,

@@ -67,11 +67,16 @@ SHARDTAB_DEVFN int lat_all_reduce_block(const shardtab_signals_t *s, const doubl
                                         int iters, int held, uint64_t *ticks)
 {
     shardtab_coll_t c = shardtab_coll(s, LAT_COLL_SLOT, 1);
+    SHARDTAB_BLOCK_SHARED double mine[1]; /* in shared memory, as a solver's block sum */
     int status = held ? shardtab_coll_hold_block(s, &c) : SHARDTAB_WAIT_OK;
+
+    if (shardtab_block_leader())
+        mine[0] = in[0];
+    shardtab_block_sync();
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
         const uint64_t t0 = shardtab_clock();
-        status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, in, out + i, 1);
+        status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, mine, out + i, 1);
         if (shardtab_block_leader())
             ticks[i] = shardtab_clock() - t0;
     }

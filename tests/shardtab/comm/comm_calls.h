@@ -136,19 +136,25 @@ SHARDTAB_DEVFN int comm_ll_block(const shardtab_signals_t *s, void *const *table
 /* The latency benchmark: `iters` all-reduces of one double back to back in
  * one block, each timed by the leader (shardtab_clock()): ticks[i] the whole
  * call, ticks[iters + i] its start (the deposit) alone; value[0] is this
- * rank's input, value[1 + i] gets call i's sum. `held`: the block holds the
+ * rank's input (read into shared memory first), value[1 + i] gets call i's
+ * sum. `held`: the block holds the
  * collective for the loop (one claim). Returns the first failure's status. */
 SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int iters, int held,
                                     double *value, uint64_t *ticks)
 {
     /* collective B's layout, as its other users make it (values, not the count, lay it out) */
     shardtab_coll_t c = shardtab_coll(s, slot, B_CONCURRENT_VALUES);
+    SHARDTAB_BLOCK_SHARED double in[1]; /* in shared memory, as a solver's block sum */
     int status = held ? shardtab_coll_hold_block(s, &c) : SHARDTAB_WAIT_OK;
+
+    if (shardtab_block_leader())
+        in[0] = value[0];
+    shardtab_block_sync();
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
         uint64_t t0 = shardtab_clock(), t1;
         status = shardtab_coll_start_block(s, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
-                                           SHARDTAB_DOUBLE, 0, value, 1);
+                                           SHARDTAB_DOUBLE, 0, in, 1);
         t1 = shardtab_clock();
         if (status == SHARDTAB_WAIT_OK)
             status = shardtab_coll_finish_block(s, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
