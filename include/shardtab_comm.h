@@ -389,6 +389,7 @@ SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s, shar
         shardtab_coll_put_words(s, c, shardtab_coll_next(c->state, 0), kind, op, type, root, in,
                                 count, release);
         c->state = shardtab_coll_counted(c->state, 0);
+        SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_STORED);
         return SHARDTAB_WAIT_OK;
     }
     /* No barrier first: every path out of this function (and of the finish)
@@ -398,9 +399,11 @@ SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s, shar
         status =
             shardtab_coll_enter(s, c, kind, op, type, root, count, 0, &epoch_shared, &state_shared);
     shardtab_block_sync(); /* barrier 1: the leader's claim, to every thread */
+    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_CLAIMED);
     const int claimed = status;
     if (claimed == SHARDTAB_WAIT_OK) {
         shardtab_coll_put_words(s, c, epoch_shared, kind, op, type, root, in, count, release);
+        SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_STORED);
         if (shardtab_block_leader())
             shardtab_coll_leave(s, c, 0, state_shared);
     }
@@ -445,6 +448,7 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, shard
         first_bad = n;
     }
     shardtab_block_sync(); /* barrier 1: the claim and the epoch, to every thread */
+    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_FINISH_ENTERED);
     if (!held && status != SHARDTAB_WAIT_OK) {
         const int refused = status;
         shardtab_block_sync(); /* every thread has read the shared words */
@@ -472,11 +476,13 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, shard
             break;
         }
     }
+    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_FINISH_LOADED);
     if (acquire && t < n)
         shardtab_fence_acquire_node(s);
     if (my_bad < n)
         shardtab_block_min_int(&first_bad, my_bad);
     shardtab_block_sync(); /* barrier 2: every rank's outcome; the stash, to every thread */
+    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_FINISH_AGREED);
     const int bad = first_bad;
     if (bad < n) {
         if (my_bad == bad)
@@ -519,6 +525,7 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, shard
     /* barrier 4: out written by every thread before any thread returns, and
      * the shared words read */
     shardtab_block_sync();
+    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_FINISH_DONE);
     if (held)
         c->state = shardtab_coll_counted(c->state, 1);
     else if (shardtab_block_leader())

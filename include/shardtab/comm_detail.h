@@ -27,6 +27,20 @@
 #ifndef SHARDTAB_COMM_PLANT_EPOCH
 #  define SHARDTAB_COMM_PLANT_EPOCH(s, e) (e)
 #endif
+/* A test's trace of a call's steps (comm_check --bench): the points below,
+ * marked as every thread passes them; a real build marks nothing. */
+#ifndef SHARDTAB_COMM_TRACE
+#  define SHARDTAB_COMM_TRACE(s, point) ((void)0)
+#endif
+enum {
+    SHARDTAB_TRACE_START_CLAIMED = 0,  /* a start's claim (and the barrier after it), unheld */
+    SHARDTAB_TRACE_START_STORED = 1,   /* its LL stores issued */
+    SHARDTAB_TRACE_FINISH_ENTERED = 2, /* a finish's claim (held: its checks), barrier 1 */
+    SHARDTAB_TRACE_FINISH_LOADED = 3,  /* this thread's ranks' words seen whole */
+    SHARDTAB_TRACE_FINISH_AGREED = 4,  /* barrier 2: every rank's outcome */
+    SHARDTAB_TRACE_FINISH_DONE = 5,    /* combined, out written, barrier 4 */
+    SHARDTAB_TRACE_POINTS = 6
+};
 
 /* The fourth kind: the library's stream-ordered collectives (shardtab.h),
  * through its own collective after the user slots (kernels/shardtab). */

@@ -10,20 +10,30 @@
 
 #include "shardtab_device.h"
 
+#define SHARDTAB_TRACE_POINTS_MAX 8 /* at least comm_detail.h's SHARDTAB_TRACE_POINTS */
+
 /* A planted fault: on node rank `rank`, at epoch `epoch` of the collective. */
 enum { COMM_PLANT_NONE = 0, COMM_PLANT_CORRUPT, COMM_PLANT_STALE };
 typedef struct comm_plant {
     int kind, rank;
     uint64_t epoch;
+    int trace; /* the bench's traced pass: the leader marks each step's clock */
 } comm_plant_t;
 
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
 __device__ comm_plant_t comm_plant;
+__device__ uint64_t comm_trace_at[SHARDTAB_TRACE_POINTS_MAX];
 #  define COMM_GLOBAL __device__
 #else
 static comm_plant_t comm_plant;
+static uint64_t comm_trace_at[SHARDTAB_TRACE_POINTS_MAX];
 #  define COMM_GLOBAL
 #endif
+
+/* a traced step: the leader's clock as it passes the point (shardtab/comm_detail.h) */
+#define SHARDTAB_COMM_TRACE(s, point)                                                              \
+  (comm_plant.trace && shardtab_block_leader() ? (void)(comm_trace_at[point] = shardtab_clock())   \
+                                               : (void)0)
 
 /* a corrupted value: one bit of value 0 flipped after its checksum was taken */
 #define SHARDTAB_COMM_PLANT_VALUE(s, e, i, w)                                                      \
@@ -137,19 +147,24 @@ SHARDTAB_DEVFN int comm_ll_block(const shardtab_signals_t *s, void *const *table
  * one block, each timed by the leader (shardtab_clock()): ticks[i] the whole
  * call, ticks[iters + i] its start (the deposit) alone; value[0] is this
  * rank's input (read into shared memory first), value[1 + i] gets call i's
- * sum. `held`: the block holds the
+ * sum. `trace`: ticks[(2 + p) * iters + i] the time from call i's start to
+ * its step p (SHARDTAB_TRACE_*; 0 where the call had none). `held`: the block holds the
  * collective for the loop (one claim). Returns the first failure's status. */
 SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int iters, int held,
-                                    double *value, uint64_t *ticks)
+                                    int trace, double *value, uint64_t *ticks)
 {
     /* collective B's layout, as its other users make it (values, not the count, lay it out) */
     shardtab_coll_t c = shardtab_coll(s, slot, B_CONCURRENT_VALUES);
     SHARDTAB_BLOCK_SHARED double in[1]; /* in shared memory, as a solver's block sum */
-    int status = held ? shardtab_coll_hold_block(s, &c) : SHARDTAB_WAIT_OK;
+    int status;
 
-    if (shardtab_block_leader())
+    if (shardtab_block_leader()) {
         in[0] = value[0];
+        comm_plant.kind = COMM_PLANT_NONE;
+        comm_plant.trace = trace;
+    }
     shardtab_block_sync();
+    status = held ? shardtab_coll_hold_block(s, &c) : SHARDTAB_WAIT_OK;
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
         uint64_t t0 = shardtab_clock(), t1;
@@ -162,9 +177,15 @@ SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int i
         if (shardtab_block_leader()) {
             ticks[i] = shardtab_clock() - t0;
             ticks[iters + i] = t1 - t0;
+            for (int p = 0; trace && p < SHARDTAB_TRACE_POINTS; p++) {
+                ticks[(size_t)(2 + p) * iters + i] = comm_trace_at[p] ? comm_trace_at[p] - t0 : 0;
+                comm_trace_at[p] = 0;
+            }
         }
     }
     shardtab_coll_release_block(s, &c);
+    if (shardtab_block_leader())
+        comm_plant.trace = 0;
     return status;
 }
 

@@ -39,7 +39,9 @@
  *          device-side all-reduces of one double back to back in one block
  *          (after N / 10 of warm-up), each call on the device clock, a claim
  *          a call and then held (one claim for the kernel), and prints for
- *          each the median, the 10th and 90th percentiles and the mean.
+ *          each the median, the 10th and 90th percentiles and the mean; then
+ *          each form again with the clock read at each of its steps (the
+ *          trace: the median time from a call's start to each step).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -354,9 +356,9 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
                             continue;
                         }
                         if (faulty && o->fault == FAULT_STALE)
-                            c.plant = (comm_plant_t){COMM_PLANT_STALE, j->node_rank, 0};
+                            c.plant = (comm_plant_t){COMM_PLANT_STALE, j->node_rank, 0, 0};
                         if (faulty && o->fault == FAULT_CORRUPT)
-                            c.plant = (comm_plant_t){COMM_PLANT_CORRUPT, j->node_rank, 0};
+                            c.plant = (comm_plant_t){COMM_PLANT_CORRUPT, j->node_rank, 0, 0};
                         if (faulty && o->fault == FAULT_COUNT)
                             c.count = c.count > 0 ? c.count - 1 : 1;
                         if (faulty && o->fault == FAULT_OP)
@@ -689,25 +691,39 @@ static int compare_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The median of n ticks (sorted in place), in us. */
+static double median_us(uint64_t *t, int n, double us)
+{
+    qsort(t, (size_t)n, sizeof *t, compare_u64);
+    return (double)t[n / 2] * us;
+}
+
 /* The device-side 8-byte all-reduce, back to back in one kernel (collective B):
- * a claim a call, then held (one claim for the kernel). */
+ * a claim a call, then held (one claim for the kernel), each after a warm-up
+ * launch; then each form again with every step traced (its clock read at
+ * each SHARDTAB_TRACE_* point: a few reads more a call, so its own run). */
 static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
 {
     const int warm = o->bench / 10 > 0 ? o->bench / 10 : 1, n = o->bench;
-    uint64_t *ticks = NULL, *host = malloc((size_t)n * 2 * sizeof *host);
+    const size_t rows = 2 + SHARDTAB_TRACE_POINTS;
+    uint64_t *ticks = NULL, *host = malloc((size_t)n * rows * sizeof *host);
     double *sums = malloc((size_t)(n + 1) * sizeof *sums), *value = NULL;
     shardtab_status_t status =
         host && sums ? SHARDTAB_SUCCESS
                      : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
+    static const char *const step_names[SHARDTAB_TRACE_POINTS] = {
+        "start claimed", "start stored", "finish entered", "loaded", "agreed", "done"};
     int kernel_status = 0;
 
     if (status == SHARDTAB_SUCCESS)
-        status = shardtab_mem_alloc((size_t)n * 2 * sizeof *ticks, (void **)&ticks);
+        status = shardtab_mem_alloc((size_t)n * rows * sizeof *ticks, (void **)&ticks);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc((size_t)(n + 1) * sizeof *value, (void **)&value);
     status = shardtab_agree(MPI_COMM_WORLD, status);
-    for (int pass = 0; pass < 4 && status == SHARDTAB_SUCCESS; pass++) {
-        const int iters = pass % 2 == 0 ? warm : n, held = pass >= 2;
+    for (int pass = 0; pass < 6 && status == SHARDTAB_SUCCESS; pass++) {
+        /* warm, claim a call; warm, held; traced claim a call; traced held */
+        const int timed = pass % 2 == 1 || pass >= 4, trace = pass >= 4;
+        const int iters = timed ? n : warm, held = pass >= 4 ? pass == 5 : pass >= 2;
         const double mine = 0.25 + j->node_rank; /* the sum, exact: 0.25 n + n (n - 1) / 2 */
         status = shardtab_memcpy_to_device(value, &mine, sizeof mine);
         if (status == SHARDTAB_SUCCESS)
@@ -715,8 +731,8 @@ static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_agree(MPI_COMM_WORLD, status); /* every rank ready: launch together */
         if (status == SHARDTAB_SUCCESS)
-            status = kernel_check(comm_bench_launch(&j->sig, j->slot_b, iters, held, value, ticks,
-                                                    j->status, 32, j->stream),
+            status = kernel_check(comm_bench_launch(&j->sig, j->slot_b, iters, held, trace, value,
+                                                    ticks, j->status, 32, j->stream),
                                   "the benchmark kernel");
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_stream_synchronize(j->stream);
@@ -735,24 +751,38 @@ static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
                                             "benchmark: all-reduce %d gave %.17g, not %.17g", i,
                                             sums[1 + i], want);
         status = shardtab_agree(MPI_COMM_WORLD, status);
-        if (status == SHARDTAB_SUCCESS && pass % 2 == 1)
-            status = shardtab_memcpy_to_host(host, ticks, (size_t)n * 2 * sizeof *host);
-        if (status == SHARDTAB_SUCCESS && pass % 2 == 1) {
-            const double us = 1e6 / comm_clock_hz();
+        if (status == SHARDTAB_SUCCESS && timed)
+            status =
+                shardtab_memcpy_to_host(host, ticks, (size_t)n * (trace ? rows : 2) * sizeof *host);
+        if (status != SHARDTAB_SUCCESS || !timed)
+            continue;
+        const double us = 1e6 / comm_clock_hz();
+        const char *form = held ? "held" : "a claim a call";
+        if (!trace) {
             double mean = 0.0;
-            qsort(host, (size_t)n, sizeof *host, compare_u64);
-            qsort(host + n, (size_t)n, sizeof *host, compare_u64);
             for (int i = 0; i < n; i++)
                 mean += (double)host[i];
             mean /= n;
+            qsort(host, (size_t)n, sizeof *host, compare_u64);
             printf("# comm_check bench: rank %d: device all-reduce of 8 B, %s, %d ranks, %d calls: "
                    "median %.3f us, p10 %.3f, p90 %.3f, mean %.3f; its start (the deposit) alone: "
                    "median %.3f us\n",
-                   j->rank, held ? "held" : "a claim a call", j->node_size, n,
-                   (double)host[n / 2] * us, (double)host[n / 10] * us,
-                   (double)host[(n * 9) / 10] * us, mean * us, (double)host[n + n / 2] * us);
-            fflush(stdout);
+                   j->rank, form, j->node_size, n, (double)host[n / 2] * us,
+                   (double)host[n / 10] * us, (double)host[(n * 9) / 10] * us, mean * us,
+                   median_us(host + n, n, us));
+        } else {
+            printf("# comm_check trace: rank %d: %s, %d ranks, traced: the whole call %.3f us; "
+                   "from its start, medians:",
+                   j->rank, form, j->node_size, median_us(host, n, us));
+            for (int p = 0; p < SHARDTAB_TRACE_POINTS; p++) {
+                uint64_t *at = host + (size_t)(2 + p) * n;
+                if (at[0] != 0 || at[n - 1] != 0)
+                    printf(" %s %.3f%s", step_names[p], median_us(at, n, us),
+                           p + 1 < SHARDTAB_TRACE_POINTS ? "," : "");
+            }
+            printf("\n");
         }
+        fflush(stdout);
     }
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (ticks)

@@ -31,9 +31,10 @@ int comm_ll_launch(const shardtab_signals_t *sig, void *const *table, const comm
                    void *stream);
 /* comm_bench_block in one block of `threads`: value[0] this rank's input,
  * value[1 + i] call i's result; ticks[iters] each call's time; `held`: one
- * claim for the loop. */
-int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held, double *value,
-                      uint64_t *ticks, int *status, int threads, void *stream);
+ * claim for the loop; `trace`: each step's time too (ticks: iters * (2 +
+ * SHARDTAB_TRACE_POINTS)). */
+int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held, int trace,
+                      double *value, uint64_t *ticks, int *status, int threads, void *stream);
 /* comm_concurrent_block in three blocks (host: three threads) at once;
  * *status gets the worst block's status. */
 int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values_a, int slot_b,

@@ -55,20 +55,20 @@ extern "C" int comm_ll_launch(const shardtab_signals_t *sig, void *const *table,
     return (int)hipGetLastError();
 }
 
-__global__ void comm_bench_kernel(shardtab_signals_t sig, int slot, int iters, int held,
+__global__ void comm_bench_kernel(shardtab_signals_t sig, int slot, int iters, int held, int trace,
                                   double *value, uint64_t *ticks, int *status)
 {
-    int st = comm_bench_block(&sig, slot, iters, held, value, ticks);
+    int st = comm_bench_block(&sig, slot, iters, held, trace, value, ticks);
     if (shardtab_block_leader())
         *status = st;
 }
 
 extern "C" int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held,
-                                 double *value, uint64_t *ticks, int *status, int threads,
-                                 void *stream)
+                                 int trace, double *value, uint64_t *ticks, int *status,
+                                 int threads, void *stream)
 {
-    comm_bench_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, slot, iters, held, value, ticks,
-                                                              status);
+    comm_bench_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, slot, iters, held, trace, value,
+                                                              ticks, status);
     return (int)hipGetLastError();
 }
 

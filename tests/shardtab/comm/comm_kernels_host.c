@@ -60,11 +60,11 @@ int comm_ll_launch(const shardtab_signals_t *sig, void *const *table, const comm
     return 0;
 }
 
-int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held, double *value,
-                      uint64_t *ticks, int *status, int threads, void *stream)
+int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held, int trace,
+                      double *value, uint64_t *ticks, int *status, int threads, void *stream)
 {
     (void)threads, (void)stream;
-    *status = comm_bench_block(sig, slot, iters, held, value, ticks);
+    *status = comm_bench_block(sig, slot, iters, held, trace, value, ticks);
     return 0;
 }
 
