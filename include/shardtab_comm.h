@@ -24,7 +24,9 @@
  * the same on every rank. Its calls come in the same order on every rank, as
  * MPI's collectives, and combine in node-rank order, v[0] op v[1] op ... op
  * v[node_size - 1], so every rank gets the same bits. A call may be split in
- * two (a start, a finish: work goes on in between); two may be in flight.
+ * two (a start, a finish: work goes on in between); two may be in flight. A
+ * block that makes many calls may hold the collective
+ * (shardtab_coll_hold_block ... _release_block): one claim for all of them.
  * Every wait is bounded (shardtab_device.h); a wrong call, a peer whose call
  * differs, a corrupt deposit or two blocks in one collective stop the node,
  * each with its own SHARDTAB_WAIT_* status, which shardtab_signal_check reports.
