@@ -24,6 +24,9 @@
 #                           jacobi rows and memory, a missing binary
 #   one-node-cluster        cluster.sh brings a 1-node Slurm up beside the other, runs a job,
 #                           refuses -N 2, and brings it down with no daemon left
+#   pmix-fence              a PMIx fence without data waits for a task 2 s late on the
+#                           other node (pmix_fence.py), and 10 two-node MPI steps on ob1
+#                           (Open MPI's default here) start and verify
 #   refused-skips           a refused cluster.sh exits 77 and a case on it skips, naming the reason
 # The cluster (cluster.sh up DIR --nodes 2 --cpus 8 --gpus 4) runs the host-backend
 # builds; the jobs get small sizes, and the layout variables that fit its nodes:
@@ -275,6 +278,19 @@ case $case_name in
     "${check[@]}" "$dir/check-peers.json" --ranks "$ranks" --nodes 1 --peers || fail "$dir/check-peers.json"
     python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["slurm_job_id"] == sys.argv[2]' \
       "$dir/multi_scal.json" "$job_id" 2>/dev/null || fail "multi_scal.json does not record Slurm job $job_id"
+    ;;
+
+  pmix-fence)
+    # Open MPI's MPI_Init ends with a PMIx fence without data (after add_procs): it must
+    # be a barrier across the nodes, or a rank of one node sends to one of the other
+    # that is not ready to receive (cluster.sh: mpi.conf)
+    expect_success "a PMIx fence on 2 nodes, one task 2 s late" -N 2 --ntasks-per-node=1 -J pmix-fence \
+      -o "%x-%j.out" --wrap "srun python3 '$here/pmix_fence.py' --delay 2"
+    (($(grep -c '^pmix_fence: task [01] of 2 on node[12]: OK' "$job_out") == 2)) || fail "pmix_fence.py did not say OK on both nodes"
+    [[ -x $comm_check ]] || fail "--comm-check is needed"
+    expect_success "10 job steps of comm_check on 2 nodes x 2 tasks, ob1" -N 2 --ntasks-per-node=2 -J ob1-steps \
+      -o "%x-%j.out" --wrap "for i in \$(seq 10); do OMPI_MCA_pml=ob1 srun '$comm_check' --rounds 1 || exit; done"
+    (($(grep -c '^# comm_check: OK (4 ranks)$' "$job_out") == 10)) || fail "not every comm_check step said OK"
     ;;
 
   collectives-two-nodes)
