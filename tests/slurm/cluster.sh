@@ -10,9 +10,11 @@
 #         G GPUs (default 4) each: the GPUs are gres entries whose files are
 #         symlinks to /dev/null, and CPUs may exceed the real cores
 #         (SlurmdParameters=config_overrides). Then: source DIR/env.sh (SLURM_CONF).
-#   down  cancels every job, stops slurmd, slurmctld and munged by the PIDs that
-#         up recorded (TERM, then KILL after 10 s), checks that none is left,
-#         and removes DIR (kept, with its logs, when a daemon would not stop).
+#   down  cancels every job, waits for the job steps' slurmstepd to end (KILLs
+#         those left after 10 s, with their tasks), stops slurmd, slurmctld and
+#         munged by the PIDs that up recorded (TERM, then KILL after 10 s), checks
+#         that no slurmstepd, slurmd, slurmctld or munged of DIR is left, and
+#         removes DIR (kept, with its logs, when one would not stop).
 #
 # Exit status: 0 done; 1 failed (the daemons' logs in DIR/log are printed);
 # 77 refused: this machine does not let us run the daemons (not root, no
@@ -83,9 +85,11 @@ fail() {
   exit 1
 }
 
-# started NAME PID: the process PID runs the program NAME (not a PID reused by another)
+# started NAME PID: the process PID runs the program NAME (not a PID reused by another,
+# nor a zombie: one that has exited and waits for init to reap it)
 started() {
-  [[ -r /proc/$2/comm && $(cat "/proc/$2/comm") == "$1" ]]
+  [[ -r /proc/$2/comm && $(cat "/proc/$2/comm" 2>/dev/null) == "$1" ]] &&
+    [[ $(awk '{ print $3 }' "/proc/$2/stat" 2>/dev/null) != Z ]]
 }
 
 # alive PID: that process exists (it may still be exec'ing into its program)
@@ -143,8 +147,34 @@ stop_pids() {
   done
 }
 
+# cluster_stepds: the slurmstepd processes of DIR's cluster, one PID a line (slurmd
+# hands them its environment, where SLURM_CONF names DIR's slurm.conf)
+cluster_stepds() {
+  local pid
+  for pid in $(pgrep -x slurmstepd); do
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$dir/etc/slurm.conf"; then
+      echo "$pid"
+    fi
+  done
+  return 0
+}
+
+# with_descendants PID...: those processes and every process below them, one PID a line
+with_descendants() {
+  ps -e -o pid= -o ppid= | awk -v roots="$*" '
+    { children[$2] = children[$2] " " $1 }
+    END {
+      n = split(roots, queue, " ")
+      for (i = 1; i <= n; i++) {
+        print queue[i]
+        m = split(children[queue[i]], below, " ")
+        for (j = 1; j <= m; j++) queue[++n] = below[j]
+      }
+    }'
+}
+
 cluster_down() {
-  local status=0 tries
+  local status=0 tries stepds
   if [[ -f $dir/env.sh && -f $dir/run/slurmctld.pid ]]; then
     # shellcheck source=/dev/null
     source "$dir/env.sh"
@@ -155,6 +185,22 @@ cluster_down() {
         sleep 0.1
       done
     fi
+  fi
+  # a job step's slurmstepd ends soon after its job (KillWait=5) while its slurmd runs;
+  # one that does not (stopped, stuck) is KILLed with its tasks, or it would outlive DIR
+  for ((tries = 0; tries < 100; tries++)); do
+    [[ -z $(cluster_stepds) ]] && break
+    sleep 0.1
+  done
+  stepds=$(cluster_stepds)
+  if [[ -n $stepds ]]; then
+    echo "cluster.sh: slurmstepd ${stepds//$'\n'/ } did not end within 10 s: KILL, with its tasks" >&2
+    # shellcheck disable=SC2046,SC2086 # one PID a word
+    kill -KILL $(with_descendants $stepds) 2>/dev/null || true
+    for ((tries = 0; tries < 50; tries++)); do
+      [[ -z $(cluster_stepds) ]] && break
+      sleep 0.1
+    done
   fi
   stop_pids slurmd "$dir"/run/slurmd-*.pid || status=1
   # slurmctld's helper (slurmscriptd) ends with it: wait for it by its PID too
@@ -174,9 +220,14 @@ cluster_down() {
     fi
   done
   stop_pids munged "$dir/run/munged.pid" || status=1
+  stepds=$(cluster_stepds)
+  if [[ -n $stepds ]]; then
+    echo "cluster.sh: slurmstepd ${stepds//$'\n'/ } of $dir is still running" >&2
+    status=1
+  fi
   rm -f "$dir/env.sh"
   if ((status == 0)); then
-    echo "cluster.sh: down: no slurmd, slurmctld or munged of $dir is running"
+    echo "cluster.sh: down: no slurmstepd, slurmd, slurmctld or munged of $dir is running"
     # nothing of the cluster outlives it; a failed down keeps DIR/log to read
     if [[ -f $dir/etc/slurm.conf ]]; then rm -rf "${dir:?}"; fi
   fi
