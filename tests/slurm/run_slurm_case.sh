@@ -23,7 +23,11 @@
 #                           beyond the allocation or the cluster, CPUs and GPUs beyond a node,
 #                           jacobi rows and memory, a missing binary
 #   one-node-cluster        cluster.sh brings a 1-node Slurm up beside the other, runs a job,
-#                           refuses -N 2, and brings it down with no daemon left
+#                           refuses -N 2, stops the slurmstepd of a running job step, and
+#                           brings it down with no daemon, slurmstepd or task left
+#   pmix-fence              a PMIx fence without data waits for a task 2 s late on the
+#                           other node (pmix_fence.py), and 10 two-node MPI steps on ob1
+#                           (Open MPI's default here) start and verify
 #   refused-skips           a refused cluster.sh exits 77 and a case on it skips, naming the reason
 # The cluster (cluster.sh up DIR --nodes 2 --cpus 8 --gpus 4) runs the host-backend
 # builds; the jobs get small sizes, and the layout variables that fit its nodes:
@@ -117,6 +121,23 @@ expect_refusal() {
   [[ -n $job_out ]] && said=$job_out
   grep -Eq -- "$pattern" "$said" || fail "$what: status $job_status without saying '$pattern': $(tail -n 5 "$said")"
   echo "refused as expected: $what: status $job_status: $(grep -E -- "$pattern" "$said" | head -n 1)"
+}
+
+# stepds_of DIR [STEP]: the slurmstepd processes of DIR's cluster (their environment names
+# its slurm.conf), or of its job step STEP only ("[JOB.STEP]"), one PID a line
+stepds_of() {
+  local pid
+  for pid in $(pgrep -x slurmstepd); do
+    { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$1/etc/slurm.conf" || continue
+    if [[ -n ${2:-} ]] && ! { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "$2"; then continue; fi
+    echo "$pid"
+  done
+  return 0
+}
+
+# running PID: that process exists and has not exited (a zombie waits for init to reap it)
+running() {
+  kill -0 "$1" 2>/dev/null && [[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) != Z ]]
 }
 
 # job_ids FILE: the ids of 'Submitted batch job ID' lines, one a line
@@ -277,6 +298,19 @@ case $case_name in
       "$dir/multi_scal.json" "$job_id" 2>/dev/null || fail "multi_scal.json does not record Slurm job $job_id"
     ;;
 
+  pmix-fence)
+    # Open MPI's MPI_Init ends with a PMIx fence without data (after add_procs): it must
+    # be a barrier across the nodes, or a rank of one node sends to one of the other
+    # that is not ready to receive (cluster.sh: mpi.conf)
+    expect_success "a PMIx fence on 2 nodes, one task 2 s late" -N 2 --ntasks-per-node=1 -J pmix-fence \
+      -o "%x-%j.out" --wrap "srun python3 '$here/pmix_fence.py' --delay 2"
+    (($(grep -c '^pmix_fence: task [01] of 2 on node[12]: OK' "$job_out") == 2)) || fail "pmix_fence.py did not say OK on both nodes"
+    [[ -x $comm_check ]] || fail "--comm-check is needed"
+    expect_success "10 job steps of comm_check on 2 nodes x 2 tasks, ob1" -N 2 --ntasks-per-node=2 -J ob1-steps \
+      -o "%x-%j.out" --wrap "for i in \$(seq 10); do OMPI_MCA_pml=ob1 srun '$comm_check' --rounds 1 || exit; done"
+    (($(grep -c '^# comm_check: OK (4 ranks)$' "$job_out") == 10)) || fail "not every comm_check step said OK"
+    ;;
+
   collectives-two-nodes)
     # the communication layer on two Slurm nodes, 2 tasks each: each node its own table
     # and collectives through its pads, MPI between the node leaders (the hierarchy)
@@ -372,13 +406,31 @@ case $case_name in
     "${check[@]}" "results/single-node-$job_id/multi_scal.json" --ranks 2 --nodes 1 --n 8192 || fail "benchmark JSON"
     expect_refusal "sbatch -N 2 on a 1-node cluster" "Node count specification invalid|Requested node configuration is not available" \
       -N 2 "$frontier/weak-scaling.sbatch"
+    # a job step that does not end when cancelled (its slurmstepd stopped): down must end it too
+    sbatch -N 1 -J stuck -o /dev/null --wrap "srun sleep 300" >stuck.out 2>&1 || fail "sbatch: $(cat stuck.out)"
+    stuck=$(job_ids stuck.out)
+    stepd=""
+    for ((tries = 0; tries < 200; tries++)); do
+      stepd=$(stepds_of "$small" "[$stuck.0]")
+      tasks=""
+      [[ -z $stepd ]] || tasks=$(pgrep -P "$stepd" || true)
+      [[ -n $tasks ]] && break
+      sleep 0.1
+    done
+    [[ -n $tasks ]] || fail "job $stuck's step did not start its task within 20 s"
+    kill -STOP "$stepd"
     pids=$(cat "$small"/run/*.pid)
     bash "$here/cluster.sh" down "$small" || fail "cluster.sh down"
     trap - EXIT
     for pid in $pids; do
-      if kill -0 "$pid" 2>/dev/null; then fail "process $pid of the 1-node cluster is still running"; fi
+      if running "$pid"; then fail "process $pid of the 1-node cluster is still running"; fi
     done
-    echo "ok: the 1-node cluster is down, none of its $(wc -w <<<"$pids") daemons runs"
+    left=$(stepds_of "$small")
+    [[ -z $left ]] || fail "slurmstepd ${left//$'\n'/ } of the 1-node cluster outlived cluster.sh down"
+    for pid in $tasks; do
+      if running "$pid"; then fail "task $pid of the stopped job step outlived cluster.sh down"; fi
+    done
+    echo "ok: the 1-node cluster is down, none of its $(wc -w <<<"$pids") daemons, its stopped job step's slurmstepd or its task runs"
     ;;
 
   refused-skips)
