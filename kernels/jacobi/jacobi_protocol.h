@@ -115,11 +115,14 @@ SHARDTAB_DEVFN shardtab_coll_t jacobi_norm_coll(const jacobi_step_t *s)
     return shardtab_coll(&s->sig, JACOBI_SLOT_NORM, 1);
 }
 
-/* The norm's collective held by the block that calls it (one claim for the
- * block's calls; shardtab_coll_hold_block), taken at its first call; the
- * block that made c releases it (shardtab_coll_release_block) when it is
- * done: the closing block of a step, the persistent kernel's block 0, the
- * on-chip norm block. */
+/* The norm's collective held by a block that makes every norm call of its
+ * launch (one claim for all of them; shardtab_coll_hold_block), taken at
+ * its first (jacobi_persistent_norm); the block that made c releases it
+ * (shardtab_coll_release_block) when it is done: the persistent kernel's
+ * block 0, the on-chip norm block. A step's closing block does not hold it:
+ * its two calls claim for themselves, and the temporal pass kernel, which
+ * closes its steps, keeps the registers a hold's paths would take (on an
+ * H200 its spills grew by 64 bytes a thread and a pass took 14-18% longer). */
 SHARDTAB_DEVFN int jacobi_norm_hold(const jacobi_step_t *s, shardtab_coll_t *c)
 {
     return c->held ? SHARDTAB_WAIT_OK : shardtab_coll_hold_block(&s->sig, c);
@@ -137,9 +140,6 @@ SHARDTAB_DEVFN int jacobi_norm_drain(const jacobi_step_t *s, shardtab_coll_t *c)
 
     if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
-    status = jacobi_norm_hold(s, c);
-    if (status != SHARDTAB_WAIT_OK)
-        return status;
     shardtab_block_sync();
     if (shardtab_block_leader())
         pending = shardtab_coll_pending(&s->sig, c);
@@ -157,9 +157,6 @@ SHARDTAB_DEVFN int jacobi_norm_deposit(const jacobi_step_t *s, shardtab_coll_t *
 {
     if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
-    const int status = jacobi_norm_hold(s, c);
-    if (status != SHARDTAB_WAIT_OK)
-        return status;
     return shardtab_coll_start_block(&s->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                      SHARDTAB_DOUBLE, 0, local2, 1);
 }
@@ -176,9 +173,7 @@ SHARDTAB_DEVFN int jacobi_decision_norm(const jacobi_step_t *s, shardtab_coll_t 
         return 1;
     if (jacobi_norm_through_pads(s)) {
         uint64_t t0 = rec ? shardtab_clock() : 0;
-        int status = jacobi_norm_hold(s, c);
-        if (status == SHARDTAB_WAIT_OK)
-            status = shardtab_coll_finish_block(&s->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+        int status = shardtab_coll_finish_block(&s->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                                 SHARDTAB_DOUBLE, 0, global2, 1);
         if (status != SHARDTAB_WAIT_OK) {
             if (shardtab_block_leader())
@@ -246,7 +241,7 @@ SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, shardtab_coll_t *c, uin
  * deposit, then the next iteration. The decision first: a step that stops the
  * solve deposits nothing it would leave unfinished... except the solve's last
  * step, which cannot know it is (jacobi_norm_drain). */
-SHARDTAB_DEVFN void jacobi_close_step_held(const jacobi_step_t *s, shardtab_coll_t *c, uint64_t k,
+SHARDTAB_DEVFN void jacobi_close_step_with(const jacobi_step_t *s, shardtab_coll_t *c, uint64_t k,
                                            uint64_t base, const double *local2, uint64_t *rec)
 {
     jacobi_ctl_t *ctl = s->ctl;
@@ -284,10 +279,9 @@ SHARDTAB_DEVFN void jacobi_close_step_held(const jacobi_step_t *s, shardtab_coll
 SHARDTAB_DEVFN void jacobi_close_step(const jacobi_step_t *s, uint64_t k, uint64_t base,
                                       const double *local2, uint64_t *rec)
 {
-    shardtab_coll_t c = jacobi_norm_coll(s); /* held for this step's calls */
+    shardtab_coll_t c = jacobi_norm_coll(s); /* not held: each call claims */
 
-    jacobi_close_step_held(s, &c, k, base, local2, rec);
-    shardtab_coll_release_block(&s->sig, &c);
+    jacobi_close_step_with(s, &c, k, base, local2, rec);
 }
 
 /* ---- the persistent launch's norm ------------------------------------------------------ */
@@ -299,6 +293,11 @@ SHARDTAB_DEVFN void jacobi_close_step(const jacobi_step_t *s, uint64_t k, uint64
 SHARDTAB_DEVFN int jacobi_persistent_norm(const jacobi_step_t *s, shardtab_coll_t *c, uint64_t k,
                                           uint64_t base, const double *local2)
 {
+    if (jacobi_norm_through_pads(s) && jacobi_norm_hold(s, c) != SHARDTAB_WAIT_OK) {
+        if (shardtab_block_leader())
+            jacobi_fail_at(s, k);
+        return 0;
+    }
     if (k == base && jacobi_norm_drain(s, c) != SHARDTAB_WAIT_OK) {
         if (shardtab_block_leader())
             jacobi_fail_at(s, k);
