@@ -170,7 +170,8 @@ SHARDTAB_DEVFN int shardtab_signal_after_blocks(const shardtab_signals_t *s, uin
  *     aligned, in coherent memory (shardtab_mem_alloc_coherent); bytes a
  *     multiple of 4; src and dst 4-byte aligned. A wait
  *     called otherwise is refused (SHARDTAB_WAIT_MISUSE, the node stops,
- *     shardtab_signal_check says why); a put called otherwise stores nothing.
+ *     shardtab_signal_check says why); a put called otherwise (its buffer,
+ *     its size, its src) stores nothing.
  *   - the flag must differ from every flag the buffer's words may hold: zero
  *     the buffer first (shardtab_ll_clear_block, or zeros copied from the
  *     host, then a barrier or an agreement before the first put), and give
@@ -196,7 +197,7 @@ SHARDTAB_DEVFN void shardtab_put_ll_block(void *const *table, int peer, size_t o
     const uint32_t *in = (const uint32_t *)src;
     const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
 
-    if (!shardtab_ll_fits(words, bytes))
+    if (!shardtab_ll_fits(words, bytes) || (uintptr_t)src % 4 != 0)
         return; /* the wait refuses it (the same arguments), or runs into its limit */
     for (size_t i = t; i < bytes / 4; i += threads)
         shardtab_ll_store(words + i, in[i], flag);
@@ -217,11 +218,16 @@ SHARDTAB_DEVFN int shardtab_wait_ll_block(const shardtab_signals_t *s, const voi
     SHARDTAB_BLOCK_SHARED int outcome;
     const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
 
-    if (!shardtab_ll_fits(buffer, bytes)) { /* the same in every thread */
+    if (!shardtab_ll_fits(buffer, bytes) || (uintptr_t)dst % 4 != 0) { /* alike in every thread */
         if (shardtab_block_leader())
             shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL,
-                                bytes % 4 ? SHARDTAB_MISUSE_LL_BYTES : SHARDTAB_MISUSE_LL_ALIGN,
-                                bytes % 4 ? (uint64_t)bytes : (uint64_t)(uintptr_t)buffer, 0);
+                                bytes % 4               ? SHARDTAB_MISUSE_LL_BYTES
+                                : (uintptr_t)buffer % 8 ? SHARDTAB_MISUSE_LL_ALIGN
+                                                        : SHARDTAB_MISUSE_LL_DST,
+                                bytes % 4               ? (uint64_t)bytes
+                                : (uintptr_t)buffer % 8 ? (uint64_t)(uintptr_t)buffer
+                                                        : (uint64_t)(uintptr_t)dst,
+                                0);
         return SHARDTAB_WAIT_MISUSE;
     }
     shardtab_block_sync(); /* outcome is free: every thread has read the last call's */
@@ -298,7 +304,8 @@ SHARDTAB_DEVFN int shardtab_coll_hold_block(const shardtab_signals_t *s, shardta
 /* Ends the block's hold of c: the counts, and the claim released, in one
  * relaxed store of the state word (as a call's end). Every thread, after the
  * block's last call of c (a call that failed too: the node has stopped, and
- * every later call is refused). */
+ * every later finish returns SHARDTAB_WAIT_ABORTED, its words there or not;
+ * an unheld call is refused at its claim). */
 SHARDTAB_DEVFN void shardtab_coll_release_block(const shardtab_signals_t *s, shardtab_coll_t *c)
 {
     if (c->held && shardtab_block_leader())
@@ -369,8 +376,8 @@ SHARDTAB_DEVFN int shardtab_coll_held_refusal(const shardtab_signals_t *s, const
  * scope (a release): what happened before this call (the stream's earlier
  * kernels) is then visible to every rank that finishes it with `acquire`
  * (the library's stream-ordered collectives; a user's call orders its values
- * only). A block holding c (shardtab_coll_hold_block) skips the claim and
- * both barriers: the stores alone. */
+ * only). A block holding c (shardtab_coll_hold_block) skips the claim: its
+ * stores, then one barrier (`in` read by every thread). */
 SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                                int kind, int op, int type, int root, const void *in,
                                                int count, int release)
@@ -384,32 +391,35 @@ SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s, shar
     epoch_shared = state_shared = 0;
 #endif
 
+    int claimed;
     if (c->held) {
-        const int refused = shardtab_coll_held_refusal(s, c, kind, op, type, root, count, 0);
-        if (refused != SHARDTAB_WAIT_OK)
-            return refused;
+        claimed = shardtab_coll_held_refusal(s, c, kind, op, type, root, count, 0);
+        if (claimed != SHARDTAB_WAIT_OK)
+            return claimed;
         shardtab_coll_put_words(s, c, shardtab_coll_next(c->state, 0), kind, op, type, root, in,
                                 count, release);
         c->state = shardtab_coll_counted(c->state, 0);
         SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_STORED);
-        return SHARDTAB_WAIT_OK;
-    }
-    /* No barrier first: every path out of this function (and of the finish)
-     * passes a barrier after its threads' last read of the shared words, so
-     * they are free here. */
-    if (shardtab_block_leader())
-        status =
-            shardtab_coll_enter(s, c, kind, op, type, root, count, 0, &epoch_shared, &state_shared);
-    shardtab_block_sync(); /* barrier 1: the leader's claim, to every thread */
-    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_CLAIMED);
-    const int claimed = status;
-    if (claimed == SHARDTAB_WAIT_OK) {
-        shardtab_coll_put_words(s, c, epoch_shared, kind, op, type, root, in, count, release);
-        SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_STORED);
+    } else {
+        /* No barrier first: every path out of this function (and of the
+         * finish) passes a barrier after its threads' last read of the shared
+         * words, so they are free here. */
         if (shardtab_block_leader())
-            shardtab_coll_leave(s, c, 0, state_shared);
+            status = shardtab_coll_enter(s, c, kind, op, type, root, count, 0, &epoch_shared,
+                                         &state_shared);
+        shardtab_block_sync(); /* barrier 1: the leader's claim, to every thread */
+        SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_CLAIMED);
+        claimed = status;
+        if (claimed == SHARDTAB_WAIT_OK) {
+            shardtab_coll_put_words(s, c, epoch_shared, kind, op, type, root, in, count, release);
+            SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_STORED);
+            if (shardtab_block_leader())
+                shardtab_coll_leave(s, c, 0, state_shared);
+        }
     }
-    shardtab_block_sync(); /* barrier 2: every thread has read the shared words */
+    /* barrier 2: every thread has read the shared words, and `in` (its
+     * values, the leader's checksum) before any thread may write it again */
+    shardtab_block_sync();
     return claimed;
 }
 

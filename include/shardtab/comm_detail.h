@@ -124,7 +124,8 @@ SHARDTAB_DEVFN int shardtab_ll_ahead(uint32_t got, uint64_t e)
  * numbered apart from the collectives' */
 enum {
     SHARDTAB_MISUSE_LL_BYTES = 32, /* bytes not a multiple of 4 ("seen": bytes) */
-    SHARDTAB_MISUSE_LL_ALIGN = 33  /* the buffer not 8-byte aligned ("seen": its address) */
+    SHARDTAB_MISUSE_LL_ALIGN = 33, /* the buffer not 8-byte aligned ("seen": its address) */
+    SHARDTAB_MISUSE_LL_DST = 34    /* dst not 4-byte aligned ("seen": its address) */
 };
 /* The words one thread of an LL wait has in flight at once. */
 #define SHARDTAB_LL_IN_FLIGHT 8
@@ -458,6 +459,10 @@ SHARDTAB_DEVFN int shardtab_coll_take(const shardtab_signals_t *s, const shardta
             for (int k = 7; k >= 0; k--)
                 if ((uint32_t)(w[k] >> 32) != (uint32_t)e)
                     missing = k;
+            if (missing < 0 && aborted) { /* the node stopped: no call goes on, whole or not */
+                f->why = SHARDTAB_WAIT_ABORTED;
+                return f->why;
+            }
             if (missing < 0)
                 break;
             const uint32_t got = (uint32_t)(w[missing] >> 32);

@@ -170,6 +170,11 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
                        "node rank %d called shardtab_wait_ll_block on a buffer at 0x%llx: an "
                        "LL buffer is 8-byte aligned",
                        t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    case SHARDTAB_MISUSE_LL_DST:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called shardtab_wait_ll_block into dst at 0x%llx: an LL "
+                       "message lands 4 bytes at a time, dst 4-byte aligned",
+                       t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
     case SHARDTAB_MISUSE_ROOT:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a broadcast from root %lld, outside the node's %d "
@@ -217,8 +222,9 @@ static shardtab_status_t pad_failure(const shardtab_t *t, const uint64_t *header
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d entered a collective (its claim at %s) while another call "
                        "of the same collective still ran on this rank (two blocks or two "
-                       "streams at once): the second was refused and the node stopped; give "
-                       "concurrent collectives distinct slots",
+                       "streams at once, or a block that held it and never called "
+                       "shardtab_coll_release_block): the second was refused and the node "
+                       "stopped; give concurrent collectives distinct slots",
                        t->node_rank, what);
     }
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_CONCURRENT)

@@ -196,8 +196,9 @@ static void test_entered_twice_tells_a_barrier_from_a_collective(void **state)
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "node rank 1 entered a collective (its claim at signal slot 4) while another call "
                "of the same collective still ran on this rank (two blocks or two streams at "
-               "once): the second was refused and the node stopped; give concurrent collectives "
-               "distinct slots");
+               "once, or a block that held it and never called shardtab_coll_release_block): the "
+               "second was refused and the node stopped; give concurrent collectives distinct "
+               "slots");
 }
 
 static void test_device_collective_records_name_the_peer_and_both_calls(void **state)
@@ -304,6 +305,10 @@ static void test_each_misuse_has_its_message(void **state)
     record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL, SHARDTAB_MISUSE_LL_ALIGN, 0x1004, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 called shardtab_wait_ll_block on a buffer at "
                                          "0x1004: an LL buffer is 8-byte aligned");
+    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL, SHARDTAB_MISUSE_LL_DST, 0x2002, 0);
+    check_says(SHARDTAB_ERR_INVALID_ARG,
+               "node rank 1 called shardtab_wait_ll_block into dst at 0x2002: an LL message "
+               "lands 4 bytes at a time, dst 4-byte aligned");
     record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, 99, 0, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 misused a collective (reason 99)");
 }

@@ -105,6 +105,7 @@ typedef struct comm_ll {
     int rounds;
     uint32_t flag; /* round r's flag: flag + r */
     int skip;      /* the round in which this rank puts no ping (-1: none) */
+    int dst_shift; /* a planted misaligned dst: this rank's waits get dst + this many bytes */
 } comm_ll_t;
 
 /* Round r: put src[r][0] (a ping) into the next rank's ping buffer, wait for
@@ -134,7 +135,7 @@ SHARDTAB_DEVFN int comm_ll_block(const shardtab_signals_t *s, void *const *table
         unsigned char *in = dst + (size_t)r * 2 * ll->bytes;
         if (r != ll->skip)
             shardtab_put_ll_block(table, next, ll->ping[b], out, ll->bytes, flag);
-        status = shardtab_wait_ll_block(s, mine + ll->ping[b], in, ll->bytes, flag);
+        status = shardtab_wait_ll_block(s, mine + ll->ping[b], in + ll->dst_shift, ll->bytes, flag);
         if (status != SHARDTAB_WAIT_OK)
             break;
         shardtab_put_ll_block(table, prev, ll->pong[b], out + ll->bytes, ll->bytes, flag);
@@ -186,6 +187,34 @@ SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int i
     shardtab_coll_release_block(s, &c);
     if (shardtab_block_leader())
         comm_plant.trace = 0;
+    return status;
+}
+
+/* A held loop of `calls` all-reduces of one double (collective `slot` of
+ * `values`) on which this rank, if `stop_rank` is its node rank, stops the
+ * node after call `stop_after` as a wait that gives up would: every later
+ * finish must return SHARDTAB_WAIT_ABORTED, on every rank, whether its
+ * words are there or not (at one rank they always are). Returns the block's
+ * status. */
+SHARDTAB_DEVFN int comm_held_stop_block(const shardtab_signals_t *s, int slot, int values,
+                                        int calls, int stop_rank, int stop_after, double *out)
+{
+    shardtab_coll_t c = shardtab_coll(s, slot, values);
+    SHARDTAB_BLOCK_SHARED double in[1];
+    int status;
+
+    if (shardtab_block_leader())
+        in[0] = 0.5 + s->node_rank;
+    shardtab_block_sync();
+    status = shardtab_coll_hold_block(s, &c);
+    for (int i = 0; i < calls && status == SHARDTAB_WAIT_OK; i++) {
+        status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, in, out + i, 1);
+        if (status == SHARDTAB_WAIT_OK && i == stop_after && s->node_rank == stop_rank &&
+            shardtab_block_leader())
+            shardtab_give_up(s, c.first, SHARDTAB_CMP_GE, (uint64_t)i + 1, (uint64_t)i, 0);
+        shardtab_block_sync();
+    }
+    shardtab_coll_release_block(s, &c);
     return status;
 }
 

@@ -22,7 +22,8 @@
  *          their claims and check themselves against the counts the block
  *          keeps; the same checks and faults.
  * USAGE    mpiexec -n <ranks> ./comm_check [--rounds N] [--values V] [--threads T] [--special]
- *                 [--held] [--fault never|stale|corrupt|count|op|concurrent|third|ll-never|ll-size]
+ *                 [--held] [--fault never|stale|corrupt|count|op|concurrent|third|ll-never|ll-size|
+ *                          ll-dst|held-stop]
  *                 [--fault-rank R] [--bench N] [--allow-shared-gpu]
  * NOTES    Inputs differ by rank, epoch and element (a SplitMix64 stream), so a
  *          value read from the wrong rank, epoch or slot shows. A fault is
@@ -32,8 +33,11 @@
  *          count / op (it calls with another count or op), concurrent (two of
  *          its blocks enter one collective at once), third (it starts a third
  *          call with two in flight), in the LL stage ll-never (it puts no
- *          ping in one round: the next rank's wait runs out) and ll-size (it
- *          calls with 14 bytes, not a multiple of 4: refused). Each must end
+ *          ping in one round: the next rank's wait runs out), ll-size (it
+ *          calls with 14 bytes, not a multiple of 4: refused) and ll-dst (its
+ *          waits' dst 2 bytes off 4-byte alignment: refused); held-stop, first
+ *          of all: in a held loop of all-reduces it stops the node after call
+ *          3, and every later finish must see it. Each must end
  *          every rank with one message (with --rounds 9, the default, at call 15). Exit 0 verified, 1 a failure, 2 bad usage or a refused
  *          call; one message, from rank 0. --bench N then times N
  *          device-side all-reduces of one double back to back in one block
@@ -65,11 +69,13 @@ enum {
     FAULT_THIRD,
     FAULT_LL_NEVER,
     FAULT_LL_SIZE,
+    FAULT_LL_DST,
+    FAULT_HELD_STOP,
     FAULT_KINDS
 };
-static const char *const fault_names[FAULT_KINDS] = {"none",     "never",  "stale",      "corrupt",
-                                                     "count",    "op",     "concurrent", "third",
-                                                     "ll-never", "ll-size"};
+static const char *const fault_names[FAULT_KINDS] = {
+    "none",       "never", "stale",    "corrupt", "count",  "op",
+    "concurrent", "third", "ll-never", "ll-size", "ll-dst", "held-stop"};
 
 typedef struct cc_options {
     int rounds, values, threads, fault, fault_rank, allow_shared_gpu, bench, special, held;
@@ -126,7 +132,7 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
             if (found < 0) {
                 snprintf(err, bytes,
                          "invalid --fault '%s': expected never, stale, corrupt, count, "
-                         "op, concurrent, third, ll-never or ll-size",
+                         "op, concurrent, third, ll-never, ll-size, ll-dst or held-stop",
                          argv[i]);
                 return -1;
             }
@@ -635,6 +641,8 @@ static shardtab_status_t ll_puts(cc_job_t *j, const cc_options_t *o, int *count)
             ll.skip = 3;
         if (si == 2 && faulty && o->fault == FAULT_LL_SIZE)
             ll.bytes = bytes + 2;
+        if (si == 2 && faulty && o->fault == FAULT_LL_DST)
+            ll.dst_shift = 2;
         const size_t rows = (size_t)ll.rounds * 2 * ll.bytes;
         for (int r = 0; r < ll.rounds; r++)
             for (int kind = 0; kind < 2; kind++)
@@ -868,6 +876,39 @@ static shardtab_status_t release(cc_job_t *j)
     return first;
 }
 
+/* --fault held-stop: a held loop of 8 all-reduces (collective B) in which
+ * the faulty rank stops the node after call 3; the kernel must return
+ * SHARDTAB_WAIT_ABORTED (the record: what that rank planted), never OK. */
+static shardtab_status_t held_stop(cc_job_t *j, const cc_options_t *o)
+{
+    double *out = NULL;
+    int kernel_status = 0;
+    shardtab_status_t status = shardtab_mem_alloc(8 * sizeof *out, (void **)&out);
+
+    if (status == SHARDTAB_SUCCESS)
+        status = zero_status(j);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS)
+        status = kernel_check(comm_held_stop_launch(&j->sig, j->slot_b, B_VALUES, 8, o->fault_rank,
+                                                    3, out, j->status, o->threads, j->stream),
+                              "the held-stop kernel");
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(j->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
+    if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK)
+        status = shardtab_signal_check(j->table);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                    "held-stop: node rank %d's kernel returned %d (%s) after "
+                                    "the node was stopped",
+                                    j->node_rank, kernel_status,
+                                    kernel_status == SHARDTAB_WAIT_OK ? "OK" : "not aborted");
+    if (out)
+        (void)shardtab_mem_free(out);
+    return shardtab_agree(MPI_COMM_WORLD, status);
+}
+
 /* Every stage but --special's, in order, each announced by rank 0. */
 static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
 {
@@ -875,7 +916,9 @@ static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
     int calls = 0, put_count = 0;
     uint64_t epoch_b = 0;
 
-    if (o->bench > 0) {
+    if (o->fault == FAULT_HELD_STOP)
+        status = held_stop(j, o);
+    if (status == SHARDTAB_SUCCESS && o->bench > 0) {
         status = bench(j, o);
         o->rounds = 1; /* then one quick pass of every check */
     }

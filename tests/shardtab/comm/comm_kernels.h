@@ -37,6 +37,10 @@ int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int he
                       double *value, uint64_t *ticks, int *status, int threads, void *stream);
 /* comm_concurrent_block in three blocks (host: three threads) at once;
  * *status gets the worst block's status. */
+/* comm_held_stop_block in one block of `threads`; *status its status. */
+int comm_held_stop_launch(const shardtab_signals_t *sig, int slot, int values, int calls,
+                          int stop_rank, int stop_after, double *out, int *status, int threads,
+                          void *stream);
 int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values_a, int slot_b,
                            int rounds, int held, const double *in, double *out, int *status,
                            void *stream);

@@ -72,6 +72,23 @@ extern "C" int comm_bench_launch(const shardtab_signals_t *sig, int slot, int it
     return (int)hipGetLastError();
 }
 
+__global__ void comm_held_stop_kernel(shardtab_signals_t sig, int slot, int values, int calls,
+                                      int stop_rank, int stop_after, double *out, int *status)
+{
+    int st = comm_held_stop_block(&sig, slot, values, calls, stop_rank, stop_after, out);
+    if (shardtab_block_leader())
+        *status = st;
+}
+
+extern "C" int comm_held_stop_launch(const shardtab_signals_t *sig, int slot, int values, int calls,
+                                     int stop_rank, int stop_after, double *out, int *status,
+                                     int threads, void *stream)
+{
+    comm_held_stop_kernel<<<1, threads, 0, (hipStream_t)stream>>>(
+        *sig, slot, values, calls, stop_rank, stop_after, out, status);
+    return (int)hipGetLastError();
+}
+
 __global__ void comm_concurrent_kernel(shardtab_signals_t sig, int slot_a, int values_a, int slot_b,
                                        int rounds, int held, const double *in, double *out,
                                        int *status)

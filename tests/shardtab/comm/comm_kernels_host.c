@@ -68,6 +68,15 @@ int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int he
     return 0;
 }
 
+int comm_held_stop_launch(const shardtab_signals_t *sig, int slot, int values, int calls,
+                          int stop_rank, int stop_after, double *out, int *status, int threads,
+                          void *stream)
+{
+    (void)threads, (void)stream;
+    *status = comm_held_stop_block(sig, slot, values, calls, stop_rank, stop_after, out);
+    return 0;
+}
+
 typedef struct comm_concurrent {
     const shardtab_signals_t *sig;
     int which, slot_a, values_a, slot_b, rounds, held, status;
