@@ -303,9 +303,9 @@ SHARDTAB_DEVFN int shardtab_coll_hold_block(const shardtab_signals_t *s, shardta
 
 /* Ends the block's hold of c: the counts, and the claim released, in one
  * relaxed store of the state word (as a call's end). Every thread, after the
- * block's last call of c (a call that failed too: the node has stopped, and
- * every later finish returns SHARDTAB_WAIT_ABORTED, its words there or not;
- * an unheld call is refused at its claim). */
+ * block's last call of c (a call that failed too: the node has stopped; a
+ * held finish sees the stop in its wait for a peer that stopped, at one rank
+ * at once; an unheld call is refused at its claim). */
 SHARDTAB_DEVFN void shardtab_coll_release_block(const shardtab_signals_t *s, shardtab_coll_t *c)
 {
     if (c->held && shardtab_block_leader())

@@ -459,7 +459,13 @@ SHARDTAB_DEVFN int shardtab_coll_take(const shardtab_signals_t *s, const shardta
             for (int k = 7; k >= 0; k--)
                 if ((uint32_t)(w[k] >> 32) != (uint32_t)e)
                     missing = k;
-            if (missing < 0 && aborted) { /* the node stopped: no call goes on, whole or not */
+            /* A rank alone never waits, so it checks the stop here: a held
+             * loop at one rank ends at its first finish after a stop. With
+             * peers, a call whose words are all there completes (each rank
+             * then judges it alike: a mismatch is refused by every rank, in
+             * its own words), and the next one waits for a peer that stopped
+             * and sees the stop there. */
+            if (missing < 0 && aborted && s->node_size == 1) {
                 f->why = SHARDTAB_WAIT_ABORTED;
                 return f->why;
             }
