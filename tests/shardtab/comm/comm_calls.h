@@ -192,10 +192,11 @@ SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int i
 
 /* A held loop of `calls` all-reduces of one double (collective `slot` of
  * `values`) on which this rank, if `stop_rank` is its node rank, stops the
- * node after call `stop_after` as a wait that gives up would: every later
- * finish must return SHARDTAB_WAIT_ABORTED, on every rank, whether its
- * words are there or not (at one rank they always are). Returns the block's
- * status. */
+ * node after call `stop_after` as a wait that gives up would, and returns
+ * (SHARDTAB_WAIT_TIMED_OUT) as such a kernel does; the other ranks' next
+ * finish waits for it and must return SHARDTAB_WAIT_ABORTED. A rank alone
+ * goes on calling: its words are always there, and its next finish must
+ * see the stop all the same. Returns the block's status. */
 SHARDTAB_DEVFN int comm_held_stop_block(const shardtab_signals_t *s, int slot, int values,
                                         int calls, int stop_rank, int stop_after, double *out)
 {
@@ -209,10 +210,13 @@ SHARDTAB_DEVFN int comm_held_stop_block(const shardtab_signals_t *s, int slot, i
     status = shardtab_coll_hold_block(s, &c);
     for (int i = 0; i < calls && status == SHARDTAB_WAIT_OK; i++) {
         status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, in, out + i, 1);
-        if (status == SHARDTAB_WAIT_OK && i == stop_after && s->node_rank == stop_rank &&
-            shardtab_block_leader())
+        const int stops =
+            status == SHARDTAB_WAIT_OK && i == stop_after && s->node_rank == stop_rank;
+        if (stops && shardtab_block_leader())
             shardtab_give_up(s, c.first, SHARDTAB_CMP_GE, (uint64_t)i + 1, (uint64_t)i, 0);
         shardtab_block_sync();
+        if (stops && s->node_size > 1)
+            status = SHARDTAB_WAIT_TIMED_OUT;
     }
     shardtab_coll_release_block(s, &c);
     return status;
