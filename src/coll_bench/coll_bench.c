@@ -275,6 +275,33 @@ static shardtab_status_t device_all_reduce(cb_ctx_t *c, cb_device_t *d, int iter
     return status;
 }
 
+/* A ping-pong's end, on every rank: what node ranks 0 and 1 (`runs`) got at
+ * `got` (device memory, `bytes`) against what the other put; rank 0's round
+ * trips into us (half of each); the floats that differ, summed over the
+ * ranks, into *wrong_out. `status` is the ping-pong's so far. */
+static shardtab_status_t pingpong_tally(cb_ctx_t *c, cb_device_t *d, const void *got, int runs,
+                                        size_t bytes, int iters, uint64_t *ticks,
+                                        shardtab_status_t status, double us[3],
+                                        long long *wrong_out)
+{
+    const int me = shardtab_node_rank(c->table);
+    long long bad = 0;
+
+    if (status == SHARDTAB_SUCCESS && runs)
+        status = shardtab_memcpy_to_host(c->host, got, bytes);
+    for (size_t i = 0; status == SHARDTAB_SUCCESS && runs && i < bytes / sizeof(float); i++)
+        bad += c->host[i] != input(1 - me, i);
+    if (status == SHARDTAB_SUCCESS && me == 0)
+        status = shardtab_memcpy_to_host(ticks, d->ticks, (size_t)iters * sizeof *ticks);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS) {
+        if (me == 0)
+            spread(ticks, iters, 2.0, us);
+        MPI_Allreduce(&bad, wrong_out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    }
+    return status;
+}
+
 /* Put with signal between node ranks 0 and 1, `bytes` each way, iters round
  * trips; on return *wrong counts the bytes (as floats) that did not arrive. */
 static shardtab_status_t device_pingpong(cb_ctx_t *c, cb_device_t *d, size_t bytes, size_t half,
@@ -285,7 +312,6 @@ static shardtab_status_t device_pingpong(cb_ctx_t *c, cb_device_t *d, size_t byt
     const size_t count = bytes / sizeof(float);
     float *src = (float *)((char *)c->shard + half); /* the put's source; it lands at 0 */
     uint64_t *ticks = malloc((size_t)iters * sizeof *ticks);
-    long long bad = 0;
     shardtab_status_t status =
         ticks ? SHARDTAB_SUCCESS
               : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
@@ -309,18 +335,8 @@ static shardtab_status_t device_pingpong(cb_ctx_t *c, cb_device_t *d, size_t byt
                            d->status, "the put-with-signal ping-pong");
         *base += (uint64_t)trips;
     }
-    if (status == SHARDTAB_SUCCESS && me < 2 && n >= 2)
-        status = shardtab_memcpy_to_host(c->host, c->shard, bytes);
-    for (size_t i = 0; status == SHARDTAB_SUCCESS && me < 2 && n >= 2 && i < count; i++)
-        bad += c->host[i] != input(1 - me, i);
-    if (status == SHARDTAB_SUCCESS && me == 0)
-        status = shardtab_memcpy_to_host(ticks, d->ticks, (size_t)iters * sizeof *ticks);
-    status = shardtab_agree(MPI_COMM_WORLD, status);
-    if (status == SHARDTAB_SUCCESS) {
-        if (me == 0)
-            spread(ticks, iters, 2.0, us);
-        MPI_Allreduce(&bad, wrong_out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    }
+    status = pingpong_tally(c, d, c->shard, me < 2 && n >= 2, bytes, iters, ticks, status, us,
+                            wrong_out);
     free(ticks);
     return status;
 }
@@ -337,7 +353,6 @@ static shardtab_status_t device_ll_pingpong(cb_ctx_t *c, cb_device_t *d, size_t 
     const int runs = me < 2 && n >= 2;
     uint64_t *ticks = malloc((size_t)iters * sizeof *ticks);
     void *zeros = calloc(1, 2 * bytes);
-    long long bad = 0;
     shardtab_status_t status =
         ticks && zeros ? SHARDTAB_SUCCESS
                        : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
@@ -363,18 +378,7 @@ static shardtab_status_t device_ll_pingpong(cb_ctx_t *c, cb_device_t *d, size_t 
                                                   d->status, c->stream),
                            d->status, "the LL ping-pong");
     }
-    if (status == SHARDTAB_SUCCESS && runs)
-        status = shardtab_memcpy_to_host(c->host, d->ll_dst, bytes);
-    for (size_t i = 0; status == SHARDTAB_SUCCESS && runs && i < count; i++)
-        bad += c->host[i] != input(1 - me, i);
-    if (status == SHARDTAB_SUCCESS && me == 0)
-        status = shardtab_memcpy_to_host(ticks, d->ticks, (size_t)iters * sizeof *ticks);
-    status = shardtab_agree(MPI_COMM_WORLD, status);
-    if (status == SHARDTAB_SUCCESS) {
-        if (me == 0)
-            spread(ticks, iters, 2.0, us);
-        MPI_Allreduce(&bad, wrong_out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    }
+    status = pingpong_tally(c, d, d->ll_dst, runs, bytes, iters, ticks, status, us, wrong_out);
     free(ticks);
     free(zeros);
     return status;
