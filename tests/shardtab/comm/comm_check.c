@@ -300,6 +300,22 @@ static shardtab_status_t zero_status(cc_job_t *j)
     return shardtab_memcpy_to_device(j->status, &zero, sizeof zero);
 }
 
+/* A launch (its runtime code) waited for; *kernel_status the kernel's
+ * SHARDTAB_WAIT_* status, and a refusal reported as the pad records it
+ * (SHARDTAB_SUCCESS where the pad records nothing: the caller says so). */
+static shardtab_status_t kernel_ended(cc_job_t *j, int code, const char *what, int *kernel_status)
+{
+    shardtab_status_t status = kernel_check(code, what);
+
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(j->stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(kernel_status, j->status, sizeof *kernel_status);
+    if (status == SHARDTAB_SUCCESS && *kernel_status != SHARDTAB_WAIT_OK)
+        status = shardtab_signal_check(j->table);
+    return status;
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -494,19 +510,13 @@ static shardtab_status_t concurrent(cc_job_t *j, const cc_options_t *o)
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
         status =
-            kernel_check(comm_concurrent_launch(&j->sig, j->slot_a, o->values, j->slot_b, rounds,
+            kernel_ended(j,
+                         comm_concurrent_launch(&j->sig, j->slot_a, o->values, j->slot_b, rounds,
                                                 o->held, in, out, j->status, j->stream),
-                         "the concurrent kernel");
-    if (status == SHARDTAB_SUCCESS)
-        status = shardtab_stream_synchronize(j->stream);
-    if (status == SHARDTAB_SUCCESS)
-        status = shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
-    if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK) {
-        status = shardtab_signal_check(j->table);
-        if (status == SHARDTAB_SUCCESS)
-            status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "concurrent: the kernel returned %d",
-                                        kernel_status);
-    }
+                         "the concurrent kernel", &kernel_status);
+    if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK)
+        status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "concurrent: the kernel returned %d",
+                                    kernel_status);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_memcpy_to_host(host, out, (size_t)rounds * 2 * sizeof *host);
     for (int k = 0; k < 2 * rounds && status == SHARDTAB_SUCCESS; k++) {
@@ -739,15 +749,10 @@ static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_agree(MPI_COMM_WORLD, status); /* every rank ready: launch together */
         if (status == SHARDTAB_SUCCESS)
-            status = kernel_check(comm_bench_launch(&j->sig, j->slot_b, iters, held, trace, value,
+            status = kernel_ended(j,
+                                  comm_bench_launch(&j->sig, j->slot_b, iters, held, trace, value,
                                                     ticks, j->status, 32, j->stream),
-                                  "the benchmark kernel");
-        if (status == SHARDTAB_SUCCESS)
-            status = shardtab_stream_synchronize(j->stream);
-        if (status == SHARDTAB_SUCCESS)
-            status = shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
-        if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK)
-            status = shardtab_signal_check(j->table);
+                                  "the benchmark kernel", &kernel_status);
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_memcpy_to_host(sums, value, (size_t)(iters + 1) * sizeof *sums);
         double want = 0.0;
@@ -889,15 +894,10 @@ static shardtab_status_t held_stop(cc_job_t *j, const cc_options_t *o)
         status = zero_status(j);
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
-        status = kernel_check(comm_held_stop_launch(&j->sig, j->slot_b, B_VALUES, 8, o->fault_rank,
+        status = kernel_ended(j,
+                              comm_held_stop_launch(&j->sig, j->slot_b, B_VALUES, 8, o->fault_rank,
                                                     3, out, j->status, o->threads, j->stream),
-                              "the held-stop kernel");
-    if (status == SHARDTAB_SUCCESS)
-        status = shardtab_stream_synchronize(j->stream);
-    if (status == SHARDTAB_SUCCESS)
-        status = shardtab_memcpy_to_host(&kernel_status, j->status, sizeof kernel_status);
-    if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK)
-        status = shardtab_signal_check(j->table);
+                              "the held-stop kernel", &kernel_status);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
                                     "held-stop: node rank %d's kernel returned %d (%s) after "
