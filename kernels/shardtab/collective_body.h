@@ -22,6 +22,10 @@
  *                    region reduced into the scratch buffer, a second sync
  *                    (its words alone: every rank has read every region),
  *                    the scratch copied back. One kernel, two syncs.
+ *   ST_PHASE_LL      an all-reduce of at most ST_LL_BYTES, in one block: one
+ *                    sync whose words carry the region's bytes too; each rank
+ *                    combines them into its own region. One kernel, one sync,
+ *                    no fence, no rank reading another's region.
  * 16-byte loads and stores where every rank's region starts 16-byte aligned. */
 #ifndef ST_COLLECTIVE_BODY_H
 #define ST_COLLECTIVE_BODY_H
@@ -33,8 +37,16 @@
 
 /* The library's own collective, after the user slots of every pad
  * (shardtab_signals_t.lib_first): each ST_PHASE_SYNC is one call of it, of
- * kind SHARDTAB_COLL_STREAM, carrying this many words of the call's arguments. */
-#define SHARDTAB_LIB_COLL_VALUES 2
+ * kind SHARDTAB_COLL_STREAM, carrying this many words: the call's arguments
+ * (ST_SYNC_ARGS of them, which every rank must match), then one word of data
+ * (ST_PHASE_LL's region; 0 otherwise). Every sync carries all of them, so
+ * that every call's deposit looks alike and only the arguments tell calls
+ * apart (a refusal then names them); the deposit is still one chunk of eight
+ * words (shardtab_coll_take). */
+#define SHARDTAB_LIB_COLL_VALUES 3
+#define ST_SYNC_ARGS 2
+/* the most bytes of a region ST_PHASE_LL carries: its one word of data */
+#define ST_LL_BYTES 8
 SHARDTAB_DEVFN shardtab_coll_t shardtab_lib_coll(const shardtab_signals_t *s)
 {
     shardtab_coll_t c;
@@ -45,9 +57,18 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_lib_coll(const shardtab_signals_t *s)
     return c;
 }
 
-enum { ST_PHASE_SYNC = 0, ST_PHASE_REDUCE, ST_PHASE_COPY, ST_PHASE_CHUNKS, ST_PHASE_ONE_BLOCK };
+enum {
+    ST_PHASE_SYNC = 0,
+    ST_PHASE_REDUCE,
+    ST_PHASE_COPY,
+    ST_PHASE_CHUNKS,
+    ST_PHASE_ONE_BLOCK,
+    ST_PHASE_LL
+};
 /* the threads of ST_PHASE_ONE_BLOCK's one block on a GPU */
 #define ST_ONE_BLOCK_THREADS 512
+/* the threads of a sync's block, and ST_PHASE_LL's, on a GPU */
+#define ST_SYNC_THREADS 64
 /* a refused ST_PHASE_SYNC's record: SHARDTAB_WAIT_MISMATCH with this "cmp" */
 #define ST_CMP_STREAM_ARGS 2
 /* args[1] of a rank whose call failed its own checks: no rank's can match it */
@@ -55,19 +76,19 @@ enum { ST_PHASE_SYNC = 0, ST_PHASE_REDUCE, ST_PHASE_COPY, ST_PHASE_CHUNKS, ST_PH
 enum { ST_STREAM_ALL_REDUCE = 1, ST_STREAM_BROADCAST = 2, ST_STREAM_ALL_GATHER = 3 };
 
 typedef struct st_coll_phase {
-    int phase;              /* ST_PHASE_* */
-    int op, type;           /* SHARDTAB_SUM .., SHARDTAB_FLOAT .. */
-    int vec16;              /* every rank's region is 16-byte aligned */
-    int src_rank;           /* ST_PHASE_COPY: node rank, or -1 for scratch */
-    shardtab_signals_t sig; /* the table's pads and its library collective */
-    void *const *table;     /* device table of the shards, [node_size] */
-    size_t offset;          /* bytes: where the region starts in every shard */
-    size_t count;           /* elements of the region */
-    size_t begin, end;      /* elements this phase covers */
-    size_t chunk;           /* ST_PHASE_CHUNKS: elements per node rank */
-    void *dst;              /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
-    void *scratch;          /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
-    uint64_t args[SHARDTAB_LIB_COLL_VALUES]; /* ST_PHASE_SYNC: what every rank must agree on */
+    int phase;                   /* ST_PHASE_* */
+    int op, type;                /* SHARDTAB_SUM .., SHARDTAB_FLOAT .. */
+    int vec16;                   /* every rank's region is 16-byte aligned */
+    int src_rank;                /* ST_PHASE_COPY: node rank, or -1 for scratch */
+    shardtab_signals_t sig;      /* the table's pads and its library collective */
+    void *const *table;          /* device table of the shards, [node_size] */
+    size_t offset;               /* bytes: where the region starts in every shard */
+    size_t count;                /* elements of the region */
+    size_t begin, end;           /* elements this phase covers */
+    size_t chunk;                /* ST_PHASE_CHUNKS: elements per node rank */
+    void *dst;                   /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
+    void *scratch;               /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
+    uint64_t args[ST_SYNC_ARGS]; /* ST_PHASE_SYNC: what every rank must agree on */
 } st_coll_phase_t;
 
 SHARDTAB_DEVFN size_t st_type_size(int type)
@@ -75,19 +96,21 @@ SHARDTAB_DEVFN size_t st_type_size(int type)
     return type == SHARDTAB_FLOAT ? 4 : 8;
 }
 
+/* 8 bytes of values: a op b, lane by lane (two floats, or one 8-byte value) */
+SHARDTAB_DEVFN uint64_t st_combine8(int op, int type, uint64_t a, uint64_t b)
+{
+    if (type != SHARDTAB_FLOAT)
+        return shardtab_value_combine(op, type, a, b);
+    const uint64_t lo = shardtab_value_combine(op, type, a & 0xffffffffu, b & 0xffffffffu);
+    const uint64_t hi = shardtab_value_combine(op, type, a >> 32, b >> 32);
+    return (lo & 0xffffffffu) | hi << 32;
+}
+
 /* 16 bytes of values: a op b, lane by lane */
 SHARDTAB_DEVFN void st_combine16(int op, int type, uint64_t *a, const uint64_t *b)
 {
-    if (type == SHARDTAB_FLOAT) {
-        for (int w = 0; w < 2; w++) {
-            uint64_t lo = shardtab_value_combine(op, type, a[w] & 0xffffffffu, b[w] & 0xffffffffu);
-            uint64_t hi = shardtab_value_combine(op, type, a[w] >> 32, b[w] >> 32);
-            a[w] = (lo & 0xffffffffu) | hi << 32;
-        }
-    } else {
-        a[0] = shardtab_value_combine(op, type, a[0], b[0]);
-        a[1] = shardtab_value_combine(op, type, a[1], b[1]);
-    }
+    a[0] = st_combine8(op, type, a[0], b[0]);
+    a[1] = st_combine8(op, type, a[1], b[1]);
 }
 
 /* ST_PHASE_REDUCE, thread `thread` of `threads` */
@@ -160,20 +183,23 @@ SHARDTAB_DEVFN void st_body_copy(const st_coll_phase_t *p, size_t thread, size_t
     }
 }
 
-/* A sync, every thread of one block: deposit the arguments, wait for every
- * rank's, and refuse a rank whose differ (SHARDTAB_WAIT_MISMATCH, the
- * record's slot naming which argument, its "ticks" the rank). `ordered`:
- * released and acquired at system scope, so that every rank's earlier phases
- * (their stores, the kernels before this one) come before every rank's later
- * ones; without, it orders its own words only (enough after reads: see
- * st_body_one_block). */
-SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t *c, int ordered)
+/* A sync, every thread of one block: deposit the words `in` (the call's
+ * arguments, then its word of data), wait for every rank's, and refuse a rank
+ * whose arguments differ (SHARDTAB_WAIT_MISMATCH, the record's slot naming
+ * which argument, its "ticks" the rank). `ordered`: released and acquired at
+ * system scope, so that every rank's earlier phases (their stores, the
+ * kernels before this one) come before every rank's later ones; without, it
+ * orders its own words only (enough after reads: see st_body_one_block).
+ * With `data`, every thread gets every rank's data word combined in
+ * node-rank order (p's op and type, lane by lane). */
+SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t *c,
+                                      const uint64_t *in, int ordered, uint64_t *data)
 {
-    SHARDTAB_BLOCK_SHARED uint64_t all[2 * 1024];
+    SHARDTAB_BLOCK_SHARED uint64_t all[SHARDTAB_LIB_COLL_VALUES * 1024];
     const int n = p->sig.node_size;
     int status =
         shardtab_coll_deposit_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64,
-                                    0, p->args, SHARDTAB_LIB_COLL_VALUES, ordered);
+                                    0, in, SHARDTAB_LIB_COLL_VALUES, ordered);
 
     if (status == SHARDTAB_WAIT_OK)
         status =
@@ -182,14 +208,21 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t 
     if (status != SHARDTAB_WAIT_OK)
         return status;
     for (int r = 0; r < n; r++)
-        for (int a = 0; a < SHARDTAB_LIB_COLL_VALUES; a++)
-            if (all[r * SHARDTAB_LIB_COLL_VALUES + a] != p->args[a]) {
+        for (int a = 0; a < ST_SYNC_ARGS; a++)
+            if (all[r * SHARDTAB_LIB_COLL_VALUES + a] != in[a]) {
                 if (shardtab_block_leader())
                     shardtab_give_up_as(&p->sig, SHARDTAB_WAIT_MISMATCH, p->sig.lib_first + a,
-                                        ST_CMP_STREAM_ARGS, p->args[a],
+                                        ST_CMP_STREAM_ARGS, in[a],
                                         all[r * SHARDTAB_LIB_COLL_VALUES + a], (uint64_t)r);
                 return SHARDTAB_WAIT_MISMATCH;
             }
+    if (data) {
+        uint64_t acc = all[ST_SYNC_ARGS];
+        for (int r = 1; r < n; r++)
+            acc =
+                st_combine8(p->op, p->type, acc, all[r * SHARDTAB_LIB_COLL_VALUES + ST_SYNC_ARGS]);
+        *data = acc;
+    }
     return SHARDTAB_WAIT_OK;
 }
 
@@ -198,12 +231,60 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t 
  * claim). */
 SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
 {
+    const uint64_t in[SHARDTAB_LIB_COLL_VALUES] = {p->args[0], p->args[1], 0};
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     int status = shardtab_coll_hold_block(&p->sig, &c);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, 1);
+        status = st_body_sync_words(p, &c, in, 1, (uint64_t *)0);
     shardtab_coll_release_block(&p->sig, &c);
+    return status;
+}
+
+/* The region's count values of type (at most ST_LL_BYTES) as one word, the
+ * first value in the low bytes; the bytes past them 0. */
+SHARDTAB_DEVFN uint64_t st_ll_pack(int type, const void *region, size_t count)
+{
+    uint64_t w = 0;
+    if (type == SHARDTAB_FLOAT) {
+        for (size_t i = 0; i < count; i++)
+            w |= shardtab_value_word(type, region, i) << 32 * i;
+    } else if (count > 0) {
+        w = shardtab_value_word(type, region, 0);
+    }
+    return w;
+}
+
+/* st_ll_pack undone: the word's count values into the region. */
+SHARDTAB_DEVFN void st_ll_unpack(int type, void *region, size_t count, uint64_t w)
+{
+    for (size_t i = 0; i < count; i++)
+        shardtab_value_store(type, region, i, type == SHARDTAB_FLOAT ? w >> 32 * i : w);
+}
+
+/* ST_PHASE_LL, every thread of one block: an all-reduce of at most
+ * ST_LL_BYTES in one sync of the library's collective (held for it: one
+ * claim), whose words carry this rank's region (p->dst) packed in one word
+ * beside the arguments. Every rank combines every rank's word in node-rank
+ * order, lane by lane (the bits of st_body_reduce), and its leader stores the
+ * result into its own region. Neither side fences: the values travel in the
+ * LL words themselves; the region is read and written by this block alone,
+ * in stream order with the kernels around it; and a later call that reads it
+ * through the table starts with an ordered sync, which publishes these
+ * stores (as it does one-block's copy back). */
+SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
+{
+    const uint64_t in[SHARDTAB_LIB_COLL_VALUES] = {p->args[0], p->args[1],
+                                                   st_ll_pack(p->type, p->dst, p->count)};
+    shardtab_coll_t c = shardtab_lib_coll(&p->sig);
+    uint64_t result = 0;
+    int status = shardtab_coll_hold_block(&p->sig, &c);
+
+    if (status == SHARDTAB_WAIT_OK)
+        status = st_body_sync_words(p, &c, in, 0, &result);
+    shardtab_coll_release_block(&p->sig, &c);
+    if (status == SHARDTAB_WAIT_OK && shardtab_block_leader())
+        st_ll_unpack(p->type, p->dst, p->count, result);
     return status;
 }
 
@@ -220,8 +301,9 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     int status = shardtab_coll_hold_block(&p->sig, &c); /* one claim for both syncs */
 
+    const uint64_t in[SHARDTAB_LIB_COLL_VALUES] = {p->args[0], p->args[1], 0};
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, 1);
+        status = st_body_sync_words(p, &c, in, 1, (uint64_t *)0);
     if (status != SHARDTAB_WAIT_OK) {
         shardtab_coll_release_block(&p->sig, &c);
         return status;
@@ -231,7 +313,7 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     q.dst = p->scratch;
     st_body_reduce(&q, thread, threads);
     shardtab_block_sync(); /* every thread's reads of the regions, and its scratch */
-    status = st_body_sync_words(p, &c, 0);
+    status = st_body_sync_words(p, &c, in, 0, (uint64_t *)0);
     shardtab_coll_release_block(&p->sig, &c);
     if (status != SHARDTAB_WAIT_OK)
         return status;

@@ -24,6 +24,12 @@ __global__ void st_collective_move_kernel(st_coll_phase_t p)
         st_body_copy(&p, thread, threads);
 }
 
+/* one block: an all-reduce of at most ST_LL_BYTES, in the sync's words */
+__global__ void st_collective_ll_kernel(st_coll_phase_t p)
+{
+    (void)st_body_ll(&p); /* a refusal records itself */
+}
+
 /* one block: a small all-reduce whole */
 __global__ void st_collective_one_block_kernel(st_coll_phase_t p)
 {
@@ -33,7 +39,9 @@ __global__ void st_collective_one_block_kernel(st_coll_phase_t p)
 extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks, void *stream)
 {
     if (phase->phase == ST_PHASE_SYNC)
-        st_collective_sync_kernel<<<1, 64, 0, (hipStream_t)stream>>>(*phase);
+        st_collective_sync_kernel<<<1, ST_SYNC_THREADS, 0, (hipStream_t)stream>>>(*phase);
+    else if (phase->phase == ST_PHASE_LL)
+        st_collective_ll_kernel<<<1, ST_SYNC_THREADS, 0, (hipStream_t)stream>>>(*phase);
     else if (phase->phase == ST_PHASE_ONE_BLOCK)
         st_collective_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, (hipStream_t)stream>>>(*phase);
     else

@@ -33,7 +33,8 @@ typedef struct st_call {
  * and up to 4 MiB at 4, two-shot from 16 and 8 MiB */
 #define ST_CUTOVER_DEFAULT ((size_t)4 << 20)
 /* Up to this many bytes a rank, auto takes one block in one kernel
- * (ST_PHASE_ONE_BLOCK): its cost is its two syncs, not its bandwidth */
+ * (ST_PHASE_ONE_BLOCK; up to ST_LL_BYTES, ST_PHASE_LL): its cost is its
+ * syncs, not its bandwidth */
 #define ST_ONE_BLOCK_MAX ((size_t)64 << 10)
 
 static const char *type_name(int type)
@@ -125,7 +126,7 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
 }
 
 /* The words every rank's call must match (the sync phase carries them). */
-static void call_words(const st_call_t *c, uint64_t args[SHARDTAB_LIB_COLL_VALUES])
+static void call_words(const st_call_t *c, uint64_t args[ST_SYNC_ARGS])
 {
     args[0] = (uint64_t)c->offset;
     args[1] = st_call_word_pack(c->kind, c->op, c->type, c->root, c->algo, (uint64_t)c->count);
@@ -196,6 +197,11 @@ static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab
     const int n = t->node_size, me = t->node_rank;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
+    if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_BLOCK &&
+        c->bytes <= ST_LL_BYTES) { /* the values in the sync's own words */
+        p.dst = (char *)t->shard.entries[me] + c->offset;
+        return run_phase(&p, ST_PHASE_LL, 0, p.count, stream);
+    }
     if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_BLOCK) {
         p.dst = p.scratch = t->coll_scratch;
         return run_phase(&p, ST_PHASE_ONE_BLOCK, 0, p.count, stream);
@@ -448,7 +454,7 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
      * any rank moves: a rank that cannot have it stops the node with its own
      * message, as a rank whose call failed its checks does */
     if (local == SHARDTAB_SUCCESS && c->kind == ST_STREAM_ALL_REDUCE && t->node_size > 1 &&
-        (c->algo == ST_ALGO_ONE_BLOCK || c->algo == ST_ALGO_ONE_SHOT)) {
+        ((c->algo == ST_ALGO_ONE_BLOCK && c->bytes > ST_LL_BYTES) || c->algo == ST_ALGO_ONE_SHOT)) {
         local = ensure_scratch(t, c->bytes);
         if (local != SHARDTAB_SUCCESS) {
             char why[ST_ERROR_BYTES];

@@ -422,6 +422,44 @@ static void test_one_block_is_one_phase(void **state)
                        0); /* 8 bytes in: no 16-byte vectors */
 }
 
+/* one-block of at most 8 bytes: one phase, its values in the sync's words,
+ * combined into this rank's own region; no scratch buffer */
+static void test_one_block_of_eight_bytes_is_one_ll_phase(void **state)
+{
+    static const struct {
+        int type;
+        size_t offset, count;
+    } calls[] = {{SHARDTAB_DOUBLE, 8, 1},
+                 {SHARDTAB_INT64, 0, 1},
+                 {SHARDTAB_FLOAT, 4, 2},
+                 {SHARDTAB_FLOAT, 12, 1},
+                 {SHARDTAB_FLOAT, 0, 0}};
+    (void)state;
+    for (int me = 0; me < 2; me++)
+        for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+            lay_out(me, 0);
+            assert_int_equal(shardtab_all_reduce(&table, SHARDTAB_MAX, calls[i].type,
+                                                 calls[i].offset, calls[i].count, NULL),
+                             SHARDTAB_SUCCESS);
+            assert_int_equal(nphases, 1);
+            expect_phase(0, ST_PHASE_LL, 0, calls[i].count);
+            assert_ptr_equal(phases[0].dst, (char *)entries[me] + calls[i].offset);
+            assert_int_equal(allocs, 0);
+            expect_every_phase(st_call_word_pack(ST_STREAM_ALL_REDUCE, SHARDTAB_MAX, calls[i].type,
+                                                 0, ST_ALGO_ONE_BLOCK, calls[i].count),
+                               calls[i].offset, calls[i].count, SHARDTAB_MAX, calls[i].type,
+                               calls[i].offset % 16 == 0);
+            tear_down(NULL);
+            set_up(NULL);
+        }
+    /* 12 bytes: the two syncs of one-block */
+    lay_out(0, 0);
+    assert_int_equal(shardtab_all_reduce(&table, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, 3, NULL),
+                     SHARDTAB_SUCCESS);
+    assert_int_equal(nphases, 1);
+    expect_phase(0, ST_PHASE_ONE_BLOCK, 0, 3);
+}
+
 static void test_broadcast_copies_from_the_root_s_node_rank(void **state)
 {
     (void)state;
@@ -493,6 +531,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_auto_is_one_block_then_one_shot_up_to_the_cutover,
                                         set_up, tear_down),
         cmocka_unit_test_setup_teardown(test_one_block_is_one_phase, set_up, tear_down),
+        cmocka_unit_test_setup_teardown(test_one_block_of_eight_bytes_is_one_ll_phase, set_up,
+                                        tear_down),
         cmocka_unit_test_setup_teardown(test_broadcast_copies_from_the_root_s_node_rank, set_up,
                                         tear_down),
         cmocka_unit_test_setup_teardown(test_all_gather_moves_every_other_rank_s_piece, set_up,

@@ -1,8 +1,9 @@
 /* stream_check.c - the stream-ordered collectives of shardtab.h (all-reduce, broadcast, all-gather over the table's shards), end to end under mpiexec.
  *
  * PURPOSE  Every op (sum, min, max) and type (float, double, int64) of
- *          shardtab_all_reduce at counts 0, 1, 7, 1001 and the whole shard,
- *          one-shot and two-shot, at a 16-byte aligned offset and an offset
+ *          shardtab_all_reduce at counts 0, 1, 2, 7, 1001 and the whole
+ *          shard (up to 8 bytes one-block runs in its sync's words), each
+ *          algorithm, at a 16-byte aligned offset and an offset
  *          of one element; shardtab_broadcast from every root and
  *          shardtab_all_gather; each result, on every rank, compared bit for
  *          bit with a plain reduction computed here: in node-rank order
@@ -15,13 +16,15 @@
  *          written apart in comm_reference.h: the same at every layout.
  * USAGE    mpiexec -n <ranks> ./stream_check [--shard-bytes B] [--big] [--special]
  *                 [--fault count|offset|op|past-shard|algo|scratch] [--fault-rank R]
- *                 [--allow-shared-gpu]
+ *                 [--fault-small] [--allow-shared-gpu]
  * NOTES    --big runs instead an all-reduce of 64 MiB a rank, each algorithm. A
  *          fault makes one rank (default the last) call otherwise (another
  *          count, offset or op), call past its shard, or set another
  *          SHARDTAB_ALL_REDUCE_ALGO, or (host backend) lower its address-space
  *          limit so that the all-reduce's scratch buffer cannot be mapped;
- *          every rank must end with one message, exit 2 (1 for scratch), at once. Exit 0 verified, 1 a failure, 2 bad usage or a refused
+ *          every rank must end with one message, exit 2 (1 for scratch), at once.
+ *          --fault-small: the fault's call is an all-reduce of one double
+ *          (one-block in its sync's words), not the first of the list. Exit 0 verified, 1 a failure, 2 bad usage or a refused
  *          call; one message, from rank 0.
  */
 #include <stdint.h>
@@ -55,7 +58,7 @@ typedef struct sc_job {
     char *shard; /* device */
     size_t shard_bytes;
     unsigned char *host, *want;
-    int fault, fault_rank, big, special;
+    int fault, fault_rank, fault_small, big, special;
 } sc_job_t;
 
 static size_t type_size(int type)
@@ -255,11 +258,15 @@ static shardtab_status_t every_call(sc_job_t *j, int *calls)
         return one(j, 0, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, j->shard_bytes / 4 - 2, 0, ++call,
                    "one-block");
     }
+    if (j->fault_small) { /* one double: one-block in its sync's words */
+        *calls = 1;
+        return one(j, 0, SHARDTAB_SUM, SHARDTAB_DOUBLE, 0, 1, 0, ++call, "one-block");
+    }
 
     for (int type = 0; type < SHARDTAB_TYPE_COUNT && status == SHARDTAB_SUCCESS; type++) {
         const size_t size = type_size(type);
-        const size_t counts[5] = {0, 1, 7, 1001, j->shard_bytes / size - 2};
-        for (int ci = 0; ci < 5 && status == SHARDTAB_SUCCESS; ci++)
+        const size_t counts[6] = {0, 1, 2, 7, 1001, j->shard_bytes / size - 2};
+        for (int ci = 0; ci < 6 && status == SHARDTAB_SUCCESS; ci++)
             for (int op = 0; op < SHARDTAB_OP_COUNT && status == SHARDTAB_SUCCESS; op++)
                 for (int a = 0; a < 3 && status == SHARDTAB_SUCCESS; a++) {
                     /* the whole shard at offset 0; the others one element in (not 16-byte aligned) too */
@@ -310,6 +317,8 @@ int main(int argc, char **argv)
             j.special = 1;
         else if (strcmp(argv[i], "--shard-bytes") == 0 && i + 1 < argc)
             j.shard_bytes = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--fault-small") == 0)
+            j.fault_small = 1;
         else if (strcmp(argv[i], "--fault-rank") == 0 && i + 1 < argc)
             j.fault_rank = atoi(argv[++i]);
         else if (strcmp(argv[i], "--fault") == 0 && i + 1 < argc) {
