@@ -9,12 +9,14 @@
 # all-reduce at 1, 2 and 4 ranks (comm_check --bench: a claim a call and
 # held), coll_bench from 8 B to 1 MiB at 1, 2 and 4 ranks (device side, every
 # algorithm, graphs, MPI and the copy engine beside them), the 256 MiB
-# two-shot at 2, and jacobi at two ranks (onchip and persistent, 2048x2050).
+# two-shot at 2, jacobi at two ranks (onchip and persistent, 2048x2050), and
+# jacobi on chip at one rank (2048x2048, 2048x1026), with each tree's kernels'
+# registers and stack (cuobjdump) beside it.
 #
 # Usage: scripts/gpu-latency.sh [--quick] [outdir]
 #   --quick  the checks and one benchmark round, no baseline
 # Writes into outdir: latency.log (every step), bench-<tree>-*.txt,
-# bench-device.txt, jacobi-np2.txt.
+# bench-device.txt, jacobi-np2.txt, jacobi-np1.txt, stack.txt.
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091,SC2154
@@ -30,7 +32,7 @@ say "# gpu-latency $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), tree $(git -C 
 } >>"$log" 2>&1
 mps_start
 
-targets=(--target comm_check stream_check coll_bench)
+targets=(--target comm_check stream_check coll_bench jacobi)
 build=$top/build-gpu-latency
 base=$top/build-gpu-latency-base
 (cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=ON >"$out/build.log" 2>&1 &&
@@ -74,6 +76,8 @@ done
 for fault in count offset; do
   step "stream_check np2, planted $fault: one message, exit 2" \
     expect_rc_line 2 "stream_check: error" run -np 2 -x SHARDTAB_WAIT_TIMEOUT=5 "$stream" --fault "$fault" "${share[@]}"
+  step "stream_check np2, planted $fault in an 8-byte call: one message, exit 2" \
+    expect_rc_line 2 "disagree on a stream-ordered" run -np 2 -x SHARDTAB_WAIT_TIMEOUT=5 "$stream" --fault "$fault" --fault-small "${share[@]}"
 done
 
 # ---- the benchmarks, the two trees alternating --------------------------------------------
@@ -89,7 +93,25 @@ for tree in "${trees[@]}"; do
     grep "comm_check bench: rank 0:" "$log" | tail -n +$((seen + 1)) | sed "s/^/[$tree] /" >>"$out/bench-device.txt"
   done
 done
-for np in 1 2 4; do
+# ---- jacobi on chip at one rank (its tiles' and its norm's waits), and each tree's kernels' stack
+for round in 1 2; do
+  for tree in "${trees[@]}"; do
+    b=$(bin "$tree")
+    for ny in 2048 1026; do
+      step "[$tree] jacobi np1 2048x$ny onchip, round $round" \
+        expect_line "^# verify jacobi: OK" run -np 1 "$b/jacobi" -nx 2048 -ny "$ny" -niter 1000 --launch onchip --cpu-check no "${share[@]}"
+      grep -E "^2048x$ny: " "$log" | tail -1 | sed "s/^/[$tree] onchip np1 round $round: /" >>"$out/jacobi-np1.txt"
+    done
+  done
+done
+for tree in "${trees[@]}"; do
+  b=$(bin "$tree")
+  find "$b" -maxdepth 3 \( -name jacobi -o -name 'lib*.so*' -o -name 'lib*.a' \) -type f | sort | while read -r f; do
+    echo "## [$tree] $f"
+    cuobjdump -res-usage "$f" 2>/dev/null | grep -E "^ *Function|REG|STACK" | paste - - | grep -iE "onchip|persistent|collective|temporal" | sed -E 's/ +/ /g'
+  done >>"$out/stack.txt"
+done
+for np in 2 1 4; do
   for tree in "${trees[@]}"; do
     b=$(bin "$tree")
     f=$out/bench-$tree-np$np.txt
@@ -103,11 +125,6 @@ for tree in "${trees[@]}"; do
     expect_line "^# coll_bench: every result verified" bash -c "timeout 240 mpirun $mpi_oversubscribe --bind-to none -np 2 '$b/coll_bench' --min 268435456 --max 268435456 --repeats 5 --allow-shared-gpu | tee '$out/bench-$tree-np2-256M.txt'"
 done
 # ---- jacobi at two ranks on the GPU (the norm's collective every iteration) --------------------
-targets=(--target jacobi)
-for tree in "${trees[@]}"; do
-  b=$(bin "$tree")
-  cmake --build "$b" -j 16 "${targets[@]}" >>"$out/build.log" 2>&1 || say "# [$tree] jacobi build failed"
-done
 for round in 1 2; do
   for tree in "${trees[@]}"; do
     b=$(bin "$tree")
