@@ -1,6 +1,7 @@
 /* latency.h - coll_bench's device-side timings, the launchers: put with signal
  * and LL puts between two ranks' blocks (ping-pongs) and the device-side all-reduce of one
- * double, each timed inside its kernel. One implementation per backend
+ * double, each timed inside its kernel; and an empty kernel, the launch
+ * floor of the stream side. One implementation per backend
  * (latency.hip for HIP and CUDA, latency_host.c for CPUs), one body
  * (latency_body.h). */
 #ifndef COLL_BENCH_LATENCY_H
@@ -45,6 +46,9 @@ int lat_ll_pingpong_launch(const shardtab_signals_t *sig, void *const *table, co
  * holds the collective for the loop (one claim a kernel). */
 int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out, int iters,
                           int held, uint64_t *ticks, int *status, void *stream);
+/* One empty kernel of one block on stream (the host backend: nothing): the
+ * floor of a stream-ordered call's launch. */
+int lat_empty_launch(void *stream);
 /* shardtab_clock's ticks a second on this device */
 double lat_clock_hz(void);
 

@@ -14,6 +14,8 @@
  *          engine's device-to-device copy of the same bytes on the same GPU;
  *          and, on GPUs, the all-reduce replayed from a captured graph (to
  *          64 KiB). Each result is verified element by element (#wrong).
+ *          On GPUs an empty kernel of one block, eager and in a graph, is
+ *          timed first the same way: the launch floor of every stream call.
  * USAGE    mpiexec -n <ranks> ./coll_bench [--min B] [--max B] [--repeats R]
  *                 [--device-iters N] [--allow-shared-gpu]
  * NOTES    Device side: a warm-up launch, then one launch of --device-iters
@@ -119,6 +121,14 @@ static shardtab_status_t call_copy(void *p)
 }
 
 #if defined(SHARDTAB_WITH_GPU)
+static shardtab_status_t call_empty(void *p)
+{
+    cb_ctx_t *c = p;
+    return lat_empty_launch(c->stream) == 0
+               ? SHARDTAB_SUCCESS
+               : shardtab_error_set(SHARDTAB_ERR_DEVICE, "the empty kernel's launch failed");
+}
+
 static shardtab_status_t call_graph(void *p)
 {
     cb_ctx_t *c = p;
@@ -127,9 +137,9 @@ static shardtab_status_t call_graph(void *p)
                : shardtab_error_set(SHARDTAB_ERR_DEVICE, "hipGraphLaunch failed");
 }
 
-/* graph_calls all-reduces captured into one graph; NULL with a reason when
- * the runtime refuses the capture */
-static int capture(cb_ctx_t *c, int calls, char *why, size_t bytes)
+/* `calls` calls of `call` (the all-reduce, or the empty kernel) captured
+ * into one graph; -1 with a reason when the runtime refuses the capture */
+static int capture(cb_ctx_t *c, cb_call_t call, int calls, char *why, size_t bytes)
 {
     hipGraph_t graph;
     hipGraphExec_t exec;
@@ -137,7 +147,7 @@ static int capture(cb_ctx_t *c, int calls, char *why, size_t bytes)
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
     for (int i = 0; i < calls && err == hipSuccess && status == SHARDTAB_SUCCESS; i++)
-        status = call_all_reduce(c);
+        status = call(c);
     hipError_t end = hipStreamEndCapture((hipStream_t)c->stream, &graph);
     if (err == hipSuccess)
         err = end;
@@ -579,6 +589,32 @@ int main(int argc, char **argv)
         printf("# %10s %11s %6s %5s %9s %10s %8s %8s %7s %10s %9s\n", "size", "count", "type",
                "redop", "algo", "time(us)", "algbw", "busbw", "#wrong", "mpi(us)", "copy GB/s");
     }
+#if defined(SHARDTAB_WITH_GPU)
+    if (status == SHARDTAB_SUCCESS) { /* what any stream-ordered call pays to launch */
+        char why[160] = "";
+        double eager = 0, graphed = 0;
+        int ok = 0, all_ok = 0;
+        status = time_call(&c, call_empty, 100, o.repeats, 1, &eager);
+        if (status == SHARDTAB_SUCCESS)
+            ok = capture(&c, call_empty, 20, why, sizeof why);
+        if (status == SHARDTAB_SUCCESS) {
+            MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            if (all_ok == 0)
+                status = time_call(&c, call_graph, 11, o.repeats, 20, &graphed);
+            if (ok == 0)
+                (void)hipGraphExecDestroy((hipGraphExec_t)c.graph);
+        }
+        if (status == SHARDTAB_SUCCESS && rank == 0) {
+            if (all_ok == 0)
+                printf("# launch floor: an empty kernel of one block on the stream, %.2f us a "
+                       "launch, %.2f us in a graph of 20\n",
+                       eager * 1e6, graphed * 1e6);
+            else
+                printf("# launch floor: an empty kernel, %.2f us a launch; no graph (%s)\n",
+                       eager * 1e6, why);
+        }
+    }
+#endif
     for (size_t bytes = o.min; bytes <= o.max && status == SHARDTAB_SUCCESS; bytes *= 2) {
         const size_t count = bytes / sizeof(float);
         const int iters = bytes <= (1u << 20) ? 100 : bytes <= (64u << 20) ? 20 : 5;
@@ -629,7 +665,7 @@ int main(int argc, char **argv)
         if (status == SHARDTAB_SUCCESS && bytes <= ((size_t)64 << 10)) {
             char why[160] = "";
             double seconds = 0;
-            int ok = capture(&c, 20, why, sizeof why);
+            int ok = capture(&c, call_all_reduce, 20, why, sizeof why);
             int all_ok = 0;
             MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
             if (all_ok == 0)
