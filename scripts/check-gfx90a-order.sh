@@ -98,7 +98,7 @@ for d in "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/
   fi
 done
 flags=(-x hip --offload-arch=gfx90a --rocm-path=/usr "$libs" --cuda-device-only -std=c++17
-  -O2 -I"$top/include" -I"$top/kernels/jacobi")
+  -O2 -I"$top/include" -I"$top/kernels/jacobi" -I"$top/kernels/shardtab")
 mkdir -p "$out"
 
 # build NAME PLANT [extra flags...]: NAME.co (the gfx90a code object), NAME.ll

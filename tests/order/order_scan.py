@@ -180,6 +180,12 @@ BLOCK_ROLES = {
     # before any thread lowers it, the third lets every thread read dst (its
     # words carry their flag: no memory between ranks is ordered by them)
     "shardtab_wait_ll_block": [None, None, None],
+    # kernels/shardtab/collective_body.h: one-block's barrier between its
+    # reduce and its second sync (unordered) has every thread's loads of the
+    # regions returned (each value is stored in the scratch buffer first) before
+    # any of that sync's words go out, and the scratch written for the copy
+    # back; it orders no memory between ranks (the words carry their epoch)
+    "st_body_one_block": [None],
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
