@@ -98,7 +98,7 @@ for d in "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/
   fi
 done
 flags=(-x hip --offload-arch=gfx90a --rocm-path=/usr "$libs" --cuda-device-only -std=c++17
-  -O2 -I"$top/include" -I"$top/kernels/jacobi")
+  -O2 -I"$top/include" -I"$top/kernels/jacobi" -I"$top/kernels/shardtab")
 mkdir -p "$out"
 
 # build NAME PLANT [extra flags...]: NAME.co (the gfx90a code object), NAME.ll
@@ -170,15 +170,21 @@ fi
 # deposit's per-thread release fence (agent scope: the fence and the LL stores
 # it publishes reported; left out: the fence reported missing), acquire_fence_*
 # the gather's acquire fences; ll_store_split breaks every LL store in two
-# (the collectives' and the LL puts'; poll_workgroup their loads too).
+# (the collectives' and the LL puts'; poll_workgroup their loads too). The
+# collective bodies (collective_body.h) sync through the same calls: every
+# plant that breaks the held calls breaks all three, the fence plants the two
+# whose first sync is ordered (ST_PHASE_SYNC, ST_PHASE_ONE_BLOCK), not ST_PHASE_LL.
+bodies="probe_st_body_sync_block probe_st_body_ll probe_st_body_one_block"
+ordered="probe_st_body_sync_block probe_st_body_one_block"
 deposit="probe_coll_start_block probe_coll_deposit_ordered probe_all_reduce_block probe_all_reduce_loop
-      probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
+      probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block $bodies"
 gather="probe_coll_take probe_coll_finish_block probe_coll_gather_ordered probe_all_reduce_block
-      probe_all_reduce_loop probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
+      probe_all_reduce_loop probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block
+      $bodies"
 ll_wait="probe_ll_take probe_wait_ll_block probe_ll_pingpong"
 claim="probe_coll_enter probe_coll_hold_block probe_coll_start_block probe_coll_deposit_ordered
       probe_coll_finish_block probe_coll_gather_ordered probe_all_reduce_block probe_all_reduce_loop
-      probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block"
+      probe_all_reduce_held_loop probe_broadcast_block probe_all_gather_block $bodies"
 each() { # each KIND WORD...: WORD:KIND for every word
   local kind=$1 w
   shift
@@ -202,12 +208,12 @@ plants=(
     $(each poll-device probe_onchip_ll_wait probe_onchip_may_run)|poll poll-device ll-load"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
-    probe_signal_wait_block)|probe_coll_gather_ordered:acquire-fence \
+    probe_signal_wait_block)|probe_coll_gather_ordered:acquire-fence $(each acquire-fence $ordered) \
     probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire|acquire-fence block-acquire ir-scope"
   "acquire_fence_none|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block) probe_device_acquire:acquire-fence-device|probe_coll_gather_ordered:acquire-fence \
-    probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire \
+    $(each acquire-fence $ordered) probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire \
     probe_temporal_pass_end:acquire-fence-device|acquire-fence block-acquire
     acquire-fence-device unacquired-read"
   "block_fence_workgroup|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
@@ -221,9 +227,11 @@ plants=(
     probe_put_signal_block probe_signal_after_blocks) \
     probe_temporal_pass_end:seq-cst-fence probe_temporal_pass_end:block-release|seq-cst-fence block-release"
   "release_fence_agent||probe_coll_deposit_ordered:release-fence \
-    probe_coll_deposit_ordered:ll-store|release-fence ll-store ir-scope"
+    probe_coll_deposit_ordered:ll-store $(each release-fence $ordered) \
+    $(each ll-store $ordered)|release-fence ll-store ir-scope"
   "release_fence_none|probe_device_release:release-fence-device probe_device_release:flag-device|\
-    probe_coll_deposit_ordered:release-fence probe_temporal_pass_end:release-fence-device|release-fence
+    probe_coll_deposit_ordered:release-fence $(each release-fence $ordered) \
+    probe_temporal_pass_end:release-fence-device|release-fence
     release-fence-device flag-device"
   "ll_store_split||$(each ll-store $deposit probe_put_ll_block probe_ll_clear_block \
     probe_ll_pingpong)|ll-store"

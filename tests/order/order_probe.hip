@@ -1,7 +1,8 @@
 /* order_probe.hip - probe kernels for scripts/check-gfx90a-order.sh: one kernel
  * per operation of include/shardtab_device.h (and of include/shardtab_comm.h,
- * where it is there, of the temporal passes' order between ranks,
- * kernels/jacobi/jacobi_temporal.h, and of the on-chip tiles' waits,
+ * where it is there, of the stream-ordered collectives' one-block bodies,
+ * kernels/shardtab/collective_body.h, of the temporal passes' order between
+ * ranks, kernels/jacobi/jacobi_temporal.h, and of the on-chip tiles' waits,
  * kernels/jacobi/jacobi_onchip.h), each calling that operation once, compiled for gfx90a so
  * that the check can find, in each kernel's machine code, the instruction
  * sequence LLVM's AMDGPUUsage ("Memory Model GFX90A") prescribes at every
@@ -467,6 +468,47 @@ ORDER_PROBE(probe_ll_pingpong, "ll-store, ll-load, poll, release-store")
     }
     status[threadIdx.x] = st;
 }
+
+#  if __has_include("collective_body.h")
+#    include "collective_body.h"
+/* ---- kernels/shardtab/collective_body.h: the bodies of the stream-ordered
+ * collectives' one-block kernels (kernels/shardtab/collective_gpu.hip), each
+ * over the library's collective (shardtab_lib_coll), held for the kernel: the
+ * phase is a kernel argument, so every path it picks is in the code. */
+
+/* ST_PHASE_SYNC: the hold's claim; the ordered deposit (each storing thread's
+ * release fence at system scope, its LL words after it with no other store
+ * between); the ordered gather (each waiting thread's acquire fence after its
+ * ranks' words, every thread's after the barrier); a refusal's record; the
+ * hold's end, one relaxed store. */
+ORDER_PROBE(probe_st_body_sync_block,
+            "poll, claim-device, release-fence, ll-store, ll-load, acquire-fence, release-store")
+(st_coll_phase_t p, int *status)
+{
+    status[threadIdx.x] = st_body_sync_block(&p);
+}
+
+/* ST_PHASE_LL: one held, unordered sync whose LL words carry the region's
+ * bytes (no fence either side); the leader's plain stores of the result into
+ * its own region after the hold's end. */
+ORDER_PROBE(probe_st_body_ll, "poll, claim-device, ll-store, ll-load, release-store")
+(st_coll_phase_t p, int *status)
+{
+    status[threadIdx.x] = st_body_ll(&p);
+}
+
+/* ST_PHASE_ONE_BLOCK: the ordered sync as above, the reduce through the
+ * table into the scratch buffer, the block's barrier, the unordered sync (no
+ * fence: its LL words follow the scratch stores; each LL load done before the
+ * next barrier, as in the held loop), the copy back. */
+ORDER_PROBE(probe_st_body_one_block,
+            "poll, claim-device, release-fence, ll-store, ll-load, acquire-fence, release-store")
+(st_coll_phase_t p, int *status)
+{
+    status[threadIdx.x] = st_body_one_block(&p, threadIdx.x, blockDim.x);
+}
+#  endif /* collective_body.h */
+
 #endif /* ORDER_PROBE_COMM */
 
 #if defined(ORDER_PROBE_COMM) && __has_include("jacobi_temporal.h")

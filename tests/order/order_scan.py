@@ -103,7 +103,10 @@ are set (the caller's stores, unknown here).
   ll-store, ll-load: one 8-byte access (*_store_dwordx2 / *_load_dwordx2:
       single-copy atomic, so the payload and its epoch land and are read
       together); the load with glc. An ll-store after a release fence on
-      this path (the ordered form) has W and C clear, as a flag.
+      this path (the ordered form) has W and C clear, as a flag; the fence's
+      reach ends at the next barrier of shardtab_coll_deposit_block (the
+      ordered deposit fences after its first and ends at its last, so an LL
+      store past one is a later call's, which may be unordered).
   ll-reuse: every ll-load is done (an s_waitcnt vmcnt(0) after it) before any
       later ll-store and any s_barrier (after which another wave's next
       deposit may go out): a peer reuses a deposit buffer only after it saw
@@ -177,6 +180,12 @@ BLOCK_ROLES = {
     # before any thread lowers it, the third lets every thread read dst (its
     # words carry their flag: no memory between ranks is ordered by them)
     "shardtab_wait_ll_block": [None, None, None],
+    # kernels/shardtab/collective_body.h: one-block's barrier between its
+    # reduce and its second sync (unordered) has every thread's loads of the
+    # regions returned (each value is stored in the scratch buffer first) before
+    # any of that sync's words go out, and the scratch written for the copy
+    # back; it orders no memory between ranks (the words carry their epoch)
+    "st_body_one_block": [None],
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
@@ -267,6 +276,7 @@ class Ins:
         self.closes = False  # last instruction of a fence group
         self.flag_poll = False  # a load of shardtab_poll_index (a flag polled)
         self.payload = False  # a relaxed pad load outside it (what a deposit holds)
+        self.deposit_barrier = False  # an s_barrier of shardtab_coll_deposit_block
         self.cls = classify(mnem)
 
     def text(self):
@@ -430,6 +440,7 @@ def label(code):
             and k + 1 < len(ins.chain)
         ):
             block_calls[ins.chain[k + 1][0]].add(ins.chain[k + 1][1])
+            ins.deposit_barrier = ins.chain[k + 1][0] == "shardtab_coll_deposit_block"
     problems = []
     for op, lines in block_calls.items():
         roles = BLOCK_ROLES.get(op)
@@ -740,6 +751,8 @@ def step(st, ins, viol=None):
         f["R"] = f["R"] | {ins.pid}
     if ins.kind in ("release-fence", "release-fence-device"):
         f["F"] = True
+    if ins.deposit_barrier:
+        f["F"] = False
     if ins.kind == "acquire-load":
         f.update(
             sAV=True,
