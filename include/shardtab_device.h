@@ -79,29 +79,6 @@
 #  include "shardtab/arch_host.h"
 #endif
 
-/* A wait's poll number `polls` (0 first) pauses (shardtab_pause) only from
- * SHARDTAB_SPIN_POLLS on: a word that lands within the first polls is seen
- * at the next one, not when a sleep ends; a long wait still sleeps between
- * polls. The host backend yields from the first: its ranks may outnumber its
- * cores. */
-#ifndef SHARDTAB_SPIN_POLLS
-#  if defined(SHARDTAB_DEVICE_HOST)
-#    define SHARDTAB_SPIN_POLLS 0
-#  else
-#    define SHARDTAB_SPIN_POLLS 64
-#  endif
-#endif
-SHARDTAB_DEVFN void shardtab_backoff(unsigned polls)
-{
-#if SHARDTAB_SPIN_POLLS > 0
-    if (polls < (unsigned)SHARDTAB_SPIN_POLLS)
-        return;
-#else
-    (void)polls;
-#endif
-    shardtab_pause();
-}
-
 /* ---- the pad ----------------------------------------------------------------- *
  * [0, SHARDTAB_PAD_HEADER)                  this rank's status and error record
  * [HEADER, HEADER + node_size)              barrier arrivals, one slot per node rank
@@ -235,7 +212,7 @@ SHARDTAB_DEVFN int shardtab_poll_index(const shardtab_signals_t *s, int index, i
 {
     uint64_t *slot = s->mine + index, start = shardtab_clock();
 
-    for (unsigned polls = 0;; polls++) {
+    for (;;) {
         *seen = shardtab_load_relaxed_system(slot);
         if (cmp == SHARDTAB_CMP_GE ? *seen >= value : *seen == value)
             return SHARDTAB_WAIT_OK;
@@ -244,7 +221,7 @@ SHARDTAB_DEVFN int shardtab_poll_index(const shardtab_signals_t *s, int index, i
         *waited = shardtab_clock() - start;
         if (*waited > s->timeout_ticks)
             return SHARDTAB_WAIT_TIMED_OUT;
-        shardtab_backoff(polls);
+        shardtab_pause();
     }
 }
 
@@ -263,7 +240,7 @@ SHARDTAB_DEVFN int shardtab_wait_index(const shardtab_signals_t *s, int index, i
 {
     uint64_t *slot = s->mine + index, start = shardtab_clock(), seen;
 
-    for (unsigned polls = 0;; polls++) {
+    for (;;) {
         seen = shardtab_load_relaxed_system(slot);
         if (cmp == SHARDTAB_CMP_GE ? seen >= value : seen == value) {
             shardtab_fence_acquire();
@@ -276,7 +253,7 @@ SHARDTAB_DEVFN int shardtab_wait_index(const shardtab_signals_t *s, int index, i
             shardtab_give_up(s, index, cmp, value, seen, waited);
             return SHARDTAB_WAIT_TIMED_OUT;
         }
-        shardtab_backoff(polls);
+        shardtab_pause();
     }
 }
 

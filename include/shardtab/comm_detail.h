@@ -158,7 +158,7 @@ SHARDTAB_DEVFN int shardtab_ll_take(const shardtab_signals_t *s, uint64_t *words
             if (i0 + (size_t)k * stride < n)
                 pending |= 1u << k;
         }
-        for (unsigned polls = 0;; polls++) {
+        for (;;) {
             for (int k = 0; k < SHARDTAB_LL_IN_FLIGHT; k++)
                 if (pending & 1u << k)
                     w[k] = shardtab_ll_load(words + i0 + (size_t)k * stride);
@@ -182,7 +182,7 @@ SHARDTAB_DEVFN int shardtab_ll_take(const shardtab_signals_t *s, uint64_t *words
                                  seen, waited);
                 return SHARDTAB_WAIT_TIMED_OUT;
             }
-            shardtab_backoff(polls);
+            shardtab_pause();
         }
         for (int k = 0; k < SHARDTAB_LL_IN_FLIGHT; k++)
             if (i0 + (size_t)k * stride < n)
@@ -451,7 +451,7 @@ SHARDTAB_DEVFN int shardtab_coll_take(const shardtab_signals_t *s, const shardta
     for (int k0 = 0; k0 < words; k0 += 8) {
         uint64_t w[8];
         int missing;
-        for (unsigned polls = 0;; polls++) {
+        for (;;) {
             for (int k = 0; k < 8; k++)
                 w[k] = k0 + k < words ? shardtab_ll_load(s->mine + at + k0 + k) : e << 32;
             const int aborted = shardtab_aborted(s);
@@ -490,7 +490,7 @@ SHARDTAB_DEVFN int shardtab_coll_take(const shardtab_signals_t *s, const shardta
                 f->why = SHARDTAB_WAIT_TIMED_OUT;
                 return f->why;
             }
-            shardtab_backoff(polls);
+            shardtab_pause();
         }
         int k = 0;
         if (k0 == 0) {

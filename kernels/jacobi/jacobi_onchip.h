@@ -228,7 +228,7 @@ SHARDTAB_DEVFN int jacobi_ll_wait_for(const jacobi_step_t *s, const uint64_t *w,
             return 1;
         if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start, bounded))
             return 0;
-        shardtab_backoff((unsigned)spin - 1);
+        shardtab_pause();
     }
 }
 
@@ -291,7 +291,7 @@ SHARDTAB_DEVFN int jacobi_onchip_may_run(const jacobi_step_t *s, uint64_t base, 
             return !(d == jacobi_decided_word(k - 1, 1)); /* a later word: k - 1 went on */
         if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start, 1))
             return 0;
-        shardtab_backoff((unsigned)spin - 1);
+        shardtab_pause();
     }
 }
 
