@@ -76,19 +76,21 @@ enum {
 enum { ST_STREAM_ALL_REDUCE = 1, ST_STREAM_BROADCAST = 2, ST_STREAM_ALL_GATHER = 3 };
 
 typedef struct st_coll_phase {
-    int phase;                   /* ST_PHASE_* */
-    int op, type;                /* SHARDTAB_SUM .., SHARDTAB_FLOAT .. */
-    int vec16;                   /* every rank's region is 16-byte aligned */
-    int src_rank;                /* ST_PHASE_COPY: node rank, or -1 for scratch */
-    shardtab_signals_t sig;      /* the table's pads and its library collective */
-    void *const *table;          /* device table of the shards, [node_size] */
-    size_t offset;               /* bytes: where the region starts in every shard */
-    size_t count;                /* elements of the region */
-    size_t begin, end;           /* elements this phase covers */
-    size_t chunk;                /* ST_PHASE_CHUNKS: elements per node rank */
-    void *dst;                   /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
-    void *scratch;               /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
-    uint64_t args[ST_SYNC_ARGS]; /* ST_PHASE_SYNC: what every rank must agree on */
+    int phase;              /* ST_PHASE_* */
+    int op, type;           /* SHARDTAB_SUM .., SHARDTAB_FLOAT .. */
+    int vec16;              /* every rank's region is 16-byte aligned */
+    int src_rank;           /* ST_PHASE_COPY: node rank, or -1 for scratch */
+    shardtab_signals_t sig; /* the table's pads and its library collective */
+    void *const *table;     /* device table of the shards, [node_size] */
+    size_t offset;          /* bytes: where the region starts in every shard */
+    size_t count;           /* elements of the region */
+    size_t begin, end;      /* elements this phase covers */
+    size_t chunk;           /* ST_PHASE_CHUNKS: elements per node rank */
+    void *dst;              /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
+    void *scratch;          /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
+    /* what a sync deposits: what every rank must agree on (ST_SYNC_ARGS words),
+     * then 0 for the data word (ST_PHASE_LL puts its own there) */
+    uint64_t args[SHARDTAB_LIB_COLL_VALUES];
 } st_coll_phase_t;
 
 SHARDTAB_DEVFN size_t st_type_size(int type)
@@ -231,12 +233,11 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t 
  * claim). */
 SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
 {
-    const uint64_t in[SHARDTAB_LIB_COLL_VALUES] = {p->args[0], p->args[1], 0};
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     int status = shardtab_coll_hold_block(&p->sig, &c);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, in, 1, (uint64_t *)0);
+        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0);
     shardtab_coll_release_block(&p->sig, &c);
     return status;
 }
@@ -274,10 +275,16 @@ SHARDTAB_DEVFN void st_ll_unpack(int type, void *region, size_t count, uint64_t 
  * stores (as it does one-block's copy back). */
 SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
 {
-    const uint64_t in[SHARDTAB_LIB_COLL_VALUES] = {p->args[0], p->args[1],
-                                                   st_ll_pack(p->type, p->dst, p->count)};
+    SHARDTAB_BLOCK_SHARED uint64_t in[SHARDTAB_LIB_COLL_VALUES];
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     uint64_t result = 0;
+
+    if (shardtab_block_leader()) { /* the words, in shared memory: no thread's stack */
+        in[0] = p->args[0];
+        in[1] = p->args[1];
+        in[2] = st_ll_pack(p->type, p->dst, p->count);
+    }
+    shardtab_block_sync(); /* in, to every thread */
     int status = shardtab_coll_hold_block(&p->sig, &c);
 
     if (status == SHARDTAB_WAIT_OK)
@@ -301,9 +308,8 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     int status = shardtab_coll_hold_block(&p->sig, &c); /* one claim for both syncs */
 
-    const uint64_t in[SHARDTAB_LIB_COLL_VALUES] = {p->args[0], p->args[1], 0};
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, in, 1, (uint64_t *)0);
+        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0);
     if (status != SHARDTAB_WAIT_OK) {
         shardtab_coll_release_block(&p->sig, &c);
         return status;
@@ -313,7 +319,7 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     q.dst = p->scratch;
     st_body_reduce(&q, thread, threads);
     shardtab_block_sync(); /* every thread's reads of the regions, and its scratch */
-    status = st_body_sync_words(p, &c, in, 0, (uint64_t *)0);
+    status = st_body_sync_words(p, &c, p->args, 0, (uint64_t *)0);
     shardtab_coll_release_block(&p->sig, &c);
     if (status != SHARDTAB_WAIT_OK)
         return status;
