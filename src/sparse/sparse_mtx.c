@@ -1,0 +1,660 @@
+/* sparse_mtx.c - the MatrixMarket reader and writer: the file's lines checked
+ * one by one, then the whole matrix (duplicates, diagonal, symmetry) in CSR. */
+#include "sparse_mtx.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define HEADER_FORM "'%%%%MatrixMarket matrix coordinate real|integer general|symmetric'"
+
+static void set_error(char *err, size_t errlen, const char *format, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err, errlen, format, args);
+    va_end(args);
+}
+
+/* The fewest significant digits that read back to the same double. */
+static void format_double(char *buf, size_t size, double v)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+/* ---- lines and fields ---------------------------------------------------------------------- */
+
+typedef struct reader {
+    const char *path;
+    FILE *file;
+    char *line;
+    size_t capacity;
+    long long lineno; /* of the line last read */
+    char *err;
+    size_t errlen;
+} reader_t;
+
+/* The next line, its end of line removed: 1, or 0 at the end of the file, -1 on a read error. */
+static int read_line(reader_t *r)
+{
+    errno = 0;
+    ssize_t length = getline(&r->line, &r->capacity, r->file);
+    if (length < 0) {
+        if (ferror(r->file)) {
+            set_error(r->err, r->errlen, "%s:%lld: read error: %s", r->path, r->lineno + 1,
+                      strerror(errno ? errno : EIO));
+            return -1;
+        }
+        return 0;
+    }
+    r->lineno++;
+    while (length > 0 && (r->line[length - 1] == '\n' || r->line[length - 1] == '\r'))
+        r->line[--length] = '\0';
+    return 1;
+}
+
+/* Splits s at blanks: the number of fields, the first max of them in field[]. */
+static int split_fields(char *s, char **field, int max)
+{
+    int count = 0;
+    for (char *save = NULL, *f = strtok_r(s, " \t\r\v\f", &save); f;
+         f = strtok_r(NULL, " \t\r\v\f", &save)) {
+        if (count < max)
+            field[count] = f;
+        count++;
+    }
+    return count;
+}
+
+static int is_blank(const char *s)
+{
+    return s[strspn(s, " \t\r\v\f")] == '\0';
+}
+
+/* A decimal integer filling the whole field: 0, 1 not an integer, 2 past int64. */
+static int parse_int64(const char *field, int64_t *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(field, &end, 10);
+    if (end == field || *end != '\0')
+        return 1;
+    if (errno == ERANGE)
+        return 2;
+    *v = x;
+    return 0;
+}
+
+/* ---- the header ---------------------------------------------------------------------------- */
+
+typedef struct header {
+    int integer;   /* field integer, else real */
+    int symmetric; /* symmetry symmetric, else general */
+} header_t;
+
+static int match(const char *word, const char *const *words, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(word, words[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int read_header(reader_t *r, header_t *h)
+{
+    int got = read_line(r);
+    if (got < 0)
+        return -1;
+    if (got == 0) {
+        set_error(r->err, r->errlen, "%s:1: empty file: expected the header " HEADER_FORM, r->path);
+        return -1;
+    }
+    char *field[5];
+    int count = split_fields(r->line, field, 5);
+    if (count == 0 || strcasecmp(field[0], "%%MatrixMarket") != 0) {
+        set_error(r->err, r->errlen,
+                  "%s:1: not a MatrixMarket file: the first line must be the header " HEADER_FORM,
+                  r->path);
+        return -1;
+    }
+    if (count != 5) {
+        set_error(r->err, r->errlen,
+                  "%s:1: bad header: %d words after %%%%MatrixMarket, expected 4: " HEADER_FORM,
+                  r->path, count - 1);
+        return -1;
+    }
+    if (strcasecmp(field[1], "matrix") != 0) {
+        set_error(r->err, r->errlen, "%s:1: object '%.40s' is not supported: expected 'matrix'",
+                  r->path, field[1]);
+        return -1;
+    }
+    static const char *const formats[] = {"coordinate", "array"};
+    switch (match(field[2], formats, 2)) {
+    case 0:
+        break;
+    case 1:
+        set_error(r->err, r->errlen,
+                  "%s:1: format 'array' is not supported: only 'coordinate' (sparse) matrices "
+                  "are read",
+                  r->path);
+        return -1;
+    default:
+        set_error(r->err, r->errlen, "%s:1: unknown format '%.40s': expected 'coordinate'", r->path,
+                  field[2]);
+        return -1;
+    }
+    static const char *const fields[] = {"real", "integer", "pattern", "complex"};
+    switch (match(field[3], fields, 4)) {
+    case 0:
+    case 1:
+        h->integer = strcasecmp(field[3], "integer") == 0;
+        break;
+    case 2:
+    case 3:
+        set_error(r->err, r->errlen,
+                  "%s:1: field '%s' is not supported: the solver needs real values ('real' or "
+                  "'integer')",
+                  r->path, field[3]);
+        return -1;
+    default:
+        set_error(r->err, r->errlen, "%s:1: unknown field '%.40s': expected 'real' or 'integer'",
+                  r->path, field[3]);
+        return -1;
+    }
+    static const char *const symmetries[] = {"general", "symmetric", "hermitian", "skew-symmetric"};
+    switch (match(field[4], symmetries, 4)) {
+    case 0:
+    case 1:
+        h->symmetric = strcasecmp(field[4], "symmetric") == 0;
+        break;
+    case 2:
+    case 3:
+        set_error(r->err, r->errlen,
+                  "%s:1: symmetry '%s' is not supported: the solver needs a symmetric positive "
+                  "definite real matrix ('general' or 'symmetric')",
+                  r->path, field[4]);
+        return -1;
+    default:
+        set_error(r->err, r->errlen,
+                  "%s:1: unknown symmetry '%.40s': expected 'general' or 'symmetric'", r->path,
+                  field[4]);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the size line --------------------------------------------------------------------------- */
+
+static int read_size(reader_t *r, const header_t *h, int64_t *rows, int64_t *entries)
+{
+    int got;
+    /* comments and blank lines may stand between the header and the size line */
+    while ((got = read_line(r)) > 0 && (r->line[0] == '%' || is_blank(r->line)))
+        ;
+    if (got < 0)
+        return -1;
+    if (got == 0) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: end of file before the size line 'rows columns entries'", r->path,
+                  r->lineno);
+        return -1;
+    }
+    char *field[3];
+    int64_t size[3];
+    int count = split_fields(r->line, field, 3);
+    if (count != 3) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: bad size line: %d fields, expected 3: 'rows columns entries'", r->path,
+                  r->lineno, count);
+        return -1;
+    }
+    for (int i = 0; i < 3; i++) {
+        int bad = parse_int64(field[i], &size[i]);
+        if (bad == 2) {
+            set_error(r->err, r->errlen, "%s:%lld: size '%.40s' is out of the 64-bit range",
+                      r->path, r->lineno, field[i]);
+            return -1;
+        }
+        if (bad || size[i] < (i < 2 ? 1 : 0)) {
+            set_error(r->err, r->errlen,
+                      "%s:%lld: bad size line: '%.40s' is not a %s integer: expected 'rows "
+                      "columns entries'",
+                      r->path, r->lineno, field[i], i < 2 ? "positive" : "non-negative");
+            return -1;
+        }
+    }
+    if (size[0] != size[1]) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: the matrix is %lld x %lld: the solver needs a square matrix", r->path,
+                  r->lineno, (long long)size[0], (long long)size[1]);
+        return -1;
+    }
+    if (size[0] > SPARSE_ROWS_MAX) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: %lld rows exceed %lld, the most that 32-bit column indices hold",
+                  r->path, r->lineno, (long long)size[0], (long long)SPARSE_ROWS_MAX);
+        return -1;
+    }
+    /* rows < 2^31: neither product overflows, nor does a symmetric file's mirroring */
+    const int64_t most = h->symmetric ? size[0] * (size[0] + 1) / 2 : size[0] * size[0];
+    if (size[2] > most) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: %lld entries declared, more than the %lld that a %lld x %lld %s "
+                  "holds",
+                  r->path, r->lineno, (long long)size[2], (long long)most, (long long)size[0],
+                  (long long)size[0], h->symmetric ? "lower triangle" : "matrix");
+        return -1;
+    }
+    /* so that a file of a few lines never costs the rows' arrays of the size it claims */
+    if (size[2] < size[0]) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: %lld entries cannot hold the diagonal of a %lld x %lld matrix: the "
+                  "solver needs every diagonal > 0 (positive definite)",
+                  r->path, r->lineno, (long long)size[2], (long long)size[0], (long long)size[0]);
+        return -1;
+    }
+    *rows = size[0];
+    *entries = size[2];
+    return 0;
+}
+
+/* ---- the entry lines ------------------------------------------------------------------------- */
+
+typedef struct entries {
+    int64_t count, capacity;
+    sparse_col_t *row, *col; /* 0-based */
+    double *val;
+    long long *line;
+} entries_t;
+
+static void entries_free(entries_t *e)
+{
+    free(e->row);
+    free(e->col);
+    free(e->val);
+    free(e->line);
+    memset(e, 0, sizeof *e);
+}
+
+/* Room for one more of at most `declared`, grown by doubling, so that a short
+ * file declaring many entries costs what it holds. */
+static int entries_reserve(entries_t *e, int64_t declared)
+{
+    if (e->count < e->capacity)
+        return 0;
+    int64_t capacity = e->capacity ? 2 * e->capacity : 1024;
+    if (capacity > declared)
+        capacity = declared;
+    if ((uint64_t)capacity > SIZE_MAX / sizeof(double))
+        return -1;
+    void *row = realloc(e->row, (size_t)capacity * sizeof *e->row);
+    if (row)
+        e->row = row;
+    void *col = realloc(e->col, (size_t)capacity * sizeof *e->col);
+    if (col)
+        e->col = col;
+    void *val = realloc(e->val, (size_t)capacity * sizeof *e->val);
+    if (val)
+        e->val = val;
+    void *line = realloc(e->line, (size_t)capacity * sizeof *e->line);
+    if (line)
+        e->line = line;
+    if (!row || !col || !val || !line)
+        return -1;
+    e->capacity = capacity;
+    return 0;
+}
+
+/* One entry line into e: 0, or -1 with the message. */
+static int parse_entry(reader_t *r, const header_t *h, int64_t rows, entries_t *e)
+{
+    char *field[3];
+    int count = split_fields(r->line, field, 3);
+    if (count != 3) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: bad entry line: %d fields, expected 3: 'row column value'", r->path,
+                  r->lineno, count);
+        return -1;
+    }
+    int64_t index[2];
+    static const char *const names[] = {"row", "column"};
+    for (int i = 0; i < 2; i++) {
+        int bad = parse_int64(field[i], &index[i]);
+        if (bad == 1) {
+            set_error(r->err, r->errlen,
+                      "%s:%lld: bad entry line: %s index '%.40s' is not an integer", r->path,
+                      r->lineno, names[i], field[i]);
+            return -1;
+        }
+        if (bad == 2 || index[i] < 1 || index[i] > rows) {
+            set_error(r->err, r->errlen, "%s:%lld: %s index %.40s is out of range 1..%lld", r->path,
+                      r->lineno, names[i], field[i], (long long)rows);
+            return -1;
+        }
+    }
+    if (h->symmetric && index[0] < index[1]) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: entry (%lld, %lld) lies above the diagonal: a symmetric file holds "
+                  "the lower triangle only (row >= column)",
+                  r->path, r->lineno, (long long)index[0], (long long)index[1]);
+        return -1;
+    }
+    double value;
+    if (h->integer) {
+        int64_t v;
+        int bad = parse_int64(field[2], &v);
+        /* beyond 2^53 a double no longer holds every integer */
+        if (bad == 1) {
+            set_error(r->err, r->errlen,
+                      "%s:%lld: bad entry line: value '%.40s' is not an integer (field "
+                      "'integer')",
+                      r->path, r->lineno, field[2]);
+            return -1;
+        }
+        if (bad == 2 || v > (INT64_C(1) << 53) || v < -(INT64_C(1) << 53)) {
+            set_error(r->err, r->errlen,
+                      "%s:%lld: value %.40s is beyond 2^53: a double does not hold it exactly",
+                      r->path, r->lineno, field[2]);
+            return -1;
+        }
+        value = (double)v;
+    } else {
+        char *end;
+        value = strtod(field[2], &end);
+        if (end == field[2] || *end != '\0') {
+            set_error(r->err, r->errlen,
+                      "%s:%lld: bad entry line: value '%.40s' is not a real number", r->path,
+                      r->lineno, field[2]);
+            return -1;
+        }
+        if (!isfinite(value)) {
+            set_error(r->err, r->errlen, "%s:%lld: value '%.40s' is not a finite number", r->path,
+                      r->lineno, field[2]);
+            return -1;
+        }
+    }
+    e->row[e->count] = (sparse_col_t)(index[0] - 1);
+    e->col[e->count] = (sparse_col_t)(index[1] - 1);
+    e->val[e->count] = value;
+    e->line[e->count] = r->lineno;
+    e->count++;
+    return 0;
+}
+
+static int read_entries(reader_t *r, const header_t *h, int64_t rows, int64_t declared,
+                        entries_t *e)
+{
+    int got;
+    while ((got = read_line(r)) > 0) {
+        if (is_blank(r->line))
+            continue;
+        if (r->line[0] == '%') {
+            set_error(r->err, r->errlen,
+                      "%s:%lld: a comment after the size line: MatrixMarket allows comments "
+                      "only between the header and the size line",
+                      r->path, r->lineno);
+            return -1;
+        }
+        if (e->count == declared) {
+            set_error(r->err, r->errlen,
+                      "%s:%lld: more entry lines than the %lld the size line declares", r->path,
+                      r->lineno, (long long)declared);
+            return -1;
+        }
+        if (entries_reserve(e, declared) != 0) {
+            set_error(r->err, r->errlen, "%s:%lld: out of memory for %lld entries", r->path,
+                      r->lineno, (long long)declared);
+            return -1;
+        }
+        if (parse_entry(r, h, rows, e) != 0)
+            return -1;
+    }
+    if (got < 0)
+        return -1;
+    if (e->count < declared) {
+        set_error(r->err, r->errlen,
+                  "%s:%lld: end of file after %lld of the %lld entry lines the size line "
+                  "declares",
+                  r->path, r->lineno, (long long)e->count, (long long)declared);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the matrix: rows in order, then its checks --------------------------------------------- */
+
+typedef struct slot {
+    long long line;
+    double val;
+    sparse_col_t col;
+} slot_t;
+
+static int slot_order(const void *a, const void *b)
+{
+    const slot_t *x = a, *y = b;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* The entries into CSR, a symmetric file's mirrored, each row sorted by
+ * column (then line, so that a duplicate names its first line); *lines the
+ * line of each stored entry. */
+static int build(reader_t *r, const header_t *h, int64_t rows, const entries_t *e, sparse_csr_t *a,
+                 long long **lines)
+{
+    int64_t stored = e->count;
+    if (h->symmetric)
+        for (int64_t k = 0; k < e->count; k++)
+            stored += e->row[k] != e->col[k];
+    slot_t *slots = NULL;
+    int64_t *next = NULL;
+    *lines = NULL;
+    if ((uint64_t)stored > SIZE_MAX / sizeof *slots || sparse_csr_alloc(a, rows, stored) != 0 ||
+        !(slots = malloc(stored ? (size_t)stored * sizeof *slots : 1)) ||
+        !(*lines = malloc(stored ? (size_t)stored * sizeof **lines : 1)) ||
+        !(next = malloc((size_t)rows * sizeof *next))) {
+        free(slots);
+        free(*lines);
+        *lines = NULL;
+        sparse_csr_free(a);
+        set_error(r->err, r->errlen, "%s: out of memory for %lld stored entries", r->path,
+                  (long long)stored);
+        return -1;
+    }
+    /* counting sort by row: row_ptr[i + 1] counts row i, then the prefix sums */
+    memset(a->row_ptr, 0, ((size_t)rows + 1) * sizeof *a->row_ptr);
+    for (int64_t k = 0; k < e->count; k++) {
+        a->row_ptr[e->row[k] + 1]++;
+        if (h->symmetric && e->row[k] != e->col[k])
+            a->row_ptr[e->col[k] + 1]++;
+    }
+    for (int64_t i = 0; i < rows; i++)
+        a->row_ptr[i + 1] += a->row_ptr[i];
+    memcpy(next, a->row_ptr, (size_t)rows * sizeof *next);
+    for (int64_t k = 0; k < e->count; k++) {
+        slots[next[e->row[k]]++] = (slot_t){e->line[k], e->val[k], e->col[k]};
+        if (h->symmetric && e->row[k] != e->col[k])
+            slots[next[e->col[k]]++] = (slot_t){e->line[k], e->val[k], e->row[k]};
+    }
+    free(next);
+    for (int64_t i = 0; i < rows; i++) {
+        slot_t *row = slots + a->row_ptr[i];
+        int64_t n = a->row_ptr[i + 1] - a->row_ptr[i];
+        int sorted = 1;
+        for (int64_t k = 1; k < n && sorted; k++)
+            sorted = slot_order(&row[k - 1], &row[k]) < 0;
+        if (!sorted)
+            qsort(row, (size_t)n, sizeof *row, slot_order);
+    }
+    for (int64_t k = 0; k < stored; k++) {
+        a->col[k] = slots[k].col;
+        a->val[k] = slots[k].val;
+        (*lines)[k] = slots[k].line;
+    }
+    free(slots);
+    return 0;
+}
+
+/* The entry (i, j) of a, or -1: a binary search of row i. */
+static int64_t find(const sparse_csr_t *a, int64_t i, int64_t j)
+{
+    int64_t lo = a->row_ptr[i], hi = a->row_ptr[i + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (a->col[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < a->row_ptr[i + 1] && a->col[lo] == j ? lo : -1;
+}
+
+static int check(reader_t *r, const header_t *h, const sparse_csr_t *a, const long long *lines)
+{
+    for (int64_t i = 0; i < a->nrows; i++)
+        for (int64_t k = a->row_ptr[i] + 1; k < a->row_ptr[i + 1]; k++)
+            if (a->col[k] == a->col[k - 1]) {
+                /* a symmetric file's mirror names the entry as the file has it */
+                long long row = i + 1, col = a->col[k] + 1;
+                if (h->symmetric && row < col) {
+                    long long swap = row;
+                    row = col;
+                    col = swap;
+                }
+                set_error(r->err, r->errlen,
+                          "%s:%lld: duplicate entry (%lld, %lld), first at line %lld", r->path,
+                          lines[k], row, col, lines[k - 1]);
+                return -1;
+            }
+    for (int64_t i = 0; i < a->nrows; i++) {
+        int64_t k = find(a, i, i);
+        if (k < 0) {
+            set_error(r->err, r->errlen,
+                      "%s: row %lld has no diagonal entry: the solver needs every diagonal > 0 "
+                      "(positive definite)",
+                      r->path, (long long)i + 1);
+            return -1;
+        }
+        if (!(a->val[k] > 0)) {
+            char value[32];
+            format_double(value, sizeof value, a->val[k]);
+            set_error(r->err, r->errlen,
+                      "%s:%lld: diagonal entry (%lld, %lld) = %s is not positive: the solver "
+                      "needs every diagonal > 0 (positive definite)",
+                      r->path, lines[k], (long long)i + 1, (long long)i + 1, value);
+            return -1;
+        }
+    }
+    if (h->symmetric)
+        return 0; /* mirrored: symmetric as built */
+    for (int64_t i = 0; i < a->nrows; i++)
+        for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+            const int64_t j = a->col[k];
+            if (j == i)
+                continue;
+            const int64_t m = find(a, j, i);
+            const double mirror = m < 0 ? 0.0 : a->val[m];
+            if (a->val[k] == mirror)
+                continue;
+            char value[32], other[32];
+            format_double(value, sizeof value, a->val[k]);
+            format_double(other, sizeof other, mirror);
+            if (m < 0)
+                set_error(r->err, r->errlen,
+                          "%s:%lld: not symmetric: entry (%lld, %lld) = %s but (%lld, %lld) is "
+                          "absent (0)",
+                          r->path, lines[k], (long long)i + 1, (long long)j + 1, value,
+                          (long long)j + 1, (long long)i + 1);
+            else
+                set_error(r->err, r->errlen,
+                          "%s:%lld: not symmetric: entry (%lld, %lld) = %s but (%lld, %lld) = %s "
+                          "at line %lld",
+                          r->path, lines[k], (long long)i + 1, (long long)j + 1, value,
+                          (long long)j + 1, (long long)i + 1, other, lines[m]);
+            return -1;
+        }
+    return 0;
+}
+
+int sparse_mtx_read(const char *path, sparse_csr_t *a, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    reader_t r = {path, fopen(path, "r"), NULL, 0, 0, err, errlen};
+    if (!r.file) {
+        set_error(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    header_t h = {0, 0};
+    int64_t rows = 0, declared = 0;
+    entries_t e = {0, 0, NULL, NULL, NULL, NULL};
+    long long *lines = NULL;
+    int status = -1;
+    if (read_header(&r, &h) == 0 && read_size(&r, &h, &rows, &declared) == 0 &&
+        read_entries(&r, &h, rows, declared, &e) == 0) {
+        free(r.line); /* the lines are read: what is left is memory */
+        r.line = NULL;
+        fclose(r.file);
+        r.file = NULL;
+        if (build(&r, &h, rows, &e, a, &lines) == 0) {
+            entries_free(&e);
+            status = check(&r, &h, a, lines);
+            if (status != 0)
+                sparse_csr_free(a);
+        }
+    }
+    entries_free(&e);
+    free(lines);
+    free(r.line);
+    if (r.file)
+        fclose(r.file);
+    return status;
+}
+
+int sparse_mtx_write(const char *path, const sparse_csr_t *a, sparse_mtx_symmetry_t symmetry,
+                     char *err, size_t errlen)
+{
+    const int symmetric = symmetry == SPARSE_MTX_SYMMETRIC;
+    int64_t count = 0;
+    for (int64_t i = 0; i < a->nrows; i++)
+        for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+            count += !symmetric || a->col[k] <= i;
+    FILE *file = fopen(path, "w");
+    if (!file) {
+        set_error(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(file, "%%%%MatrixMarket matrix coordinate real %s\n",
+            symmetric ? "symmetric" : "general");
+    fprintf(file, "%% %lld x %lld, %s\n", (long long)a->nrows, (long long)a->nrows,
+            symmetric ? "the lower triangle" : "every entry");
+    fprintf(file, "%lld %lld %lld\n", (long long)a->nrows, (long long)a->nrows, (long long)count);
+    char value[32];
+    for (int64_t i = 0; i < a->nrows; i++)
+        for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+            if (!symmetric || a->col[k] <= i) {
+                format_double(value, sizeof value, a->val[k]);
+                fprintf(file, "%lld %lld %s\n", (long long)i + 1, (long long)a->col[k] + 1, value);
+            }
+    int failed = ferror(file);
+    int saved = errno;
+    if (fclose(file) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
+    }
+    if (failed) {
+        set_error(err, errlen, "%s: write error: %s", path, strerror(saved ? saved : EIO));
+        return -1;
+    }
+    return 0;
+}
