@@ -46,6 +46,15 @@ int lat_ll_pingpong_launch(const shardtab_signals_t *sig, void *const *table, co
  * holds the collective for the loop (one claim a kernel). */
 int lat_all_reduce_launch(const shardtab_signals_t *sig, const double *in, double *out, int iters,
                           int held, uint64_t *ticks, int *status, void *stream);
+/* The order of lat_load_chain_launch's loads: relaxed at system scope (the
+ * signals' polls), relaxed at device scope, an LL word's load (the
+ * collectives' and the LL puts' waits). */
+enum { LAT_LOAD_SYSTEM = 0, LAT_LOAD_DEVICE = 1, LAT_LOAD_LL = 2 };
+/* One thread's `iters` dependent loads through ring (device memory: ring[i]
+ * the index of the next, the low 32 bits of an LL word), each waiting for
+ * the one before: ticks[0] (device memory) the ticks they took, ticks[1]
+ * the index they ended at. */
+int lat_load_chain_launch(uint64_t *ring, int how, int iters, uint64_t *ticks, void *stream);
 /* One empty kernel of one block on stream (the host backend: nothing): the
  * floor of a stream-ordered call's launch. */
 int lat_empty_launch(void *stream);

@@ -56,6 +56,18 @@ extern "C" int lat_all_reduce_launch(const shardtab_signals_t *sig, const double
     return (int)hipGetLastError();
 }
 
+__global__ void lat_load_chain_kernel(uint64_t *ring, int how, int iters, uint64_t *ticks)
+{
+    lat_load_chain_block(ring, how, iters, ticks);
+}
+
+extern "C" int lat_load_chain_launch(uint64_t *ring, int how, int iters, uint64_t *ticks,
+                                     void *stream)
+{
+    lat_load_chain_kernel<<<1, 32, 0, (hipStream_t)stream>>>(ring, how, iters, ticks);
+    return (int)hipGetLastError();
+}
+
 __global__ void lat_empty_kernel(void) {}
 
 extern "C" int lat_empty_launch(void *stream)

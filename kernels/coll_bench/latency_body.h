@@ -84,4 +84,21 @@ SHARDTAB_DEVFN int lat_all_reduce_block(const shardtab_signals_t *s, const doubl
     return status;
 }
 
+/* One thread: `iters` loads through ring, each at the index the one before
+ * returned (so each waits for the last), with the order of `how`
+ * (LAT_LOAD_*); ticks[0] the ticks they took, ticks[1] where they ended. */
+SHARDTAB_DEVFN void lat_load_chain_block(uint64_t *ring, int how, int iters, uint64_t *ticks)
+{
+    if (!shardtab_block_leader())
+        return;
+    uint64_t at = 0;
+    const uint64_t t0 = shardtab_clock();
+    for (int i = 0; i < iters; i++)
+        at = how == LAT_LOAD_SYSTEM   ? shardtab_load_relaxed_system(ring + at)
+             : how == LAT_LOAD_DEVICE ? shardtab_load_relaxed_device(ring + at)
+                                      : (uint64_t)(uint32_t)shardtab_ll_load(ring + at);
+    ticks[0] = shardtab_clock() - t0;
+    ticks[1] = at;
+}
+
 #endif /* COLL_BENCH_LATENCY_BODY_H */

@@ -2,7 +2,9 @@
  *
  * PURPOSE  First the device side, timed inside one kernel: the device-side
  *          all-reduce of one double (shardtab_all_reduce_block), calls back
- *          to back, and put with signal between node ranks 0 and 1 block to
+ *          to back; one thread's dependent loads of device memory at each
+ *          order the waits use (a poll's floor); and put with signal
+ *          between node ranks 0 and 1 block to
  *          block (a ping-pong, 8 B to 64 KiB: half the round trip), then the
  *          same ping-pong with LL puts (shardtab_put_ll_block and
  *          _wait_ll_block: the flag in every word, no fence), every
@@ -285,6 +287,42 @@ static shardtab_status_t device_all_reduce(cb_ctx_t *c, cb_device_t *d, int iter
     return status;
 }
 
+/* One thread's dependent loads of device memory (lat_load_chain_launch),
+ * each order in turn: ns[how] a load, the median of 5 launches after one of
+ * warm-up; every chain checked to end where the ring says. The ring is the
+ * first words of d->out. */
+static shardtab_status_t device_loads(cb_ctx_t *c, cb_device_t *d, int iters, double ns[3])
+{
+    enum { RING = 64, RUNS = 5 };
+    const int m = iters < RING ? iters : RING, loads = 10000;
+    uint64_t ring[RING], got[2];
+    double t[RUNS];
+    shardtab_status_t status;
+
+    for (int i = 0; i < m; i++)
+        ring[i] = (uint64_t)((i + 1) % m);
+    status = shardtab_memcpy_to_device(d->out, ring, (size_t)m * sizeof *ring);
+    for (int how = 0; how < 3 && status == SHARDTAB_SUCCESS; how++) {
+        for (int r = -1; r < RUNS && status == SHARDTAB_SUCCESS; r++) {
+            if (lat_load_chain_launch((uint64_t *)d->out, how, loads, d->ticks, c->stream) != 0)
+                status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "the load chain's launch failed");
+            if (status == SHARDTAB_SUCCESS)
+                status = shardtab_stream_synchronize(c->stream);
+            if (status == SHARDTAB_SUCCESS)
+                status = shardtab_memcpy_to_host(got, d->ticks, sizeof got);
+            if (status == SHARDTAB_SUCCESS && got[1] != (uint64_t)(loads % m))
+                status =
+                    shardtab_error_set(SHARDTAB_ERR_VERIFY, "the load chain ended at %llu, not %d",
+                                       (unsigned long long)got[1], loads % m);
+            if (r >= 0)
+                t[r] = (double)got[0] / lat_clock_hz() * 1e9 / loads;
+        }
+        if (status == SHARDTAB_SUCCESS)
+            ns[how] = median_of(t, RUNS);
+    }
+    return status;
+}
+
 /* A ping-pong's end, on every rank: what node ranks 0 and 1 (`runs`) got at
  * `got` (device memory, `bytes`) against what the other put; rank 0's round
  * trips into us (half of each); the floats that differ, summed over the
@@ -437,6 +475,15 @@ static shardtab_status_t device_side(cb_ctx_t *c, const cb_options_t *o, int ran
                    "result verified\n",
                    LAT_THREADS, held ? "held: one claim a kernel" : "a claim a call", us[0], us[1],
                    us[2], slowest);
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        double ns[3] = {0, 0, 0};
+        status = device_loads(c, &d, iters, ns);
+        if (status == SHARDTAB_SUCCESS && rank == 0)
+            printf("#   one thread's dependent loads of device memory, a load: relaxed at system "
+                   "scope %.0f ns, at device scope %.0f ns, an LL word's %.0f ns\n",
+                   ns[0], ns[1], ns[2]);
+        status = shardtab_agree(MPI_COMM_WORLD, status);
     }
     if (status == SHARDTAB_SUCCESS && rank == 0) {
         if (n >= 2 && most >= 8)
