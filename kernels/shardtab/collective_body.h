@@ -37,12 +37,14 @@
 
 /* The library's own collective, after the user slots of every pad
  * (shardtab_signals_t.lib_first): each ST_PHASE_SYNC is one call of it, of
- * kind SHARDTAB_COLL_STREAM, carrying this many words: the call's arguments
- * (ST_SYNC_ARGS of them, which every rank must match), then one word of data
- * (ST_PHASE_LL's region; 0 otherwise). Every sync carries all of them, so
- * that every call's deposit looks alike and only the arguments tell calls
- * apart (a refusal then names them); the deposit is still one chunk of eight
- * words (shardtab_coll_take). */
+ * kind SHARDTAB_COLL_STREAM, carrying the call's arguments (ST_SYNC_ARGS
+ * words, which every rank must match); ST_PHASE_LL's carries one word of
+ * data after them, SHARDTAB_LIB_COLL_VALUES in all. A sync deposits its
+ * arguments alone: each value more is two LL words more to every rank, and
+ * on one H200 a sync of three values cost 0.5 us more than one of two
+ * (docs/performance.md). Two ranks whose calls differ in that their syncs
+ * carry values or not are told apart by the descriptor's count, and the
+ * refusal says so (failure.c). */
 #define SHARDTAB_LIB_COLL_VALUES 3
 #define ST_SYNC_ARGS 2
 /* the most bytes of a region ST_PHASE_LL carries: its one word of data */
@@ -88,8 +90,7 @@ typedef struct st_coll_phase {
     size_t chunk;           /* ST_PHASE_CHUNKS: elements per node rank */
     void *dst;              /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
     void *scratch;          /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
-    /* what a sync deposits: what every rank must agree on (ST_SYNC_ARGS words),
-     * then 0 for the data word (ST_PHASE_LL puts its own there) */
+    /* what every rank must agree on, then (ST_PHASE_LL's place for) a data word */
     uint64_t args[SHARDTAB_LIB_COLL_VALUES];
 } st_coll_phase_t;
 
@@ -186,7 +187,8 @@ SHARDTAB_DEVFN void st_body_copy(const st_coll_phase_t *p, size_t thread, size_t
 }
 
 /* A sync, every thread of one block: deposit the words `in` (the call's
- * arguments, then its word of data), wait for every rank's, and refuse a rank
+ * arguments; with `data`, its word of data after them), wait for every
+ * rank's, and refuse a rank
  * whose arguments differ (SHARDTAB_WAIT_MISMATCH, the record's slot naming
  * which argument, its "ticks" the rank). `ordered`: released and acquired at
  * system scope, so that every rank's earlier phases (their stores, the
@@ -199,30 +201,27 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t 
 {
     SHARDTAB_BLOCK_SHARED uint64_t all[SHARDTAB_LIB_COLL_VALUES * 1024];
     const int n = p->sig.node_size;
-    int status =
-        shardtab_coll_deposit_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64,
-                                    0, in, SHARDTAB_LIB_COLL_VALUES, ordered);
+    const int count = data ? SHARDTAB_LIB_COLL_VALUES : ST_SYNC_ARGS;
+    int status = shardtab_coll_deposit_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
+                                             SHARDTAB_INT64, 0, in, count, ordered);
 
     if (status == SHARDTAB_WAIT_OK)
-        status =
-            shardtab_coll_gather_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
-                                       SHARDTAB_INT64, 0, all, SHARDTAB_LIB_COLL_VALUES, ordered);
+        status = shardtab_coll_gather_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
+                                            SHARDTAB_INT64, 0, all, count, ordered);
     if (status != SHARDTAB_WAIT_OK)
         return status;
     for (int r = 0; r < n; r++)
         for (int a = 0; a < ST_SYNC_ARGS; a++)
-            if (all[r * SHARDTAB_LIB_COLL_VALUES + a] != in[a]) {
+            if (all[r * count + a] != in[a]) {
                 if (shardtab_block_leader())
                     shardtab_give_up_as(&p->sig, SHARDTAB_WAIT_MISMATCH, p->sig.lib_first + a,
-                                        ST_CMP_STREAM_ARGS, in[a],
-                                        all[r * SHARDTAB_LIB_COLL_VALUES + a], (uint64_t)r);
+                                        ST_CMP_STREAM_ARGS, in[a], all[r * count + a], (uint64_t)r);
                 return SHARDTAB_WAIT_MISMATCH;
             }
     if (data) {
         uint64_t acc = all[ST_SYNC_ARGS];
         for (int r = 1; r < n; r++)
-            acc =
-                st_combine8(p->op, p->type, acc, all[r * SHARDTAB_LIB_COLL_VALUES + ST_SYNC_ARGS]);
+            acc = st_combine8(p->op, p->type, acc, all[r * count + ST_SYNC_ARGS]);
         *data = acc;
     }
     return SHARDTAB_WAIT_OK;

@@ -60,6 +60,17 @@ static void describe_stream_call(uint64_t word, char *out, size_t bytes)
              st_call_algo_name(w.algo), (unsigned long long)w.count);
 }
 
+/* What a library sync's descriptor says its call was: the 8-byte one-block
+ * deposits the call's values beside its arguments, every other sync its
+ * arguments alone (collective_body.h). */
+static const char *sync_kind(uint64_t call)
+{
+    return shardtab_coll_call_unpack(call).count == SHARDTAB_LIB_COLL_VALUES
+               ? "an all-reduce of at most 8 bytes (one-block, its values in its sync's words)"
+               : "a call whose sync carries no values (an all-reduce of more than 8 bytes or "
+                 "another algorithm, a broadcast, an all-gather)";
+}
+
 /* A stream-ordered collective whose ranks' calls differ (ST_PHASE_SYNC). */
 static shardtab_status_t stream_call_failure(const shardtab_t *t, const uint64_t *header,
                                              uint64_t peer, int peer_rank)
@@ -127,6 +138,18 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
                            "order",
                            where, t->node_rank, (unsigned long long)want, (unsigned long long)peer,
                            peer_rank, (unsigned long long)seen);
+        if (header[SHARDTAB_PAD_ERR_SLOT] >=
+                (uint64_t)(SHARDTAB_PAD_HEADER + t->node_size + t->signal_slots) &&
+            shardtab_coll_call_unpack(want).kind == SHARDTAB_COLL_STREAM &&
+            shardtab_coll_call_unpack(seen).kind == SHARDTAB_COLL_STREAM)
+            /* the library's syncs: one carrying its values, one not */
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "the ranks disagree on a stream-ordered collective: node rank %d made "
+                           "%s, node rank %llu (rank %d) %s; every rank must make the same calls, "
+                           "in the same order, with the same arguments (SHARDTAB_ALL_REDUCE_ALGO "
+                           "and _CUTOVER too)",
+                           t->node_rank, sync_kind(want), (unsigned long long)peer, peer_rank,
+                           sync_kind(seen));
         describe_call(want, mine, sizeof mine);
         describe_call(seen, theirs, sizeof theirs);
         return st_fail(SHARDTAB_ERR_INVALID_ARG,

@@ -232,6 +232,19 @@ static void test_device_collective_records_name_the_peer_and_both_calls(void **s
                "all-gather (op min, type float, root 9, count 1), node rank 7 (rank -1) kind 6 (op "
                "op 3, type type 3, root 1023, count 32767); every rank of the node must make the "
                "same calls, in the same order");
+    /* the library's syncs: one with its values (the 8-byte one-block), one without */
+    record(SHARDTAB_WAIT_MISMATCH, FIRST_LIB + 9, SHARDTAB_CMP_EQ,
+           shardtab_coll_call(SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64, 0,
+                              SHARDTAB_LIB_COLL_VALUES),
+           shardtab_coll_call(SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64, 0, ST_SYNC_ARGS),
+           2);
+    check_says(SHARDTAB_ERR_INVALID_ARG,
+               "the ranks disagree on a stream-ordered collective: node rank 1 made an all-reduce "
+               "of at most 8 bytes (one-block, its values in its sync's words), node rank 2 (rank "
+               "6) a call whose sync carries no values (an all-reduce of more than 8 bytes or "
+               "another algorithm, a broadcast, an all-gather); every rank must make the same "
+               "calls, in the same order, with the same arguments (SHARDTAB_ALL_REDUCE_ALGO and "
+               "_CUTOVER too)");
 }
 
 static void test_stream_collective_records_spell_both_call_words(void **state)
