@@ -1,22 +1,12 @@
 /* sparse_cg.c - the reference conjugate gradient: the textbook loop, nothing
  * reordered, so that a reader can check it line by line against the paper. */
 #include "sparse_cg.h"
+#include "sparse_error.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_error(char *err, size_t errlen, const char *format, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err, errlen, format, args);
-    va_end(args);
-}
 
 static double dot(int64_t n, const double *u, const double *v)
 {
@@ -32,8 +22,8 @@ int sparse_cg_solve(const sparse_csr_t *a, const double *b, double tol, int64_t 
     const int64_t n = a->nrows;
     memset(result, 0, sizeof *result);
     if (!(tol >= 0) || niter < 0) {
-        set_error(err, errlen, "cg: tol %g must be >= 0 and niter %lld >= 0", tol,
-                  (long long)niter);
+        sparse_set_error(err, errlen, "cg: tol %g must be >= 0 and niter %lld >= 0", tol,
+                         (long long)niter);
         return -1;
     }
     const size_t bytes = (size_t)(n ? n : 1) * sizeof(double);
@@ -42,7 +32,8 @@ int sparse_cg_solve(const sparse_csr_t *a, const double *b, double tol, int64_t 
         free(r);
         free(p);
         free(ap);
-        set_error(err, errlen, "cg: out of memory for 3 vectors of %lld doubles", (long long)n);
+        sparse_set_error(err, errlen, "cg: out of memory for 3 vectors of %lld doubles",
+                         (long long)n);
         return -1;
     }
     for (int64_t i = 0; i < n; i++) {
@@ -62,9 +53,10 @@ int sparse_cg_solve(const sparse_csr_t *a, const double *b, double tol, int64_t 
         sparse_csr_spmv(a, p, ap);
         const double pap = dot(n, p, ap);
         if (!(pap > 0)) {
-            set_error(err, errlen,
-                      "cg: (p, A p) = %g at iteration %lld: the matrix is not positive definite",
-                      pap, (long long)k + 1);
+            sparse_set_error(
+                err, errlen,
+                "cg: (p, A p) = %g at iteration %lld: the matrix is not positive definite", pap,
+                (long long)k + 1);
             status = -1;
             break;
         }

@@ -1,26 +1,16 @@
 /* sparse_mtx.c - the MatrixMarket reader and writer: the file's lines checked
  * one by one, then the whole matrix (duplicates, diagonal, symmetry) in CSR. */
 #include "sparse_mtx.h"
+#include "sparse_error.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define HEADER_FORM "'%%%%MatrixMarket matrix coordinate real|integer general|symmetric'"
-
-static void set_error(char *err, size_t errlen, const char *format, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err, errlen, format, args);
-    va_end(args);
-}
 
 /* The fewest significant digits that read back to the same double. */
 static void format_double(char *buf, size_t size, double v)
@@ -51,8 +41,8 @@ static int read_line(reader_t *r)
     ssize_t length = getline(&r->line, &r->capacity, r->file);
     if (length < 0) {
         if (ferror(r->file)) {
-            set_error(r->err, r->errlen, "%s:%lld: read error: %s", r->path, r->lineno + 1,
-                      strerror(errno ? errno : EIO));
+            sparse_set_error(r->err, r->errlen, "%s:%lld: read error: %s", r->path, r->lineno + 1,
+                             strerror(errno ? errno : EIO));
             return -1;
         }
         return 0;
@@ -116,26 +106,30 @@ static int read_header(reader_t *r, header_t *h)
     if (got < 0)
         return -1;
     if (got == 0) {
-        set_error(r->err, r->errlen, "%s:1: empty file: expected the header " HEADER_FORM, r->path);
+        sparse_set_error(r->err, r->errlen, "%s:1: empty file: expected the header " HEADER_FORM,
+                         r->path);
         return -1;
     }
     char *field[5];
     int count = split_fields(r->line, field, 5);
     if (count == 0 || strcasecmp(field[0], "%%MatrixMarket") != 0) {
-        set_error(r->err, r->errlen,
-                  "%s:1: not a MatrixMarket file: the first line must be the header " HEADER_FORM,
-                  r->path);
+        sparse_set_error(
+            r->err, r->errlen,
+            "%s:1: not a MatrixMarket file: the first line must be the header " HEADER_FORM,
+            r->path);
         return -1;
     }
     if (count != 5) {
-        set_error(r->err, r->errlen,
-                  "%s:1: bad header: %d words after %%%%MatrixMarket, expected 4: " HEADER_FORM,
-                  r->path, count - 1);
+        sparse_set_error(
+            r->err, r->errlen,
+            "%s:1: bad header: %d words after %%%%MatrixMarket, expected 4: " HEADER_FORM, r->path,
+            count - 1);
         return -1;
     }
     if (strcasecmp(field[1], "matrix") != 0) {
-        set_error(r->err, r->errlen, "%s:1: object '%.40s' is not supported: expected 'matrix'",
-                  r->path, field[1]);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:1: object '%.40s' is not supported: expected 'matrix'", r->path,
+                         field[1]);
         return -1;
     }
     static const char *const formats[] = {"coordinate", "array"};
@@ -143,14 +137,15 @@ static int read_header(reader_t *r, header_t *h)
     case 0:
         break;
     case 1:
-        set_error(r->err, r->errlen,
-                  "%s:1: format 'array' is not supported: only 'coordinate' (sparse) matrices "
-                  "are read",
-                  r->path);
+        sparse_set_error(
+            r->err, r->errlen,
+            "%s:1: format 'array' is not supported: only 'coordinate' (sparse) matrices "
+            "are read",
+            r->path);
         return -1;
     default:
-        set_error(r->err, r->errlen, "%s:1: unknown format '%.40s': expected 'coordinate'", r->path,
-                  field[2]);
+        sparse_set_error(r->err, r->errlen, "%s:1: unknown format '%.40s': expected 'coordinate'",
+                         r->path, field[2]);
         return -1;
     }
     static const char *const fields[] = {"real", "integer", "pattern", "complex"};
@@ -161,14 +156,16 @@ static int read_header(reader_t *r, header_t *h)
         break;
     case 2:
     case 3:
-        set_error(r->err, r->errlen,
-                  "%s:1: field '%s' is not supported: the solver needs real values ('real' or "
-                  "'integer')",
-                  r->path, field[3]);
+        sparse_set_error(
+            r->err, r->errlen,
+            "%s:1: field '%s' is not supported: the solver needs real values ('real' or "
+            "'integer')",
+            r->path, field[3]);
         return -1;
     default:
-        set_error(r->err, r->errlen, "%s:1: unknown field '%.40s': expected 'real' or 'integer'",
-                  r->path, field[3]);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:1: unknown field '%.40s': expected 'real' or 'integer'", r->path,
+                         field[3]);
         return -1;
     }
     static const char *const symmetries[] = {"general", "symmetric", "hermitian", "skew-symmetric"};
@@ -179,15 +176,16 @@ static int read_header(reader_t *r, header_t *h)
         break;
     case 2:
     case 3:
-        set_error(r->err, r->errlen,
-                  "%s:1: symmetry '%s' is not supported: the solver needs a symmetric positive "
-                  "definite real matrix ('general' or 'symmetric')",
-                  r->path, field[4]);
+        sparse_set_error(
+            r->err, r->errlen,
+            "%s:1: symmetry '%s' is not supported: the solver needs a symmetric positive "
+            "definite real matrix ('general' or 'symmetric')",
+            r->path, field[4]);
         return -1;
     default:
-        set_error(r->err, r->errlen,
-                  "%s:1: unknown symmetry '%.40s': expected 'general' or 'symmetric'", r->path,
-                  field[4]);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:1: unknown symmetry '%.40s': expected 'general' or 'symmetric'",
+                         r->path, field[4]);
         return -1;
     }
     return 0;
@@ -204,63 +202,65 @@ static int read_size(reader_t *r, const header_t *h, int64_t *rows, int64_t *ent
     if (got < 0)
         return -1;
     if (got == 0) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: end of file before the size line 'rows columns entries'", r->path,
-                  r->lineno);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:%lld: end of file before the size line 'rows columns entries'",
+                         r->path, r->lineno);
         return -1;
     }
     char *field[3];
     int64_t size[3];
     int count = split_fields(r->line, field, 3);
     if (count != 3) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: bad size line: %d fields, expected 3: 'rows columns entries'", r->path,
-                  r->lineno, count);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:%lld: bad size line: %d fields, expected 3: 'rows columns entries'",
+                         r->path, r->lineno, count);
         return -1;
     }
     for (int i = 0; i < 3; i++) {
         int bad = parse_int64(field[i], &size[i]);
         if (bad == 2) {
-            set_error(r->err, r->errlen, "%s:%lld: size '%.40s' is out of the 64-bit range",
-                      r->path, r->lineno, field[i]);
+            sparse_set_error(r->err, r->errlen, "%s:%lld: size '%.40s' is out of the 64-bit range",
+                             r->path, r->lineno, field[i]);
             return -1;
         }
         if (bad || size[i] < (i < 2 ? 1 : 0)) {
-            set_error(r->err, r->errlen,
-                      "%s:%lld: bad size line: '%.40s' is not a %s integer: expected 'rows "
-                      "columns entries'",
-                      r->path, r->lineno, field[i], i < 2 ? "positive" : "non-negative");
+            sparse_set_error(r->err, r->errlen,
+                             "%s:%lld: bad size line: '%.40s' is not a %s integer: expected 'rows "
+                             "columns entries'",
+                             r->path, r->lineno, field[i], i < 2 ? "positive" : "non-negative");
             return -1;
         }
     }
     if (size[0] != size[1]) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: the matrix is %lld x %lld: the solver needs a square matrix", r->path,
-                  r->lineno, (long long)size[0], (long long)size[1]);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:%lld: the matrix is %lld x %lld: the solver needs a square matrix",
+                         r->path, r->lineno, (long long)size[0], (long long)size[1]);
         return -1;
     }
     if (size[0] > SPARSE_ROWS_MAX) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: %lld rows exceed %lld, the most that 32-bit column indices hold",
-                  r->path, r->lineno, (long long)size[0], (long long)SPARSE_ROWS_MAX);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:%lld: %lld rows exceed %lld, the most that 32-bit column indices hold",
+                         r->path, r->lineno, (long long)size[0], (long long)SPARSE_ROWS_MAX);
         return -1;
     }
     /* rows < 2^31: neither product overflows, nor does a symmetric file's mirroring */
     const int64_t most = h->symmetric ? size[0] * (size[0] + 1) / 2 : size[0] * size[0];
     if (size[2] > most) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: %lld entries declared, more than the %lld that a %lld x %lld %s "
-                  "holds",
-                  r->path, r->lineno, (long long)size[2], (long long)most, (long long)size[0],
-                  (long long)size[0], h->symmetric ? "lower triangle" : "matrix");
+        sparse_set_error(r->err, r->errlen,
+                         "%s:%lld: %lld entries declared, more than the %lld that a %lld x %lld %s "
+                         "holds",
+                         r->path, r->lineno, (long long)size[2], (long long)most,
+                         (long long)size[0], (long long)size[0],
+                         h->symmetric ? "lower triangle" : "matrix");
         return -1;
     }
     /* so that a file of a few lines never costs the rows' arrays of the size it claims */
     if (size[2] < size[0]) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: %lld entries cannot hold the diagonal of a %lld x %lld matrix: the "
-                  "solver needs every diagonal > 0 (positive definite)",
-                  r->path, r->lineno, (long long)size[2], (long long)size[0], (long long)size[0]);
+        sparse_set_error(
+            r->err, r->errlen,
+            "%s:%lld: %lld entries cannot hold the diagonal of a %lld x %lld matrix: the "
+            "solver needs every diagonal > 0 (positive definite)",
+            r->path, r->lineno, (long long)size[2], (long long)size[0], (long long)size[0]);
         return -1;
     }
     *rows = size[0];
@@ -321,9 +321,9 @@ static int parse_entry(reader_t *r, const header_t *h, int64_t rows, entries_t *
     char *field[3];
     int count = split_fields(r->line, field, 3);
     if (count != 3) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: bad entry line: %d fields, expected 3: 'row column value'", r->path,
-                  r->lineno, count);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:%lld: bad entry line: %d fields, expected 3: 'row column value'",
+                         r->path, r->lineno, count);
         return -1;
     }
     int64_t index[2];
@@ -331,22 +331,23 @@ static int parse_entry(reader_t *r, const header_t *h, int64_t rows, entries_t *
     for (int i = 0; i < 2; i++) {
         int bad = parse_int64(field[i], &index[i]);
         if (bad == 1) {
-            set_error(r->err, r->errlen,
-                      "%s:%lld: bad entry line: %s index '%.40s' is not an integer", r->path,
-                      r->lineno, names[i], field[i]);
+            sparse_set_error(r->err, r->errlen,
+                             "%s:%lld: bad entry line: %s index '%.40s' is not an integer", r->path,
+                             r->lineno, names[i], field[i]);
             return -1;
         }
         if (bad == 2 || index[i] < 1 || index[i] > rows) {
-            set_error(r->err, r->errlen, "%s:%lld: %s index %.40s is out of range 1..%lld", r->path,
-                      r->lineno, names[i], field[i], (long long)rows);
+            sparse_set_error(r->err, r->errlen, "%s:%lld: %s index %.40s is out of range 1..%lld",
+                             r->path, r->lineno, names[i], field[i], (long long)rows);
             return -1;
         }
     }
     if (h->symmetric && index[0] < index[1]) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: entry (%lld, %lld) lies above the diagonal: a symmetric file holds "
-                  "the lower triangle only (row >= column)",
-                  r->path, r->lineno, (long long)index[0], (long long)index[1]);
+        sparse_set_error(
+            r->err, r->errlen,
+            "%s:%lld: entry (%lld, %lld) lies above the diagonal: a symmetric file holds "
+            "the lower triangle only (row >= column)",
+            r->path, r->lineno, (long long)index[0], (long long)index[1]);
         return -1;
     }
     double value;
@@ -355,16 +356,17 @@ static int parse_entry(reader_t *r, const header_t *h, int64_t rows, entries_t *
         int bad = parse_int64(field[2], &v);
         /* beyond 2^53 a double no longer holds every integer */
         if (bad == 1) {
-            set_error(r->err, r->errlen,
-                      "%s:%lld: bad entry line: value '%.40s' is not an integer (field "
-                      "'integer')",
-                      r->path, r->lineno, field[2]);
+            sparse_set_error(r->err, r->errlen,
+                             "%s:%lld: bad entry line: value '%.40s' is not an integer (field "
+                             "'integer')",
+                             r->path, r->lineno, field[2]);
             return -1;
         }
         if (bad == 2 || v > (INT64_C(1) << 53) || v < -(INT64_C(1) << 53)) {
-            set_error(r->err, r->errlen,
-                      "%s:%lld: value %.40s is beyond 2^53: a double does not hold it exactly",
-                      r->path, r->lineno, field[2]);
+            sparse_set_error(
+                r->err, r->errlen,
+                "%s:%lld: value %.40s is beyond 2^53: a double does not hold it exactly", r->path,
+                r->lineno, field[2]);
             return -1;
         }
         value = (double)v;
@@ -372,14 +374,14 @@ static int parse_entry(reader_t *r, const header_t *h, int64_t rows, entries_t *
         char *end;
         value = strtod(field[2], &end);
         if (end == field[2] || *end != '\0') {
-            set_error(r->err, r->errlen,
-                      "%s:%lld: bad entry line: value '%.40s' is not a real number", r->path,
-                      r->lineno, field[2]);
+            sparse_set_error(r->err, r->errlen,
+                             "%s:%lld: bad entry line: value '%.40s' is not a real number", r->path,
+                             r->lineno, field[2]);
             return -1;
         }
         if (!isfinite(value)) {
-            set_error(r->err, r->errlen, "%s:%lld: value '%.40s' is not a finite number", r->path,
-                      r->lineno, field[2]);
+            sparse_set_error(r->err, r->errlen, "%s:%lld: value '%.40s' is not a finite number",
+                             r->path, r->lineno, field[2]);
             return -1;
         }
     }
@@ -399,21 +401,21 @@ static int read_entries(reader_t *r, const header_t *h, int64_t rows, int64_t de
         if (is_blank(r->line))
             continue;
         if (r->line[0] == '%') {
-            set_error(r->err, r->errlen,
-                      "%s:%lld: a comment after the size line: MatrixMarket allows comments "
-                      "only between the header and the size line",
-                      r->path, r->lineno);
+            sparse_set_error(r->err, r->errlen,
+                             "%s:%lld: a comment after the size line: MatrixMarket allows comments "
+                             "only between the header and the size line",
+                             r->path, r->lineno);
             return -1;
         }
         if (e->count == declared) {
-            set_error(r->err, r->errlen,
-                      "%s:%lld: more entry lines than the %lld the size line declares", r->path,
-                      r->lineno, (long long)declared);
+            sparse_set_error(r->err, r->errlen,
+                             "%s:%lld: more entry lines than the %lld the size line declares",
+                             r->path, r->lineno, (long long)declared);
             return -1;
         }
         if (entries_reserve(e, declared) != 0) {
-            set_error(r->err, r->errlen, "%s:%lld: out of memory for %lld entries", r->path,
-                      r->lineno, (long long)declared);
+            sparse_set_error(r->err, r->errlen, "%s:%lld: out of memory for %lld entries", r->path,
+                             r->lineno, (long long)declared);
             return -1;
         }
         if (parse_entry(r, h, rows, e) != 0)
@@ -422,10 +424,10 @@ static int read_entries(reader_t *r, const header_t *h, int64_t rows, int64_t de
     if (got < 0)
         return -1;
     if (e->count < declared) {
-        set_error(r->err, r->errlen,
-                  "%s:%lld: end of file after %lld of the %lld entry lines the size line "
-                  "declares",
-                  r->path, r->lineno, (long long)e->count, (long long)declared);
+        sparse_set_error(r->err, r->errlen,
+                         "%s:%lld: end of file after %lld of the %lld entry lines the size line "
+                         "declares",
+                         r->path, r->lineno, (long long)e->count, (long long)declared);
         return -1;
     }
     return 0;
@@ -468,8 +470,8 @@ static int build(reader_t *r, const header_t *h, int64_t rows, const entries_t *
         free(*lines);
         *lines = NULL;
         sparse_csr_free(a);
-        set_error(r->err, r->errlen, "%s: out of memory for %lld stored entries", r->path,
-                  (long long)stored);
+        sparse_set_error(r->err, r->errlen, "%s: out of memory for %lld stored entries", r->path,
+                         (long long)stored);
         return -1;
     }
     /* counting sort by row: row_ptr[i + 1] counts row i, then the prefix sums */
@@ -532,27 +534,29 @@ static int check(reader_t *r, const header_t *h, const sparse_csr_t *a, const lo
                     row = col;
                     col = swap;
                 }
-                set_error(r->err, r->errlen,
-                          "%s:%lld: duplicate entry (%lld, %lld), first at line %lld", r->path,
-                          lines[k], row, col, lines[k - 1]);
+                sparse_set_error(r->err, r->errlen,
+                                 "%s:%lld: duplicate entry (%lld, %lld), first at line %lld",
+                                 r->path, lines[k], row, col, lines[k - 1]);
                 return -1;
             }
     for (int64_t i = 0; i < a->nrows; i++) {
         int64_t k = find(a, i, i);
         if (k < 0) {
-            set_error(r->err, r->errlen,
-                      "%s: row %lld has no diagonal entry: the solver needs every diagonal > 0 "
-                      "(positive definite)",
-                      r->path, (long long)i + 1);
+            sparse_set_error(
+                r->err, r->errlen,
+                "%s: row %lld has no diagonal entry: the solver needs every diagonal > 0 "
+                "(positive definite)",
+                r->path, (long long)i + 1);
             return -1;
         }
         if (!(a->val[k] > 0)) {
             char value[32];
             format_double(value, sizeof value, a->val[k]);
-            set_error(r->err, r->errlen,
-                      "%s:%lld: diagonal entry (%lld, %lld) = %s is not positive: the solver "
-                      "needs every diagonal > 0 (positive definite)",
-                      r->path, lines[k], (long long)i + 1, (long long)i + 1, value);
+            sparse_set_error(
+                r->err, r->errlen,
+                "%s:%lld: diagonal entry (%lld, %lld) = %s is not positive: the solver "
+                "needs every diagonal > 0 (positive definite)",
+                r->path, lines[k], (long long)i + 1, (long long)i + 1, value);
             return -1;
         }
     }
@@ -571,17 +575,19 @@ static int check(reader_t *r, const header_t *h, const sparse_csr_t *a, const lo
             format_double(value, sizeof value, a->val[k]);
             format_double(other, sizeof other, mirror);
             if (m < 0)
-                set_error(r->err, r->errlen,
-                          "%s:%lld: not symmetric: entry (%lld, %lld) = %s but (%lld, %lld) is "
-                          "absent (0)",
-                          r->path, lines[k], (long long)i + 1, (long long)j + 1, value,
-                          (long long)j + 1, (long long)i + 1);
+                sparse_set_error(
+                    r->err, r->errlen,
+                    "%s:%lld: not symmetric: entry (%lld, %lld) = %s but (%lld, %lld) is "
+                    "absent (0)",
+                    r->path, lines[k], (long long)i + 1, (long long)j + 1, value, (long long)j + 1,
+                    (long long)i + 1);
             else
-                set_error(r->err, r->errlen,
-                          "%s:%lld: not symmetric: entry (%lld, %lld) = %s but (%lld, %lld) = %s "
-                          "at line %lld",
-                          r->path, lines[k], (long long)i + 1, (long long)j + 1, value,
-                          (long long)j + 1, (long long)i + 1, other, lines[m]);
+                sparse_set_error(
+                    r->err, r->errlen,
+                    "%s:%lld: not symmetric: entry (%lld, %lld) = %s but (%lld, %lld) = %s "
+                    "at line %lld",
+                    r->path, lines[k], (long long)i + 1, (long long)j + 1, value, (long long)j + 1,
+                    (long long)i + 1, other, lines[m]);
             return -1;
         }
     return 0;
@@ -592,7 +598,7 @@ int sparse_mtx_read(const char *path, sparse_csr_t *a, char *err, size_t errlen)
     memset(a, 0, sizeof *a);
     reader_t r = {path, fopen(path, "r"), NULL, 0, 0, err, errlen};
     if (!r.file) {
-        set_error(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        sparse_set_error(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     header_t h = {0, 0};
@@ -631,7 +637,7 @@ int sparse_mtx_write(const char *path, const sparse_csr_t *a, sparse_mtx_symmetr
             count += !symmetric || a->col[k] <= i;
     FILE *file = fopen(path, "w");
     if (!file) {
-        set_error(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        sparse_set_error(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         return -1;
     }
     fprintf(file, "%%%%MatrixMarket matrix coordinate real %s\n",
@@ -653,7 +659,7 @@ int sparse_mtx_write(const char *path, const sparse_csr_t *a, sparse_mtx_symmetr
         saved = errno;
     }
     if (failed) {
-        set_error(err, errlen, "%s: write error: %s", path, strerror(saved ? saved : EIO));
+        sparse_set_error(err, errlen, "%s: write error: %s", path, strerror(saved ? saved : EIO));
         return -1;
     }
     return 0;

@@ -1,40 +1,31 @@
 /* sparse_poisson.c - generates the 2D and 3D Poisson matrices row by row, the
  * columns ascending as the grid's lexicographic order gives them. */
 #include "sparse_poisson.h"
+#include "sparse_error.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_error(char *err, size_t errlen, const char *format, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err, errlen, format, args);
-    va_end(args);
-}
 
 /* The row count's limit, one message for the parser and the builder. */
 static int check_size(const sparse_poisson_t *p, const char *spec, char *err, size_t errlen)
 {
     if (p->dim != 2 && p->dim != 3) {
-        set_error(err, errlen, "poisson spec '%s': dimension %d: expected 2d or 3d", spec, p->dim);
+        sparse_set_error(err, errlen, "poisson spec '%s': dimension %d: expected 2d or 3d", spec,
+                         p->dim);
         return -1;
     }
     if (p->n < 1) {
-        set_error(err, errlen, "poisson spec '%s': N must be >= 1", spec);
+        sparse_set_error(err, errlen, "poisson spec '%s': N must be >= 1", spec);
         return -1;
     }
     const int64_t max = p->dim == 2 ? SPARSE_POISSON_2D_MAX : SPARSE_POISSON_3D_MAX;
     if (p->n > max) {
-        set_error(err, errlen,
-                  "poisson spec '%s': N^%d rows exceed %lld, the most that 32-bit column "
-                  "indices hold (%dd: N <= %lld)",
-                  spec, p->dim, (long long)SPARSE_ROWS_MAX, p->dim, (long long)max);
+        sparse_set_error(err, errlen,
+                         "poisson spec '%s': N^%d rows exceed %lld, the most that 32-bit column "
+                         "indices hold (%dd: N <= %lld)",
+                         spec, p->dim, (long long)SPARSE_ROWS_MAX, p->dim, (long long)max);
         return -1;
     }
     return 0;
@@ -50,8 +41,8 @@ int sparse_poisson_parse(const char *spec, sparse_poisson_t *out, char *err, siz
     const char *digits = spec + 3;
     size_t ndigits = p.dim ? strspn(digits, "0123456789") : 0;
     if (!p.dim || ndigits == 0 || digits[ndigits] != '\0') {
-        set_error(err, errlen, "poisson spec '%s': expected 2d:N or 3d:N, N a positive integer",
-                  spec);
+        sparse_set_error(err, errlen,
+                         "poisson spec '%s': expected 2d:N or 3d:N, N a positive integer", spec);
         return -1;
     }
     errno = 0;
@@ -84,8 +75,9 @@ int sparse_poisson_build(const sparse_poisson_t *p, sparse_csr_t *a, char *err, 
         return -1;
     const int64_t n = p->n, rows = sparse_poisson_rows(p);
     if (sparse_csr_alloc(a, rows, sparse_poisson_nnz(p)) != 0) {
-        set_error(err, errlen, "poisson spec '%s': out of memory for %lld rows, %lld nonzeros",
-                  spec, (long long)rows, (long long)sparse_poisson_nnz(p));
+        sparse_set_error(err, errlen,
+                         "poisson spec '%s': out of memory for %lld rows, %lld nonzeros", spec,
+                         (long long)rows, (long long)sparse_poisson_nnz(p));
         return -1;
     }
     const double diagonal = 2.0 * p->dim;
