@@ -149,10 +149,11 @@ static int read_header(reader_t *r, header_t *h)
         return -1;
     }
     static const char *const fields[] = {"real", "integer", "pattern", "complex"};
-    switch (match(field[3], fields, 4)) {
+    const int kind = match(field[3], fields, 4);
+    switch (kind) {
     case 0:
     case 1:
-        h->integer = strcasecmp(field[3], "integer") == 0;
+        h->integer = kind == 1;
         break;
     case 2:
     case 3:
@@ -169,10 +170,11 @@ static int read_header(reader_t *r, header_t *h)
         return -1;
     }
     static const char *const symmetries[] = {"general", "symmetric", "hermitian", "skew-symmetric"};
-    switch (match(field[4], symmetries, 4)) {
+    const int symmetry = match(field[4], symmetries, 4);
+    switch (symmetry) {
     case 0:
     case 1:
-        h->symmetric = strcasecmp(field[4], "symmetric") == 0;
+        h->symmetric = symmetry == 1;
         break;
     case 2:
     case 3:
