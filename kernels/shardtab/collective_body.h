@@ -78,20 +78,19 @@ enum {
 enum { ST_STREAM_ALL_REDUCE = 1, ST_STREAM_BROADCAST = 2, ST_STREAM_ALL_GATHER = 3 };
 
 typedef struct st_coll_phase {
-    int phase;              /* ST_PHASE_* */
-    int op, type;           /* SHARDTAB_SUM .., SHARDTAB_FLOAT .. */
-    int vec16;              /* every rank's region is 16-byte aligned */
-    int src_rank;           /* ST_PHASE_COPY: node rank, or -1 for scratch */
-    shardtab_signals_t sig; /* the table's pads and its library collective */
-    void *const *table;     /* device table of the shards, [node_size] */
-    size_t offset;          /* bytes: where the region starts in every shard */
-    size_t count;           /* elements of the region */
-    size_t begin, end;      /* elements this phase covers */
-    size_t chunk;           /* ST_PHASE_CHUNKS: elements per node rank */
-    void *dst;              /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
-    void *scratch;          /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
-    /* what every rank must agree on, then (ST_PHASE_LL's place for) a data word */
-    uint64_t args[SHARDTAB_LIB_COLL_VALUES];
+    int phase;                   /* ST_PHASE_* */
+    int op, type;                /* SHARDTAB_SUM .., SHARDTAB_FLOAT .. */
+    int vec16;                   /* every rank's region is 16-byte aligned */
+    int src_rank;                /* ST_PHASE_COPY: node rank, or -1 for scratch */
+    shardtab_signals_t sig;      /* the table's pads and its library collective */
+    void *const *table;          /* device table of the shards, [node_size] */
+    size_t offset;               /* bytes: where the region starts in every shard */
+    size_t count;                /* elements of the region */
+    size_t begin, end;           /* elements this phase covers */
+    size_t chunk;                /* ST_PHASE_CHUNKS: elements per node rank */
+    void *dst;                   /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
+    void *scratch;               /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
+    uint64_t args[ST_SYNC_ARGS]; /* what every rank must agree on: what a sync deposits */
 } st_coll_phase_t;
 
 SHARDTAB_DEVFN size_t st_type_size(int type)

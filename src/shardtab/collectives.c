@@ -125,6 +125,14 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
     return c->kind == ST_STREAM_ALL_REDUCE ? choose_algorithm(c) : SHARDTAB_SUCCESS;
 }
 
+/* An all-reduce whose values travel in its one sync's words (ST_PHASE_LL):
+ * one-block, at most ST_LL_BYTES; no scratch buffer. */
+static int in_sync_words(const st_call_t *c)
+{
+    return c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_BLOCK &&
+           c->bytes <= ST_LL_BYTES;
+}
+
 /* The words every rank's call must match (the sync phase carries them). */
 static void call_words(const st_call_t *c, uint64_t args[ST_SYNC_ARGS])
 {
@@ -197,8 +205,7 @@ static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab
     const int n = t->node_size, me = t->node_rank;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_BLOCK &&
-        c->bytes <= ST_LL_BYTES) { /* the values in the sync's own words */
+    if (in_sync_words(c)) {
         p.dst = (char *)t->shard.entries[me] + c->offset;
         return run_phase(&p, ST_PHASE_LL, 0, p.count, stream);
     }
@@ -454,7 +461,7 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
      * any rank moves: a rank that cannot have it stops the node with its own
      * message, as a rank whose call failed its checks does */
     if (local == SHARDTAB_SUCCESS && c->kind == ST_STREAM_ALL_REDUCE && t->node_size > 1 &&
-        ((c->algo == ST_ALGO_ONE_BLOCK && c->bytes > ST_LL_BYTES) || c->algo == ST_ALGO_ONE_SHOT)) {
+        (c->algo == ST_ALGO_ONE_BLOCK || c->algo == ST_ALGO_ONE_SHOT) && !in_sync_words(c)) {
         local = ensure_scratch(t, c->bytes);
         if (local != SHARDTAB_SUCCESS) {
             char why[ST_ERROR_BYTES];
