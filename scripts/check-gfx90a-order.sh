@@ -205,7 +205,7 @@ plants=(
     $(each ll-load $gather) $(each poll $ll_wait) $(each ll-load $ll_wait) \
     probe_coll_pending:poll-device probe_device_claim:poll-device \
     probe_temporal_wait:poll $(each poll probe_onchip_ll_wait probe_onchip_may_run) \
-    $(each poll-device probe_onchip_ll_wait probe_onchip_may_run)|poll poll-device ll-load"
+    $(each poll-device probe_onchip_ll_wait probe_onchip_may_run) probe_onchip_ll_wait:ll-load|poll poll-device ll-load"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block)|probe_coll_gather_ordered:acquire-fence $(each acquire-fence $ordered) \

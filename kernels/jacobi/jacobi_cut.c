@@ -30,8 +30,9 @@ void jacobi_onchip_cut(jacobi_step_t *s, int tiles, int rows, int warps)
     s->blocks_x = 1; /* a rank's edge is one tile's: it signals alone */
     s->strips = tiles;
     s->rows_per_strip = rows;
-    /* twice the pads' limit: a wait on a neighbour rank, upstream, is the one to report */
-    s->wait_ticks = 2 * (s->sig.mine ? s->sig.timeout_ticks : (uint64_t)(10.0 * jacobi_clock_hz()));
+    /* the pads' limit (a wait on a neighbour rank's edge row); a wait on this
+     * rank's own tiles takes twice it (jacobi_onchip_keep_waiting) */
+    s->wait_ticks = s->sig.mine ? s->sig.timeout_ticks : (uint64_t)(10.0 * jacobi_clock_hz());
 }
 
 void jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows)

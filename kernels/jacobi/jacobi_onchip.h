@@ -8,8 +8,7 @@
  *
  *   1. waits for its neighbours' edge rows of time k (the rows as iteration
  *      k - 1 left them): from the tile above its last row, from the tile below
- *      its first; at a rank's edge, from the neighbouring rank's ghost row
- *      through the table, after its signal (jacobi_protocol.h, as every mode);
+ *      its first; at a rank's edge, from the neighbouring rank's edge tile;
  *   2. computes its rows in registers;
  *   3. sends its new first and last rows, time k + 1, to its neighbours, and
  *      each warp's sum of squared residues to the norm block.
@@ -20,6 +19,16 @@
  * flag, and the wait is the load itself. Edges are double-buffered by time
  * parity; a tile writes time k + 1 over time k - 1 only after it has seen both
  * neighbours' time k, which each sent after it had read time k - 1.
+ *
+ * Between ranks the words are the same, written through the table into the
+ * reader's shard (its LL ghost rows, jacobi_ll_ghosts) with the library's LL
+ * stores and polled with its LL loads (shardtab_ll_store, shardtab_ll_load:
+ * system scope, across the link; the shard is coherent memory), so a rank's
+ * edge costs one store and one load crossing the link, not a fenced put and a
+ * signal. The parity argument holds unchanged: the neighbour's edge tile is
+ * a tile like any other. A solve's first iteration takes the ghost rows the
+ * host set (the plain halo); a later launch of the same solve takes the words
+ * the last one left, as the tiles do theirs.
  *
  * The stop keeps the anchors' rule (jacobi_op.h): the norm of k - 1 decides,
  * at the close of iteration k, whether k + 1 runs. The norm block gathers the
@@ -33,11 +42,16 @@
  * decision lags the tiles by one iteration, the time the norm block has to
  * make it; tiles never wait for the whole grid.
  *
- * Every wait is bounded (step.wait_ticks) and watches for the solve's end (a
- * failure on this rank or a peer): nothing waits forever for a tile that has
- * stopped. It checks them every JACOBI_ONCHIP_SPINS polls, not every one: each
- * check is a round trip to L2, and it would sit on the critical path. Every function is called by every thread of a block unless it says
- * one thread (the host backend's block is one thread).
+ * Every wait is bounded and watches for the solve's end (a failure on this
+ * rank or a peer): nothing waits forever for a tile that has stopped. A wait
+ * for a neighbouring rank's edge row gives up at the pads' limit
+ * (step.wait_ticks, SHARDTAB_WAIT_TIMEOUT), a wait inside the rank at twice
+ * it: where a rank is silent, the wait on it gives up first and is the one
+ * named, not the waits held up behind it. A wait checks these every
+ * JACOBI_ONCHIP_SPINS polls, not every one: each check is a round trip to L2,
+ * and it would sit on the critical path. Every function is called by every
+ * thread of a block unless it says one thread (the host backend's block is
+ * one thread).
  */
 #ifndef JACOBI_ONCHIP_H
 #define JACOBI_ONCHIP_H
@@ -115,11 +129,6 @@ static inline double jacobi_block_sum(double v)
 
 /* ---- LL words ------------------------------------------------------------------------- */
 
-SHARDTAB_DEVFN uint64_t jacobi_ll_word(uint32_t bits, uint64_t time)
-{
-    return (uint64_t)bits | (uint64_t)(uint32_t)time << 32;
-}
-
 SHARDTAB_DEVFN uint32_t jacobi_float_bits(float v)
 {
     uint32_t b;
@@ -155,8 +164,8 @@ SHARDTAB_DEVFN void jacobi_ll_send_double(uint64_t *w, double v, uint64_t time)
 {
     uint64_t b;
     memcpy(&b, &v, sizeof b);
-    shardtab_store_relaxed_device(&w[0], jacobi_ll_word((uint32_t)b, time));
-    shardtab_store_relaxed_device(&w[1], jacobi_ll_word((uint32_t)(b >> 32), time));
+    shardtab_ll_store(&w[0], (uint32_t)b, time);
+    shardtab_ll_store(&w[1], (uint32_t)(b >> 32), time);
 }
 
 /* ---- the solve's end, and giving up --------------------------------------------------- */
@@ -167,12 +176,13 @@ SHARDTAB_DEVFN int jacobi_onchip_failed(const jacobi_step_t *s)
     return shardtab_load_relaxed_device(&s->ctl->failed) != 0 || jacobi_peers_aborted(s);
 }
 
-/* One thread: a tile's wait ran out. This rank's solve ends, and the node's
- * peers are told through their pads (their waits return), without a record
- * of a pad slot: it was none. The host names it (jacobi_onchip_failure). */
-SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k)
+/* One thread: a tile's wait (why: which, JACOBI_WAIT_*) ran out. This rank's solve ends,
+ * and the node's peers are told through their pads (their waits return),
+ * without a record of a pad slot: it was none. The host names it from
+ * ctl->failed (jacobi_solve.c). */
+SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k, int why)
 {
-    shardtab_max_relaxed_system(&s->ctl->failed, 2); /* kept over a later 1 (jacobi_fail_at) */
+    shardtab_max_relaxed_system(&s->ctl->failed, (uint64_t)why); /* over a later 1 (fail_at) */
     jacobi_stop_after(s, k);
     if (s->sig.mine)
         for (int q = 0; q < s->sig.node_size; q++)
@@ -184,12 +194,12 @@ SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k)
  * a round trip to L2 or further, and on the critical path if made every spin. */
 #define JACOBI_ONCHIP_SPINS 16 /* 16 and 10^6 measured alike on one H200 */
 
-/* One thread, the slow checks of a wait at iteration k begun at *start (0:
- * not yet timed): 1 to go on waiting, 0 when the solve ended (stop_at <= k:
- * the tile will not run k, what it waits for may never come; or a failure)
- * or the wait ran out (then it has given up). */
+/* One thread, the slow checks of a wait (kind: JACOBI_WAIT_*) at iteration k
+ * begun at *start (0: not yet timed): 1 to go on waiting, 0 when the solve
+ * ended (stop_at <= k: the tile will not run k, what it waits for may never
+ * come; or a failure) or the wait ran out (then it has given up). */
 SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k, uint64_t *start,
-                                              int bounded)
+                                              int kind)
 {
     if (*start == 0) {
         *start = shardtab_clock();
@@ -197,45 +207,50 @@ SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k
     }
     if (shardtab_load_relaxed_device(&s->ctl->stop_at) <= k || jacobi_onchip_failed(s))
         return 0;
-    if (bounded && shardtab_clock() - *start > s->wait_ticks) {
-        jacobi_onchip_give_up(s, k);
+    const uint64_t limit = kind == JACOBI_WAIT_TILE ? 2 * s->wait_ticks : s->wait_ticks;
+    if (kind != JACOBI_WAIT_NORM && shardtab_clock() - *start > limit) {
+        jacobi_onchip_give_up(s, k, kind);
         return 0;
     }
     return 1;
 }
 
-/* One thread: waits for n LL words at w to hold `time`, their values into
- * bits. Returns 1 once the words are there, 0 when the solve ended or the
- * wait ran out (jacobi_onchip_keep_waiting). The words are this device's:
- * relaxed loads at device scope, which on AMD and NVIDIA bypass the
- * multiprocessor's non-coherent L1. A tile's wait is bounded (what it waits
- * for is an iteration away); the norm block's (jacobi_ll_wait_unbounded) is
- * not: with -nccheck N it waits N iterations, however long they take, and the
- * tiles' own bounded waits end the solve if one of them is stuck. */
-SHARDTAB_DEVFN int jacobi_ll_wait_for(const jacobi_step_t *s, const uint64_t *w, int n,
-                                      uint64_t time, uint32_t *bits, uint64_t k, int bounded)
+/* One thread: waits (kind: JACOBI_WAIT_*) for n LL words at w to hold
+ * `time`, their values into bits. Returns 1 once the words are there, 0 when
+ * the solve ended or the wait ran out (jacobi_onchip_keep_waiting). Every
+ * word, a tile's or a rank's, is polled with the library's LL load (system
+ * scope, as a rank's edge words need, having come across the link: on gfx90a
+ * the same global_load_dwordx2 glc as device scope, on NVIDIA no slower;
+ * either way past the multiprocessor's non-coherent L1). A tile's wait is
+ * bounded (what it waits for is an iteration away); the norm block's
+ * (JACOBI_WAIT_NORM) is not: with -nccheck N it waits N iterations, however
+ * long they take, and the tiles' own bounded waits end the solve if one of
+ * them is stuck. */
+SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int n, uint64_t time,
+                                  uint32_t *bits, uint64_t k, int kind)
 {
     uint64_t start = 0;
 
     for (int spin = 1;; spin++) {
         int ready = 1;
         for (int i = 0; i < n; i++) {
-            uint64_t v = shardtab_load_relaxed_device((uint64_t *)&w[i]);
+            uint64_t v = shardtab_ll_load((uint64_t *)&w[i]);
             bits[i] = (uint32_t)v;
             ready &= (uint32_t)(v >> 32) == (uint32_t)time;
         }
         if (ready)
             return 1;
-        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start, bounded))
+        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start, kind))
             return 0;
         shardtab_pause();
     }
 }
 
-SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int n, uint64_t time,
-                                  uint32_t *bits, uint64_t k)
+/* A rank's LL ghost row of `time` (row: ll_above, ll_below, or a neighbour's,
+ * ll_top_dest, ll_bottom_dest): by time parity, as the tiles' edges. */
+SHARDTAB_DEVFN uint64_t *jacobi_ll_ghost(uint64_t *row, int nx, uint64_t time)
 {
-    return jacobi_ll_wait_for(s, w, n, time, bits, k, 1);
+    return row + (size_t)(time & 1) * 2 * (size_t)nx;
 }
 
 /* ---- the tiles ------------------------------------------------------------------------ */
@@ -257,6 +272,67 @@ SHARDTAB_DEVFN int jacobi_tile_above(const jacobi_step_t *s, int t)
 SHARDTAB_DEVFN int jacobi_tile_below(const jacobi_step_t *s, int t)
 {
     return t < s->tiles - 1 ? t + 1 : s->bottom_peer >= 0 ? -1 : 0;
+}
+
+/* Where tile t's ghost row on `side` (0: the row above its first, 1: the row
+ * below its last) comes from: LL words, of the neighbour tile's edge
+ * (jacobi_edge) or, at a rank's edge, of this rank's LL ghost rows, which
+ * the neighbouring rank's edge tile writes; or, at the one iteration where no
+ * words are there yet, a row in memory: at a launch's first iteration (k0)
+ * the neighbour tile's row as the last launch left it, at a solve's first
+ * (base) the ghost row the host set. A later launch of the same solve takes
+ * a rank's words of its first iteration, which the neighbour's last launch
+ * sent. The kernels take these once a launch and keep them in shared memory:
+ * kept in registers, they cost the 16-row kernel spills. */
+SHARDTAB_DEVFN const uint64_t *jacobi_onchip_from(const jacobi_step_t *s, int t, int side,
+                                                  uint64_t time)
+{
+    const int n = side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t);
+
+    return n >= 0 ? jacobi_edge(s, time, n, side ? JACOBI_EDGE_FIRST : JACOBI_EDGE_LAST)
+                  : jacobi_ll_ghost(side ? s->ll_below : s->ll_above, s->nx, time);
+}
+
+/* ... the wait's kind there (JACOBI_WAIT_TILE, _RANK_ABOVE, _RANK_BELOW) ... */
+SHARDTAB_DEVFN int jacobi_onchip_from_kind(const jacobi_step_t *s, int t, int side)
+{
+    if ((side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t)) >= 0)
+        return JACOBI_WAIT_TILE;
+    return side ? JACOBI_WAIT_RANK_BELOW : JACOBI_WAIT_RANK_ABOVE;
+}
+
+/* ... the iteration that takes a row in memory instead, and that row. */
+SHARDTAB_DEVFN uint64_t jacobi_onchip_plain_at(const jacobi_step_t *s, int t, int side, uint64_t k0,
+                                               uint64_t base)
+{
+    return (side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t)) >= 0 ? k0 : base;
+}
+
+SHARDTAB_DEVFN const jacobi_real_t *jacobi_onchip_plain_row(const jacobi_step_t *s, int t, int side,
+                                                            uint64_t k0, uint64_t base)
+{
+    const int n = side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t);
+
+    if (n < 0)
+        return s->halo[base & 1] + (side ? s->nx : 0);
+    return s->a[k0 & 1] +
+           (size_t)(side ? jacobi_tile_first_row(s, n) : jacobi_tile_first_row(s, n + 1) - 1) *
+               (size_t)s->nx;
+}
+
+/* Where tile t's edge row of `time` goes (side: 0 its first row, up; 1 its
+ * last, down): the LL words of its edge (jacobi_edge), or at a rank's edge
+ * the neighbouring rank's LL ghost row; NULL there when silent (the test's
+ * rank that sends its neighbours nothing). */
+SHARDTAB_DEVFN uint64_t *jacobi_onchip_to(const jacobi_step_t *s, int t, int side, uint64_t time,
+                                          int silent)
+{
+    const int last = side, n = last ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t);
+
+    if (n >= 0)
+        return jacobi_edge(s, time, t, last ? JACOBI_EDGE_LAST : JACOBI_EDGE_FIRST);
+    return silent ? (uint64_t *)0
+                  : jacobi_ll_ghost(last ? s->ll_bottom_dest : s->ll_top_dest, s->nx, time);
 }
 
 /* Is there a decision at the close of iteration j for the tiles to wait for?
@@ -289,7 +365,8 @@ SHARDTAB_DEVFN int jacobi_onchip_may_run(const jacobi_step_t *s, uint64_t base, 
         uint64_t d = shardtab_load_relaxed_device(&s->ctl->decided);
         if (d >= jacobi_decided_word(k - 1, 0))
             return !(d == jacobi_decided_word(k - 1, 1)); /* a later word: k - 1 went on */
-        if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start, 1))
+        if (spin % JACOBI_ONCHIP_SPINS == 0 &&
+            !jacobi_onchip_keep_waiting(s, k, &start, JACOBI_WAIT_TILE))
             return 0;
         shardtab_pause();
     }
@@ -318,7 +395,7 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
          d0 += threads * JACOBI_ONCHIP_GATHER) {
         uint32_t bits[2 * JACOBI_ONCHIP_GATHER];
         int n = total - d0 < JACOBI_ONCHIP_GATHER ? total - d0 : JACOBI_ONCHIP_GATHER;
-        ok = jacobi_ll_wait_for(s, words + 2 * (size_t)d0, 2 * n, j, bits, j - 1, 0);
+        ok = jacobi_ll_wait(s, words + 2 * (size_t)d0, 2 * n, j, bits, j - 1, JACOBI_WAIT_NORM);
         for (int i = 0; i < n && ok; i++) {
             uint64_t b = (uint64_t)bits[2 * i] | (uint64_t)bits[2 * i + 1] << 32;
             double v;

@@ -53,13 +53,14 @@ __device__ static inline double residue2(float4 n, float4 c)
            jacobi_residue2(n.w, c.w);
 }
 
-/* Four columns of an edge row of time `time` as LL words, and back. */
+/* Four columns of an edge row of time `time` as LL words (to a tile of this
+ * rank or into a neighbouring rank's shard alike), and back. */
 __device__ static inline void send_edge(uint64_t *w, float4 v, uint64_t time)
 {
-    shardtab_store_relaxed_device(&w[0], jacobi_ll_word(jacobi_float_bits(v.x), time));
-    shardtab_store_relaxed_device(&w[1], jacobi_ll_word(jacobi_float_bits(v.y), time));
-    shardtab_store_relaxed_device(&w[2], jacobi_ll_word(jacobi_float_bits(v.z), time));
-    shardtab_store_relaxed_device(&w[3], jacobi_ll_word(jacobi_float_bits(v.w), time));
+    shardtab_ll_store(&w[0], jacobi_float_bits(v.x), time);
+    shardtab_ll_store(&w[1], jacobi_float_bits(v.y), time);
+    shardtab_ll_store(&w[2], jacobi_float_bits(v.z), time);
+    shardtab_ll_store(&w[3], jacobi_float_bits(v.w), time);
 }
 
 /* A lane's four columns of a neighbour's edge. With PREPOLL the warp's lanes
@@ -76,14 +77,14 @@ __device__ static inline void send_edge(uint64_t *w, float4 v, uint64_t time)
 
 template <bool PREPOLL>
 __device__ static inline int take_edge(const jacobi_step_t &s, const uint64_t *w, uint64_t time,
-                                       uint64_t k, bool active, float4 *v)
+                                       uint64_t k, bool active, float4 *v, int kind)
 {
     uint32_t b[4] = {0, 0, 0, 0}; /* a wait that ended takes zeros, never stack garbage */
     int ok = 1;
 
     if (PREPOLL) {
         if ((int)threadIdx.x % warpSize == 0)
-            ok = jacobi_ll_wait(&s, w, 1, time, b, k);
+            ok = jacobi_ll_wait(&s, w, 1, time, b, k, kind);
 #if defined(__CUDACC__)
         ok = __shfl_sync(0xffffffffu, ok, 0);
 #else
@@ -93,7 +94,7 @@ __device__ static inline int take_edge(const jacobi_step_t &s, const uint64_t *w
     if (!active)
         return ok; /* past the row's end: nothing of its own to take */
     if (ok)
-        ok = jacobi_ll_wait(&s, w, 4, time, b, k);
+        ok = jacobi_ll_wait(&s, w, 4, time, b, k, kind);
     *v = make_float4(jacobi_bits_float(b[0]), jacobi_bits_float(b[1]), jacobi_bits_float(b[2]),
                      jacobi_bits_float(b[3]));
     return ok;
@@ -111,11 +112,30 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
     __shared__ float outer_last[2][JACOBI_ONCHIP_MAX_WARPS][R];
     __shared__ uint64_t shared_k0, shared_base;
     __shared__ int shared_go[2]; /* by parity: no barrier between its read and the next write */
+    /* a tile's ghost rows and edge rows, [side: above, below][time parity]
+     * (jacobi_onchip_from, jacobi_onchip_to), the iteration that takes a row
+     * in memory instead and that row, [side], and the waits' kinds */
+    __shared__ const uint64_t *from_words[2][2];
+    __shared__ uint64_t *to_words[2][2];
+    __shared__ uint64_t plain_at[2];
+    __shared__ const float *plain_row[2];
+    __shared__ int from_kind[2];
     jacobi_ctl_t *ctl = s.ctl;
 
     if (threadIdx.x == 0) {
+        const int t = (int)blockIdx.x - 1;
         shared_k0 = ctl->iteration;
         shared_base = ctl->base;
+        for (int side = 0; side < 2 && t >= 0; side++) {
+            for (int q = 0; q < 2; q++) {
+                from_words[side][q] = jacobi_onchip_from(&s, t, side, (uint64_t)q);
+                to_words[side][q] =
+                    jacobi_onchip_to(&s, t, side, (uint64_t)q, HOOKS && s.skip_signal);
+            }
+            plain_at[side] = jacobi_onchip_plain_at(&s, t, side, shared_k0, shared_base);
+            plain_row[side] = jacobi_onchip_plain_row(&s, t, side, shared_k0, shared_base);
+            from_kind[side] = jacobi_onchip_from_kind(&s, t, side);
+        }
     }
     __syncthreads();
     const uint64_t k0 = shared_k0, base = shared_base, end = k0 + count;
@@ -130,9 +150,6 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
         const bool active = x0 < nx, left_edge = x0 == 0, right_edge = x0 + 4 == nx;
         const int lane = (int)threadIdx.x % warpSize, warp = (int)threadIdx.x / warpSize;
         const int warps = ((int)blockDim.x + warpSize - 1) / warpSize;
-        const int above = jacobi_tile_above(&s, t), below = jacobi_tile_below(&s, t);
-        const int above_last = above >= 0 ? jacobi_tile_first_row(&s, above + 1) - 1 : -1;
-        const int below_first = below >= 0 ? jacobi_tile_first_row(&s, below) : -1;
         const bool fault_tile = HOOKS && s.fault.kind != JACOBI_FAULT_NONE && s.fault.row >= r0 &&
                                 s.fault.row < r0 + nr;
         const float *start = s.a[k0 & 1];
@@ -171,30 +188,26 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                     go = 2;
                 shared_go[p] = go;
             }
-            /* the ghost rows of time k: a neighbour tile's edge, or, as the launch
-             * starts, its rows in memory */
-            if (above >= 0) {
-                if (k != k0)
-                    ok &= take_edge<(TMAX <= 256)>(
-                        s, jacobi_edge(&s, k, above, JACOBI_EDGE_LAST) + x0, k, k, active, &up);
-                else if (active)
-                    up = *(const float4 *)(start + (size_t)above_last * nx + x0);
-                if (HOOKS && active && fault_tile && s.fault.kind == JACOBI_FAULT_EDGE &&
-                    k - base == (uint64_t)s.fault.iteration) {
-                    /* the planted bug: the other time's words, their time unchecked */
-                    const uint64_t *w = jacobi_edge(&s, k + 1, above, JACOBI_EDGE_LAST) + x0;
-                    up = make_float4(
-                        jacobi_bits_float((uint32_t)w[0]), jacobi_bits_float((uint32_t)w[1]),
-                        jacobi_bits_float((uint32_t)w[2]), jacobi_bits_float((uint32_t)w[3]));
-                }
+            /* the ghost rows of time k: a neighbour tile's edge or the neighbouring
+             * rank's, the same LL words; or where there are none yet, a row in memory */
+            if (k != plain_at[0])
+                ok &= take_edge<(TMAX <= 256)>(s, from_words[0][p] + x0, k, k, active, &up,
+                                               from_kind[0]);
+            else if (active)
+                up = *(const float4 *)(plain_row[0] + x0);
+            if (HOOKS && active && fault_tile && s.fault.kind == JACOBI_FAULT_EDGE &&
+                k - base == (uint64_t)s.fault.iteration && k != plain_at[0]) {
+                /* the planted bug: the other time's words, their time unchecked */
+                const uint64_t *w = from_words[0][p ^ 1] + x0;
+                up = make_float4(
+                    jacobi_bits_float((uint32_t)w[0]), jacobi_bits_float((uint32_t)w[1]),
+                    jacobi_bits_float((uint32_t)w[2]), jacobi_bits_float((uint32_t)w[3]));
             }
-            if (below >= 0) {
-                if (k != k0)
-                    ok &= take_edge<(TMAX <= 256)>(
-                        s, jacobi_edge(&s, k, below, JACOBI_EDGE_FIRST) + x0, k, k, active, &down);
-                else if (active)
-                    down = *(const float4 *)(start + (size_t)below_first * nx + x0);
-            }
+            if (k != plain_at[1])
+                ok &= take_edge<(TMAX <= 256)>(s, from_words[1][p] + x0, k, k, active, &down,
+                                               from_kind[1]);
+            else if (active)
+                down = *(const float4 *)(plain_row[1] + x0);
             const int ended = __syncthreads_or(!ok);
             const int go = shared_go[p];
             /* the planted bug: one tile runs on past the stop. HOOKS in the test:
@@ -204,19 +217,6 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
             if (go == 0 || (!lag && ended))
                 break;
             lagged |= lag;
-            /* at a rank's edge: the neighbouring rank's row, after its signal */
-            if (above < 0 && !lag) {
-                if (!jacobi_wait_neighbour(&s, JACOBI_SLOT_FROM_TOP, k, rec))
-                    break;
-                if (active)
-                    up = *(const float4 *)(s.halo[p] + x0);
-            }
-            if (below < 0 && !lag) {
-                if (!jacobi_wait_neighbour(&s, JACOBI_SLOT_FROM_BOTTOM, k, rec))
-                    break;
-                if (active)
-                    down = *(const float4 *)(s.halo[p] + nx + x0);
-            }
             if (rec && threadIdx.x == 0)
                 jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t_begin);
 
@@ -226,6 +226,8 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                                    s.fault.col >= x0 && s.fault.col < x0 + 4;
             double norm2 = 0.0;
             float4 prev = up;
+            /* where they go (NULL: the test's silent rank sends none between ranks) */
+            uint64_t *const first_to = to_words[0][p ^ 1], *const last_to = to_words[1][p ^ 1];
             const uint64_t t_send = rec ? shardtab_clock() : 0;
 #pragma unroll
             for (int i = 0; i < R; i++) {
@@ -257,18 +259,10 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                     prev = c;
                     v[i] = n;
                     /* the edge rows of time k + 1 leave as soon as they are made */
-                    if (i == 0 && active && !lag) {
-                        if (above >= 0)
-                            send_edge(jacobi_edge(&s, k + 1, t, JACOBI_EDGE_FIRST) + x0, n, k + 1);
-                        else
-                            *(float4 *)(s.top_dest[p ^ 1] + x0) = n;
-                    }
-                    if (i == nr - 1 && active && !lag) {
-                        if (below >= 0)
-                            send_edge(jacobi_edge(&s, k + 1, t, JACOBI_EDGE_LAST) + x0, n, k + 1);
-                        else
-                            *(float4 *)(s.bottom_dest[p ^ 1] + x0) = n;
-                    }
+                    if (i == 0 && active && !lag && first_to)
+                        send_edge(first_to + x0, n, k + 1);
+                    if (i == nr - 1 && active && !lag && last_to)
+                        send_edge(last_to + x0, n, k + 1);
                 }
             }
             if (rec && threadIdx.x == 0)
@@ -276,18 +270,12 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
             if (lag)
                 break; /* the lagging tile's rows are one iteration on: the check sees it */
 
-            /* the rest of time k + 1: the warps' partials, the ranks' signals */
+            /* the rest of time k + 1: the warps' partials */
             if (norm_iter) {
                 const double w = jacobi_warp_sum(norm2);
                 if (lane == 0)
                     jacobi_ll_send_double(jacobi_tile_partial(&s, k + 1, t, warp), w, k + 1);
             }
-            if (above < 0)
-                jacobi_strip_done(&s, &ctl->top_arrived, s.top_peer, JACOBI_SLOT_FROM_BOTTOM, k,
-                                  rec);
-            if (below < 0)
-                jacobi_strip_done(&s, &ctl->bottom_arrived, s.bottom_peer, JACOBI_SLOT_FROM_TOP, k,
-                                  rec);
             if (rec && threadIdx.x == 0) {
                 const uint64_t now = shardtab_clock();
                 jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, now - t_send);
@@ -324,7 +312,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
 
 template <int R, int TMAX> static jacobi_persistent_kernel_t pick_hooks(const jacobi_step_t *s)
 {
-    const bool hooked = s->trace != NULL || s->fault.kind != JACOBI_FAULT_NONE;
+    const bool hooked = s->trace != NULL || s->fault.kind != JACOBI_FAULT_NONE || s->skip_signal;
     return hooked ? jacobi_onchip_kernel<R, TMAX, true> : jacobi_onchip_kernel<R, TMAX, false>;
 }
 

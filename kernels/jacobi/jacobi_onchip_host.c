@@ -52,15 +52,16 @@ typedef struct onchip_job {
     uint64_t k0, base, end;
 } onchip_job_t;
 
-/* A neighbour tile's edge row of `time`, nx LL words, into row; 0 when the solve ended. */
+/* A neighbour's edge row of `time`, nx LL words, into row (kind: a tile's
+ * or a rank's, JACOBI_WAIT_*); 0 when the solve ended. */
 /* The words alone order nothing in C11 (relaxed): an acquire fence after
  * them, and a release fence before a send, order the tiles' plain accesses
  * of the rows (a tile's last write of its rows after its neighbours' first
  * read of theirs). Free on x86; the GPU's are the LL words' own. */
 static int take_edge(const jacobi_step_t *s, const uint64_t *w, uint64_t time, uint64_t k,
-                     uint32_t *bits, jacobi_real_t *row)
+                     uint32_t *bits, jacobi_real_t *row, int kind)
 {
-    int ok = jacobi_ll_wait(s, w, s->nx, time, bits, k);
+    int ok = jacobi_ll_wait(s, w, s->nx, time, bits, k, kind);
     if (ok)
         atomic_thread_fence(memory_order_acquire);
     for (int x = 0; x < s->nx; x++)
@@ -68,11 +69,30 @@ static int take_edge(const jacobi_step_t *s, const uint64_t *w, uint64_t time, u
     return ok;
 }
 
+/* ... tile t's ghost row on `side` of time k, from its words or, where
+ * there are none yet, from memory (jacobi_onchip_from). */
+static int take_ghost(const onchip_job_t *job, int side, uint64_t k, uint32_t *bits,
+                      jacobi_real_t *row)
+{
+    const jacobi_step_t *s = job->s;
+    const int t = job->tile;
+
+    if (k != jacobi_onchip_plain_at(s, t, side, job->k0, job->base))
+        return take_edge(s, jacobi_onchip_from(s, t, side, k), k, k, bits, row,
+                         jacobi_onchip_from_kind(s, t, side));
+    memcpy(row, jacobi_onchip_plain_row(s, t, side, job->k0, job->base),
+           (size_t)s->nx * sizeof *row);
+    return 1;
+}
+
+/* ... and a tile's edge row to its neighbour, a tile or a rank (w NULL: nowhere). */
 static void send_edge(const jacobi_step_t *s, uint64_t *w, const jacobi_real_t *row, uint64_t time)
 {
+    if (w == NULL)
+        return;
     atomic_thread_fence(memory_order_release);
     for (int x = 0; x < s->nx; x++)
-        shardtab_store_relaxed_device(&w[x], jacobi_ll_word(jacobi_float_bits(row[x]), time));
+        shardtab_ll_store(&w[x], jacobi_float_bits(row[x]), time);
 }
 
 /* One tile's solve, as a block of the GPU's kernel. */
@@ -80,10 +100,8 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
                      jacobi_real_t *up, jacobi_real_t *down, uint32_t *bits)
 {
     const jacobi_step_t *s = job->s;
-    jacobi_ctl_t *ctl = s->ctl;
     const int t = job->tile, nx = s->nx;
     const int r0 = jacobi_tile_first_row(s, t), nr = jacobi_tile_first_row(s, t + 1) - r0;
-    const int above = jacobi_tile_above(s, t), below = jacobi_tile_below(s, t);
     const uint64_t k0 = job->k0, base = job->base, end = job->end;
     const jacobi_real_t *start = s->a[k0 & 1];
     const int fault_tile =
@@ -94,31 +112,21 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
 
     memcpy(cur, start + (size_t)r0 * nx, (size_t)nr * row_bytes);
     for (;; k++) {
-        const int p = (int)(k & 1);
         uint64_t *rec = jacobi_trace_of(s, k, base);
         const uint64_t t_begin = shardtab_clock();
         const int go = k < end && jacobi_onchip_may_run(s, base, k0, k);
         int ok = 1;
 
         jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, t_begin);
-        if (above >= 0) {
-            if (k == k0)
-                memcpy(up, start + (size_t)(jacobi_tile_first_row(s, above + 1) - 1) * nx,
-                       row_bytes);
-            else
-                ok &= take_edge(s, jacobi_edge(s, k, above, JACOBI_EDGE_LAST), k, k, bits, up);
-            if (fault_tile && s->fault.kind == JACOBI_FAULT_EDGE &&
-                k - base == (uint64_t)s->fault.iteration)
-                for (int x = 0; x < nx;
-                     x++) /* the planted bug: the other time's words, unchecked */
-                    up[x] = jacobi_bits_float((uint32_t)shardtab_load_relaxed_device(
-                        jacobi_edge(s, k + 1, above, JACOBI_EDGE_LAST) + x));
-        }
-        if (below >= 0) {
-            if (k == k0)
-                memcpy(down, start + (size_t)jacobi_tile_first_row(s, below) * nx, row_bytes);
-            else
-                ok &= take_edge(s, jacobi_edge(s, k, below, JACOBI_EDGE_FIRST), k, k, bits, down);
+        ok &= take_ghost(job, 0, k, bits, up);
+        ok &= take_ghost(job, 1, k, bits, down);
+        if (fault_tile && s->fault.kind == JACOBI_FAULT_EDGE &&
+            k - base == (uint64_t)s->fault.iteration &&
+            k != jacobi_onchip_plain_at(s, t, 0, k0, base)) {
+            /* the planted bug: the other time's words, unchecked */
+            const uint64_t *w = jacobi_onchip_from(s, t, 0, k + 1);
+            for (int x = 0; x < nx; x++)
+                up[x] = jacobi_bits_float((uint32_t)shardtab_ll_load((uint64_t *)&w[x]));
         }
         const int lag = !go;
         if (lag) {
@@ -129,16 +137,6 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
             lagged = 1;
         } else if (!ok) {
             break;
-        }
-        if (above < 0 && !lag) {
-            if (!jacobi_wait_neighbour(s, JACOBI_SLOT_FROM_TOP, k, rec))
-                break;
-            memcpy(up, s->halo[p], row_bytes);
-        }
-        if (below < 0 && !lag) {
-            if (!jacobi_wait_neighbour(s, JACOBI_SLOT_FROM_BOTTOM, k, rec))
-                break;
-            memcpy(down, s->halo[p] + nx, row_bytes);
         }
         jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t_begin);
 
@@ -162,22 +160,12 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
             break; /* the lagging tile's rows are one iteration on: the check sees it */
 
         const uint64_t t_send = shardtab_clock();
-        if (above >= 0)
-            send_edge(s, jacobi_edge(s, k + 1, t, JACOBI_EDGE_FIRST), cur, k + 1);
-        else
-            memcpy(s->top_dest[p ^ 1], cur, row_bytes);
-        if (below >= 0)
-            send_edge(s, jacobi_edge(s, k + 1, t, JACOBI_EDGE_LAST), cur + (size_t)(nr - 1) * nx,
-                      k + 1);
-        else
-            memcpy(s->bottom_dest[p ^ 1], cur + (size_t)(nr - 1) * nx, row_bytes);
+        /* (the test's silent rank sends none between ranks) */
+        send_edge(s, jacobi_onchip_to(s, t, 0, k + 1, s->skip_signal), cur, k + 1);
+        send_edge(s, jacobi_onchip_to(s, t, 1, k + 1, s->skip_signal), cur + (size_t)(nr - 1) * nx,
+                  k + 1);
         if (norm_iter)
             jacobi_ll_send_double(jacobi_tile_partial(s, k + 1, t, 0), norm2, k + 1);
-        if (above < 0)
-            jacobi_strip_done(s, &ctl->top_arrived, s->top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
-        if (below < 0)
-            jacobi_strip_done(s, &ctl->bottom_arrived, s->bottom_peer, JACOBI_SLOT_FROM_TOP, k,
-                              rec);
         const uint64_t now = shardtab_clock();
         jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, now - t_send);
         jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, now);
@@ -199,7 +187,7 @@ static void *onchip_thread(void *arg)
     jacobi_real_t *mem = malloc((2 * (size_t)s->tile_rows + 2) * row * sizeof *mem);
     uint32_t *bits = malloc(row * sizeof *bits);
     if (mem == NULL || bits == NULL)
-        jacobi_onchip_give_up(s, job->k0); /* the others end too, at once */
+        jacobi_onchip_give_up(s, job->k0, JACOBI_WAIT_TILE); /* the others end too, at once */
     else
         run_tile(job, mem, mem + (size_t)s->tile_rows * row, mem + 2 * (size_t)s->tile_rows * row,
                  mem + (2 * (size_t)s->tile_rows + 1) * row, bits);
@@ -219,13 +207,13 @@ int jacobi_onchip_run(jacobi_plan_t *plan, int count)
     const uint64_t k0 = ctl->iteration, end = k0 + (uint64_t)count;
 
     if (jobs == NULL || threads == NULL || started == NULL) {
-        jacobi_onchip_give_up(s, k0);
+        jacobi_onchip_give_up(s, k0, JACOBI_WAIT_TILE);
     } else {
         for (int b = 0; b < blocks; b++) {
             jobs[b] = (onchip_job_t){s, b - 1, k0, ctl->base, end};
             started[b] = pthread_create(&threads[b], NULL, onchip_thread, &jobs[b]) == 0;
             if (!started[b])
-                jacobi_onchip_give_up(s, k0); /* the started ones end at once */
+                jacobi_onchip_give_up(s, k0, JACOBI_WAIT_TILE); /* the started ones end at once */
         }
         for (int b = 0; b < blocks; b++)
             if (started[b])

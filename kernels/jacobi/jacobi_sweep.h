@@ -66,6 +66,14 @@ static inline jacobi_real_t *jacobi_deep_rows(jacobi_real_t *halo, int nx, int p
     return halo + (size_t)(4 + (2 * parity + below) * JACOBI_TEMPORAL_MAX_DEPTH) * (size_t)nx;
 }
 
+/* ... and last, after the deep rows (deep_rows of them above and below, or
+ * 0), the on-chip launch's ghost rows between ranks as LL words
+ * (jacobi_onchip.h): [parity][above, below][nx], 8 bytes a point. */
+static inline uint64_t *jacobi_ll_ghosts(jacobi_real_t *halo, int nx, int deep_rows)
+{
+    return (uint64_t *)(halo + (size_t)(4 + 4 * deep_rows) * (size_t)nx);
+}
+
 /* Slots of each rank's signal pad the step uses (shardtab_create_with). */
 #define JACOBI_SLOT_FROM_TOP 0    /* iterations the top neighbour has finished */
 #define JACOBI_SLOT_FROM_BOTTOM 1 /* iterations the bottom neighbour has finished */
@@ -75,13 +83,24 @@ static inline jacobi_real_t *jacobi_deep_rows(jacobi_real_t *halo, int nx, int p
 #define JACOBI_NO_NORM UINT64_MAX /* jacobi_ctl_t.norm_iter before any norm is decided */
 #define JACOBI_HISTORY_MAX 65536  /* norms the history keeps: every one decided, up to this */
 
+/* What an on-chip wait (jacobi_onchip.h) waits for: how it waits, and, past
+ * a give-up, which wait it was (jacobi_ctl_t.failed, which the host names;
+ * 1 is a signal wait's, jacobi_fail_at). */
+enum {
+    JACOBI_WAIT_NORM = 0,       /* the norm block's for the partials: unbounded */
+    JACOBI_WAIT_TILE = 2,       /* a tile's for a tile of this rank, or the decision */
+    JACOBI_WAIT_RANK_ABOVE = 3, /* a tile's for the rank above's edge row: LL loads */
+    JACOBI_WAIT_RANK_BELOW = 4  /* ... the rank below's */
+};
+
 /* Device-resident state of one rank's solve; the kernels alone write it while
  * a solve runs, the host reads it after. */
 typedef struct jacobi_ctl {
     uint64_t iteration;      /* iterations done since the grid was created */
     uint64_t base;           /* iteration at which this solve started */
     uint64_t stop_at;        /* no iteration >= this runs; JACOBI_NO_STOP. Only ever lowered */
-    uint64_t failed;         /* a wait gave up: every later step returns at once */
+    uint64_t failed;         /* a wait gave up: every later step returns at once (1, or on
+                                chip which wait: JACOBI_WAIT_*) */
     uint64_t arrived;        /* tiles finished, all iterations: the last-tile ticket */
     uint64_t top_arrived;    /* tiles of the first-row strip finished */
     uint64_t bottom_arrived; /* tiles of the last-row strip finished */
@@ -172,7 +191,15 @@ typedef struct jacobi_step {
     int tile_warps;          /* partial sums a tile sends per norm iteration */
     uint64_t *edges;         /* device [2][tiles][2][nx]: first and last rows, by time parity */
     uint64_t *tile_partials; /* device [2][tiles][tile_warps][2]: halves of each partial */
-    uint64_t wait_ticks; /* a tile's wait for its neighbour or the decision gives up past this */
+    uint64_t wait_ticks;     /* a tile's wait for a rank's edge gives up past this; for a tile
+                            of its own rank or the decision, past twice this */
+    /* --launch onchip between ranks (set by the solver): the ghost rows as
+     * LL words, by time parity (jacobi_ll_ghosts). ll_above and ll_below are
+     * this rank's (the neighbours write them); ll_top_dest is the top
+     * neighbour's row below, ll_bottom_dest the bottom neighbour's row above
+     * (NULL: no neighbour rank) */
+    uint64_t *ll_above, *ll_below;
+    uint64_t *ll_top_dest, *ll_bottom_dest;
     /* --launch temporal (jacobi_temporal.h), set by its plan: tiles of
      * temporal_cols x temporal_rows points, passes up to temporal_depth deep */
     int temporal_depth;               /* the deepest pass: 1, 3, 5 or 7 (odd: jacobi_temporal.h) */

@@ -253,18 +253,25 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_stream_synchronize(j->stream);
     }
-    /* an on-chip tile's wait that gave up (its neighbour tile, or the decision):
-     * no pad slot records it, the solver's bookkeeping does */
+    /* an on-chip tile's wait that gave up (its neighbour tile, the decision,
+     * or the neighbouring rank's edge row): no pad slot records it, the
+     * solver's bookkeeping does, and says which */
     if (status == SHARDTAB_SUCCESS && jacobi_plan_tiles(plan) > 0) {
         jacobi_ctl_t ctl;
         status = jacobi_solver_read_ctl(s, j->stream, &ctl);
-        if (status == SHARDTAB_SUCCESS && ctl.failed == 2)
-            status =
-                shardtab_error_set(SHARDTAB_ERR_TIMEOUT,
-                                   "rank %d: a tile of the on-chip solve gave up waiting for its "
-                                   "neighbour tile or the norm block's decision: one of them is "
-                                   "stuck or gone",
-                                   j->rank);
+        const int above = ctl.failed == JACOBI_WAIT_RANK_ABOVE;
+        if (status == SHARDTAB_SUCCESS && ctl.failed == JACOBI_WAIT_TILE)
+            status = shardtab_error_set(SHARDTAB_ERR_TIMEOUT,
+                                        "a tile of the on-chip solve gave up waiting for its "
+                                        "neighbour tile or the norm block's decision: one of them "
+                                        "is stuck or gone");
+        else if (status == SHARDTAB_SUCCESS && (above || ctl.failed == JACOBI_WAIT_RANK_BELOW))
+            status = shardtab_error_set(
+                SHARDTAB_ERR_TIMEOUT,
+                "a tile of the on-chip solve gave up waiting for the edge row of rank %d %s it "
+                "(limit %.3g s, SHARDTAB_WAIT_TIMEOUT): that rank is late, stuck or gone",
+                above ? j->top : j->bottom, above ? "above" : "below",
+                shardtab_wait_timeout(j->table));
     }
     /* a device wait that gave up: this rank's record of it */
     if (distributed && status == SHARDTAB_SUCCESS)

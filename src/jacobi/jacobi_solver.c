@@ -87,6 +87,8 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
         st->halo[p] = s->halo + (size_t)p * 2 * nx;
         st->deep[p] = deep_rows ? jacobi_deep_rows(s->halo, nx, p, 0) : NULL;
     }
+    st->ll_above = jacobi_ll_ghosts(s->halo, nx, deep_rows);
+    st->ll_below = st->ll_above + nx;
     st->nx = nx;
     st->rows = rows;
     st->top_peer = st->bottom_peer = -1;
@@ -181,13 +183,24 @@ shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream)
 
 shardtab_status_t jacobi_solver_start(jacobi_solver_t *s, void *stream)
 {
+    const size_t ll_bytes = 4 * (size_t)s->nx * sizeof(uint64_t);
     jacobi_ctl_t ctl;
+    /* the LL ghost rows hold time 0, older than any a solve waits for: the
+     * times are iteration counts, which only grow from here */
+    void *zeros = calloc(1, ll_bytes);
 
+    if (zeros == NULL)
+        return jacobi_no_memory("zeros", ll_bytes);
     memset(&ctl, 0, sizeof ctl);
     ctl.stop_at = JACOBI_NO_STOP;
     ctl.norm_iter = JACOBI_NO_NORM;
     shardtab_status_t status = shardtab_memcpy_async(s->ctl, &ctl, sizeof ctl, stream);
-    return status == SHARDTAB_SUCCESS ? shardtab_stream_synchronize(stream) : status;
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_async(s->step.ll_above, zeros, ll_bytes, stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(stream);
+    free(zeros);
+    return status;
 }
 
 int jacobi_solver_plan(jacobi_solver_t *s, jacobi_launch_t launch, void *stream, char *why,
@@ -267,6 +280,10 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
         for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->top_peer >= 0;
              p++)
             st->deep_top_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 1);
+        /* ... and, on chip, its LL ghost row below */
+        if (status == SHARDTAB_SUCCESS && st->top_peer >= 0)
+            st->ll_top_dest =
+                jacobi_ll_ghosts((jacobi_real_t *)base, nx, temporal_deep_rows(&j->opts)) + nx;
     }
     if (!j->host_bottom && status == SHARDTAB_SUCCESS) {
         void *base;
@@ -280,6 +297,9 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
         for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->bottom_peer >= 0;
              p++)
             st->deep_bottom_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 0);
+        if (status == SHARDTAB_SUCCESS && st->bottom_peer >= 0)
+            st->ll_bottom_dest =
+                jacobi_ll_ghosts((jacobi_real_t *)base, nx, temporal_deep_rows(&j->opts));
     }
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_signals(j->table, &st->sig);
@@ -288,7 +308,9 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
 
 size_t jacobi_halo_bytes(const jacobi_options_t *opts)
 {
-    return (size_t)(4 + 4 * temporal_deep_rows(opts)) * (size_t)opts->nx * sizeof(jacobi_real_t);
+    const size_t rows = (size_t)(4 + 4 * temporal_deep_rows(opts)) * (size_t)opts->nx;
+
+    return rows * sizeof(jacobi_real_t) + 4 * (size_t)opts->nx * sizeof(uint64_t); /* + LL rows */
 }
 
 void jacobi_wire_reference(jacobi_solver_t *s, int nccheck)

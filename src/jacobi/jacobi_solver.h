@@ -15,7 +15,8 @@ typedef struct jacobi_solver {
     jacobi_real_t *buffer[2]; /* device allocations: rows x nx, or (rows + 2) x nx padded */
     jacobi_real_t *a[2];      /* device: the rows, inside buffer[p] */
     jacobi_real_t *halo;      /* device: [parity][above, below][nx], then (--launch temporal)
-                                  the deep ghost rows (jacobi_deep_rows) */
+                                  the deep ghost rows (jacobi_deep_rows), then the LL
+                                  ghost rows (jacobi_ll_ghosts) */
     size_t halo_bytes;        /* halo's size: the table's shard, the same on every rank */
     jacobi_ctl_t *ctl;        /* device */
     double *partials;         /* device */
@@ -40,12 +41,14 @@ struct jacobi_job;
 shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t *opts, int start,
                                       int rows, int coherent_halo, int padded);
 shardtab_status_t jacobi_solver_free(jacobi_solver_t *s);
-/* Bytes of a solver's halo (the table's shard): two ghost rows a parity, and
- * with --launch temporal two times JACOBI_TEMPORAL_MAX_DEPTH more. */
+/* Bytes of a solver's halo (the table's shard): two ghost rows a parity,
+ * with --launch temporal two times JACOBI_TEMPORAL_MAX_DEPTH more, and the
+ * on-chip launch's two a parity in LL words (jacobi_ll_ghosts). */
 size_t jacobi_halo_bytes(const jacobi_options_t *opts);
 /* Back to the starting state for a new solve, the iteration count kept. Synchronous. */
 shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream);
-/* The first solve of a fresh solver starts at iteration 0 with nothing decided. */
+/* The first solve of a fresh solver starts at iteration 0 with nothing
+ * decided, its LL ghost rows at time 0. Before its peers' first solve. */
 shardtab_status_t jacobi_solver_start(jacobi_solver_t *s, void *stream);
 /* The device's bookkeeping, read back. Synchronous. */
 shardtab_status_t jacobi_solver_read_ctl(const jacobi_solver_t *s, void *stream, jacobi_ctl_t *ctl);

@@ -554,19 +554,20 @@ ORDER_PROBE(
     out[threadIdx.x] = last;
 }
 
-/* ---- kernels/jacobi/jacobi_onchip.h: the on-chip tiles' LL words, relaxed at device
- * scope by design (each 8-byte word carries its value and its time, so that
- * nothing else need be ordered behind it): what their correctness needs of
- * the machine code is that every poll bypasses the CU's L1 (glc); the
- * give-up's abort is a release store to every node peer. */
+/* ---- kernels/jacobi/jacobi_onchip.h: the on-chip tiles' LL words, the
+ * library's (shardtab_ll_store, shardtab_ll_load: each 8-byte word carries its
+ * value and its time, so that nothing else need be ordered behind it), a
+ * tile's and a rank's edge alike: what their correctness needs of the machine
+ * code is that every word is one 8-byte access and every poll bypasses the
+ * CU's L1 (glc); the give-up's abort is a release store to every node peer. */
 
-/* A tile's wait for its neighbour's edge words of a time (the slow checks
- * every few polls: stop_at and the failure at device scope, the peers'
- * aborts at system scope). */
-ORDER_PROBE(probe_onchip_ll_wait, "poll-device, poll, release-store")
+/* A tile's wait for its neighbour's edge words of a time, a tile's or a
+ * rank's (the slow checks every few polls: stop_at and the failure at device
+ * scope, the peers' aborts at system scope). */
+ORDER_PROBE(probe_onchip_ll_wait, "ll-load, poll-device, poll, release-store")
 (jacobi_step_t s, const uint64_t *w, int n, uint64_t time, uint64_t k, uint32_t *bits, int *out)
 {
-    out[threadIdx.x] = jacobi_ll_wait(&s, w, n, time, bits, k);
+    out[threadIdx.x] = jacobi_ll_wait(&s, w, n, time, bits, k, JACOBI_WAIT_RANK_ABOVE);
 }
 
 /* A tile's wait for the decision of k - 1's close (ctl->decided). */
