@@ -9,14 +9,17 @@
 # all-reduce at 1, 2 and 4 ranks (comm_check --bench: a claim a call and
 # held), coll_bench from 8 B to 1 MiB at 1, 2 and 4 ranks (device side, every
 # algorithm, graphs, MPI and the copy engine beside them), the 256 MiB
-# two-shot at 2, jacobi at two ranks (onchip and persistent, 2048x2050), and
-# jacobi on chip at one rank (2048x2048, 2048x1026), with each tree's kernels'
-# registers and stack (cuobjdump) beside it.
+# two-shot at 2, jacobi at two and four ranks (onchip and persistent,
+# 2048x2050 and 1024x1026), and jacobi on chip at one rank (2048x2048,
+# 2048x1026), with each tree's kernels' registers and stack (cuobjdump)
+# beside it. Before the benchmarks, jacobi on chip between ranks bit for bit
+# at 2, 3 and 4 ranks, with its planted faults (a stale rank edge, a silent
+# rank) caught.
 #
 # Usage: scripts/gpu-latency.sh [--quick] [outdir]
 #   --quick  the checks and one benchmark round, no baseline
 # Writes into outdir: latency.log (every step), bench-<tree>-*.txt,
-# bench-device.txt, jacobi-np2.txt, jacobi-np1.txt, stack.txt.
+# bench-device.txt, jacobi-np1.txt, jacobi-np2.txt, jacobi-np4.txt, stack.txt.
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091,SC2154
@@ -80,6 +83,19 @@ for fault in count offset; do
     expect_rc_line 2 "disagree on a stream-ordered" run -np 2 -x SHARDTAB_WAIT_TIMEOUT=5 "$stream" --fault "$fault" --fault-small "${share[@]}"
 done
 
+# ---- jacobi on chip between ranks: the edge rows as LL words through the table ----------
+for np in 2 3 4; do
+  step "jacobi np$np onchip 1024x1030, bit for bit" expect_line "^# verify jacobi: OK" \
+    run -np "$np" "$build/jacobi" -nx 1024 -ny 1030 -niter 300 --init random --launch onchip "${share[@]}"
+done
+# row 515 is rank 1's first at two ranks (1028 interior rows, 514 each)
+step "jacobi np2 onchip, planted stale rank edge: caught" expect_rc_line 1 \
+  "check run: the 2-rank run .onchip launches. DIFFERS FROM" run -np 2 -x JACOBI_TEST_FAULT=run:edge:515:0:20 \
+  "$build/jacobi" -nx 1024 -ny 1030 -niter 300 --init random --launch onchip --cpu-check no "${share[@]}"
+step "jacobi np3 onchip, a silent rank: its edge rows waited for, named" expect_rc_line 1 \
+  "gave up waiting for the edge row of rank [0-2] (above|below) it" run -np 3 -x JACOBI_TEST_SKIP_SIGNAL=1 \
+  -x SHARDTAB_WAIT_TIMEOUT=2 "$build/jacobi" -nx 1024 -ny 1030 -niter 300 -nccheck 1000 --launch onchip "${share[@]}"
+
 # ---- the benchmarks, the two trees alternating --------------------------------------------
 trees=(new)
 ((quick == 0)) && [[ -x $base/coll_bench ]] && trees+=(base)
@@ -124,14 +140,19 @@ for tree in "${trees[@]}"; do
   step "[$tree] coll_bench np2, 256 MiB" \
     expect_line "^# coll_bench: every result verified" bash -c "timeout 240 mpirun $mpi_oversubscribe --bind-to none -np 2 '$b/coll_bench' --min 268435456 --max 268435456 --repeats 5 --allow-shared-gpu | tee '$out/bench-$tree-np2-256M.txt'"
 done
-# ---- jacobi at two ranks on the GPU (the norm's collective every iteration) --------------------
+# ---- jacobi at two and four ranks on the GPU (the norm's collective every iteration) ----------
 for round in 1 2; do
   for tree in "${trees[@]}"; do
     b=$(bin "$tree")
-    for launch in onchip persistent; do
-      step "[$tree] jacobi np2 2048x2050 $launch, round $round" \
-        expect_line "^# verify jacobi: OK" run -np 2 "$b/jacobi" -nx 2048 -ny 2050 -niter 1000 --launch "$launch" --cpu-check no "${share[@]}"
-      grep -E "^2048x2050: " "$log" | tail -1 | sed "s/^/[$tree] $launch round $round: /" >>"$out/jacobi-np2.txt"
+    for np in 2 4; do
+      for grid in 2048x2050 1024x1026; do
+        for launch in onchip persistent; do
+          step "[$tree] jacobi np$np $grid $launch, round $round" \
+            expect_line "^# verify jacobi: OK" run -np "$np" "$b/jacobi" -nx "${grid%x*}" -ny "${grid#*x}" \
+            -niter 1000 --launch "$launch" --cpu-check no "${share[@]}"
+          grep -E "^$grid: " "$log" | tail -1 | sed "s/^/[$tree] np$np $launch round $round: /" >>"$out/jacobi-np$np.txt"
+        done
+      done
     done
   done
 done
