@@ -1,6 +1,7 @@
 /* sparse_csr.c - the CSR matrix's storage and its product with a vector. */
 #include "sparse_csr.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,7 @@ void sparse_csr_spmv(const sparse_csr_t *a, const double *x, double *y)
     for (int64_t i = 0; i < a->nrows; i++) {
         double sum = 0.0;
         for (int64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
-            sum += a->val[k] * x[a->col[k]];
+            sum = fma(a->val[k], x[a->col[k]], sum);
         y[i] = sum;
     }
 }

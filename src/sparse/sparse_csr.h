@@ -29,7 +29,10 @@ typedef struct sparse_csr {
 int sparse_csr_alloc(sparse_csr_t *a, int64_t nrows, int64_t nnz);
 /* Frees the arrays and zeroes *a; a zeroed or NULL matrix is fine. */
 void sparse_csr_free(sparse_csr_t *a);
-/* y = A x (x and y nrows long, distinct), each row summed in column order. */
+/* y = A x (x and y nrows long, distinct), each row summed in column order by
+ * fused multiply-adds from 0 (C's fma: one rounding a term), as the
+ * product over the table does on every backend (kernels/sparse/spmv.h):
+ * the same bits. */
 void sparse_csr_spmv(const sparse_csr_t *a, const double *x, double *y);
 
 #endif /* SPARSE_CSR_H */

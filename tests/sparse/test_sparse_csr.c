@@ -73,6 +73,22 @@ static void test_sparse_csr_spmv_sums_each_row_in_column_order(void **state)
     assert_true(y[2] == 0.75 * 0.5 + 0.5 * -2.0);
 }
 
+/* Each term is one fused multiply-add: -(1 + 2^-29) + (1 + 2^-30)^2 is 2^-60
+ * fused, 0 with the product rounded first. */
+static void test_sparse_csr_spmv_fuses_each_term(void **state)
+{
+    int64_t row_ptr[] = {0, 2, 3};
+    sparse_col_t col[] = {0, 1, 1};
+    double val[] = {-(1.0 + 0x1p-29), 1.0 + 0x1p-30, 1.0};
+    const sparse_csr_t a = {2, 3, row_ptr, col, val};
+    const double x[] = {1.0, 1.0 + 0x1p-30};
+    double y[2] = {99, 99};
+    (void)state;
+    sparse_csr_spmv(&a, x, y);
+    assert_true(y[0] == 0x1p-60);
+    assert_true(y[1] == 1.0 + 0x1p-30);
+}
+
 static void test_sparse_csr_spmv_of_an_empty_row_is_zero(void **state)
 {
     int64_t row_ptr[] = {0, 1, 1};
@@ -94,6 +110,7 @@ int main(void)
         cmocka_unit_test(test_sparse_csr_alloc_of_no_rows_has_arrays),
         cmocka_unit_test(test_sparse_csr_alloc_refuses_sizes_out_of_range_and_zeroes),
         cmocka_unit_test(test_sparse_csr_spmv_sums_each_row_in_column_order),
+        cmocka_unit_test(test_sparse_csr_spmv_fuses_each_term),
         cmocka_unit_test(test_sparse_csr_spmv_of_an_empty_row_is_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
