@@ -1,0 +1,42 @@
+/* spmv.hip - the product over the table (spmv.h) on GPUs, written once in
+ * HIP (built by clang as HIP for AMD GPUs, by nvcc as CUDA through
+ * gpu_runtime.h): one thread a row, grid-stride, each row by spmv_body.h.
+ * The table and the rows' arrays live in this GPU's memory; an entry of the
+ * table may point to a node peer's shard, opened by IPC. */
+#include <stdint.h>
+
+#include "gpu_runtime.h"
+#include "spmv.h"
+#include "spmv_body.h"
+
+#define SPMV_BLOCK 256
+#define SPMV_BLOCKS_PER_SM 8 /* resident blocks of 256 a multiprocessor the grid fills */
+
+__global__ void __launch_bounds__(SPMV_BLOCK) spmv_kernel(spmv_rows_t m, double *y)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < m.rows; i += stride)
+        y[i] = spmv_row(&m, i);
+}
+
+extern "C" int spmv(const spmv_rows_t *m, double *y, void *stream)
+{
+    int device, sms = 0;
+    hipError_t err = hipGetDevice(&device);
+
+    if (err == hipSuccess)
+        err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
+    if (err != hipSuccess || m->rows == 0)
+        return (int)err;
+    const int64_t wanted = (m->rows + SPMV_BLOCK - 1) / SPMV_BLOCK;
+    const int64_t cap = (int64_t)sms * SPMV_BLOCKS_PER_SM;
+    const unsigned blocks = (unsigned)(wanted < cap ? wanted : cap);
+    spmv_kernel<<<blocks, SPMV_BLOCK, 0, (hipStream_t)stream>>>(*m, y);
+    return (int)hipGetLastError();
+}
+
+extern "C" const char *spmv_error_string(int code)
+{
+    return hipGetErrorString((hipError_t)code);
+}

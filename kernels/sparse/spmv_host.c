@@ -1,0 +1,18 @@
+/* spmv_host.c - the host backend's product over the table (spmv.h): the rows
+ * in order, each by spmv_body.h, x's shards in the node's shared memory. */
+#include "spmv.h"
+
+#include "spmv_body.h"
+
+int spmv(const spmv_rows_t *m, double *y, void *stream)
+{
+    (void)stream;
+    for (int64_t i = 0; i < m->rows; i++)
+        y[i] = spmv_row(m, i);
+    return 0;
+}
+
+const char *spmv_error_string(int code)
+{
+    return code == 0 ? "no error" : "unknown error";
+}
