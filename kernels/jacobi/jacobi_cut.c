@@ -27,7 +27,7 @@ void jacobi_onchip_cut(jacobi_step_t *s, int tiles, int rows, int warps)
     s->tiles = tiles;
     s->tile_rows = rows;
     s->tile_warps = warps;
-    s->blocks_x = 1; /* a rank's edge is one tile's: it signals alone */
+    s->blocks_x = 1; /* a rank's edge is one tile's */
     s->strips = tiles;
     s->rows_per_strip = rows;
     /* the pads' limit (a wait on a neighbour rank's edge row); a wait on this

@@ -27,8 +27,9 @@
  * edge costs one store and one load crossing the link, not a fenced put and a
  * signal. The parity argument holds unchanged: the neighbour's edge tile is
  * a tile like any other. A solve's first iteration takes the ghost rows the
- * host set (the plain halo); a later launch of the same solve takes the words
- * the last one left, as the tiles do theirs.
+ * host set (the plain halo). (The plan launches once a solve; a later launch
+ * of the same solve would take the words the last one left, as the tiles'
+ * own rows in memory: no mode launches twice, so no test runs that.)
  *
  * The stop keeps the anchors' rule (jacobi_op.h): the norm of k - 1 decides,
  * at the close of iteration k, whether k + 1 runs. The norm block gathers the
@@ -46,8 +47,10 @@
  * rank or a peer): nothing waits forever for a tile that has stopped. A wait
  * for a neighbouring rank's edge row gives up at the pads' limit
  * (step.wait_ticks, SHARDTAB_WAIT_TIMEOUT), a wait inside the rank at twice
- * it: where a rank is silent, the wait on it gives up first and is the one
- * named, not the waits held up behind it. A wait checks these every
+ * it: where a rank is silent, a wait between ranks gives up first and is the
+ * one named, not the waits held up behind it inside a rank. Which rank's
+ * wait of the chain runs out first (the silent rank's neighbours', or its own
+ * for them one iteration later) is a matter of microseconds. A wait checks these every
  * JACOBI_ONCHIP_SPINS polls, not every one: each check is a round trip to L2,
  * and it would sit on the critical path. Every function is called by every
  * thread of a block unless it says one thread (the host backend's block is
@@ -262,8 +265,8 @@ SHARDTAB_DEVFN int jacobi_tile_first_row(const jacobi_step_t *s, int t)
 }
 
 /* The tiles above and below tile t in the ring: -1 where it is the
- * neighbouring rank's (through the table and the pads), the wrap to this
- * rank's own other end where the rank is its own neighbour. */
+ * neighbouring rank's (its LL words in the table), the wrap to this rank's
+ * own other end where the rank is its own neighbour. */
 SHARDTAB_DEVFN int jacobi_tile_above(const jacobi_step_t *s, int t)
 {
     return t > 0 ? t - 1 : s->top_peer >= 0 ? -1 : s->tiles - 1;
@@ -274,20 +277,26 @@ SHARDTAB_DEVFN int jacobi_tile_below(const jacobi_step_t *s, int t)
     return t < s->tiles - 1 ? t + 1 : s->bottom_peer >= 0 ? -1 : 0;
 }
 
+/* ... on `side` (0 above, 1 below). */
+SHARDTAB_DEVFN int jacobi_tile_beside(const jacobi_step_t *s, int t, int side)
+{
+    return side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t);
+}
+
 /* Where tile t's ghost row on `side` (0: the row above its first, 1: the row
  * below its last) comes from: LL words, of the neighbour tile's edge
  * (jacobi_edge) or, at a rank's edge, of this rank's LL ghost rows, which
  * the neighbouring rank's edge tile writes; or, at the one iteration where no
  * words are there yet, a row in memory: at a launch's first iteration (k0)
  * the neighbour tile's row as the last launch left it, at a solve's first
- * (base) the ghost row the host set. A later launch of the same solve takes
- * a rank's words of its first iteration, which the neighbour's last launch
- * sent. The kernels take these once a launch and keep them in shared memory:
+ * (base) the ghost row the host set (a later launch of the same solve would
+ * take a rank's words of its first iteration, which the neighbour's last
+ * launch sent; the plan launches once a solve). The kernels take these once a launch and keep them in shared memory:
  * kept in registers, they cost the 16-row kernel spills. */
 SHARDTAB_DEVFN const uint64_t *jacobi_onchip_from(const jacobi_step_t *s, int t, int side,
                                                   uint64_t time)
 {
-    const int n = side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t);
+    const int n = jacobi_tile_beside(s, t, side);
 
     return n >= 0 ? jacobi_edge(s, time, n, side ? JACOBI_EDGE_FIRST : JACOBI_EDGE_LAST)
                   : jacobi_ll_ghost(side ? s->ll_below : s->ll_above, s->nx, time);
@@ -296,7 +305,7 @@ SHARDTAB_DEVFN const uint64_t *jacobi_onchip_from(const jacobi_step_t *s, int t,
 /* ... the wait's kind there (JACOBI_WAIT_TILE, _RANK_ABOVE, _RANK_BELOW) ... */
 SHARDTAB_DEVFN int jacobi_onchip_from_kind(const jacobi_step_t *s, int t, int side)
 {
-    if ((side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t)) >= 0)
+    if (jacobi_tile_beside(s, t, side) >= 0)
         return JACOBI_WAIT_TILE;
     return side ? JACOBI_WAIT_RANK_BELOW : JACOBI_WAIT_RANK_ABOVE;
 }
@@ -305,13 +314,13 @@ SHARDTAB_DEVFN int jacobi_onchip_from_kind(const jacobi_step_t *s, int t, int si
 SHARDTAB_DEVFN uint64_t jacobi_onchip_plain_at(const jacobi_step_t *s, int t, int side, uint64_t k0,
                                                uint64_t base)
 {
-    return (side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t)) >= 0 ? k0 : base;
+    return jacobi_tile_beside(s, t, side) >= 0 ? k0 : base;
 }
 
 SHARDTAB_DEVFN const jacobi_real_t *jacobi_onchip_plain_row(const jacobi_step_t *s, int t, int side,
                                                             uint64_t k0, uint64_t base)
 {
-    const int n = side ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t);
+    const int n = jacobi_tile_beside(s, t, side);
 
     if (n < 0)
         return s->halo[base & 1] + (side ? s->nx : 0);
@@ -327,12 +336,10 @@ SHARDTAB_DEVFN const jacobi_real_t *jacobi_onchip_plain_row(const jacobi_step_t 
 SHARDTAB_DEVFN uint64_t *jacobi_onchip_to(const jacobi_step_t *s, int t, int side, uint64_t time,
                                           int silent)
 {
-    const int last = side, n = last ? jacobi_tile_below(s, t) : jacobi_tile_above(s, t);
-
-    if (n >= 0)
-        return jacobi_edge(s, time, t, last ? JACOBI_EDGE_LAST : JACOBI_EDGE_FIRST);
+    if (jacobi_tile_beside(s, t, side) >= 0)
+        return jacobi_edge(s, time, t, side ? JACOBI_EDGE_LAST : JACOBI_EDGE_FIRST);
     return silent ? (uint64_t *)0
-                  : jacobi_ll_ghost(last ? s->ll_bottom_dest : s->ll_top_dest, s->nx, time);
+                  : jacobi_ll_ghost(side ? s->ll_bottom_dest : s->ll_top_dest, s->nx, time);
 }
 
 /* Is there a decision at the close of iteration j for the tiles to wait for?

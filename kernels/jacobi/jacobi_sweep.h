@@ -90,7 +90,8 @@ enum {
     JACOBI_WAIT_NORM = 0,       /* the norm block's for the partials: unbounded */
     JACOBI_WAIT_TILE = 2,       /* a tile's for a tile of this rank, or the decision */
     JACOBI_WAIT_RANK_ABOVE = 3, /* a tile's for the rank above's edge row: LL loads */
-    JACOBI_WAIT_RANK_BELOW = 4  /* ... the rank below's */
+    JACOBI_WAIT_RANK_BELOW = 4, /* ... the rank below's */
+    JACOBI_ONCHIP_NO_START = 5  /* not a wait: the host backend could not start its tiles */
 };
 
 /* Device-resident state of one rank's solve; the kernels alone write it while

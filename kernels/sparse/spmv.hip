@@ -20,13 +20,28 @@ __global__ void __launch_bounds__(SPMV_BLOCK) spmv_kernel(spmv_rows_t m, double 
         y[i] = spmv_row(&m, i);
 }
 
-extern "C" int spmv(const spmv_rows_t *m, double *y, void *stream)
+/* The multiprocessors of the calling thread's device, asked of the runtime
+ * once a device: the launch is timed, and small products are launch-bound. */
+static hipError_t multiprocessors(int *sms)
 {
-    int device, sms = 0;
+    static thread_local int cached_device = -1, cached_sms = 0;
+    int device;
     hipError_t err = hipGetDevice(&device);
 
-    if (err == hipSuccess)
-        err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
+    if (err == hipSuccess && device != cached_device) {
+        err = hipDeviceGetAttribute(&cached_sms, hipDeviceAttributeMultiprocessorCount, device);
+        if (err == hipSuccess)
+            cached_device = device;
+    }
+    *sms = cached_sms;
+    return err;
+}
+
+extern "C" int spmv(const spmv_rows_t *m, double *y, void *stream)
+{
+    int sms = 0;
+    hipError_t err = multiprocessors(&sms);
+
     if (err != hipSuccess || m->rows == 0)
         return (int)err;
     const int64_t wanted = (m->rows + SPMV_BLOCK - 1) / SPMV_BLOCK;

@@ -265,6 +265,10 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
                                         "a tile of the on-chip solve gave up waiting for its "
                                         "neighbour tile or the norm block's decision: one of them "
                                         "is stuck or gone");
+        else if (status == SHARDTAB_SUCCESS && ctl.failed == JACOBI_ONCHIP_NO_START)
+            status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY,
+                                        "the on-chip solve could not start its tiles: no memory "
+                                        "or no threads for them");
         else if (status == SHARDTAB_SUCCESS && (above || ctl.failed == JACOBI_WAIT_RANK_BELOW))
             status = shardtab_error_set(
                 SHARDTAB_ERR_TIMEOUT,
