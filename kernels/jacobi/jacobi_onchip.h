@@ -49,12 +49,12 @@
  * (step.wait_ticks, SHARDTAB_WAIT_TIMEOUT), a wait inside the rank at twice
  * it: where a rank is silent, a wait between ranks gives up first and is the
  * one named, not the waits held up behind it inside a rank. Which rank's
- * wait of the chain runs out first (the silent rank's neighbours', or its own
- * for them one iteration later) is a matter of microseconds. A wait checks these every
- * JACOBI_ONCHIP_SPINS polls, not every one: each check is a round trip to L2,
- * and it would sit on the critical path. Every function is called by every
- * thread of a block unless it says one thread (the host backend's block is
- * one thread).
+ * wait of the chain runs out first (the silent rank's neighbours', or its
+ * own for them one iteration later) is a matter of microseconds. A wait
+ * checks these every JACOBI_ONCHIP_SPINS polls, not every one: each check is
+ * a round trip to L2, and it would sit on the critical path. Every function
+ * is called by every thread of a block unless it says one thread (the host
+ * backend's block is one thread).
  */
 #ifndef JACOBI_ONCHIP_H
 #define JACOBI_ONCHIP_H
@@ -179,10 +179,11 @@ SHARDTAB_DEVFN int jacobi_onchip_failed(const jacobi_step_t *s)
     return shardtab_load_relaxed_device(&s->ctl->failed) != 0 || jacobi_peers_aborted(s);
 }
 
-/* One thread: a tile's wait (why: which, JACOBI_WAIT_*) ran out. This rank's solve ends,
- * and the node's peers are told through their pads (their waits return),
- * without a record of a pad slot: it was none. The host names it from
- * ctl->failed (jacobi_solve.c). */
+/* One thread: a tile's wait ran out, or its tiles could not start (why:
+ * JACOBI_WAIT_*, JACOBI_ONCHIP_NO_START). This rank's solve ends, and the
+ * node's peers are told through their pads (their waits return), without a
+ * record of a pad slot: it was none. The host names it from ctl->failed
+ * (jacobi_solve.c). */
 SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k, int why)
 {
     shardtab_max_relaxed_system(&s->ctl->failed, (uint64_t)why); /* over a later 1 (fail_at) */
@@ -291,8 +292,9 @@ SHARDTAB_DEVFN int jacobi_tile_beside(const jacobi_step_t *s, int t, int side)
  * the neighbour tile's row as the last launch left it, at a solve's first
  * (base) the ghost row the host set (a later launch of the same solve would
  * take a rank's words of its first iteration, which the neighbour's last
- * launch sent; the plan launches once a solve). The kernels take these once a launch and keep them in shared memory:
- * kept in registers, they cost the 16-row kernel spills. */
+ * launch sent; the plan launches once a solve). The kernels take these once
+ * a launch and keep them in shared memory: kept in registers, they cost the
+ * 16-row kernel spills. */
 SHARDTAB_DEVFN const uint64_t *jacobi_onchip_from(const jacobi_step_t *s, int t, int side,
                                                   uint64_t time)
 {

@@ -186,8 +186,8 @@ static void *onchip_thread(void *arg)
     const size_t row = (size_t)s->nx;
     jacobi_real_t *mem = malloc((2 * (size_t)s->tile_rows + 2) * row * sizeof *mem);
     uint32_t *bits = malloc(row * sizeof *bits);
-    if (mem == NULL || bits == NULL)
-        jacobi_onchip_give_up(s, job->k0, JACOBI_ONCHIP_NO_START); /* the others end too, at once */
+    if (mem == NULL || bits == NULL) /* the others end too, at once */
+        jacobi_onchip_give_up(s, job->k0, JACOBI_ONCHIP_NO_START);
     else
         run_tile(job, mem, mem + (size_t)s->tile_rows * row, mem + 2 * (size_t)s->tile_rows * row,
                  mem + (2 * (size_t)s->tile_rows + 1) * row, bits);
@@ -212,9 +212,8 @@ int jacobi_onchip_run(jacobi_plan_t *plan, int count)
         for (int b = 0; b < blocks; b++) {
             jobs[b] = (onchip_job_t){s, b - 1, k0, ctl->base, end};
             started[b] = pthread_create(&threads[b], NULL, onchip_thread, &jobs[b]) == 0;
-            if (!started[b])
-                jacobi_onchip_give_up(s, k0,
-                                      JACOBI_ONCHIP_NO_START); /* the started ones end at once */
+            if (!started[b]) /* the started ones end at once */
+                jacobi_onchip_give_up(s, k0, JACOBI_ONCHIP_NO_START);
         }
         for (int b = 0; b < blocks; b++)
             if (started[b])

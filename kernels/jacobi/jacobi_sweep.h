@@ -192,8 +192,8 @@ typedef struct jacobi_step {
     int tile_warps;          /* partial sums a tile sends per norm iteration */
     uint64_t *edges;         /* device [2][tiles][2][nx]: first and last rows, by time parity */
     uint64_t *tile_partials; /* device [2][tiles][tile_warps][2]: halves of each partial */
-    uint64_t wait_ticks;     /* a tile's wait for a rank's edge gives up past this; for a tile
-                            of its own rank or the decision, past twice this */
+    uint64_t wait_ticks;     /* a tile's wait for a rank's edge gives up past this; for a
+                                tile of its own rank or the decision, past twice this */
     /* --launch onchip between ranks (set by the solver): the ghost rows as
      * LL words, by time parity (jacobi_ll_ghosts). ll_above and ll_below are
      * this rank's (the neighbours write them); ll_top_dest is the top

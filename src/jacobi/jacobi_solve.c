@@ -57,6 +57,35 @@ static shardtab_status_t fault_fits(const jacobi_job_t *j)
     return SHARDTAB_SUCCESS;
 }
 
+/* What an on-chip solve's bookkeeping says of its failure (jacobi_ctl_t.failed,
+ * JACOBI_WAIT_*), as this rank's error; SHARDTAB_SUCCESS where it names none
+ * (none, or a signal wait's, which the pads record). */
+static shardtab_status_t onchip_failure(const jacobi_job_t *j, uint64_t failed)
+{
+    switch (failed) {
+    case JACOBI_WAIT_TILE:
+        return shardtab_error_set(
+            SHARDTAB_ERR_TIMEOUT,
+            "a tile of the on-chip solve gave up waiting for its neighbour "
+            "tile or the norm block's decision: one of them is stuck or gone");
+    case JACOBI_ONCHIP_NO_START:
+        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY,
+                                  "the on-chip solve could not start its tiles: no memory or no "
+                                  "threads for them");
+    case JACOBI_WAIT_RANK_ABOVE:
+    case JACOBI_WAIT_RANK_BELOW: {
+        const int above = failed == JACOBI_WAIT_RANK_ABOVE;
+        return shardtab_error_set(
+            SHARDTAB_ERR_TIMEOUT,
+            "a tile of the on-chip solve gave up waiting for the edge row of rank %d %s it "
+            "(limit %.3g s, SHARDTAB_WAIT_TIMEOUT): that rank is late, stuck or gone",
+            above ? j->top : j->bottom, above ? "above" : "below", shardtab_wait_timeout(j->table));
+    }
+    default:
+        return SHARDTAB_SUCCESS;
+    }
+}
+
 /* The launch mode of one solver, over the modes' table (jacobi_launch.h), its
  * plan prepared. The run (reference 0): every rank the same mode, each plan's
  * verdict agreed, its launch note in j->launch_note; rank 0's reference
@@ -259,23 +288,8 @@ shardtab_status_t jacobi_solve(jacobi_job_t *j, jacobi_solver_t *s, jacobi_plan_
     if (status == SHARDTAB_SUCCESS && jacobi_plan_tiles(plan) > 0) {
         jacobi_ctl_t ctl;
         status = jacobi_solver_read_ctl(s, j->stream, &ctl);
-        const int above = ctl.failed == JACOBI_WAIT_RANK_ABOVE;
-        if (status == SHARDTAB_SUCCESS && ctl.failed == JACOBI_WAIT_TILE)
-            status = shardtab_error_set(SHARDTAB_ERR_TIMEOUT,
-                                        "a tile of the on-chip solve gave up waiting for its "
-                                        "neighbour tile or the norm block's decision: one of them "
-                                        "is stuck or gone");
-        else if (status == SHARDTAB_SUCCESS && ctl.failed == JACOBI_ONCHIP_NO_START)
-            status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY,
-                                        "the on-chip solve could not start its tiles: no memory "
-                                        "or no threads for them");
-        else if (status == SHARDTAB_SUCCESS && (above || ctl.failed == JACOBI_WAIT_RANK_BELOW))
-            status = shardtab_error_set(
-                SHARDTAB_ERR_TIMEOUT,
-                "a tile of the on-chip solve gave up waiting for the edge row of rank %d %s it "
-                "(limit %.3g s, SHARDTAB_WAIT_TIMEOUT): that rank is late, stuck or gone",
-                above ? j->top : j->bottom, above ? "above" : "below",
-                shardtab_wait_timeout(j->table));
+        if (status == SHARDTAB_SUCCESS)
+            status = onchip_failure(j, ctl.failed);
     }
     /* a device wait that gave up: this rank's record of it */
     if (distributed && status == SHARDTAB_SUCCESS)

@@ -255,6 +255,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
     int me = shardtab_node_rank(j->table);
     int single_node = shardtab_node_count(j->table) == 1;
     int nx = j->opts.nx;
+    const int deep_rows = temporal_deep_rows(&j->opts); /* the halo's layout, every rank's */
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
     j->host_top = j->opts.variant == JACOBI_MPI || node_top < 0;
@@ -282,8 +283,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
             st->deep_top_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 1);
         /* ... and, on chip, its LL ghost row below */
         if (status == SHARDTAB_SUCCESS && st->top_peer >= 0)
-            st->ll_top_dest =
-                jacobi_ll_ghosts((jacobi_real_t *)base, nx, temporal_deep_rows(&j->opts)) + nx;
+            st->ll_top_dest = jacobi_ll_ghosts((jacobi_real_t *)base, nx, deep_rows) + nx;
     }
     if (!j->host_bottom && status == SHARDTAB_SUCCESS) {
         void *base;
@@ -298,8 +298,7 @@ shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
              p++)
             st->deep_bottom_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 0);
         if (status == SHARDTAB_SUCCESS && st->bottom_peer >= 0)
-            st->ll_bottom_dest =
-                jacobi_ll_ghosts((jacobi_real_t *)base, nx, temporal_deep_rows(&j->opts));
+            st->ll_bottom_dest = jacobi_ll_ghosts((jacobi_real_t *)base, nx, deep_rows);
     }
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_signals(j->table, &st->sig);
