@@ -1,0 +1,151 @@
+/* cg.h - the launchers the cg program calls: a conjugate-gradient solve of
+ * this rank's rows on the device, the matrix-vector product reading the
+ * direction vector through the node's table (kernels/sparse/spmv.h), the dot
+ * products summed in a fixed order (or exactly, --repro) and combined over
+ * the node by the library's device all-reduce, the stop decided on the
+ * device. One launcher file a backend (cg.hip for HIP and CUDA, cg_host.c for
+ * CPUs); the algorithm is written once (cg_body.h). Host code never sees a
+ * <<< >>> launch.
+ *
+ * The two variants, iteration k of each (x_0 = 0, r_0 = b):
+ *   standard   (Hestenes-Stiefel, as the CPU's reference, src/sparse/sparse_cg.h)
+ *              rr = (r, r) reduced; stop if ||r|| <= tol ||b|| or k = niter;
+ *              beta = rr / rr_old; p = r + beta p; a node barrier (p complete
+ *              everywhere); q = A p and (p, q) reduced; alpha = rr / (p, q);
+ *              x += alpha p; r -= alpha q.  Two reductions and a barrier.
+ *   pipelined  (Ghysels and Vanroose, 2014) with w = A r kept by recurrence:
+ *              gamma = (r, r) and delta = (w, r) reduced in one call whose
+ *              start goes out before the product q = A w and whose finish is
+ *              awaited after it; stop as above; beta = gamma / gamma_old,
+ *              alpha = gamma / (delta - beta gamma / alpha_old);
+ *              z = q + beta z, s = w + beta s, p = r + beta p, x += alpha p,
+ *              r -= alpha s, w -= alpha z.  One reduction, overlapped, and a
+ *              barrier (w complete everywhere); w alternates between two
+ *              shards, so that a peer still reading w_k never sees w_k+1.
+ * Every update is an explicit fma, so that every backend rounds alike.
+ *
+ * Launches (cg_launch_t): stream, a kernel a phase, the barrier a library
+ * launch between them, the last block of a phase doing its reduction; or
+ * persistent, one cooperative launch for the whole solve, a grid-wide
+ * barrier between the phases, block 0 doing the reductions. */
+#ifndef CG_H
+#define CG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shardtab_comm.h"
+#include "spmv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cg_variant { CG_STANDARD = 0, CG_PIPELINED = 1 } cg_variant_t;
+typedef enum cg_launch { CG_LAUNCH_AUTO = 0, CG_LAUNCH_PERSISTENT, CG_LAUNCH_STREAM } cg_launch_t;
+
+/* Why a solve stopped early (cg_ctl_t.failed); 0 none. */
+enum {
+    CG_FAIL_NONE = 0,
+    CG_FAIL_WAIT = 1,      /* a device wait (the all-reduce, the barrier) gave up: the
+                              library's signal check names it */
+    CG_FAIL_INDEFINITE = 2 /* a denominator (p, A p), or the pipelined one, <= 0 or not a
+                              number: the matrix is not positive definite */
+};
+
+/* The collective's user slots: one call carries at most CG_COLL_VALUES
+ * 64-bit values (two dot products, each exact: two accumulators of limbs). */
+#define CG_EXACT_WORDS 68 /* words of one exact accumulator: CG_EXACT_LIMBS (cg_exact.h) */
+#define CG_COLL_VALUES (2 * CG_EXACT_WORDS)
+#define CG_SIGNAL_SLOTS(node_size) SHARDTAB_COLL_SLOTS(node_size, CG_COLL_VALUES)
+
+/* Phases of one traced iteration (cg_ctl_t.trace): clock readings of block 0
+ * at each boundary, in this order. */
+enum {
+    CG_TRACE_BEGIN = 0, /* the iteration starts */
+    CG_TRACE_REDUCED,   /* its first reduction is decided (standard: rr; pipelined: started) */
+    CG_TRACE_BARRIER,   /* the node barrier has passed: the product may read the shards */
+    CG_TRACE_PRODUCT,   /* this rank's rows of the product are done */
+    CG_TRACE_DECIDED,   /* the last reduction is decided (standard: (p, q); pipelined:
+                           gamma and delta) */
+    CG_TRACE_END,       /* the updates are done */
+    CG_TRACE_POINTS
+};
+
+/* Device-resident state of one rank's solve: the kernels alone write it while
+ * the solve runs, the host reads it after. The scalars are the same bits on
+ * every rank (each reduction combines in node-rank order). */
+typedef struct cg_ctl {
+    uint64_t iteration;  /* updates of x done */
+    uint64_t stop;       /* 1: decided to stop (converged, niter reached, or failed) */
+    uint64_t failed;     /* CG_FAIL_* */
+    uint64_t arrived;    /* stream launches: blocks done, all phases: the last-block ticket */
+    uint64_t trace_iter; /* the iteration traced (UINT64_MAX: none) */
+    double rr;           /* (r, r), pipelined gamma, of iteration `iteration` */
+    double rr_old;       /* the one before */
+    double alpha, beta;  /* this iteration's */
+    double alpha_old;    /* pipelined: the iteration before's alpha */
+    double delta;        /* pipelined: (w, r) */
+    double bnorm;        /* ||b|| */
+    double denominator;  /* the last (p, q) or pipelined denominator: the failure's value */
+    uint64_t trace[CG_TRACE_POINTS]; /* block 0's clock at the traced iteration's phases */
+} cg_ctl_t;
+
+/* Everything a solve's kernels take, by value; pointers are the calling
+ * rank's device memory. */
+typedef struct cg_args {
+    spmv_rows_t a;             /* this rank's rows; a.x: the table of the product's operand */
+    double *const *p_table;    /* standard: the product's operand; pipelined: r_0 for w_0 */
+    double *const *w_table[2]; /* pipelined: w_k in w_table[k & 1] */
+    double *p, *w[2];          /* this rank's shards of those tables */
+    double *x, *r, *q, *z, *s; /* this rank's rows of the other vectors */
+    double *partials;          /* [2][blocks]: each block's part of the reductions */
+    int64_t *limbs;            /* repro: [2][CG_EXACT_WORDS], this rank's exact sums */
+    double *history;           /* [history_len]: ||r_k|| / ||b|| for k < history_len */
+    int64_t history_len;
+    cg_ctl_t *ctl;
+    shardtab_signals_t sig; /* the p table's: the all-reduce (slot 0) and the barrier */
+    int64_t niter;
+    double tol;
+    int variant; /* cg_variant_t */
+    int repro;   /* dot products rounded from exact sums (cg_exact.h) */
+    int blocks;  /* the grid: blocks of CG_BLOCK threads (host: 1 of 1) */
+} cg_args_t;
+
+/* The grid for a launch mode on this device: stream launches cover the rows
+ * (a few blocks a multiprocessor at most); a persistent one is what is
+ * co-resident of this rank's share of the device (`share` ranks on it).
+ * 0, or a runtime code; CG_NOT_RESIDENT with a reason in why (persistent
+ * launches only: no cooperative launch, or no block fits). */
+#define CG_NOT_RESIDENT (-2)
+int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, char *why,
+            size_t why_bytes);
+
+/* Enqueues the solve's start on stream: pipelined, w_0 = A r_0 (r_0 in the p
+ * table's shards, complete on every rank: the caller's barrier); both, the
+ * first reduction's parts. The host has set x = 0, r = b (pipelined: p = b
+ * too), z = s = 0, the ctl zeroed but trace_iter. 0 or a runtime code. */
+int cg_start(const cg_args_t *args, void *stream);
+/* Stream launches: one iteration's kernels (the barriers the caller's,
+ * before each product: cg_barrier_before below says where). Every kernel
+ * returns at once once the device has decided to stop. */
+int cg_stream_phase(const cg_args_t *args, int phase, void *stream);
+/* The phases of one stream iteration, in order, and whether the node barrier
+ * goes before each (shardtab_barrier_on_stream): standard 0 p update, 1 the
+ * product (barrier before), 2 x and r; pipelined 0 the product (barrier
+ * before), 1 the updates. */
+int cg_stream_phases(int variant);
+int cg_barrier_before(int variant, int phase);
+/* Persistent: the whole solve, up to niter iterations, in one cooperative
+ * launch of args->blocks blocks. */
+int cg_persistent(const cg_args_t *args, void *stream);
+/* Ticks of shardtab_clock a second on this device. */
+double cg_clock_hz(void);
+/* The runtime's text for a code returned above. */
+const char *cg_error_string(int code);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CG_H */

@@ -1,0 +1,113 @@
+/* cg.hip - the conjugate-gradient solve of cg.h on GPUs, written once in HIP
+ * (built by clang as HIP for AMD GPUs, by nvcc as CUDA through
+ * gpu_runtime.h): the kernels are thin shells around cg_body.h, which the
+ * host backend runs too; this file sizes the grids and launches them. */
+#include <stdio.h>
+#include <stdint.h>
+
+#include "gpu_runtime.h"
+
+/* the persistent kernel's barrier between phases: every block is co-resident
+ * (a cooperative launch, cg_grid checks it) */
+#define CG_GRID_SYNC() cooperative_groups::this_grid().sync()
+#include "cg_body.h"
+
+#define CG_STREAM_BLOCKS_PER_SM 8 /* resident blocks of 256 a multiprocessor a phase fills */
+
+__global__ void __launch_bounds__(CG_BLOCK) cg_start_kernel(cg_args_t g)
+{
+    __shared__ int64_t block_limbs[2 * CG_EXACT_WORDS];
+    cg_start_block(&g, (int)blockIdx.x, block_limbs);
+}
+
+__global__ void __launch_bounds__(CG_BLOCK) cg_stream_kernel(cg_args_t g, int phase)
+{
+    __shared__ int64_t block_limbs[2 * CG_EXACT_WORDS];
+    cg_stream_block(&g, phase, (int)blockIdx.x, block_limbs);
+}
+
+__global__ void __launch_bounds__(CG_BLOCK) cg_persistent_kernel(cg_args_t g)
+{
+    __shared__ int64_t block_limbs[2 * CG_EXACT_WORDS];
+    cg_persistent_body(&g, (int)blockIdx.x, block_limbs);
+}
+
+extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, char *why,
+                       size_t why_bytes)
+{
+    int device, sms = 0, cooperative = 0, per_sm = 0;
+    hipError_t err = hipGetDevice(&device);
+
+    if (err == hipSuccess)
+        err = hipDeviceGetAttribute(&sms, hipDeviceAttributeMultiprocessorCount, device);
+    if (err == hipSuccess)
+        err = hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, device);
+    if (err == hipSuccess)
+        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, (const void *)cg_persistent_kernel, CG_BLOCK, 0);
+    if (err != hipSuccess)
+        return (int)err;
+    const int own = sms / (share > 1 ? share : 1); /* every rank's grid resident at once */
+    const int64_t wanted = (args->a.rows + CG_BLOCK - 1) / CG_BLOCK;
+    int64_t cap = (int64_t)own * CG_STREAM_BLOCKS_PER_SM;
+    if (launch == CG_LAUNCH_PERSISTENT) {
+        if (!cooperative) {
+            snprintf(why, why_bytes, "device %d has no cooperative launch", device);
+            return CG_NOT_RESIDENT;
+        }
+        if (per_sm < 1 || own < 1) {
+            snprintf(why, why_bytes,
+                     own < 1 ? "%d ranks share device %d of %d multiprocessors: their persistent "
+                               "grids cannot all be resident at once"
+                             : "no block of the persistent kernel fits a multiprocessor of "
+                               "device %d",
+                     own < 1 ? share : device, device, sms);
+            return CG_NOT_RESIDENT;
+        }
+        cap = (int64_t)own * per_sm;
+    }
+    if (cap < 1)
+        cap = 1;
+    *blocks = (int)(wanted < 1 ? 1 : wanted < cap ? wanted : cap);
+    return 0;
+}
+
+extern "C" int cg_start(const cg_args_t *args, void *stream)
+{
+    cg_start_kernel<<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args);
+    return (int)hipGetLastError();
+}
+
+extern "C" int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
+{
+    cg_stream_kernel<<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
+    return (int)hipGetLastError();
+}
+
+extern "C" int cg_persistent(const cg_args_t *args, void *stream)
+{
+    cg_args_t copy = *args;
+    void *params[] = {&copy};
+    hipError_t err =
+        hipLaunchCooperativeKernel((const void *)cg_persistent_kernel, dim3((unsigned)args->blocks),
+                                   dim3(CG_BLOCK), params, 0, (hipStream_t)stream);
+    return (int)(err != hipSuccess ? err : hipGetLastError());
+}
+
+extern "C" double cg_clock_hz(void)
+{
+    int device = 0;
+    hipDeviceProp_t props;
+
+    if (hipGetDevice(&device) != hipSuccess ||
+        hipGetDeviceProperties(&props, device) != hipSuccess) {
+        (void)hipGetLastError();
+        return 1e9;
+    }
+    return gpu_wall_clock_hz(device, &props);
+}
+
+extern "C" const char *cg_error_string(int code)
+{
+    return hipGetErrorString((hipError_t)code);
+}

@@ -1,0 +1,641 @@
+/* cg_body.h - the conjugate-gradient solve of cg.h written once for every
+ * backend: the HIP and CUDA kernels (cg.hip) and the host backend's calls
+ * (cg_host.c, a grid of one block of one thread) run these functions, so CI
+ * runs the code the GPUs run. Per target only the grid-wide barrier
+ * (CG_GRID_SYNC, which the includer defines: a cooperative grid's sync on
+ * GPUs, nothing on the host) and the block's width (CG_BLOCK) differ.
+ *
+ * Block b of a grid of G takes the rows b T + t + j G T (T threads, thread t)
+ * in every phase, so a block's updates read only what its own product wrote:
+ * the phases of one rank meet only at the reductions and at the barrier. A
+ * reduction sums each thread's rows in that order (fma, or exactly), the
+ * threads of a block by a fixed tree, the blocks by a fixed strided sum and
+ * tree, the ranks in node-rank order (the library's all-reduce): the same
+ * bits on every rank and every run. With repro every part is an exact sum
+ * (cg_exact.h), so the result is the exact dot rounded once, whatever the
+ * grid, the ranks or the backend. */
+#ifndef CG_BODY_H
+#define CG_BODY_H
+
+#if defined(SHARDTAB_DEVICE_HOST) ||                                                               \
+    !(defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__))
+#  include <math.h>
+#  include <string.h>
+#endif
+
+#include "cg.h"
+#include "cg_exact.h"
+#include "shardtab_comm.h"
+#include "spmv_body.h"
+
+/* cg.h's stride of an accumulator, for code that cannot include cg_exact.h */
+typedef char cg_exact_words_check[CG_EXACT_WORDS == CG_EXACT_LIMBS ? 1 : -1];
+
+#if defined(SHARDTAB_DEVICE_HOST)
+#  define CG_BLOCK 1
+#else
+#  define CG_BLOCK 256
+#endif
+
+/* ---- the reductions -------------------------------------------------------------- */
+
+/* One thread's part of up to two dot products: a running fma sum, or an exact
+ * expansion whose overflow goes to the block's accumulators. */
+typedef struct cg_dots {
+    double sum[2];
+    cg_expansion_t exact[2];
+} cg_dots_t;
+
+SHARDTAB_DEVFN void cg_dots_init(cg_dots_t *d, int repro)
+{
+    for (int j = 0; j < 2; j++) {
+        d->sum[j] = 0.0;
+        if (repro)
+            cg_expansion_init(&d->exact[j]);
+    }
+}
+
+SHARDTAB_DEVFN void cg_dots_add(cg_dots_t *d, int j, double u, double v, int repro,
+                                int64_t *block_limbs)
+{
+    if (repro)
+        cg_expansion_add_product(&d->exact[j], block_limbs + j * CG_EXACT_WORDS, u, v);
+    else
+        d->sum[j] = fma(u, v, d->sum[j]);
+}
+
+/* The block's values of sum[0..count) by a fixed tree, into every thread's
+ * sum (T a power of two). */
+SHARDTAB_DEVFN void cg_block_tree(double *sum, int count)
+{
+    SHARDTAB_BLOCK_SHARED double scratch[2][CG_BLOCK];
+    const int t = shardtab_block_thread(), n = shardtab_block_threads();
+
+    for (int j = 0; j < count; j++)
+        scratch[j][t] = sum[j];
+    shardtab_block_sync();
+    for (int half = n / 2; half > 0; half /= 2) {
+        if (t < half)
+            for (int j = 0; j < count; j++)
+                scratch[j][t] += scratch[j][t + half];
+        shardtab_block_sync();
+    }
+    for (int j = 0; j < count; j++)
+        sum[j] = scratch[j][0];
+    shardtab_block_sync(); /* every thread has read scratch before its next use */
+}
+
+/* Zeroes the block's exact accumulators (repro), before its threads add. */
+SHARDTAB_DEVFN void cg_block_limbs_zero(int64_t *block_limbs, int count)
+{
+    for (int i = shardtab_block_thread(); i < count * CG_EXACT_WORDS; i += shardtab_block_threads())
+        block_limbs[i] = 0;
+    shardtab_block_sync();
+}
+
+/* Ends a block's part of a phase's reductions: its value of each dot product
+ * goes into partials[j][b] (plain), or its exact sums into the rank's (repro:
+ * limb by limb, each add of a normalized block sum small enough to keep the
+ * rank's limbs from overflowing, cg_exact.h). */
+SHARDTAB_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count, int b,
+                                     int64_t *block_limbs)
+{
+    if (g->repro) {
+        for (int j = 0; j < count; j++)
+            cg_expansion_flush(&d->exact[j], block_limbs + j * CG_EXACT_WORDS);
+        shardtab_block_sync();
+        if (shardtab_block_leader())
+            for (int j = 0; j < count; j++)
+                cg_exact_normalize(block_limbs + j * CG_EXACT_WORDS);
+        shardtab_block_sync();
+        for (int i = shardtab_block_thread(); i < count * CG_EXACT_WORDS;
+             i += shardtab_block_threads())
+            CG_EXACT_LIMB_ADD(&g->limbs[i], block_limbs[i]);
+    } else {
+        cg_block_tree(d->sum, count);
+        if (shardtab_block_leader())
+            for (int j = 0; j < count; j++)
+                g->partials[j * g->blocks + b] = d->sum[j];
+    }
+}
+
+/* This rank's values of `count` dot products, from every block's part (one
+ * block calls it, after every block delivered): into `in`, the all-reduce's
+ * input (doubles, or repro normalized limbs). The rank's exact sums are
+ * zeroed for their next use. */
+SHARDTAB_DEVFN void cg_rank_values(const cg_args_t *g, int count, uint64_t *in)
+{
+    const int t = shardtab_block_thread(), n = shardtab_block_threads();
+
+    if (g->repro) {
+        shardtab_block_sync();
+        if (shardtab_block_leader())
+            for (int j = 0; j < count; j++) {
+                int64_t *limbs = g->limbs + j * CG_EXACT_WORDS;
+                cg_exact_normalize(limbs);
+                for (int i = 0; i < CG_EXACT_WORDS; i++) {
+                    in[j * CG_EXACT_WORDS + i] = (uint64_t)limbs[i];
+                    limbs[i] = 0;
+                }
+            }
+        shardtab_block_sync();
+        return;
+    }
+    double sum[2] = {0.0, 0.0};
+    for (int j = 0; j < count; j++)
+        for (int i = t; i < g->blocks; i += n)
+            sum[j] += g->partials[j * g->blocks + i];
+    cg_block_tree(sum, count);
+    if (shardtab_block_leader())
+        for (int j = 0; j < count; j++) {
+            double v = sum[j];
+            uint64_t w;
+            memcpy(&w, &v, sizeof w);
+            in[j] = w;
+        }
+    shardtab_block_sync();
+}
+
+/* The all-reduce's words back into `count` doubles (repro: each exact sum
+ * rounded once). Every thread gets them. */
+SHARDTAB_DEVFN void cg_node_values(const cg_args_t *g, int count, const uint64_t *out, double *v)
+{
+    for (int j = 0; j < count; j++) {
+        if (g->repro) {
+            v[j] = cg_exact_round((const int64_t *)(out + j * CG_EXACT_WORDS));
+        } else {
+            uint64_t w = out[j];
+            memcpy(&v[j], &w, sizeof v[j]);
+        }
+    }
+}
+
+SHARDTAB_DEVFN int cg_words(const cg_args_t *g, int count)
+{
+    return g->repro ? count * CG_EXACT_WORDS : count;
+}
+
+/* The whole reduction of `count` dot products over the node, or its start or
+ * finish alone (how: 0 whole, 1 start, 2 finish; a finish's values into v).
+ * One block calls it. Returns SHARDTAB_WAIT_OK or why not. */
+enum { CG_REDUCE_WHOLE = 0, CG_REDUCE_START = 1, CG_REDUCE_FINISH = 2 };
+
+SHARDTAB_DEVFN int cg_reduce(const cg_args_t *g, shardtab_coll_t *c, int count, int how, double *v)
+{
+    SHARDTAB_BLOCK_SHARED uint64_t words[CG_COLL_VALUES];
+    const int n = cg_words(g, count);
+    int status = SHARDTAB_WAIT_OK;
+
+    if (how != CG_REDUCE_FINISH) {
+        cg_rank_values(g, count, words);
+        status =
+            shardtab_coll_start_block(&g->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+                                      g->repro ? SHARDTAB_INT64 : SHARDTAB_DOUBLE, 0, words, n);
+    }
+    if (status == SHARDTAB_WAIT_OK && how != CG_REDUCE_START) {
+        status =
+            shardtab_coll_finish_block(&g->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+                                       g->repro ? SHARDTAB_INT64 : SHARDTAB_DOUBLE, 0, words, n);
+        if (status == SHARDTAB_WAIT_OK)
+            cg_node_values(g, count, words, v);
+    }
+    shardtab_block_sync(); /* every thread has read words before its next use */
+    return status;
+}
+
+/* ---- the decisions: one block, after a reduction; its leader writes ctl ----------- */
+
+SHARDTAB_DEVFN void cg_trace(const cg_args_t *g, int point)
+{
+    cg_ctl_t *ctl = g->ctl;
+    if (shardtab_block_leader() && ctl->iteration == ctl->trace_iter)
+        ctl->trace[point] = shardtab_clock();
+}
+
+SHARDTAB_DEVFN void cg_fail(const cg_args_t *g, uint64_t why)
+{
+    if (shardtab_block_leader()) {
+        g->ctl->failed = why;
+        g->ctl->stop = 1;
+    }
+}
+
+/* The residual of iteration k = ctl->iteration is known (rr): its history,
+ * and whether to stop before the iteration, as the reference does: at
+ * niter, or once ||r|| <= tol ||b|| (also for a residual that is not a
+ * number: the comparison fails). Returns 1 to go on. */
+SHARDTAB_DEVFN int cg_decide_residual(const cg_args_t *g, double rr)
+{
+    cg_ctl_t *ctl = g->ctl;
+    const uint64_t k = ctl->iteration;
+
+    if (k == 0)
+        ctl->bnorm = sqrt(rr);
+    const double relative = ctl->bnorm > 0 ? sqrt(rr) / ctl->bnorm : 0.0;
+    if ((int64_t)k < g->history_len)
+        g->history[k] = relative;
+    ctl->rr_old = k == 0 ? 0.0 : ctl->rr;
+    ctl->rr = rr;
+    if ((int64_t)k >= g->niter || !(relative > g->tol)) {
+        ctl->stop = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Standard: rr of iteration k is reduced (k counted here: one more update of
+ * x, unless this is the start's). */
+SHARDTAB_DEVFN void cg_standard_rr(const cg_args_t *g, shardtab_coll_t *c, int from_start)
+{
+    double rr[2];
+    const int status = cg_reduce(g, c, 1, CG_REDUCE_WHOLE, rr);
+
+    if (status != SHARDTAB_WAIT_OK) {
+        cg_fail(g, CG_FAIL_WAIT);
+        return;
+    }
+    if (shardtab_block_leader()) {
+        cg_ctl_t *ctl = g->ctl;
+        if (!from_start)
+            ctl->iteration++;
+        if (cg_decide_residual(g, rr[0]))
+            ctl->beta = ctl->iteration == 0 ? 0.0 : ctl->rr / ctl->rr_old;
+    }
+    cg_trace(g, CG_TRACE_REDUCED);
+    shardtab_block_sync();
+}
+
+/* Standard: (p, q) is reduced: alpha, or a failure where it is not positive. */
+SHARDTAB_DEVFN void cg_standard_pq(const cg_args_t *g, shardtab_coll_t *c)
+{
+    double pq[2];
+    const int status = cg_reduce(g, c, 1, CG_REDUCE_WHOLE, pq);
+
+    if (status != SHARDTAB_WAIT_OK) {
+        cg_fail(g, CG_FAIL_WAIT);
+        return;
+    }
+    if (shardtab_block_leader()) {
+        cg_ctl_t *ctl = g->ctl;
+        ctl->denominator = pq[0];
+        if (pq[0] > 0)
+            ctl->alpha = ctl->rr / pq[0];
+        else
+            cg_fail(g, CG_FAIL_INDEFINITE);
+    }
+    cg_trace(g, CG_TRACE_DECIDED);
+    shardtab_block_sync();
+}
+
+/* Pipelined: this rank's gamma and delta go out (the iteration counted,
+ * unless this is the start's). */
+SHARDTAB_DEVFN void cg_pipelined_start(const cg_args_t *g, shardtab_coll_t *c, int from_start)
+{
+    if (shardtab_block_leader() && !from_start)
+        g->ctl->iteration++;
+    shardtab_block_sync();
+    if (cg_reduce(g, c, 2, CG_REDUCE_START, (double *)0) != SHARDTAB_WAIT_OK)
+        cg_fail(g, CG_FAIL_WAIT);
+    cg_trace(g, CG_TRACE_REDUCED);
+    shardtab_block_sync();
+}
+
+/* Pipelined: gamma = (r, r) and delta = (w, r) are in; the residual decides,
+ * then alpha and beta (Ghysels and Vanroose's recurrences). */
+SHARDTAB_DEVFN void cg_pipelined_finish(const cg_args_t *g, shardtab_coll_t *c)
+{
+    double v[2];
+    const int status = cg_reduce(g, c, 2, CG_REDUCE_FINISH, v);
+
+    if (status != SHARDTAB_WAIT_OK) {
+        cg_fail(g, CG_FAIL_WAIT);
+        return;
+    }
+    if (shardtab_block_leader()) {
+        cg_ctl_t *ctl = g->ctl;
+        const double gamma = v[0], delta = v[1];
+        ctl->delta = delta;
+        if (cg_decide_residual(g, gamma)) {
+            double denominator = delta;
+            ctl->beta = 0.0;
+            if (ctl->iteration > 0) {
+                ctl->beta = gamma / ctl->rr_old;
+                const double t = ctl->beta * gamma;
+                denominator = delta - t / ctl->alpha_old;
+            }
+            ctl->denominator = denominator;
+            if (denominator > 0) {
+                ctl->alpha = gamma / denominator;
+                ctl->alpha_old = ctl->alpha;
+            } else {
+                cg_fail(g, CG_FAIL_INDEFINITE);
+            }
+        }
+    }
+    cg_trace(g, CG_TRACE_DECIDED);
+    shardtab_block_sync();
+}
+
+/* ---- the phases: every block, its rows ----------------------------------------------- */
+
+/* A scalar block 0 (or a stream phase's last block) decided, read after the
+ * grid barrier or launch boundary that ordered it: past the first level of
+ * cache, which a multiprocessor does not keep coherent with the others. */
+SHARDTAB_DEVFN double cg_scalar(const double *p)
+{
+    return *(const volatile double *)p;
+}
+
+SHARDTAB_DEVFN uint64_t cg_count(const uint64_t *p)
+{
+    return *(const volatile uint64_t *)p;
+}
+
+#define CG_ROWS(g, b, i)                                                                           \
+  for (int64_t i = (int64_t)(b)*shardtab_block_threads() + shardtab_block_thread();                \
+       i < (g)->a.rows; i += (int64_t)(g)->blocks * shardtab_block_threads())
+
+/* The product of this block's rows with the vector of table x: y = A x, and
+ * with dot: the block's part of (v, y) as dot product 0. */
+SHARDTAB_DEVFN void cg_product(const cg_args_t *g, int b, double *const *x, double *y,
+                               const double *v, int64_t *block_limbs)
+{
+    spmv_rows_t m = g->a;
+    cg_dots_t d;
+
+    m.x = x;
+    cg_dots_init(&d, g->repro);
+    if (v && g->repro)
+        cg_block_limbs_zero(block_limbs, 1);
+    CG_ROWS(g, b, i)
+    {
+        const double yi = spmv_row(&m, i);
+        y[i] = yi;
+        if (v)
+            cg_dots_add(&d, 0, v[i], yi, g->repro, block_limbs);
+    }
+    if (v)
+        cg_block_deliver(g, &d, 1, b, block_limbs);
+}
+
+/* Standard, the direction: p = r + beta p. */
+SHARDTAB_DEVFN void cg_update_p(const cg_args_t *g, int b)
+{
+    const double beta = cg_scalar(&g->ctl->beta);
+    CG_ROWS(g, b, i)
+    g->p[i] = fma(beta, g->p[i], g->r[i]);
+}
+
+/* Standard, the iterate and residual: x += alpha p, r -= alpha q, and the
+ * block's part of (r, r). */
+SHARDTAB_DEVFN void cg_update_xr(const cg_args_t *g, int b, int64_t *block_limbs)
+{
+    const double alpha = cg_scalar(&g->ctl->alpha);
+    cg_dots_t d;
+
+    cg_dots_init(&d, g->repro);
+    if (g->repro)
+        cg_block_limbs_zero(block_limbs, 1);
+    CG_ROWS(g, b, i)
+    {
+        g->x[i] = fma(alpha, g->p[i], g->x[i]);
+        const double ri = fma(-alpha, g->q[i], g->r[i]);
+        g->r[i] = ri;
+        cg_dots_add(&d, 0, ri, ri, g->repro, block_limbs);
+    }
+    cg_block_deliver(g, &d, 1, b, block_limbs);
+}
+
+/* The block's parts of (r, r) and (w, r), w the shard of iteration k. */
+SHARDTAB_DEVFN void cg_gamma_delta(const cg_args_t *g, int b, const double *w, int64_t *block_limbs)
+{
+    cg_dots_t d;
+
+    cg_dots_init(&d, g->repro);
+    if (g->repro)
+        cg_block_limbs_zero(block_limbs, 2);
+    CG_ROWS(g, b, i)
+    {
+        const double ri = g->r[i];
+        cg_dots_add(&d, 0, ri, ri, g->repro, block_limbs);
+        cg_dots_add(&d, 1, w[i], ri, g->repro, block_limbs);
+    }
+    cg_block_deliver(g, &d, 2, b, block_limbs);
+}
+
+/* Pipelined, every vector of iteration k = ctl->iteration, then the block's
+ * parts of gamma and delta of k + 1. */
+SHARDTAB_DEVFN void cg_update_pipelined(const cg_args_t *g, int b, int64_t *block_limbs)
+{
+    const double alpha = cg_scalar(&g->ctl->alpha), beta = cg_scalar(&g->ctl->beta);
+    const uint64_t k = cg_count(&g->ctl->iteration);
+    const double *w = g->w[k & 1];
+    double *w_next = g->w[(k + 1) & 1];
+    cg_dots_t d;
+
+    cg_dots_init(&d, g->repro);
+    if (g->repro)
+        cg_block_limbs_zero(block_limbs, 2);
+    CG_ROWS(g, b, i)
+    {
+        const double wi = w[i];
+        const double zi = fma(beta, g->z[i], g->q[i]);
+        const double si = fma(beta, g->s[i], wi);
+        const double pi = fma(beta, g->p[i], g->r[i]);
+        g->z[i] = zi;
+        g->s[i] = si;
+        g->p[i] = pi;
+        g->x[i] = fma(alpha, pi, g->x[i]);
+        const double ri = fma(-alpha, si, g->r[i]);
+        const double wn = fma(-alpha, zi, wi);
+        g->r[i] = ri;
+        w_next[i] = wn;
+        cg_dots_add(&d, 0, ri, ri, g->repro, block_limbs);
+        cg_dots_add(&d, 1, wn, ri, g->repro, block_limbs);
+    }
+    cg_block_deliver(g, &d, 2, b, block_limbs);
+}
+
+/* ---- the persistent solve: every block, one launch --------------------------------- */
+
+/* The device has stopped the solve (read after a grid barrier: the same
+ * answer in every block, so no block is left at a barrier alone). */
+SHARDTAB_DEVFN int cg_stopped(const cg_args_t *g)
+{
+    return *(volatile uint64_t *)&g->ctl->stop != 0;
+}
+
+SHARDTAB_DEVFN void cg_barrier_of(const cg_args_t *g, int b)
+{
+    if (b == 0) {
+        if (shardtab_barrier_block(&g->sig) != SHARDTAB_WAIT_OK)
+            cg_fail(g, CG_FAIL_WAIT);
+        cg_trace(g, CG_TRACE_BARRIER);
+    }
+}
+
+/* The rest of the solve after cg_start's reduction, up to its stop; block 0
+ * holds the collective for the launch. Every block reaches every grid
+ * barrier until the stop, which each reads after one. */
+SHARDTAB_DEVFN void cg_persistent_body(const cg_args_t *g, int b, int64_t *block_limbs)
+{
+    shardtab_coll_t c = shardtab_coll(&g->sig, 0, CG_COLL_VALUES);
+
+    if (b == 0 && shardtab_coll_hold_block(&g->sig, &c) != SHARDTAB_WAIT_OK)
+        cg_fail(g, CG_FAIL_WAIT);
+    CG_GRID_SYNC();
+    if (g->variant == CG_STANDARD) {
+        while (!cg_stopped(g)) {
+            if (b == 0)
+                cg_trace(g, CG_TRACE_BEGIN);
+            cg_update_p(g, b);
+            shardtab_fence_before_block_release(); /* p, before block 0 tells the node */
+            CG_GRID_SYNC();
+            cg_barrier_of(g, b);
+            CG_GRID_SYNC();
+            if (cg_stopped(g))
+                break;
+            cg_product(g, b, g->p_table, g->q, g->p, block_limbs);
+            if (b == 0)
+                cg_trace(g, CG_TRACE_PRODUCT);
+            CG_GRID_SYNC();
+            if (b == 0)
+                cg_standard_pq(g, &c);
+            CG_GRID_SYNC();
+            if (cg_stopped(g))
+                break;
+            cg_update_xr(g, b, block_limbs);
+            if (b == 0)
+                cg_trace(g, CG_TRACE_END);
+            CG_GRID_SYNC();
+            if (b == 0)
+                cg_standard_rr(g, &c, 0);
+            CG_GRID_SYNC();
+        }
+    } else {
+        for (;;) {
+            cg_barrier_of(g, b); /* w_k and the deposit of gamma, delta are out */
+            CG_GRID_SYNC();
+            if (cg_stopped(g))
+                break;
+            const uint64_t k = cg_count(&g->ctl->iteration);
+            cg_product(g, b, g->w_table[k & 1], g->q, (const double *)0, block_limbs);
+            if (b == 0) {
+                cg_trace(g, CG_TRACE_PRODUCT);
+                cg_pipelined_finish(g, &c);
+            }
+            CG_GRID_SYNC();
+            if (cg_stopped(g))
+                break;
+            cg_update_pipelined(g, b, block_limbs);
+            shardtab_fence_before_block_release(); /* w, before block 0 tells the node */
+            if (b == 0)
+                cg_trace(g, CG_TRACE_END);
+            CG_GRID_SYNC();
+            if (b == 0) {
+                cg_pipelined_start(g, &c, 0);
+                cg_trace(g, CG_TRACE_BEGIN);
+            }
+        }
+    }
+    if (b == 0)
+        shardtab_coll_release_block(&g->sig, &c);
+}
+
+/* ---- the stream launches: a phase a launch, its last block reduces ------------------ */
+
+/* Called by every block after its part of a phase: 1 in the block that
+ * arrives last (it then sees every other block's part), 0 in the others. */
+SHARDTAB_DEVFN int cg_last_block(const cg_args_t *g)
+{
+    SHARDTAB_BLOCK_SHARED int last;
+
+    shardtab_fence_before_block_release();
+    shardtab_block_sync();
+    if (shardtab_block_leader()) {
+        shardtab_fence();
+        const uint64_t ticket = shardtab_fetch_add_relaxed_system(&g->ctl->arrived, 1) + 1;
+        last = ticket % (uint64_t)g->blocks == 0;
+        if (last)
+            shardtab_fence(); /* the other blocks' parts, seen through the count */
+    }
+    shardtab_block_sync();
+    const int mine = last;
+    shardtab_block_sync();
+    if (mine)
+        shardtab_fence_after_block_acquire();
+    return mine;
+}
+
+/* The start (cg_start): every block, then the last one reduces. */
+SHARDTAB_DEVFN void cg_start_block(const cg_args_t *g, int b, int64_t *block_limbs)
+{
+    shardtab_coll_t c = shardtab_coll(&g->sig, 0, CG_COLL_VALUES);
+
+    if (g->variant == CG_STANDARD) {
+        cg_dots_t d;
+        cg_dots_init(&d, g->repro);
+        if (g->repro)
+            cg_block_limbs_zero(block_limbs, 1);
+        CG_ROWS(g, b, i)
+        cg_dots_add(&d, 0, g->r[i], g->r[i], g->repro, block_limbs);
+        cg_block_deliver(g, &d, 1, b, block_limbs);
+        if (cg_last_block(g))
+            cg_standard_rr(g, &c, 1);
+    } else {
+        cg_product(g, b, g->p_table, g->w[0], (const double *)0, block_limbs);
+        cg_gamma_delta(g, b, g->w[0], block_limbs);
+        if (cg_last_block(g))
+            cg_pipelined_start(g, &c, 1);
+    }
+}
+
+/* One phase of a stream iteration (cg_stream_phases), every block. */
+SHARDTAB_DEVFN void cg_stream_block(const cg_args_t *g, int phase, int b, int64_t *block_limbs)
+{
+    shardtab_coll_t c = shardtab_coll(&g->sig, 0, CG_COLL_VALUES);
+
+    if (cg_stopped(g))
+        return;
+    if (g->variant == CG_STANDARD) {
+        if (phase == 0) {
+            if (b == 0)
+                cg_trace(g, CG_TRACE_BEGIN);
+            cg_update_p(g, b);
+        } else if (phase == 1) {
+            if (b == 0)
+                cg_trace(g, CG_TRACE_BARRIER);
+            cg_product(g, b, g->p_table, g->q, g->p, block_limbs);
+            if (cg_last_block(g)) {
+                cg_trace(g, CG_TRACE_PRODUCT);
+                cg_standard_pq(g, &c);
+            }
+        } else {
+            cg_update_xr(g, b, block_limbs);
+            if (cg_last_block(g)) {
+                cg_trace(g, CG_TRACE_END);
+                cg_standard_rr(g, &c, 0);
+            }
+        }
+    } else {
+        if (phase == 0) {
+            if (b == 0)
+                cg_trace(g, CG_TRACE_BARRIER);
+            const uint64_t k = cg_count(&g->ctl->iteration);
+            cg_product(g, b, g->w_table[k & 1], g->q, (const double *)0, block_limbs);
+            if (cg_last_block(g)) {
+                cg_trace(g, CG_TRACE_PRODUCT);
+                cg_pipelined_finish(g, &c);
+            }
+        } else {
+            cg_update_pipelined(g, b, block_limbs);
+            if (cg_last_block(g)) {
+                cg_trace(g, CG_TRACE_END);
+                cg_pipelined_start(g, &c, 0);
+                cg_trace(g, CG_TRACE_BEGIN);
+            }
+        }
+    }
+}
+
+#endif /* CG_BODY_H */

@@ -1,0 +1,54 @@
+/* cg_host.c - the host backend's conjugate-gradient solve (cg.h): a grid of
+ * one block of one thread running cg_body.h, the code the GPUs run, over
+ * the node's shards in shared memory; a grid-wide barrier is nothing here,
+ * and the library's barrier and all-reduce run between the processes. */
+#include <stdint.h>
+
+#define CG_GRID_SYNC() ((void)0)
+#include "cg_body.h"
+
+int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, char *why,
+            size_t why_bytes)
+{
+    (void)args;
+    (void)launch;
+    (void)share;
+    (void)why;
+    (void)why_bytes;
+    *blocks = 1;
+    return 0;
+}
+
+int cg_start(const cg_args_t *args, void *stream)
+{
+    int64_t block_limbs[2 * CG_EXACT_WORDS];
+    (void)stream;
+    cg_start_block(args, 0, block_limbs);
+    return 0;
+}
+
+int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
+{
+    int64_t block_limbs[2 * CG_EXACT_WORDS];
+    (void)stream;
+    cg_stream_block(args, phase, 0, block_limbs);
+    return 0;
+}
+
+int cg_persistent(const cg_args_t *args, void *stream)
+{
+    int64_t block_limbs[2 * CG_EXACT_WORDS];
+    (void)stream;
+    cg_persistent_body(args, 0, block_limbs);
+    return 0;
+}
+
+double cg_clock_hz(void)
+{
+    return 1e9; /* shardtab_clock: CLOCK_MONOTONIC in nanoseconds */
+}
+
+const char *cg_error_string(int code)
+{
+    return code == 0 ? "no error" : "unknown error";
+}

@@ -1,0 +1,58 @@
+/* cg_options.h - the cg program's command line: pure C, no MPI and no
+ * library, so that every rank reaches the same verdict alone and the unit
+ * tests can pin it. */
+#ifndef CG_OPTIONS_H
+#define CG_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg.h" /* cg_variant_t, cg_launch_t */
+#include "sparse_poisson.h"
+
+#define CG_MAX_ITER 100000000
+#define CG_MAX_REPEAT 100
+
+/* Whether rank 0 also solves the system with the CPU's plain CG. */
+typedef enum cg_cpu_check {
+    CG_CPU_CHECK_AUTO = 0, /* where the work is small enough (cg_cpu_check_wanted) */
+    CG_CPU_CHECK_YES,
+    CG_CPU_CHECK_NO
+} cg_cpu_check_t;
+
+typedef struct cg_options {
+    const char *matrix;       /* a MatrixMarket file, or NULL: the Poisson matrix */
+    sparse_poisson_t poisson; /* --poisson (default 2d:1024) */
+    int64_t niter;            /* most iterations */
+    double tol;               /* relative residual to stop at; 0: exactly niter iterations */
+    cg_variant_t variant;
+    cg_launch_t launch;
+    int repro;  /* dot products rounded from exact sums */
+    int repeat; /* timed solves; the median is reported */
+    cg_cpu_check_t cpu_check;
+    const char *json;  /* NULL: none */
+    const char *trace; /* NULL: none */
+    int allow_shared_gpu;
+} cg_options_t;
+
+typedef enum cg_parse {
+    CG_PARSE_OK = 0,
+    CG_PARSE_HELP,
+    CG_PARSE_ERROR /* one line in err: print it, exit 2 */
+} cg_parse_t;
+
+void cg_options_default(cg_options_t *opts);
+cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err, size_t err_bytes);
+/* The first option in which two ranks' parses differ, as "-niter 10 against
+ * -niter 20" into text; 0 when they agree in everything every rank must
+ * share (not the result files' names: rank 0 writes them). */
+int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, size_t bytes);
+const char *cg_variant_name(cg_variant_t variant);
+const char *cg_launch_name(cg_launch_t launch);
+const char *cg_usage_text(void);
+/* --cpu-check auto: the CPU's CG runs where nonzeros x iterations are at most
+ * this (a few seconds of one core). */
+#define CG_CPU_CHECK_AUTO_WORK 4000000000.0
+int cg_cpu_check_wanted(const cg_options_t *opts, int64_t nnz);
+
+#endif /* CG_OPTIONS_H */
