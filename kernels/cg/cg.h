@@ -26,8 +26,9 @@
  *
  * Launches (cg_launch_t): stream, a kernel a phase, the barrier a library
  * launch between them, the last block of a phase doing its reduction; or
- * persistent, one cooperative launch for the whole solve, a grid-wide
- * barrier between the phases, block 0 doing the reductions. */
+ * persistent, one cooperative launch for the whole solve (every block
+ * co-resident), the blocks meeting block 0 between the phases while it does
+ * the reductions and the barrier (cg_body.h). */
 #ifndef CG_H
 #define CG_H
 
@@ -76,18 +77,20 @@ enum {
  * the solve runs, the host reads it after. The scalars are the same bits on
  * every rank (each reduction combines in node-rank order). */
 typedef struct cg_ctl {
-    uint64_t iteration;  /* updates of x done */
-    uint64_t stop;       /* 1: decided to stop (converged, niter reached, or failed) */
-    uint64_t failed;     /* CG_FAIL_* */
-    uint64_t arrived;    /* stream launches: blocks done, all phases: the last-block ticket */
-    uint64_t trace_iter; /* the iteration traced (UINT64_MAX: none) */
-    double rr;           /* (r, r), pipelined gamma, of iteration `iteration` */
-    double rr_old;       /* the one before */
-    double alpha, beta;  /* this iteration's */
-    double alpha_old;    /* pipelined: the iteration before's alpha */
-    double delta;        /* pipelined: (w, r) */
-    double bnorm;        /* ||b|| */
-    double denominator;  /* the last (p, q) or pipelined denominator: the failure's value */
+    uint64_t iteration;     /* updates of x done */
+    uint64_t stop;          /* 1: decided to stop (converged, niter reached, or failed) */
+    uint64_t failed;        /* CG_FAIL_* */
+    uint64_t arrived;       /* stream launches: blocks done, all phases: the last-block ticket */
+    uint64_t grid_arrived;  /* persistent: arrivals of blocks 1.. at block 0's meetings */
+    uint64_t grid_released; /* persistent: the last meeting block 0 has ended */
+    uint64_t trace_iter;    /* the iteration traced (UINT64_MAX: none) */
+    double rr;              /* (r, r), pipelined gamma, of iteration `iteration` */
+    double rr_old;          /* the one before */
+    double alpha, beta;     /* this iteration's */
+    double alpha_old;       /* pipelined: the iteration before's alpha */
+    double delta;           /* pipelined: (w, r) */
+    double bnorm;           /* ||b|| */
+    double denominator;     /* the last (p, q) or pipelined denominator: the failure's value */
     uint64_t trace[CG_TRACE_POINTS]; /* block 0's clock at the traced iteration's phases */
 } cg_ctl_t;
 

@@ -7,9 +7,6 @@
 
 #include "gpu_runtime.h"
 
-/* the persistent kernel's barrier between phases: every block is co-resident
- * (a cooperative launch, cg_grid checks it) */
-#define CG_GRID_SYNC() cooperative_groups::this_grid().sync()
 #include "cg_body.h"
 
 #define CG_STREAM_BLOCKS_PER_SM 8 /* resident blocks of 256 a multiprocessor a phase fills */

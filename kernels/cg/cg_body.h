@@ -1,9 +1,8 @@
 /* cg_body.h - the conjugate-gradient solve of cg.h written once for every
  * backend: the HIP and CUDA kernels (cg.hip) and the host backend's calls
  * (cg_host.c, a grid of one block of one thread) run these functions, so CI
- * runs the code the GPUs run. Per target only the grid-wide barrier
- * (CG_GRID_SYNC, which the includer defines: a cooperative grid's sync on
- * GPUs, nothing on the host) and the block's width (CG_BLOCK) differ.
+ * runs the code the GPUs run. Per target only the block's width (CG_BLOCK)
+ * and the fences of a block's part in a meeting of the grid differ.
  *
  * Block b of a grid of G takes the rows b T + t + j G T (T threads, thread t)
  * in every phase, so a block's updates read only what its own product wrote:
@@ -36,6 +35,25 @@ typedef char cg_exact_words_check[CG_EXACT_WORDS == CG_EXACT_LIMBS ? 1 : -1];
 #else
 #  define CG_BLOCK 256
 #endif
+
+/* The blocks of one rank meet through words of its ctl, at device scope: a
+ * block's stores are released to the others and acquired from them. Every
+ * thread's own part where the target needs one (gfx90a: each wave waits for
+ * its own stores, and drops its own stale lines of the CU's first-level
+ * cache: LLVM's workgroup-scope barrier does neither for other waves), the
+ * block's barrier, then the leader's fence beside the counting word. */
+SHARDTAB_DEVFN void cg_fence_before_grid_release(void)
+{
+#if defined(SHARDTAB_DEVICE_HIP)
+    shardtab_fence_release_device();
+#endif
+}
+SHARDTAB_DEVFN void cg_fence_after_grid_acquire(void)
+{
+#if defined(SHARDTAB_DEVICE_HIP)
+    shardtab_fence_acquire_device();
+#endif
+}
 
 /* ---- the reductions -------------------------------------------------------------- */
 
@@ -458,84 +476,149 @@ SHARDTAB_DEVFN void cg_update_pipelined(const cg_args_t *g, int b, int64_t *bloc
 
 /* ---- the persistent solve: every block, one launch --------------------------------- */
 
-/* The device has stopped the solve (read after a grid barrier: the same
- * answer in every block, so no block is left at a barrier alone). */
+/* The device has stopped the solve (read after a meeting: the same answer in
+ * every block, so no block is left at a meeting alone). */
 SHARDTAB_DEVFN int cg_stopped(const cg_args_t *g)
 {
-    return *(volatile uint64_t *)&g->ctl->stop != 0;
+    return cg_count(&g->ctl->stop) != 0;
 }
 
-SHARDTAB_DEVFN void cg_barrier_of(const cg_args_t *g, int b)
+/* Spins until *word >= want, at most `limit` ticks: 0 when it ran out. */
+SHARDTAB_DEVFN int cg_spin(const uint64_t *word, uint64_t want, uint64_t limit)
+{
+    const uint64_t start = shardtab_clock();
+
+    while (cg_count(word) < want) {
+        if (shardtab_clock() - start > limit)
+            return 0;
+        shardtab_pause();
+    }
+    return 1;
+}
+
+/* A meeting of the grid, the n-th of the launch: every block arrives, block
+ * 0 waits for the others, does the meeting's work (a reduction, the node's
+ * barrier), and releases them; a block waits for that, not for every other
+ * block. One round trip through the ctl words where a grid barrier around
+ * block 0's work would take two. Co-residency (a cooperative launch) means
+ * every block comes; the waits are bounded all the same (block 0's work may
+ * itself wait up to the table's limit, so four times that), and a wait that
+ * runs out stops the solve (CG_FAIL_WAIT). Returns 1 in block 0, which then
+ * does the work and calls cg_meet_end. */
+SHARDTAB_DEVFN int cg_meet_begin(const cg_args_t *g, int b, uint64_t n)
+{
+    const uint64_t limit = 4 * g->sig.timeout_ticks;
+
+    cg_fence_before_grid_release();
+    shardtab_block_sync();
+    if (b != 0) {
+        if (shardtab_block_leader()) {
+            shardtab_fence_release_device();
+            (void)shardtab_fetch_add_relaxed_system(&g->ctl->grid_arrived, 1);
+        }
+        return 0;
+    }
+    if (shardtab_block_leader()) {
+        if (!cg_spin(&g->ctl->grid_arrived, n * (uint64_t)(g->blocks - 1), limit))
+            cg_fail(g, CG_FAIL_WAIT);
+        shardtab_fence_acquire_device();
+    }
+    shardtab_block_sync();
+    cg_fence_after_grid_acquire();
+    return 1;
+}
+
+SHARDTAB_DEVFN void cg_meet_end(const cg_args_t *g, int b, uint64_t n)
 {
     if (b == 0) {
-        if (shardtab_barrier_block(&g->sig) != SHARDTAB_WAIT_OK)
-            cg_fail(g, CG_FAIL_WAIT);
-        cg_trace(g, CG_TRACE_BARRIER);
+        cg_fence_before_grid_release();
+        shardtab_block_sync();
+        if (shardtab_block_leader()) {
+            shardtab_fence_release_device();
+            *(volatile uint64_t *)&g->ctl->grid_released = n;
+        }
+        shardtab_block_sync();
+        return;
     }
+    if (shardtab_block_leader()) {
+        if (!cg_spin(&g->ctl->grid_released, n, 4 * g->sig.timeout_ticks))
+            cg_fail(g, CG_FAIL_WAIT);
+        shardtab_fence_acquire_device();
+    }
+    shardtab_block_sync();
+    cg_fence_after_grid_acquire();
+}
+
+/* The node's barrier, by block 0 at a meeting (the stores of every block of
+ * this rank reached it through the meeting, and its system-scope release is
+ * cumulative). Nothing to meet at one rank. */
+SHARDTAB_DEVFN void cg_node_barrier(const cg_args_t *g)
+{
+    if (g->sig.node_size > 1 && shardtab_barrier_block(&g->sig) != SHARDTAB_WAIT_OK)
+        cg_fail(g, CG_FAIL_WAIT);
+    cg_trace(g, CG_TRACE_BARRIER);
 }
 
 /* The rest of the solve after cg_start's reduction, up to its stop; block 0
- * holds the collective for the launch. Every block reaches every grid
- * barrier until the stop, which each reads after one. */
+ * holds the collective for the launch. Standard: three meetings an
+ * iteration (the barrier, (p, q), (r, r)); pipelined: two (gamma and delta's
+ * finish; their start with the barrier). */
 SHARDTAB_DEVFN void cg_persistent_body(const cg_args_t *g, int b, int64_t *block_limbs)
 {
     shardtab_coll_t c = shardtab_coll(&g->sig, 0, CG_COLL_VALUES);
+    uint64_t n = 1;
 
-    if (b == 0 && shardtab_coll_hold_block(&g->sig, &c) != SHARDTAB_WAIT_OK)
-        cg_fail(g, CG_FAIL_WAIT);
-    CG_GRID_SYNC();
+    if (cg_meet_begin(g, b, n)) {
+        if (shardtab_coll_hold_block(&g->sig, &c) != SHARDTAB_WAIT_OK)
+            cg_fail(g, CG_FAIL_WAIT);
+        if (g->variant == CG_PIPELINED)
+            cg_node_barrier(g); /* every rank's w_0 is in place */
+    }
+    cg_meet_end(g, b, n++);
     if (g->variant == CG_STANDARD) {
         while (!cg_stopped(g)) {
             if (b == 0)
                 cg_trace(g, CG_TRACE_BEGIN);
             cg_update_p(g, b);
-            shardtab_fence_before_block_release(); /* p, before block 0 tells the node */
-            CG_GRID_SYNC();
-            cg_barrier_of(g, b);
-            CG_GRID_SYNC();
+            if (cg_meet_begin(g, b, n))
+                cg_node_barrier(g);
+            cg_meet_end(g, b, n++);
             if (cg_stopped(g))
                 break;
             cg_product(g, b, g->p_table, g->q, g->p, block_limbs);
-            if (b == 0)
+            if (cg_meet_begin(g, b, n)) {
                 cg_trace(g, CG_TRACE_PRODUCT);
-            CG_GRID_SYNC();
-            if (b == 0)
                 cg_standard_pq(g, &c);
-            CG_GRID_SYNC();
+            }
+            cg_meet_end(g, b, n++);
             if (cg_stopped(g))
                 break;
             cg_update_xr(g, b, block_limbs);
-            if (b == 0)
+            if (cg_meet_begin(g, b, n)) {
                 cg_trace(g, CG_TRACE_END);
-            CG_GRID_SYNC();
-            if (b == 0)
                 cg_standard_rr(g, &c, 0);
-            CG_GRID_SYNC();
+            }
+            cg_meet_end(g, b, n++);
         }
     } else {
-        for (;;) {
-            cg_barrier_of(g, b); /* w_k and the deposit of gamma, delta are out */
-            CG_GRID_SYNC();
-            if (cg_stopped(g))
-                break;
+        while (!cg_stopped(g)) {
             const uint64_t k = cg_count(&g->ctl->iteration);
             cg_product(g, b, g->w_table[k & 1], g->q, (const double *)0, block_limbs);
-            if (b == 0) {
+            if (cg_meet_begin(g, b, n)) {
                 cg_trace(g, CG_TRACE_PRODUCT);
                 cg_pipelined_finish(g, &c);
             }
-            CG_GRID_SYNC();
+            cg_meet_end(g, b, n++);
             if (cg_stopped(g))
                 break;
             cg_update_pipelined(g, b, block_limbs);
-            shardtab_fence_before_block_release(); /* w, before block 0 tells the node */
-            if (b == 0)
+            if (cg_meet_begin(g, b, n)) {
                 cg_trace(g, CG_TRACE_END);
-            CG_GRID_SYNC();
-            if (b == 0) {
-                cg_pipelined_start(g, &c, 0);
+                cg_pipelined_start(g, &c, 0); /* counts the iteration */
                 cg_trace(g, CG_TRACE_BEGIN);
+                cg_node_barrier(g); /* every rank's w_k+1 is in place */
             }
+            cg_meet_end(g, b, n++);
         }
     }
     if (b == 0)
@@ -550,20 +633,20 @@ SHARDTAB_DEVFN int cg_last_block(const cg_args_t *g)
 {
     SHARDTAB_BLOCK_SHARED int last;
 
-    shardtab_fence_before_block_release();
+    cg_fence_before_grid_release();
     shardtab_block_sync();
     if (shardtab_block_leader()) {
-        shardtab_fence();
+        shardtab_fence_release_device();
         const uint64_t ticket = shardtab_fetch_add_relaxed_system(&g->ctl->arrived, 1) + 1;
         last = ticket % (uint64_t)g->blocks == 0;
         if (last)
-            shardtab_fence(); /* the other blocks' parts, seen through the count */
+            shardtab_fence_acquire_device(); /* the other blocks' parts, seen through the count */
     }
     shardtab_block_sync();
     const int mine = last;
     shardtab_block_sync();
     if (mine)
-        shardtab_fence_after_block_acquire();
+        cg_fence_after_grid_acquire();
     return mine;
 }
 

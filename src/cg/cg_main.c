@@ -262,13 +262,58 @@ static shardtab_status_t check(const cg_options_t *opts, const sparse_csr_t *a, 
     return SHARDTAB_SUCCESS;
 }
 
-/* ---- output ---------------------------------------------------------------------------- */
-
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
+
+/* ---- the memory's floor: device copies of the bytes an iteration moves ---------------- */
+
+#define CG_FLOOR_ROUNDS 5
+#define CG_FLOOR_COPIES 20
+
+/* Seconds of one iteration's bytes moved by a device copy (reading and
+ * writing half of them each), the slowest rank's, median of rounds after a
+ * warm-up: every rank copies at once, as every rank solves at once. */
+static shardtab_status_t time_floor(const cg_options_t *opts, const cg_solver_t *s, double *seconds,
+                                    int64_t *bytes)
+{
+    const int64_t mine = cg_floor_bytes(opts->variant, s->rows, s->nnz);
+    const size_t half = (size_t)(mine / 2 / 16 * 16 + 16);
+    void *src = NULL, *dst = NULL;
+    double t[CG_FLOOR_ROUNDS];
+    shardtab_status_t status = shardtab_mem_alloc(half, &src);
+
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_mem_alloc(half, &dst);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the floor's buffers", 0);
+    for (int round = -1; round < CG_FLOOR_ROUNDS && status == SHARDTAB_SUCCESS; round++) {
+        app_barrier(MPI_COMM_WORLD, "the barrier before a timed copy", 0);
+        const double t0 = MPI_Wtime();
+        for (int k = 0; k < CG_FLOOR_COPIES && status == SHARDTAB_SUCCESS; k++)
+            status = shardtab_memcpy_async(dst, src, half, NULL);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_stream_synchronize(NULL);
+        double mine_t = (MPI_Wtime() - t0) / CG_FLOOR_COPIES, worst = 0;
+        status = app_agree(MPI_COMM_WORLD, status, "the agreement after a timed copy", 0);
+        app_allreduce(&mine_t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD,
+                      "the reduction of a copy's time");
+        if (round >= 0)
+            t[round] = worst;
+    }
+    (void)shardtab_mem_free(src);
+    (void)shardtab_mem_free(dst);
+    if (status == SHARDTAB_SUCCESS) {
+        qsort(t, CG_FLOOR_ROUNDS, sizeof t[0], cmp_double);
+        *seconds = t[CG_FLOOR_ROUNDS / 2];
+        app_allreduce(&mine, bytes, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD,
+                      "the reduction of the floor's bytes");
+    }
+    return status;
+}
+
+/* ---- output ---------------------------------------------------------------------------- */
 
 static void json_number(FILE *f, double v)
 {
@@ -280,7 +325,8 @@ static void json_number(FILE *f, double v)
 
 static void write_json(FILE *f, const cg_options_t *opts, const sparse_csr_t *a,
                        const cg_solver_t *s, const cg_outcome_t *run, const double *times,
-                       double median, const cg_verdict_t *v, int exit_code)
+                       double median, double floor_s, int64_t floor_bytes, const cg_verdict_t *v,
+                       int exit_code)
 {
     shardtab_device_info_t info;
     char spec[64];
@@ -315,7 +361,13 @@ static void write_json(FILE *f, const cg_options_t *opts, const sparse_csr_t *a,
         fputs(i ? ", " : "", f);
         json_number(f, times[i]);
     }
-    fprintf(f, "],\n  \"cpu_checked\": %s,\n", v->cpu_checked ? "true" : "false");
+    fputs("],\n", f);
+    if (opts->floor) {
+        fprintf(f, "  \"floor_bytes\": %" PRId64 ",\n  \"floor_us_per_iteration\": ", floor_bytes);
+        json_number(f, floor_s * 1e6);
+        fputs(",\n", f);
+    }
+    fprintf(f, "  \"cpu_checked\": %s,\n", v->cpu_checked ? "true" : "false");
     if (v->cpu_checked) {
         fprintf(f, "  \"cpu_iterations\": %" PRId64 ",\n  \"cpu_relative_residual\": ",
                 v->cpu_iterations);
@@ -475,6 +527,11 @@ int main(int argc, char **argv)
     status = app_agree(MPI_COMM_WORLD, status, "the agreement after the check", 0);
     free(x);
 
+    double floor_s = 0;
+    int64_t floor_bytes = 0;
+    if (status == SHARDTAB_SUCCESS && opts.floor)
+        status = time_floor(&opts, &s, &floor_s, &floor_bytes);
+
     /* ---- one more solve with the device's clock read at one iteration's phases ---- */
     uint64_t *traces = NULL;
     if (status == SHARDTAB_SUCCESS && opts.trace) {
@@ -514,6 +571,11 @@ int main(int argc, char **argv)
                verdict.true_relative);
         printf("# cg: %.6f s a solve, %.3f us an iteration (median of %d, the slowest rank's)\n",
                median, run.iterations ? median / (double)run.iterations * 1e6 : 0.0, opts.repeat);
+        if (opts.floor)
+            printf("# cg floor: %.3f us an iteration (%" PRId64 " bytes, the largest rank's, "
+                   "at the device copy's rate: %.1f GB/s); the solve %.2f x that\n",
+                   floor_s * 1e6, floor_bytes, (double)floor_bytes / floor_s * 1e-9,
+                   run.iterations ? median / (double)run.iterations / floor_s : 0.0);
         printf("# cg fingerprint: x %016" PRIx64 ", residual history %016" PRIx64 "\n",
                verdict.x_print, verdict.history_print);
         if (!verdict.verified)
@@ -534,7 +596,8 @@ int main(int argc, char **argv)
     } else {
         int write_failed = 0;
         if (rank == 0 && opts.json) {
-            write_json(json.f, &opts, &a, &s, &run, times, median, &verdict, exit_code);
+            write_json(json.f, &opts, &a, &s, &run, times, median, floor_s, floor_bytes, &verdict,
+                       exit_code);
             if (app_outfile_commit(&json, err, sizeof err) != 0) {
                 fprintf(stderr, "cg: error: %s; the results above are not saved\n", err);
                 write_failed = 1;

@@ -31,6 +31,8 @@ static const char usage_text[] =
     "                        compares (auto: where nonzeros x iterations <= 4e9)\n"
     "  --json FILE           the results, the residual history among them, as JSON\n"
     "  --trace FILE          one iteration's phases, as CSV\n"
+    "  --floor               also time device copies of the bytes an iteration must move\n"
+    "                        (the memory's floor, cg_floor_bytes), beside the solve\n"
     "  --allow-shared-gpu    let ranks share a device\n"
     "  -h, --help            this text\n"
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage or a bad\n"
@@ -96,7 +98,8 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         OPT_CPU_CHECK,
         OPT_JSON,
         OPT_TRACE,
-        OPT_SHARED
+        OPT_SHARED,
+        OPT_FLOOR
     };
     static const struct option longs[] = {
         {"poisson", required_argument, NULL, OPT_POISSON},
@@ -111,6 +114,7 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         {"json", required_argument, NULL, OPT_JSON},
         {"trace", required_argument, NULL, OPT_TRACE},
         {"allow-shared-gpu", no_argument, NULL, OPT_SHARED},
+        {"floor", no_argument, NULL, OPT_FLOOR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -172,6 +176,9 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         case OPT_SHARED:
             opts->allow_shared_gpu = 1;
             break;
+        case OPT_FLOOR:
+            opts->floor = 1;
+            break;
         case 'h':
             return CG_PARSE_HELP;
         default:
@@ -215,7 +222,7 @@ int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, 
     }
     if (a->variant != b->variant || a->launch != b->launch || a->repro != b->repro ||
         a->repeat != b->repeat || a->cpu_check != b->cpu_check ||
-        a->allow_shared_gpu != b->allow_shared_gpu) {
+        a->allow_shared_gpu != b->allow_shared_gpu || a->floor != b->floor) {
         snprintf(text, bytes,
                  "--variant %s --launch %s%s --repeat %d against --variant %s --launch %s%s "
                  "--repeat %d",
@@ -232,4 +239,14 @@ int cg_cpu_check_wanted(const cg_options_t *opts, int64_t nnz)
     if (opts->cpu_check != CG_CPU_CHECK_AUTO)
         return opts->cpu_check == CG_CPU_CHECK_YES;
     return (double)nnz * (double)(opts->niter + 1) <= CG_CPU_CHECK_AUTO_WORK;
+}
+
+int64_t cg_floor_bytes(cg_variant_t variant, int64_t rows, int64_t nnz)
+{
+    /* standard: the product reads p and writes q (16 a row), x and r read
+     * x, p, q, r and write x, r (48), p reads r, p and writes p (24);
+     * pipelined: the product 16, the updates read z, q, s, w, p, r, x and
+     * write z, s, p, x, r, w (104) */
+    const int64_t per_row = variant == CG_PIPELINED ? 120 : 88;
+    return 12 * nnz + 8 * (rows + 1) + per_row * rows;
 }

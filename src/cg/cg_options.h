@@ -33,6 +33,7 @@ typedef struct cg_options {
     const char *json;  /* NULL: none */
     const char *trace; /* NULL: none */
     int allow_shared_gpu;
+    int floor; /* also time device copies of the bytes an iteration moves at least */
 } cg_options_t;
 
 typedef enum cg_parse {
@@ -54,5 +55,11 @@ const char *cg_usage_text(void);
  * this (a few seconds of one core). */
 #define CG_CPU_CHECK_AUTO_WORK 4000000000.0
 int cg_cpu_check_wanted(const cg_options_t *opts, int64_t nnz);
+
+/* The bytes one iteration of a rank's rows moves at least: the matrix once
+ * (a 32-bit column and a value a nonzero, a row pointer a row) and the
+ * vectors as the variant's kernels read and write them, each once, the
+ * product's gathers of remote columns not counted. */
+int64_t cg_floor_bytes(cg_variant_t variant, int64_t rows, int64_t nnz);
 
 #endif /* CG_OPTIONS_H */

@@ -236,7 +236,8 @@ static shardtab_status_t run_stream(cg_solver_t *s)
          done += CG_STREAM_CHUNK) {
         for (int it = 0; it < CG_STREAM_CHUNK && status == SHARDTAB_SUCCESS; it++)
             for (int phase = 0; phase < phases && status == SHARDTAB_SUCCESS; phase++) {
-                if (cg_barrier_before(g->variant, phase))
+                /* one rank: nothing to meet (the kernels skip the collective too) */
+                if (cg_barrier_before(g->variant, phase) && s->size > 1)
                     status = shardtab_barrier_on_stream(s->p_table, s->stream);
                 if (status == SHARDTAB_SUCCESS)
                     status = kernel_check(cg_stream_phase(g, phase, s->stream),
@@ -267,7 +268,7 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
     app_barrier(MPI_COMM_WORLD, "the barrier before a solve", 0);
     t0 = MPI_Wtime();
     /* pipelined: every rank's r_0 (in p) is in place before any start reads it */
-    if (g->variant == CG_PIPELINED)
+    if (g->variant == CG_PIPELINED && s->size > 1)
         status = shardtab_barrier_on_stream(s->p_table, s->stream);
     if (status == SHARDTAB_SUCCESS)
         status = kernel_check(cg_start(g, s->stream), "launching the solve's start");

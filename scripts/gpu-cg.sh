@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# gpu-cg.sh - on the NVIDIA machine, in one call: the cg program beside the
+# CPU-free model's CG (the anchor, Ismayilov et al., ICS'23). Starts CUDA MPS
+# (ranks sharing the GPU run at once), builds cg for CUDA and the anchor with
+# NVSHMEM from python3's wheel, checks cg at 1 to 4 ranks (both variants,
+# both launches, the CPU's CG beside), the --repro bits equal at 1, 2, 3 and 4
+# ranks, then times 1000 iterations (--tol 0) of the issue's sizes: ours
+# with the memory's floor beside, and the anchor's versions on the same
+# MatrixMarket files, in the same job.
+#
+# Usage: scripts/gpu-cg.sh [outdir] [--quick]
+#   --quick   the checks and one size (512^2) only
+# Writes into outdir: cg.log (every step), table.txt (the timings), json/.
+# The anchor is read from .anchors/cpu-free-model/CG (copy ../shared/anchors
+# to .anchors, an ignored folder, and carry it to the machine).
+# shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
+set -uo pipefail
+# shellcheck source=scripts/gpu-common.sh disable=SC1091
+source "$(dirname "$0")/gpu-common.sh"
+quick=0
+dir=$top/cg-out
+for a in "$@"; do
+  case $a in
+  --quick) quick=1 ;;
+  *) dir=$a ;;
+  esac
+done
+gpu_start "$dir" cg.log
+table=$out/table.txt
+mkdir -p "$out/json"
+say "# gpu-cg $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv >>"$log" 2>&1
+mps_start
+
+# ---- build: ours and the anchor, in parallel --------------------------------------------
+build=$top/build-gpu-cg
+(cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >"$out/build.log" 2>&1 &&
+  cmake --build "$build" -j 12 --target cg >>"$out/build.log" 2>&1) &
+ours=$!
+sp=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
+nvshmem=$sp/nvidia/nvshmem
+abuild=/tmp/anchor-cg
+anchor=$abuild/cg
+(
+  set -e
+  mkdir -p "$abuild/lib"
+  ln -sf "$nvshmem"/lib/libnvshmem_host.so.* "$abuild/lib/libnvshmem_host.so"
+  cuda_home=$(dirname "$(dirname "$(command -v nvcc)")")
+  rm -rf "$abuild/src" && cp -r "$top/.anchors/cpu-free-model/CG" "$abuild/src"
+  cd "$abuild/src"
+  find src -name '*.cu' -print0 | xargs -0 -P 4 -I{} sh -c \
+    "nvcc -O2 -std=c++17 -arch=sm_90 -rdc=true -ccbin=mpic++ -Xcompiler -fopenmp -I include -I '$nvshmem/include' -c \"\$1\" -o \"\$1.o\"" _ {}
+  mpicc -O2 -I include -c src/mmio.c -o src/mmio.c.o
+  mpic++ -O2 -std=c++17 -I include -I "$cuda_home/include" -c src/mmio_wrapper.cpp -o src/mmio_wrapper.cpp.o
+  # shellcheck disable=SC2046
+  nvcc -arch=sm_90 -rdc=true -ccbin=mpic++ $(find src -name '*.o') -o "$anchor" \
+    -L"$abuild/lib" -lnvshmem_host "$nvshmem/lib/libnvshmem_device.a" -L"$cuda_home/lib64" \
+    -lcuda -lcudart -lnvidia-ml -lgomp -ldl -Xlinker -rpath -Xlinker "$nvshmem/lib"
+) >"$out/build-anchor.log" 2>&1 &
+theirs=$!
+if ! wait "$ours"; then
+  say "# cg: build failed"
+  tail -40 "$out/build.log" | tee -a "$log"
+  exit 1
+fi
+if wait "$theirs"; then
+  say "# anchor CG: built"
+else
+  say "# anchor CG: build failed"
+  tail -20 "$out/build-anchor.log" | tee -a "$log"
+fi
+export LD_LIBRARY_PATH=$nvshmem/lib:${LD_LIBRARY_PATH:-}
+cg=$build/cg
+share=(--allow-shared-gpu)
+
+# ---- checks: every rank count, variant and launch against the CPU's CG ------------------
+ok="^# verify cg: OK [(][0-9]+ iterations as the CPU's CG"
+for np in 1 2 3 4; do
+  for variant in standard pipelined; do
+    for launch in persistent stream; do
+      step "cg np$np $variant $launch 2d:257" expect_line "$ok" \
+        run -np "$np" "$cg" --poisson 2d:257 -niter 400 --variant "$variant" --launch "$launch" \
+        --cpu-check yes "${share[@]}"
+    done
+  done
+  step "cg np$np pipelined persistent 3d:31" expect_line "$ok" \
+    run -np "$np" "$cg" --poisson 3d:31 --variant pipelined --launch persistent --cpu-check yes "${share[@]}"
+done
+# --repro: the same bits at every rank count, on the GPU as on the host backend
+for variant in standard pipelined; do
+  prints=()
+  for np in 1 2 3 4; do
+    f=$(mktemp)
+    run -np "$np" "$cg" --poisson 3d:40 -niter 200 --tol 0 --variant "$variant" --launch persistent \
+      --repro --cpu-check yes "${share[@]}" >"$f" 2>&1
+    cat "$f" >>"$log"
+    prints+=("$(grep '^# cg fingerprint:' "$f")")
+    rm -f "$f"
+  done
+  # shellcheck disable=SC2317  # called via step
+  same() { [[ -n ${prints[0]} && ${prints[0]} == "${prints[1]}" && ${prints[0]} == "${prints[2]}" && ${prints[0]} == "${prints[3]}" ]]; }
+  step "cg --repro $variant: one fingerprint at 1-4 ranks (${prints[0]})" same
+done
+
+# ---- timings: 1000 iterations, ours with its floor, the anchor beside ----------------------
+sizes=(256 512 2048)
+((quick)) && sizes=(512)
+mtx=/tmp/cg-mtx
+mkdir -p "$mtx"
+poisson_mtx() { # N FILE: the 2D 5-point Poisson matrix of an N^2 grid, symmetric, lower triangle
+  python3 - "$1" "$2" <<'EOF'
+import sys
+import numpy as np
+n, path = int(sys.argv[1]), sys.argv[2]
+i = np.arange(n * n)
+x, y = i % n, i // n
+rows, cols, vals = [i], [i], [np.full(n * n, 4.0)]
+m = x > 0
+rows.append(i[m]); cols.append(i[m] - 1); vals.append(np.full(m.sum(), -1.0))
+m = y > 0
+rows.append(i[m]); cols.append(i[m] - n); vals.append(np.full(m.sum(), -1.0))
+r = np.concatenate(rows); c = np.concatenate(cols); v = np.concatenate(vals)
+order = np.lexsort((c, r))
+with open(path, "w") as f:
+    f.write("%%%%MatrixMarket matrix coordinate real symmetric\n%d %d %d\n" % (n * n, n * n, len(r)))
+    np.savetxt(f, np.column_stack((r[order] + 1, c[order] + 1, v[order])), fmt="%d %d %g")
+EOF
+}
+# anchor_run FILE ARGS...: the anchor on one rank, its output into FILE (and the log)
+# shellcheck disable=SC2086,SC2317  # word-split flag from mpi-env.sh; called via step
+anchor_run() { local f=$1; shift; timeout 300 mpirun $mpi_oversubscribe -np 1 "$anchor" "$@" >"$f" 2>&1; local rc=$?; cat "$f"; return $rc; }
+echo "# 1000 iterations, --tol 0; ours: the median of 5 solves, the slowest rank's; anchor: its -s time" >"$table"
+for n in "${sizes[@]}"; do
+  for np in 1 2; do
+    for variant in standard pipelined; do
+      for launch in persistent stream; do
+        j=$out/json/cg-$n-np$np-$variant-$launch.json
+        step "cg time $n^2 np$np $variant $launch" expect_line "^# verify cg: OK" \
+          run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" --launch "$launch" \
+          --repeat 5 --floor --cpu-check no --json "$j" "${share[@]}"
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ours %s^2 np%s %s %s: %.2f us/it, floor %.2f us, %.2fx' % (sys.argv[2], d['ranks'], d['variant'], d['launch'], d['us_per_iteration'], d['floor_us_per_iteration'], d['us_per_iteration']/d['floor_us_per_iteration']))" "$j" "$n" >>"$table" 2>>"$log"
+      done
+    done
+    j=$out/json/cg-$n-np$np-standard-persistent-repro.json
+    step "cg time $n^2 np$np --repro" expect_line "^# verify cg: OK" \
+      run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --launch persistent --repro \
+      --repeat 5 --cpu-check no --json "$j" "${share[@]}"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ours %s^2 np%s %s %s --repro: %.2f us/it' % (sys.argv[2], d['ranks'], d['variant'], d['launch'], d['us_per_iteration']))" "$j" "$n" >>"$table" 2>>"$log"
+  done
+  if [[ -x $anchor ]]; then
+    poisson_mtx "$n" "$mtx/poisson-$n.mtx" >>"$log" 2>&1
+    for v in 2 3 8; do
+      f=$out/anchor-$n-v$v.txt
+      step "anchor $n^2 -v $v" anchor_run "$f" -v "$v" -s -niter 1000 -matrix_path "$mtx/poisson-$n.mtx"
+      echo "anchor $n^2 np1 -v $v: $(tr '\n' ' ' <"$f")" >>"$table"
+    done
+  fi
+done
+tee -a "$log" <"$table"
+say "# gpu-cg: $failures failed steps"
+exit $((failures > 0))
