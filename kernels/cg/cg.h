@@ -48,11 +48,17 @@ typedef enum cg_launch { CG_LAUNCH_AUTO = 0, CG_LAUNCH_PERSISTENT, CG_LAUNCH_STR
 /* Why a solve stopped early (cg_ctl_t.failed); 0 none. */
 enum {
     CG_FAIL_NONE = 0,
-    CG_FAIL_WAIT = 1,      /* a device wait (the all-reduce, the barrier) gave up: the
+    CG_FAIL_WAIT = 1,       /* a device wait (the all-reduce, the barrier) gave up: the
                               library's signal check names it */
-    CG_FAIL_INDEFINITE = 2 /* a denominator (p, A p), or the pipelined one, <= 0 or not a
-                              number: the matrix is not positive definite */
+    CG_FAIL_INDEFINITE = 2, /* a denominator (p, A p), or the pipelined one, <= 0 or not a
+                               number while the residual is large: the matrix is not
+                               positive definite */
+    CG_FAIL_ROUNDING = 3    /* not a failure: such a denominator once the residual is at
+                               CG_ROUNDING_RESIDUAL or below, where rounding, not the
+                               matrix, has made it so (pipelined CG past convergence):
+                               the solve stops there */
 };
+#define CG_ROUNDING_RESIDUAL 1e-8 /* about sqrt(eps): far below any indefinite matrix's */
 
 /* The collective's user slots: one call carries at most CG_COLL_VALUES
  * 64-bit values (two dot products, each exact: two accumulators of limbs). */

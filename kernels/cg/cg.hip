@@ -11,22 +11,35 @@
 
 #define CG_STREAM_BLOCKS_PER_SM 8 /* resident blocks of 256 a multiprocessor a phase fills */
 
-__global__ void __launch_bounds__(CG_BLOCK) cg_start_kernel(cg_args_t g)
+/* Each kernel in two instantiations: REPRO fixes args.repro, so that the
+ * plain kernels carry neither the exact path's registers nor its shared
+ * memory (the compiler folds the constant through the inlined body). */
+template <int REPRO> __global__ void __launch_bounds__(CG_BLOCK) cg_start_kernel(cg_args_t g)
 {
-    __shared__ int64_t block_limbs[2 * CG_EXACT_WORDS];
+    __shared__ int64_t block_limbs[REPRO ? 2 * CG_EXACT_WORDS : 1];
+    g.repro = REPRO;
     cg_start_block(&g, (int)blockIdx.x, block_limbs);
 }
 
+template <int REPRO>
 __global__ void __launch_bounds__(CG_BLOCK) cg_stream_kernel(cg_args_t g, int phase)
 {
-    __shared__ int64_t block_limbs[2 * CG_EXACT_WORDS];
+    __shared__ int64_t block_limbs[REPRO ? 2 * CG_EXACT_WORDS : 1];
+    g.repro = REPRO;
     cg_stream_block(&g, phase, (int)blockIdx.x, block_limbs);
 }
 
-__global__ void __launch_bounds__(CG_BLOCK) cg_persistent_kernel(cg_args_t g)
+template <int REPRO> __global__ void __launch_bounds__(CG_BLOCK) cg_persistent_kernel(cg_args_t g)
 {
-    __shared__ int64_t block_limbs[2 * CG_EXACT_WORDS];
+    __shared__ int64_t block_limbs[REPRO ? 2 * CG_EXACT_WORDS : 1];
+    g.repro = REPRO;
     cg_persistent_body(&g, (int)blockIdx.x, block_limbs);
+}
+
+typedef void (*cg_persistent_kernel_t)(cg_args_t);
+static cg_persistent_kernel_t persistent_kernel_for(const cg_args_t *args)
+{
+    return args->repro ? cg_persistent_kernel<1> : cg_persistent_kernel<0>;
 }
 
 extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, char *why,
@@ -41,7 +54,7 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
         err = hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, device);
     if (err == hipSuccess)
         err = hipOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, (const void *)cg_persistent_kernel, CG_BLOCK, 0);
+            &per_sm, (const void *)persistent_kernel_for(args), CG_BLOCK, 0);
     if (err != hipSuccess)
         return (int)err;
     const int own = sms / (share > 1 ? share : 1); /* every rank's grid resident at once */
@@ -71,13 +84,21 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
 
 extern "C" int cg_start(const cg_args_t *args, void *stream)
 {
-    cg_start_kernel<<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args);
+    if (args->repro)
+        cg_start_kernel<1><<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args);
+    else
+        cg_start_kernel<0><<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args);
     return (int)hipGetLastError();
 }
 
 extern "C" int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
 {
-    cg_stream_kernel<<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
+    if (args->repro)
+        cg_stream_kernel<1>
+            <<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
+    else
+        cg_stream_kernel<0>
+            <<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
     return (int)hipGetLastError();
 }
 
@@ -85,9 +106,9 @@ extern "C" int cg_persistent(const cg_args_t *args, void *stream)
 {
     cg_args_t copy = *args;
     void *params[] = {&copy};
-    hipError_t err =
-        hipLaunchCooperativeKernel((const void *)cg_persistent_kernel, dim3((unsigned)args->blocks),
-                                   dim3(CG_BLOCK), params, 0, (hipStream_t)stream);
+    hipError_t err = hipLaunchCooperativeKernel((const void *)persistent_kernel_for(args),
+                                                dim3((unsigned)args->blocks), dim3(CG_BLOCK),
+                                                params, 0, (hipStream_t)stream);
     return (int)(err != hipSuccess ? err : hipGetLastError());
 }
 

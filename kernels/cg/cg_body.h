@@ -119,16 +119,32 @@ SHARDTAB_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count
                                      int64_t *block_limbs)
 {
     if (g->repro) {
-        for (int j = 0; j < count; j++)
-            cg_expansion_flush(&d->exact[j], block_limbs + j * CG_EXACT_WORDS);
-        shardtab_block_sync();
-        if (shardtab_block_leader())
-            for (int j = 0; j < count; j++)
-                cg_exact_normalize(block_limbs + j * CG_EXACT_WORDS);
-        shardtab_block_sync();
+        /* the threads' expansions merged by a fixed tree (each merge exact:
+         * what a level cannot keep goes to the block's limbs, rarely), so
+         * that the limbs, shared by every thread, take a few adds instead of
+         * every thread's colliding ones */
+        SHARDTAB_BLOCK_SHARED cg_expansion_t tree[CG_BLOCK];
+        const int t = shardtab_block_thread(), n = shardtab_block_threads();
+        for (int j = 0; j < count; j++) {
+            int64_t *limbs = block_limbs + j * CG_EXACT_WORDS;
+            tree[t] = d->exact[j];
+            shardtab_block_sync();
+            for (int half = n / 2; half > 0; half /= 2) {
+                if (t < half)
+                    for (int i = 0; i < CG_EXPANSION; i++)
+                        cg_expansion_add(&tree[t], limbs, tree[t + half].a[i]);
+                shardtab_block_sync();
+            }
+            if (shardtab_block_leader()) {
+                cg_expansion_flush(&tree[0], limbs);
+                cg_exact_normalize(limbs);
+            }
+            shardtab_block_sync();
+        }
         for (int i = shardtab_block_thread(); i < count * CG_EXACT_WORDS;
              i += shardtab_block_threads())
-            CG_EXACT_LIMB_ADD(&g->limbs[i], block_limbs[i]);
+            if (block_limbs[i] != 0)
+                CG_EXACT_LIMB_ADD(&g->limbs[i], block_limbs[i]);
     } else {
         cg_block_tree(d->sum, count);
         if (shardtab_block_leader())
@@ -146,16 +162,16 @@ SHARDTAB_DEVFN void cg_rank_values(const cg_args_t *g, int count, uint64_t *in)
     const int t = shardtab_block_thread(), n = shardtab_block_threads();
 
     if (g->repro) {
+        /* every thread loads and clears limbs; one normalizes, in shared memory */
+        shardtab_block_sync();
+        for (int i = t; i < count * CG_EXACT_WORDS; i += n) {
+            in[i] = (uint64_t)g->limbs[i];
+            g->limbs[i] = 0;
+        }
         shardtab_block_sync();
         if (shardtab_block_leader())
-            for (int j = 0; j < count; j++) {
-                int64_t *limbs = g->limbs + j * CG_EXACT_WORDS;
-                cg_exact_normalize(limbs);
-                for (int i = 0; i < CG_EXACT_WORDS; i++) {
-                    in[j * CG_EXACT_WORDS + i] = (uint64_t)limbs[i];
-                    limbs[i] = 0;
-                }
-            }
+            for (int j = 0; j < count; j++)
+                cg_exact_normalize((int64_t *)(in + j * CG_EXACT_WORDS));
         shardtab_block_sync();
         return;
     }
@@ -178,14 +194,23 @@ SHARDTAB_DEVFN void cg_rank_values(const cg_args_t *g, int count, uint64_t *in)
  * rounded once). Every thread gets them. */
 SHARDTAB_DEVFN void cg_node_values(const cg_args_t *g, int count, const uint64_t *out, double *v)
 {
+    SHARDTAB_BLOCK_SHARED double rounded[2];
+
+    if (g->repro) {
+        if (shardtab_block_leader())
+            for (int j = 0; j < count; j++)
+                rounded[j] = cg_exact_round((const int64_t *)(out + j * CG_EXACT_WORDS));
+        shardtab_block_sync();
+    }
     for (int j = 0; j < count; j++) {
         if (g->repro) {
-            v[j] = cg_exact_round((const int64_t *)(out + j * CG_EXACT_WORDS));
+            v[j] = rounded[j];
         } else {
             uint64_t w = out[j];
             memcpy(&v[j], &w, sizeof v[j]);
         }
     }
+    shardtab_block_sync(); /* rounded is free again */
 }
 
 SHARDTAB_DEVFN int cg_words(const cg_args_t *g, int count)
@@ -261,6 +286,15 @@ SHARDTAB_DEVFN int cg_decide_residual(const cg_args_t *g, double rr)
     return 1;
 }
 
+/* A denominator that is not positive: the matrix is not positive definite,
+ * unless the residual has already reached rounding (leader only). */
+SHARDTAB_DEVFN uint64_t cg_breakdown(const cg_args_t *g)
+{
+    const cg_ctl_t *ctl = g->ctl;
+    const double relative = ctl->bnorm > 0 ? sqrt(ctl->rr) / ctl->bnorm : 0.0;
+    return relative <= CG_ROUNDING_RESIDUAL ? CG_FAIL_ROUNDING : CG_FAIL_INDEFINITE;
+}
+
 /* Standard: rr of iteration k is reduced (k counted here: one more update of
  * x, unless this is the start's). */
 SHARDTAB_DEVFN void cg_standard_rr(const cg_args_t *g, shardtab_coll_t *c, int from_start)
@@ -299,7 +333,7 @@ SHARDTAB_DEVFN void cg_standard_pq(const cg_args_t *g, shardtab_coll_t *c)
         if (pq[0] > 0)
             ctl->alpha = ctl->rr / pq[0];
         else
-            cg_fail(g, CG_FAIL_INDEFINITE);
+            cg_fail(g, cg_breakdown(g));
     }
     cg_trace(g, CG_TRACE_DECIDED);
     shardtab_block_sync();
@@ -346,7 +380,7 @@ SHARDTAB_DEVFN void cg_pipelined_finish(const cg_args_t *g, shardtab_coll_t *c)
                 ctl->alpha = gamma / denominator;
                 ctl->alpha_old = ctl->alpha;
             } else {
-                cg_fail(g, CG_FAIL_INDEFINITE);
+                cg_fail(g, cg_breakdown(g));
             }
         }
     }

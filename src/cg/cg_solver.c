@@ -2,6 +2,7 @@
  * the launch mode, and one solve enqueued and awaited. */
 #include "cg_solver.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,7 +304,8 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
                                          (size_t)out->history_len * sizeof(double));
     if (status == SHARDTAB_SUCCESS) {
         out->relative = out->history[out->history_len - 1];
-        out->converged = !out->failed && !(out->relative > opts->tol);
+        out->converged = (!out->failed || out->failed == CG_FAIL_ROUNDING) &&
+                         !(out->relative > fmax(opts->tol, out->failed ? CG_ROUNDING_RESIDUAL : 0));
     }
     return app_agree(MPI_COMM_WORLD, status, "the agreement on the solve's outcome", 0);
 }
