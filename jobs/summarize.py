@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""summarize.py - turns multi_scal and jacobi --json result files into scaling tables (text and CSV).
+"""summarize.py - turns multi_scal, jacobi and cg --json result files into scaling tables (text and CSV).
 
 Usage: python3 jobs/summarize.py [--csv FILE] [--plot FILE.png] [--study auto|weak|strong] PATH...
 
 PATH is a result JSON file or a folder searched for *.json (results/weak, say).
-Files that are neither multi_scal nor jacobi results, or hold no results
+Files that are not multi_scal, jacobi or cg results, or hold no results
 (--check-peers runs), are skipped with a note. Each program gets its own table.
 
 multi_scal: runs with the same kernel, nodes, ranks and n are repeats: the
@@ -21,8 +21,16 @@ with the fewest ranks; efficiency is t_base / t for weak scaling (rows per rank
 fixed) and the speed-up divided by the growth in ranks for strong scaling (grid
 fixed). vs_1gpu is the run's own 1-GPU reference time over its time.
 
-With both programs among the files, the CSV of each goes to FILE with
--multi_scal or -jacobi before its extension.
+cg: runs with the same variant, ranks and matrix are repeats: the table keeps
+the shortest time per iteration ("us_per_iteration", from the median of the
+run's --repeat solves) and shows the launch that ran. cg runs on one node, so
+its rows are keyed by ranks; speed-up is t_base / t per iteration against the
+run of the same variant with the fewest ranks, efficiency the speed-up divided
+by the growth in ranks for strong scaling (one matrix) and t_base / t for weak
+scaling (rows per rank fixed).
+
+With several programs among the files, the CSV of each goes to FILE with
+-multi_scal, -jacobi or -cg before its extension.
 
 Exit status: 0 all runs verified, 1 some run failed verification or exited
 non-zero (the table still prints, the row marked FAILED), 2 bad usage or no data.
@@ -37,8 +45,9 @@ import os
 import sys
 
 MODE_ORDER = ["local", "ring", "global"]
-PROGRAMS = ["multi_scal", "jacobi"]
+PROGRAMS = ["multi_scal", "jacobi", "cg"]
 JACOBI_VARIANT_ORDER = ["table", "host-sync", "mpi"]
+CG_VARIANT_ORDER = ["standard", "pipelined"]
 
 
 def find_json_files(paths):
@@ -60,17 +69,19 @@ def find_json_files(paths):
 
 
 def load_run(path):
-    """A multi_scal or jacobi result as a dict, or None (with the reason) when it is not one."""
+    """A multi_scal, jacobi or cg result as a dict, or None (with the reason) when it is not one."""
     try:
         with open(path, encoding="utf-8") as stream:
             data = json.load(stream)
     except (OSError, ValueError) as error:
         return None, f"unreadable ({error})"
     if not isinstance(data, dict) or data.get("program", "multi_scal") not in PROGRAMS:
-        return None, "not a multi_scal or jacobi result"
+        return None, "not a multi_scal, jacobi or cg result"
     data.setdefault("program", "multi_scal")
     if data["program"] == "jacobi":
         keys = ("ranks", "nodes", "nx", "ny")
+    elif data["program"] == "cg":
+        keys = ("ranks", "rows", "nonzeros")
     elif not data.get("results"):
         if data.get("bench"):
             return (
@@ -530,6 +541,230 @@ def summarize_jacobi(runs, args, csv_path, plot_path):
     return [path for row in rows for path in row["failed_files"]]
 
 
+# ---- cg -------------------------------------------------------------------------------------
+
+
+def cg_group_runs(runs):
+    """Rows keyed by (variant, ranks, matrix, rows, nonzeros): the shortest verified time per iteration."""
+    rows = {}
+    for path, data in runs:
+        key = (
+            str(data.get("variant", "-")),
+            data["ranks"],
+            str(data.get("matrix", "?")),
+            data["rows"],
+            data["nonzeros"],
+        )
+        row = rows.setdefault(
+            key,
+            {
+                "variant": key[0],
+                "ranks": key[1],
+                "matrix": key[2],
+                "rows": key[3],
+                "nonzeros": key[4],
+                "runs": 0,
+                "us_per_iteration": None,
+                "seconds": None,
+                "iterations": data.get("iterations"),
+                "launch": "-",
+                "failed": False,
+                "failed_files": [],
+                "backend": data.get("backend", "?"),
+            },
+        )
+        row["runs"] += 1
+        per_iteration = data.get("us_per_iteration")
+        if (
+            data.get("verified") is not True
+            or data.get("exit_status", 0) != 0
+            or not isinstance(per_iteration, (int, float))
+            or not per_iteration > 0
+        ):
+            row["failed"] = True
+            row["failed_files"].append(path)
+            continue  # an unverified time means nothing
+        if row["us_per_iteration"] is None or per_iteration < row["us_per_iteration"]:
+            row["us_per_iteration"] = float(per_iteration)
+            seconds = data.get("seconds")
+            row["seconds"] = (
+                float(seconds) if isinstance(seconds, (int, float)) else None
+            )
+            row["iterations"] = data.get("iterations")
+            row["launch"] = str(data.get("launch", "-"))
+
+    def order(row):
+        rank = (
+            CG_VARIANT_ORDER.index(row["variant"])
+            if row["variant"] in CG_VARIANT_ORDER
+            else 99
+        )
+        return (rank, row["variant"], row["ranks"], row["rows"], row["matrix"])
+
+    return sorted(rows.values(), key=order)
+
+
+def cg_guess_study(rows):
+    if len({(r["matrix"], r["rows"], r["nonzeros"]) for r in rows}) == 1:
+        return "strong"
+    if len({r["rows"] / r["ranks"] for r in rows}) == 1:
+        return "weak"
+    return "mixed"
+
+
+def cg_add_scaling(rows, study):
+    """Speed-up and efficiency per variant, relative to its row with the fewest ranks (rows are sorted)."""
+    bases = {}
+    for row in rows:
+        base = bases.setdefault(row["variant"], row)
+        row["speedup"] = row["efficiency"] = None
+        if not row["us_per_iteration"] or not base["us_per_iteration"]:
+            continue
+        row["speedup"] = base["us_per_iteration"] / row["us_per_iteration"]
+        if study == "weak":
+            row["efficiency"] = row["speedup"]
+        else:
+            row["efficiency"] = row["speedup"] / (row["ranks"] / base["ranks"])
+
+
+def cg_format_table(rows, study):
+    base = rows[0]
+    lines = [
+        f"# cg {study} scaling, backend {base['backend']}: {len(rows)} configurations, one node",
+        "# us/iter: the timed solve (median of a run's repeats) / its iterations, best of the runs; speedup:"
+        f" t_base / t against the fewest ranks of the variant ({base['ranks']}); eff: "
+        + ("t_base / t" if study == "weak" else "speedup / growth in ranks")
+        + "; launch: how the solve ran (persistent: one cooperative launch; stream: a launch a phase)",
+    ]
+    lines.append(
+        f"{'variant':>9} {'launch':>10} {'ranks':>6} {'matrix':>14} {'rows':>11} {'nonzeros':>12} {'rows/rank':>10}"
+        f" {'runs':>4} {'iters':>6} {'us/iter':>10} {'seconds':>10} {'speedup':>7} {'eff':>5}  status"
+    )
+
+    def show(value, form):
+        return "-" if value is None else format(value, form)
+
+    for row in rows:
+        lines.append(
+            f"{row['variant']:>9} {row['launch']:>10} {row['ranks']:>6} {row['matrix']:>14} {row['rows']:>11}"
+            f" {row['nonzeros']:>12} {row['rows'] // row['ranks']:>10} {row['runs']:>4}"
+            f" {show(row['iterations'], 'd'):>6} {show(row['us_per_iteration'], '.3f'):>10}"
+            f" {show(row['seconds'], '.6f'):>10} {show(row['speedup'], '.2f'):>7}"
+            f" {show(row['efficiency'], '.2f'):>5}  {'FAILED' if row['failed'] else 'ok'}"
+        )
+    return "\n".join(lines)
+
+
+def cg_write_csv(path, rows, study):
+    with open(path, "w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(
+            [
+                "study",
+                "variant",
+                "launch",
+                "ranks",
+                "matrix",
+                "rows",
+                "nonzeros",
+                "rows_per_rank",
+                "runs",
+                "iterations",
+                "us_per_iteration",
+                "seconds",
+                "speedup",
+                "efficiency",
+                "verified",
+            ]
+        )
+        for row in rows:
+
+            def cell(value, form=".6f"):
+                return "" if value is None else format(value, form)
+
+            writer.writerow(
+                [
+                    study,
+                    row["variant"],
+                    row["launch"],
+                    row["ranks"],
+                    row["matrix"],
+                    row["rows"],
+                    row["nonzeros"],
+                    row["rows"] // row["ranks"],
+                    row["runs"],
+                    "" if row["iterations"] is None else row["iterations"],
+                    cell(row["us_per_iteration"]),
+                    cell(row["seconds"], ".9f"),
+                    cell(row["speedup"]),
+                    cell(row["efficiency"]),
+                    "false" if row["failed"] else "true",
+                ]
+            )
+
+
+def cg_write_plot(path, rows, study):
+    try:
+        import matplotlib  # pylint: disable=import-outside-toplevel
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        print(
+            f"# plot skipped: matplotlib is not importable (pip install matplotlib), {path} not written"
+        )
+        return
+    figure, (time_axes, eff_axes) = plt.subplots(1, 2, figsize=(11, 4))
+    for variant in sorted({row["variant"] for row in rows}):
+        mine = [row for row in rows if row["variant"] == variant]
+        ranks = [row["ranks"] for row in mine]
+        time_axes.plot(
+            ranks,
+            [r["us_per_iteration"] or float("nan") for r in mine],
+            marker="o",
+            label=variant,
+        )
+        eff_axes.plot(
+            ranks,
+            [r["efficiency"] or float("nan") for r in mine],
+            marker="o",
+            label=variant,
+        )
+    time_axes.set(
+        xscale="log",
+        yscale="log",
+        xlabel="ranks (one node)",
+        ylabel="us per iteration",
+        title=f"cg {study} scaling",
+    )
+    eff_axes.set(
+        xscale="log",
+        xlabel="ranks (one node)",
+        ylabel="efficiency",
+        ylim=(0, 1.2),
+        title="vs the fewest ranks",
+    )
+    save_plot(figure, (time_axes, eff_axes), path)
+
+
+def summarize_cg(runs, args, csv_path, plot_path):
+    """The cg table; returns the files of failed runs."""
+    rows = cg_group_runs(runs)
+    study = cg_guess_study(rows) if args.study == "auto" else args.study
+    if args.study == "auto" and study == "mixed":
+        print(
+            "# note: neither the matrix nor the rows per rank are constant across these runs: is this one study?"
+        )
+    cg_add_scaling(rows, study)
+    print(cg_format_table(rows, study))
+    if csv_path:
+        cg_write_csv(csv_path, rows, study)
+        print(f"# CSV written to {csv_path}")
+    if plot_path:
+        cg_write_plot(plot_path, rows, study)
+    return [path for row in rows for path in row["failed_files"]]
+
+
 def output_path(path, program, several):
     """PATH itself, or with -PROGRAM before its extension when several programs share it."""
     if not path or path == "-":
@@ -542,7 +777,7 @@ def output_path(path, program, several):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        description="Scaling tables from multi_scal and jacobi --json result files."
+        description="Scaling tables from multi_scal, jacobi and cg --json result files."
     )
     parser.add_argument(
         "paths",
@@ -578,7 +813,7 @@ def main(argv=None):
             runs.append((path, data))
     if not runs:
         print(
-            f"summarize.py: no multi_scal or jacobi results among {len(files)} JSON files in {' '.join(args.paths)}",
+            f"summarize.py: no multi_scal, jacobi or cg results among {len(files)} JSON files in {' '.join(args.paths)}",
             file=sys.stderr,
         )
         return 2
@@ -588,7 +823,11 @@ def main(argv=None):
         for program in PROGRAMS
         if any(data["program"] == program for _, data in runs)
     ]
-    summaries = {"multi_scal": summarize_multi_scal, "jacobi": summarize_jacobi}
+    summaries = {
+        "multi_scal": summarize_multi_scal,
+        "jacobi": summarize_jacobi,
+        "cg": summarize_cg,
+    }
     failed = []
     for index, program in enumerate(programs):
         if index:

@@ -1,8 +1,8 @@
 #!/bin/bash
-# build.sh - builds multi_scal and jacobi for Frontier (MI250X, gfx90a) with the Cray compiler wrappers and GPU-aware Cray MPICH.
+# build.sh - builds multi_scal, jacobi and cg for Frontier (MI250X, gfx90a) with the Cray compiler wrappers and GPU-aware Cray MPICH.
 #
 # Usage: jobs/frontier/build.sh [BUILD_DIR]     (default: <repo>/build-frontier)
-#   Run on a login node. The batch scripts look for BUILD_DIR/multi_scal and BUILD_DIR/jacobi.
+#   Run on a login node. The batch scripts look for BUILD_DIR/multi_scal, BUILD_DIR/jacobi and BUILD_DIR/cg.
 #
 # Environment (all optional):
 #   SHARDTAB_PRGENV       programming environment module (default PrgEnv-cray; PrgEnv-amd also works)
@@ -59,5 +59,5 @@ CC=cc cmake -S "$repo" -B "$build_dir" \
   -DCMAKE_EXE_LINKER_FLAGS="$gtl_dir $gtl_libs"
 cmake --build "$build_dir" -j 8
 
-echo "build.sh: built $build_dir/multi_scal and $build_dir/jacobi"
+echo "build.sh: built $build_dir/multi_scal, $build_dir/jacobi and $build_dir/cg"
 echo "build.sh: next: sbatch -A <project> jobs/frontier/single-node.sbatch   (from $repo)"

@@ -217,10 +217,63 @@ jacobi_check_grid() {
     "a $nx x $ny jacobi grid on each of $gpus_per_node ranks" "use a smaller grid (every rank also solves the whole grid alone, as the reference)"
 }
 
-# job_launch NODES: sets launch=(srun ...) for NODES x GPUS_PER_NODE ranks, one GPU each
+# cg_check_matrix POISSON MATRIX RANKS BINARY: a cg run of RANKS ranks on one node can
+# start on that matrix (the Poisson spec 2d:N|3d:N, or the MatrixMarket file MATRIX when it
+# is not empty): the spec within cg's 32-bit columns, the file readable with a size line,
+# and the host memory of the node holding what its ranks keep there. That is an estimate:
+# every rank builds or reads the whole matrix (CSR: 8 bytes a row, 12 a nonzero; reading a
+# file, 64 bytes more a nonzero), rank 0 six vectors more for its check, and a host-backend
+# BINARY the shards themselves (12 bytes a nonzero and 16 vectors of 8 bytes a row, in all).
+# Sets cg_rows and cg_nonzeros (a file's nonzeros: at most, from its size line).
+cg_check_matrix() {
+  local poisson=$1 matrix=$2 ranks=$3 binary=$4 dim digits n most banner size per_rank need what
+  local fields=()
+  if [[ -n $matrix ]]; then
+    [[ -f $matrix && -r $matrix ]] || job_fail "SHARDTAB_CG_MATRIX='$matrix' is not a readable file"
+    banner=$(head -n 1 "$matrix" | tr '[:upper:]' '[:lower:]')
+    [[ $banner == '%%matrixmarket '* ]] ||
+      job_fail "SHARDTAB_CG_MATRIX='$matrix' is not a MatrixMarket file (its first line is not '%%MatrixMarket ...')"
+    size=$(awk 'NR > 1 && !/^%/ && NF { print; exit }' "$matrix")
+    read -r -a fields <<<"$size"
+    if ((${#fields[@]} != 3)) || [[ ! ${fields[0]}${fields[1]}${fields[2]} =~ ^[0-9]+$ ]] ||
+       ((${#fields[0]} > 10 || ${#fields[1]} > 10 || ${#fields[2]} > 15)); then
+      job_fail "SHARDTAB_CG_MATRIX='$matrix': its size line '$size' is not 'rows columns entries' within cg's limits"
+    fi
+    cg_rows=$((10#${fields[0]}))
+    ((cg_rows >= 1 && cg_rows <= 2147483647 && 10#${fields[1]} == cg_rows)) ||
+      job_fail "SHARDTAB_CG_MATRIX='$matrix' is ${fields[0]} x ${fields[1]}: cg needs a square matrix of 1 to 2147483647 rows"
+    cg_nonzeros=$((10#${fields[2]}))
+    [[ $banner != *symmetric* ]] || cg_nonzeros=$((2 * cg_nonzeros))   # the lower triangle, mirrored
+    per_rank=$((8 * (cg_rows + 1) + (12 + 64) * cg_nonzeros))
+    what="the $cg_rows-row matrix of $matrix on each of $ranks ranks"
+  else
+    [[ $poisson =~ ^([23])d:([0-9]+)$ ]] ||
+      job_fail "SHARDTAB_CG_POISSON='$poisson' is not 2d:N or 3d:N (N a positive integer)"
+    dim=${BASH_REMATCH[1]} digits=${BASH_REMATCH[2]}
+    most=$((dim == 2 ? 46340 : 1290))   # N^dim rows within cg's 32-bit columns
+    n=0
+    ((${#digits} > 6)) || n=$((10#$digits))
+    if ((n < 1 || n > most)); then
+      job_fail "SHARDTAB_CG_POISSON='$poisson': N must be 1 to $most for ${dim}d (cg's columns are 32-bit: N^$dim rows at most 2^31 - 1)"
+    fi
+    if ((dim == 2)); then
+      cg_rows=$((n * n)) cg_nonzeros=$((5 * n * n - 4 * n))
+    else
+      cg_rows=$((n * n * n)) cg_nonzeros=$((7 * n * n * n - 6 * n * n))
+    fi
+    per_rank=$((8 * (cg_rows + 1) + 12 * cg_nonzeros))
+    what="a $poisson Poisson matrix on each of $ranks ranks"
+  fi
+  need=$((ranks * per_rank + 48 * cg_rows))
+  job_binary_is_gpu "$binary" || need=$((need + 12 * cg_nonzeros + 128 * cg_rows))
+  job_check_memory "$need" "$what" "use a smaller matrix (SHARDTAB_CG_POISSON, SHARDTAB_CG_MATRIX) or fewer ranks (SHARDTAB_CG_RANK_COUNTS): every rank holds the whole matrix"
+}
+
+# job_launch NODES [RANKS_PER_NODE]: sets launch=(srun ...) for NODES x RANKS_PER_NODE ranks
+# (default GPUS_PER_NODE), one GPU each
 job_launch() {
-  local nodes=$1
-  launch=(srun -N"$nodes" -n$((nodes * gpus_per_node)) --ntasks-per-node="$gpus_per_node"
+  local nodes=$1 per_node=${2:-$gpus_per_node}
+  launch=(srun -N"$nodes" -n$((nodes * per_node)) --ntasks-per-node="$per_node"
           -c"$cpus_per_task" --gpus-per-task=1 --gpu-bind="$gpu_bind")
   if ((allow_task_sharing)); then
     launch+=(--gres-flags=allow-task-sharing)

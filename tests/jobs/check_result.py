@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""check_result.py - asserts that a multi_scal or jacobi --json file holds a verified run of the expected shape.
+"""check_result.py - asserts that a multi_scal, jacobi or cg --json file holds a verified run of the expected shape.
 
 Usage: check_result.py FILE --ranks P --nodes K [multi_scal: --n N --modes M --peers]
                                                 [jacobi: --nx NX --ny NY --variant V --iterations I]
+                                                [cg: --rows R --nonzeros Z --variant V --iterations I
+                                                     --cpu-checked]
 The program is the file's own "program" field (multi_scal when absent).
 multi_scal --peers: a --check-peers run (no benchmark results, exit_status 0).
 jacobi: verified, no mismatches, times > 0, the rows split over the ranks in
 order with K nodes of P/K ranks each, and every ghost-row edge taken by the way
 the variant says (MPI between nodes and in variant mpi, the table otherwise).
+cg: one node (K must be 1: cg has no path between nodes), verified, exit
+status 0, times > 0 and us_per_iteration their median over the iterations,
+the residual history one entry an iteration from 1 (x_0 = 0) to the run's
+relative residual; --cpu-checked: the CPU's CG ran, as many iterations.
 """
 import argparse
 import json
@@ -117,6 +123,68 @@ def check_jacobi(data, args, problems):
                 )
 
 
+def check_cg(data, args, problems):
+    if args.nodes != 1:
+        problems.append(f"--nodes {args.nodes}: cg runs on one node only")
+    expect = {
+        "ranks": args.ranks,
+        "verified": True,
+        "exit_status": 0,
+        "rows": args.rows,
+        "nonzeros": args.nonzeros,
+        "variant": args.variant,
+        "iterations": args.iterations,
+    }
+    for key, value in expect.items():
+        if value is not None and data.get(key) != value:
+            problems.append(f"{key} is {data.get(key)!r}, expected {value!r}")
+    if data.get("launch") not in ("persistent", "stream"):
+        problems.append(
+            f"launch is {data.get('launch')!r}, expected persistent or stream"
+        )
+    iterations = data.get("iterations")
+    if not isinstance(iterations, int) or iterations < 1:
+        problems.append(f"iterations is {iterations!r}, expected a count >= 1")
+        return
+    each = data.get("seconds_each", [])
+    if len(each) != data.get("repeat") or not all(
+        isinstance(t, (int, float)) and t > 0 for t in each
+    ):
+        problems.append(
+            f"seconds_each is {each!r}, expected {data.get('repeat')!r} times > 0"
+        )
+        return
+    median = sorted(each)[len(each) // 2]
+    if data.get("seconds") != median:
+        problems.append(
+            f"seconds is {data.get('seconds')!r}, expected the median {median!r}"
+        )
+    per_iteration = data.get("us_per_iteration")
+    if not isinstance(per_iteration, (int, float)) or not (
+        abs(per_iteration - median / iterations * 1e6) <= 1e-9 * per_iteration
+    ):
+        problems.append(
+            f"us_per_iteration is {per_iteration!r}, expected {median / iterations * 1e6!r}"
+        )
+    history = data.get("residual_history", [])
+    if len(history) != iterations + 1:
+        problems.append(
+            f"residual_history has {len(history)} entries, expected {iterations + 1}"
+        )
+    elif history[0] != 1 or history[-1] != data.get("relative_residual"):
+        problems.append(
+            f"residual_history runs from {history[0]!r} to {history[-1]!r}, expected 1 to"
+            f" the relative residual {data.get('relative_residual')!r}"
+        )
+    if args.cpu_checked and (
+        data.get("cpu_checked") is not True or data.get("cpu_iterations") != iterations
+    ):
+        problems.append(
+            f"cpu_checked {data.get('cpu_checked')!r}, cpu_iterations {data.get('cpu_iterations')!r}:"
+            f" expected the CPU's CG to have run {iterations} iterations"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("file")
@@ -129,19 +197,25 @@ def main():
     parser.add_argument("--ny", type=int)
     parser.add_argument("--variant")
     parser.add_argument("--iterations", type=int)
+    parser.add_argument("--rows", type=int)
+    parser.add_argument("--nonzeros", type=int)
+    parser.add_argument("--cpu-checked", action="store_true")
     args = parser.parse_args()
 
     with open(args.file, encoding="utf-8") as stream:
         data = json.load(stream)
     program = data.get("program", "multi_scal")
     problems = []
-    check_common(data, args, problems)
+    if program == "cg":
+        check_cg(data, args, problems)  # no rank_info, no nodes: one node
+    else:
+        check_common(data, args, problems)
     if program == "multi_scal":
         check_multi_scal(data, args, problems)
     elif program == "jacobi":
         check_jacobi(data, args, problems)
-    else:
-        problems.append(f"program is {program!r}, expected multi_scal or jacobi")
+    elif program != "cg":
+        problems.append(f"program is {program!r}, expected multi_scal, jacobi or cg")
     for problem in problems:
         print(f"check_result.py: {args.file}: {problem}", file=sys.stderr)
     if not problems:

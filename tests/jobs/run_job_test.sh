@@ -1,25 +1,29 @@
 #!/bin/bash
-# run_job_test.sh - runs the parts of jobs/ that need no Slurm: the local launcher, the summary of multi_scal and jacobi results, and the refusals made before any job.
+# run_job_test.sh - runs the parts of jobs/ that need no Slurm: the local launcher, the summary of multi_scal, jacobi and cg results, and the refusals made before any job.
 #
-# Usage: run_job_test.sh CASE --source SOURCE_DIR --program MULTI_SCAL --jacobi JACOBI --mpiexec MPIEXEC --work DIR
+# Usage: run_job_test.sh CASE --source SOURCE_DIR --program MULTI_SCAL --jacobi JACOBI --cg CG --mpiexec MPIEXEC --work DIR
 # CASE: run-local | summarize | usage
 #   run-local  jobs/local/run-local.sh with mpirun on this host, its JSON checked
 #   summarize  multi_scal and jacobi run directly (SHARDTAB_RANKS_PER_NODE=2 makes
 #              1 and 2 "nodes"), then jobs/summarize.py: one table per program, the
 #              study guessed, speed-up and efficiency against the fewest ranks, one
-#              CSV per program, FAILED rows and exit 1 for unverified runs
-#   usage      submit-scaling.sh's dry run and argument errors, a batch script run
-#              outside Slurm, build.sh without Cray MPICH's GTL variables
+#              CSV per program, FAILED rows and exit 1 for unverified runs; cg at 1
+#              and 2 ranks of one "node" (and its refusal of 2), a strong table keyed
+#              by ranks, the shortest time per iteration of repeats
+#   usage      submit-scaling.sh's dry run and argument errors (cg: strong on one node
+#              only), a batch script run outside Slurm, build.sh without Cray MPICH's
+#              GTL variables
 # The batch jobs themselves run through a real Slurm: tests/slurm (ctest -L slurm).
 set -euo pipefail
 
-case_name=${1:?usage: run_job_test.sh CASE --source DIR --program PATH --jacobi PATH --mpiexec PATH --work DIR}
+case_name=${1:?usage: run_job_test.sh CASE --source DIR --program PATH --jacobi PATH --cg PATH --mpiexec PATH --work DIR}
 shift
 while (($#)); do
   case $1 in
     --source) source_dir=$2; shift 2 ;;
     --program) program=$2; shift 2 ;;
     --jacobi) jacobi=$2; shift 2 ;;
+    --cg) cg=$2; shift 2 ;;
     --mpiexec) mpiexec=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     *) echo "run_job_test.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -118,7 +122,64 @@ PYTHON
     fi
     mkdir -p none
     echo '{"program": "other"}' >none/other.json
-    expect_command_refusal "a folder without results" "no multi_scal or jacobi results among 1 JSON files" "${summarize[@]}" none
+    expect_command_refusal "a folder without results" "no multi_scal, jacobi or cg results among 1 JSON files" "${summarize[@]}" none
+
+    # cg: a strong study (one matrix) at 1 and 2 ranks of one "node", both variants, one
+    # configuration run twice; 4 ranks would span 2 "nodes", which cg refuses (exit 2)
+    mkdir -p cg
+    cg_run() {   # RANKS VARIANT NAME: one verified cg run, 2d:40 (1600 rows), 30 iterations
+      run_ranks "$1" "$cg" --poisson 2d:40 -niter 30 --tol 0 --variant "$2" --repeat 3 --json "cg/$3.json" \
+        >"cg/$3.txt" || fail "cg, $1 ranks, $2: $(cat "cg/$3.txt")"
+      "${check[@]}" "cg/$3.json" --ranks "$1" --nodes 1 --variant "$2" --iterations 30 --rows 1600 \
+        --nonzeros $((5 * 1600 - 4 * 40)) --cpu-checked || fail "cg JSON, $1 ranks, $2"
+    }
+    for ranks in 1 2; do
+      for variant in standard pipelined; do
+        cg_run "$ranks" "$variant" "cg-$ranks-$variant"
+      done
+    done
+    cg_run 2 standard cg-2-standard-again
+    status=0
+    run_ranks 4 "$cg" --poisson 2d:40 -niter 30 --json cg-4.json >cg-4.txt 2>&1 || status=$?
+    if ((status != 2)) || ! grep -q "the 4 ranks span 2 nodes: cg reads the direction vector through one node's table" cg-4.txt ||
+       [[ -e cg-4.json ]]; then
+      fail "cg on 2 simulated nodes: status $status, expected 2 and the refusal, no JSON: $(tail -n 5 cg-4.txt)"
+    fi
+    "${summarize[@]}" cg --csv cg.csv >cg.txt || fail "summarize.py cg: $(cat cg.txt)"
+    cat cg.txt
+    grep -q '^# cg strong scaling, backend host: 4 configurations, one node$' cg.txt || fail "not a 4-row cg strong table"
+    python3 - cg.csv cg <<'PYTHON' || fail "cg.csv"
+import csv, glob, json, os, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [(r["variant"], r["ranks"], r["runs"]) for r in rows] == \
+    [("standard", "1", "1"), ("standard", "2", "2"), ("pipelined", "1", "1"), ("pipelined", "2", "1")], rows
+runs = [json.load(open(path)) for path in glob.glob(os.path.join(sys.argv[2], "*.json"))]
+for row in rows:
+    assert row["study"] == "strong" and row["verified"] == "true" and row["iterations"] == "30", row
+    assert row["launch"] == "persistent" and row["matrix"] == "2d:40" and row["rows"] == "1600", row
+    assert row["rows_per_rank"] == str(1600 // int(row["ranks"])), row
+    mine = [r["us_per_iteration"] for r in runs if r["variant"] == row["variant"] and r["ranks"] == int(row["ranks"])]
+    us = float(row["us_per_iteration"])
+    # the shortest time per iteration of the configuration's runs
+    assert len(mine) == int(row["runs"]) and abs(us - min(mine)) < 1e-6 * max(us, 1), (row, mine)
+    base = next(r for r in rows if r["variant"] == row["variant"] and r["ranks"] == "1")
+    speedup, efficiency = float(row["speedup"]), float(row["efficiency"])
+    assert abs(speedup - float(base["us_per_iteration"]) / us) < 1e-3 * speedup, row
+    assert abs(efficiency - speedup / int(row["ranks"])) < 1e-3 * speedup, row
+print("cg.csv: ok")
+PYTHON
+    # an unverified cg run among verified repeats: its row FAILED, exit status 1
+    mkdir -p bad-cg
+    cp cg/cg-2-standard.json bad-cg/
+    sed 's/"verified": true/"verified": false/' cg/cg-2-standard-again.json >bad-cg/cg-again.json
+    status=0
+    "${summarize[@]}" bad-cg --csv bad-cg.csv >bad-cg.txt 2>&1 || status=$?
+    if ((status != 1)) || ! grep -q ' 2 .*FAILED$' bad-cg.txt || ! grep -q 'bad-cg/cg-again.json' bad-cg.txt; then
+      fail "an unverified cg run was not flagged (status $status): $(cat bad-cg.txt)"
+    fi
+    python3 -c 'import csv, json, sys; row, = csv.DictReader(open(sys.argv[1])); good = json.load(open(sys.argv[2]))
+assert row["verified"] == "false" and row["runs"] == "2" and abs(float(row["us_per_iteration"]) - good["us_per_iteration"]) < 1e-6 * good["us_per_iteration"], row' \
+      bad-cg.csv bad-cg/cg-2-standard.json || fail "bad-cg.csv: the unverified run's time was kept, or the row not marked"
     ;;
 
   usage)
@@ -133,6 +194,21 @@ PYTHON
     expect_command_refusal "submit-scaling.sh medium" "expected weak or strong" "$frontier/submit-scaling.sh" -n jacobi medium 1
     expect_command_refusal "submit-scaling.sh 0 nodes" "not a positive integer" "$frontier/submit-scaling.sh" -n weak 0
     expect_command_refusal "submit-scaling.sh without nodes" "Usage:" "$frontier/submit-scaling.sh" -n jacobi weak
+    # cg: a strong study on one node, its sizes in the environment; no other node count, no weak study
+    "$frontier/submit-scaling.sh" -n -A T cg strong 1 >dry-cg.out || fail "dry run of cg: $(cat dry-cg.out)"
+    grep -qx "env SHARDTAB_CG_POISSON=2d:2048 SHARDTAB_CG_NITER=1000 sbatch -A T -N 1 $frontier/cg-strong-scaling.sbatch" \
+      dry-cg.out || fail "the dry run of cg strong does not show the expected sbatch line: $(cat dry-cg.out)"
+    grep -q "python3 jobs/summarize.py results/cg-strong" dry-cg.out || fail "the dry run of cg names no summary folder"
+    SHARDTAB_CG_MATRIX=m.mtx SHARDTAB_CG_NITER=50 "$frontier/submit-scaling.sh" -n cg strong 1 >dry-cg-file.out ||
+      fail "dry run of cg with a file"
+    grep -qx "env SHARDTAB_CG_MATRIX=m.mtx SHARDTAB_CG_NITER=50 sbatch -N 1 $frontier/cg-strong-scaling.sbatch" dry-cg-file.out ||
+      fail "SHARDTAB_CG_MATRIX did not replace the Poisson matrix: $(cat dry-cg-file.out)"
+    expect_command_refusal "submit-scaling.sh cg strong 1 2" "cg runs on one node only \(no path between nodes yet\): node count '2', expected 1" \
+      "$frontier/submit-scaling.sh" -n cg strong 1 2
+    if grep -q '^env ' refusal.out; then fail "submit-scaling.sh cg strong 1 2 printed a submission before its refusal"; fi
+    expect_command_refusal "submit-scaling.sh cg weak" "cg has no weak study" "$frontier/submit-scaling.sh" -n cg weak 1
+    expect_command_refusal "cg-strong-scaling.sbatch outside a job" "SLURM_JOB_ID: not inside a Slurm job" \
+      env -u SLURM_JOB_ID bash "$frontier/cg-strong-scaling.sbatch"
     # a batch script outside Slurm
     expect_command_refusal "single-node.sbatch outside a job" "SLURM_JOB_ID: not inside a Slurm job" \
       env -u SLURM_JOB_ID bash "$frontier/single-node.sbatch"

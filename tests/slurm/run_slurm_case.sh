@@ -1,7 +1,7 @@
 #!/bin/bash
 # run_slurm_case.sh - submits the job scripts of jobs/ to the real Slurm of tests/slurm/cluster.sh with sbatch --wait, and checks what they leave.
 #
-# Usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH --cluster DIR --work DIR
+# Usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH [--cg PATH] --cluster DIR --work DIR
 # CASE, and what it pins:
 #   multi-scal-single-node  single-node.sbatch runs the peer check and the benchmark, both
 #                           verified; -o %x-%j.out; srun gets --ntasks-per-node and -c from
@@ -15,6 +15,16 @@
 #                           JSON per run; a failing variant does not stop the next one
 #   jacobi-weak,            submit-scaling.sh jacobi weak|strong 1 2: every variant verified
 #   jacobi-strong           at 1 and 2 nodes, the edges between nodes through MPI; the summary
+#   cg-strong               submit-scaling.sh cg strong 1: cg-strong-scaling.sbatch at 1, 2 and
+#                           4 ranks of one node, both variants, each verified against the CPU's
+#                           CG, SHARDTAB_ARGS passed (--repro: the same bits at every rank
+#                           count); the summary; a MatrixMarket file through SHARDTAB_CG_MATRIX
+#   cg-refusals             the job with -N 2 refused before any srun, with its message; rank
+#                           counts, variants, matrices, tolerance, memory and a missing binary
+#                           refused before anything starts; a run cg refuses fails the job,
+#                           naming it, and the next run still runs
+#   cg-two-nodes            cg itself across the two nodes (srun -N 2 -n 2) exits 2: "the 2
+#                           ranks span 2 nodes"; the same 2 ranks on one node solve
 #   run-local               jobs/local/run-local.sh inside an allocation (mpirun under Slurm)
 #   modules                 a site's module list loaded for real inside the job; a missing
 #                           module stops the job with a message
@@ -42,14 +52,15 @@
 set -euo pipefail
 
 readonly skip_code=77
-case_name=${1:?usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH [--stream-check PATH --comm-check PATH] --cluster DIR --work DIR}
-stream_check="" comm_check=""
+case_name=${1:?usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH [--cg PATH --stream-check PATH --comm-check PATH] --cluster DIR --work DIR}
+stream_check="" comm_check="" cg=""
 shift
 while (($#)); do
   case $1 in
     --source) source_dir=$2; shift 2 ;;
     --multi-scal) multi_scal=$2; shift 2 ;;
     --jacobi) jacobi=$2; shift 2 ;;
+    --cg) cg=$2; shift 2 ;;
     --stream-check) stream_check=$2; shift 2 ;;
     --comm-check) comm_check=$2; shift 2 ;;
     --cluster) cluster=$2; shift 2 ;;
@@ -146,7 +157,8 @@ job_ids() {
 }
 
 # check_summary FOLDER PROGRAM STUDY ROWS: summarize.py's table names the study, its CSV has
-# ROWS rows ("variant-or-kernel:nodes:runs" each), all verified, efficiency 1 at the base;
+# ROWS rows ("variant-or-kernel:nodes:runs" each; cg's, on one node: "variant:ranks:runs"),
+# all verified, efficiency 1 at the base;
 # an unverified copy of one result then gives a FAILED row and exit status 1
 check_summary() {
   local folder=$1 program=$2 study=$3 rows=$4 status=0
@@ -157,10 +169,11 @@ check_summary() {
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 key = "variant" if "variant" in rows[0] else "kernel"
-got = " ".join(f"{r[key]}:{r['nodes']}:{r['runs']}" for r in rows)
+count = "nodes" if "nodes" in rows[0] else "ranks"
+got = " ".join(f"{r[key]}:{r[count]}:{r['runs']}" for r in rows)
 assert got == sys.argv[3], f"rows {got}, expected {sys.argv[3]}"
 assert all(r["study"] == sys.argv[2] and r["verified"] == "true" for r in rows), rows
-base = [r for r in rows if r["nodes"] == rows[0]["nodes"]]
+base = [r for r in rows if r[count] == rows[0][count]]
 column = "efficiency" if key == "variant" else "local_efficiency"
 assert all(float(r[column]) == 1.0 for r in base if r[column]), base
 print("summary.csv: ok,", len(rows), "rows:", got)
@@ -179,7 +192,7 @@ while read -r variable; do   # a test run inside a Slurm job must not hand its j
   unset "$variable"
 done < <(compgen -e | grep -E '^(SLURM|SBATCH|SALLOC|SRUN)_' || true)
 unset -f module ml 2>/dev/null || true   # no module command unless a case brings one
-export MULTI_SCAL=$multi_scal JACOBI=$jacobi SHARDTAB_RESULTS_DIR=$work/results
+export MULTI_SCAL=$multi_scal JACOBI=$jacobi CG=$cg SHARDTAB_RESULTS_DIR=$work/results
 export SHARDTAB_GPUS_PER_NODE=2 SHARDTAB_CPUS_PER_TASK=4 SBATCH_ACCOUNT=shardtab SBATCH_TIMELIMIT=5
 [[ $case_name == refused-skips ]] || use_cluster "$cluster"
 
@@ -282,6 +295,125 @@ case $case_name in
     done
     check_summary "results/jacobi-$study" jacobi "$study" \
       "table:1:1 table:2:1 host-sync:1:1 host-sync:2:1 mpi:1:1 mpi:2:1"
+    ;;
+
+  cg-strong)
+    # one node of 4 ranks x 2 CPUs: the rank counts 1 2 4 by default; CG converges on no
+    # 2d:48 within 40 iterations, so --tol 0 makes 40 comparable ones (past convergence the
+    # pipelined variant may break down on rounding); SHARDTAB_ARGS reaches every run
+    [[ -x $cg ]] || fail "--cg is needed"
+    export SHARDTAB_GPUS_PER_NODE=4 SHARDTAB_CPUS_PER_TASK=2 SHARDTAB_CG_POISSON=2d:48 SHARDTAB_CG_NITER=40
+    export SHARDTAB_CG_REPEAT=2 SHARDTAB_ARGS="--repro"
+    SBATCH_WAIT=1 "$frontier/submit-scaling.sh" cg strong 1 >submit-scaling.out 2>&1 ||
+      fail "submit-scaling.sh cg strong 1: $(cat submit-scaling.out)"
+    cat submit-scaling.out
+    grep -q "python3 jobs/summarize.py results/cg-strong" submit-scaling.out || fail "submit-scaling.sh named no summary folder"
+    job_id=$(job_ids submit-scaling.out)
+    [[ $job_id =~ ^[0-9]+$ ]] || fail "expected 1 submission, got: $job_id"
+    job_out=$work/cg-strong-$job_id.out
+    [[ -f $job_out ]] || fail "no $job_out (-o %x-%j.out)"
+    dir=results/cg-strong/job-$job_id
+    (($(find "$dir" -name '*.json' | wc -l) == 6)) || fail "expected 6 results in $dir: $(ls "$dir")"
+    for ranks in 1 2 4; do
+      for variant in standard pipelined; do
+        stem=$dir/ranks-000$ranks-$variant
+        "${check[@]}" "$stem.json" --ranks "$ranks" --nodes 1 --variant "$variant" --iterations 40 --rows 2304 \
+          --nonzeros 11328 --cpu-checked || fail "$stem.json"
+        grep -q '^# verify cg: OK (40 iterations as the CPU' "$stem.txt" || fail "no '# verify cg: OK' in $stem.txt"
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert (d["slurm_job_id"], d["repro"], d["repeat"], d["tol"], d["matrix"]) == (sys.argv[2], True, 2, 0, "2d:48"), d' \
+          "$stem.json" "$job_id" || fail "$stem.json is not job $job_id's run of 2d:48 with --repro, --repeat 2, --tol 0"
+        grep -qxF "# strong: 1 node, $ranks ranks, 2d:48 Poisson (about $((2304 / ranks)) rows per rank), $variant: srun -N1 -n$ranks --ntasks-per-node=$ranks -c2 --gpus-per-task=1 --gpu-bind=closest" \
+          "$dir/job.txt" || fail "the launch of $ranks ranks, $variant, is not srun -N1 -n$ranks --ntasks-per-node=$ranks -c2 ..."
+      done
+    done
+    # --repro: every rank count of a variant gives the same x and residual history, bit for bit
+    python3 - "$dir" <<'PYTHON' || fail "the --repro runs differ between rank counts"
+import glob, json, os, sys
+for variant in ("standard", "pipelined"):
+    prints = {(d["x_fingerprint"], d["history_fingerprint"]) for d in
+              (json.load(open(p)) for p in glob.glob(os.path.join(sys.argv[1], f"ranks-*-{variant}.json")))}
+    assert len(prints) == 1, (variant, prints)
+print("--repro: one x and one residual history a variant at 1, 2 and 4 ranks")
+PYTHON
+    grep -q '^matrix *2d:48 Poisson: 2304 rows, 11328 nonzeros$' "$dir/job.txt" || fail "job.txt does not describe the matrix"
+    check_summary results/cg-strong cg strong \
+      "standard:1:1 standard:2:1 standard:4:1 pipelined:1:1 pipelined:2:1 pipelined:4:1"
+    # a MatrixMarket file instead (a symmetric tridiagonal 2, -1 of 300 rows), one variant
+    python3 - laplace.mtx <<'PYTHON'
+import sys
+n = 300
+with open(sys.argv[1], "w") as f:
+    f.write("%%MatrixMarket matrix coordinate real symmetric\n% 1D Laplacian, tests/slurm cg-strong\n")
+    f.write(f"{n} {n} {2 * n - 1}\n")
+    for i in range(1, n + 1):
+        f.write(f"{i} {i} 2\n" + (f"{i + 1} {i} -1\n" if i < n else ""))
+PYTHON
+    (
+      unset SHARDTAB_CG_POISSON SHARDTAB_ARGS
+      SHARDTAB_CG_MATRIX=$work/laplace.mtx SHARDTAB_CG_RANK_COUNTS="1 2" SHARDTAB_CG_VARIANTS=standard \
+        expect_success "cg-strong-scaling.sbatch on a MatrixMarket file" "$frontier/cg-strong-scaling.sbatch"
+      for ranks in 1 2; do
+        file=results/cg-strong/job-$job_id/ranks-000$ranks-standard.json
+        "${check[@]}" "$file" --ranks "$ranks" --nodes 1 --variant standard --iterations 40 --rows 300 \
+          --nonzeros 898 --cpu-checked || fail "$file"
+        python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["matrix"] == sys.argv[2]' "$file" \
+          "$work/laplace.mtx" || fail "$file does not name the matrix file"
+      done
+    )
+    ;;
+
+  cg-refusals)
+    [[ -x $cg ]] || fail "--cg is needed"
+    export SHARDTAB_CG_POISSON=2d:32 SHARDTAB_CG_NITER=10 SHARDTAB_CG_REPEAT=1
+    # more than one node: refused before any srun, with the reason, nothing written
+    expect_refusal "cg-strong-scaling.sbatch with -N 2" \
+      "cg-strong-scaling.sbatch: this job has 2 nodes, and cg runs on one node only: it reads the direction vector through one node's table and has no path between nodes yet: submit it with -N 1" \
+      -N 2 "$frontier/cg-strong-scaling.sbatch"
+    [[ ! -d results/cg-strong/job-$job_id ]] || fail "the refused job made results/cg-strong/job-$job_id"
+    if grep -Eq '^(job |# strong:|# cg)' "$job_out"; then fail "the refused job went on: $(cat "$job_out")"; fi
+    # settings, refused before anything starts
+    SHARDTAB_CG_RANK_COUNTS="1 4" expect_refusal "4 ranks on a node of 2 GPUs" \
+      "rank count '4' \(SHARDTAB_CG_RANK_COUNTS\) is not 1 to the node's 2 GPUs, one rank a GPU" "$frontier/cg-strong-scaling.sbatch"
+    SHARDTAB_CG_VARIANTS="standard fast" expect_refusal "an unknown variant" \
+      "SHARDTAB_CG_VARIANTS: 'fast' is not a cg variant \(standard or pipelined\)" "$frontier/cg-strong-scaling.sbatch"
+    SHARDTAB_CG_TOL=-1 expect_refusal "a negative tolerance" "SHARDTAB_CG_TOL='-1' is not a number >= 0" \
+      "$frontier/cg-strong-scaling.sbatch"
+    SHARDTAB_CG_MATRIX=$work/none.mtx expect_refusal "a file and a Poisson matrix" \
+      "SHARDTAB_CG_MATRIX and SHARDTAB_CG_POISSON both name the matrix: set one" "$frontier/cg-strong-scaling.sbatch"
+    SHARDTAB_CG_POISSON="" SHARDTAB_CG_MATRIX=$work/none.mtx expect_refusal "a missing matrix file" \
+      "SHARDTAB_CG_MATRIX='$work/none.mtx' is not a readable file" "$frontier/cg-strong-scaling.sbatch"
+    SHARDTAB_CG_POISSON=2d:0x10 expect_refusal "a bad Poisson spec" \
+      "SHARDTAB_CG_POISSON='2d:0x10' is not 2d:N or 3d:N" "$frontier/cg-strong-scaling.sbatch"
+    SHARDTAB_CG_POISSON=2d:46341 expect_refusal "a Poisson matrix past 32-bit columns" \
+      "SHARDTAB_CG_POISSON='2d:46341': N must be 1 to 46340 for 2d" "$frontier/cg-strong-scaling.sbatch"
+    SHARDTAB_CG_POISSON=3d:1290 expect_refusal "a 3d:1290 matrix on each of 2 ranks" \
+      "a 3d:1290 Poisson matrix on each of 2 ranks needs [0-9.]+ GiB of host memory per node, and a node of this job has [0-9.]+ GiB available: use a smaller matrix" \
+      "$frontier/cg-strong-scaling.sbatch"
+    CG=/nonexistent/cg expect_refusal "a missing binary" \
+      "/nonexistent/cg is not an executable: run jobs/frontier/build.sh, or set CG" "$frontier/cg-strong-scaling.sbatch"
+    # a matrix the job cannot judge and cg refuses (a diagonal entry <= 0): each run fails,
+    # the job names them all and exits non-zero, having run the next one too
+    printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1\n2 2 -1\n3 3 1\n' >indefinite.mtx
+    SHARDTAB_CG_POISSON="" SHARDTAB_CG_MATRIX=$work/indefinite.mtx SHARDTAB_CG_VARIANTS="standard pipelined" \
+      SHARDTAB_CG_RANK_COUNTS="1 2" expect_refusal "a matrix cg refuses" \
+      "failed: 1 ranks standard 1 ranks pipelined 2 ranks standard 2 ranks pipelined \(see " "$frontier/cg-strong-scaling.sbatch"
+    (($(grep -c "^cg: error: .*indefinite.mtx" "$job_out") == 4)) || fail "cg did not refuse the matrix in each of the 4 runs"
+    ;;
+
+  cg-two-nodes)
+    # cg itself across the two nodes: it refuses with exit 2, naming the nodes (its table is one
+    # node's); the same 2 ranks on one node of that allocation solve
+    [[ -x $cg ]] || fail "--cg is needed"
+    expect_refusal "cg on 2 Slurm nodes, a rank each" "^# srun: cg exited 2$" -N 2 -J cg-two-nodes -o "%x-%j.out" \
+      --wrap "srun -N 2 -n 2 --ntasks-per-node=1 '$cg' --poisson 2d:32 -niter 10 --json '$work/two.json'; status=\$?; echo \"# srun: cg exited \$status\"; exit \$status"
+    grep -q "^cg: error: .*the 2 ranks span 2 nodes: cg reads the direction vector through one node's table, and has no path between nodes yet: run it on one node$" \
+      "$job_out" || fail "cg did not say that its 2 ranks span 2 nodes: $(cat "$job_out")"
+    [[ ! -e two.json ]] || fail "cg on 2 nodes wrote its JSON"
+    expect_success "cg on one node of a 2-node allocation, 2 ranks" -N 2 -J cg-one-node -o "%x-%j.out" \
+      --wrap "srun -N 1 -n 2 '$cg' --poisson 2d:32 -niter 10 --json '$work/one.json'"
+    "${check[@]}" one.json --ranks 2 --nodes 1 --iterations 10 --rows 1024 --cpu-checked || fail "one.json"
+    grep -q '^# verify cg: OK' "$job_out" || fail "no '# verify cg: OK' from 2 ranks on one node"
     ;;
 
   run-local)
