@@ -71,6 +71,9 @@ else
 fi
 export LD_LIBRARY_PATH=$nvshmem/lib:${LD_LIBRARY_PATH:-}
 cg=$build/cg
+# each kernel's registers, stack and shared memory (the persistent grid's occupancy follows)
+cuobjdump -res-usage "$cg" 2>&1 | grep -A1 "cg_.*kernel" | sed 's/^ *//' >"$out/res-usage.txt"
+tee -a "$log" <"$out/res-usage.txt"
 share=(--allow-shared-gpu)
 
 # ---- checks: every rank count, variant and launch against the CPU's CG ------------------
@@ -138,14 +141,14 @@ for n in "${sizes[@]}"; do
         step "cg time $n^2 np$np $variant $launch" expect_line "^# verify cg: OK" \
           run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" --launch "$launch" \
           --repeat 5 --floor --cpu-check no --json "$j" "${share[@]}"
-        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ours %s^2 np%s %s %s: %.2f us/it, floor %.2f us, %.2fx' % (sys.argv[2], d['ranks'], d['variant'], d['launch'], d['us_per_iteration'], d['floor_us_per_iteration'], d['us_per_iteration']/d['floor_us_per_iteration']))" "$j" "$n" >>"$table" 2>>"$log"
+        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ours %s^2 np%s %s %s (%d blocks): %.2f us/it, floor %.2f us, %.2fx' % (sys.argv[2], d['ranks'], d['variant'], d['launch'], d['blocks'], d['us_per_iteration'], d['floor_us_per_iteration'], d['us_per_iteration']/d['floor_us_per_iteration']))" "$j" "$n" >>"$table" 2>>"$log"
       done
     done
     j=$out/json/cg-$n-np$np-standard-persistent-repro.json
     step "cg time $n^2 np$np --repro" expect_line "^# verify cg: OK" \
       run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --launch persistent --repro \
       --repeat 5 --cpu-check no --json "$j" "${share[@]}"
-    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ours %s^2 np%s %s %s --repro: %.2f us/it' % (sys.argv[2], d['ranks'], d['variant'], d['launch'], d['us_per_iteration']))" "$j" "$n" >>"$table" 2>>"$log"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ours %s^2 np%s %s %s --repro (%d blocks): %.2f us/it' % (sys.argv[2], d['ranks'], d['variant'], d['launch'], d['blocks'], d['us_per_iteration']))" "$j" "$n" >>"$table" 2>>"$log"
   done
   if [[ -x $anchor ]]; then
     poisson_mtx "$n" "$mtx/poisson-$n.mtx" >>"$log" 2>&1
