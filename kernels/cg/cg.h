@@ -58,7 +58,7 @@ enum {
                                matrix, has made it so (pipelined CG past convergence):
                                the solve stops there */
 };
-#define CG_ROUNDING_RESIDUAL 1e-8 /* about sqrt(eps): far below any indefinite matrix's */
+#define CG_ROUNDING_RESIDUAL 1e-6 /* far below where an indefinite matrix breaks down */
 
 /* The collective's user slots: one call carries at most CG_COLL_VALUES
  * 64-bit values (two dot products, each exact: two accumulators of limbs). */

@@ -288,11 +288,14 @@ SHARDTAB_DEVFN int cg_decide_residual(const cg_args_t *g, double rr)
 
 /* A denominator that is not positive: the matrix is not positive definite,
  * unless the residual has already reached rounding (leader only). */
-SHARDTAB_DEVFN uint64_t cg_breakdown(const cg_args_t *g)
+SHARDTAB_DEVFN uint64_t cg_breakdown(const cg_args_t *g, double denominator, double scale)
 {
     const cg_ctl_t *ctl = g->ctl;
     const double relative = ctl->bnorm > 0 ? sqrt(ctl->rr) / ctl->bnorm : 0.0;
-    return relative <= CG_ROUNDING_RESIDUAL ? CG_FAIL_ROUNDING : CG_FAIL_INDEFINITE;
+    /* scale: the size of the terms whose difference the denominator is (0 for
+     * a sum): a result within their rounding is noise, not a sign */
+    const int noise = fabs(denominator) <= 64 * 2.220446049250313e-16 * scale;
+    return relative <= CG_ROUNDING_RESIDUAL || noise ? CG_FAIL_ROUNDING : CG_FAIL_INDEFINITE;
 }
 
 /* Standard: rr of iteration k is reduced (k counted here: one more update of
@@ -300,6 +303,11 @@ SHARDTAB_DEVFN uint64_t cg_breakdown(const cg_args_t *g)
 SHARDTAB_DEVFN void cg_standard_rr(const cg_args_t *g, shardtab_coll_t *c, int from_start)
 {
     double rr[2];
+
+    if (shardtab_block_leader() && !from_start)
+        g->ctl->iteration++;
+    shardtab_block_sync();
+    cg_trace(g, CG_TRACE_BEGIN);
     const int status = cg_reduce(g, c, 1, CG_REDUCE_WHOLE, rr);
 
     if (status != SHARDTAB_WAIT_OK) {
@@ -308,8 +316,6 @@ SHARDTAB_DEVFN void cg_standard_rr(const cg_args_t *g, shardtab_coll_t *c, int f
     }
     if (shardtab_block_leader()) {
         cg_ctl_t *ctl = g->ctl;
-        if (!from_start)
-            ctl->iteration++;
         if (cg_decide_residual(g, rr[0]))
             ctl->beta = ctl->iteration == 0 ? 0.0 : ctl->rr / ctl->rr_old;
     }
@@ -333,7 +339,7 @@ SHARDTAB_DEVFN void cg_standard_pq(const cg_args_t *g, shardtab_coll_t *c)
         if (pq[0] > 0)
             ctl->alpha = ctl->rr / pq[0];
         else
-            cg_fail(g, cg_breakdown(g));
+            cg_fail(g, cg_breakdown(g, pq[0], 0.0));
     }
     cg_trace(g, CG_TRACE_DECIDED);
     shardtab_block_sync();
@@ -346,6 +352,7 @@ SHARDTAB_DEVFN void cg_pipelined_start(const cg_args_t *g, shardtab_coll_t *c, i
     if (shardtab_block_leader() && !from_start)
         g->ctl->iteration++;
     shardtab_block_sync();
+    cg_trace(g, CG_TRACE_BEGIN);
     if (cg_reduce(g, c, 2, CG_REDUCE_START, (double *)0) != SHARDTAB_WAIT_OK)
         cg_fail(g, CG_FAIL_WAIT);
     cg_trace(g, CG_TRACE_REDUCED);
@@ -368,19 +375,20 @@ SHARDTAB_DEVFN void cg_pipelined_finish(const cg_args_t *g, shardtab_coll_t *c)
         const double gamma = v[0], delta = v[1];
         ctl->delta = delta;
         if (cg_decide_residual(g, gamma)) {
-            double denominator = delta;
+            double denominator = delta, scale = 0.0;
             ctl->beta = 0.0;
             if (ctl->iteration > 0) {
                 ctl->beta = gamma / ctl->rr_old;
-                const double t = ctl->beta * gamma;
-                denominator = delta - t / ctl->alpha_old;
+                const double t = ctl->beta * gamma / ctl->alpha_old;
+                denominator = delta - t;
+                scale = fabs(delta) + fabs(t);
             }
             ctl->denominator = denominator;
             if (denominator > 0) {
                 ctl->alpha = gamma / denominator;
                 ctl->alpha_old = ctl->alpha;
             } else {
-                cg_fail(g, cg_breakdown(g));
+                cg_fail(g, cg_breakdown(g, denominator, scale));
             }
         }
     }
@@ -611,8 +619,6 @@ SHARDTAB_DEVFN void cg_persistent_body(const cg_args_t *g, int b, int64_t *block
     cg_meet_end(g, b, n++);
     if (g->variant == CG_STANDARD) {
         while (!cg_stopped(g)) {
-            if (b == 0)
-                cg_trace(g, CG_TRACE_BEGIN);
             cg_update_p(g, b);
             if (cg_meet_begin(g, b, n))
                 cg_node_barrier(g);
@@ -649,8 +655,7 @@ SHARDTAB_DEVFN void cg_persistent_body(const cg_args_t *g, int b, int64_t *block
             if (cg_meet_begin(g, b, n)) {
                 cg_trace(g, CG_TRACE_END);
                 cg_pipelined_start(g, &c, 0); /* counts the iteration */
-                cg_trace(g, CG_TRACE_BEGIN);
-                cg_node_barrier(g); /* every rank's w_k+1 is in place */
+                cg_node_barrier(g);           /* every rank's w_k+1 is in place */
             }
             cg_meet_end(g, b, n++);
         }
@@ -716,8 +721,6 @@ SHARDTAB_DEVFN void cg_stream_block(const cg_args_t *g, int phase, int b, int64_
         return;
     if (g->variant == CG_STANDARD) {
         if (phase == 0) {
-            if (b == 0)
-                cg_trace(g, CG_TRACE_BEGIN);
             cg_update_p(g, b);
         } else if (phase == 1) {
             if (b == 0)
@@ -749,7 +752,6 @@ SHARDTAB_DEVFN void cg_stream_block(const cg_args_t *g, int phase, int b, int64_
             if (cg_last_block(g)) {
                 cg_trace(g, CG_TRACE_END);
                 cg_pipelined_start(g, &c, 0);
-                cg_trace(g, CG_TRACE_BEGIN);
             }
         }
     }

@@ -147,14 +147,6 @@ SHARDTAB_DEVFN double cg_exact_dmul(double a, double b)
 
 /* ---- the superaccumulator ---------------------------------------------------------- */
 
-/* The expansion's overflow path, rare: out of line on GPUs, so that the
- * registers of its shifts and atomics do not weigh on every caller's loop. */
-#if defined(SHARDTAB_DEVICE_HOST)
-#  define CG_EXACT_COLD SHARDTAB_DEVFN
-#else
-#  define CG_EXACT_COLD __device__ static __noinline__
-#endif
-
 SHARDTAB_DEVFN void cg_exact_zero(int64_t *limbs)
 {
     for (int k = 0; k < CG_EXACT_LIMBS; k++)
@@ -165,7 +157,7 @@ SHARDTAB_DEVFN void cg_exact_zero(int64_t *limbs)
  * and e its biased exponent (e = 1 and no hidden bit for subnormals); m's last bit
  * lands on bit e + 13 of the accumulator, so m shifted into place spans three
  * digits at most. 0 adds nothing; inf and nan are counted, not added. */
-CG_EXACT_COLD void cg_exact_add(int64_t *limbs, double x)
+SHARDTAB_DEVFN void cg_exact_add(int64_t *limbs, double x)
 {
     const uint64_t bits = cg_exact_bits(x);
     const int negative = (int)(bits >> 63);

@@ -2,6 +2,7 @@
  * so that -niter reads as the anchors spell it and --niter as well. */
 #include "cg_options.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@ static const char usage_text[] =
     "                        (default 2d:1024)\n"
     "  --matrix F.mtx        a MatrixMarket file instead: real, symmetric positive definite\n"
     "  -niter N              at most N iterations (default 1000)\n"
-    "  --tol T               stop once ||r|| <= T ||b|| (default 1e-8; 0: exactly -niter)\n"
+    "  --tol T               stop once ||r|| <= T ||b|| (default 1e-8; 0: -niter iterations,\n"
+    "                        unless the residual reaches rounding first)\n"
     "  --variant V           standard (two reductions an iteration) or pipelined (one,\n"
     "                        overlapped with the product; Ghysels-Vanroose); default standard\n"
     "  --launch L            persistent (one cooperative launch), stream (a launch a\n"
@@ -57,6 +59,11 @@ const char *cg_launch_name(cg_launch_t launch)
     return (unsigned)launch < 3 ? launch_names[launch] : "?";
 }
 
+static const char *cpu_check_name(cg_cpu_check_t check)
+{
+    return (unsigned)check < 3 ? cpu_check_names[check] : "?";
+}
+
 void cg_options_default(cg_options_t *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -76,7 +83,8 @@ static int parse_tol(const char *text, double *tol, char *err, size_t err_bytes)
     char *end = NULL;
     double v = strtod(text, &end);
 
-    if (*text == '\0' || *end != '\0' || !isfinite(v) || v < 0 || text[0] == ' ') {
+    /* strtod skips any leading blank: refuse them all, as app_parse_long does */
+    if (*text == '\0' || *end != '\0' || !isfinite(v) || v < 0 || isspace((unsigned char)text[0])) {
         snprintf(err, err_bytes, "invalid --tol '%s': expected a number >= 0", text);
         return -1;
     }
@@ -182,7 +190,8 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         case 'h':
             return CG_PARSE_HELP;
         default:
-            app_option_error(c, argv[optind - 1], optopt, longs, "--", err, err_bytes);
+            /* "-": getopt_long_only takes -name for a long option too (cli.h) */
+            app_option_error(c, argv[optind - 1], optopt, longs, "-", err, err_bytes);
             rc = -1;
             break;
         }
@@ -221,14 +230,26 @@ int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, 
         return 1;
     }
     if (a->variant != b->variant || a->launch != b->launch || a->repro != b->repro ||
-        a->repeat != b->repeat || a->cpu_check != b->cpu_check ||
-        a->allow_shared_gpu != b->allow_shared_gpu || a->floor != b->floor) {
+        a->repeat != b->repeat) {
         snprintf(text, bytes,
                  "--variant %s --launch %s%s --repeat %d against --variant %s --launch %s%s "
                  "--repeat %d",
                  cg_variant_name(a->variant), cg_launch_name(a->launch), a->repro ? " --repro" : "",
                  a->repeat, cg_variant_name(b->variant), cg_launch_name(b->launch),
                  b->repro ? " --repro" : "", b->repeat);
+        return 1;
+    }
+    if (a->cpu_check != b->cpu_check) {
+        snprintf(text, bytes, "--cpu-check %s against --cpu-check %s", cpu_check_name(a->cpu_check),
+                 cpu_check_name(b->cpu_check));
+        return 1;
+    }
+    if (a->allow_shared_gpu != b->allow_shared_gpu || a->floor != b->floor) {
+        const int shared = a->allow_shared_gpu != b->allow_shared_gpu;
+        const char *flag = shared ? "--allow-shared-gpu" : "--floor";
+        const int given = shared ? a->allow_shared_gpu : a->floor;
+        snprintf(text, bytes, "%s%s against %s%s", given ? "" : "no ", flag, given ? "no " : "",
+                 flag);
         return 1;
     }
     return 0;
