@@ -24,7 +24,7 @@ install(FILES include/shardtab/arch_cuda.h include/shardtab/arch_hip.h
               include/shardtab/arch_host.h include/shardtab/comm_types.h
               include/shardtab/comm_detail.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/shardtab)
-install(TARGETS multi_scal jacobi coll_bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS multi_scal jacobi cg coll_bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT shardtabTargets NAMESPACE shardtab:: DESTINATION ${SHARDTAB_CMAKE_DIR})
 
 configure_package_config_file(cmake/shardtabConfig.cmake.in
