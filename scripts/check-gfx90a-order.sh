@@ -98,7 +98,8 @@ for d in "/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/
   fi
 done
 flags=(-x hip --offload-arch=gfx90a --rocm-path=/usr "$libs" --cuda-device-only -std=c++17
-  -O2 -I"$top/include" -I"$top/kernels/jacobi" -I"$top/kernels/shardtab")
+  -O2 -I"$top/include" -I"$top/kernels/jacobi" -I"$top/kernels/shardtab" -I"$top/kernels/cg"
+  -I"$top/kernels/sparse")
 mkdir -p "$out"
 
 # build NAME PLANT [extra flags...]: NAME.co (the gfx90a code object), NAME.ll
@@ -164,7 +165,9 @@ fi
 # store_relaxed (or add_relaxed), a leader's signal that follows the block's
 # seq_cst fence (buffer_wbl2; s_waitcnt vmcnt(0)) still has its release, which a
 # relaxed atomic may pair with (signal_set_block, put_signal_block,
-# signal_after_blocks). The collectives order nothing between ranks but their
+# signal_after_blocks); with release_fence_none, cg's meeting flag still follows
+# the barrier's s_waitcnt vmcnt(0), all a device-scope flag needs, while its
+# fences are reported missing. The collectives order nothing between ranks but their
 # LL words (each 8-byte word carries its epoch), so the fence plants reach only
 # their ordered forms (the library's stream-ordered calls): release_fence_* the
 # deposit's per-thread release fence (agent scope: the fence and the LL stores
@@ -205,7 +208,8 @@ plants=(
     $(each ll-load $gather) $(each poll $ll_wait) $(each ll-load $ll_wait) \
     probe_coll_pending:poll-device probe_device_claim:poll-device \
     probe_temporal_wait:poll $(each poll probe_onchip_ll_wait probe_onchip_may_run) \
-    $(each poll-device probe_onchip_ll_wait probe_onchip_may_run) probe_onchip_ll_wait:ll-load|poll poll-device ll-load"
+    $(each poll-device probe_onchip_ll_wait probe_onchip_may_run) probe_onchip_ll_wait:ll-load \
+    $(each poll-device probe_cg_meet_other probe_cg_meet_zero)|poll poll-device ll-load"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block)|probe_coll_gather_ordered:acquire-fence $(each acquire-fence $ordered) \
@@ -214,7 +218,8 @@ plants=(
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block) probe_device_acquire:acquire-fence-device|probe_coll_gather_ordered:acquire-fence \
     $(each acquire-fence $ordered) probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire \
-    probe_temporal_pass_end:acquire-fence-device|acquire-fence block-acquire
+    probe_temporal_pass_end:acquire-fence-device \
+    $(each acquire-fence-device probe_cg_meet_other probe_cg_meet_zero probe_cg_last_block)|acquire-fence block-acquire
     acquire-fence-device unacquired-read"
   "block_fence_workgroup|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
@@ -231,7 +236,8 @@ plants=(
     $(each ll-store $ordered)|release-fence ll-store ir-scope"
   "release_fence_none|probe_device_release:release-fence-device probe_device_release:flag-device|\
     probe_coll_deposit_ordered:release-fence $(each release-fence $ordered) \
-    probe_temporal_pass_end:release-fence-device|release-fence
+    probe_temporal_pass_end:release-fence-device \
+    $(each release-fence-device probe_cg_meet_other probe_cg_meet_zero probe_cg_last_block)|release-fence
     release-fence-device flag-device"
   "ll_store_split||$(each ll-store $deposit probe_put_ll_block probe_ll_clear_block \
     probe_ll_pingpong)|ll-store"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-no-gpu.sh - a GPU build run where no GPU is must say so clearly, from
 # rank 0 only, and exit 1: never crash, hang or print a stack of errors.
-# Usage: scripts/check-no-gpu.sh path/to/program [args...]   (multi_scal, jacobi)
+# Usage: scripts/check-no-gpu.sh path/to/program [args...]   (multi_scal, jacobi, cg)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/mpi-env.sh

@@ -125,6 +125,7 @@ stage_done "waiting for Slurm"
 echo "# [2/3] HIP backend: the programs without a GPU"
 "$top/scripts/check-no-gpu.sh" "$top/build-test-hip/multi_scal"
 "$top/scripts/check-no-gpu.sh" "$top/build-test-hip/jacobi" -nx 64 -ny 64
+"$top/scripts/check-no-gpu.sh" "$top/build-test-hip/cg" --poisson 2d:16
 
 echo "# [3/3] CUDA backend (sm_90): build and link with the tests, run without a GPU"
 if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
@@ -132,6 +133,7 @@ if command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   cmake --build "$top/build-test-cuda" -j "$jobs" >/dev/null
   "$top/scripts/check-no-gpu.sh" "$top/build-test-cuda/multi_scal"
   "$top/scripts/check-no-gpu.sh" "$top/build-test-cuda/jacobi" -nx 64 -ny 64
+  "$top/scripts/check-no-gpu.sh" "$top/build-test-cuda/cg" --poisson 2d:16
   stage_done "CUDA build and checks"
 else
   echo "# skipped: no nvcc on this machine"

@@ -525,12 +525,13 @@ SHARDTAB_DEVFN int cg_stopped(const cg_args_t *g)
     return cg_count(&g->ctl->stop) != 0;
 }
 
-/* Spins until *word >= want, at most `limit` ticks: 0 when it ran out. */
-SHARDTAB_DEVFN int cg_spin(const uint64_t *word, uint64_t want, uint64_t limit)
+/* Spins until *word >= want (relaxed device-scope loads: the caller's
+ * acquire fence follows), at most `limit` ticks: 0 when it ran out. */
+SHARDTAB_DEVFN int cg_spin(uint64_t *word, uint64_t want, uint64_t limit)
 {
     const uint64_t start = shardtab_clock();
 
-    while (cg_count(word) < want) {
+    while (shardtab_load_relaxed_device(word) < want) {
         if (shardtab_clock() - start > limit)
             return 0;
         shardtab_pause();
@@ -577,7 +578,7 @@ SHARDTAB_DEVFN void cg_meet_end(const cg_args_t *g, int b, uint64_t n)
         shardtab_block_sync();
         if (shardtab_block_leader()) {
             shardtab_fence_release_device();
-            *(volatile uint64_t *)&g->ctl->grid_released = n;
+            shardtab_flag_relaxed_device(&g->ctl->grid_released, n);
         }
         shardtab_block_sync();
         return;

@@ -577,3 +577,46 @@ ORDER_PROBE(probe_onchip_may_run, "poll-device, poll, release-store")
     out[threadIdx.x] = jacobi_onchip_may_run(&s, base, k0, k);
 }
 #endif /* jacobi_temporal.h */
+
+#if defined(ORDER_PROBE_COMM)
+#  include "cg_body.h"
+/* ---- kernels/cg/cg_body.h: the cg solve's meetings of the grid and its
+ * stream phases' last block, at device scope (the node's system scope is
+ * the library's barrier and collective, probed above). */
+
+/* A block other than 0 at a meeting: every wave's release, the block's
+ * barrier, the leader's release fence and its arrival; then its wait for
+ * block 0's release (relaxed device loads, one acquire fence), every wave's
+ * acquire. */
+ORDER_PROBE(probe_cg_meet_other, "release-fence-device, poll-device, acquire-fence-device")
+(cg_args_t g, double *rows, uint64_t n, double *out)
+{
+    rows[threadIdx.x] = (double)n;
+    if (!cg_meet_begin(&g, 1, n))
+        cg_meet_end(&g, 1, n);
+    out[threadIdx.x] = rows[threadIdx.x + 1];
+}
+
+/* Block 0 at a meeting: its wait for every other block's arrival, the
+ * acquire; its work; then every wave's release and the leader's flag. */
+ORDER_PROBE(probe_cg_meet_zero,
+            "poll-device, acquire-fence-device, release-fence-device, flag-device")
+(cg_args_t g, double *rows, uint64_t n, double *out)
+{
+    if (cg_meet_begin(&g, 0, n)) {
+        out[threadIdx.x] = rows[threadIdx.x];
+        rows[threadIdx.x + 1] = (double)n;
+        cg_meet_end(&g, 0, n);
+    }
+}
+
+/* A stream phase's end: every wave's release, the leader's release fence and
+ * ticket; the last block's acquire fence, every wave's acquire. */
+ORDER_PROBE(probe_cg_last_block, "release-fence-device, acquire-fence-device")
+(cg_args_t g, double *rows, double *out)
+{
+    rows[threadIdx.x] = 1.0;
+    if (cg_last_block(&g))
+        out[threadIdx.x] = rows[threadIdx.x + 1];
+}
+#endif /* cg_body.h */

@@ -192,6 +192,12 @@ BLOCK_ROLES = {
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
+    # kernels/cg/cg_body.h: the meetings of a rank's grid are device scope,
+    # each wave's own release and acquire fences (points of their own); the
+    # barriers only order the waves around the leader's fence and word
+    "cg_meet_begin": [None, None],
+    "cg_meet_end": [None, None, None],
+    "cg_last_block": [None, None, None],
 }
 KINDS = [
     "release-store",
