@@ -262,7 +262,6 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
     cg_ctl_t ctl;
     double t0 = 0.0, mine = 0.0;
 
-    (void)opts;
     status = app_agree(MPI_COMM_WORLD, status, "the agreement before a solve", 0);
     if (status != SHARDTAB_SUCCESS)
         return status;
