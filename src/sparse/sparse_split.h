@@ -1,5 +1,6 @@
 /* sparse_split.h - the cg program's rows over its ranks: contiguous ranges,
- * even in nonzeros, the same split computed alone by every rank. */
+ * even in nonzeros, the same split computed alone by every rank (on chunk
+ * boundaries where asked). */
 #ifndef SPARSE_SPLIT_H
 #define SPARSE_SPLIT_H
 
@@ -20,5 +21,10 @@
  *  3. nrows < nparts: rank p < nrows owns row p alone, the others none.
  * 0, or -1 (nparts < 1 or nrows < 0) with first_row untouched. */
 int sparse_split_rows(const int64_t *row_ptr, int64_t nrows, int nparts, int64_t *first_row);
+/* The same rule over chunks of `align` consecutive rows (the last chunk may
+ * be shorter): every boundary but nrows a multiple of align, so that no
+ * chunk is split. align 1 is sparse_split_rows. 0, or -1 (also align < 1). */
+int sparse_split_rows_aligned(const int64_t *row_ptr, int64_t nrows, int nparts, int64_t align,
+                              int64_t *first_row);
 
 #endif /* SPARSE_SPLIT_H */

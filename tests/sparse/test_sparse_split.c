@@ -1,4 +1,4 @@
-/* test_sparse_split.c - pins the rows' split by nonzeros: the documented rule against a brute-force reading of it on many row lengths and rank counts, ties to the lower boundary, every rank a row where there are enough, more ranks than rows, offsets near the top of int64. */
+/* test_sparse_split.c - pins the rows' split by nonzeros: the documented rule against a brute-force reading of it on many row lengths and rank counts, ties to the lower boundary, every rank a row where there are enough, more ranks than rows, offsets near the top of int64; and the split on chunk boundaries, as the rule over the chunks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -222,6 +222,54 @@ static void test_sparse_split_refuses_no_ranks_and_leaves_the_output(void **stat
     assert_int_equal(first[2], 99);
 }
 
+/* The aligned split is the rule over the chunks (each chunk's nonzeros its
+ * rows'), the chunks' boundaries turned back into rows: checked against the
+ * brute force over a chunk row_ptr built here, on random row lengths. */
+static void test_sparse_split_aligned_is_the_rule_over_chunks(void **state)
+{
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    const int64_t aligns[] = {1, 2, 3, 32};
+    (void)state;
+    for (int trial = 0; trial < 100; trial++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const int64_t nrows = 1 + (int64_t)(seed >> 33) % 200;
+        int64_t row_ptr[201];
+        row_ptr[0] = 0;
+        for (int64_t i = 0; i < nrows; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            row_ptr[i + 1] = row_ptr[i] + (int64_t)(seed >> 40) % 9;
+        }
+        for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++) {
+            const int64_t align = aligns[a], chunks = (nrows + align - 1) / align;
+            int64_t chunk_ptr[201], first[41], expected[41];
+            for (int64_t c = 0; c <= chunks; c++)
+                chunk_ptr[c] = row_ptr[c * align < nrows ? c * align : nrows];
+            for (int parts = 1; parts <= 40; parts++) {
+                assert_int_equal(sparse_split_rows_aligned(row_ptr, nrows, parts, align, first), 0);
+                brute_force_split(chunk_ptr, chunks, parts, expected);
+                for (int p = 0; p <= parts; p++) {
+                    const int64_t row = expected[p] * align < nrows ? expected[p] * align : nrows;
+                    assert_int_equal(first[p], row);
+                    /* every boundary a chunk's, or the end */
+                    assert_true(first[p] % align == 0 || first[p] == nrows);
+                }
+            }
+        }
+    }
+}
+
+static void test_sparse_split_aligned_refuses_an_align_below_one(void **state)
+{
+    const int64_t row_ptr[] = {0, 2, 4};
+    int64_t first[3] = {77, 88, 99};
+    (void)state;
+    assert_int_equal(sparse_split_rows_aligned(row_ptr, 2, 2, 0, first), -1);
+    assert_int_equal(sparse_split_rows_aligned(row_ptr, 2, 2, -32, first), -1);
+    assert_int_equal(first[0], 77);
+    assert_int_equal(first[1], 88);
+    assert_int_equal(first[2], 99);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +282,8 @@ int main(void)
         cmocka_unit_test(test_sparse_split_agrees_with_the_rule_on_random_row_lengths),
         cmocka_unit_test(test_sparse_split_offsets_near_the_top_of_int64_do_not_overflow),
         cmocka_unit_test(test_sparse_split_refuses_no_ranks_and_leaves_the_output),
+        cmocka_unit_test(test_sparse_split_aligned_is_the_rule_over_chunks),
+        cmocka_unit_test(test_sparse_split_aligned_refuses_an_align_below_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
