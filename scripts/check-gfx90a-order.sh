@@ -209,7 +209,7 @@ plants=(
     probe_coll_pending:poll-device probe_device_claim:poll-device \
     probe_temporal_wait:poll $(each poll probe_onchip_ll_wait probe_onchip_may_run) \
     $(each poll-device probe_onchip_ll_wait probe_onchip_may_run) probe_onchip_ll_wait:ll-load \
-    $(each poll-device probe_cg_meet_other probe_cg_meet_zero)|poll poll-device ll-load"
+    $(each poll-device probe_cg_meet_solo probe_cg_meet_other probe_cg_meet_zero)|poll poll-device ll-load"
   "acquire_fence_agent|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block)|probe_coll_gather_ordered:acquire-fence $(each acquire-fence $ordered) \
@@ -219,7 +219,7 @@ plants=(
     probe_signal_wait_block) probe_device_acquire:acquire-fence-device|probe_coll_gather_ordered:acquire-fence \
     $(each acquire-fence $ordered) probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire \
     probe_temporal_pass_end:acquire-fence-device \
-    $(each acquire-fence-device probe_cg_meet_other probe_cg_meet_zero probe_cg_last_block)|acquire-fence block-acquire
+    $(each acquire-fence-device probe_cg_meet_solo probe_cg_meet_other probe_cg_meet_zero probe_cg_last_block)|acquire-fence block-acquire
     acquire-fence-device unacquired-read"
   "block_fence_workgroup|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
@@ -237,7 +237,7 @@ plants=(
   "release_fence_none|probe_device_release:release-fence-device probe_device_release:flag-device|\
     probe_coll_deposit_ordered:release-fence $(each release-fence $ordered) \
     probe_temporal_pass_end:release-fence-device \
-    $(each release-fence-device probe_cg_meet_other probe_cg_meet_zero probe_cg_last_block)|release-fence
+    $(each release-fence-device probe_cg_meet_solo probe_cg_meet_other probe_cg_meet_zero probe_cg_last_block)|release-fence
     release-fence-device flag-device"
   "ll_store_split||$(each ll-store $deposit probe_put_ll_block probe_ll_clear_block \
     probe_ll_pingpong)|ll-store"

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # gpu-cg.sh - on the NVIDIA machine, in one call: the cg program beside the
 # CPU-free model's CG (the anchor, Ismayilov et al., ICS'23). Starts CUDA MPS
-# (ranks sharing the GPU run at once), builds cg for CUDA and the anchor with
-# NVSHMEM from python3's wheel, checks cg at 1 to 4 ranks (both variants,
-# both launches, the CPU's CG beside), the --repro bits equal at 1, 2, 3 and 4
-# ranks, then times 1000 iterations (--tol 0) of the issue's sizes: ours
-# with the memory's floor beside, and the anchor's versions on the same
-# MatrixMarket files, in the same job.
+# (ranks sharing the GPU run at once), builds cg for CUDA (and for the host
+# backend, whose --repro bits the GPU's must equal) and the anchor with
+# NVSHMEM from python3's wheel; checks cg at 1 to 4 ranks (both variants, both
+# launches, the CPU's CG beside), across simulated nodes (the columns of other
+# nodes by MPI), the --repro bits equal at every rank count, across nodes and
+# against the host backend; then times 1000 iterations (--tol 0) of the
+# issue's sizes: ours with the memory's floor beside, one traced iteration,
+# and the anchor's versions on the same MatrixMarket files, in the same job.
 #
-# Usage: scripts/gpu-cg.sh [outdir] [--quick]
-#   --quick   the checks and one size (512^2) only
-# Writes into outdir: cg.log (every step), table.txt (the timings), json/.
+# Usage: scripts/gpu-cg.sh [outdir] [--quick] [--min-blocks "4 6"]
+#   --quick        the checks and one size (512^2) only
+#   --min-blocks   the persistent kernel's resident blocks a multiprocessor
+#                  (CG_PERSISTENT_MIN_BLOCKS), one build each; the first is
+#                  checked and timed in full, the others timed beside it
+# Writes into outdir: cg.log (every step), table.txt (the timings), json/, traces.
 # The anchor is read from .anchors/cpu-free-model/CG (copy ../shared/anchors
 # to .anchors, an ignored folder, and carry it to the machine).
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
@@ -19,10 +24,12 @@ set -uo pipefail
 source "$(dirname "$0")/gpu-common.sh"
 quick=0
 dir=$top/cg-out
-for a in "$@"; do
-  case $a in
-  --quick) quick=1 ;;
-  *) dir=$a ;;
+min_blocks=(4)
+while (($#)); do
+  case $1 in
+  --quick) quick=1; shift ;;
+  --min-blocks) read -r -a min_blocks <<<"$2"; shift 2 ;;
+  *) dir=$1; shift ;;
   esac
 done
 gpu_start "$dir" cg.log
@@ -32,11 +39,18 @@ say "# gpu-cg $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv >>"$log" 2>&1
 mps_start
 
-# ---- build: ours and the anchor, in parallel --------------------------------------------
-build=$top/build-gpu-cg
-(cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF >"$out/build.log" 2>&1 &&
-  cmake --build "$build" -j 12 --target cg >>"$out/build.log" 2>&1) &
-ours=$!
+# ---- build: ours (each occupancy, and the host backend) and the anchor, in parallel ------
+pids=()
+for mb in "${min_blocks[@]}"; do
+  (cmake -S "$top" -B "$top/build-gpu-cg$mb" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF \
+    "-DCMAKE_CUDA_FLAGS=-DCG_PERSISTENT_MIN_BLOCKS=$mb" >"$out/build-$mb.log" 2>&1 &&
+    cmake --build "$top/build-gpu-cg$mb" -j 8 --target cg >>"$out/build-$mb.log" 2>&1) &
+  pids+=($!)
+done
+(cmake -S "$top" -B "$top/build-gpu-host" -DSHARDTAB_BACKEND=host -DSHARDTAB_BUILD_TESTS=OFF \
+  >"$out/build-host.log" 2>&1 && cmake --build "$top/build-gpu-host" -j 4 --target cg \
+  >>"$out/build-host.log" 2>&1) &
+host_pid=$!
 sp=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
 nvshmem=$sp/nvidia/nvshmem
 abuild=/tmp/anchor-cg
@@ -58,21 +72,27 @@ anchor=$abuild/cg
     -lcuda -lcudart -lnvidia-ml -lgomp -ldl -Xlinker -rpath -Xlinker "$nvshmem/lib"
 ) >"$out/build-anchor.log" 2>&1 &
 theirs=$!
-if ! wait "$ours"; then
-  say "# cg: build failed"
-  tail -40 "$out/build.log" | tee -a "$log"
-  exit 1
-fi
-if wait "$theirs"; then
-  say "# anchor CG: built"
-else
+for k in "${!pids[@]}"; do
+  if ! wait "${pids[$k]}"; then
+    say "# cg (min blocks ${min_blocks[$k]}): build failed"
+    tail -40 "$out/build-${min_blocks[$k]}.log" | tee -a "$log"
+    exit 1
+  fi
+done
+wait "$host_pid" || say "# cg (host backend): build failed"
+if wait "$theirs"; then say "# anchor CG: built"; else
   say "# anchor CG: build failed"
   tail -20 "$out/build-anchor.log" | tee -a "$log"
 fi
 export LD_LIBRARY_PATH=$nvshmem/lib:${LD_LIBRARY_PATH:-}
-cg=$build/cg
+cg=$top/build-gpu-cg${min_blocks[0]}/cg
+host_cg=$top/build-gpu-host/cg
 # each kernel's registers, stack and shared memory (the persistent grid's occupancy follows)
-cuobjdump -res-usage "$cg" 2>&1 | grep -A1 "cg_.*kernel" | sed 's/^ *//' >"$out/res-usage.txt"
+for mb in "${min_blocks[@]}"; do
+  echo "# min blocks $mb" >>"$out/res-usage.txt"
+  cuobjdump -res-usage "$top/build-gpu-cg$mb/cg" 2>&1 | grep -A1 "cg_.*kernel" | sed 's/^ *//' \
+    >>"$out/res-usage.txt"
+done
 tee -a "$log" <"$out/res-usage.txt"
 share=(--allow-shared-gpu)
 
@@ -89,20 +109,40 @@ for np in 1 2 3 4; do
   step "cg np$np pipelined persistent 3d:31" expect_line "$ok" \
     run -np "$np" "$cg" --poisson 3d:31 --variant pipelined --launch persistent --cpu-check yes "${share[@]}"
 done
-# --repro: the same bits at every rank count, on the GPU as on the host backend
+# across nodes (simulated on the one GPU): the columns other nodes own through the host, the
+# dot products by the all-reduce across nodes
+for spec in 2/1 4/2 3/2; do
+  for variant in standard pipelined; do
+    # shellcheck disable=SC2086  # word-split flag from mpi-env.sh
+    step "cg np${spec%/*} in nodes of ${spec#*/} $variant 2d:257" expect_line "$ok" \
+      env SHARDTAB_RANKS_PER_NODE="${spec#*/}" timeout 300 mpirun $mpi_oversubscribe --bind-to none \
+      -x SHARDTAB_RANKS_PER_NODE -np "${spec%/*}" "$cg" --poisson 2d:257 -niter 400 \
+      --variant "$variant" --cpu-check yes "${share[@]}"
+  done
+done
+# --repro: the same bits at every rank count, across nodes, and on the host backend
 for variant in standard pipelined; do
   prints=()
-  for np in 1 2 3 4; do
+  for spec in host 1 2 3 4 2/1 4/2; do
     f=$(mktemp)
-    run -np "$np" "$cg" --poisson 3d:40 -niter 200 --tol 0 --variant "$variant" --launch persistent \
-      --repro --cpu-check yes "${share[@]}" >"$f" 2>&1
+    if [[ $spec == host ]]; then
+      run -np 2 "$host_cg" --poisson 3d:40 -niter 200 --tol 0 --variant "$variant" --repro \
+        --cpu-check no "${share[@]}" >"$f" 2>&1
+    elif [[ $spec == */* ]]; then
+      SHARDTAB_RANKS_PER_NODE=${spec#*/} run -x SHARDTAB_RANKS_PER_NODE -np "${spec%/*}" "$cg" \
+        --poisson 3d:40 -niter 200 --tol 0 --variant "$variant" --repro --cpu-check no \
+        "${share[@]}" >"$f" 2>&1
+    else
+      run -np "$spec" "$cg" --poisson 3d:40 -niter 200 --tol 0 --variant "$variant" \
+        --launch persistent --repro --cpu-check yes "${share[@]}" >"$f" 2>&1
+    fi
     cat "$f" >>"$log"
-    prints+=("$(grep '^# cg fingerprint:' "$f")")
+    prints+=("$(grep '^# cg fingerprint:' "$f" || echo "none ($spec)")")
     rm -f "$f"
   done
   # shellcheck disable=SC2317  # called via step
-  same() { [[ -n ${prints[0]} && ${prints[0]} == "${prints[1]}" && ${prints[0]} == "${prints[2]}" && ${prints[0]} == "${prints[3]}" ]]; }
-  step "cg --repro $variant: one fingerprint at 1-4 ranks (${prints[0]})" same
+  same() { local p; for p in "${prints[@]}"; do [[ $p == "${prints[0]}" && $p == "# cg fingerprint:"* ]] || return 1; done; }
+  step "cg --repro $variant: one fingerprint on the host, at 1-4 ranks and across nodes (${prints[0]})" same
 done
 
 # ---- timings: 1000 iterations, ours with its floor, the anchor beside ----------------------
@@ -132,23 +172,43 @@ EOF
 # anchor_run FILE ARGS...: the anchor on one rank, its output into FILE (and the log)
 # shellcheck disable=SC2086,SC2317  # word-split flag from mpi-env.sh; called via step
 anchor_run() { local f=$1; shift; timeout 300 mpirun $mpi_oversubscribe -np 1 "$anchor" "$@" >"$f" 2>&1; local rc=$?; cat "$f"; return $rc; }
+# row JSON NAME: one line of the table from a run's JSON
+row() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d.get('floor_us_per_iteration'); print('%-44s %4d blocks %9.2f us/it%s' % (sys.argv[2], d['blocks'], d['us_per_iteration'], '   floor %.2f us, %.2fx' % (f, d['us_per_iteration']/f) if f else ''))" "$1" "$2" >>"$table" 2>>"$log"
+}
 echo "# 1000 iterations, --tol 0; ours: the median of 5 solves, the slowest rank's; anchor: its -s time" >"$table"
 for n in "${sizes[@]}"; do
   for np in 1 2; do
     for variant in standard pipelined; do
       for launch in persistent stream; do
+        ((np == 2)) && [[ $launch == stream && $n != 2048 ]] && continue
         j=$out/json/cg-$n-np$np-$variant-$launch.json
         step "cg time $n^2 np$np $variant $launch" expect_line "^# verify cg: OK" \
           run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" --launch "$launch" \
           --repeat 5 --floor --cpu-check no --json "$j" "${share[@]}"
-        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ours %s^2 np%s %s %s (%d blocks): %.2f us/it, floor %.2f us, %.2fx' % (sys.argv[2], d['ranks'], d['variant'], d['launch'], d['blocks'], d['us_per_iteration'], d['floor_us_per_iteration'], d['us_per_iteration']/d['floor_us_per_iteration']))" "$j" "$n" >>"$table" 2>>"$log"
+        row "$j" "ours $n^2 np$np $variant $launch"
       done
+      j=$out/json/cg-$n-np$np-$variant-persistent-repro.json
+      step "cg time $n^2 np$np $variant --repro" expect_line "^# verify cg: OK" \
+        run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" --launch persistent \
+        --repro --repeat 5 --cpu-check no --json "$j" "${share[@]}"
+      row "$j" "ours $n^2 np$np $variant persistent --repro"
     done
-    j=$out/json/cg-$n-np$np-standard-persistent-repro.json
-    step "cg time $n^2 np$np --repro" expect_line "^# verify cg: OK" \
-      run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --launch persistent --repro \
-      --repeat 5 --cpu-check no --json "$j" "${share[@]}"
-    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('ours %s^2 np%s %s %s --repro (%d blocks): %.2f us/it' % (sys.argv[2], d['ranks'], d['variant'], d['launch'], d['blocks'], d['us_per_iteration']))" "$j" "$n" >>"$table" 2>>"$log"
+  done
+  for mb in "${min_blocks[@]:1}"; do
+    for variant in standard pipelined; do
+      j=$out/json/cg-$n-np1-$variant-persistent-mb$mb.json
+      step "cg time $n^2 np1 $variant persistent, min blocks $mb" expect_line "^# verify cg: OK" \
+        run -np 1 "$top/build-gpu-cg$mb/cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" \
+        --launch persistent --repeat 5 --cpu-check no --json "$j" "${share[@]}"
+      row "$j" "ours $n^2 np1 $variant persistent mb$mb"
+    done
+  done
+  for variant in standard pipelined; do
+    step "cg trace $n^2 np1 $variant persistent" expect_line "^# verify cg: OK" \
+      run -np 1 "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" --launch persistent \
+      --cpu-check no --trace "$out/trace-$n-$variant.csv" "${share[@]}"
+    echo "trace $n^2 np1 $variant: $(grep -v '^#' "$out/trace-$n-$variant.csv" | tail -n +2 | tr '\n' ' ')" >>"$table"
   done
   if [[ -x $anchor ]]; then
     poisson_mtx "$n" "$mtx/poisson-$n.mtx" >>"$log" 2>&1

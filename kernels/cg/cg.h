@@ -27,8 +27,14 @@
  * Launches (cg_launch_t): stream, a kernel a phase, the barrier a library
  * launch between them, the last block of a phase doing its reduction; or
  * persistent, one cooperative launch for the whole solve (every block
- * co-resident), the blocks meeting block 0 between the phases while it does
- * the reductions and the barrier (cg_body.h). */
+ * co-resident), the blocks meeting between the phases (cg_body.h). A rank
+ * alone on its node meets as a grid barrier after which every block sums
+ * the reduction's parts itself; with peers, block 0 does the node's
+ * collective and barrier while the others wait for it. Across nodes (split)
+ * stream launches only: a phase's last block leaves this rank's values of
+ * its dot products for the host's all-reduce over every node, and a
+ * one-block cg_decide launch after it takes the decision the last block
+ * takes on one node. */
 #ifndef CG_H
 #define CG_H
 
@@ -45,11 +51,12 @@ extern "C" {
 typedef enum cg_variant { CG_STANDARD = 0, CG_PIPELINED = 1 } cg_variant_t;
 typedef enum cg_launch { CG_LAUNCH_AUTO = 0, CG_LAUNCH_PERSISTENT, CG_LAUNCH_STREAM } cg_launch_t;
 
-/* Why a solve stopped early (cg_ctl_t.failed); 0 none. */
+/* Why a solve stopped early (cg_state_t.failed); 0 none. */
 enum {
     CG_FAIL_NONE = 0,
-    CG_FAIL_WAIT = 1,       /* a device wait (the all-reduce, the barrier) gave up: the
-                              library's signal check names it */
+    CG_FAIL_WAIT = 1,       /* a device wait (a meeting of the grid, the all-reduce, the
+                              barrier) gave up: the library's signal check names the
+                              node's, cg_ctl_t.wait_failed the grid's */
     CG_FAIL_INDEFINITE = 2, /* a denominator (p, A p), or the pipelined one, <= 0 or not a
                                number while the residual is large: the matrix is not
                                positive definite */
@@ -66,8 +73,15 @@ enum {
 #define CG_COLL_VALUES (2 * CG_EXACT_WORDS)
 #define CG_SIGNAL_SLOTS(node_size) SHARDTAB_COLL_SLOTS(node_size, CG_COLL_VALUES)
 
+/* --repro: a dot product is the exact sum of its chunks' sums, a chunk being
+ * CG_CHUNK consecutive global rows summed by a fixed tree (cg_body.h); the
+ * rows' split over the ranks then falls on chunk boundaries, so that no
+ * chunk is split and every chunk's sum is the same bits at any rank count. */
+#define CG_CHUNK 32
+
 /* Phases of one traced iteration (cg_ctl_t.trace): clock readings of block 0
- * at each boundary, in this order. */
+ * (stream launches: of the block that passes each point) at each boundary,
+ * in this order. */
 enum {
     CG_TRACE_BEGIN = 0, /* the iteration starts */
     CG_TRACE_REDUCED,   /* its first reduction is decided (standard: rr; pipelined: started) */
@@ -79,25 +93,36 @@ enum {
     CG_TRACE_POINTS
 };
 
+/* The solve's scalars. Every block that needs them decides them itself from
+ * the same reduced values, so they are the same bits in every block and on
+ * every rank (each reduction combines in a fixed order). */
+typedef struct cg_state {
+    double rr;           /* (r, r), pipelined gamma, of iteration `iteration` */
+    double rr_old;       /* the one before */
+    double alpha, beta;  /* this iteration's */
+    double alpha_old;    /* pipelined: the iteration before's alpha */
+    double delta;        /* pipelined: (w, r) */
+    double bnorm;        /* ||b|| */
+    double denominator;  /* the last (p, q) or pipelined denominator: the failure's value */
+    uint64_t iteration;  /* updates of x done */
+    uint64_t stop;       /* 1: decided to stop (converged, niter reached, or failed) */
+    uint64_t failed;     /* CG_FAIL_* */
+    uint64_t reductions; /* reductions decided: the next one's buffers (cg_body.h) */
+} cg_state_t;
+
 /* Device-resident state of one rank's solve: the kernels alone write it while
- * the solve runs, the host reads it after. The scalars are the same bits on
- * every rank (each reduction combines in node-rank order). */
+ * the solve runs, the host reads it after. */
 typedef struct cg_ctl {
-    uint64_t iteration;     /* updates of x done */
-    uint64_t stop;          /* 1: decided to stop (converged, niter reached, or failed) */
-    uint64_t failed;        /* CG_FAIL_* */
-    uint64_t arrived;       /* stream launches: blocks done, all phases: the last-block ticket */
-    uint64_t grid_arrived;  /* persistent: arrivals of blocks 1.. at block 0's meetings */
-    uint64_t grid_released; /* persistent: the last meeting block 0 has ended */
-    uint64_t trace_iter;    /* the iteration traced (UINT64_MAX: none) */
-    double rr;              /* (r, r), pipelined gamma, of iteration `iteration` */
-    double rr_old;          /* the one before */
-    double alpha, beta;     /* this iteration's */
-    double alpha_old;       /* pipelined: the iteration before's alpha */
-    double delta;           /* pipelined: (w, r) */
-    double bnorm;           /* ||b|| */
-    double denominator;     /* the last (p, q) or pipelined denominator: the failure's value */
-    uint64_t trace[CG_TRACE_POINTS]; /* block 0's clock at the traced iteration's phases */
+    cg_state_t st;             /* stream launches: every decision's; persistent: block 0's at
+                               the end */
+    uint64_t arrived;          /* stream launches: blocks done, all phases: the last-block ticket */
+    uint64_t grid_arrived;     /* persistent: arrivals of every block at the grid's meetings */
+    uint64_t published;        /* persistent, ranks on the node: the last meeting block 0 ended */
+    uint64_t published_failed; /* ... and whether its node work failed (CG_FAIL_WAIT) */
+    double published_value[2]; /* ... and the node's values of its dot products */
+    uint64_t wait_failed;      /* a block whose wait at a meeting of the grid ran out */
+    uint64_t trace_iter;       /* the iteration traced (UINT64_MAX: none) */
+    uint64_t trace[CG_TRACE_POINTS]; /* the clock at the traced iteration's phases */
 } cg_ctl_t;
 
 /* Everything a solve's kernels take, by value; pointers are the calling
@@ -108,8 +133,8 @@ typedef struct cg_args {
     double *const *w_table[2]; /* pipelined: w_k in w_table[k & 1] */
     double *p, *w[2];          /* this rank's shards of those tables */
     double *x, *r, *q, *z, *s; /* this rank's rows of the other vectors */
-    double *partials;          /* [2][blocks]: each block's part of the reductions */
-    int64_t *limbs;            /* repro: [2][CG_EXACT_WORDS], this rank's exact sums */
+    double *partials;          /* [2 sets][2 dots][blocks]: each block's part of a reduction */
+    int64_t *limbs;            /* repro: [3 sets][2 dots][CG_EXACT_WORDS], this rank's sums */
     double *history;           /* [history_len]: ||r_k|| / ||b|| for k < history_len */
     int64_t history_len;
     cg_ctl_t *ctl;
@@ -117,8 +142,13 @@ typedef struct cg_args {
     int64_t niter;
     double tol;
     int variant; /* cg_variant_t */
-    int repro;   /* dot products rounded from exact sums (cg_exact.h) */
+    int repro;   /* dot products exact sums of fixed chunks' (cg_exact.h, CG_CHUNK) */
     int blocks;  /* the grid: blocks of CG_BLOCK threads (host: 1 of 1) */
+    /* Across nodes (split): a reduction ends at this rank's values, in dots
+     * (its shard of a table of CG_COLL_VALUES words), which the host sums over
+     * every rank (shardtab_all_reduce) before cg_decide reads them back. */
+    int split;
+    uint64_t *dots;
 } cg_args_t;
 
 /* The grid for a launch mode on this device: stream launches cover the rows
@@ -145,6 +175,18 @@ int cg_stream_phase(const cg_args_t *args, int phase, void *stream);
  * before), 1 the updates. */
 int cg_stream_phases(int variant);
 int cg_barrier_before(int variant, int phase);
+/* Split (across nodes), after the start (phase -1) or a stream phase: how
+ * many dot products of this rank's the host then sums over every rank, in
+ * place in dots (shardtab_all_reduce of cg_split_words of them: doubles, or
+ * with repro int64 limbs); and which decision a one-block cg_decide launch
+ * then takes from the sums, the one the last block takes on one node (the
+ * pipelined variant's after the product that follows its reduction). 0:
+ * none. Every kernel returns at once once the device has decided to stop. */
+enum { CG_DECIDE_NONE = 0, CG_DECIDE_RR, CG_DECIDE_PQ, CG_DECIDE_GAMMA_DELTA };
+int cg_reduce_after(int variant, int phase);
+int cg_decide_after(int variant, int phase);
+int cg_split_words(int repro, int dots);
+int cg_decide(const cg_args_t *args, int decision, void *stream);
 /* Persistent: the whole solve, up to niter iterations, in one cooperative
  * launch of args->blocks blocks. */
 int cg_persistent(const cg_args_t *args, void *stream);

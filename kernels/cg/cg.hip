@@ -17,23 +17,42 @@
 template <int REPRO> __global__ void __launch_bounds__(CG_BLOCK) cg_start_kernel(cg_args_t g)
 {
     __shared__ int64_t block_limbs[REPRO ? 2 * CG_EXACT_WORDS : 1];
+    __shared__ cg_state_t st;
     g.repro = REPRO;
-    cg_start_block(&g, (int)blockIdx.x, block_limbs);
+    cg_start_block(&g, (int)blockIdx.x, &st, block_limbs);
 }
 
 template <int REPRO>
 __global__ void __launch_bounds__(CG_BLOCK) cg_stream_kernel(cg_args_t g, int phase)
 {
     __shared__ int64_t block_limbs[REPRO ? 2 * CG_EXACT_WORDS : 1];
+    __shared__ cg_state_t st;
     g.repro = REPRO;
-    cg_stream_block(&g, phase, (int)blockIdx.x, block_limbs);
+    cg_stream_block(&g, phase, (int)blockIdx.x, &st, block_limbs);
 }
 
-template <int REPRO> __global__ void __launch_bounds__(CG_BLOCK) cg_persistent_kernel(cg_args_t g)
+template <int REPRO>
+__global__ void __launch_bounds__(CG_BLOCK) cg_decide_kernel(cg_args_t g, int decision)
+{
+    __shared__ cg_state_t st;
+    g.repro = REPRO;
+    cg_decide_block(&g, &st, decision);
+}
+
+/* The persistent grid's occupancy: blocks a multiprocessor keeps resident
+ * at least (the registers a thread may hold follow); a build may set it. */
+#ifndef CG_PERSISTENT_MIN_BLOCKS
+#  define CG_PERSISTENT_MIN_BLOCKS 4
+#endif
+
+template <int REPRO>
+__global__ void __launch_bounds__(CG_BLOCK, REPRO ? 3 : CG_PERSISTENT_MIN_BLOCKS)
+    cg_persistent_kernel(cg_args_t g)
 {
     __shared__ int64_t block_limbs[REPRO ? 2 * CG_EXACT_WORDS : 1];
+    __shared__ cg_state_t st;
     g.repro = REPRO;
-    cg_persistent_body(&g, (int)blockIdx.x, block_limbs);
+    cg_persistent_body(&g, (int)blockIdx.x, &st, block_limbs);
 }
 
 typedef void (*cg_persistent_kernel_t)(cg_args_t);
@@ -99,6 +118,15 @@ extern "C" int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
     else
         cg_stream_kernel<0>
             <<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
+    return (int)hipGetLastError();
+}
+
+extern "C" int cg_decide(const cg_args_t *args, int decision, void *stream)
+{
+    if (args->repro)
+        cg_decide_kernel<1><<<1, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, decision);
+    else
+        cg_decide_kernel<0><<<1, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, decision);
     return (int)hipGetLastError();
 }
 

@@ -145,6 +145,16 @@ SHARDTAB_DEVFN double cg_exact_dmul(double a, double b)
 }
 #endif
 
+/* The paths a dot product rarely takes (an add that overflows the
+ * expansion into the limbs) and those taken once a reduction (normalizing
+ * and rounding the limbs): kept out of the GPU kernels' loops, so that they
+ * take neither registers nor code there. */
+#if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
+#  define CG_EXACT_COLD __device__ static __noinline__
+#else
+#  define CG_EXACT_COLD SHARDTAB_DEVFN
+#endif
+
 /* ---- the superaccumulator ---------------------------------------------------------- */
 
 SHARDTAB_DEVFN void cg_exact_zero(int64_t *limbs)
@@ -157,7 +167,7 @@ SHARDTAB_DEVFN void cg_exact_zero(int64_t *limbs)
  * and e its biased exponent (e = 1 and no hidden bit for subnormals); m's last bit
  * lands on bit e + 13 of the accumulator, so m shifted into place spans three
  * digits at most. 0 adds nothing; inf and nan are counted, not added. */
-SHARDTAB_DEVFN void cg_exact_add(int64_t *limbs, double x)
+CG_EXACT_COLD void cg_exact_add(int64_t *limbs, double x)
 {
     const uint64_t bits = cg_exact_bits(x);
     const int negative = (int)(bits >> 63);
@@ -184,7 +194,7 @@ SHARDTAB_DEVFN void cg_exact_add(int64_t *limbs, double x)
  * carries the sign (a two's complement integer) and the value is unchanged. Not
  * atomic: call it once no thread adds any more. With every |limb| <= 2^63 - 2^31
  * (the 2^31-add bound) no step overflows: a carry is within [-2^31, 2^31 - 1]. */
-SHARDTAB_DEVFN void cg_exact_normalize(int64_t *limbs)
+CG_EXACT_COLD void cg_exact_normalize(int64_t *limbs)
 {
     for (int k = 0; k < CG_EXACT_TOP; k++) {
         const int64_t carry = limbs[k] >> 32; /* floor(limb / 2^32): an arithmetic shift */
@@ -231,7 +241,7 @@ SHARDTAB_DEVFN uint64_t cg_exact_window(const int64_t *digits, int p)
 /* The exact value rounded to nearest, ties to even: subnormals exact, +-inf past
  * the double range, +0.0 for an exact 0, NaN if an inf or nan was added. Takes a
  * normalized or non-normalized accumulator (it normalizes a copy). */
-SHARDTAB_DEVFN double cg_exact_round(const int64_t *limbs)
+CG_EXACT_COLD double cg_exact_round(const int64_t *limbs)
 {
     const uint64_t inf_bits = UINT64_C(0x7ff0000000000000);
     int64_t d[CG_EXACT_DIGITS];
@@ -308,20 +318,23 @@ SHARDTAB_DEVFN void cg_expansion_init(cg_expansion_t *e)
 /* Adds x: it cascades down the levels, a[i] keeping the sum and x becoming its
  * error; an error left after the last level, or an operand whose sum would
  * overflow, goes to the limbs. Always, a[0] + ... + a[N-1] plus what the limbs
- * received is the exact sum of everything added. */
+ * received is the exact sum of everything added. Lanes that keep copies of
+ * one expansion (every lane of a chunk, cg_body.h) pass limbs NULL but one:
+ * their expansions stay alike, and the overflow is added once. */
 SHARDTAB_DEVFN void cg_expansion_add(cg_expansion_t *e, int64_t *limbs, double x)
 {
     for (int i = 0; i < CG_EXPANSION; i++) {
         double err;
         const double s = cg_exact_two_sum(e->a[i], x, &err);
         if (!(fabs(s) <= DBL_MAX)) { /* inf, or nan from an inf or nan x */
-            cg_exact_add(limbs, x);
+            if (limbs)
+                cg_exact_add(limbs, x);
             return;
         }
         e->a[i] = s;
         x = err;
     }
-    if (x != 0.0)
+    if (x != 0.0 && limbs)
         cg_exact_add(limbs, x);
 }
 

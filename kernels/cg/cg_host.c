@@ -21,24 +21,35 @@ int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, c
 int cg_start(const cg_args_t *args, void *stream)
 {
     int64_t block_limbs[2 * CG_EXACT_WORDS];
+    cg_state_t st;
     (void)stream;
-    cg_start_block(args, 0, block_limbs);
+    cg_start_block(args, 0, &st, block_limbs);
     return 0;
 }
 
 int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
 {
     int64_t block_limbs[2 * CG_EXACT_WORDS];
+    cg_state_t st;
     (void)stream;
-    cg_stream_block(args, phase, 0, block_limbs);
+    cg_stream_block(args, phase, 0, &st, block_limbs);
+    return 0;
+}
+
+int cg_decide(const cg_args_t *args, int decision, void *stream)
+{
+    cg_state_t st;
+    (void)stream;
+    cg_decide_block(args, &st, decision);
     return 0;
 }
 
 int cg_persistent(const cg_args_t *args, void *stream)
 {
     int64_t block_limbs[2 * CG_EXACT_WORDS];
+    cg_state_t st;
     (void)stream;
-    cg_persistent_body(args, 0, block_limbs);
+    cg_persistent_body(args, 0, &st, block_limbs);
     return 0;
 }
 

@@ -20,6 +20,15 @@ __global__ void __launch_bounds__(SPMV_BLOCK) spmv_kernel(spmv_rows_t m, double 
         y[i] = spmv_row(&m, i);
 }
 
+__global__ void __launch_bounds__(SPMV_BLOCK)
+    spmv_gather_kernel(const double *x, const int32_t *index, int64_t n, double *out)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride)
+        spmv_gather_one(x, index, out, k);
+}
+
 /* The multiprocessors of the calling thread's device, asked of the runtime
  * once a device: the launch is timed, and small products are launch-bound. */
 static hipError_t multiprocessors(int *sms)
@@ -48,6 +57,21 @@ extern "C" int spmv(const spmv_rows_t *m, double *y, void *stream)
     const int64_t cap = (int64_t)sms * SPMV_BLOCKS_PER_SM;
     const unsigned blocks = (unsigned)(wanted < cap ? wanted : cap);
     spmv_kernel<<<blocks, SPMV_BLOCK, 0, (hipStream_t)stream>>>(*m, y);
+    return (int)hipGetLastError();
+}
+
+extern "C" int spmv_gather(const double *x, const int32_t *index, int64_t n, double *out,
+                           void *stream)
+{
+    int sms = 0;
+    hipError_t err = multiprocessors(&sms);
+
+    if (err != hipSuccess || n == 0)
+        return (int)err;
+    const int64_t wanted = (n + SPMV_BLOCK - 1) / SPMV_BLOCK;
+    const int64_t cap = (int64_t)sms * SPMV_BLOCKS_PER_SM;
+    const unsigned blocks = (unsigned)(wanted < cap ? wanted : cap);
+    spmv_gather_kernel<<<blocks, SPMV_BLOCK, 0, (hipStream_t)stream>>>(x, index, n, out);
     return (int)hipGetLastError();
 }
 

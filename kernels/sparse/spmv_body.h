@@ -29,8 +29,11 @@ SHARDTAB_DEVFN int spmv_owner(const int64_t *first_row, int owners, int64_t c)
     return lo;
 }
 
-/* Row i's product: its columns ascend, so the owner only moves up along the
- * row, from the first column's (found by bisection). */
+/* Row i's product: its columns of this node ascend, so the owner only moves
+ * up along the row, from the first column's (found by bisection; a ghost
+ * column first leaves it at 0). A column of another node is its ghost value,
+ * summed in its place in the row: the same order, and so the same bits, as
+ * one node's product. */
 SHARDTAB_DEVFN double spmv_row(const spmv_rows_t *m, int64_t i)
 {
     const int64_t e0 = m->row_ptr[i], e1 = m->row_ptr[i + 1];
@@ -39,11 +42,23 @@ SHARDTAB_DEVFN double spmv_row(const spmv_rows_t *m, int64_t i)
 
     for (int64_t e = e0; e < e1; e++) {
         const int64_t c = m->col[e];
-        while (c >= m->first_row[q + 1])
-            q++;
-        sum = fma(m->val[e], m->x[q][c - m->first_row[q]], sum);
+        double xc;
+        if (c < 0) {
+            xc = m->ghost[-1 - c];
+        } else {
+            while (c >= m->first_row[q + 1])
+                q++;
+            xc = m->x[q][c - m->first_row[q]];
+        }
+        sum = fma(m->val[e], xc, sum);
     }
     return sum;
+}
+
+/* Element k of spmv_gather. */
+SHARDTAB_DEVFN void spmv_gather_one(const double *x, const int32_t *index, double *out, int64_t k)
+{
+    out[k] = x[index[k]];
 }
 
 #endif /* SPMV_BODY_H */

@@ -12,6 +12,14 @@ int spmv(const spmv_rows_t *m, double *y, void *stream)
     return 0;
 }
 
+int spmv_gather(const double *x, const int32_t *index, int64_t n, double *out, void *stream)
+{
+    (void)stream;
+    for (int64_t k = 0; k < n; k++)
+        spmv_gather_one(x, index, out, k);
+    return 0;
+}
+
 const char *spmv_error_string(int code)
 {
     return code == 0 ? "no error" : "unknown error";

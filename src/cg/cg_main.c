@@ -1,5 +1,5 @@
 /* cg_main.c - the cg program's main: a conjugate-gradient solve whose rows are
- * split over the ranks of a node, the matrix-vector product reading the
+ * split over the ranks, the matrix-vector product reading the
  * direction vector through the node's table, the dot products reduced on the
  * device, the stop decided there.
  *
@@ -7,6 +7,8 @@
  *          vector at arbitrary columns: each is read where it lives, with no
  *          halo list, no packing and no host; and that the all-reduce serves
  *          the two dot products on the critical path of every iteration.
+ *          Across nodes only the columns another node owns come by MPI, and
+ *          the dot products by the library's all-reduce across nodes.
  * USAGE    mpirun -np <ranks> ./cg [--poisson 2d:N|3d:N | --matrix F.mtx] [-niter N]
  *                 [--tol T] [--variant standard|pipelined] [--launch auto|persistent|stream]
  *                 [--repro] [--repeat R] [--cpu-check auto|yes|no] [--json FILE]
@@ -173,8 +175,10 @@ static shardtab_status_t gather_x(const cg_solver_t *s, int64_t nrows, double **
     status = app_agree(MPI_COMM_WORLD, status, "the agreement before the gather of x", 0);
     if (status == SHARDTAB_SUCCESS) {
         for (int r = 0; r < s->size; r++) {
-            counts[r] = (int)(s->first_row[r + 1] - s->first_row[r]);
-            displs[r] = (int)s->first_row[r];
+            int64_t first, rows;
+            cg_solver_rows_of(s, r, &first, &rows);
+            counts[r] = (int)rows;
+            displs[r] = (int)first;
         }
         MPI_Gatherv(mine, (int)s->rows, MPI_DOUBLE, *whole, counts, displs, MPI_DOUBLE, 0,
                     MPI_COMM_WORLD);
@@ -349,7 +353,7 @@ static void write_json(FILE *f, const cg_options_t *opts, const sparse_csr_t *a,
     app_json_provenance(f, CG_GIT_COMMIT);
     fprintf(f, "  \"backend\": \"%s\",\n  \"device\": ", shardtab_backend_name(shardtab_backend()));
     app_json_string(f, info.name);
-    fprintf(f, ",\n  \"ranks\": %d,\n  \"matrix\": ", s->size);
+    fprintf(f, ",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"matrix\": ", s->size, s->nodes);
     app_json_string(f, opts->matrix ? opts->matrix : spec);
     fprintf(f, ",\n  \"rows\": %" PRId64 ",\n  \"nonzeros\": %" PRId64 ",\n", a->nrows, a->nnz);
     fprintf(f, "  \"niter\": %" PRId64 ",\n  \"tol\": ", opts->niter);
@@ -500,8 +504,11 @@ int main(int argc, char **argv)
     if (rank == 0) {
         shardtab_device_info_t info;
         shardtab_device_info(&info);
-        printf("# cg: %" PRId64 " rows, %" PRId64 " nonzeros (%s), %d ranks, backend %s (%s)\n",
-               a.nrows, a.nnz, opts.matrix ? opts.matrix : "Poisson", size,
+        char nodes[32] = "";
+        if (s.nodes > 1)
+            snprintf(nodes, sizeof nodes, " on %d nodes", s.nodes);
+        printf("# cg: %" PRId64 " rows, %" PRId64 " nonzeros (%s), %d ranks%s, backend %s (%s)\n",
+               a.nrows, a.nnz, opts.matrix ? opts.matrix : "Poisson", size, nodes,
                shardtab_backend_name(shardtab_backend()), info.name);
         printf("# cg: variant %s, launch %s%s%s%s, %d blocks, -niter %" PRId64 ", --tol %g%s\n",
                cg_variant_name(opts.variant), cg_launch_name(s.launch), s.launch_why[0] ? " (" : "",

@@ -1,5 +1,6 @@
-/* cg_solver.c - the cg program's device side (cg_solver.h): memory, tables,
- * the launch mode, and one solve enqueued and awaited. */
+/* cg_solver.c - the cg program's device side (cg_solver.h): the rows' layout
+ * over the nodes, memory, tables, the launch mode, and one solve enqueued
+ * and awaited. */
 #include "cg_solver.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "bounded.h"
+#include "sparse_halo.h"
 #include "sparse_split.h"
 
 static shardtab_status_t kernel_check(int code, const char *what)
@@ -36,62 +38,217 @@ static shardtab_status_t to_device(void *dst, const void *src, size_t bytes)
     return bytes ? shardtab_memcpy_to_device(dst, src, bytes) : SHARDTAB_SUCCESS;
 }
 
+/* device memory holding a copy of `bytes` of host memory */
+static shardtab_status_t device_copy(cg_solver_t *s, const void *src, size_t bytes, void **ptr)
+{
+    shardtab_status_t status = device_alloc(s, bytes, 0, ptr);
+    return status == SHARDTAB_SUCCESS ? to_device(*ptr, src, bytes) : status;
+}
+
+static int cmp_place(const void *a, const void *b)
+{
+    const int *x = a, *y = b; /* node, node rank, comm rank */
+    for (int k = 0; k < 3; k++)
+        if (x[k] != y[k])
+            return (x[k] > y[k]) - (x[k] < y[k]);
+    return 0;
+}
+
+/* The parts in node order: each rank's node and node rank (from the dots
+ * table, split as every table of the job), gathered and sorted, so that a
+ * node's ranks hold consecutive rows and node rank q holds its node's q-th
+ * part. Collective. */
+static shardtab_status_t layout(cg_solver_t *s, MPI_Comm comm, int *node_part0, int *node_size)
+{
+    const int mine[3] = {shardtab_node_id(s->dots_table), shardtab_node_rank(s->dots_table),
+                         s->rank};
+    int *places = malloc((size_t)s->size * sizeof mine);
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    s->rank_at = malloc((size_t)s->size * sizeof *s->rank_at);
+    if (places == NULL || s->rank_at == NULL)
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "rank %d: no memory for the layout",
+                                    s->rank);
+    status = app_agree(comm, status, "the agreement before the layout", 0);
+    if (status != SHARDTAB_SUCCESS) {
+        free(places);
+        return status;
+    }
+    app_allgather(mine, 3, MPI_INT, places, 3, MPI_INT, comm, "the exchange of the ranks' places");
+    qsort(places, (size_t)s->size, sizeof mine, cmp_place);
+    *node_size = 0;
+    for (int p = 0; p < s->size; p++) {
+        s->rank_at[p] = places[3 * p + 2];
+        if (places[3 * p + 2] == s->rank)
+            s->part = p;
+        if (places[3 * p] == mine[0] && (*node_size)++ == 0)
+            *node_part0 = p;
+    }
+    free(places);
+    s->nodes = shardtab_node_count(s->dots_table);
+    return SHARDTAB_SUCCESS;
+}
+
+void cg_solver_rows_of(const cg_solver_t *s, int r, int64_t *first, int64_t *rows)
+{
+    for (int p = 0; p < s->size; p++)
+        if (s->rank_at[p] == r) {
+            *first = s->first_row[p];
+            *rows = s->first_row[p + 1] - s->first_row[p];
+            return;
+        }
+    *first = *rows = 0;
+}
+
+/* This rank's rows of the matrix in device memory: on one node every column
+ * as it is; across nodes those of other nodes rewritten as ghosts
+ * (sparse_halo.h), whose plan comes back in *plan. */
+static shardtab_status_t upload_rows(cg_solver_t *s, const sparse_csr_t *a, int node_part0,
+                                     int node_size, sparse_halo_t *plan)
+{
+    cg_args_t *g = &s->args;
+    const int64_t e0 = a->row_ptr[s->first];
+    int64_t *row_ptr = malloc((size_t)(s->rows + 1) * sizeof *row_ptr);
+    sparse_col_t *col = s->nodes > 1 ? malloc((size_t)(s->nnz ? s->nnz : 1) * sizeof *col) : NULL;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    char err[256];
+    void *ptr = NULL;
+
+    if (row_ptr == NULL || (s->nodes > 1 && col == NULL)) {
+        free(row_ptr);
+        free(col);
+        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "rank %d: no memory for its rows",
+                                  s->rank);
+    }
+    for (int64_t i = 0; i <= s->rows; i++)
+        row_ptr[i] = a->row_ptr[s->first + i] - e0;
+    if (s->nodes > 1 &&
+        sparse_halo_build(a, s->first_row, s->size, s->part, s->first_row[node_part0],
+                          s->first_row[node_part0 + node_size], col, plan, err, sizeof err) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "rank %d: %s", s->rank, err);
+    if (status == SHARDTAB_SUCCESS &&
+        (status = device_copy(s, row_ptr, (size_t)(s->rows + 1) * 8, &ptr)) == SHARDTAB_SUCCESS)
+        g->a.row_ptr = ptr;
+    if (status == SHARDTAB_SUCCESS &&
+        (status = device_copy(s, col ? col : a->col + e0, (size_t)s->nnz * sizeof *col, &ptr)) ==
+            SHARDTAB_SUCCESS)
+        g->a.col = ptr;
+    if (status == SHARDTAB_SUCCESS &&
+        (status = device_copy(s, a->val + e0, (size_t)s->nnz * 8, &ptr)) == SHARDTAB_SUCCESS)
+        g->a.val = ptr;
+    /* the node's parts' rows: node rank q's are first_row[q] .. first_row[q + 1] */
+    if (status == SHARDTAB_SUCCESS &&
+        (status = device_copy(s, s->first_row + node_part0, (size_t)(node_size + 1) * 8, &ptr)) ==
+            SHARDTAB_SUCCESS)
+        g->a.first_row = ptr;
+    g->a.rows = s->rows;
+    g->a.owners = node_size;
+    free(row_ptr);
+    free(col);
+    return status;
+}
+
+/* persistent or stream (auto resolved), and the grid it runs */
+static shardtab_status_t choose_launch(cg_solver_t *s, const cg_options_t *opts,
+                                       int ranks_on_device, int *blocks)
+{
+    cg_args_t *g = &s->args;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    char why[256] = "";
+    int rc = CG_NOT_RESIDENT;
+
+    s->launch = opts->launch;
+    if (s->nodes > 1) {
+        /* the host moves the other nodes' columns and sums between launches */
+        snprintf(why, sizeof why,
+                 "the %d ranks span %d nodes: between nodes the host moves the columns and "
+                 "sums the dot products between launches (use --launch stream or auto)",
+                 s->size, s->nodes);
+        if (s->launch == CG_LAUNCH_PERSISTENT)
+            return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "--launch persistent: %s", why);
+        if (s->launch == CG_LAUNCH_AUTO)
+            snprintf(s->launch_why, sizeof s->launch_why, "auto: %d nodes", s->nodes);
+        s->launch = CG_LAUNCH_STREAM;
+    } else if (s->launch == CG_LAUNCH_AUTO && ranks_on_device > 1) {
+        /* without MPS two processes' kernels take turns on a device: a
+         * persistent solve would wait for a peer that cannot run */
+        s->launch = CG_LAUNCH_STREAM;
+        snprintf(s->launch_why, sizeof s->launch_why, "auto: %d ranks share the device",
+                 ranks_on_device);
+    }
+    if (s->launch != CG_LAUNCH_STREAM)
+        rc = cg_grid(g, CG_LAUNCH_PERSISTENT, ranks_on_device, blocks, why, sizeof why);
+    if (rc == 0) {
+        if (s->launch == CG_LAUNCH_AUTO)
+            snprintf(s->launch_why, sizeof s->launch_why, "auto: the grid is resident");
+        s->launch = CG_LAUNCH_PERSISTENT;
+    } else if (rc == CG_NOT_RESIDENT && s->launch == CG_LAUNCH_AUTO) {
+        snprintf(s->launch_why, sizeof s->launch_why, "auto: %s", why);
+        s->launch = CG_LAUNCH_STREAM;
+    } else if (rc == CG_NOT_RESIDENT && s->launch == CG_LAUNCH_PERSISTENT) {
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "rank %d: --launch persistent: %s",
+                                    s->rank, why);
+    } else if (rc != CG_NOT_RESIDENT) {
+        status = kernel_check(rc, "sizing the persistent grid");
+    }
+    if (status == SHARDTAB_SUCCESS && s->launch == CG_LAUNCH_STREAM)
+        status =
+            kernel_check(cg_grid(g, CG_LAUNCH_STREAM, ranks_on_device, blocks, why, sizeof why),
+                         "sizing the stream grid");
+    return status;
+}
+
 shardtab_status_t cg_solver_create(cg_solver_t *s, const cg_options_t *opts, const sparse_csr_t *a,
                                    int ranks_on_device, MPI_Comm comm)
 {
     shardtab_status_t status = SHARDTAB_SUCCESS;
     cg_args_t *g = &s->args;
+    sparse_halo_t plan;
     void *ptr = NULL;
+    int node_part0 = 0, node_size = 1;
 
     memset(s, 0, sizeof *s);
+    memset(&plan, 0, sizeof plan);
+    s->halo.comm = MPI_COMM_NULL;
     MPI_Comm_rank(comm, &s->rank);
     MPI_Comm_size(comm, &s->size);
+
+    /* ---- where every rank is: the dots' table, the first table of the solve ---- */
+    status = device_alloc(s, CG_COLL_VALUES * 8, 1, &ptr);
+    g->dots = ptr;
+    status = app_agree(comm, status, "the agreement on the dots' memory", 0);
+    if (status == SHARDTAB_SUCCESS) {
+        shardtab_create_params_t params = {0};
+        params.alignment = 8;
+        params.label = "cg dots";
+        status = shardtab_create_with(comm, g->dots, CG_COLL_VALUES * 8, &params, &s->dots_table);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = layout(s, comm, &node_part0, &node_size);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+
+    /* ---- the split over the parts; this rank's rows ---- */
     s->first_row = malloc((size_t)(s->size + 1) * sizeof *s->first_row);
-    if (s->first_row == NULL || sparse_split_rows(a->row_ptr, a->nrows, s->size, s->first_row))
-        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "rank %d: no memory for the rows' split",
-                                  s->rank);
-    s->first = s->first_row[s->rank];
-    s->rows = s->first_row[s->rank + 1] - s->first;
-    const int64_t e0 = a->row_ptr[s->first];
-    s->nnz = a->row_ptr[s->first + s->rows] - e0;
+    if (s->first_row == NULL ||
+        sparse_split_rows_aligned(a->row_ptr, a->nrows, s->size, opts->repro ? CG_CHUNK : 1,
+                                  s->first_row) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY,
+                                    "rank %d: no memory for the rows' split", s->rank);
+    if (status == SHARDTAB_SUCCESS) {
+        s->first = s->first_row[s->part];
+        s->rows = s->first_row[s->part + 1] - s->first;
+        s->nnz = a->row_ptr[s->first + s->rows] - a->row_ptr[s->first];
+        status = upload_rows(s, a, node_part0, node_size, &plan);
+    }
     const size_t vec = (size_t)s->rows * sizeof(double);
 
     /* b: every entry 1, as the anchor's (a right-hand side every solver agrees on) */
-    s->b_host = malloc(vec ? vec : 8);
-    int64_t *row_ptr = malloc((size_t)(s->rows + 1) * sizeof *row_ptr);
-    if (s->b_host == NULL || row_ptr == NULL) {
-        free(row_ptr);
-        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "rank %d: no memory for b", s->rank);
-    }
-    for (int64_t i = 0; i < s->rows; i++)
+    if (status == SHARDTAB_SUCCESS && (s->b_host = malloc(vec ? vec : 8)) == NULL)
+        status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "rank %d: no memory for b", s->rank);
+    for (int64_t i = 0; i < s->rows && status == SHARDTAB_SUCCESS; i++)
         s->b_host[i] = 1.0;
-    for (int64_t i = 0; i <= s->rows; i++)
-        row_ptr[i] = a->row_ptr[s->first + i] - e0;
 
-    /* the rows */
-    g->a.rows = s->rows;
-    g->a.owners = s->size;
-    if (status == SHARDTAB_SUCCESS &&
-        (status = device_alloc(s, (size_t)(s->rows + 1) * 8, 0, &ptr)) == SHARDTAB_SUCCESS) {
-        g->a.row_ptr = ptr;
-        status = to_device(ptr, row_ptr, (size_t)(s->rows + 1) * 8);
-    }
-    free(row_ptr);
-    if (status == SHARDTAB_SUCCESS &&
-        (status = device_alloc(s, (size_t)s->nnz * 4, 0, &ptr)) == SHARDTAB_SUCCESS) {
-        g->a.col = ptr;
-        status = to_device(ptr, a->col + e0, (size_t)s->nnz * 4);
-    }
-    if (status == SHARDTAB_SUCCESS &&
-        (status = device_alloc(s, (size_t)s->nnz * 8, 0, &ptr)) == SHARDTAB_SUCCESS) {
-        g->a.val = ptr;
-        status = to_device(ptr, a->val + e0, (size_t)s->nnz * 8);
-    }
-    if (status == SHARDTAB_SUCCESS &&
-        (status = device_alloc(s, (size_t)(s->size + 1) * 8, 0, &ptr)) == SHARDTAB_SUCCESS) {
-        g->a.first_row = ptr;
-        status = to_device(ptr, s->first_row, (size_t)(s->size + 1) * 8);
-    }
     /* the vectors: the product's operands coherent (a peer reads them while
      * this device's kernels run), the rest ordinary */
     double **plain[] = {&g->x, &g->r, &g->q, &g->z, &g->s};
@@ -111,58 +268,32 @@ shardtab_status_t cg_solver_create(cg_solver_t *s, const cg_options_t *opts, con
         (status = device_alloc(s, (size_t)g->history_len * 8, 0, &ptr)) == SHARDTAB_SUCCESS)
         g->history = ptr;
     if (status == SHARDTAB_SUCCESS &&
-        (status = device_alloc(s, 2 * CG_EXACT_WORDS * 8, 0, &ptr)) == SHARDTAB_SUCCESS)
+        (status = device_alloc(s, 3 * 2 * CG_EXACT_WORDS * 8, 0, &ptr)) == SHARDTAB_SUCCESS)
         g->limbs = ptr;
     g->niter = opts->niter;
     g->tol = opts->tol;
     g->variant = (int)opts->variant;
     g->repro = opts->repro;
+    g->split = s->nodes > 1;
 
     /* the launch mode, then the grid it runs */
-    char why[256] = "";
     int blocks = 1;
-    if (status == SHARDTAB_SUCCESS) {
-        s->launch = opts->launch;
-        if (s->launch == CG_LAUNCH_AUTO && ranks_on_device > 1) {
-            /* without MPS two processes' kernels take turns on a device: a
-             * persistent solve would wait for a peer that cannot run */
-            s->launch = CG_LAUNCH_STREAM;
-            snprintf(s->launch_why, sizeof s->launch_why, "auto: %d ranks share the device",
-                     ranks_on_device);
-        }
-        int rc = CG_NOT_RESIDENT;
-        if (s->launch != CG_LAUNCH_STREAM)
-            rc = cg_grid(g, CG_LAUNCH_PERSISTENT, ranks_on_device, &blocks, why, sizeof why);
-        if (rc == 0) {
-            if (s->launch == CG_LAUNCH_AUTO)
-                snprintf(s->launch_why, sizeof s->launch_why, "auto: the grid is resident");
-            s->launch = CG_LAUNCH_PERSISTENT;
-        } else if (rc == CG_NOT_RESIDENT && s->launch == CG_LAUNCH_AUTO) {
-            snprintf(s->launch_why, sizeof s->launch_why, "auto: %s", why);
-            s->launch = CG_LAUNCH_STREAM;
-        } else if (rc == CG_NOT_RESIDENT && s->launch == CG_LAUNCH_PERSISTENT) {
-            status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                        "rank %d: --launch persistent: %s", s->rank, why);
-        } else if (rc != CG_NOT_RESIDENT) {
-            status = kernel_check(rc, "sizing the persistent grid");
-        }
-        if (status == SHARDTAB_SUCCESS && s->launch == CG_LAUNCH_STREAM)
-            status = kernel_check(
-                cg_grid(g, CG_LAUNCH_STREAM, ranks_on_device, &blocks, why, sizeof why),
-                "sizing the stream grid");
-    }
+    if (status == SHARDTAB_SUCCESS)
+        status = choose_launch(s, opts, ranks_on_device, &blocks);
     g->blocks = blocks;
     if (status == SHARDTAB_SUCCESS &&
-        (status = device_alloc(s, (size_t)blocks * 2 * 8, 0, &ptr)) == SHARDTAB_SUCCESS)
+        (status = device_alloc(s, (size_t)blocks * 2 * 2 * 8, 0, &ptr)) == SHARDTAB_SUCCESS)
         g->partials = ptr;
     status = app_agree(comm, status, "the agreement on the device's memory", 0);
-    if (status != SHARDTAB_SUCCESS)
+    if (status != SHARDTAB_SUCCESS) {
+        sparse_halo_free(&plan);
         return status;
+    }
 
     /* the tables: every rank's shard of p (and of w_0, w_1), its signal pads
      * the collective's and the barrier's */
     shardtab_create_params_t params = {0};
-    params.signal_slots = CG_SIGNAL_SLOTS(s->size);
+    params.signal_slots = CG_SIGNAL_SLOTS(node_size);
     params.alignment = 8;
     params.label = "cg p";
     status = shardtab_create_with(comm, g->p, vec, &params, &s->p_table);
@@ -172,16 +303,10 @@ shardtab_status_t cg_solver_create(cg_solver_t *s, const cg_options_t *opts, con
         wp.label = k == 0 ? "cg w0" : "cg w1";
         status = shardtab_create_with(comm, g->w[k], vec, &wp, &s->w_table[k]);
     }
-    if (status == SHARDTAB_SUCCESS && shardtab_node_count(s->p_table) != 1)
-        status = shardtab_error_set(
-            SHARDTAB_ERR_INVALID_ARG,
-            "the %d ranks span %d nodes: cg reads the direction vector through one node's "
-            "table, and has no path between nodes yet: run it on one node",
-            s->size, shardtab_node_count(s->p_table));
-    if (status == SHARDTAB_SUCCESS && shardtab_node_rank(s->p_table) != s->rank)
-        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                    "rank %d is node rank %d: the split is by comm rank", s->rank,
-                                    shardtab_node_rank(s->p_table));
+    if (status == SHARDTAB_SUCCESS && shardtab_node_rank(s->p_table) != s->part - node_part0)
+        status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                    "rank %d is node rank %d of the p table but %d of the layout",
+                                    s->rank, shardtab_node_rank(s->p_table), s->part - node_part0);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_signals(s->p_table, &g->sig);
     if (status == SHARDTAB_SUCCESS) {
@@ -189,7 +314,15 @@ shardtab_status_t cg_solver_create(cg_solver_t *s, const cg_options_t *opts, con
         for (int k = 0; k < 2 && s->w_table[k]; k++)
             g->w_table[k] = (double *const *)shardtab_device_table(s->w_table[k]);
     }
-    return app_agree(comm, status, "the agreement on the tables", 0);
+    status = app_agree(comm, status, "the agreement on the tables", 0);
+
+    /* across nodes: who sends whom which values */
+    if (status == SHARDTAB_SUCCESS && s->nodes > 1) {
+        status = cg_halo_create(&s->halo, &plan, s->rank_at, s->first_row, s->part, comm);
+        g->a.ghost = s->halo.ghost;
+    }
+    sparse_halo_free(&plan);
+    return status;
 }
 
 /* x = 0, r = b (pipelined: p = b, the start's operand), z = s = 0, the ctl
@@ -200,7 +333,7 @@ static shardtab_status_t reset(cg_solver_t *s, uint64_t trace_iter)
     const size_t vec = (size_t)s->rows * sizeof(double);
     double *zero = calloc(s->rows ? (size_t)s->rows : 1, sizeof(double));
     cg_ctl_t ctl;
-    int64_t limbs[2 * CG_EXACT_WORDS] = {0};
+    int64_t limbs[3 * 2 * CG_EXACT_WORDS] = {0};
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
     if (zero == NULL)
@@ -225,30 +358,73 @@ static shardtab_status_t reset(cg_solver_t *s, uint64_t trace_iter)
     return status;
 }
 
-/* Stream launches: chunks of iterations, a look at the stop after each. */
+/* Across nodes, after a launch (phase -1: the start): the host's sum of the
+ * dot products over every rank, and the decision from it (cg.h). *stop: the
+ * device has decided to stop. */
+static shardtab_status_t split_after(cg_solver_t *s, int phase, int *stop)
+{
+    const cg_args_t *g = &s->args;
+    const int dots = cg_reduce_after(g->variant, phase);
+    const int decision = cg_decide_after(g->variant, phase);
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    cg_state_t st;
+
+    if (dots)
+        status = shardtab_all_reduce(s->dots_table, SHARDTAB_SUM,
+                                     g->repro ? SHARDTAB_INT64 : SHARDTAB_DOUBLE, 0,
+                                     (size_t)cg_split_words(g->repro, dots), s->stream);
+    if (status == SHARDTAB_SUCCESS && decision)
+        status = kernel_check(cg_decide(g, decision, s->stream), "launching a decision");
+    if (status == SHARDTAB_SUCCESS && decision)
+        status = shardtab_stream_synchronize(s->stream);
+    if (status == SHARDTAB_SUCCESS && decision)
+        status = shardtab_memcpy_to_host(&st, &g->ctl->st, sizeof st);
+    if (status == SHARDTAB_SUCCESS && decision)
+        *stop = st.stop != 0;
+    return status;
+}
+
+/* Before a product: across nodes, the operand's values other nodes read (x:
+ * this rank's shard of it); then the node's barrier, where there are peers. */
+static shardtab_status_t before_product(cg_solver_t *s, const double *x)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    if (s->nodes > 1)
+        status = cg_halo_exchange(&s->halo, x, s->stream);
+    if (status == SHARDTAB_SUCCESS && shardtab_node_size(s->p_table) > 1)
+        status = shardtab_barrier_on_stream(s->p_table, s->stream);
+    return status;
+}
+
+/* Stream launches: chunks of iterations, a look at the stop after each
+ * (across nodes after every decision: the host is in every iteration). */
 static shardtab_status_t run_stream(cg_solver_t *s)
 {
     const cg_args_t *g = &s->args;
     const int phases = cg_stream_phases(g->variant);
     shardtab_status_t status = SHARDTAB_SUCCESS;
+    uint64_t k = 0; /* across nodes: the iteration, as the device counts it */
+    int stop = 0;
     cg_ctl_t ctl;
 
-    for (int64_t done = 0; status == SHARDTAB_SUCCESS && done <= g->niter;
+    for (int64_t done = 0; status == SHARDTAB_SUCCESS && !stop && done <= g->niter;
          done += CG_STREAM_CHUNK) {
-        for (int it = 0; it < CG_STREAM_CHUNK && status == SHARDTAB_SUCCESS; it++)
-            for (int phase = 0; phase < phases && status == SHARDTAB_SUCCESS; phase++) {
-                /* one rank: nothing to meet (the kernels skip the collective too) */
-                if (cg_barrier_before(g->variant, phase) && s->size > 1)
-                    status = shardtab_barrier_on_stream(s->p_table, s->stream);
+        for (int it = 0; it < CG_STREAM_CHUNK && status == SHARDTAB_SUCCESS && !stop; it++, k++)
+            for (int phase = 0; phase < phases && status == SHARDTAB_SUCCESS && !stop; phase++) {
+                if (cg_barrier_before(g->variant, phase))
+                    status = before_product(s, g->variant == CG_PIPELINED ? g->w[k & 1] : g->p);
                 if (status == SHARDTAB_SUCCESS)
                     status = kernel_check(cg_stream_phase(g, phase, s->stream),
                                           "launching a phase of the solve");
+                if (status == SHARDTAB_SUCCESS && g->split)
+                    status = split_after(s, phase, &stop);
             }
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_stream_synchronize(s->stream);
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_memcpy_to_host(&ctl, g->ctl, sizeof ctl);
-        if (status == SHARDTAB_SUCCESS && ctl.stop)
+        if (status == SHARDTAB_SUCCESS && ctl.st.stop)
             break;
     }
     return status;
@@ -261,6 +437,7 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
     shardtab_status_t status = reset(s, trace_iter);
     cg_ctl_t ctl;
     double t0 = 0.0, mine = 0.0;
+    int stop = 0;
 
     status = app_agree(MPI_COMM_WORLD, status, "the agreement before a solve", 0);
     if (status != SHARDTAB_SUCCESS)
@@ -268,10 +445,12 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
     app_barrier(MPI_COMM_WORLD, "the barrier before a solve", 0);
     t0 = MPI_Wtime();
     /* pipelined: every rank's r_0 (in p) is in place before any start reads it */
-    if (g->variant == CG_PIPELINED && s->size > 1)
-        status = shardtab_barrier_on_stream(s->p_table, s->stream);
+    if (g->variant == CG_PIPELINED)
+        status = before_product(s, g->p);
     if (status == SHARDTAB_SUCCESS)
         status = kernel_check(cg_start(g, s->stream), "launching the solve's start");
+    if (status == SHARDTAB_SUCCESS && g->split)
+        status = split_after(s, -1, &stop);
     if (status == SHARDTAB_SUCCESS)
         status = s->launch == CG_LAUNCH_PERSISTENT
                      ? kernel_check(cg_persistent(g, s->stream), "launching the persistent solve")
@@ -288,9 +467,9 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
     app_allreduce(&mine, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD,
                   "the reduction of the solve's time");
     status = shardtab_memcpy_to_host(&ctl, g->ctl, sizeof ctl);
-    out->iterations = (int64_t)ctl.iteration;
-    out->failed = (int)ctl.failed;
-    out->denominator = ctl.denominator;
+    out->iterations = (int64_t)ctl.st.iteration;
+    out->failed = ctl.wait_failed ? CG_FAIL_WAIT : (int)ctl.st.failed;
+    out->denominator = ctl.st.denominator;
     memcpy(out->trace, ctl.trace, sizeof out->trace);
     out->history_len = out->iterations + 1 < g->history_len ? out->iterations + 1 : g->history_len;
     free(out->history);
@@ -318,20 +497,21 @@ shardtab_status_t cg_solver_solution(const cg_solver_t *s, double *x)
 shardtab_status_t cg_solver_destroy(cg_solver_t *s)
 {
     shardtab_status_t status = SHARDTAB_SUCCESS, st;
+    shardtab_t **tables[] = {&s->w_table[1], &s->w_table[0], &s->p_table, &s->dots_table};
 
-    for (int k = 1; k >= 0; k--)
-        if (s->w_table[k] && (st = shardtab_destroy(&s->w_table[k])) != SHARDTAB_SUCCESS &&
+    cg_halo_destroy(&s->halo);
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+        if (*tables[k] && (st = shardtab_destroy(tables[k])) != SHARDTAB_SUCCESS &&
             status == SHARDTAB_SUCCESS)
             status = st;
-    if (s->p_table && (st = shardtab_destroy(&s->p_table)) != SHARDTAB_SUCCESS &&
-        status == SHARDTAB_SUCCESS)
-        status = st;
     for (int m = s->nmem - 1; m >= 0; m--)
         (void)shardtab_mem_free(s->mem[m]);
     s->nmem = 0;
     free(s->first_row);
+    free(s->rank_at);
     free(s->b_host);
     s->first_row = NULL;
+    s->rank_at = NULL;
     s->b_host = NULL;
     return status;
 }

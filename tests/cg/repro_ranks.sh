@@ -7,7 +7,8 @@
 #
 # Usage: repro_ranks.sh [--ranks "1 2 3 4"] [--runs N] [--within-count] [--timeout S]
 #                       -- MPIEXEC NPFLAG @NP@ [preflags] PROGRAM [postflags] [args]
-#   @NP@ in the command is each rank count in turn.
+#   @NP@ in the command is each rank count in turn. A count written N/K runs N ranks
+#   as nodes of K ranks each (SHARDTAB_RANKS_PER_NODE=K): the same bits across nodes.
 # Every run must exit 0, print one fingerprint line and end verified; nothing may be
 # left in /dev/shm. Prints the fingerprints and PASS, or each difference and exits 1.
 set -u
@@ -50,15 +51,21 @@ shm_snapshot "$workdir/shm.before"
 
 # run_one NP RUN: one run; its fingerprint line in $workdir/print-NP-RUN; 0 when it ran clean
 run_one() {
-    local np=$1 run=$2 out=$workdir/out-$1-$2 err=$workdir/err-$1-$2 rc n
+    local np=$1 run=$2 out=$workdir/out-${1//\//_}-$2 err=$workdir/err-${1//\//_}-$2 rc n
+    local print=$workdir/print-${1//\//_}-$2 count=${1%/*} per_node=""
     local -a this=()
+    [[ $np == */* ]] && per_node=${np#*/}
     for word in "${cmd[@]}"; do
-        if [ "$word" = "@NP@" ]; then this+=("$np"); else this+=("$word"); fi
+        if [ "$word" = "@NP@" ]; then this+=("$count"); else this+=("$word"); fi
     done
-    timeout -k 5 "$limit" "${this[@]}" >"$out" 2>"$err"
+    if [ -n "$per_node" ]; then
+        SHARDTAB_RANKS_PER_NODE=$per_node timeout -k 5 "$limit" "${this[@]}" >"$out" 2>"$err"
+    else
+        timeout -k 5 "$limit" "${this[@]}" >"$out" 2>"$err"
+    fi
     rc=$?
-    grep -E '^# cg fingerprint: ' "$out" >"$workdir/print-$np-$run"
-    n=$(wc -l <"$workdir/print-$np-$run")
+    grep -E '^# cg fingerprint: ' "$out" >"$print"
+    n=$(wc -l <"$print")
     local bad=""
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
         bad="did not finish within $limit s (hang?)"
@@ -69,7 +76,7 @@ run_one() {
     elif ! grep -Eq '^# verify cg: OK ' "$out"; then
         bad="no '# verify cg: OK' line"
     elif ! grep -Eq '^# cg fingerprint: x [0-9a-f]{16}, residual history [0-9a-f]{16}$' \
-        "$workdir/print-$np-$run"; then
+        "$print"; then
         bad="the fingerprint line is not 'x <hex16>, residual history <hex16>'"
     fi
     if [ -n "$bad" ]; then
@@ -80,7 +87,7 @@ run_one() {
         echo "----"
         return 1
     fi
-    echo "$np ranks, run $run: $(cat "$workdir/print-$np-$run")"
+    echo "$np ranks, run $run: $(cat "$print")"
     return 0
 }
 
@@ -89,7 +96,7 @@ for np in $ranks; do
     count_first=""
     for run in $(seq 1 "$runs"); do
         run_one "$np" "$run" || continue
-        line=$(cat "$workdir/print-$np-$run")
+        line=$(cat "$workdir/print-${np//\//_}-$run")
         if [ -z "$count_first" ]; then
             count_first=$line
         elif [ "$line" != "$count_first" ]; then

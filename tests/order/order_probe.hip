@@ -584,30 +584,48 @@ ORDER_PROBE(probe_onchip_may_run, "poll-device, poll, release-store")
  * stream phases' last block, at device scope (the node's system scope is
  * the library's barrier and collective, probed above). */
 
-/* A block other than 0 at a meeting: every wave's release, the block's
- * barrier, the leader's release fence and its arrival; then its wait for
- * block 0's release (relaxed device loads, one acquire fence), every wave's
- * acquire. */
-ORDER_PROBE(probe_cg_meet_other, "release-fence-device, poll-device, acquire-fence-device")
+/* A rank alone on its node meets as a grid barrier: every wave's release,
+ * the block's barrier, the leader's release fence and its arrival; its wait
+ * for every block's arrival (relaxed device loads, one acquire fence), every
+ * wave's acquire. */
+ORDER_PROBE(probe_cg_meet_solo, "release-fence-device, poll-device, acquire-fence-device")
 (cg_args_t g, double *rows, uint64_t n, double *out)
 {
+    __shared__ cg_state_t st;
     rows[threadIdx.x] = (double)n;
-    if (!cg_meet_begin(&g, 1, n))
-        cg_meet_end(&g, 1, n);
+    cg_arrive(&g);
+    cg_await_all(&g, &st, n);
     out[threadIdx.x] = rows[threadIdx.x + 1];
 }
 
-/* Block 0 at a meeting: its wait for every other block's arrival, the
- * acquire; its work; then every wave's release and the leader's flag. */
-ORDER_PROBE(probe_cg_meet_zero,
-            "poll-device, acquire-fence-device, release-fence-device, flag-device")
+/* A block other than 0 at a meeting with peers on the node: its arrival as
+ * above; then its wait for block 0's outcome (relaxed device loads, one
+ * acquire fence, the outcome's values read after it), every wave's acquire. */
+ORDER_PROBE(probe_cg_meet_other, "release-fence-device, poll-device, acquire-fence-device")
 (cg_args_t g, double *rows, uint64_t n, double *out)
 {
-    if (cg_meet_begin(&g, 0, n)) {
-        out[threadIdx.x] = rows[threadIdx.x];
-        rows[threadIdx.x + 1] = (double)n;
-        cg_meet_end(&g, 0, n);
-    }
+    __shared__ cg_state_t st;
+    double v[2];
+    rows[threadIdx.x] = (double)n;
+    cg_arrive(&g);
+    cg_await_published(&g, &st, n, v, 2);
+    out[threadIdx.x] = rows[threadIdx.x + 1] + v[1];
+}
+
+/* Block 0 at a meeting with peers: its arrival, its wait for every block's,
+ * the acquire; its work; then every wave's release and the leader's fence
+ * and flag, the outcome's values before them. */
+ORDER_PROBE(probe_cg_meet_zero, "release-fence-device, poll-device, acquire-fence-device, "
+                                "flag-device")
+(cg_args_t g, double *rows, uint64_t n, double *out)
+{
+    __shared__ cg_state_t st;
+    const double v[2] = {1.0, (double)n};
+    cg_arrive(&g);
+    cg_await_all(&g, &st, n);
+    out[threadIdx.x] = rows[threadIdx.x];
+    rows[threadIdx.x + 1] = (double)n;
+    cg_publish(&g, n, v, 2, 0);
 }
 
 /* A stream phase's end: every wave's release, the leader's release fence and

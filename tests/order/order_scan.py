@@ -194,9 +194,12 @@ BLOCK_ROLES = {
     "jacobi_temporal_release_block": ["block-release"],
     # kernels/cg/cg_body.h: the meetings of a rank's grid are device scope,
     # each wave's own release and acquire fences (points of their own); the
-    # barriers only order the waves around the leader's fence and word
-    "cg_meet_begin": [None, None],
-    "cg_meet_end": [None, None, None],
+    # barriers only order the waves around the leader's fence and word (and
+    # hand block 0's outcome to every thread, and free it again)
+    "cg_arrive": [None],
+    "cg_await_all": [None],
+    "cg_publish": [None, None],
+    "cg_await_published": [None, None],
     "cg_last_block": [None, None, None],
 }
 KINDS = [

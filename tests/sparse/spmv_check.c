@@ -202,7 +202,8 @@ int main(int argc, char **argv)
 
     /* the product, then every element against the CPU's */
     const spmv_rows_t m = {
-        rows, d_row_ptr, col, val, d_first, size, (double *const *)shardtab_device_table(table)};
+        rows, d_row_ptr, col, val, d_first, size, (double *const *)shardtab_device_table(table),
+        NULL}; /* one node: no ghosts */
     int rc = spmv(&m, y, NULL);
     status = rc == 0 ? shardtab_device_synchronize() : SHARDTAB_ERR_DEVICE;
     if (status == SHARDTAB_SUCCESS && rows > 0)
