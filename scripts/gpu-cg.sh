@@ -10,12 +10,15 @@
 # issue's sizes: ours with the memory's floor beside, one traced iteration,
 # and the anchor's versions on the same MatrixMarket files, in the same job.
 #
-# Usage: scripts/gpu-cg.sh [outdir] [--quick] [--min-blocks "4 6"]
-#   --quick        the checks and one size (512^2) only
-#   --min-blocks   the persistent kernel's resident blocks a multiprocessor
-#                  (CG_PERSISTENT_MIN_BLOCKS), one build each; the first is
-#                  checked and timed in full, the others timed beside it
-# Writes into outdir: cg.log (every step), table.txt (the timings), json/, traces.
+# Usage: scripts/gpu-cg.sh [outdir] [--quick] [--builds "B/M ..."] [--sweep-blocks "N ..."]
+#   --quick         the checks and one size (512^2) only
+#   --builds        the kernels' build settings, one build each: B the product's batch
+#                   (SPMV_BATCH), M the persistent kernel's resident blocks a multiprocessor
+#                   (CG_PERSISTENT_MIN_BLOCKS); the first (default 1/4) is checked and timed
+#                   in full, the others timed beside it (persistent, one rank)
+#   --sweep-blocks  also time the first build's persistent solves at these --blocks
+# Writes into outdir: cg.log (every step), table.txt (the timings), res-usage.txt (each
+# kernel's registers), more.tgz (the runs' JSON and traces, the build logs).
 # The anchor is read from .anchors/cpu-free-model/CG (copy ../shared/anchors
 # to .anchors, an ignored folder, and carry it to the machine).
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
@@ -24,32 +27,42 @@ set -uo pipefail
 source "$(dirname "$0")/gpu-common.sh"
 quick=0
 dir=$top/cg-out
-min_blocks=(4)
+builds=(1/4)
+sweep=()
 while (($#)); do
   case $1 in
   --quick) quick=1; shift ;;
-  --min-blocks) read -r -a min_blocks <<<"$2"; shift 2 ;;
+  --builds) read -r -a builds <<<"$2"; shift 2 ;;
+  --sweep-blocks) read -r -a sweep <<<"$2"; shift 2 ;;
   *) dir=$1; shift ;;
   esac
 done
+# build_dir B/M: where that build goes
+build_dir() { echo "$top/build-gpu-cg-b${1%/*}-m${1#*/}"; }
 gpu_start "$dir" cg.log
 table=$out/table.txt
-mkdir -p "$out/json"
+more=$out/more
+mkdir -p "$more"
+# a run that hangs costs a minute, not the call
+# shellcheck disable=SC2086  # word-split flag from mpi-env.sh
+run() { timeout 90 mpirun $mpi_oversubscribe --bind-to none "$@"; }
 say "# gpu-cg $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv >>"$log" 2>&1
 mps_start
 
 # ---- build: ours (each occupancy, and the host backend) and the anchor, in parallel ------
 pids=()
-for mb in "${min_blocks[@]}"; do
-  (cmake -S "$top" -B "$top/build-gpu-cg$mb" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF \
-    "-DCMAKE_CUDA_FLAGS=-DCG_PERSISTENT_MIN_BLOCKS=$mb" >"$out/build-$mb.log" 2>&1 &&
-    cmake --build "$top/build-gpu-cg$mb" -j 8 --target cg >>"$out/build-$mb.log" 2>&1) &
+for spec in "${builds[@]}"; do
+  (cmake -S "$top" -B "$(build_dir "$spec")" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF \
+    "-DCMAKE_CUDA_FLAGS=-DSPMV_BATCH=${spec%/*} -DCG_PERSISTENT_MIN_BLOCKS=${spec#*/}" \
+    >"$more/build-${spec/\//-}.log" 2>&1 &&
+    cmake --build "$(build_dir "$spec")" -j 6 --target cg shardtab_shared \
+      >>"$more/build-${spec/\//-}.log" 2>&1) &
   pids+=($!)
 done
 (cmake -S "$top" -B "$top/build-gpu-host" -DSHARDTAB_BACKEND=host -DSHARDTAB_BUILD_TESTS=OFF \
-  >"$out/build-host.log" 2>&1 && cmake --build "$top/build-gpu-host" -j 4 --target cg \
-  >>"$out/build-host.log" 2>&1) &
+  >"$more/build-host.log" 2>&1 && cmake --build "$top/build-gpu-host" -j 4 --target cg \
+  >>"$more/build-host.log" 2>&1) &
 host_pid=$!
 sp=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
 nvshmem=$sp/nvidia/nvshmem
@@ -70,28 +83,32 @@ anchor=$abuild/cg
   nvcc -arch=sm_90 -rdc=true -ccbin=mpic++ $(find src -name '*.o') -o "$anchor" \
     -L"$abuild/lib" -lnvshmem_host "$nvshmem/lib/libnvshmem_device.a" -L"$cuda_home/lib64" \
     -lcuda -lcudart -lnvidia-ml -lgomp -ldl -Xlinker -rpath -Xlinker "$nvshmem/lib"
-) >"$out/build-anchor.log" 2>&1 &
+) >"$more/build-anchor.log" 2>&1 &
 theirs=$!
 for k in "${!pids[@]}"; do
   if ! wait "${pids[$k]}"; then
-    say "# cg (min blocks ${min_blocks[$k]}): build failed"
-    tail -40 "$out/build-${min_blocks[$k]}.log" | tee -a "$log"
+    say "# cg (build ${builds[$k]}): build failed"
+    tail -40 "$more/build-${builds[$k]/\//-}.log" | tee -a "$log"
     exit 1
   fi
 done
 wait "$host_pid" || say "# cg (host backend): build failed"
 if wait "$theirs"; then say "# anchor CG: built"; else
   say "# anchor CG: build failed"
-  tail -20 "$out/build-anchor.log" | tee -a "$log"
+  tail -20 "$more/build-anchor.log" | tee -a "$log"
 fi
 export LD_LIBRARY_PATH=$nvshmem/lib:${LD_LIBRARY_PATH:-}
-cg=$top/build-gpu-cg${min_blocks[0]}/cg
+cg=$(build_dir "${builds[0]}")/cg
 host_cg=$top/build-gpu-host/cg
-# each kernel's registers, stack and shared memory (the persistent grid's occupancy follows)
-for mb in "${min_blocks[@]}"; do
-  echo "# min blocks $mb" >>"$out/res-usage.txt"
-  cuobjdump -res-usage "$top/build-gpu-cg$mb/cg" 2>&1 | grep -A1 "cg_.*kernel" | sed 's/^ *//' \
+# each kernel's registers, stack and shared memory (the persistent grid's occupancy follows),
+# and the local memory (spills) the plain persistent kernel's code touches
+for spec in "${builds[@]}"; do
+  echo "# build $spec (SPMV_BATCH/CG_PERSISTENT_MIN_BLOCKS)" >>"$out/res-usage.txt"
+  cuobjdump -res-usage "$(build_dir "$spec")/cg" 2>&1 | grep -A1 "cg_.*kernel" | sed 's/^ *//' \
     >>"$out/res-usage.txt"
+  cuobjdump -sass -fun _Z20cg_persistent_kernelILi0EEv7cg_args "$(build_dir "$spec")/cg" \
+    >"$more/sass-persistent-${spec/\//-}.txt" 2>&1
+  echo "local loads/stores of the plain persistent kernel: $(grep -c 'LDL' "$more/sass-persistent-${spec/\//-}.txt")/$(grep -c 'STL' "$more/sass-persistent-${spec/\//-}.txt")" >>"$out/res-usage.txt"
 done
 tee -a "$log" <"$out/res-usage.txt"
 share=(--allow-shared-gpu)
@@ -145,6 +162,13 @@ for variant in standard pipelined; do
   step "cg --repro $variant: one fingerprint on the host, at 1-4 ranks and across nodes (${prints[0]})" same
 done
 
+# ---- the Python front's CG (src/python/examples/cg.py) on the GPU: CuPy over the table ------
+for np in 1 2; do
+  step "python cg.py np$np (CuPy)" expect_line "^# verify cg.py: OK" \
+    run -np "$np" -x PYTHONPATH="$top/src/python" -x SHARDTAB_LIBRARY="$(dirname "$cg")/libshardtab.so" \
+    python3 "$top/src/python/examples/cg.py" --n 64 --niter 400
+done
+
 # ---- timings: 1000 iterations, ours with its floor, the anchor beside ----------------------
 sizes=(256 512 2048)
 ((quick)) && sizes=(512)
@@ -174,46 +198,62 @@ EOF
 anchor_run() { local f=$1; shift; timeout 300 mpirun $mpi_oversubscribe -np 1 "$anchor" "$@" >"$f" 2>&1; local rc=$?; cat "$f"; return $rc; }
 # row JSON NAME: one line of the table from a run's JSON
 row() {
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d.get('floor_us_per_iteration'); print('%-44s %4d blocks %9.2f us/it%s' % (sys.argv[2], d['blocks'], d['us_per_iteration'], '   floor %.2f us, %.2fx' % (f, d['us_per_iteration']/f) if f else ''))" "$1" "$2" >>"$table" 2>>"$log"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d.get('floor_us_per_iteration'); print('%-46s %4d blocks %4d its %9.2f us/it%s' % (sys.argv[2], d['blocks'], d['iterations'], d['us_per_iteration'], '   floor %.2f us, %.2fx' % (f, d['us_per_iteration']/f) if f else ''))" "$1" "$2" >>"$table" 2>>"$log"
 }
-echo "# 1000 iterations, --tol 0; ours: the median of 5 solves, the slowest rank's; anchor: its -s time" >"$table"
+echo "# ours: the median of 5 solves, the slowest rank's, -niter 1000 (--tol 0, or 1e-8 at 256^2, where" \
+  "pipelined CG reaches rounding before 1000); anchor: its -s time of 1000 iterations" >"$table"
 for n in "${sizes[@]}"; do
+  tol=0
+  ((n == 256)) && tol=1e-8
   for np in 1 2; do
     for variant in standard pipelined; do
       for launch in persistent stream; do
-        ((np == 2)) && [[ $launch == stream && $n != 2048 ]] && continue
-        j=$out/json/cg-$n-np$np-$variant-$launch.json
+        ((np == 2)) && [[ $launch == stream ]] && continue
+        j=$more/cg-$n-np$np-$variant-$launch.json
         step "cg time $n^2 np$np $variant $launch" expect_line "^# verify cg: OK" \
-          run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" --launch "$launch" \
-          --repeat 5 --floor --cpu-check no --json "$j" "${share[@]}"
+          run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" \
+          --launch "$launch" --repeat 5 --floor --cpu-check no --json "$j" "${share[@]}"
         row "$j" "ours $n^2 np$np $variant $launch"
       done
-      j=$out/json/cg-$n-np$np-$variant-persistent-repro.json
+      j=$more/cg-$n-np$np-$variant-persistent-repro.json
       step "cg time $n^2 np$np $variant --repro" expect_line "^# verify cg: OK" \
-        run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" --launch persistent \
-        --repro --repeat 5 --cpu-check no --json "$j" "${share[@]}"
+        run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" \
+        --launch persistent --repro --repeat 5 --cpu-check no --json "$j" "${share[@]}"
       row "$j" "ours $n^2 np$np $variant persistent --repro"
     done
   done
-  for mb in "${min_blocks[@]:1}"; do
+  # the other builds where the grid's occupancy matters most, the block counts where the
+  # meetings do
+  for spec in "${builds[@]:1}"; do
+    ((n == 256)) && continue
     for variant in standard pipelined; do
-      j=$out/json/cg-$n-np1-$variant-persistent-mb$mb.json
-      step "cg time $n^2 np1 $variant persistent, min blocks $mb" expect_line "^# verify cg: OK" \
-        run -np 1 "$top/build-gpu-cg$mb/cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" \
+      j=$more/cg-$n-np1-$variant-persistent-build-${spec/\//-}.json
+      step "cg time $n^2 np1 $variant persistent, build $spec" expect_line "^# verify cg: OK" \
+        run -np 1 "$(build_dir "$spec")/cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" \
         --launch persistent --repeat 5 --cpu-check no --json "$j" "${share[@]}"
-      row "$j" "ours $n^2 np1 $variant persistent mb$mb"
+      row "$j" "ours $n^2 np1 $variant persistent build $spec"
+    done
+  done
+  for blocks in "${sweep[@]}"; do
+    ((n == 2048)) && continue
+    for variant in standard pipelined; do
+      j=$more/cg-$n-np1-$variant-persistent-blocks-$blocks.json
+      step "cg time $n^2 np1 $variant persistent --blocks $blocks" expect_line "^# verify cg: OK" \
+        run -np 1 "$cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" \
+        --launch persistent --blocks "$blocks" --repeat 5 --cpu-check no --json "$j" "${share[@]}"
+      row "$j" "ours $n^2 np1 $variant persistent --blocks $blocks"
     done
   done
   for variant in standard pipelined; do
     step "cg trace $n^2 np1 $variant persistent" expect_line "^# verify cg: OK" \
-      run -np 1 "$cg" --poisson "2d:$n" -niter 1000 --tol 0 --variant "$variant" --launch persistent \
-      --cpu-check no --trace "$out/trace-$n-$variant.csv" "${share[@]}"
-    echo "trace $n^2 np1 $variant: $(grep -v '^#' "$out/trace-$n-$variant.csv" | tail -n +2 | tr '\n' ' ')" >>"$table"
+      run -np 1 "$cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" --launch persistent \
+      --cpu-check no --trace "$more/trace-$n-$variant.csv" "${share[@]}"
+    echo "trace $n^2 np1 $variant: $(grep -v '^#' "$more/trace-$n-$variant.csv" | tail -n +2 | tr '\n' ' ')" >>"$table"
   done
   if [[ -x $anchor ]]; then
     poisson_mtx "$n" "$mtx/poisson-$n.mtx" >>"$log" 2>&1
     for v in 2 3 8; do
-      f=$out/anchor-$n-v$v.txt
+      f=$more/anchor-$n-v$v.txt
       step "anchor $n^2 -v $v" anchor_run "$f" -v "$v" -s -niter 1000 -matrix_path "$mtx/poisson-$n.mtx"
       echo "anchor $n^2 np1 -v $v: $(tr '\n' ' ' <"$f")" >>"$table"
     done
@@ -221,4 +261,5 @@ for n in "${sizes[@]}"; do
 done
 tee -a "$log" <"$table"
 say "# gpu-cg: $failures failed steps"
+tar -czf "$out/more.tgz" -C "$out" more && rm -rf "$more"
 exit $((failures > 0))

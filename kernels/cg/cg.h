@@ -12,7 +12,9 @@
  *              rr = (r, r) reduced; stop if ||r|| <= tol ||b|| or k = niter;
  *              beta = rr / rr_old; p = r + beta p; a node barrier (p complete
  *              everywhere); q = A p and (p, q) reduced; alpha = rr / (p, q);
- *              x += alpha p; r -= alpha q.  Two reductions and a barrier.
+ *              x += alpha p; r -= alpha q.  Two reductions and a barrier;
+ *              a rank alone in a persistent solve makes p inside the product
+ *              (cg_args_t.fused): two reductions and no barrier.
  *   pipelined  (Ghysels and Vanroose, 2014) with w = A r kept by recurrence:
  *              gamma = (r, r) and delta = (w, r) reduced in one call whose
  *              start goes out before the product q = A w and whose finish is
@@ -149,15 +151,22 @@ typedef struct cg_args {
      * every rank (shardtab_all_reduce) before cg_decide reads them back. */
     int split;
     uint64_t *dots;
+    /* Standard, persistent, a rank alone on its node (fused): p = r + beta p
+     * made inside the product from r and the last p, p_k in p_pair[k & 1]
+     * (p_pair[0] = p): no pass and no meeting for the direction. */
+    int fused;
+    double *p_pair[2];
 } cg_args_t;
 
 /* The grid for a launch mode on this device: stream launches cover the rows
  * (a few blocks a multiprocessor at most); a persistent one is what is
- * co-resident of this rank's share of the device (`share` ranks on it).
- * 0, or a runtime code; CG_NOT_RESIDENT with a reason in why (persistent
- * launches only: no cooperative launch, or no block fits). */
+ * co-resident of this rank's share of the device (`share` ranks on it), at
+ * most what the rows need. *most: the largest grid the launch mode can run
+ * (persistent: every block resident at once). 0, or a runtime code;
+ * CG_NOT_RESIDENT with a reason in why (persistent launches only: no
+ * cooperative launch, or no block fits). */
 #define CG_NOT_RESIDENT (-2)
-int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, char *why,
+int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most, char *why,
             size_t why_bytes);
 
 /* Enqueues the solve's start on stream: pipelined, w_0 = A r_0 (r_0 in the p

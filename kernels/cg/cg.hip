@@ -2,6 +2,7 @@
  * (built by clang as HIP for AMD GPUs, by nvcc as CUDA through
  * gpu_runtime.h): the kernels are thin shells around cg_body.h, which the
  * host backend runs too; this file sizes the grids and launches them. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -61,8 +62,8 @@ static cg_persistent_kernel_t persistent_kernel_for(const cg_args_t *args)
     return args->repro ? cg_persistent_kernel<1> : cg_persistent_kernel<0>;
 }
 
-extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, char *why,
-                       size_t why_bytes)
+extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most,
+                       char *why, size_t why_bytes)
 {
     int device, sms = 0, cooperative = 0, per_sm = 0;
     hipError_t err = hipGetDevice(&device);
@@ -98,6 +99,7 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
     if (cap < 1)
         cap = 1;
     *blocks = (int)(wanted < 1 ? 1 : wanted < cap ? wanted : cap);
+    *most = launch == CG_LAUNCH_PERSISTENT ? (int)cap : INT_MAX;
     return 0;
 }
 

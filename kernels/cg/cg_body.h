@@ -160,25 +160,40 @@ CG_DEVFN void cg_dots_add(cg_dots_t *d, int j, double u, double v, int64_t i, in
 #endif
 }
 
-/* The block's values of sum[0..count) by a fixed tree, into every thread's
- * sum (T a power of two). */
+/* The block's values of sum[0..count) into every thread's sum, by a fixed
+ * order: on GPUs each chunk of 32 lanes by its butterfly (as a chunk's tree,
+ * cg_chunk_tree_lanes, in plain adds), then the chunks' sums in order; the
+ * host's block is its one thread. */
 CG_DEVFN void cg_block_tree(double *sum, int count)
 {
-    SHARDTAB_BLOCK_SHARED double scratch[2][CG_BLOCK];
-    const int t = shardtab_block_thread(), n = shardtab_block_threads();
+#if !defined(SHARDTAB_DEVICE_HOST)
+    SHARDTAB_BLOCK_SHARED double lanes_sum[2][CG_BLOCK / CG_CHUNK];
+    const int t = shardtab_block_thread();
 
-    for (int j = 0; j < count; j++)
-        scratch[j][t] = sum[j];
-    shardtab_block_sync();
-    for (int half = n / 2; half > 0; half /= 2) {
-        if (t < half)
-            for (int j = 0; j < count; j++)
-                scratch[j][t] += scratch[j][t + half];
-        shardtab_block_sync();
+    for (int j = 0; j < count; j++) {
+        double v = sum[j];
+        for (int d = CG_CHUNK / 2; d > 0; d /= 2) {
+#  if defined(SHARDTAB_DEVICE_CUDA)
+            v += __shfl_xor_sync(0xffffffffu, v, d, CG_CHUNK);
+#  else
+            v += __shfl_xor(v, d, CG_CHUNK);
+#  endif
+        }
+        if (t % CG_CHUNK == 0)
+            lanes_sum[j][t / CG_CHUNK] = v;
     }
-    for (int j = 0; j < count; j++)
-        sum[j] = scratch[j][0];
-    shardtab_block_sync(); /* every thread has read scratch before its next use */
+    shardtab_block_sync();
+    for (int j = 0; j < count; j++) {
+        double v = 0.0;
+        for (int w = 0; w < CG_BLOCK / CG_CHUNK; w++)
+            v += lanes_sum[j][w];
+        sum[j] = v;
+    }
+    shardtab_block_sync(); /* every thread has read lanes_sum before its next use */
+#else
+    (void)sum;
+    (void)count;
+#endif
 }
 
 CG_DEVFN int64_t *cg_limbs_set(const cg_args_t *g, uint64_t r)
@@ -513,12 +528,27 @@ CG_DEVFN void cg_decide_values(const cg_args_t *g, cg_state_t *st, const double 
 
 /* Block b's rows, a block's width at a time, every thread in every pass (a
  * warp's lanes stay together for a chunk's tree): row i, live while inside
- * the rank's rows. */
-#define CG_ROWS(g, b, i, live)                                                                     \
+ * the rank's rows. CG_ROWS_STREAMED for the vector updates: unrolled on
+ * GPUs, their pointers restrict-qualified, so that a thread's loads of
+ * several rows are in flight at once. */
+#define CG_ROWS(g, b, i, live) CG_ROWS_LOOP(g, b, i, live)
+#define CG_ROWS_LOOP(g, b, i, live)                                                                \
   for (int64_t i##_base = (int64_t)(b)*CG_BLOCK; i##_base < (g)->a.rows;                           \
        i##_base += (int64_t)(g)->blocks * CG_BLOCK)                                                \
     for (int64_t i = i##_base + shardtab_block_thread(), live = i < (g)->a.rows, i##_pass = 1;     \
          i##_pass; i##_pass = 0)
+#if defined(SHARDTAB_DEVICE_HOST)
+#  define CG_RESTRICT restrict
+#  define CG_ROWS_STREAMED(g, b, i, live) CG_ROWS_LOOP(g, b, i, live)
+#else
+#  define CG_RESTRICT __restrict__
+#  ifndef CG_UNROLL
+#    define CG_UNROLL 2
+#  endif
+#  define CG_PRAGMA(text) _Pragma(#  text)
+#  define CG_UNROLL_PRAGMA(n) CG_PRAGMA(unroll n)
+#  define CG_ROWS_STREAMED(g, b, i, live) CG_UNROLL_PRAGMA(CG_UNROLL) CG_ROWS_LOOP(g, b, i, live)
+#endif
 
 /* The product of this block's rows with the vector of table x: y = A x, and
  * with v: the block's part of (v, y) as reduction r. */
@@ -549,13 +579,50 @@ CG_DEVFN void cg_product(const cg_args_t *g, int b, double *const *x, double *y,
         cg_block_deliver(g, &d, 1, b, r, block_limbs);
 }
 
+/* Standard, fused: the product with p = r + beta p_old made at every column
+ * (spmv_row_axpy), row i's p stored in the other buffer of the pair, and the
+ * block's part of (p, q) as reduction r. */
+CG_DEVFN void cg_product_fused(const cg_args_t *g, const cg_state_t *st, int b,
+                               int64_t *block_limbs)
+{
+    const double beta = st->beta;
+    const uint64_t k = st->iteration, red = st->reductions;
+    const double *CG_RESTRICT p_old = g->p_pair[k & 1], *CG_RESTRICT r = g->r;
+    double *CG_RESTRICT p_new = g->p_pair[(k + 1) & 1], *CG_RESTRICT q = g->q;
+    cg_dots_t d;
+
+    cg_dots_init(&d, g->repro);
+    cg_reduction_begin(g, b, red, block_limbs);
+    CG_ROWS(g, b, i, live)
+    {
+        double yi = 0.0, pi = 0.0;
+        if (live) {
+            yi = spmv_row_axpy(&g->a, i, r, p_old, beta);
+            pi = fma(beta, p_old[i], r[i]);
+            q[i] = yi;
+            p_new[i] = pi;
+        }
+        cg_dots_add(&d, 0, pi, yi, i, g->repro, block_limbs);
+    }
+    cg_block_deliver(g, &d, 1, b, red, block_limbs);
+}
+
+/* The direction of iteration st->iteration, after its product: fused, the
+ * pair's newer buffer. */
+CG_DEVFN const double *cg_direction(const cg_args_t *g, const cg_state_t *st)
+{
+    return g->fused ? g->p_pair[(st->iteration + 1) & 1] : g->p;
+}
+
 /* Standard, the direction: p = r + beta p. */
 CG_DEVFN void cg_update_p(const cg_args_t *g, const cg_state_t *st, int b)
 {
     const double beta = st->beta;
-    CG_ROWS(g, b, i, live)
+    double *CG_RESTRICT p = g->p;
+    const double *CG_RESTRICT r = g->r;
+    CG_ROWS_STREAMED(g, b, i, live)
     if (live)
-        g->p[i] = fma(beta, g->p[i], g->r[i]);
+        p[i] = fma(beta, p[i], r[i]);
 }
 
 /* Standard, the iterate and residual: x += alpha p, r -= alpha q, and the
@@ -563,22 +630,24 @@ CG_DEVFN void cg_update_p(const cg_args_t *g, const cg_state_t *st, int b)
 CG_DEVFN void cg_update_xr(const cg_args_t *g, const cg_state_t *st, int b, int64_t *block_limbs)
 {
     const double alpha = st->alpha;
-    const uint64_t r = st->reductions;
+    const uint64_t red = st->reductions;
+    double *CG_RESTRICT x = g->x, *CG_RESTRICT r = g->r;
+    const double *CG_RESTRICT p = cg_direction(g, st), *CG_RESTRICT q = g->q;
     cg_dots_t d;
 
     cg_dots_init(&d, g->repro);
-    cg_reduction_begin(g, b, r, block_limbs);
-    CG_ROWS(g, b, i, live)
+    cg_reduction_begin(g, b, red, block_limbs);
+    CG_ROWS_STREAMED(g, b, i, live)
     {
         double ri = 0.0;
         if (live) {
-            g->x[i] = fma(alpha, g->p[i], g->x[i]);
-            ri = fma(-alpha, g->q[i], g->r[i]);
-            g->r[i] = ri;
+            x[i] = fma(alpha, p[i], x[i]);
+            ri = fma(-alpha, q[i], r[i]);
+            r[i] = ri;
         }
         cg_dots_add(&d, 0, ri, ri, i, g->repro, block_limbs);
     }
-    cg_block_deliver(g, &d, 1, b, r, block_limbs);
+    cg_block_deliver(g, &d, 1, b, red, block_limbs);
 }
 
 /* The start: the block's part of (r, r) (standard), or of (r, r) and (w, r),
@@ -606,34 +675,36 @@ CG_DEVFN void cg_update_pipelined(const cg_args_t *g, const cg_state_t *st, int 
                                   int64_t *block_limbs)
 {
     const double alpha = st->alpha, beta = st->beta;
-    const uint64_t k = st->iteration, r = st->reductions;
-    const double *w = g->w[k & 1];
-    double *w_next = g->w[(k + 1) & 1];
+    const uint64_t k = st->iteration, red = st->reductions;
+    const double *CG_RESTRICT w = g->w[k & 1], *CG_RESTRICT q = g->q;
+    double *CG_RESTRICT w_next = g->w[(k + 1) & 1];
+    double *CG_RESTRICT z = g->z, *CG_RESTRICT s = g->s, *CG_RESTRICT p = g->p;
+    double *CG_RESTRICT x = g->x, *CG_RESTRICT r = g->r;
     cg_dots_t d;
 
     cg_dots_init(&d, g->repro);
-    cg_reduction_begin(g, b, r, block_limbs);
-    CG_ROWS(g, b, i, live)
+    cg_reduction_begin(g, b, red, block_limbs);
+    CG_ROWS_STREAMED(g, b, i, live)
     {
         double ri = 0.0, wn = 0.0;
         if (live) {
             const double wi = w[i];
-            const double zi = fma(beta, g->z[i], g->q[i]);
-            const double si = fma(beta, g->s[i], wi);
-            const double pi = fma(beta, g->p[i], g->r[i]);
-            g->z[i] = zi;
-            g->s[i] = si;
-            g->p[i] = pi;
-            g->x[i] = fma(alpha, pi, g->x[i]);
-            ri = fma(-alpha, si, g->r[i]);
+            const double zi = fma(beta, z[i], q[i]);
+            const double si = fma(beta, s[i], wi);
+            const double pi = fma(beta, p[i], r[i]);
+            z[i] = zi;
+            s[i] = si;
+            p[i] = pi;
+            x[i] = fma(alpha, pi, x[i]);
+            ri = fma(-alpha, si, r[i]);
             wn = fma(-alpha, zi, wi);
-            g->r[i] = ri;
+            r[i] = ri;
             w_next[i] = wn;
         }
         cg_dots_add(&d, 0, ri, ri, i, g->repro, block_limbs);
         cg_dots_add(&d, 1, wn, ri, i, g->repro, block_limbs);
     }
-    cg_block_deliver(g, &d, 2, b, r, block_limbs);
+    cg_block_deliver(g, &d, 2, b, red, block_limbs);
 }
 
 /* ---- the persistent solve: every block, one launch --------------------------------- */
@@ -804,9 +875,9 @@ CG_DEVFN void cg_meet(const cg_args_t *g, cg_state_t *st, int b, cg_meetings_t *
 
 /* The rest of the solve after cg_start's reduction, up to its stop; block 0
  * holds the collective for the launch, where there are peers. Alone on the
- * node, standard: three grid barriers an iteration (p complete; (p, q); (r,
- * r)); pipelined: one (w complete, and gamma and delta's parts, which every
- * block sums after the product). */
+ * node, standard: two grid barriers an iteration ((p, q); (r, r); p made
+ * inside the product, fused); pipelined: one (w complete, and gamma and
+ * delta's parts, which every block sums after the product). */
 CG_DEVFN void cg_persistent_body(const cg_args_t *g, int b, cg_state_t *st, int64_t *block_limbs)
 {
     shardtab_coll_t c = shardtab_coll(&g->sig, 0, CG_COLL_VALUES);
@@ -819,11 +890,17 @@ CG_DEVFN void cg_persistent_body(const cg_args_t *g, int b, cg_state_t *st, int6
         cg_meet(g, st, b, &m, CG_MEET_OPEN, &c, 0, v);
     if (g->variant == CG_STANDARD) {
         while (!st->stop) {
-            cg_update_p(g, st, b);
-            cg_meet(g, st, b, &m, CG_MEET_BARRIER, &c, 0, v);
-            if (st->stop)
-                break;
-            cg_product(g, b, g->p_table, g->q, g->p, st->reductions, block_limbs);
+            if (g->fused) {
+                if (owner) /* no barrier: the product reads only this rank's r and p */
+                    cg_trace(g, st, CG_TRACE_BARRIER);
+                cg_product_fused(g, st, b, block_limbs);
+            } else {
+                cg_update_p(g, st, b);
+                cg_meet(g, st, b, &m, CG_MEET_BARRIER, &c, 0, v);
+                if (st->stop)
+                    break;
+                cg_product(g, b, g->p_table, g->q, g->p, st->reductions, block_limbs);
+            }
             if (owner)
                 cg_trace(g, st, CG_TRACE_PRODUCT);
             cg_meet(g, st, b, &m, CG_MEET_REDUCE, &c, 1, v);

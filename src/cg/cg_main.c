@@ -295,7 +295,7 @@ static int cmp_double(const void *a, const void *b)
 static shardtab_status_t time_floor(const cg_options_t *opts, const cg_solver_t *s, double *seconds,
                                     int64_t *bytes)
 {
-    const int64_t mine = cg_floor_bytes(opts->variant, s->rows, s->nnz);
+    const int64_t mine = cg_floor_bytes(opts->variant, s->args.fused, s->rows, s->nnz);
     const size_t half = (size_t)(mine / 2 / 16 * 16 + 16);
     void *src = NULL, *dst = NULL;
     double t[CG_FLOOR_ROUNDS];

@@ -35,6 +35,9 @@ static const char usage_text[] =
     "  --trace FILE          one iteration's phases, as CSV\n"
     "  --floor               also time device copies of the bytes an iteration must move\n"
     "                        (the memory's floor, cg_floor_bytes), beside the solve\n"
+    "  --blocks N            the grid: N blocks (default 0: as many as the device keeps\n"
+    "                        resident, persistent, or the rows need, stream; a persistent\n"
+    "                        grid larger than the resident one is refused)\n"
     "  --allow-shared-gpu    let ranks share a device\n"
     "  -h, --help            this text\n"
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage or a bad\n"
@@ -107,7 +110,8 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         OPT_JSON,
         OPT_TRACE,
         OPT_SHARED,
-        OPT_FLOOR
+        OPT_FLOOR,
+        OPT_BLOCKS
     };
     static const struct option longs[] = {
         {"poisson", required_argument, NULL, OPT_POISSON},
@@ -123,6 +127,7 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         {"trace", required_argument, NULL, OPT_TRACE},
         {"allow-shared-gpu", no_argument, NULL, OPT_SHARED},
         {"floor", no_argument, NULL, OPT_FLOOR},
+        {"blocks", required_argument, NULL, OPT_BLOCKS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -187,6 +192,10 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         case OPT_FLOOR:
             opts->floor = 1;
             break;
+        case OPT_BLOCKS:
+            rc = app_parse_long("--blocks", optarg, 0, CG_MAX_BLOCKS, &value, err, err_bytes);
+            opts->blocks = (int)value;
+            break;
         case 'h':
             return CG_PARSE_HELP;
         default:
@@ -239,6 +248,10 @@ int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, 
                  b->repro ? " --repro" : "", b->repeat);
         return 1;
     }
+    if (a->blocks != b->blocks) {
+        snprintf(text, bytes, "--blocks %d against --blocks %d", a->blocks, b->blocks);
+        return 1;
+    }
     if (a->cpu_check != b->cpu_check) {
         snprintf(text, bytes, "--cpu-check %s against --cpu-check %s", cpu_check_name(a->cpu_check),
                  cpu_check_name(b->cpu_check));
@@ -262,12 +275,13 @@ int cg_cpu_check_wanted(const cg_options_t *opts, int64_t nnz)
     return (double)nnz * (double)(opts->niter + 1) <= CG_CPU_CHECK_AUTO_WORK;
 }
 
-int64_t cg_floor_bytes(cg_variant_t variant, int64_t rows, int64_t nnz)
+int64_t cg_floor_bytes(cg_variant_t variant, int fused, int64_t rows, int64_t nnz)
 {
     /* standard: the product reads p and writes q (16 a row), x and r read
-     * x, p, q, r and write x, r (48), p reads r, p and writes p (24);
-     * pipelined: the product 16, the updates read z, q, s, w, p, r, x and
-     * write z, s, p, x, r, w (104) */
-    const int64_t per_row = variant == CG_PIPELINED ? 120 : 88;
+     * x, p, q, r and write x, r (48), p reads r, p and writes p (24); fused,
+     * the product reads r and the last p and writes q and p (32), x and r
+     * as before (48); pipelined: the product 16, the updates read z, q, s,
+     * w, p, r, x and write z, s, p, x, r, w (104) */
+    const int64_t per_row = variant == CG_PIPELINED ? 120 : fused ? 80 : 88;
     return 12 * nnz + 8 * (rows + 1) + per_row * rows;
 }

@@ -12,6 +12,7 @@
 
 #define CG_MAX_ITER 100000000
 #define CG_MAX_REPEAT 100
+#define CG_MAX_BLOCKS 1048576
 
 /* Whether rank 0 also solves the system with the CPU's plain CG. */
 typedef enum cg_cpu_check {
@@ -33,7 +34,8 @@ typedef struct cg_options {
     const char *json;  /* NULL: none */
     const char *trace; /* NULL: none */
     int allow_shared_gpu;
-    int floor; /* also time device copies of the bytes an iteration moves at least */
+    int floor;  /* also time device copies of the bytes an iteration moves at least */
+    int blocks; /* the grid's blocks; 0: the launch mode's own choice (cg_grid) */
 } cg_options_t;
 
 typedef enum cg_parse {
@@ -59,7 +61,8 @@ int cg_cpu_check_wanted(const cg_options_t *opts, int64_t nnz);
 /* The bytes one iteration of a rank's rows moves at least: the matrix once
  * (a 32-bit column and a value a nonzero, a row pointer a row) and the
  * vectors as the variant's kernels read and write them, each once, the
- * product's gathers of remote columns not counted. */
-int64_t cg_floor_bytes(cg_variant_t variant, int64_t rows, int64_t nnz);
+ * product's gathers of remote columns not counted; fused: the standard
+ * variant's direction made inside the product (cg.h). */
+int64_t cg_floor_bytes(cg_variant_t variant, int fused, int64_t rows, int64_t nnz);
 
 #endif /* CG_OPTIONS_H */

@@ -155,7 +155,7 @@ static shardtab_status_t choose_launch(cg_solver_t *s, const cg_options_t *opts,
     cg_args_t *g = &s->args;
     shardtab_status_t status = SHARDTAB_SUCCESS;
     char why[256] = "";
-    int rc = CG_NOT_RESIDENT;
+    int rc = CG_NOT_RESIDENT, most = 1;
 
     s->launch = opts->launch;
     if (s->nodes > 1) {
@@ -177,7 +177,7 @@ static shardtab_status_t choose_launch(cg_solver_t *s, const cg_options_t *opts,
                  ranks_on_device);
     }
     if (s->launch != CG_LAUNCH_STREAM)
-        rc = cg_grid(g, CG_LAUNCH_PERSISTENT, ranks_on_device, blocks, why, sizeof why);
+        rc = cg_grid(g, CG_LAUNCH_PERSISTENT, ranks_on_device, blocks, &most, why, sizeof why);
     if (rc == 0) {
         if (s->launch == CG_LAUNCH_AUTO)
             snprintf(s->launch_why, sizeof s->launch_why, "auto: the grid is resident");
@@ -192,9 +192,22 @@ static shardtab_status_t choose_launch(cg_solver_t *s, const cg_options_t *opts,
         status = kernel_check(rc, "sizing the persistent grid");
     }
     if (status == SHARDTAB_SUCCESS && s->launch == CG_LAUNCH_STREAM)
-        status =
-            kernel_check(cg_grid(g, CG_LAUNCH_STREAM, ranks_on_device, blocks, why, sizeof why),
-                         "sizing the stream grid");
+        status = kernel_check(
+            cg_grid(g, CG_LAUNCH_STREAM, ranks_on_device, blocks, &most, why, sizeof why),
+            "sizing the stream grid");
+    /* --blocks: another grid, where the launch can take it */
+    if (status != SHARDTAB_SUCCESS || opts->blocks == 0)
+        return status;
+    if (shardtab_backend() == SHARDTAB_BACKEND_HOST && opts->blocks > 1)
+        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                  "--blocks %d: the host backend runs a grid of one block",
+                                  opts->blocks);
+    if (opts->blocks > most)
+        return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                  "rank %d: --blocks %d: the persistent grid holds at most %d "
+                                  "blocks here, all resident at once",
+                                  s->rank, opts->blocks, most);
+    *blocks = opts->blocks;
     return status;
 }
 
@@ -284,6 +297,14 @@ shardtab_status_t cg_solver_create(cg_solver_t *s, const cg_options_t *opts, con
     if (status == SHARDTAB_SUCCESS &&
         (status = device_alloc(s, (size_t)blocks * 2 * 2 * 8, 0, &ptr)) == SHARDTAB_SUCCESS)
         g->partials = ptr;
+    /* alone in a persistent standard solve, p is made inside the product,
+     * into the other buffer of a pair */
+    g->fused = opts->variant == CG_STANDARD && s->launch == CG_LAUNCH_PERSISTENT &&
+               node_size == 1 && s->nodes == 1;
+    g->p_pair[0] = g->p;
+    if (status == SHARDTAB_SUCCESS && g->fused &&
+        (status = device_alloc(s, vec, 0, &ptr)) == SHARDTAB_SUCCESS)
+        g->p_pair[1] = ptr;
     status = app_agree(comm, status, "the agreement on the device's memory", 0);
     if (status != SHARDTAB_SUCCESS) {
         sparse_halo_free(&plan);
@@ -348,6 +369,8 @@ static shardtab_status_t reset(cg_solver_t *s, uint64_t trace_iter)
         status = to_device(g->r, s->b_host, vec);
     if (status == SHARDTAB_SUCCESS)
         status = to_device(g->p, g->variant == CG_PIPELINED ? s->b_host : zero, vec);
+    if (status == SHARDTAB_SUCCESS && g->fused)
+        status = to_device(g->p_pair[1], zero, vec);
     for (int k = 0; k < 2 && g->w[k] && status == SHARDTAB_SUCCESS; k++)
         status = to_device(g->w[k], zero, vec);
     if (status == SHARDTAB_SUCCESS)

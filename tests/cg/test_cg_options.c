@@ -61,6 +61,7 @@ static void expect_defaults(const cg_options_t *o)
     assert_null(o->trace);
     assert_int_equal(o->allow_shared_gpu, 0);
     assert_int_equal(o->floor, 0);
+    assert_int_equal(o->blocks, 0);
 }
 
 /* ---- defaults and every option -------------------------------------------------------- */
@@ -90,7 +91,8 @@ static void test_cg_options_every_option_is_parsed(void **state)
                     "--cpu-check", "no",
                     "--json",      "out.json",
                     "--trace",     "out.csv",
-                    "--floor",     "--allow-shared-gpu"};
+                    "--floor",     "--allow-shared-gpu",
+                    "--blocks",    "264"};
     (void)state;
     assert_int_equal(parse(ARGC(argv), argv), CG_PARSE_OK);
     assert_string_equal(err, "");
@@ -108,6 +110,7 @@ static void test_cg_options_every_option_is_parsed(void **state)
     assert_string_equal(opts.trace, "out.csv");
     assert_int_equal(opts.floor, 1);
     assert_int_equal(opts.allow_shared_gpu, 1);
+    assert_int_equal(opts.blocks, 264);
 }
 
 static void test_cg_options_matrix_keeps_the_default_poisson_aside(void **state)
@@ -183,8 +186,9 @@ static void test_cg_options_every_word_of_each_list_is_taken(void **state)
 
 static void test_cg_options_ranges_accept_both_limits(void **state)
 {
-    char *lo[] = {"cg", "-niter", "0", "--repeat", "1", "--tol", "0"};
-    char *hi[] = {"cg", "-niter", "100000000", "--repeat", "100", "--tol", "1e300"};
+    char *lo[] = {"cg", "-niter", "0", "--repeat", "1", "--tol", "0", "--blocks", "0"};
+    char *hi[] = {"cg",    "-niter", "100000000", "--repeat", "100",
+                  "--tol", "1e300",  "--blocks",  "1048576"};
     char *big[] = {"cg", "--poisson", "2d:46340"};
     char *big3[] = {"cg", "--poisson", "3d:1290"};
     (void)state;
@@ -192,10 +196,12 @@ static void test_cg_options_ranges_accept_both_limits(void **state)
     assert_int_equal(opts.niter, 0);
     assert_int_equal(opts.repeat, 1);
     assert_true(opts.tol == 0.0);
+    assert_int_equal(opts.blocks, 0);
     assert_int_equal(parse(ARGC(hi), hi), CG_PARSE_OK);
     assert_int_equal(opts.niter, CG_MAX_ITER);
     assert_int_equal(opts.repeat, CG_MAX_REPEAT);
     assert_true(opts.tol == 1e300);
+    assert_int_equal(opts.blocks, CG_MAX_BLOCKS);
     assert_int_equal(parse(ARGC(big), big), CG_PARSE_OK);
     assert_int_equal(opts.poisson.n, SPARSE_POISSON_2D_MAX);
     assert_int_equal(parse(ARGC(big3), big3), CG_PARSE_OK);
@@ -240,6 +246,7 @@ static void test_cg_options_usage_names_every_option(void **state)
         "--json FILE",
         "--trace FILE",
         "--floor",
+        "--blocks N",
         "--allow-shared-gpu",
         "-h, --help",
         "(default 2d:1024)",
@@ -329,6 +336,7 @@ static void test_cg_options_counts_out_of_range_or_not_integers_are_refused(void
     static const char *const niters[] = {"-1",  "100000001",           "1.5", "", " 5", "+5", "5x",
                                          "1e3", "99999999999999999999"};
     static const char *const repeats[] = {"0", "101", "-1", "two", ""};
+    static const char *const blocks[] = {"-1", "1048577", "1.5", "many", ""};
     (void)state;
     for (int i = 0; i < ARGC(niters); i++) {
         char want[128];
@@ -341,6 +349,12 @@ static void test_cg_options_counts_out_of_range_or_not_integers_are_refused(void
         snprintf(want, sizeof want, "invalid --repeat '%s': expected an integer from 1 to 100",
                  repeats[i]);
         expect_bad_value("--repeat", repeats[i], want);
+    }
+    for (int i = 0; i < ARGC(blocks); i++) {
+        char want[128];
+        snprintf(want, sizeof want, "invalid --blocks '%s': expected an integer from 0 to 1048576",
+                 blocks[i]);
+        expect_bad_value("--blocks", blocks[i], want);
     }
 }
 
@@ -527,6 +541,9 @@ static void test_cg_options_differ_names_each_field(void **state)
                   "--variant standard --launch auto --repeat 1 against --variant standard "
                   "--launch auto --repeat 3");
 
+    b = a;
+    b.blocks = 132;
+    expect_differ(&a, &b, "--blocks 0 against --blocks 132");
     b = a;
     b.cpu_check = CG_CPU_CHECK_NO;
     expect_differ(&a, &b, "--cpu-check auto against --cpu-check no");
