@@ -161,7 +161,8 @@ typedef struct cg_args {
 /* The grid for a launch mode on this device: stream launches cover the rows
  * (a few blocks a multiprocessor at most); a persistent one is what is
  * co-resident of this rank's share of the device (`share` ranks on it), at
- * most what the rows need. *most: the largest grid the launch mode can run
+ * most what the rows need, and two blocks a multiprocessor while the rows
+ * are few (cg.hip). *most: the largest grid the launch mode can run
  * (persistent: every block resident at once). 0, or a runtime code;
  * CG_NOT_RESIDENT with a reason in why (persistent launches only: no
  * cooperative launch, or no block fits). */

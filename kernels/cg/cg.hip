@@ -11,6 +11,9 @@
 #include "cg_body.h"
 
 #define CG_STREAM_BLOCKS_PER_SM 8 /* resident blocks of 256 a multiprocessor a phase fills */
+/* The persistent grid: every block resident, but not more than 2 a
+ * multiprocessor until its threads hold this many rows each. */
+#define CG_PERSISTENT_ROWS_PER_THREAD 8
 
 /* Each kernel in two instantiations: REPRO fixes args.repro, so that the
  * plain kernels carry neither the exact path's registers nor its shared
@@ -98,8 +101,19 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
     }
     if (cap < 1)
         cap = 1;
-    *blocks = (int)(wanted < 1 ? 1 : wanted < cap ? wanted : cap);
     *most = launch == CG_LAUNCH_PERSISTENT ? (int)cap : INT_MAX;
+    int64_t grid = wanted < 1 ? 1 : wanted < cap ? wanted : cap;
+    if (launch == CG_LAUNCH_PERSISTENT) {
+        /* every block sums every block's part at each meeting, and counts in
+         * at one word: while the rows are few, fewer blocks meet faster than
+         * they lose in work (measured on the H200, docs/performance.md) */
+        int64_t enough = args->a.rows / (CG_PERSISTENT_ROWS_PER_THREAD * CG_BLOCK);
+        if (enough < 2 * (int64_t)own)
+            enough = 2 * (int64_t)own;
+        if (grid > enough)
+            grid = enough;
+    }
+    *blocks = (int)grid;
     return 0;
 }
 
