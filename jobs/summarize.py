@@ -21,13 +21,15 @@ with the fewest ranks; efficiency is t_base / t for weak scaling (rows per rank
 fixed) and the speed-up divided by the growth in ranks for strong scaling (grid
 fixed). vs_1gpu is the run's own 1-GPU reference time over its time.
 
-cg: runs with the same variant, ranks and matrix are repeats: the table keeps
-the shortest time per iteration ("us_per_iteration", from the median of the
-run's --repeat solves) and shows the launch that ran. cg runs on one node, so
-its rows are keyed by ranks; speed-up is t_base / t per iteration against the
-run of the same variant with the fewest ranks, efficiency the speed-up divided
-by the growth in ranks for strong scaling (one matrix) and t_base / t for weak
-scaling (rows per rank fixed).
+cg: runs with the same variant, nodes, ranks and matrix are repeats: the table
+keeps the shortest time per iteration ("us_per_iteration", from the median of
+the run's --repeat solves) and shows the launch that ran. Its rows are keyed by
+nodes and ranks (a study runs several rank counts on one node, then full nodes;
+a file without "nodes", written before cg ran across nodes, counts as 1 node);
+speed-up is t_base / t per iteration against the run of the same variant with
+the fewest ranks, efficiency the speed-up divided by the growth in ranks for
+strong scaling (one matrix) and t_base / t for weak scaling (rows per rank
+fixed).
 
 With several programs among the files, the CSV of each goes to FILE with
 -multi_scal, -jacobi or -cg before its extension.
@@ -81,7 +83,8 @@ def load_run(path):
     if data["program"] == "jacobi":
         keys = ("ranks", "nodes", "nx", "ny")
     elif data["program"] == "cg":
-        keys = ("ranks", "rows", "nonzeros")
+        data.setdefault("nodes", 1)  # written before cg ran across nodes
+        keys = ("ranks", "nodes", "rows", "nonzeros")
     elif not data.get("results"):
         if data.get("bench"):
             return (
@@ -545,11 +548,12 @@ def summarize_jacobi(runs, args, csv_path, plot_path):
 
 
 def cg_group_runs(runs):
-    """Rows keyed by (variant, ranks, matrix, rows, nonzeros): the shortest verified time per iteration."""
+    """Rows keyed by (variant, nodes, ranks, matrix, rows, nonzeros): the shortest verified time per iteration."""
     rows = {}
     for path, data in runs:
         key = (
             str(data.get("variant", "-")),
+            data["nodes"],
             data["ranks"],
             str(data.get("matrix", "?")),
             data["rows"],
@@ -559,10 +563,11 @@ def cg_group_runs(runs):
             key,
             {
                 "variant": key[0],
-                "ranks": key[1],
-                "matrix": key[2],
-                "rows": key[3],
-                "nonzeros": key[4],
+                "nodes": key[1],
+                "ranks": key[2],
+                "matrix": key[3],
+                "rows": key[4],
+                "nonzeros": key[5],
                 "runs": 0,
                 "us_per_iteration": None,
                 "seconds": None,
@@ -599,7 +604,14 @@ def cg_group_runs(runs):
             if row["variant"] in CG_VARIANT_ORDER
             else 99
         )
-        return (rank, row["variant"], row["ranks"], row["rows"], row["matrix"])
+        return (
+            rank,
+            row["variant"],
+            row["ranks"],
+            row["nodes"],
+            row["rows"],
+            row["matrix"],
+        )
 
     return sorted(rows.values(), key=order)
 
@@ -628,17 +640,23 @@ def cg_add_scaling(rows, study):
 
 
 def cg_format_table(rows, study):
+    def nodes_text(count):
+        return f"{count} node" + ("s" if count > 1 else "")
+
     base = rows[0]
+    fewest, most = min(r["nodes"] for r in rows), max(r["nodes"] for r in rows)
+    span = nodes_text(most) if fewest == most else f"{fewest} to {most} nodes"
     lines = [
-        f"# cg {study} scaling, backend {base['backend']}: {len(rows)} configurations, one node",
+        f"# cg {study} scaling, backend {base['backend']}: {len(rows)} configurations, {span}",
         "# us/iter: the timed solve (median of a run's repeats) / its iterations, best of the runs; speedup:"
-        f" t_base / t against the fewest ranks of the variant ({base['ranks']}); eff: "
+        f" t_base / t against the fewest ranks of the variant ({base['ranks']} on {nodes_text(base['nodes'])});"
+        " eff: "
         + ("t_base / t" if study == "weak" else "speedup / growth in ranks")
         + "; launch: how the solve ran (persistent: one cooperative launch; stream: a launch a phase)",
     ]
     lines.append(
-        f"{'variant':>9} {'launch':>10} {'ranks':>6} {'matrix':>14} {'rows':>11} {'nonzeros':>12} {'rows/rank':>10}"
-        f" {'runs':>4} {'iters':>6} {'us/iter':>10} {'seconds':>10} {'speedup':>7} {'eff':>5}  status"
+        f"{'variant':>9} {'launch':>10} {'nodes':>6} {'ranks':>6} {'matrix':>14} {'rows':>11} {'nonzeros':>12}"
+        f" {'rows/rank':>10} {'runs':>4} {'iters':>6} {'us/iter':>10} {'seconds':>10} {'speedup':>7} {'eff':>5}  status"
     )
 
     def show(value, form):
@@ -646,8 +664,8 @@ def cg_format_table(rows, study):
 
     for row in rows:
         lines.append(
-            f"{row['variant']:>9} {row['launch']:>10} {row['ranks']:>6} {row['matrix']:>14} {row['rows']:>11}"
-            f" {row['nonzeros']:>12} {row['rows'] // row['ranks']:>10} {row['runs']:>4}"
+            f"{row['variant']:>9} {row['launch']:>10} {row['nodes']:>6} {row['ranks']:>6} {row['matrix']:>14}"
+            f" {row['rows']:>11} {row['nonzeros']:>12} {row['rows'] // row['ranks']:>10} {row['runs']:>4}"
             f" {show(row['iterations'], 'd'):>6} {show(row['us_per_iteration'], '.3f'):>10}"
             f" {show(row['seconds'], '.6f'):>10} {show(row['speedup'], '.2f'):>7}"
             f" {show(row['efficiency'], '.2f'):>5}  {'FAILED' if row['failed'] else 'ok'}"
@@ -663,6 +681,7 @@ def cg_write_csv(path, rows, study):
                 "study",
                 "variant",
                 "launch",
+                "nodes",
                 "ranks",
                 "matrix",
                 "rows",
@@ -687,6 +706,7 @@ def cg_write_csv(path, rows, study):
                     study,
                     row["variant"],
                     row["launch"],
+                    row["nodes"],
                     row["ranks"],
                     row["matrix"],
                     row["rows"],
@@ -733,13 +753,13 @@ def cg_write_plot(path, rows, study):
     time_axes.set(
         xscale="log",
         yscale="log",
-        xlabel="ranks (one node)",
+        xlabel="ranks",
         ylabel="us per iteration",
         title=f"cg {study} scaling",
     )
     eff_axes.set(
         xscale="log",
-        xlabel="ranks (one node)",
+        xlabel="ranks",
         ylabel="efficiency",
         ylim=(0, 1.2),
         title="vs the fewest ranks",

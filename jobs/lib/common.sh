@@ -217,7 +217,7 @@ jacobi_check_grid() {
     "a $nx x $ny jacobi grid on each of $gpus_per_node ranks" "use a smaller grid (every rank also solves the whole grid alone, as the reference)"
 }
 
-# cg_check_matrix POISSON MATRIX RANKS BINARY: a cg run of RANKS ranks on one node can
+# cg_check_matrix POISSON MATRIX RANKS BINARY: a cg run of RANKS ranks a node can
 # start on that matrix (the Poisson spec 2d:N|3d:N, or the MatrixMarket file MATRIX when it
 # is not empty): the spec within cg's 32-bit columns, the file readable with a size line,
 # and the host memory of the node holding what its ranks keep there. That is an estimate:
@@ -266,7 +266,7 @@ cg_check_matrix() {
   fi
   need=$((ranks * per_rank + 48 * cg_rows))
   job_binary_is_gpu "$binary" || need=$((need + 12 * cg_nonzeros + 128 * cg_rows))
-  job_check_memory "$need" "$what" "use a smaller matrix (SHARDTAB_CG_POISSON, SHARDTAB_CG_MATRIX) or fewer ranks (SHARDTAB_CG_RANK_COUNTS): every rank holds the whole matrix"
+  job_check_memory "$need" "$what" "use a smaller matrix (SHARDTAB_CG_POISSON, SHARDTAB_CG_MATRIX) or fewer ranks a node (SHARDTAB_CG_RANK_COUNTS on one node, SHARDTAB_GPUS_PER_NODE on more): every rank holds the whole matrix"
 }
 
 # job_launch NODES [RANKS_PER_NODE]: sets launch=(srun ...) for NODES x RANKS_PER_NODE ranks

@@ -8,11 +8,13 @@
 #              1 and 2 "nodes"), then jobs/summarize.py: one table per program, the
 #              study guessed, speed-up and efficiency against the fewest ranks, one
 #              CSV per program, FAILED rows and exit 1 for unverified runs; cg at 1
-#              and 2 ranks of one "node" (and its refusal of 2), a strong table keyed
-#              by ranks, the shortest time per iteration of repeats
-#   usage      submit-scaling.sh's dry run and argument errors (cg: strong on one node
-#              only), a batch script run outside Slurm, build.sh without Cray MPICH's
-#              GTL variables
+#              and 2 ranks of one "node" and 4 ranks on 2 "nodes" (stream launches,
+#              "on 2 nodes" in its header, its JSON's nodes checked), a strong table
+#              keyed by nodes and ranks, the shortest time per iteration of repeats,
+#              a file without "nodes" counted as 1 node
+#   usage      submit-scaling.sh's dry run and argument errors (cg: strong at any node
+#              counts, no weak study), a batch script run outside Slurm, build.sh
+#              without Cray MPICH's GTL variables
 # The batch jobs themselves run through a real Slurm: tests/slurm (ctest -L slurm).
 set -euo pipefail
 
@@ -124,41 +126,54 @@ PYTHON
     echo '{"program": "other"}' >none/other.json
     expect_command_refusal "a folder without results" "no multi_scal, jacobi or cg results among 1 JSON files" "${summarize[@]}" none
 
-    # cg: a strong study (one matrix) at 1 and 2 ranks of one "node", both variants, one
-    # configuration run twice; 4 ranks would span 2 "nodes", which cg refuses (exit 2)
+    # cg: a strong study (one matrix) at 1 and 2 ranks of one "node" and at 4 ranks on 2
+    # "nodes" (2 ranks a node: run_ranks), both variants, one configuration run twice
     mkdir -p cg
     cg_run() {   # RANKS VARIANT NAME: one verified cg run, 2d:40 (1600 rows), 30 iterations
+      local nodes=$((($1 + 1) / 2))
       run_ranks "$1" "$cg" --poisson 2d:40 -niter 30 --tol 0 --variant "$2" --repeat 3 --json "cg/$3.json" \
         >"cg/$3.txt" || fail "cg, $1 ranks, $2: $(cat "cg/$3.txt")"
-      "${check[@]}" "cg/$3.json" --ranks "$1" --nodes 1 --variant "$2" --iterations 30 --rows 1600 \
+      "${check[@]}" "cg/$3.json" --ranks "$1" --nodes "$nodes" --variant "$2" --iterations 30 --rows 1600 \
         --nonzeros $((5 * 1600 - 4 * 40)) --cpu-checked || fail "cg JSON, $1 ranks, $2"
+      grep -q '^# verify cg: OK (30 iterations as the CPU' "cg/$3.txt" || fail "no '# verify cg: OK' in cg/$3.txt"
+      local where=""
+      ((nodes == 1)) || where=" on $nodes nodes"
+      grep -q "^# cg: 1600 rows, 7840 nonzeros (Poisson), $1 ranks$where, backend host" "cg/$3.txt" ||
+        fail "cg/$3.txt: the header does not say '$1 ranks$where': $(head -n 1 "cg/$3.txt")"
     }
-    for ranks in 1 2; do
+    for ranks in 1 2 4; do
       for variant in standard pipelined; do
         cg_run "$ranks" "$variant" "cg-$ranks-$variant"
       done
     done
     cg_run 2 standard cg-2-standard-again
-    status=0
-    run_ranks 4 "$cg" --poisson 2d:40 -niter 30 --json cg-4.json >cg-4.txt 2>&1 || status=$?
-    if ((status != 2)) || ! grep -q "the 4 ranks span 2 nodes: cg reads the direction vector through one node's table" cg-4.txt ||
-       [[ -e cg-4.json ]]; then
-      fail "cg on 2 simulated nodes: status $status, expected 2 and the refusal, no JSON: $(tail -n 5 cg-4.txt)"
-    fi
+    # across nodes auto takes a launch a phase: the host moves the columns between launches
+    grep -q '^# cg: variant standard, launch stream (auto: 2 nodes),' cg/cg-4-standard.txt ||
+      fail "4 ranks on 2 nodes did not launch stream (auto: 2 nodes): $(sed -n 2p cg/cg-4-standard.txt)"
+    # check_result.py holds cg to the nodes its JSON names, and to stream launches across nodes
+    expect_command_refusal "check_result.py --nodes 1 on a 2-node cg run" "nodes is 2, expected 1" \
+      "${check[@]}" cg/cg-4-standard.json --ranks 4 --nodes 1
+    sed 's/"launch": "stream"/"launch": "persistent"/' cg/cg-4-standard.json >cg-4-persistent.json
+    expect_command_refusal "check_result.py on a persistent launch across 2 nodes" \
+      "launch is 'persistent' on 2 node\(s\), expected stream" "${check[@]}" cg-4-persistent.json --ranks 4 --nodes 2
     "${summarize[@]}" cg --csv cg.csv >cg.txt || fail "summarize.py cg: $(cat cg.txt)"
     cat cg.txt
-    grep -q '^# cg strong scaling, backend host: 4 configurations, one node$' cg.txt || fail "not a 4-row cg strong table"
+    grep -q '^# cg strong scaling, backend host: 6 configurations, 1 to 2 nodes$' cg.txt || fail "not a 6-row cg strong table"
     python3 - cg.csv cg <<'PYTHON' || fail "cg.csv"
 import csv, glob, json, os, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert [(r["variant"], r["ranks"], r["runs"]) for r in rows] == \
-    [("standard", "1", "1"), ("standard", "2", "2"), ("pipelined", "1", "1"), ("pipelined", "2", "1")], rows
+assert [(r["variant"], r["nodes"], r["ranks"], r["runs"]) for r in rows] == [
+    ("standard", "1", "1", "1"), ("standard", "1", "2", "2"), ("standard", "2", "4", "1"),
+    ("pipelined", "1", "1", "1"), ("pipelined", "1", "2", "1"), ("pipelined", "2", "4", "1")], rows
 runs = [json.load(open(path)) for path in glob.glob(os.path.join(sys.argv[2], "*.json"))]
 for row in rows:
     assert row["study"] == "strong" and row["verified"] == "true" and row["iterations"] == "30", row
-    assert row["launch"] == "persistent" and row["matrix"] == "2d:40" and row["rows"] == "1600", row
+    # one node: one persistent launch; across nodes: a launch a phase
+    assert row["launch"] == ("persistent" if row["nodes"] == "1" else "stream"), row
+    assert row["matrix"] == "2d:40" and row["rows"] == "1600", row
     assert row["rows_per_rank"] == str(1600 // int(row["ranks"])), row
-    mine = [r["us_per_iteration"] for r in runs if r["variant"] == row["variant"] and r["ranks"] == int(row["ranks"])]
+    mine = [r["us_per_iteration"] for r in runs
+            if (r["variant"], r["nodes"], r["ranks"]) == (row["variant"], int(row["nodes"]), int(row["ranks"]))]
     us = float(row["us_per_iteration"])
     # the shortest time per iteration of the configuration's runs
     assert len(mine) == int(row["runs"]) and abs(us - min(mine)) < 1e-6 * max(us, 1), (row, mine)
@@ -168,13 +183,21 @@ for row in rows:
     assert abs(efficiency - speedup / int(row["ranks"])) < 1e-3 * speedup, row
 print("cg.csv: ok")
 PYTHON
+    # a file without "nodes" (cg before it ran across nodes) counts as 1 node
+    mkdir -p old-cg
+    sed '/^  "nodes": /d' cg/cg-2-standard.json >old-cg/old.json
+    cp cg/cg-4-standard.json old-cg/
+    if grep -q '"nodes"' old-cg/old.json; then fail "old-cg/old.json still names its nodes"; fi
+    "${summarize[@]}" old-cg --csv old-cg.csv >old-cg.txt || fail "summarize.py old-cg: $(cat old-cg.txt)"
+    python3 -c 'import csv, sys; rows = [(r["nodes"], r["ranks"]) for r in csv.DictReader(open(sys.argv[1]))]
+assert rows == [("1", "2"), ("2", "4")], rows' old-cg.csv || fail "a cg file without nodes did not count as 1 node: $(cat old-cg.txt)"
     # an unverified cg run among verified repeats: its row FAILED, exit status 1
     mkdir -p bad-cg
     cp cg/cg-2-standard.json bad-cg/
     sed 's/"verified": true/"verified": false/' cg/cg-2-standard-again.json >bad-cg/cg-again.json
     status=0
     "${summarize[@]}" bad-cg --csv bad-cg.csv >bad-cg.txt 2>&1 || status=$?
-    if ((status != 1)) || ! grep -q ' 2 .*FAILED$' bad-cg.txt || ! grep -q 'bad-cg/cg-again.json' bad-cg.txt; then
+    if ((status != 1)) || ! grep -Eq '^ +standard +persistent +1 +2 .*FAILED$' bad-cg.txt || ! grep -q 'bad-cg/cg-again.json' bad-cg.txt; then
       fail "an unverified cg run was not flagged (status $status): $(cat bad-cg.txt)"
     fi
     python3 -c 'import csv, json, sys; row, = csv.DictReader(open(sys.argv[1])); good = json.load(open(sys.argv[2]))
@@ -194,18 +217,21 @@ assert row["verified"] == "false" and row["runs"] == "2" and abs(float(row["us_p
     expect_command_refusal "submit-scaling.sh medium" "expected weak or strong" "$frontier/submit-scaling.sh" -n jacobi medium 1
     expect_command_refusal "submit-scaling.sh 0 nodes" "not a positive integer" "$frontier/submit-scaling.sh" -n weak 0
     expect_command_refusal "submit-scaling.sh without nodes" "Usage:" "$frontier/submit-scaling.sh" -n jacobi weak
-    # cg: a strong study on one node, its sizes in the environment; no other node count, no weak study
-    "$frontier/submit-scaling.sh" -n -A T cg strong 1 >dry-cg.out || fail "dry run of cg: $(cat dry-cg.out)"
-    grep -qx "env SHARDTAB_CG_POISSON=2d:2048 SHARDTAB_CG_NITER=1000 sbatch -A T -N 1 $frontier/cg-strong-scaling.sbatch" \
-      dry-cg.out || fail "the dry run of cg strong does not show the expected sbatch line: $(cat dry-cg.out)"
+    # cg: a strong study, one job per node count, its sizes in the environment; no weak study
+    "$frontier/submit-scaling.sh" -n -A T cg strong 1 2 4 >dry-cg.out || fail "dry run of cg: $(cat dry-cg.out)"
+    for nodes in 1 2 4; do
+      grep -qx "env SHARDTAB_CG_POISSON=2d:2048 SHARDTAB_CG_NITER=1000 sbatch -A T -N $nodes $frontier/cg-strong-scaling.sbatch" \
+        dry-cg.out || fail "the dry run of cg strong 1 2 4 does not show the sbatch line of $nodes nodes: $(cat dry-cg.out)"
+    done
+    (($(grep -c '^env ' dry-cg.out) == 3)) || fail "the dry run of cg strong 1 2 4 does not show 3 submissions: $(cat dry-cg.out)"
     grep -q "python3 jobs/summarize.py results/cg-strong" dry-cg.out || fail "the dry run of cg names no summary folder"
     SHARDTAB_CG_MATRIX=m.mtx SHARDTAB_CG_NITER=50 "$frontier/submit-scaling.sh" -n cg strong 1 >dry-cg-file.out ||
       fail "dry run of cg with a file"
     grep -qx "env SHARDTAB_CG_MATRIX=m.mtx SHARDTAB_CG_NITER=50 sbatch -N 1 $frontier/cg-strong-scaling.sbatch" dry-cg-file.out ||
       fail "SHARDTAB_CG_MATRIX did not replace the Poisson matrix: $(cat dry-cg-file.out)"
-    expect_command_refusal "submit-scaling.sh cg strong 1 2" "cg runs on one node only \(no path between nodes yet\): node count '2', expected 1" \
-      "$frontier/submit-scaling.sh" -n cg strong 1 2
-    if grep -q '^env ' refusal.out; then fail "submit-scaling.sh cg strong 1 2 printed a submission before its refusal"; fi
+    expect_command_refusal "submit-scaling.sh cg strong 1 0" "node count '0' is not a positive integer" \
+      "$frontier/submit-scaling.sh" -n cg strong 1 0
+    if grep -q '^env ' refusal.out; then fail "submit-scaling.sh cg strong 1 0 printed a submission before its refusal"; fi
     expect_command_refusal "submit-scaling.sh cg weak" "cg has no weak study" "$frontier/submit-scaling.sh" -n cg weak 1
     expect_command_refusal "cg-strong-scaling.sbatch outside a job" "SLURM_JOB_ID: not inside a Slurm job" \
       env -u SLURM_JOB_ID bash "$frontier/cg-strong-scaling.sbatch"

@@ -1,8 +1,8 @@
 #!/bin/bash
-# two_hosts.sh - a real two-host MPI launch of multi_scal on one machine (network namespaces as hosts); checks one table per host.
+# two_hosts.sh - a real two-host MPI launch of multi_scal (and cg) on one machine (network namespaces as hosts); checks one table per host.
 #
 # Usage: two_hosts.sh --program MULTI_SCAL [--mpiexec MPIRUN] [--timeout S]
-#                     [--collectives STREAM_CHECK COMM_CHECK]
+#                     [--collectives STREAM_CHECK COMM_CHECK] [--cg CG]
 #
 # Builds, as root, three network namespaces joined by a bridge in the root
 # namespace: stmh-<pid>-a and -b are the hosts (10.213.X.2 and .3, names host-a
@@ -16,7 +16,10 @@
 #     of one node of its own (the table of a node holds its own ranks only);
 #   - local, ring and global verify; --check-peers passes on both nodes;
 #   - with --collectives, the communication layer's tests (tests/shardtab/comm) on the
-#     two hosts: each host's table and pads inside it, MPI between them.
+#     two hosts: each host's table and pads inside it, MPI between them;
+#   - with --cg, cg on the two hosts (the columns of the other host by MPI, the dot
+#     products all-reduced across them): "4 ranks on 2 nodes", stream launches, verified
+#     against the CPU's CG, and with --repro the fingerprint of the same run on one host.
 # Everything made is torn down on exit (trap). When namespaces are refused (no
 # CAP_NET_ADMIN, no ip/unshare, a container), it says why, runs the same checks
 # on one host split by SHARDTAB_RANKS_PER_NODE=2, and exits 77 (ctest: skipped)
@@ -26,7 +29,7 @@ set -euo pipefail
 readonly skip_code=77
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 program=""
-stream_check="" comm_check=""
+stream_check="" comm_check="" cg=""
 mpiexec=mpirun
 limit=60
 while (($#)); do
@@ -35,10 +38,12 @@ while (($#)); do
     --mpiexec) mpiexec=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
     --collectives) stream_check=$2 comm_check=$3; shift 3 ;;
+    --cg) cg=$2; shift 2 ;;
     *) echo "two_hosts.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
 [[ -x $program ]] || { echo "two_hosts.sh: --program '$program' is not an executable" >&2; exit 2; }
+[[ -z $cg || -x $cg ]] || { echo "two_hosts.sh: --cg '$cg' is not an executable" >&2; exit 2; }
 program=$(cd "$(dirname "$program")" && pwd)/$(basename "$program")
 mpiexec=$(command -v "$mpiexec") || { echo "two_hosts.sh: no mpiexec" >&2; exit 2; }
 
@@ -131,6 +136,44 @@ check_peers() {
   fi
 }
 
+# cg's run, the same on two hosts (or nodes) and on one: a matrix small enough for the CPU's
+# CG, --repro so that the two give the same bits
+cg_args=(--poisson 2d:37 --repro --cpu-check yes)
+
+# check_cg OUTPUT JSON: cg on 2 nodes of 2 ranks solved with stream launches and verified
+check_cg() {
+  local output=$1 json=$2 failures=0
+  fail() { echo "two_hosts.sh: FAIL: cg: $*" >&2; failures=$((failures + 1)); }
+  grep -Eq '^# cg: 1369 rows, 6697 nonzeros \(Poisson\), 4 ranks on 2 nodes, backend ' "$output" ||
+    fail "no '# cg: 1369 rows, 6697 nonzeros (Poisson), 4 ranks on 2 nodes' line"
+  grep -q '^# cg: variant standard, launch stream (auto: 2 nodes),' "$output" ||
+    fail "no 'launch stream (auto: 2 nodes)': across nodes the host moves the columns between launches"
+  grep -Eq '^# verify cg: OK \([0-9]+ iterations as the CPU' "$output" || fail "no '# verify cg: OK' against the CPU's CG"
+  if command -v python3 >/dev/null; then
+    python3 "$here/../jobs/check_result.py" "$json" --ranks 4 --nodes 2 --cpu-checked || fail "$json"
+  fi
+  ((failures == 0))
+}
+
+# check_cg_fingerprint TWO ONE: the --repro fingerprint of the run across nodes (output TWO)
+# is the one-node run's (output ONE), which said it ran on one node
+check_cg_fingerprint() {
+  local printed
+  if ! grep -Eq '^# cg: 1369 rows, 6697 nonzeros \(Poisson\), 4 ranks, backend ' "$2"; then
+    echo "two_hosts.sh: FAIL: cg on one node: no '# cg: ... 4 ranks, backend' line" >&2
+    return 1
+  fi
+  printed=$(grep -E '^# cg fingerprint: x [0-9a-f]{16}, residual history [0-9a-f]{16}$' "$1") || {
+    echo "two_hosts.sh: FAIL: cg across nodes printed no fingerprint" >&2
+    return 1
+  }
+  if ! grep -qxF "$printed" "$2"; then
+    echo "two_hosts.sh: FAIL: cg --repro across nodes ($printed) differs from one node" \
+         "($(grep '^# cg fingerprint' "$2"))" >&2
+    return 1
+  fi
+}
+
 # ---- fallback: one host, split in two by the library's simulation ----------------------------
 simulate() {
   local reason=$1
@@ -143,13 +186,22 @@ simulate() {
   if timeout "$limit" "${run[@]}" "$program" -n 4096 >"$work/sim.out" 2>&1 &&
      check_run "$work/sim.out" node &&
      timeout "$limit" "${run[@]}" "$program" --check-peers >"$work/sim-peers.out" 2>&1 &&
-     check_peers "$work/sim-peers.out"; then
+     check_peers "$work/sim-peers.out" &&
+     { [[ -z $cg ]] || simulate_cg "${run[@]}"; }; then
     echo "two_hosts.sh: simulation passed; the real two-host launch was skipped"
     exit "$skip_code"
   fi
   cat "$work"/sim*.out
   echo "two_hosts.sh: FAIL: the simulation failed too" >&2
   exit 1
+}
+
+# simulate_cg LAUNCH...: cg on 2 simulated nodes of 2 ranks, then on 1 of 4, the checks above
+simulate_cg() {
+  timeout "$limit" "$@" "$cg" "${cg_args[@]}" --json "$work/sim-cg.json" >"$work/sim-cg.out" 2>&1 &&
+    check_cg "$work/sim-cg.out" "$work/sim-cg.json" &&
+    SHARDTAB_RANKS_PER_NODE=4 timeout "$limit" "$@" "$cg" "${cg_args[@]}" >"$work/sim-cg-one.out" 2>&1 &&
+    check_cg_fingerprint "$work/sim-cg.out" "$work/sim-cg-one.out"
 }
 
 # step DESCRIPTION COMMAND...: runs COMMAND; on failure, falls back with the reason
@@ -239,5 +291,20 @@ if [[ -n $stream_check ]]; then
   grep -q '^# comm_check: 4 ranks, 2 node ranks' "$work/comm.out" ||
     { echo "two_hosts.sh: FAIL: comm_check did not see a table of 2 ranks per host" >&2; exit 1; }
   said="$said, every collective verified"
+fi
+if [[ -n $cg ]]; then
+  status=0
+  "${launch[@]}" "$cg" "${cg_args[@]}" --json "$work/cg.json" >"$work/cg.out" 2>&1 || status=$?
+  cat "$work/cg.out"
+  ((status == 0)) || { echo "two_hosts.sh: FAIL: cg on two hosts exited $status (124: no end within ${limit}s)" >&2; exit 1; }
+  check_cg "$work/cg.out" "$work/cg.json" || exit 1
+  # the same run on one host (this one, outside the namespaces): one node, the same bits
+  mpi_launch_flags "$mpiexec"
+  status=0
+  timeout "$limit" "$mpiexec" "${launch_flags[@]+"${launch_flags[@]}"}" -np 4 "$cg" "${cg_args[@]}" \
+    >"$work/cg-one.out" 2>&1 || status=$?
+  ((status == 0)) || { cat "$work/cg-one.out"; echo "two_hosts.sh: FAIL: cg on one host exited $status" >&2; exit 1; }
+  check_cg_fingerprint "$work/cg.out" "$work/cg-one.out" || exit 1
+  said="$said, cg verified across the hosts with one host's --repro fingerprint"
 fi
 echo "two_hosts.sh: OK: 2 hosts x 2 ranks, one table per host, $said"

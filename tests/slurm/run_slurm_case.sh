@@ -15,16 +15,20 @@
 #                           JSON per run; a failing variant does not stop the next one
 #   jacobi-weak,            submit-scaling.sh jacobi weak|strong 1 2: every variant verified
 #   jacobi-strong           at 1 and 2 nodes, the edges between nodes through MPI; the summary
-#   cg-strong               submit-scaling.sh cg strong 1: cg-strong-scaling.sbatch at 1, 2 and
-#                           4 ranks of one node, both variants, each verified against the CPU's
-#                           CG, SHARDTAB_ARGS passed (--repro: the same bits at every rank
-#                           count); the summary; a MatrixMarket file through SHARDTAB_CG_MATRIX
-#   cg-refusals             the job with -N 2 refused before any srun, with its message; rank
-#                           counts, variants, matrices, tolerance, memory and a missing binary
-#                           refused before anything starts; a run cg refuses fails the job,
-#                           naming it, and the next run still runs
-#   cg-two-nodes            cg itself across the two nodes (srun -N 2 -n 2) exits 2: "the 2
-#                           ranks span 2 nodes"; the same 2 ranks on one node solve
+#   cg-strong               submit-scaling.sh cg strong 1 2: cg-strong-scaling.sbatch at 1, 2
+#                           and 4 ranks of one node and at 8 ranks on 2 nodes (stream
+#                           launches), both variants, each verified against the CPU's CG,
+#                           SHARDTAB_ARGS passed (--repro: the same fingerprint at every rank
+#                           and node count); the summary keyed by nodes and ranks; a
+#                           MatrixMarket file through SHARDTAB_CG_MATRIX, at 1 and 2 nodes
+#                           inside one allocation (SHARDTAB_NODE_COUNTS)
+#   cg-refusals             rank counts, node counts, --launch persistent across nodes,
+#                           variants, matrices, tolerance, memory and a missing binary refused
+#                           before anything starts; a run cg refuses fails the job, naming
+#                           it, and the next run still runs
+#   cg-two-nodes            cg itself across the two nodes (srun -N 2, a rank each) verifies,
+#                           "on 2 nodes"; 2 ranks on each node with --repro give the fingerprint
+#                           of 2 ranks on one node; --launch persistent across them exits 2
 #   run-local               jobs/local/run-local.sh inside an allocation (mpirun under Slurm)
 #   modules                 a site's module list loaded for real inside the job; a missing
 #                           module stops the job with a message
@@ -157,23 +161,23 @@ job_ids() {
 }
 
 # check_summary FOLDER PROGRAM STUDY ROWS: summarize.py's table names the study, its CSV has
-# ROWS rows ("variant-or-kernel:nodes:runs" each; cg's, on one node: "variant:ranks:runs"),
-# all verified, efficiency 1 at the base;
+# ROWS rows ("variant-or-kernel:nodes:runs" each; cg's, several rank counts on one node:
+# "variant:nodes:ranks:runs"), all verified, efficiency 1 at the fewest ranks;
 # an unverified copy of one result then gives a FAILED row and exit status 1
 check_summary() {
   local folder=$1 program=$2 study=$3 rows=$4 status=0
   "${summarize[@]}" "$folder" --csv summary.csv --plot summary.png >summary.txt || fail "summarize.py $folder: $(cat summary.txt)"
   cat summary.txt
   grep -q "^# $program $study scaling" summary.txt || fail "the summary does not call this a $program $study study"
-  python3 - summary.csv "$study" "$rows" <<'PYTHON' || fail "summary.csv"
+  python3 - summary.csv "$study" "$rows" "$program" <<'PYTHON' || fail "summary.csv"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 key = "variant" if "variant" in rows[0] else "kernel"
-count = "nodes" if "nodes" in rows[0] else "ranks"
-got = " ".join(f"{r[key]}:{r[count]}:{r['runs']}" for r in rows)
+fields = [key, "nodes", "ranks", "runs"] if sys.argv[4] == "cg" else [key, "nodes", "runs"]
+got = " ".join(":".join(r[field] for field in fields) for r in rows)
 assert got == sys.argv[3], f"rows {got}, expected {sys.argv[3]}"
 assert all(r["study"] == sys.argv[2] and r["verified"] == "true" for r in rows), rows
-base = [r for r in rows if r[count] == rows[0][count]]
+base = [r for r in rows if r["ranks"] == rows[0]["ranks"]]
 column = "efficiency" if key == "variant" else "local_efficiency"
 assert all(float(r[column]) == 1.0 for r in base if r[column]), base
 print("summary.csv: ok,", len(rows), "rows:", got)
@@ -298,48 +302,68 @@ case $case_name in
     ;;
 
   cg-strong)
-    # one node of 4 ranks x 2 CPUs: the rank counts 1 2 4 by default; CG converges on no
-    # 2d:48 within 40 iterations, so --tol 0 makes 40 comparable ones (past convergence the
-    # pipelined variant may break down on rounding); SHARDTAB_ARGS reaches every run
+    # nodes of 4 ranks x 2 CPUs: at 1 node the rank counts 1 2 4 by default, at 2 nodes 8
+    # ranks; CG converges on no 2d:48 within 40 iterations, so --tol 0 makes 40 comparable
+    # ones (past convergence the pipelined variant may break down on rounding);
+    # SHARDTAB_ARGS reaches every run
     [[ -x $cg ]] || fail "--cg is needed"
     export SHARDTAB_GPUS_PER_NODE=4 SHARDTAB_CPUS_PER_TASK=2 SHARDTAB_CG_POISSON=2d:48 SHARDTAB_CG_NITER=40
     export SHARDTAB_CG_REPEAT=2 SHARDTAB_ARGS="--repro"
-    SBATCH_WAIT=1 "$frontier/submit-scaling.sh" cg strong 1 >submit-scaling.out 2>&1 ||
-      fail "submit-scaling.sh cg strong 1: $(cat submit-scaling.out)"
+    SBATCH_WAIT=1 "$frontier/submit-scaling.sh" cg strong 1 2 >submit-scaling.out 2>&1 ||
+      fail "submit-scaling.sh cg strong 1 2: $(cat submit-scaling.out)"
     cat submit-scaling.out
     grep -q "python3 jobs/summarize.py results/cg-strong" submit-scaling.out || fail "submit-scaling.sh named no summary folder"
-    job_id=$(job_ids submit-scaling.out)
-    [[ $job_id =~ ^[0-9]+$ ]] || fail "expected 1 submission, got: $job_id"
-    job_out=$work/cg-strong-$job_id.out
-    [[ -f $job_out ]] || fail "no $job_out (-o %x-%j.out)"
-    dir=results/cg-strong/job-$job_id
-    (($(find "$dir" -name '*.json' | wc -l) == 6)) || fail "expected 6 results in $dir: $(ls "$dir")"
-    for ranks in 1 2 4; do
+    mapfile -t jobs < <(job_ids submit-scaling.out)
+    ((${#jobs[@]} == 2)) || fail "expected 2 submissions, got: ${jobs[*]}"
+    # nodes:ranks of each run, the job that ran it (the 1-node job, then the 2-node one)
+    for run in 1:1:"${jobs[0]}" 1:2:"${jobs[0]}" 1:4:"${jobs[0]}" 2:8:"${jobs[1]}"; do
+      IFS=: read -r nodes ranks job_id <<<"$run"
+      job_out=$work/cg-strong-$job_id.out
+      [[ -f $job_out ]] || fail "no $job_out (-o %x-%j.out)"
+      dir=results/cg-strong/job-$job_id
+      where="1 node" on=""
+      ((nodes == 1)) || where="$nodes nodes" on=" on $nodes nodes"
       for variant in standard pipelined; do
-        stem=$dir/ranks-000$ranks-$variant
-        "${check[@]}" "$stem.json" --ranks "$ranks" --nodes 1 --variant "$variant" --iterations 40 --rows 2304 \
+        stem=$dir/nodes-000$nodes-ranks-000$ranks-$variant
+        "${check[@]}" "$stem.json" --ranks "$ranks" --nodes "$nodes" --variant "$variant" --iterations 40 --rows 2304 \
           --nonzeros 11328 --cpu-checked || fail "$stem.json"
         grep -q '^# verify cg: OK (40 iterations as the CPU' "$stem.txt" || fail "no '# verify cg: OK' in $stem.txt"
+        grep -q "^# cg: 2304 rows, 11328 nonzeros (Poisson), $ranks ranks$on, backend host" "$stem.txt" ||
+          fail "$stem.txt: the header does not say '$ranks ranks$on': $(head -n 1 "$stem.txt")"
         python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 assert (d["slurm_job_id"], d["repro"], d["repeat"], d["tol"], d["matrix"]) == (sys.argv[2], True, 2, 0, "2d:48"), d' \
           "$stem.json" "$job_id" || fail "$stem.json is not job $job_id's run of 2d:48 with --repro, --repeat 2, --tol 0"
-        grep -qxF "# strong: 1 node, $ranks ranks, 2d:48 Poisson (about $((2304 / ranks)) rows per rank), $variant: srun -N1 -n$ranks --ntasks-per-node=$ranks -c2 --gpus-per-task=1 --gpu-bind=closest" \
-          "$dir/job.txt" || fail "the launch of $ranks ranks, $variant, is not srun -N1 -n$ranks --ntasks-per-node=$ranks -c2 ..."
+        per_node=$((ranks / nodes))
+        grep -qxF "# strong: $where, $ranks ranks, 2d:48 Poisson (about $((2304 / ranks)) rows per rank), $variant: srun -N$nodes -n$ranks --ntasks-per-node=$per_node -c2 --gpus-per-task=1 --gpu-bind=closest" \
+          "$dir/job.txt" || fail "the launch of $ranks ranks on $where, $variant, is not srun -N$nodes -n$ranks --ntasks-per-node=$per_node -c2 ..."
       done
     done
-    # --repro: every rank count of a variant gives the same x and residual history, bit for bit
-    python3 - "$dir" <<'PYTHON' || fail "the --repro runs differ between rank counts"
+    (($(find "results/cg-strong/job-${jobs[0]}" -name '*.json' | wc -l) == 6)) || fail "expected 6 results of the 1-node job"
+    (($(find "results/cg-strong/job-${jobs[1]}" -name '*.json' | wc -l) == 2)) || fail "expected 2 results of the 2-node job"
+    # across nodes auto takes a launch a phase: between launches the host moves the columns
+    grep -q '^# cg: variant pipelined, launch stream (auto: 2 nodes),' \
+      "results/cg-strong/job-${jobs[1]}/nodes-0002-ranks-0008-pipelined.txt" || fail "8 ranks on 2 nodes did not launch stream (auto: 2 nodes)"
+    # --repro: every rank and node count of a variant gives the same x and residual history,
+    # bit for bit: one fingerprint line a variant, the same in the JSON
+    python3 - results/cg-strong <<'PYTHON' || fail "the --repro runs differ between rank or node counts"
 import glob, json, os, sys
 for variant in ("standard", "pipelined"):
-    prints = {(d["x_fingerprint"], d["history_fingerprint"]) for d in
-              (json.load(open(p)) for p in glob.glob(os.path.join(sys.argv[1], f"ranks-*-{variant}.json")))}
-    assert len(prints) == 1, (variant, prints)
-print("--repro: one x and one residual history a variant at 1, 2 and 4 ranks")
+    stems = [p[:-5] for p in glob.glob(os.path.join(sys.argv[1], "job-*", f"nodes-*-ranks-*-{variant}.json"))]
+    runs = [json.load(open(stem + ".json")) for stem in stems]
+    assert sorted((d["nodes"], d["ranks"]) for d in runs) == [(1, 1), (1, 2), (1, 4), (2, 8)], runs
+    lines = {line for stem in stems for line in open(stem + ".txt") if line.startswith("# cg fingerprint: ")}
+    prints = {(d["x_fingerprint"], d["history_fingerprint"]) for d in runs}
+    assert len(lines) == 1 and len(prints) == 1, (variant, lines, prints)
+    x, history = prints.pop()
+    assert lines.pop() == f"# cg fingerprint: x {x}, residual history {history}\n", (variant, lines)
+    print(f"--repro, {variant}: one fingerprint at 1, 2 and 4 ranks of 1 node and 8 ranks on 2 nodes: {x} {history}")
 PYTHON
-    grep -q '^matrix *2d:48 Poisson: 2304 rows, 11328 nonzeros$' "$dir/job.txt" || fail "job.txt does not describe the matrix"
+    grep -q '^matrix *2d:48 Poisson: 2304 rows, 11328 nonzeros$' "results/cg-strong/job-${jobs[0]}/job.txt" ||
+      fail "job.txt does not describe the matrix"
     check_summary results/cg-strong cg strong \
-      "standard:1:1 standard:2:1 standard:4:1 pipelined:1:1 pipelined:2:1 pipelined:4:1"
-    # a MatrixMarket file instead (a symmetric tridiagonal 2, -1 of 300 rows), one variant
+      "standard:1:1:1 standard:1:2:1 standard:1:4:1 standard:2:8:1 pipelined:1:1:1 pipelined:1:2:1 pipelined:1:4:1 pipelined:2:8:1"
+    # a MatrixMarket file instead (a symmetric tridiagonal 2, -1 of 300 rows), one variant, 1
+    # and 2 nodes inside one 2-node allocation
     python3 - laplace.mtx <<'PYTHON'
 import sys
 n = 300
@@ -351,11 +375,14 @@ with open(sys.argv[1], "w") as f:
 PYTHON
     (
       unset SHARDTAB_CG_POISSON SHARDTAB_ARGS
-      SHARDTAB_CG_MATRIX=$work/laplace.mtx SHARDTAB_CG_RANK_COUNTS="1 2" SHARDTAB_CG_VARIANTS=standard \
-        expect_success "cg-strong-scaling.sbatch on a MatrixMarket file" "$frontier/cg-strong-scaling.sbatch"
-      for ranks in 1 2; do
-        file=results/cg-strong/job-$job_id/ranks-000$ranks-standard.json
-        "${check[@]}" "$file" --ranks "$ranks" --nodes 1 --variant standard --iterations 40 --rows 300 \
+      SHARDTAB_CG_MATRIX=$work/laplace.mtx SHARDTAB_NODE_COUNTS="1 2" SHARDTAB_CG_RANK_COUNTS="1 2" \
+        SHARDTAB_CG_VARIANTS=standard expect_success "cg-strong-scaling.sbatch -N 2 on a MatrixMarket file, node counts 1 2" \
+        -N 2 "$frontier/cg-strong-scaling.sbatch"
+      (($(find "results/cg-strong/job-$job_id" -name '*.json' | wc -l) == 3)) || fail "expected 3 results of job $job_id"
+      for run in 1:1 1:2 2:8; do
+        IFS=: read -r nodes ranks <<<"$run"
+        file=results/cg-strong/job-$job_id/nodes-000$nodes-ranks-000$ranks-standard.json
+        "${check[@]}" "$file" --ranks "$ranks" --nodes "$nodes" --variant standard --iterations 40 --rows 300 \
           --nonzeros 898 --cpu-checked || fail "$file"
         python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["matrix"] == sys.argv[2]' "$file" \
           "$work/laplace.mtx" || fail "$file does not name the matrix file"
@@ -366,13 +393,15 @@ PYTHON
   cg-refusals)
     [[ -x $cg ]] || fail "--cg is needed"
     export SHARDTAB_CG_POISSON=2d:32 SHARDTAB_CG_NITER=10 SHARDTAB_CG_REPEAT=1
-    # more than one node: refused before any srun, with the reason, nothing written
-    expect_refusal "cg-strong-scaling.sbatch with -N 2" \
-      "cg-strong-scaling.sbatch: this job has 2 nodes, and cg runs on one node only: it reads the direction vector through one node's table and has no path between nodes yet: submit it with -N 1" \
+    # settings, refused before anything starts: nothing written, no run begun
+    SHARDTAB_ARGS="--repro --launch persistent" expect_refusal "--launch persistent in a 2-node job" \
+      "cg-strong-scaling.sbatch: SHARDTAB_ARGS asks for --launch persistent, which cg refuses on 2 nodes \(between nodes the host moves the columns and sums the dot products between launches\): drop it from SHARDTAB_ARGS" \
       -N 2 "$frontier/cg-strong-scaling.sbatch"
     [[ ! -d results/cg-strong/job-$job_id ]] || fail "the refused job made results/cg-strong/job-$job_id"
     if grep -Eq '^(job |# strong:|# cg)' "$job_out"; then fail "the refused job went on: $(cat "$job_out")"; fi
-    # settings, refused before anything starts
+    SHARDTAB_NODE_COUNTS="1 3" expect_refusal "node counts 1 3 in a 2-node job" \
+      "cg-strong-scaling.sbatch: node count '3' is not within the allocation's 2" -N 2 "$frontier/cg-strong-scaling.sbatch"
+    [[ ! -d results/cg-strong/job-$job_id ]] || fail "the refused job made results/cg-strong/job-$job_id"
     SHARDTAB_CG_RANK_COUNTS="1 4" expect_refusal "4 ranks on a node of 2 GPUs" \
       "rank count '4' \(SHARDTAB_CG_RANK_COUNTS\) is not 1 to the node's 2 GPUs, one rank a GPU" "$frontier/cg-strong-scaling.sbatch"
     SHARDTAB_CG_VARIANTS="standard fast" expect_refusal "an unknown variant" \
@@ -392,28 +421,49 @@ PYTHON
       "$frontier/cg-strong-scaling.sbatch"
     CG=/nonexistent/cg expect_refusal "a missing binary" \
       "/nonexistent/cg is not an executable: run jobs/frontier/build.sh, or set CG" "$frontier/cg-strong-scaling.sbatch"
-    # a matrix the job cannot judge and cg refuses (a diagonal entry <= 0): each run fails,
-    # the job names them all and exits non-zero, having run the next one too
+    # a matrix the job cannot judge and cg refuses (a diagonal entry <= 0): each run fails, on
+    # 1 node and on 2, the job names them all and exits non-zero, having run the next one too
     printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1\n2 2 -1\n3 3 1\n' >indefinite.mtx
     SHARDTAB_CG_POISSON="" SHARDTAB_CG_MATRIX=$work/indefinite.mtx SHARDTAB_CG_VARIANTS="standard pipelined" \
-      SHARDTAB_CG_RANK_COUNTS="1 2" expect_refusal "a matrix cg refuses" \
-      "failed: 1 ranks standard 1 ranks pipelined 2 ranks standard 2 ranks pipelined \(see " "$frontier/cg-strong-scaling.sbatch"
-    (($(grep -c "^cg: error: .*indefinite.mtx" "$job_out") == 4)) || fail "cg did not refuse the matrix in each of the 4 runs"
+      SHARDTAB_NODE_COUNTS="1 2" SHARDTAB_CG_RANK_COUNTS="1 2" expect_refusal "a matrix cg refuses" \
+      "failed: standard at 1 ranks on 1 node, pipelined at 1 ranks on 1 node, standard at 2 ranks on 1 node, pipelined at 2 ranks on 1 node, standard at 4 ranks on 2 nodes, pipelined at 4 ranks on 2 nodes \(see " \
+      -N 2 "$frontier/cg-strong-scaling.sbatch"
+    (($(grep -c "^cg: error: .*indefinite.mtx" "$job_out") == 6)) || fail "cg did not refuse the matrix in each of the 6 runs"
     ;;
 
   cg-two-nodes)
-    # cg itself across the two nodes: it refuses with exit 2, naming the nodes (its table is one
-    # node's); the same 2 ranks on one node of that allocation solve
+    # cg itself across the two nodes: the columns another node owns come by MPI, the dot
+    # products by an all-reduce across nodes; it solves as on one node
     [[ -x $cg ]] || fail "--cg is needed"
-    expect_refusal "cg on 2 Slurm nodes, a rank each" "^# srun: cg exited 2$" -N 2 -J cg-two-nodes -o "%x-%j.out" \
-      --wrap "srun -N 2 -n 2 --ntasks-per-node=1 '$cg' --poisson 2d:32 -niter 10 --json '$work/two.json'; status=\$?; echo \"# srun: cg exited \$status\"; exit \$status"
-    grep -q "^cg: error: .*the 2 ranks span 2 nodes: cg reads the direction vector through one node's table, and has no path between nodes yet: run it on one node$" \
-      "$job_out" || fail "cg did not say that its 2 ranks span 2 nodes: $(cat "$job_out")"
-    [[ ! -e two.json ]] || fail "cg on 2 nodes wrote its JSON"
-    expect_success "cg on one node of a 2-node allocation, 2 ranks" -N 2 -J cg-one-node -o "%x-%j.out" \
-      --wrap "srun -N 1 -n 2 '$cg' --poisson 2d:32 -niter 10 --json '$work/one.json'"
-    "${check[@]}" one.json --ranks 2 --nodes 1 --iterations 10 --rows 1024 --cpu-checked || fail "one.json"
-    grep -q '^# verify cg: OK' "$job_out" || fail "no '# verify cg: OK' from 2 ranks on one node"
+    expect_success "cg on 2 Slurm nodes, a rank each" -N 2 -J cg-two-nodes -o "%x-%j.out" \
+      --wrap "srun -N 2 -n 2 --ntasks-per-node=1 '$cg' --poisson 2d:32 -niter 10 --json '$work/two.json'"
+    "${check[@]}" two.json --ranks 2 --nodes 2 --iterations 10 --rows 1024 --cpu-checked || fail "two.json"
+    grep -q '^# cg: 1024 rows, 4992 nonzeros (Poisson), 2 ranks on 2 nodes, backend host' "$job_out" ||
+      fail "cg's header does not say '2 ranks on 2 nodes'"
+    grep -q '^# cg: variant standard, launch stream (auto: 2 nodes),' "$job_out" || fail "cg on 2 nodes did not launch stream (auto: 2 nodes)"
+    grep -q '^# verify cg: OK (10 iterations as the CPU' "$job_out" || fail "no '# verify cg: OK' from 2 ranks on 2 nodes"
+    # --repro: 2 ranks on each node, then 2 ranks on one node of that allocation: the same bits
+    expect_success "cg --repro on 2 nodes x 2 ranks, then on 1 node x 2 ranks" -N 2 -J cg-repro -o "%x-%j.out" \
+      --wrap "srun -N 2 -n 4 --ntasks-per-node=2 '$cg' --poisson 2d:32 -niter 10 --variant pipelined --repro --json '$work/four.json' >'$work/four.txt' &&
+              srun -N 1 -n 2 '$cg' --poisson 2d:32 -niter 10 --variant pipelined --repro --json '$work/one.json' >'$work/one.txt'"
+    "${check[@]}" four.json --ranks 4 --nodes 2 --variant pipelined --iterations 10 --rows 1024 --cpu-checked || fail "four.json"
+    "${check[@]}" one.json --ranks 2 --nodes 1 --variant pipelined --iterations 10 --rows 1024 --cpu-checked || fail "one.json"
+    grep -q '^# cg: 1024 rows, 4992 nonzeros (Poisson), 4 ranks on 2 nodes, backend host' four.txt ||
+      fail "cg's header does not say '4 ranks on 2 nodes': $(head -n 1 four.txt)"
+    for run in four one; do
+      grep -q '^# verify cg: OK (10 iterations as the CPU' "$run.txt" || fail "no '# verify cg: OK' in $run.txt"
+    done
+    printed=$(grep '^# cg fingerprint: x [0-9a-f]\{16\}, residual history [0-9a-f]\{16\}$' four.txt) ||
+      fail "no fingerprint line in four.txt"
+    grep -qxF "$printed" one.txt ||
+      fail "--repro on 2 nodes ($printed) differs from 1 node ($(grep '^# cg fingerprint' one.txt))"
+    echo "ok: --repro, 4 ranks on 2 nodes and 2 ranks on 1 node: $printed"
+    # one persistent launch cannot span nodes: cg refuses it (exit 2), saying what to use
+    expect_refusal "cg --launch persistent on 2 Slurm nodes" "^# srun: cg exited 2$" -N 2 -J cg-persistent -o "%x-%j.out" \
+      --wrap "srun -N 2 -n 2 --ntasks-per-node=1 '$cg' --poisson 2d:32 -niter 10 --launch persistent --json '$work/persistent.json'; status=\$?; echo \"# srun: cg exited \$status\"; exit \$status"
+    grep -q "^cg: error: .*--launch persistent: the 2 ranks span 2 nodes: between nodes the host moves the columns and sums the dot products between launches (use --launch stream or auto)$" \
+      "$job_out" || fail "cg did not refuse --launch persistent across its 2 nodes: $(cat "$job_out")"
+    [[ ! -e persistent.json ]] || fail "cg refused --launch persistent and wrote its JSON"
     ;;
 
   run-local)
