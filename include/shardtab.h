@@ -301,7 +301,10 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *table);
  * differs, or whose own checks failed, stops the node: the failing rank
  * returns its error at once, the others learn it from shardtab_signal_check
  * (then shardtab_agree: one message everywhere). Across nodes they are agreed
- * by MPI before anything moves. As with the signals, a stopped node's table
+ * by MPI before anything moves, an agreement bounded by 6 x the table's wait
+ * limit (at least 1 s): a rank that never comes leaves the others
+ * SHARDTAB_ERR_TIMEOUT, the agreement pending, and every table over those
+ * ranks out of step (its calls refused at once): end the job. As with the signals, a stopped node's table
  * must be destroyed. Once this rank knows its table stopped (its own call
  * was refused, or shardtab_signal_check said so), every later call of these
  * three fails at once, SHARDTAB_ERR_ABORTED, "<call>: refused: this table

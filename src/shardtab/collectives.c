@@ -477,7 +477,17 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
                             "%s: %zu bytes across nodes: the MPI stage "
                             "takes at most 2 GiB a call",
                             c->name, c->bytes);
-        status = shardtab_agree(t->comm, local);
+        /* bounded: a rank that never comes (stopped, stuck, gone) must not
+         * hold the others here; past the table's patience they give up, the
+         * request pending, every table over these ranks out of step */
+        int pending = 0;
+        status = st_agree_bounded(t->comm, local, st_patience_s(t), &pending);
+        if (pending) {
+            st_tables_out_of_step(t);
+            char why[ST_ERROR_BYTES];
+            snprintf(why, sizeof why, "%s", shardtab_last_error() + st_error_prefix_bytes());
+            return st_fail(status, "%s of table '%s' across nodes: %s", c->name, t->label, why);
+        }
         if (status == SHARDTAB_SUCCESS)
             status = agree_call(t, c);
         return status == SHARDTAB_SUCCESS ? across_nodes(t, c, stream) : status;

@@ -177,9 +177,7 @@ static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t 
     /* [0] this rank's flag, [1] any rank's: on the heap, and never freed while
      * the request is pending, since a late rank may still complete it */
     int *flags = calloc(2, sizeof *flags), done = 0;
-    const double waits = ST_PATIENCE_WAITS * t->wait_timeout_s;
-    const double limit = waits > ST_PATIENCE_FLOOR_S ? waits : ST_PATIENCE_FLOOR_S,
-                 start = MPI_Wtime();
+    const double limit = st_patience_s(t), start = MPI_Wtime();
     struct timespec nap = {0, 200000}; /* 0.2 ms */
     MPI_Request req;
 
@@ -214,10 +212,11 @@ static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t 
     return st_agree_bounded(t->comm, local, limit, pending);
 }
 
-/* A destroy of t gave up waiting: every live table over the same ranks may
- * pair its next collective with t's pending one (tables pair by order, and
- * the orders may have crossed). Each is marked out of step, so that its calls
- * fail at once rather than wait for a rank that never comes. */
+/* A bounded agreement of t gave up waiting (a destroy's, or a collective's
+ * across nodes): every live table over the same ranks may pair its next
+ * collective with t's pending one (tables pair by order, and the orders may
+ * have crossed). Each is marked out of step, so that its calls fail at once
+ * rather than wait for a rank that never comes. */
 static void mark_one_out_of_step(const void *table, void *arg)
 {
     shardtab_t *other = (shardtab_t *)table; /* live: the registry holds it */
@@ -229,6 +228,17 @@ static void mark_one_out_of_step(const void *table, void *arg)
         other->out_of_step = 1;
         memcpy(other->out_of_step_from, t->label, sizeof other->out_of_step_from);
     }
+}
+
+void st_tables_out_of_step(const shardtab_t *t)
+{
+    st_live_each(mark_one_out_of_step, (void *)t);
+}
+
+double st_patience_s(const shardtab_t *t)
+{
+    const double waits = ST_PATIENCE_WAITS * t->wait_timeout_s;
+    return waits > ST_PATIENCE_FLOOR_S ? waits : ST_PATIENCE_FLOOR_S;
 }
 
 shardtab_status_t st_table_in_step(const shardtab_t *t, const char *call)
@@ -479,7 +489,7 @@ shardtab_status_t shardtab_destroy(shardtab_t **table)
             /* the peers never came: nothing here may wait for them again, nor
              * free what they may still map; the table is gone on this rank,
              * and every table over the same ranks is out of step */
-            st_live_each(mark_one_out_of_step, t);
+            st_tables_out_of_step(t);
             *table = NULL;
             return status;
         }

@@ -75,6 +75,12 @@ shardtab_status_t st_table_stopped(const shardtab_t *t, const char *call);
 /* SHARDTAB_SUCCESS, or, for a table that is out of step (above),
  * SHARDTAB_ERR_TIMEOUT with a message naming call and why. Local. */
 shardtab_status_t st_table_in_step(const shardtab_t *t, const char *call);
+/* How long a bounded agreement of t waits for its peers: 6 x its wait limit,
+ * at least 1 s. */
+double st_patience_s(const shardtab_t *t);
+/* t's bounded agreement gave up, its request left pending: every live table
+ * over the same ranks is out of step (st_table_in_step refuses its calls). */
+void st_tables_out_of_step(const shardtab_t *t);
 
 /* calloc of count (at least one) elements; on failure records the first
  * failure in *status, with a message naming what. */
