@@ -41,6 +41,7 @@
 #include "sparse_cg.h"
 #include "sparse_mtx.h"
 #include "sparse_poisson.h"
+#include "test_hooks.h"
 
 #ifndef CG_GIT_COMMIT
 #  define CG_GIT_COMMIT "unknown"
@@ -490,6 +491,14 @@ int main(int argc, char **argv)
     if (status != SHARDTAB_SUCCESS)
         return leave(rank, status, &a, &json, &trace);
 
+    /* ---- the test hook (src/platform/test_hooks.h): a rank that stops ---- */
+    const char *stall = NULL;
+    if (test_hook_read("CG_TEST_STALL", &stall, err, sizeof err) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the test hooks", 0);
+    if (status != SHARDTAB_SUCCESS)
+        return leave(rank, status, &a, &json, &trace);
+
     /* ---- device, memory, tables, launch mode ---- */
     init.allow_shared_device = opts.allow_shared_gpu;
     status = shardtab_init(MPI_COMM_WORLD, &init);
@@ -497,6 +506,7 @@ int main(int argc, char **argv)
         return leave(rank, status, &a, &json, &trace);
     const int on_device = ranks_on_my_device();
     status = cg_solver_create(&s, &opts, &a, on_device, MPI_COMM_WORLD);
+    s.stall_for_test = test_hook_names_rank(stall, rank);
     if (status != SHARDTAB_SUCCESS) {
         (void)cg_solver_destroy(&s);
         return leave(rank, status, &a, &json, &trace);

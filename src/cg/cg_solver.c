@@ -4,6 +4,7 @@
 #include "cg_solver.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,6 +468,10 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
         return status;
     app_barrier(MPI_COMM_WORLD, "the barrier before a solve", 0);
     t0 = MPI_Wtime();
+    if (s->stall_for_test) {
+        s->stall_for_test = 0;
+        raise(SIGSTOP); /* the test's stopped rank: its peers must end the job */
+    }
     /* pipelined: every rank's r_0 (in p) is in place before any start reads it */
     if (g->variant == CG_PIPELINED)
         status = before_product(s, g->p);

@@ -212,23 +212,6 @@ static shardtab_status_t release(jacobi_job_t *j)
     return first;
 }
 
-/* Whether a test hook's text names this rank: JACOBI_TEST_SKIP_SIGNAL=<rank>
- * (that rank never signals its neighbours: every rank's wait runs out),
- * JACOBI_TEST_STALL=<rank> (that rank stops itself with SIGSTOP as the
- * distributed solve starts: its peers must end the job) and
- * JACOBI_TEST_SLOW_RANK=<rank> (the host backend's temporal passes start 2 ms
- * late on that rank: its neighbours must wait for its rows). */
-static int hook_names_rank(const char *text, int rank)
-{
-    char *end;
-    long r;
-
-    if (text == NULL)
-        return 0;
-    r = strtol(text, &end, 10);
-    return *end == '\0' && r == rank;
-}
-
 /* Every test hook of jacobi's (src/platform/test_hooks.h), read once at the
  * start: the planted bug parsed and checked against the grid, the ranks the
  * others name, the corrupted point's text. 0, or -1 with a message (a hook
@@ -246,9 +229,14 @@ static int read_test_hooks(jacobi_job_t *j, char *err, size_t err_bytes)
     if (jacobi_test_fault_parse(fault, &j->fault, err, err_bytes) != 0 ||
         jacobi_test_fault_check(&j->fault, j->opts.nx, j->opts.ny, err, err_bytes) != 0)
         return -1;
-    j->skip_signal = hook_names_rank(skip, j->rank);
-    j->slow_passes = hook_names_rank(slow, j->rank);
-    j->stall_for_test = hook_names_rank(stall, j->rank);
+    /* JACOBI_TEST_SKIP_SIGNAL: that rank never signals its neighbours (every
+     * rank's wait runs out); JACOBI_TEST_STALL: that rank stops itself with
+     * SIGSTOP as the distributed solve starts (its peers must end the job);
+     * JACOBI_TEST_SLOW_RANK: the host backend's temporal passes start 2 ms
+     * late on that rank (its neighbours must wait for its rows) */
+    j->skip_signal = test_hook_names_rank(skip, j->rank);
+    j->slow_passes = test_hook_names_rank(slow, j->rank);
+    j->stall_for_test = test_hook_names_rank(stall, j->rank);
     return 0;
 }
 

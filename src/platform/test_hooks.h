@@ -19,6 +19,8 @@
  *   JACOBI_TEST_SLOW_RANK=<rank>     jacobi: that rank's temporal passes start late
  *                                    (host backend)
  *   JACOBI_TEST_STALL=<rank>         jacobi: that rank stops before its solve
+ *   CG_TEST_STALL=<rank>             cg: that rank stops (SIGSTOP) as its first
+ *                                    solve starts: its peers must end the job
  */
 #ifndef SHARDTAB_TEST_HOOKS_H
 #define SHARDTAB_TEST_HOOKS_H
@@ -51,6 +53,19 @@ static inline int test_hook_read(const char *name, const char **text, char *err,
     }
     *text = value;
     return 0;
+}
+
+/* Whether a hook's text (as test_hook_read gave it) names this rank: the
+ * whole text a decimal rank, and this one. */
+static inline int test_hook_names_rank(const char *text, int rank)
+{
+    char *end;
+    long r;
+
+    if (text == NULL)
+        return 0;
+    r = strtol(text, &end, 10);
+    return *end == '\0' && end != text && r == rank;
 }
 
 #endif /* SHARDTAB_TEST_HOOKS_H */
