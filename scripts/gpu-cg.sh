@@ -200,6 +200,16 @@ anchor_run() { local f=$1; shift; timeout 300 mpirun $mpi_oversubscribe -np 1 "$
 row() {
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d.get('floor_us_per_iteration'); print('%-46s %4d blocks %4d its %9.2f us/it%s' % (sys.argv[2], d['blocks'], d['iterations'], d['us_per_iteration'], '   floor %.2f us, %.2fx' % (f, d['us_per_iteration']/f) if f else ''))" "$1" "$2" >>"$table" 2>>"$log"
 }
+# timed LABEL STEM NP BINARY ARGS...: one timed configuration of the size n at tol (1000
+# iterations, 5 solves), its JSON in $more/STEM.json, its row in the table
+timed() {
+  local label=$1 j=$more/$2.json np=$3 binary=$4
+  shift 4
+  step "cg time $label" expect_line "^# verify cg: OK" \
+    run -np "$np" "$binary" --poisson "2d:$n" -niter 1000 --tol "$tol" --repeat 5 --cpu-check no \
+    --json "$j" "${share[@]}" "$@"
+  row "$j" "ours $label"
+}
 echo "# ours: the median of 5 solves, the slowest rank's, -niter 1000 (--tol 0, or 1e-8 at 256^2, where" \
   "pipelined CG reaches rounding before 1000); anchor: its -s time of 1000 iterations" >"$table"
 for n in "${sizes[@]}"; do
@@ -209,17 +219,11 @@ for n in "${sizes[@]}"; do
     for variant in standard pipelined; do
       for launch in persistent stream; do
         ((np == 2)) && [[ $launch == stream ]] && continue
-        j=$more/cg-$n-np$np-$variant-$launch.json
-        step "cg time $n^2 np$np $variant $launch" expect_line "^# verify cg: OK" \
-          run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" \
-          --launch "$launch" --repeat 5 --floor --cpu-check no --json "$j" "${share[@]}"
-        row "$j" "ours $n^2 np$np $variant $launch"
+        timed "$n^2 np$np $variant $launch" "cg-$n-np$np-$variant-$launch" "$np" "$cg" \
+          --variant "$variant" --launch "$launch" --floor
       done
-      j=$more/cg-$n-np$np-$variant-persistent-repro.json
-      step "cg time $n^2 np$np $variant --repro" expect_line "^# verify cg: OK" \
-        run -np "$np" "$cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" \
-        --launch persistent --repro --repeat 5 --cpu-check no --json "$j" "${share[@]}"
-      row "$j" "ours $n^2 np$np $variant persistent --repro"
+      timed "$n^2 np$np $variant persistent --repro" "cg-$n-np$np-$variant-persistent-repro" \
+        "$np" "$cg" --variant "$variant" --launch persistent --repro
     done
   done
   # the other builds where the grid's occupancy matters most, the block counts where the
@@ -227,21 +231,17 @@ for n in "${sizes[@]}"; do
   for spec in "${builds[@]:1}"; do
     ((n == 256)) && continue
     for variant in standard pipelined; do
-      j=$more/cg-$n-np1-$variant-persistent-build-${spec/\//-}.json
-      step "cg time $n^2 np1 $variant persistent, build $spec" expect_line "^# verify cg: OK" \
-        run -np 1 "$(build_dir "$spec")/cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" \
-        --launch persistent --repeat 5 --cpu-check no --json "$j" "${share[@]}"
-      row "$j" "ours $n^2 np1 $variant persistent build $spec"
+      timed "$n^2 np1 $variant persistent build $spec" \
+        "cg-$n-np1-$variant-persistent-build-${spec/\//-}" 1 "$(build_dir "$spec")/cg" \
+        --variant "$variant" --launch persistent
     done
   done
   for blocks in "${sweep[@]}"; do
     ((n == 2048)) && continue
     for variant in standard pipelined; do
-      j=$more/cg-$n-np1-$variant-persistent-blocks-$blocks.json
-      step "cg time $n^2 np1 $variant persistent --blocks $blocks" expect_line "^# verify cg: OK" \
-        run -np 1 "$cg" --poisson "2d:$n" -niter 1000 --tol "$tol" --variant "$variant" \
-        --launch persistent --blocks "$blocks" --repeat 5 --cpu-check no --json "$j" "${share[@]}"
-      row "$j" "ours $n^2 np1 $variant persistent --blocks $blocks"
+      timed "$n^2 np1 $variant persistent --blocks $blocks" \
+        "cg-$n-np1-$variant-persistent-blocks-$blocks" 1 "$cg" --variant "$variant" \
+        --launch persistent --blocks "$blocks"
     done
   done
   for variant in standard pipelined; do
