@@ -540,6 +540,11 @@ CG_DEVFN void cg_decide_values(const cg_args_t *g, cg_state_t *st, const double 
 #if defined(SHARDTAB_DEVICE_HOST)
 #  define CG_RESTRICT restrict
 #  define CG_ROWS_STREAMED(g, b, i, live) CG_ROWS_LOOP(g, b, i, live)
+#elif defined(SHARDTAB_DEVICE_HIP)
+/* clang does not unroll these loops of unknown trip count (it warns); the
+ * restrict-qualified pointers stay */
+#  define CG_RESTRICT __restrict__
+#  define CG_ROWS_STREAMED(g, b, i, live) CG_ROWS_LOOP(g, b, i, live)
 #else
 #  define CG_RESTRICT __restrict__
 #  ifndef CG_UNROLL
