@@ -49,7 +49,8 @@ shardtab_status_t cg_halo_create(cg_halo_t *h, const sparse_halo_t *plan, const 
         h->send_rank = malloc((size_t)(h->nsend + 1) * sizeof *h->send_rank);
         h->recv_first = calloc((size_t)(h->nrecv + 1), sizeof *h->recv_first);
         h->send_first = calloc((size_t)(h->nsend + 1), sizeof *h->send_first);
-        if (!h->recv_rank || !h->send_rank || !h->recv_first || !h->send_first)
+        h->reqs = malloc((size_t)(h->nrecv + h->nsend + 1) * sizeof *h->reqs);
+        if (!h->recv_rank || !h->send_rank || !h->recv_first || !h->send_first || !h->reqs)
             status = no_memory(rank);
     }
     /* the peers in part order, the runs of the ghost buffer as the plan has them */
@@ -78,26 +79,20 @@ shardtab_status_t cg_halo_create(cg_halo_t *h, const sparse_halo_t *plan, const 
     status = app_agree(comm, status, "the agreement on the exchange's buffers", 0);
     /* the global columns each reader wants, to their owner */
     if (status == SHARDTAB_SUCCESS) {
-        MPI_Request *req = malloc((size_t)(h->nrecv + h->nsend + 1) * sizeof *req);
         int nreq = 0;
-        if (req == NULL) {
-            status = no_memory(rank);
-        } else {
-            for (int j = 0; j < h->nsend; j++)
-                MPI_Irecv(cols + h->send_first[j], (int)(h->send_first[j + 1] - h->send_first[j]),
-                          MPI_INT64_T, h->send_rank[j], CG_HALO_TAG, h->comm, &req[nreq++]);
-            for (int i = 0; i < h->nrecv; i++)
-                MPI_Isend(plan->ghost_col + h->recv_first[i],
-                          (int)(h->recv_first[i + 1] - h->recv_first[i]), MPI_INT64_T,
-                          h->recv_rank[i], CG_HALO_TAG, h->comm, &req[nreq++]);
-            if (app_waitall(nreq, req, "the exchange of the columns other nodes read", 0) !=
-                MPI_SUCCESS)
-                status = shardtab_error_set(SHARDTAB_ERR_MPI,
-                                            "rank %d: the exchange of the columns other nodes "
-                                            "read failed",
-                                            rank);
-            free(req);
-        }
+        for (int j = 0; j < h->nsend; j++)
+            MPI_Irecv(cols + h->send_first[j], (int)(h->send_first[j + 1] - h->send_first[j]),
+                      MPI_INT64_T, h->send_rank[j], CG_HALO_TAG, h->comm, &h->reqs[nreq++]);
+        for (int i = 0; i < h->nrecv; i++)
+            MPI_Isend(plan->ghost_col + h->recv_first[i],
+                      (int)(h->recv_first[i + 1] - h->recv_first[i]), MPI_INT64_T, h->recv_rank[i],
+                      CG_HALO_TAG, h->comm, &h->reqs[nreq++]);
+        if (app_waitall(nreq, h->reqs, "the exchange of the columns other nodes read", 0) !=
+            MPI_SUCCESS)
+            status = shardtab_error_set(SHARDTAB_ERR_MPI,
+                                        "rank %d: the exchange of the columns other nodes "
+                                        "read failed",
+                                        rank);
     }
     /* this rank's rows they are: each must be this rank's */
     int32_t *index = NULL;
@@ -132,16 +127,12 @@ shardtab_status_t cg_halo_create(cg_halo_t *h, const sparse_halo_t *plan, const 
 
 shardtab_status_t cg_halo_exchange(cg_halo_t *h, const double *x, void *stream)
 {
-    MPI_Request req[2 * 64];
-    MPI_Request *reqs =
-        h->nrecv + h->nsend <= 2 * 64 ? req : malloc((size_t)(h->nrecv + h->nsend) * sizeof *reqs);
+    MPI_Request *reqs = h->reqs; /* the exchange's own, made at create */
     const int64_t nghost = h->nrecv ? h->recv_first[h->nrecv] : 0;
     const int64_t nsend = h->nsend ? h->send_first[h->nsend] : 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
     int nreq = 0;
 
-    if (reqs == NULL)
-        return shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "no memory for the exchange's requests");
     if (nsend) {
         const int rc = spmv_gather(x, h->send_index, nsend, h->send, stream);
         if (rc != 0)
@@ -168,8 +159,6 @@ shardtab_status_t cg_halo_exchange(cg_halo_t *h, const double *x, void *stream)
         status == SHARDTAB_SUCCESS)
         status = shardtab_error_set(SHARDTAB_ERR_MPI,
                                     "the exchange of the values other nodes read failed");
-    if (reqs != req)
-        free(reqs);
     if (status == SHARDTAB_SUCCESS && nghost)
         status =
             shardtab_memcpy_to_device(h->ghost, h->ghost_host, (size_t)nghost * sizeof(double));
@@ -190,6 +179,7 @@ void cg_halo_destroy(cg_halo_t *h)
     free(h->send_rank);
     free(h->recv_first);
     free(h->send_first);
+    free(h->reqs);
     free(h->ghost_host);
     free(h->send_host);
     memset(h, 0, sizeof *h);

@@ -20,6 +20,7 @@ typedef struct cg_halo {
     double *ghost;                    /* device: the ghost buffer (NULL: no ghosts) */
     double *send;                     /* device: the packed values this rank sends */
     int32_t *send_index;              /* device: the rows of this rank's shard they are */
+    MPI_Request *reqs;                /* [nrecv + nsend]: one exchange's requests */
 } cg_halo_t;
 
 /* The lists: rank_at[p] is the comm rank of part p of the split first_row
