@@ -1,23 +1,16 @@
 #!/usr/bin/env bash
-# sanitize.sh - ASan+UBSan+LSan build running the unit and MPI tests, then valgrind memcheck on multi_scal at 2 ranks: 0 errors from our code.
+# sanitize.sh - ASan+UBSan+LSan build running the cases of the sanitize tier (tests/tiers.cmake says which), then valgrind memcheck on multi_scal at 2 ranks: 0 errors from our code.
 #
 # Usage: tests/shardtab/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR] [--jobs N]
-#                                       [--skip-asan] [--skip-valgrind] [--every-case]
-#                                       [--junit FILE]
-#        tests/shardtab/reliability/sanitize.sh --print-selection DIR
+#                                       [--skip-asan] [--skip-valgrind] [--junit FILE]
 #   --asan-dir DIR   build tree configured with -DSHARDTAB_SANITIZE=ON
 #                    (default ${TMPDIR:-/tmp}/shardtab-asan)
 #   --plain-dir DIR  build tree without sanitizers, for valgrind
 #                    (default ${TMPDIR:-/tmp}/shardtab-plain)
 #   --jobs N         parallel build jobs; ctest runs one more, as most cases wait
 #                    more than they compute (default: nproc)
-#   --every-case     every case of ctest -L 'unit|mpi' under the sanitizers, not
-#                    the selection of select_cases (below)
 #   --junit FILE     ctest's JUnit report of the sanitizers' cases (--output-junit),
 #                    which scripts/check-skips.py reads for skipped cases
-#   --print-selection DIR  print the names of the cases the sanitizers run (of
-#                    build tree DIR's), one a line, and exit: scripts/test.sh
-#                    runs the other cases in its plain run
 # Both trees are configured (host backend) and built when needed. Sanitizer
 # reports go to files (log_path) besides making the process exit 86, so that a
 # report is never lost, even from a rank that was killed or whose status a test
@@ -33,18 +26,14 @@ plain_dir=${TMPDIR:-/tmp}/shardtab-plain
 jobs=$(nproc)
 do_asan=1
 do_valgrind=1
-every_case=0
-print_selection=""
 junit=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
-    --print-selection) print_selection=$2; shift 2 ;;
     --asan-dir) asan_dir=$2; shift 2 ;;
     --plain-dir) plain_dir=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --skip-asan) do_asan=0; shift ;;
     --skip-valgrind) do_valgrind=0; shift ;;
-    --every-case) every_case=1; shift ;;
     --junit) junit=(--output-junit "$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
     *) echo "sanitize.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -80,73 +69,6 @@ configure() { # DIR SANITIZE
     cmake --build "$1" -j "$jobs" >"$logs/build-$2.log" 2>&1 || { tail -50 "$logs/build-$2.log"; return 1; }
 }
 
-# The cases of ctest -L 'unit|mpi' in build tree DIR, "number name" a line.
-list_cases() {
-    (cd "$1" && ctest -N -L 'unit|mpi') | sed -nE 's/^ +Test +#([0-9]+): ([^ ]+)$/\1 \2/p'
-}
-
-# select_cases < CASES: of the cases list_cases gives, the numbers (comma-
-# separated) of those the sanitizers run (about two thirds of them, for CI's
-# 15 minutes on 2 cores; scripts/test.sh's plain run takes the others, so
-# that each case runs once, these under the sanitizers):
-#   - every unit test, and every case of the communication layer (comm.*) at
-#     every rank count: its collectives cut their chunks by the count;
-#   - every other case at its smallest and its largest rank count ('-each'
-#     variants apart): those are where a count's own paths begin and end;
-#   - of the bad-usage cases (.usage-*, .tuning-*, .help), one per program: the
-#     parsers behind their messages run under the sanitizers message by message
-#     in the unit tests (test_cli, test_options, test_jacobi_options), and this
-#     one takes the error path end to end (every rank agrees, exits 2);
-#   - not multi_scal.json-git-commit-copy-in-other-repo, which configures and
-#     builds a copy of the tree to check the commit it records: a check of the
-#     build, not of our code's memory, and 12 s here;
-#   - not jacobi.reference-alone, a ratio of two runs' times that must run alone
-#     (RUN_SERIAL: it held both cores 11 s under the sanitizers), nor
-#     multi_scal.bench-default-capped (23 s), the bench's sweep at sizes capped
-#     to fit: the paths of both run under the sanitizers in jacobi's other cases
-#     and in multi_scal.bench.np2 and .np4.
-select_cases() {
-    local num name i
-    local -A lo=() hi=()
-    local -a nums=() names=() stems=() nps=() chosen=()
-    local keep_usage=" multi_scal.usage-n-missing jacobi.usage-nx-small signals.usage-unknown comm.usage-unknown comm.coll-bench-usage-unknown "
-    while read -r num name; do # each case's stem and rank count, and each stem's range
-        local stem=$name np=0
-        if [[ $name =~ ^(.*)\.np([0-9]+)(-each)?$ ]]; then
-            stem=${BASH_REMATCH[1]}${BASH_REMATCH[3]} np=${BASH_REMATCH[2]}
-        fi
-        nums+=("$num") names+=("$name") stems+=("$stem") nps+=("$np")
-        if [[ -z ${lo[$stem]:-} ]] || ((np < lo[$stem])); then lo[$stem]=$np; fi
-        if [[ -z ${hi[$stem]:-} ]] || ((np > hi[$stem])); then hi[$stem]=$np; fi
-    done
-    for i in "${!nums[@]}"; do
-        local name=${names[$i]} stem=${stems[$i]} np=${nps[$i]}
-        if [[ $name == multi_scal.json-git-commit-copy-in-other-repo || $name == jacobi.reference-alone.np4 ||
-            $name == multi_scal.bench-default-capped.np2 ]]; then
-            continue
-        elif [[ $name =~ \.(usage|tuning)-|\.help\.|coll-bench-usage- ]]; then
-            [[ $keep_usage == *" ${stem%-each} "* && $np -eq ${lo[$stem]} ]] || continue
-        elif [[ $name != unit.* && $name != comm.* && $np -ne ${lo[$stem]} && $np -ne ${hi[$stem]} ]]; then
-            continue
-        fi
-        chosen+=("${nums[$i]}")
-    done
-    local IFS=,
-    echo "${chosen[*]}"
-}
-
-# --print-selection DIR: the names of the cases the sanitizers run, one a line,
-# from build tree DIR's list (scripts/test.sh runs the others in its plain run)
-if [[ -n $print_selection ]]; then
-    all_cases=$(list_cases "$print_selection")
-    if [[ $every_case -eq 1 ]]; then picked=",$(cut -d' ' -f1 <<<"$all_cases" | paste -sd,),"
-    else picked=",$(select_cases <<<"$all_cases"),"; fi
-    while read -r num name; do
-        if [[ $picked == *",$num,"* ]]; then echo "$name"; fi
-    done <<<"$all_cases"
-    exit 0
-fi
-
 reports() { # DIR: print and count the sanitizer report files in DIR
     local f n=0
     for f in "$1"/*; do
@@ -158,9 +80,9 @@ reports() { # DIR: print and count the sanitizer report files in DIR
     return "$n"
 }
 
-# ---- 1. ASan + UBSan + LSan: ctest -L 'unit|mpi' ----------------------------------------
+# ---- 1. ASan + UBSan + LSan: ctest -L sanitize ----------------------------------------
 if [[ $do_asan -eq 1 ]]; then
-    echo "# [1/2] ASan+UBSan+LSan build in $asan_dir, then ctest -L 'unit|mpi' -j $ctest_jobs"
+    echo "# [1/2] ASan+UBSan+LSan build in $asan_dir, then ctest -L sanitize -j $ctest_jobs"
     configure "$asan_dir" ON
     mkdir -p "$logs/asan"
     common="exitcode=86:log_path=$logs/asan/report:print_suppressions=0"
@@ -168,23 +90,8 @@ if [[ $do_asan -eq 1 ]]; then
     export LSAN_OPTIONS="suppressions=$here/lsan.supp:$common"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:$common"
     t=$SECONDS
-    selection=(-L 'unit|mpi')
-    if [[ $every_case -eq 0 ]]; then
-        # by number alone: ctest 3.25 with -L beside -I drops cases of two labels
-        all_cases=$(list_cases "$asan_dir")
-        cases=$(select_cases <<<"$all_cases")
-        selection=(-I "0,0,0,$cases")
-        echo "# the cases under the sanitizers: $(tr ',' '\n' <<<"$cases" | wc -l) of $(wc -l <<<"$all_cases") (see select_cases; --every-case runs all)"
-        # scripts/test.sh's plain run skipped the plain tree's selection by name:
-        # it must be this one, or a case would run nowhere
-        if [[ -f $plain_dir/CTestTestfile.cmake ]] &&
-            ! diff <("$0" --print-selection "$asan_dir") <("$0" --print-selection "$plain_dir") >"$logs/selection.diff"; then
-            echo "FAIL: the sanitizers' cases differ between $asan_dir and $plain_dir:"
-            head -20 "$logs/selection.diff"
-            failures=$((failures + 1))
-        fi
-    fi
-    if ! (cd "$asan_dir" && ctest "${selection[@]}" "${junit[@]}" -j "$ctest_jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
+    echo "# the cases under the sanitizers: $( (cd "$asan_dir" && ctest -N -L sanitize) | sed -n 's/^Total Tests: //p')"
+    if ! (cd "$asan_dir" && ctest -L sanitize "${junit[@]}" -j "$ctest_jobs" --output-on-failure >"$logs/ctest.log" 2>&1); then
         grep -E "tests passed|Failed|\*\*\*|Timeout" "$logs/ctest.log" | tail -40
         failures=$((failures + 1))
     fi
