@@ -45,11 +45,21 @@
 #
 # Usage: scripts/check-gfx90a-order.sh [--plant NAME] [outdir]
 #        scripts/check-gfx90a-order.sh --self-test [outdir]
+#        scripts/check-gfx90a-order.sh --self-test-if-changed [outdir]
 #   --plant NAME  check the probe built with -DSHARDTAB_ORDER_PLANT=NAME (a
 #                 fence planted missing; tests/order/order_probe.hip lists them)
 #   --self-test   prove the check can fail: the real code must pass, and every
 #                 plant must be reported, in the probes it breaks, as missing
-#                 its sequence, with no other kind of failure
+#                 its sequence, with no other kind of failure; once it passes,
+#                 tests/order/self-test.sha256 records the hash of its inputs:
+#                 the probe preprocessed with every header it includes (the
+#                 library's device code, jacobi's and cg's protocols, HIP's
+#                 own), the probe's source with its plants, the scan, this
+#                 script, and the compiler's and disassembler's versions
+#   --self-test-if-changed  the self-test only where those inputs differ from
+#                 the recorded ones (what CI runs: the real check runs every
+#                 time; the self-test, a dozen builds, when something it rests
+#                 on changed). Commit the record it leaves.
 #   outdir        where the code objects, IR and disassembly go
 #                 (default build-test-order)
 # Exit: 0 every sequence present (self-test: the check works), 1 one missing
@@ -62,6 +72,7 @@ out=""
 while (($#)); do
   case $1 in
     --self-test) mode=self-test; shift ;;
+    --self-test-if-changed) mode=self-test-if-changed; shift ;;
     --plant)
       [[ $# -ge 2 ]] || { echo "check-gfx90a-order: --plant needs a name" >&2; exit 2; }
       plant=$2
@@ -155,6 +166,25 @@ if [[ $mode == check ]]; then
   scan "$name-g" --quiet || rc_g=$?
   ((rc_g > rc)) && rc=$rc_g
   exit "$rc"
+fi
+
+# ---- the self-test's inputs, as one hash (see --self-test) ----
+stamp=$top/tests/order/self-test.sha256
+inputs_hash() {
+  {
+    "$clang" "${flags[@]}" -E -P -o - "$src"
+    cat "$src" "$scan" "$top/scripts/check-gfx90a-order.sh"
+    "$clang" --version | head -n 1
+    llvm-objdump-15 --version | head -n 2
+  } | sha256sum | cut -d' ' -f1
+}
+hash=$(inputs_hash)
+if [[ $mode == self-test-if-changed ]]; then
+  if [[ -f $stamp ]] && [[ $(grep -v '^#' "$stamp") == "$hash" ]]; then
+    echo "# gfx90a order self-test: not run: its inputs are those it last passed with ($hash, tests/order/self-test.sha256)"
+    exit 0
+  fi
+  echo "# gfx90a order self-test: its inputs changed since it last passed (now $hash): running it"
 fi
 
 # ---- self-test: each plant, the probes it must break, the kinds it may break ----
@@ -308,3 +338,10 @@ if ((bad)); then
   exit 1
 fi
 echo "# gfx90a order self-test: the real code passes and all ${#plants[@]} planted missing fences are caught"
+{
+  echo "# the hash of the gfx90a order self-test's inputs when it last passed (scripts/check-gfx90a-order.sh --self-test writes it)"
+  echo "$hash"
+} >"$stamp"
+if [[ -n $(git -C "$top" status --porcelain -- "$stamp" 2>/dev/null) ]]; then
+  echo "# gfx90a order self-test: tests/order/self-test.sha256 updated: commit it"
+fi
