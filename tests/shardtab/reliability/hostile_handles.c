@@ -715,8 +715,8 @@ static void case_destroy_late(void)
 
 /* ---- MPI's limit on communicators ----------------------------------------------- */
 
-#define TABLE_LIMIT_TRIES 70000  /* beyond any limit seen (Open MPI 4.1: 32,000 to 34,000) */
-#define TABLE_LIMIT_HEADROOM 64  /* communicators left to the tables: 30 tables or so */
+#define TABLE_LIMIT_TRIES 70000 /* beyond any limit seen (Open MPI 4.1: 32,000 to 34,000) */
+#define TABLE_LIMIT_HEADROOM 64 /* communicators left to the tables: 30 tables or so */
 
 /* MPI's communicators, all but TABLE_LIMIT_HEADROOM of them, taken by plain dups (Open
  * MPI 4.1 makes 65,000 in a second; as many tables take a minute and more): the tables
@@ -732,7 +732,8 @@ static MPI_Comm *take_communicators(int *count)
      * parent left Open MPI 4.1 to crash in the next collective on a new communicator */
     MPI_Comm_get_errhandler(MPI_COMM_WORLD, &was);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    while (dups && n < TABLE_LIMIT_TRIES * 2 && MPI_Comm_dup(MPI_COMM_WORLD, &dups[n]) == MPI_SUCCESS)
+    while (dups && n < TABLE_LIMIT_TRIES * 2 &&
+           MPI_Comm_dup(MPI_COMM_WORLD, &dups[n]) == MPI_SUCCESS)
         n++;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, was);
     MPI_Errhandler_free(&was);
