@@ -45,6 +45,9 @@ set(SHARDTAB_SANITIZE_NEVER
   reliability.hostile-destroy-alone.np2 reliability.hostile-destroy-alone.np3
   reliability.hostile-crossed-destroy.np2 reliability.hostile-crossed-destroy.np3
   reliability.hostile-late-destroy.np2 reliability.hostile-late-destroy.np3
+  # MPI out of communicators: Open MPI 4.1's own failed MPI_Comm_dup frees a request that
+  # a pending receive still writes into (ASan: heap-use-after-free under ompi_comm_nextcid)
+  reliability.hostile-table-limit.np2
   # signals sent from outside at a moment the test picks (timing: RUN_SERIAL), the
   # memory limits of ulimit, a build of its own, and the leak detector's own self-test
   # (sanitize.sh runs that one in its own way)
