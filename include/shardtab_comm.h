@@ -262,14 +262,16 @@ SHARDTAB_DEVFN void shardtab_ll_clear_block(void *buffer, size_t bytes)
  * shardtab/comm_types.h. */
 
 /* The collective over user slots [slot, slot + SHARDTAB_COLL_SLOTS(node_size,
- * values)). Checked when called. */
+ * values)), slot in [0, slots). Checked when called: a first slot outside the
+ * user slots, or slots that run past them, is refused by name. */
 SHARDTAB_DEVFN shardtab_coll_t shardtab_coll(const shardtab_signals_t *s, int slot, int values)
 {
     shardtab_coll_t c;
-    c.first = slot >= 0 && slot <= s->slots ? shardtab_slot_index(s, slot) : -1;
+    const int inside = slot >= 0 && slot < s->slots;
+    c.first = inside ? shardtab_slot_index(s, slot) : -1;
     c.values = values;
     c.held = 0;
-    c.state = 0;
+    c.state = inside ? 0 : (uint64_t)(int64_t)slot; /* outside: the slot asked for, to name */
     return c;
 }
 

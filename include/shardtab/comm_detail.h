@@ -43,8 +43,10 @@ enum {
 };
 
 /* The fourth kind: the library's stream-ordered collectives (shardtab.h),
- * through its own collective after the user slots (kernels/shardtab). */
+ * through its own collective after the user slots (kernels/shardtab), of
+ * SHARDTAB_LIB_COLL_VALUES values: the pad ends there. */
 enum { SHARDTAB_COLL_STREAM = 3 };
+#define SHARDTAB_LIB_COLL_VALUES 3
 
 enum {                            /* SHARDTAB_WAIT_MISUSE: what was wrong, in the record's "want" */
        SHARDTAB_MISUSE_COUNT = 1, /* count above the collective's values ("seen": count) */
@@ -52,7 +54,8 @@ enum {                            /* SHARDTAB_WAIT_MISUSE: what was wrong, in th
        SHARDTAB_MISUSE_OP = 3,    /* an unknown op, type or kind ("seen": the descriptor) */
        SHARDTAB_MISUSE_THIRD = 4, /* a third start before the oldest finish */
        SHARDTAB_MISUSE_NOTHING = 5, /* a finish with nothing started */
-       SHARDTAB_MISUSE_ROOT = 6     /* a broadcast root outside the node ("seen": the root) */
+       SHARDTAB_MISUSE_ROOT = 6,    /* a broadcast root outside the node ("seen": the root) */
+       SHARDTAB_MISUSE_SLOT = 7     /* a first slot outside [0, slots) ("seen": the slot) */
 };
 /* The collective's state: one word of this rank's own pad, touched by this
  * device alone. Bits 0-30: the calls started, 31-61: the calls finished (each
@@ -293,13 +296,19 @@ SHARDTAB_DEVFN int shardtab_coll_deposits(int kind, int root, int rank)
     return kind != SHARDTAB_COLL_BROADCAST || rank == root;
 }
 
-/* Does collective c fit its slots? (shardtab_coll gave first -1 for a slot
- * outside the pad; the library's own collective lies after the user slots.) */
+/* Does collective c fit its slots? A user's runs from its first slot to at
+ * most the last user slot (shardtab_coll gave first -1 for a first slot
+ * outside them: refused before this); the library's own, after the user
+ * slots, carries at most the values its slots were laid out for. The count
+ * is looked at for both: a user's slot never names the library's. */
 SHARDTAB_DEVFN int shardtab_coll_fits(const shardtab_signals_t *s, const shardtab_coll_t *c)
 {
-    return c->first >= 0 && c->values >= 0 && c->values <= SHARDTAB_COLL_MAX_VALUES &&
-           (c->first == s->lib_first || c->first + SHARDTAB_COLL_SLOTS(s->node_size, c->values) <=
-                                            shardtab_slot_index(s, s->slots));
+    if (c->first < 0 || c->values < 0 || c->values > SHARDTAB_COLL_MAX_VALUES)
+        return 0;
+    if (c->first == s->lib_first)
+        return c->values <= SHARDTAB_LIB_COLL_VALUES;
+    return c->first + SHARDTAB_COLL_SLOTS(s->node_size, c->values) <=
+           shardtab_slot_index(s, s->slots);
 }
 
 /* What is wrong with a start or a finish made on the counts in `state`:
@@ -339,13 +348,17 @@ SHARDTAB_DEVFN uint64_t shardtab_coll_next(uint64_t state, int finish)
 SHARDTAB_DEVFN int shardtab_coll_claim(const shardtab_signals_t *s, const shardtab_coll_t *c,
                                        uint64_t *state_out)
 {
-    uint64_t *state = s->mine + c->first;
-
+    if (c->first < 0) { /* a first slot outside the user slots: c->state holds it */
+        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, c->first, SHARDTAB_CMP_EQ,
+                            SHARDTAB_MISUSE_SLOT, c->state, 0);
+        return SHARDTAB_WAIT_MISUSE;
+    }
     if (!shardtab_coll_fits(s, c)) {
         shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, c->first, SHARDTAB_CMP_EQ,
                             SHARDTAB_MISUSE_RANGE, (uint64_t)(int64_t)c->first, 0);
         return SHARDTAB_WAIT_MISUSE;
     }
+    uint64_t *state = s->mine + c->first;
     const uint64_t was = shardtab_fetch_or_relaxed_device(state, SHARDTAB_COLL_BUSY);
     const int aborted = shardtab_aborted(s);
     if (was & SHARDTAB_COLL_BUSY) { /* another block holds it: leave it to that one */
@@ -414,6 +427,8 @@ SHARDTAB_DEVFN uint64_t shardtab_coll_pending(const shardtab_signals_t *s, const
 {
     if (c->held)
         return shardtab_coll_in_flight(c->state);
+    if (c->first < 0) /* outside the pad: never started (its calls are refused) */
+        return 0;
     return shardtab_coll_in_flight(shardtab_load_relaxed_device(s->mine + c->first));
 }
 

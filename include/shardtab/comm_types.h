@@ -29,7 +29,8 @@ typedef struct shardtab_coll {
     int first;      /* pad index of its state words */
     int values;     /* values a call may carry (all-gather: per rank) */
     int held;       /* 1 while this block holds it (shardtab_coll_hold_block) */
-    uint64_t state; /* while held: the calls started and finished, as kept here */
+    uint64_t state; /* while held: the calls started and finished, as kept here;
+                       first -1 (made outside the user slots): the slot asked for */
 } shardtab_coll_t;
 
 #endif /* SHARDTAB_COMM_TYPES_H */

@@ -36,16 +36,16 @@
 #include "shardtab_comm.h"
 
 /* The library's own collective, after the user slots of every pad
- * (shardtab_signals_t.lib_first): each ST_PHASE_SYNC is one call of it, of
- * kind SHARDTAB_COLL_STREAM, carrying the call's arguments (ST_SYNC_ARGS
- * words, which every rank must match); ST_PHASE_LL's carries one word of
- * data after them, SHARDTAB_LIB_COLL_VALUES in all. A sync deposits its
+ * (shardtab_signals_t.lib_first, SHARDTAB_LIB_COLL_VALUES: comm_detail.h): each
+ * ST_PHASE_SYNC is one call of it, of kind SHARDTAB_COLL_STREAM, carrying the
+ * call's arguments (ST_SYNC_ARGS words, which every rank must match);
+ * ST_PHASE_LL's carries one word of data after them, SHARDTAB_LIB_COLL_VALUES
+ * in all. A sync deposits its
  * arguments alone: each value more is two LL words more to every rank, and
  * on one H200 a sync of three values cost 0.5 us more than one of two
  * (docs/performance.md). Two ranks whose calls differ in that their syncs
  * carry values or not are told apart by the descriptor's count, and the
  * refusal says so (failure.c). */
-#define SHARDTAB_LIB_COLL_VALUES 3
 #define ST_SYNC_ARGS 2
 /* the most bytes of a region ST_PHASE_LL carries: its one word of data */
 #define ST_LL_BYTES 8

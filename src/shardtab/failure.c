@@ -164,6 +164,13 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
                        "node rank %d called a collective with count %lld, above the values it "
                        "was made for (shardtab_coll)",
                        t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN]);
+    case SHARDTAB_MISUSE_SLOT:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called a collective at user slot %lld, outside the pad's "
+                       "%d user slots [0, %d) (shardtab_coll): a collective's slots are the "
+                       "user's; raise signal_slots in shardtab_create_with for more",
+                       t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN], t->signal_slots,
+                       t->signal_slots);
     case SHARDTAB_MISUSE_RANGE:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a collective whose slots run past the %d user "

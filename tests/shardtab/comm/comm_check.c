@@ -37,7 +37,12 @@
  *          calls with 14 bytes, not a multiple of 4: refused) and ll-dst (its
  *          waits' dst 2 bytes off 4-byte alignment: refused); held-stop, first
  *          of all: in a held loop of all-reduces it stops the node after call
- *          3, and every later finish must see it. Each must end
+ *          3, and every later finish must see it; past-pad, first of all: with
+ *          120 more live tables over the shard, every rank calls the
+ *          collective at user slot `slots` (one past the last, where the
+ *          library's own collective starts) with 2000 values: refused by
+ *          name, and every word of the other tables' pads as it was (the call
+ *          was taken, and its deposits landed in the next tables' pads). Each must end
  *          every rank with one message (with --rounds 9, the default, at call 15). Exit 0 verified, 1 a failure, 2 bad usage or a refused
  *          call; one message, from rank 0. --bench N then times N
  *          device-side all-reduces of one double back to back in one block
@@ -71,11 +76,12 @@ enum {
     FAULT_LL_SIZE,
     FAULT_LL_DST,
     FAULT_HELD_STOP,
+    FAULT_PAST_PAD,
     FAULT_KINDS
 };
 static const char *const fault_names[FAULT_KINDS] = {
-    "none",       "never", "stale",    "corrupt", "count",  "op",
-    "concurrent", "third", "ll-never", "ll-size", "ll-dst", "held-stop"};
+    "none",  "never",    "stale",   "corrupt", "count",     "op",      "concurrent",
+    "third", "ll-never", "ll-size", "ll-dst",  "held-stop", "past-pad"};
 
 typedef struct cc_options {
     int rounds, values, threads, fault, fault_rank, allow_shared_gpu, bench, special, held;
@@ -132,7 +138,8 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
             if (found < 0) {
                 snprintf(err, bytes,
                          "invalid --fault '%s': expected never, stale, corrupt, count, "
-                         "op, concurrent, third, ll-never, ll-size, ll-dst or held-stop",
+                         "op, concurrent, third, ll-never, ll-size, ll-dst, held-stop or "
+                         "past-pad",
                          argv[i]);
                 return -1;
             }
@@ -909,6 +916,96 @@ static shardtab_status_t held_stop(cc_job_t *j, const cc_options_t *o)
     return shardtab_agree(MPI_COMM_WORLD, status);
 }
 
+/* --fault past-pad: PAST_PAD_TABLES more live tables over the shard, then every rank's
+ * call of the collective at user slot `slots`, one past the last user slot (where the
+ * library's own collective lies), with 2000 values: refused by name (the refusal is
+ * the status returned), and every word of the other tables' pads as it was. */
+#define PAST_PAD_TABLES 120
+static shardtab_status_t past_pad(cc_job_t *j, const cc_options_t *o)
+{
+    shardtab_t *tables[PAST_PAD_TABLES] = {0};
+    uint64_t *before[PAST_PAD_TABLES] = {0}, *after = NULL;
+    size_t words[PAST_PAD_TABLES] = {0};
+    shardtab_status_t status = SHARDTAB_SUCCESS, refusal;
+    int made = 0, kernel_status = 0;
+    long changed = 0, tables_changed = 0;
+    comm_call_t call;
+
+    for (; made < PAST_PAD_TABLES && status == SHARDTAB_SUCCESS; made++)
+        status = shardtab_create(MPI_COMM_WORLD, j->shard, SHARD_BYTES, &tables[made]);
+    for (int i = 0; i < made && status == SHARDTAB_SUCCESS; i++) {
+        shardtab_signals_t sig;
+        status = shardtab_signals(tables[i], &sig);
+        /* the whole pad: header, arrivals, user slots, the library's collective */
+        words[i] =
+            (size_t)sig.lib_first + SHARDTAB_COLL_SLOTS(sig.node_size, SHARDTAB_LIB_COLL_VALUES);
+        before[i] = status == SHARDTAB_SUCCESS ? malloc(words[i] * 8) : NULL;
+        if (status == SHARDTAB_SUCCESS && before[i] == NULL)
+            status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of a pad's copy failed");
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_host(before[i], sig.mine, words[i] * 8);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = zero_status(j);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status != SHARDTAB_SUCCESS)
+        goto out;
+    memset(&call, 0, sizeof call);
+    call.slot = j->sig.slots;
+    call.values = 2000;
+    call.kind = SHARDTAB_COLL_REDUCE;
+    call.op = SHARDTAB_SUM;
+    call.type = SHARDTAB_DOUBLE;
+    call.count = 1;
+    call.phases = COMM_BOTH;
+    refusal = kernel_ended(
+        j, comm_call_launch(&j->sig, &call, j->in, j->out, j->status, o->threads, 1, j->stream),
+        "the call one past the user slots", &kernel_status);
+    if (refusal == SHARDTAB_SUCCESS)
+        refusal = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                     "past-pad: node rank %d's call at user slot %d of %d, with "
+                                     "2000 values, was taken (kernel status %d)",
+                                     j->node_rank, call.slot, j->sig.slots, kernel_status);
+    /* the pads, every word, whatever the call said */
+    for (int i = 0; i < made; i++) {
+        shardtab_signals_t sig;
+        long here = 0;
+        after = realloc(after, words[i] * 8);
+        if (after == NULL || shardtab_signals(tables[i], &sig) != SHARDTAB_SUCCESS ||
+            shardtab_memcpy_to_host(after, sig.mine, words[i] * 8) != SHARDTAB_SUCCESS) {
+            status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "past-pad: reading a pad failed");
+            break;
+        }
+        for (size_t w = 0; w < words[i]; w++)
+            here += after[w] != before[i][w];
+        changed += here;
+        tables_changed += here > 0;
+    }
+    if (status == SHARDTAB_SUCCESS && changed > 0)
+        status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                    "past-pad: node rank %d: %ld words of %ld other live tables' "
+                                    "pads changed by the call",
+                                    j->node_rank, changed, tables_changed);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        printf("# comm_check: past-pad: the pads of %d other live tables unchanged, word for "
+               "word\n",
+               made);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_agree(MPI_COMM_WORLD, refusal);
+out:
+    for (int i = made - 1; i >= 0; i--) {
+        if (tables[i]) {
+            shardtab_status_t d = shardtab_destroy(&tables[i]);
+            if (status == SHARDTAB_SUCCESS)
+                status = d;
+        }
+        free(before[i]);
+    }
+    free(after);
+    return status;
+}
+
 /* Every stage but --special's, in order, each announced by rank 0. */
 static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
 {
@@ -918,6 +1015,8 @@ static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
 
     if (o->fault == FAULT_HELD_STOP)
         status = held_stop(j, o);
+    if (o->fault == FAULT_PAST_PAD)
+        status = past_pad(j, o);
     if (status == SHARDTAB_SUCCESS && o->bench > 0) {
         status = bench(j, o);
         o->rounds = 1; /* then one quick pass of every check */
