@@ -493,7 +493,11 @@ int main(int argc, char **argv)
 
     /* ---- the test hook (src/platform/test_hooks.h): a rank that stops ---- */
     const char *stall = NULL;
-    if (test_hook_read("CG_TEST_STALL", &stall, err, sizeof err) != 0)
+    int stall_rank = -1;
+    long stall_iteration = -1;
+    if (test_hook_read("CG_TEST_STALL", &stall, err, sizeof err) != 0 ||
+        (stall != NULL && test_hook_rank_and("CG_TEST_STALL", stall, size, opts.niter, &stall_rank,
+                                             &stall_iteration, err, sizeof err) != 0))
         status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
     status = app_agree(MPI_COMM_WORLD, status, "the agreement on the test hooks", 0);
     if (status != SHARDTAB_SUCCESS)
@@ -506,7 +510,14 @@ int main(int argc, char **argv)
         return leave(rank, status, &a, &json, &trace);
     const int on_device = ranks_on_my_device();
     status = cg_solver_create(&s, &opts, &a, on_device, MPI_COMM_WORLD);
-    s.stall_for_test = test_hook_names_rank(stall, rank);
+    s.stall_for_test = stall_rank == rank;
+    s.stall_iteration = stall_iteration;
+    if (status == SHARDTAB_SUCCESS && stall_iteration >= 0 && s.launch != CG_LAUNCH_STREAM)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                    "CG_TEST_STALL='%s' stops a rank as it enqueues iteration %ld, "
+                                    "which only stream launches do (this run's launch is %s)",
+                                    stall, stall_iteration, cg_launch_name(s.launch));
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the launch", 0);
     if (status != SHARDTAB_SUCCESS) {
         (void)cg_solver_destroy(&s);
         return leave(rank, status, &a, &json, &trace);

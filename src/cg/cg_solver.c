@@ -436,6 +436,10 @@ static shardtab_status_t run_stream(cg_solver_t *s)
          done += CG_STREAM_CHUNK) {
         for (int it = 0; it < CG_STREAM_CHUNK && status == SHARDTAB_SUCCESS && !stop; it++, k++)
             for (int phase = 0; phase < phases && status == SHARDTAB_SUCCESS && !stop; phase++) {
+                if (s->stall_for_test && phase == 0 && done + it == s->stall_iteration) {
+                    s->stall_for_test = 0;
+                    raise(SIGSTOP); /* mid-solve: its peers must end the job */
+                }
                 if (cg_barrier_before(g->variant, phase))
                     status = before_product(s, g->variant == CG_PIPELINED ? g->w[k & 1] : g->p);
                 if (status == SHARDTAB_SUCCESS)
@@ -468,7 +472,7 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
         return status;
     app_barrier(MPI_COMM_WORLD, "the barrier before a solve", 0);
     t0 = MPI_Wtime();
-    if (s->stall_for_test) {
+    if (s->stall_for_test && s->stall_iteration < 0) {
         s->stall_for_test = 0;
         raise(SIGSTOP); /* the test's stopped rank: its peers must end the job */
     }

@@ -29,10 +29,11 @@ typedef struct cg_solver {
     cg_args_t args;         /* what the kernels take (device pointers) */
     shardtab_t *dots_table; /* every rank's dots: the layout, and the all-reduce across nodes */
     shardtab_t *p_table, *w_table[2];
-    cg_halo_t halo;     /* across nodes: the columns that come by MPI */
-    void *stream;       /* the solve's stream (NULL: the default) */
-    int stall_for_test; /* CG_TEST_STALL named this rank: it stops as its first solve starts */
-    double *b_host;     /* this rank's rows of b */
+    cg_halo_t halo;       /* across nodes: the columns that come by MPI */
+    void *stream;         /* the solve's stream (NULL: the default) */
+    int stall_for_test;   /* CG_TEST_STALL named this rank: it stops as its first solve */
+    long stall_iteration; /* starts (-1), or as it enqueues this iteration (stream launches) */
+    double *b_host;       /* this rank's rows of b */
     /* device allocations, to free */
     void *mem[24];
     int nmem;

@@ -216,6 +216,7 @@ static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab
     if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_SHOT) {
         p.dst = p.scratch = t->coll_scratch;
         status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        st_fault_stall(ST_FAULT_COLL_PHASE);
         if (status == SHARDTAB_SUCCESS)
             status = run_phase(&p, ST_PHASE_REDUCE, 0, p.count, stream);
         if (status == SHARDTAB_SUCCESS) /* every rank has read every region */
@@ -236,6 +237,7 @@ static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab
         p.chunk = chunk;
         p.dst = (char *)t->shard.entries[me] + c->offset; /* this rank's region */
         status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        st_fault_stall(ST_FAULT_COLL_PHASE);
         if (status == SHARDTAB_SUCCESS) /* reduce-scatter: this rank's chunk, in place */
             status = run_phase(&p, ST_PHASE_REDUCE, begin, end, stream);
         if (status == SHARDTAB_SUCCESS) /* every chunk reduced */
@@ -290,20 +292,74 @@ static void describe_fields(const uint64_t *f, char *out, size_t bytes)
              (unsigned long long)f[6]);
 }
 
-static shardtab_status_t agree_call(shardtab_t *t, const st_call_t *c)
+/* ---- across nodes: every MPI step bounded ----------------------------------------- *
+ * A call across nodes is a sequence of MPI steps, host-synchronous. Each waits at most
+ * the table's patience (6 x its wait limit, as the first agreement and a destroy do): a
+ * rank that never comes (stopped, stuck, gone) makes the others give up at the step it
+ * holds up, the request left pending (its buffers never freed: a late rank may still
+ * complete it), every table over these ranks out of step, the call failed with
+ * SHARDTAB_ERR_TIMEOUT naming the step; the caller ends the job. After a give-up no
+ * step follows. */
+typedef struct st_steps {
+    shardtab_t *t;
+    const st_call_t *c;
+    int gave_up; /* a step gave up: its buffers stay, no later step runs */
+} st_steps_t;
+
+static shardtab_status_t give_up(st_steps_t *s, const char *step)
 {
+    char why[ST_ERROR_BYTES];
+    snprintf(why, sizeof why, "%s", shardtab_last_error() + st_error_prefix_bytes());
+    s->gave_up = 1;
+    st_tables_out_of_step(s->t);
+    return st_fail(SHARDTAB_ERR_TIMEOUT, "%s of table '%s' across nodes, at %s: %s", s->c->name,
+                   s->t->label, step, why);
+}
+
+/* shardtab_agree over the table's ranks, bounded */
+static shardtab_status_t step_agree(st_steps_t *s, shardtab_status_t local, const char *step)
+{
+    int pending = 0;
+    shardtab_status_t status = st_agree_bounded(s->t->comm, local, st_patience_s(s->t), &pending);
+    return pending ? give_up(s, step) : status;
+}
+
+/* a non-blocking collective started (rc: its MPI_I... call's), waited for, bounded */
+static shardtab_status_t step_wait(st_steps_t *s, int rc, MPI_Request *request, const char *call,
+                                   const char *step)
+{
+    if (rc != MPI_SUCCESS)
+        return st_mpi_check(rc, call);
+    if (st_wait_bounded(request, st_patience_s(s->t)) == 0)
+        return SHARDTAB_SUCCESS;
+    st_fail(SHARDTAB_ERR_TIMEOUT,
+            "%s: waited %.3g s for the other ranks (6 x the wait limit); some rank never "
+            "came: it is stopped, stuck or gone. The ranks are out of step: end the job",
+            call, st_patience_s(s->t));
+    return give_up(s, step);
+}
+
+static shardtab_status_t agree_call(st_steps_t *s)
+{
+    shardtab_t *t = s->t;
+    const st_call_t *c = s->c;
     uint64_t mine[ST_CALL_FIELDS], *all = malloc((size_t)t->size * sizeof mine);
     shardtab_status_t status =
         all ? SHARDTAB_SUCCESS
             : st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d calls failed", c->name, t->size);
     char first[200], other[200];
+    MPI_Request request;
 
     call_fields(c, mine);
-    status = shardtab_agree(t->comm, status);
-    if (status == SHARDTAB_SUCCESS)
-        status = st_mpi_check(MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
-                                            MPI_BYTE, t->comm),
-                              "MPI_Allgather of the collective's arguments");
+    status = step_agree(s, status, "the agreement before the arguments' all-gather");
+    if (status == SHARDTAB_SUCCESS) {
+        st_fault_stall(ST_FAULT_COLL_ARGS);
+        status = step_wait(s,
+                           MPI_Iallgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
+                                          MPI_BYTE, t->comm, &request),
+                           &request, "MPI_Iallgather of the collective's arguments",
+                           "the arguments' all-gather");
+    }
     for (int r = 1; r < t->size && status == SHARDTAB_SUCCESS; r++)
         if (memcmp(all + (size_t)r * ST_CALL_FIELDS, all, sizeof mine) != 0) {
             describe_fields(all, first, sizeof first);
@@ -315,7 +371,8 @@ static shardtab_status_t agree_call(shardtab_t *t, const st_call_t *c)
                         "arguments",
                         c->name, first, r, other);
         }
-    free(all);
+    if (!s->gave_up) /* pending: a late rank may still write into it */
+        free(all);
     return status; /* every rank computed the same */
 }
 
@@ -330,11 +387,14 @@ static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, s
     return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
 }
 
-static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardtab_stream_t stream)
+static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
 {
+    shardtab_t *t = s->t;
+    const st_call_t *c = s->c;
     const size_t size = st_type_size(c->type);
     char *host = NULL, *all = NULL;
     shardtab_status_t status = SHARDTAB_SUCCESS;
+    MPI_Request request;
 
     /* a stopped table refuses before anything moves, its refusal agreed (the
      * ranks of other nodes may not know it stopped); the work enqueued before
@@ -350,16 +410,19 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
                              "host failed",
                              c->name, c->bytes);
     }
-    status = shardtab_agree(t->comm, status);
+    status = step_agree(s, status, "the agreement before the data moves");
     if (status != SHARDTAB_SUCCESS)
         goto out;
     if (c->kind == ST_STREAM_BROADCAST) {
         if (t->rank == c->root)
             status = region_copy(t, host, c->offset, c->bytes, 1, stream);
-        status = shardtab_agree(t->comm, status);
-        if (status == SHARDTAB_SUCCESS && c->bytes > 0)
-            status = st_mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm),
-                                  "MPI_Bcast of a broadcast's region");
+        status = step_agree(s, status, "the agreement before the broadcast");
+        if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+            st_fault_stall(ST_FAULT_COLL_RESULT);
+            status =
+                step_wait(s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm, &request),
+                          &request, "MPI_Ibcast of a broadcast's region", "the broadcast");
+        }
         if (status == SHARDTAB_SUCCESS && t->rank != c->root)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
         goto agreed;
@@ -368,11 +431,15 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
         const size_t piece = c->count * size;
         status = region_copy(t, host + (size_t)t->rank * piece, c->offset + (size_t)t->rank * piece,
                              piece, 1, stream);
-        status = shardtab_agree(t->comm, status);
-        if (status == SHARDTAB_SUCCESS && piece > 0)
-            status = st_mpi_check(
-                MPI_Allgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE, t->comm),
-                "MPI_Allgather of an all-gather's pieces");
+        status = step_agree(s, status, "the agreement before the all-gather");
+        if (status == SHARDTAB_SUCCESS && piece > 0) {
+            st_fault_stall(ST_FAULT_COLL_RESULT);
+            status =
+                step_wait(s,
+                          MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE,
+                                         t->comm, &request),
+                          &request, "MPI_Iallgather of an all-gather's pieces", "the all-gather");
+        }
         if (status == SHARDTAB_SUCCESS)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
         goto agreed;
@@ -389,16 +456,11 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_signal_check(t);
     }
-    status = shardtab_agree(t->comm, status);
+    st_fault_stall(ST_FAULT_COLL_NODE);
+    status = step_agree(s, status, "the agreement after the node's phases");
     if (status != SHARDTAB_SUCCESS)
         goto out;
-    if (!t->leaders_made) { /* the non-leaders get MPI_COMM_NULL: remember that it was made */
-        status = st_mpi_check(
-            MPI_Comm_split(t->comm, t->node_rank == 0 ? 0 : MPI_UNDEFINED, t->node_id, &t->leaders),
-            "MPI_Comm_split of the node leaders");
-        t->leaders_made = 1;
-    }
-    if (status == SHARDTAB_SUCCESS && t->node_rank == 0) {
+    if (t->node_rank == 0) {
         /* every node's result, reduced in node order: the same bits on every node */
         all = c->bytes > 0 ? malloc(c->bytes * (size_t)t->node_count) : NULL;
         if (c->bytes > 0 && all == NULL)
@@ -406,10 +468,16 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
                              c->name, t->node_count, c->bytes);
         if (status == SHARDTAB_SUCCESS)
             status = region_copy(t, host, c->offset, c->bytes, 1, stream);
-        if (status == SHARDTAB_SUCCESS && c->bytes > 0)
-            status = st_mpi_check(MPI_Allgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
-                                                MPI_BYTE, t->leaders),
-                                  "MPI_Allgather of the nodes' results");
+        if (status == SHARDTAB_SUCCESS && c->bytes > 0 && t->node_count == 1)
+            memcpy(all, host, c->bytes); /* one node, its ranks out of order: its result */
+        else if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+            st_fault_stall(ST_FAULT_COLL_LEADERS);
+            status = step_wait(s,
+                               MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
+                                              MPI_BYTE, t->leaders, &request),
+                               &request, "MPI_Iallgather of the nodes' results",
+                               "the leaders' all-gather");
+        }
         for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
             uint64_t acc = shardtab_value_word(c->type, all, i);
             for (int node = 1; node < t->node_count; node++)
@@ -419,18 +487,28 @@ static shardtab_status_t across_nodes(shardtab_t *t, const st_call_t *c, shardta
             shardtab_value_store(c->type, host, i, acc);
         }
     }
-    /* a leader's failure reaches its node before the node's MPI_Bcast */
-    status = shardtab_agree(t->comm, status);
-    if (status == SHARDTAB_SUCCESS && c->bytes > 0)
-        status = st_mpi_check(MPI_Bcast(host, (int)c->bytes, MPI_BYTE, 0, t->node),
-                              "MPI_Bcast of the result inside the node");
+    if (s->gave_up)
+        goto out;
+    /* a leader's failure reaches its node before the node's broadcast */
+    status = step_agree(s, status, "the agreement after the leaders' all-gather");
+    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+        st_fault_stall(ST_FAULT_COLL_RESULT);
+        status = step_wait(s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, 0, t->node, &request),
+                           &request, "MPI_Ibcast of the result inside the node",
+                           "the node's broadcast of the result");
+    }
     if (status == SHARDTAB_SUCCESS)
         status = region_copy(t, host, c->offset, c->bytes, 0, stream);
 agreed:
-    status = shardtab_agree(t->comm, status);
+    if (s->gave_up)
+        goto out;
+    st_fault_stall(ST_FAULT_COLL_END);
+    status = step_agree(s, status, "the call's last agreement");
 out:
-    free(host);
-    free(all);
+    if (!s->gave_up) { /* pending: a late rank may still write into them */
+        free(host);
+        free(all);
+    }
     return status;
 }
 
@@ -449,6 +527,7 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
 {
     shardtab_status_t status, local;
 
+    st_fault_stall(ST_FAULT_COLL_ENTER);
     status = st_check_table(t, c->name); /* NULL, destroyed, or never a table */
     if (status == SHARDTAB_SUCCESS)
         status = st_table_in_step(t, c->name); /* no collective after a destroy gave up */
@@ -477,20 +556,13 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
                             "%s: %zu bytes across nodes: the MPI stage "
                             "takes at most 2 GiB a call",
                             c->name, c->bytes);
-        /* bounded: a rank that never comes (stopped, stuck, gone) must not
-         * hold the others here; past the table's patience they give up, the
-         * request pending, every table over these ranks out of step */
-        int pending = 0;
-        status = st_agree_bounded(t->comm, local, st_patience_s(t), &pending);
-        if (pending) {
-            st_tables_out_of_step(t);
-            char why[ST_ERROR_BYTES];
-            snprintf(why, sizeof why, "%s", shardtab_last_error() + st_error_prefix_bytes());
-            return st_fail(status, "%s of table '%s' across nodes: %s", c->name, t->label, why);
-        }
+        /* every step bounded (st_steps_t): a rank that never comes (stopped, stuck,
+         * gone) must not hold the others here */
+        st_steps_t steps = {t, c, 0};
+        status = step_agree(&steps, local, "the call's first agreement");
         if (status == SHARDTAB_SUCCESS)
-            status = agree_call(t, c);
-        return status == SHARDTAB_SUCCESS ? across_nodes(t, c, stream) : status;
+            status = agree_call(&steps);
+        return status == SHARDTAB_SUCCESS ? across_nodes(&steps, stream) : status;
     }
     if (t->node_size == 1)
         return local; /* alone on its node and in the table: nothing moves */

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,9 +154,20 @@ int st_parse_positive_int(const char *text, int *value)
 }
 
 static const char *const fault_names[ST_FAULT_STEP_COUNT] = {
-    [ST_FAULT_ALLOC] = "alloc", [ST_FAULT_EXPORT] = "export", [ST_FAULT_EXCHANGE] = "exchange",
-    [ST_FAULT_OPEN] = "open",   [ST_FAULT_UPLOAD] = "upload", [ST_FAULT_CLOSE] = "close",
+    [ST_FAULT_ALLOC] = "alloc",
+    [ST_FAULT_EXPORT] = "export",
+    [ST_FAULT_EXCHANGE] = "exchange",
+    [ST_FAULT_OPEN] = "open",
+    [ST_FAULT_UPLOAD] = "upload",
+    [ST_FAULT_CLOSE] = "close",
     [ST_FAULT_FREE] = "free",
+    [ST_FAULT_COLL_ENTER] = "coll-enter",
+    [ST_FAULT_COLL_PHASE] = "coll-phase",
+    [ST_FAULT_COLL_ARGS] = "coll-args",
+    [ST_FAULT_COLL_NODE] = "coll-node",
+    [ST_FAULT_COLL_LEADERS] = "coll-leaders",
+    [ST_FAULT_COLL_RESULT] = "coll-result",
+    [ST_FAULT_COLL_END] = "coll-end",
 };
 
 const char *st_fault_step_name(st_fault_step_t step)
@@ -200,7 +212,8 @@ shardtab_status_t st_fault_check(st_fault_step_t step)
     if (st_fault_parse(text, &target, &rank) != 0)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "SHARDTAB_FAULT='%s' is not <step>:<rank> with step one of "
-                       "alloc, export, exchange, open, upload, close, free",
+                       "alloc, export, exchange, open, upload, close, free, coll-enter, "
+                       "coll-phase, coll-args, coll-node, coll-leaders, coll-result, coll-end",
                        text);
     if (!st_mpi_usable())
         return SHARDTAB_SUCCESS; /* no rank to aim at before MPI_Init or after MPI_Finalize */
@@ -209,4 +222,14 @@ shardtab_status_t st_fault_check(st_fault_step_t step)
         return SHARDTAB_SUCCESS;
     return st_fail(SHARDTAB_ERR_FAULT, "fault injected at step '%s' (SHARDTAB_FAULT=%s)",
                    st_fault_step_name(step), text);
+}
+
+void st_fault_stall(st_fault_step_t step)
+{
+    /* a malformed value or a build without hooks: refused at create's steps */
+    if (st_fault_check(step) == SHARDTAB_ERR_FAULT) {
+        fprintf(stderr, "shardtab: %s: this rank stops here (SIGSTOP)\n", shardtab_last_error());
+        fflush(stderr);
+        raise(SIGSTOP);
+    }
 }

@@ -262,6 +262,11 @@ shardtab_status_t st_agree_bounded(MPI_Comm comm, shardtab_status_t local, doubl
     return agree(comm, local, seconds > 0 ? seconds : 1e-3, gave_up);
 }
 
+int st_wait_bounded(MPI_Request *request, double seconds)
+{
+    return wait_until(request, seconds > 0 ? seconds : 1e-3);
+}
+
 shardtab_status_t shardtab_mpi_check(int rc, const char *call)
 {
     char text[MPI_MAX_ERROR_STRING];

@@ -45,6 +45,9 @@ const char *st_thread_last_error(void);
  * follow it); else *gave_up is 0 and it returns what shardtab_agree would. */
 shardtab_status_t st_agree_bounded(MPI_Comm comm, shardtab_status_t local, double seconds,
                                    int *gave_up);
+/* A started request (a non-blocking collective) waited for at most `seconds`:
+ * 0 when it completed, -1 when it did not (left pending: its buffers stay). */
+int st_wait_bounded(MPI_Request *request, double seconds);
 /* MPI is initialized and not yet finalized: MPI may be called. */
 int st_mpi_usable(void);
 
@@ -59,7 +62,10 @@ uint64_t st_ipc_namespace(void);
  * its limit); 0 when unknown. */
 uint64_t st_memory_left(const char *meminfo, const char *self_cgroup, const char *cgroup_root);
 
-/* Steps at which SHARDTAB_FAULT=<step>:<rank> injects a failure. */
+/* Steps at which SHARDTAB_FAULT=<step>:<rank> injects a failure (create and
+ * destroy), or stops that rank (SIGSTOP, from within) on its way through a
+ * stream-ordered collective (the coll-* steps): the tests of the bounds on
+ * every wait, a rank stopped at several points inside a call. */
 typedef enum st_fault_step {
     ST_FAULT_ALLOC,
     ST_FAULT_EXPORT,
@@ -68,6 +74,13 @@ typedef enum st_fault_step {
     ST_FAULT_UPLOAD,
     ST_FAULT_CLOSE,
     ST_FAULT_FREE,
+    ST_FAULT_COLL_ENTER,   /* entering a call (one node: before its first phase) */
+    ST_FAULT_COLL_PHASE,   /* one node: between a call's phases */
+    ST_FAULT_COLL_ARGS,    /* across nodes: before the arguments' all-gather */
+    ST_FAULT_COLL_NODE,    /* across nodes: after the node's phases */
+    ST_FAULT_COLL_LEADERS, /* across nodes, a node's leader: before the leaders' all-gather */
+    ST_FAULT_COLL_RESULT,  /* across nodes: before the node's broadcast of the result */
+    ST_FAULT_COLL_END,     /* across nodes: before the call's last agreement */
     ST_FAULT_STEP_COUNT
 } st_fault_step_t;
 
@@ -75,6 +88,9 @@ typedef enum st_fault_step {
  * asks this rank to fail at this step. A malformed variable is reported as
  * SHARDTAB_ERR_INVALID_ARG at every step. */
 shardtab_status_t st_fault_check(st_fault_step_t step);
+/* A coll-* step: this rank stops (SIGSTOP) there when the environment names
+ * it (and is stopped for good: its peers must end the job). */
+void st_fault_stall(st_fault_step_t step);
 const char *st_fault_step_name(st_fault_step_t step);
 /* Parse "<step>:<rank>"; returns 0 and fills both on success. */
 int st_fault_parse(const char *text, st_fault_step_t *step, int *rank);

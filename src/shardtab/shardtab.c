@@ -124,6 +124,13 @@ static shardtab_status_t split_nodes(shardtab_t *t, int ranks_per_node)
         }
     }
     free(leaders);
+    /* across nodes, the nodes' leaders: made here, not in the first collective that
+     * needs them, where a rank stopped at this unbounded step would hold the others */
+    status = shardtab_agree(t->comm, status);
+    if (status == SHARDTAB_SUCCESS && t->node_count > 1)
+        status = st_mpi_check(
+            MPI_Comm_split(t->comm, t->node_rank == 0 ? 0 : MPI_UNDEFINED, t->node_id, &t->leaders),
+            "MPI_Comm_split of the node leaders");
     return status;
 }
 
@@ -368,8 +375,9 @@ shardtab_status_t shardtab_create_with(MPI_Comm comm, void *shard, size_t bytes,
             MPI_Error_string(rc, text, &len);
             status = st_fail(SHARDTAB_ERR_MPI,
                              "MPI_Comm_dup failed: %s; this process holds %d live table(s), and "
-                             "each holds two communicators: destroy tables you no longer use (MPI "
-                             "has a limit on communicators, about 32,000 tables with Open MPI)",
+                             "each holds two communicators (three across nodes): destroy tables "
+                             "you no longer use (MPI has a limit on communicators, about 32,000 "
+                             "tables with Open MPI)",
                              text, st_live_count());
             free(t);
             return status;

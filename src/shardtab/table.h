@@ -47,11 +47,10 @@ struct shardtab {
     st_live_entry_t live;
     /* the stream-ordered collectives (collectives.c): a one-shot all-reduce's
      * results before they are written back, grown as needed; the node leaders'
-     * communicator, split at the first all-reduce across nodes */
+     * communicator, split at create where the table spans nodes */
     void *coll_scratch;
     size_t coll_scratch_bytes;
-    MPI_Comm leaders;
-    int leaders_made;
+    MPI_Comm leaders; /* across nodes, node rank 0 of each node; else MPI_COMM_NULL */
     /* a destroy over the same ranks (a congruent communicator) gave up
      * waiting on this rank: its agreement may still be pending, so no call
      * on this table may enter a collective again (shardtab.c); the label of

@@ -23,7 +23,8 @@
 /* ---- SHARDTAB_FAULT and integers ------------------------------------------- */
 
 static const char *const step_names[ST_FAULT_STEP_COUNT] = {
-    "alloc", "export", "exchange", "open", "upload", "close", "free",
+    "alloc",      "export",     "exchange",  "open",      "upload",       "close",       "free",
+    "coll-enter", "coll-phase", "coll-args", "coll-node", "coll-leaders", "coll-result", "coll-end",
 };
 
 static void expect_fault(const char *text, st_fault_step_t step, int rank)
@@ -176,7 +177,9 @@ static void test_parse_positive_int_rejects_leading_white_space(void **state)
 static void test_fault_check_before_mpi_refuses_only_a_malformed_variable(void **state)
 {
     const char *const want = "SHARDTAB_FAULT='open:x' is not <step>:<rank> with step one of "
-                             "alloc, export, exchange, open, upload, close, free";
+                             "alloc, export, exchange, open, upload, close, free, coll-enter, "
+                             "coll-phase, coll-args, coll-node, coll-leaders, coll-result, "
+                             "coll-end";
     (void)state;
     setenv("SHARDTAB_FAULT", "open:0", 1);
     for (int s = 0; s < ST_FAULT_STEP_COUNT; s++)

@@ -198,6 +198,10 @@ done < <(compgen -e | grep -E '^(SLURM|SBATCH|SALLOC|SRUN)_' || true)
 unset -f module ml 2>/dev/null || true   # no module command unless a case brings one
 export MULTI_SCAL=$multi_scal JACOBI=$jacobi CG=$cg SHARDTAB_RESULTS_DIR=$work/results
 export SHARDTAB_GPUS_PER_NODE=2 SHARDTAB_CPUS_PER_TASK=4 SBATCH_ACCOUNT=shardtab SBATCH_TIMELIMIT=5
+# The jobs run beside the GPU builds (scripts/test.sh), up to 8 ranks on 2 cores: a rank may
+# lag its peers by more than the default 10 s wait limit (seen once: cg at 8 ranks on 2 nodes
+# gave up at a barrier). These cases test the jobs' plumbing, not the limit: 60 s.
+export SHARDTAB_WAIT_TIMEOUT=60
 [[ $case_name == refused-skips ]] || use_cluster "$cluster"
 
 case $case_name in

@@ -23,6 +23,10 @@
  *          SHARDTAB_ALL_REDUCE_ALGO, or (host backend) lower its address-space
  *          limit so that the all-reduce's scratch buffer cannot be mapped;
  *          every rank must end with one message, exit 2 (1 for scratch), at once.
+ *          SHARDTAB_FAULT=coll-<step>:<rank> (the library's test hook) stops that
+ *          rank (SIGSTOP) at that step of its first call that reaches it: the
+ *          others give up within the table's patience and end the job, each
+ *          call's agreement here bounded too (3 x the wait limit + 1 s).
  *          --fault-small: the fault's call is an all-reduce of one double
  *          (one-block in its sync's words), not the first of the list. Exit 0 verified, 1 a failure, 2 bad usage or a refused
  *          call; one message, from rank 0.
@@ -59,6 +63,7 @@ typedef struct sc_job {
     size_t shard_bytes;
     unsigned char *host, *want;
     int fault, fault_rank, fault_small, big, special;
+    double agree_s; /* each call's agreement: bounded, a rank stopped or gone ends the job */
 } sc_job_t;
 
 static size_t type_size(int type)
@@ -224,7 +229,9 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
                                         "%s: byte %zu, outside the region [%zu, %zu), changed",
                                         what, b, offset, offset + bytes);
     }
-    return shardtab_agree(MPI_COMM_WORLD, status);
+    /* bounded: a rank stopped inside a call (SHARDTAB_FAULT=coll-*) leaves its peers to
+     * give up in the call, then here, where they end the job */
+    return shardtab_agree_within(MPI_COMM_WORLD, status, j->agree_s);
 }
 
 /* --special: min and max of floats and doubles over special values, every
@@ -363,6 +370,7 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_create(MPI_COMM_WORLD, j.shard, j.shard_bytes, &j.table);
     if (status == SHARDTAB_SUCCESS) {
+        j.agree_s = 3 * shardtab_wait_timeout(j.table) + 1;
         j.node_id = shardtab_node_id(j.table);
         j.node_count = shardtab_node_count(j.table);
         MPI_Allgather(&j.node_id, 1, MPI_INT, j.node_of, 1, MPI_INT, MPI_COMM_WORLD);
