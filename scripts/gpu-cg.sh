@@ -114,7 +114,7 @@ tee -a "$log" <"$out/res-usage.txt"
 share=(--allow-shared-gpu)
 
 # ---- checks: every rank count, variant and launch against the CPU's CG ------------------
-ok="^# verify cg: OK [(][0-9]+ iterations as the CPU's CG"
+ok="^# verify cg: OK [(]([0-9]+ iterations as|not converged in [0-9]+ iterations, nor) the CPU's CG"
 for np in 1 2 3 4; do
   for variant in standard pipelined; do
     for launch in persistent stream; do

@@ -62,12 +62,16 @@ enum {
     CG_FAIL_INDEFINITE = 2, /* a denominator (p, A p), or the pipelined one, <= 0 or not a
                                number while the residual is large: the matrix is not
                                positive definite */
-    CG_FAIL_ROUNDING = 3    /* not a failure: such a denominator once the residual is at
+    CG_FAIL_ROUNDING = 3,   /* not a failure: such a denominator once the residual is at
                                CG_ROUNDING_RESIDUAL or below, where rounding, not the
                                matrix, has made it so (pipelined CG past convergence):
                                the solve stops there */
+    CG_FAIL_NONFINITE = 4   /* a residual or a denominator that is infinite or not a
+                               number: the recurrence left double's range (an entry not
+                               finite, or so small or large that alpha overflows) */
 };
-#define CG_ROUNDING_RESIDUAL 1e-6 /* far below where an indefinite matrix breaks down */
+#define CG_ROUNDING_RESIDUAL 1e-6         /* far below where an indefinite matrix breaks down */
+#define CG_DBL_MAX 1.7976931348623157e308 /* DBL_MAX, for device code: !(x <= it) is inf or NaN */
 
 /* The collective's user slots: one call carries at most CG_COLL_VALUES
  * 64-bit values (two dot products, each exact: two accumulators of limbs). */

@@ -433,6 +433,11 @@ CG_DEVFN int cg_decide_residual(const cg_args_t *g, cg_state_t *st, double rr, i
         g->history[k] = relative;
     st->rr_old = k == 0 ? 0.0 : st->rr;
     st->rr = rr;
+    /* N5: a residual that is not a number passed "not above the tolerance" as converged */
+    if (!(relative <= CG_DBL_MAX) || !(st->bnorm <= CG_DBL_MAX)) {
+        cg_fail(st, CG_FAIL_NONFINITE);
+        return 0;
+    }
     if ((int64_t)k >= g->niter || !(relative > g->tol)) {
         st->stop = 1;
         return 0;
@@ -441,13 +446,19 @@ CG_DEVFN int cg_decide_residual(const cg_args_t *g, cg_state_t *st, double rr, i
 }
 
 /* A denominator that is not positive: the matrix is not positive definite,
- * unless the residual has already reached rounding (leader only). */
+ * unless the residual has already reached rounding, or the denominator is a
+ * difference within its terms' rounding; one that is not a number is the
+ * recurrence out of range (leader only). */
 CG_DEVFN uint64_t cg_breakdown(const cg_state_t *st, double denominator, double scale)
 {
+    if (!(fabs(denominator) <= CG_DBL_MAX)) /* N5: overflow was "not positive definite" */
+        return CG_FAIL_NONFINITE;
     const double relative = st->bnorm > 0 ? sqrt(st->rr) / st->bnorm : 0.0;
     /* scale: the size of the terms whose difference the denominator is (0 for
-     * a sum): a result within their rounding is noise, not a sign */
-    const int noise = fabs(denominator) <= 64 * 2.220446049250313e-16 * scale;
+     * a sum, (p, A p), whose exact 0 with a residual far from rounding is a
+     * singular matrix: N4, it was called rounding): a result within their
+     * rounding is noise, not a sign */
+    const int noise = scale > 0 && fabs(denominator) <= 64 * 2.220446049250313e-16 * scale;
     return relative <= CG_ROUNDING_RESIDUAL || noise ? CG_FAIL_ROUNDING : CG_FAIL_INDEFINITE;
 }
 

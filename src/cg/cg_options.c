@@ -30,7 +30,12 @@ static const char usage_text[] =
     "                        at any number of ranks and on every backend\n"
     "  --repeat R            R timed solves, the median reported (default 1)\n"
     "  --cpu-check C         auto, yes or no: rank 0 also solves with the CPU's CG and\n"
-    "                        compares (auto: where nonzeros x iterations <= 4e9)\n"
+    "                        compares (auto: where nonzeros x iterations <= 4e9): the same\n"
+    "                        iteration count and x within 1e-6; where neither converged in\n"
+    "                        -niter iterations and x has parted from the CPU's, x's true\n"
+    "                        residual within 10x of the CPU's after as many (or of the\n"
+    "                        solve's own); always, x's true residual within 10x of the\n"
+    "                        solve's own, or below 1e-6\n"
     "  --json FILE           the results, the residual history among them, as JSON\n"
     "  --trace FILE          one iteration's phases, as CSV\n"
     "  --floor               also time device copies of the bytes an iteration must move\n"
@@ -255,6 +260,16 @@ int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, 
     if (a->cpu_check != b->cpu_check) {
         snprintf(text, bytes, "--cpu-check %s against --cpu-check %s", cpu_check_name(a->cpu_check),
                  cpu_check_name(b->cpu_check));
+        return 1;
+    }
+    /* the files: only rank 0 writes them, but a trace is one more solve on every rank,
+     * and every rank must know whether the results are kept (N8) */
+    if ((a->json != NULL) != (b->json != NULL) || (a->trace != NULL) != (b->trace != NULL)) {
+        const int json = (a->json != NULL) != (b->json != NULL);
+        const char *flag = json ? "--json" : "--trace";
+        const int given = json ? a->json != NULL : a->trace != NULL;
+        snprintf(text, bytes, "%s%s against %s%s", given ? "" : "no ", flag, given ? "no " : "",
+                 flag);
         return 1;
     }
     if (a->allow_shared_gpu != b->allow_shared_gpu || a->floor != b->floor) {

@@ -481,8 +481,10 @@ static void test_cg_options_differ_is_0_for_the_same_options(void **state)
     (void)state;
     b.matrix = path;
     assert_int_equal(cg_options_differ(&a, &b, text, sizeof text), 0);
-    /* the result files are rank 0's alone: they may differ */
+    /* the result files are rank 0's alone: their names may differ, not whether given */
     a.json = "a.json";
+    b.json = "b.json";
+    a.trace = "a.csv";
     b.trace = "b.csv";
     assert_int_equal(cg_options_differ(&a, &b, text, sizeof text), 0);
     assert_string_equal(text, "untouched");
@@ -554,6 +556,15 @@ static void test_cg_options_differ_names_each_field(void **state)
     b = a;
     b.floor = 1;
     expect_differ(&a, &b, "no --floor against --floor");
+    /* N8: a trace is one more solve on every rank; --trace on one rank only waited 30 s
+     * and blamed a rank "stopped, stuck or gone" */
+    b = a;
+    b.trace = "t.csv";
+    expect_differ(&a, &b, "no --trace against --trace");
+    expect_differ(&b, &a, "--trace against no --trace");
+    b = a;
+    b.json = "r.json";
+    expect_differ(&a, &b, "no --json against --json");
 }
 
 /* the matrix before the grid before the counts: the first in that order is named */
