@@ -234,9 +234,19 @@ static int read_test_hooks(jacobi_job_t *j, char *err, size_t err_bytes)
      * SIGSTOP as the distributed solve starts (its peers must end the job);
      * JACOBI_TEST_SLOW_RANK: the host backend's temporal passes start 2 ms
      * late on that rank (its neighbours must wait for its rows) */
-    j->skip_signal = test_hook_names_rank(skip, j->rank);
-    j->slow_passes = test_hook_names_rank(slow, j->rank);
-    j->stall_for_test = test_hook_names_rank(stall, j->rank);
+    const char *const names[3] = {"JACOBI_TEST_SKIP_SIGNAL", "JACOBI_TEST_SLOW_RANK",
+                                  "JACOBI_TEST_STALL"};
+    const char *const texts[3] = {skip, slow, stall};
+    int *const flags[3] = {&j->skip_signal, &j->slow_passes, &j->stall_for_test};
+    for (int h = 0; h < 3; h++) {
+        int named = -1;
+        long unused;
+        /* strictly (N13): a malformed value, or a rank the job has not, is refused */
+        if (texts[h] && test_hook_rank_and(names[h], texts[h], j->size, -1, &named, &unused, err,
+                                           err_bytes) != 0)
+            return -1;
+        *flags[h] = named == j->rank;
+    }
     return 0;
 }
 

@@ -62,19 +62,6 @@ static inline int test_hook_read(const char *name, const char **text, char *err,
     return 0;
 }
 
-/* Whether a hook's text (as test_hook_read gave it) names this rank: the
- * whole text a decimal rank, and this one. */
-static inline int test_hook_names_rank(const char *text, int rank)
-{
-    char *end;
-    long r;
-
-    if (text == NULL)
-        return 0;
-    r = strtol(text, &end, 10);
-    return *end == '\0' && end != text && r == rank;
-}
-
 /* A hook's "<rank>[:<n>]", strictly (N13: a malformed one was ignored, and the run
  * passed as if no hook were set): the rank a decimal in [0, ranks), n (where `n_max`
  * >= 0 allows one) a decimal in [0, n_max]; *n is -1 where none is given. Returns 0, or

@@ -34,22 +34,66 @@ typedef struct reader {
     size_t errlen;
 } reader_t;
 
-/* The next line, its end of line removed: 1, or 0 at the end of the file, -1 on a read error. */
+/* The most bytes of one line: a MatrixMarket line holds a few dozen (a comment more). */
+#define MTX_LINE_MAX (1u << 20)
+
+/* The next line, its end of line removed: 1, or 0 at the end of the file, -1 on a read
+ * error, a NUL byte (the text after it was dropped, and a line that began with one read
+ * as blank: N11) or a line longer than MTX_LINE_MAX (one without an end, /dev/zero,
+ * read until memory ran out and then as "empty file": N12), each named with its line. */
 static int read_line(reader_t *r)
 {
-    errno = 0;
-    ssize_t length = getline(&r->line, &r->capacity, r->file);
-    if (length < 0) {
-        if (ferror(r->file)) {
-            sparse_set_error(r->err, r->errlen, "%s:%lld: read error: %s", r->path, r->lineno + 1,
-                             strerror(errno ? errno : EIO));
+    size_t length = 0;
+    int c;
+
+    if (r->capacity == 0) { /* room for an empty line's end */
+        r->line = malloc(256);
+        if (r->line == NULL) {
+            sparse_set_error(r->err, r->errlen, "%s: out of memory for a line", r->path);
             return -1;
         }
-        return 0;
+        r->capacity = 256;
     }
+    errno = 0;
+    while ((c = getc_unlocked(r->file)) != EOF && c != '\n') {
+        if (c == '\0') {
+            sparse_set_error(r->err, r->errlen,
+                             "%s:%lld: a NUL byte at column %zu: not a text file", r->path,
+                             r->lineno + 1, length + 1);
+            return -1;
+        }
+        if (length + 2 > r->capacity) {
+            if (length >= MTX_LINE_MAX) {
+                sparse_set_error(r->err, r->errlen,
+                                 "%s:%lld: line too long: more than %u bytes without an end of "
+                                 "line (a MatrixMarket line holds a few numbers)",
+                                 r->path, r->lineno + 1, MTX_LINE_MAX);
+                return -1;
+            }
+            size_t capacity = r->capacity ? 2 * r->capacity : 256;
+            char *line = realloc(r->line, capacity);
+            if (line == NULL) {
+                sparse_set_error(r->err, r->errlen,
+                                 "%s:%lld: out of memory reading the line (%zu bytes so far)",
+                                 r->path, r->lineno + 1, length);
+                return -1;
+            }
+            r->line = line;
+            r->capacity = capacity;
+        }
+        r->line[length++] = (char)c;
+    }
+    if (c == EOF && ferror(r->file)) {
+        sparse_set_error(r->err, r->errlen, "%s:%lld: read error: %s", r->path, r->lineno + 1,
+                         strerror(errno ? errno : EIO));
+        return -1;
+    }
+    if (c == EOF && length == 0)
+        return 0;
     r->lineno++;
-    while (length > 0 && (r->line[length - 1] == '\n' || r->line[length - 1] == '\r'))
-        r->line[--length] = '\0';
+    while (length > 0 && r->line[length - 1] == '\r')
+        length--;
+    r->line[length] = '\0';
     return 1;
 }
 

@@ -2,7 +2,7 @@
  * hooks (the test build) a set hook's text is read and an unset or empty one
  * is NULL; without them (TEST_HOOKS_OFF: the installed build) an unset or empty
  * hook is NULL and a set one is refused with a message that names it and says
- * what build reads it. */
+ * what build reads it; a rank hook's text parsed strictly (N13). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,11 +59,43 @@ static void set_hook(void **state)
     unsetenv("SHARDTAB_FAULT");
 }
 
+/* "<rank>[:<n>]": decimals alone, the rank one the job has, n within its range */
+static void rank_hooks_parse_strictly(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    int rank = -9;
+    long n = -9;
+
+    assert_int_equal(test_hook_rank_and("H", "0", 3, -1, &rank, &n, err, sizeof err), 0);
+    assert_int_equal(rank, 0);
+    assert_int_equal(n, -1);
+    assert_int_equal(test_hook_rank_and("H", "2:40", 3, 100, &rank, &n, err, sizeof err), 0);
+    assert_int_equal(rank, 2);
+    assert_int_equal(n, 40);
+    const char *const malformed[] = {"abc", "-1", "0x1", " 1", "1 ", "+1", "1:", ":4", "1:x"};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        char want[256];
+        snprintf(want, sizeof want,
+                 "H='%s' is not <rank>[:<iteration>]: decimal numbers, the iteration 0 to 100",
+                 malformed[i]);
+        assert_int_equal(test_hook_rank_and("H", malformed[i], 3, 100, &rank, &n, err, sizeof err),
+                         -1);
+        assert_string_equal(err, want);
+    }
+    assert_int_equal(test_hook_rank_and("H", "1:2", 3, -1, &rank, &n, err, sizeof err), -1);
+    assert_string_equal(err, "H='1:2' is not a rank: a decimal number");
+    assert_int_equal(test_hook_rank_and("H", "1:101", 3, 100, &rank, &n, err, sizeof err), -1);
+    assert_int_equal(test_hook_rank_and("H", "3", 3, -1, &rank, &n, err, sizeof err), -1);
+    assert_string_equal(err, "H='3' names rank 3, and the job has 3 ranks (0 to 2)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unset_or_empty_is_null),
         cmocka_unit_test(set_hook),
+        cmocka_unit_test(rank_hooks_parse_strictly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

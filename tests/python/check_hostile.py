@@ -32,6 +32,12 @@ hands it, one case per run:
                       rank, each naming its live table; the package, the table and
                       its memory stay usable, the table is destroyed, and the
                       finalize at the end works
+  int-range           N9: integers past the C type ctypes makes them
+                      (signal_slots=2**32 + 64 was 64 slots, alignment=2**64 was
+                      any, peer(2**63) rank 0's shard) are refused, naming the
+                      value given, not the wrapped one
+  label-nul           N10: a label with a NUL character is refused (labels
+                      compared up to it: 'T\\0one' paired with 'T\\0two')
 
 Rank 0 prints "# hostile python <case>: OK" when every rank agrees.
 
@@ -537,7 +543,53 @@ def case_finalize_live(mine, host):
     t.destroy()
 
 
+def case_int_range(mine, host):
+    for what, kwargs, value, ctype in [
+        (
+            "signal_slots=2**32 + 64",
+            {"signal_slots": 2**32 + 64},
+            2**32 + 64,
+            "int",
+        ),
+        ("signal_slots=2**31", {"signal_slots": 2**31}, 2**31, "int"),
+        ("alignment=2**64", {"alignment": 2**64}, 2**64, "size_t"),
+    ]:
+        expect_error(
+            f"Table(..., {what})",
+            lambda kwargs=kwargs: shardtab.Table(comm, mine, **kwargs),
+            [f"is {value}, outside the C {ctype} the library takes"],
+        )
+    with shardtab.Table(comm, mine) as t:
+        for what, call in [
+            ("peer(2**63)", lambda: t.peer(2**63)),
+            ("member(2**63)", lambda: t.member(2**63)),
+            ("node_rank_of(2**63)", lambda: t.node_rank_of(2**63)),
+            ("peer(-2**31 - 1)", lambda: t.peer(-(2**31) - 1)),
+        ]:
+            try:
+                got = call()
+            except ValueError as error:
+                if "outside the C int the library takes" in str(error) and (
+                    "9223372036854775808" in str(error) or "-2147483649" in str(error)
+                ):
+                    say(f"{what} raises: {error}")
+                else:
+                    problems.append(f"{what}: {error}")
+            else:
+                problems.append(f"{what} gave {got!r}, not a refusal")
+
+
+def case_label_nul(mine, host):
+    expect_error(
+        "a label with a NUL character",
+        lambda: shardtab.Table(comm, mine, label="T\0one" if rank == 0 else "T\0two"),
+        ["holds a NUL character", "pass one without"],
+    )
+
+
 cases = {
+    "int-range": case_int_range,
+    "label-nul": case_label_nul,
     "pointer-dtypes": case_pointer_dtypes,
     "dtype-mismatch": case_dtype_mismatch,
     "read-only": case_read_only,

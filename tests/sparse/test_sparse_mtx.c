@@ -302,6 +302,45 @@ static void test_sparse_mtx_refuses_each_bad_or_unsupported_header(void **state)
     expect_refusals(cases, sizeof cases / sizeof cases[0]);
 }
 
+/* N11, N12: bytes no text file holds: a NUL (the text after it was dropped, "1 1 4\\0 5"
+ * read as 4, and a line that began with one read as blank: an entry lost), and a line
+ * with no end (/dev/zero read until memory ran out, then "empty file") */
+static void expect_bytes_refused(const char *bytes, size_t n, const char *message)
+{
+    sparse_csr_t a;
+    char err[512] = "", path[1024], expected[1536];
+    path_of("bytes.mtx", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+    int status = sparse_mtx_read(path, &a, err, sizeof err);
+    assert_int_equal(unlink(path), 0);
+    snprintf(expected, sizeof expected, "%s%s", path, message);
+    assert_string_equal(err, expected);
+    assert_int_equal(status, -1);
+}
+
+static void test_sparse_mtx_refuses_a_nul_byte_and_an_endless_line(void **state)
+{
+    static const char after[] = SYM "1 1 1\n1 1 4\0 5\n";
+    static const char first[] = SYM "2 2 2\n1 1 4\n\0"
+                                    "2 2 5\n";
+    static const char header[] = SYM "1 1 1\n";
+    (void)state;
+    expect_bytes_refused(after, sizeof after - 1, ":3: a NUL byte at column 6: not a text file");
+    expect_bytes_refused(first, sizeof first - 1, ":4: a NUL byte at column 1: not a text file");
+    size_t n = sizeof header - 1 + (2u << 20);
+    char *endless = malloc(n);
+    assert_non_null(endless);
+    memcpy(endless, header, sizeof header - 1);
+    memset(endless + sizeof header - 1, '1', 2u << 20);
+    expect_bytes_refused(endless, n,
+                         ":3: line too long: more than 1048576 bytes without an end of line (a "
+                         "MatrixMarket line holds a few numbers)");
+    free(endless);
+}
+
 static void test_sparse_mtx_refuses_each_bad_size_line(void **state)
 {
     static const refusal_t cases[] = {
@@ -560,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_sparse_mtx_reads_a_1x1_matrix),
         cmocka_unit_test(test_sparse_mtx_takes_an_absent_entry_as_the_zero_of_its_mirror),
         cmocka_unit_test(test_sparse_mtx_refuses_each_bad_or_unsupported_header),
+        cmocka_unit_test(test_sparse_mtx_refuses_a_nul_byte_and_an_endless_line),
         cmocka_unit_test(test_sparse_mtx_refuses_each_bad_size_line),
         cmocka_unit_test(test_sparse_mtx_refuses_each_bad_entry_line),
         cmocka_unit_test(test_sparse_mtx_refuses_entry_lines_missing_extra_or_after_a_comment),

@@ -2,6 +2,7 @@
 makes, with their argument and result types (include/shardtab.h)."""
 import ctypes
 import ctypes.util
+import operator
 import os
 
 c_status = ctypes.c_int  # shardtab_status_t
@@ -101,3 +102,28 @@ for name, result, args in [
     function = getattr(lib, name)
     function.restype = result
     function.argtypes = args
+
+
+def c_arg(value, ctype, what):
+    """value, an int, checked against the range of the C type ctypes makes it
+    (ctypes wraps silently: signal_slots=2**32 + 64 became 64, peer(2**63) rank
+    0's shard); a ValueError naming the value given, else the value."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = operator.index(value)
+        except TypeError:
+            raise TypeError(
+                f"{what} is a {type(value).__name__}; pass an int"
+            ) from None
+    bits = 8 * ctypes.sizeof(ctype)
+    signed = ctype(-1).value < 0
+    low = -(1 << (bits - 1)) if signed else 0
+    high = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    if not low <= value <= high:
+        name = {ctypes.c_int: "int", ctypes.c_size_t: "size_t"}.get(
+            ctype, ctype.__name__
+        )
+        raise ValueError(
+            f"{what} is {value}, outside the C {name} the library takes ({low} to {high})"
+        )
+    return value

@@ -7,7 +7,7 @@ import numpy
 
 from ._collectives import _Collectives, _stream_handle
 from ._errors import ERR_INVALID_ARG, SUCCESS, Error, _c_text, _check, _text
-from ._lib import CreateParams, lib
+from ._lib import CreateParams, c_arg, lib
 from ._memory import DeviceArray, _free_pending, _HostView, _Mapping, _table_ranges
 from ._process import _comm_handle, _on_host
 from ._shard import _compare_shards, _describe
@@ -46,14 +46,20 @@ class Table(_Collectives):
             address, nbytes, dtype, why = _describe(array)
             if label is not None and not isinstance(label, str):
                 raise TypeError(f"label is a {type(label).__name__}; pass a str")
+            if label is not None and "\0" in label:
+                # C reads a label up to its first NUL: "T\0one" paired with "T\0two"
+                raise ValueError(
+                    f"label {label!r} holds a NUL character (at {label.index(chr(0))}): "
+                    "the library reads it as C text, up to the first; pass one without"
+                )
             self._label = (
                 None if label is None else label.encode("utf-8", "backslashreplace")
             )
             params = CreateParams(
                 _stream_handle(stream),
-                signal_slots,
+                c_arg(signal_slots, ctypes.c_int, "signal_slots"),
                 wait_timeout_s,
-                alignment,
+                c_arg(alignment, ctypes.c_size_t, "alignment"),
                 self._label,
             )
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
@@ -124,11 +130,15 @@ class Table(_Collectives):
 
     def member(self, node_rank):
         """The communicator rank of node rank node_rank, or -1."""
-        return lib.shardtab_member(self._live(), node_rank)
+        return lib.shardtab_member(
+            self._live(), c_arg(node_rank, ctypes.c_int, "node_rank")
+        )
 
     def node_rank_of(self, rank):
         """The node rank of communicator rank `rank`, or -1 off this node."""
-        return lib.shardtab_node_rank_of(self._live(), rank)
+        return lib.shardtab_node_rank_of(
+            self._live(), c_arg(rank, ctypes.c_int, "rank")
+        )
 
     def peer(self, rank):
         """Communicator rank `rank`'s shard as this process maps it, as a 1-D
@@ -137,6 +147,7 @@ class Table(_Collectives):
         of its own of that memory, valid after the table is destroyed; on GPUs
         a DeviceArray, which raises Error once the table is destroyed."""
         table = self._live()
+        rank = c_arg(rank, ctypes.c_int, "rank")
         base, nbytes = ctypes.c_void_p(), ctypes.c_size_t()
         _check(lib.shardtab_peer(table, rank, ctypes.byref(base), ctypes.byref(nbytes)))
         if lib.shardtab_node_rank_of(table, rank) < 0:
