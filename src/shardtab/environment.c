@@ -220,14 +220,29 @@ shardtab_status_t st_fault_check(st_fault_step_t step)
     MPI_Comm_rank(MPI_COMM_WORLD, &me); /* the rank the variable names: of MPI_COMM_WORLD */
     if (target != step || rank != me)
         return SHARDTAB_SUCCESS;
-    return st_fail(SHARDTAB_ERR_FAULT, "fault injected at step '%s' (SHARDTAB_FAULT=%s)",
+    return st_fail(st_fault_status(step), "fault injected at step '%s' (SHARDTAB_FAULT=%s)",
                    st_fault_step_name(step), text);
+}
+
+shardtab_status_t st_fault_status(st_fault_step_t step)
+{
+    switch (step) {
+    case ST_FAULT_ALLOC:
+        return SHARDTAB_ERR_NO_MEMORY;
+    case ST_FAULT_EXPORT:
+    case ST_FAULT_OPEN:
+        return SHARDTAB_ERR_IPC;
+    case ST_FAULT_EXCHANGE:
+        return SHARDTAB_ERR_MPI;
+    default: /* upload, close, free; a stall stops before it can fail */
+        return SHARDTAB_ERR_DEVICE;
+    }
 }
 
 void st_fault_stall(st_fault_step_t step)
 {
     /* a malformed value or a build without hooks: refused at create's steps */
-    if (st_fault_check(step) == SHARDTAB_ERR_FAULT) {
+    if (st_fault_check(step) == st_fault_status(step) && step >= ST_FAULT_COLL_ENTER) {
         fprintf(stderr, "shardtab: %s: this rank stops here (SIGSTOP)\n", shardtab_last_error());
         fflush(stderr);
         raise(SIGSTOP);

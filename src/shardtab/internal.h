@@ -84,10 +84,13 @@ typedef enum st_fault_step {
     ST_FAULT_STEP_COUNT
 } st_fault_step_t;
 
-/* SHARDTAB_SUCCESS, or SHARDTAB_ERR_FAULT (with a message) when the environment
- * asks this rank to fail at this step. A malformed variable is reported as
- * SHARDTAB_ERR_INVALID_ARG at every step. */
+/* SHARDTAB_SUCCESS, or when the environment asks this rank to fail at this step
+ * the status that step's real failure would give (st_fault_status), with a message
+ * naming the fault. A malformed variable is reported as SHARDTAB_ERR_INVALID_ARG at
+ * every step. */
 shardtab_status_t st_fault_check(st_fault_step_t step);
+/* The status of a real failure at a step: NO_MEMORY, IPC, MPI or DEVICE. */
+shardtab_status_t st_fault_status(st_fault_step_t step);
 /* A coll-* step: this rank stops (SIGSTOP) there when the environment names
  * it (and is stopped for good: its peers must end the job). */
 void st_fault_stall(st_fault_step_t step);

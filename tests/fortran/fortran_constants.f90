@@ -17,7 +17,6 @@ program fortran_constants
   call expect(SHARDTAB_ERR_DESCRIPTOR, "invalid peer descriptor")
   call expect(SHARDTAB_ERR_MPI, "MPI error")
   call expect(SHARDTAB_ERR_UNSUPPORTED, "not supported")
-  call expect(SHARDTAB_ERR_FAULT, "injected fault")
   call expect(SHARDTAB_ERR_VERIFY, "verification failed")
   call expect(SHARDTAB_ERR_TIMEOUT, "device wait timed out")
   call expect(SHARDTAB_ERR_ABORTED, "stopped after another rank failed")

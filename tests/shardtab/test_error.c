@@ -41,15 +41,14 @@ static void test_status_strings(void **state)
                                                             "invalid peer descriptor",
                                                             "MPI error",
                                                             "not supported",
-                                                            "injected fault",
                                                             "verification failed",
                                                             "device wait timed out",
                                                             "stopped after another rank failed"};
     (void)state;
-    assert_int_equal(SHARDTAB_STATUS_COUNT, 14);
+    assert_int_equal(SHARDTAB_STATUS_COUNT, 13);
     for (int s = 0; s < SHARDTAB_STATUS_COUNT; s++)
         assert_string_equal(shardtab_status_string((shardtab_status_t)s), want[s]);
-    assert_int_equal(SHARDTAB_ERR_ABORTED, 13);
+    assert_int_equal(SHARDTAB_ERR_ABORTED, 12);
     assert_string_equal(shardtab_status_string(SHARDTAB_STATUS_COUNT), "unknown status");
     assert_string_equal(shardtab_status_string((shardtab_status_t)-1), "unknown status");
 }

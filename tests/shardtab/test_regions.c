@@ -200,18 +200,18 @@ static void test_faults_at_the_regions_steps_leave_nothing(void **state)
     (void)state;
     assert_int_equal(shardtab_mem_alloc(512, &shard), SHARDTAB_SUCCESS);
     setenv("SHARDTAB_FAULT", "exchange:1", 1);
-    expect_agreed(shardtab_create(MPI_COMM_WORLD, shard, 512, &t), SHARDTAB_ERR_FAULT, 1,
+    expect_agreed(shardtab_create(MPI_COMM_WORLD, shard, 512, &t), SHARDTAB_ERR_MPI, 1,
                   "fault injected at step 'exchange' (SHARDTAB_FAULT=exchange:1)");
     expect_nothing_left();
     setenv("SHARDTAB_FAULT", "open:0", 1);
-    expect_agreed(shardtab_create(MPI_COMM_WORLD, shard, 512, &t), SHARDTAB_ERR_FAULT, 0,
+    expect_agreed(shardtab_create(MPI_COMM_WORLD, shard, 512, &t), SHARDTAB_ERR_IPC, 0,
                   "fault injected at step 'open' (SHARDTAB_FAULT=open:0)");
     expect_nothing_left();
     assert_null(t);
     /* a close that fails still lets go of every mapping, and the table is gone */
     setenv("SHARDTAB_FAULT", "close:1", 1);
     assert_int_equal(shardtab_create(MPI_COMM_WORLD, shard, 512, &t), SHARDTAB_SUCCESS);
-    expect_agreed(shardtab_destroy(&t), SHARDTAB_ERR_FAULT, 1,
+    expect_agreed(shardtab_destroy(&t), SHARDTAB_ERR_DEVICE, 1,
                   "fault injected at step 'close' (SHARDTAB_FAULT=close:1)");
     assert_null(t);
     unsetenv("SHARDTAB_FAULT");

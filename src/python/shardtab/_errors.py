@@ -4,7 +4,7 @@ from ._lib import lib
 
 SUCCESS = 0
 ERR_INVALID_ARG = 1
-ERR_VERIFY = 11
+ERR_VERIFY = 10
 
 
 class Error(Exception):
