@@ -106,6 +106,10 @@ static int agree_options(int rank, cg_options_t *opts, cg_parse_t parsed, const 
             fputs(cg_usage_text(), stdout);
         return 0;
     }
+    if (worst == CG_PARSE_VERSION) {
+        app_say_version("cg", rank);
+        return 0;
+    }
     /* rank 0's options, against this rank's: the pointers are compared by text */
     zero_opts = *opts;
     char matrix[APP_MESSAGE_BYTES] = "";

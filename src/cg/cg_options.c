@@ -45,6 +45,7 @@ static const char usage_text[] =
     "                        grid larger than the resident one is refused)\n"
     "  --allow-shared-gpu    let ranks share a device\n"
     "  -h, --help            this text\n"
+    "  --version             the version of cg and of the library\n"
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage or a bad\n"
     "matrix file.\n";
 
@@ -116,7 +117,8 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         OPT_TRACE,
         OPT_SHARED,
         OPT_FLOOR,
-        OPT_BLOCKS
+        OPT_BLOCKS,
+        OPT_VERSION
     };
     static const struct option longs[] = {
         {"poisson", required_argument, NULL, OPT_POISSON},
@@ -134,6 +136,7 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         {"floor", no_argument, NULL, OPT_FLOOR},
         {"blocks", required_argument, NULL, OPT_BLOCKS},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
     int c, rc = 0, poisson_given = 0;
@@ -203,6 +206,8 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
             break;
         case 'h':
             return CG_PARSE_HELP;
+        case OPT_VERSION:
+            return CG_PARSE_VERSION;
         default:
             /* "-": getopt_long_only takes -name for a long option too (cli.h) */
             app_option_error(c, argv[optind - 1], optopt, longs, "-", err, err_bytes);

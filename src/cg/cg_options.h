@@ -41,6 +41,7 @@ typedef struct cg_options {
 typedef enum cg_parse {
     CG_PARSE_OK = 0,
     CG_PARSE_HELP,
+    CG_PARSE_VERSION,
     CG_PARSE_ERROR /* one line in err: print it, exit 2 */
 } cg_parse_t;
 

@@ -19,7 +19,7 @@
  *          On GPUs an empty kernel of one block, eager and in a graph, is
  *          timed first the same way: the launch floor of every stream call.
  * USAGE    mpiexec -n <ranks> ./coll_bench [--min B] [--max B] [--repeats R]
- *                 [--device-iters N] [--allow-shared-gpu]
+ *                 [--device-iters N] [--allow-shared-gpu] [--help] [--version]
  * NOTES    Device side: a warm-up launch, then one launch of --device-iters
  *          calls (round trips); median, p10 and p90 of the per-call times
  *          that the kernel's clock measured on rank 0 (all-reduce: the
@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "cli.h"
 #include "latency.h"
 #include "shardtab.h"
@@ -525,6 +526,29 @@ static shardtab_status_t device_side(cb_ctx_t *c, const cb_options_t *o, int ran
     return status;
 }
 
+static const char usage_text[] =
+    "Usage: mpirun -np <ranks> coll_bench [options]\n"
+    "The table's collectives timed, every result verified: the device-side all-reduce of\n"
+    "one double, put with signal and LL puts between node ranks 0 and 1 (8 B to 64 KiB,\n"
+    "half the round trip); then shardtab_all_reduce of floats from --min to --max bytes a\n"
+    "rank (auto, one-block, one-shot, two-shot; on GPUs from a graph too) beside\n"
+    "MPI_Allreduce and the device copy, in nccl-tests' columns (time in us, algbw and\n"
+    "busbw in GB/s, #wrong), the median of --repeats.\n"
+    "  --min B              the smallest all-reduce, bytes a rank (default 8; 4 to 2^31)\n"
+    "  --max B              the largest (default 1073741824, 1 GiB)\n"
+    "  --repeats R          timed repeats of each size, the median reported (default 5;\n"
+    "                       1 to 64)\n"
+    "  --device-iters N     device-side calls timed in one kernel (default 1000; 10 to\n"
+    "                       1000000)\n"
+    "  --allow-shared-gpu   let ranks share a device\n"
+    "  -h, --help           this text\n"
+    "  --version            the version of coll_bench and of the library\n"
+    "Environment: SHARDTAB_ALL_REDUCE_ALGO and SHARDTAB_ALL_REDUCE_CUTOVER choose the\n"
+    "algorithm of 'auto' (docs/environment.md).\n"
+    "Exit status: 0 every result verified, 1 a wrong result or a runtime failure, 2 bad\n"
+    "usage.\n";
+
+/* 0 to run, 1 for --help, 2 for --version (print, exit 0), -1 with a message in err */
 static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes)
 {
     static const struct option longs[] = {
@@ -533,6 +557,8 @@ static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes
         {"repeats", required_argument, NULL, 'r'},
         {"device-iters", required_argument, NULL, 'd'},
         {"allow-shared-gpu", no_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     const long most = 1L << 31; /* 2 GiB a rank */
@@ -546,8 +572,12 @@ static int parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes
     o->allow_shared_gpu = 0;
     optind = 0;
     opterr = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, ":", longs, NULL)) != -1) {
+    while (rc == 0 && (c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
         switch (c) {
+        case 'h':
+            return 1;
+        case 'v':
+            return 2;
         case 'm':
             if ((rc = app_parse_long("--min", optarg, 4, most, &v, err, bytes)) == 0)
                 o->min = (size_t)v;
@@ -598,10 +628,19 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (parse(argc, argv, &o, err, sizeof err) != 0) {
+    const int parsed = parse(argc, argv, &o, err, sizeof err);
+    if (parsed < 0) {
         app_say_error("coll_bench", rank, err);
         MPI_Finalize();
         return app_exit_status(1);
+    }
+    if (parsed > 0) { /* --help or --version */
+        if (parsed == 1 && rank == 0)
+            fputs(usage_text, stdout);
+        if (parsed == 2)
+            app_say_version("coll_bench", rank);
+        MPI_Finalize();
+        return 0;
     }
     init.allow_shared_device = o.allow_shared_gpu;
     status = shardtab_init(MPI_COMM_WORLD, &init);

@@ -1,7 +1,8 @@
-/* app.c - the pieces multi_scal and jacobi share: safe result files, JSON
- * strings, provenance, available memory. */
+/* app.c - the pieces the programs share: safe result files, JSON strings,
+ * provenance, available memory, --version. */
 #define _GNU_SOURCE
 #include "app.h"
+#include "shardtab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -295,4 +296,13 @@ int app_same_file(const char *a, const char *b)
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     return canonical_entry(a, ca) == 0 && canonical_entry(b, cb) == 0 && strcmp(ca, cb) == 0;
+}
+
+void app_say_version(const char *program, int rank)
+{
+    if (rank == 0) {
+        printf("%s (shardtab) %s, %s backend\n", program, shardtab_version(),
+               shardtab_backend_name(shardtab_backend()));
+        fflush(stdout);
+    }
 }

@@ -53,4 +53,8 @@ void app_json_string(FILE *f, const char *s);
 /* "git_commit", "date_utc" and "slurm_job_id" members, each followed by ",\n". */
 void app_json_provenance(FILE *f, const char *git_commit);
 
+/* --version: "PROGRAM (shardtab) VERSION, BACKEND backend" on stdout, from rank 0 only:
+ * the library's version (shardtab_version()) and the backend it was built for. */
+void app_say_version(const char *program, int rank);
+
 #endif /* APP_H */

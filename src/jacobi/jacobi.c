@@ -132,6 +132,10 @@ static int agree_options(jacobi_job_t *j, jacobi_parse_t parsed, const char *err
             fputs(jacobi_usage_text(), stdout);
         return 0;
     }
+    if (worst == JACOBI_PARSE_VERSION) {
+        app_say_version("jacobi", j->rank);
+        return 0;
+    }
     /* rank 0's options, against this rank's */
     zero_opts = j->opts;
     app_bcast(&zero_opts, (int)sizeof zero_opts, MPI_BYTE, 0, MPI_COMM_WORLD, step);

@@ -69,6 +69,7 @@ static const char usage_text[] =
     "  --allow-shared-gpu\n"
     "                   let several ranks of a node share one GPU\n"
     "  -h, --help       print this help and exit\n"
+    "  --version        the version of jacobi and of the library\n"
     "\n"
     "A neighbour on another node (or SHARDTAB_RANKS_PER_NODE=1) gets its ghost rows\n"
     "by MPI. SHARDTAB_WAIT_TIMEOUT=S bounds every device-side wait (default 10 s).\n"
@@ -329,6 +330,7 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
         {"trace", required_argument, NULL, OPT_TRACE},
         {"allow-shared-gpu", no_argument, NULL, OPT_SHARED},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'v'},
         {NULL, 0, NULL, 0},
     };
     int c, rc = 0;
@@ -405,6 +407,8 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
             break;
         case 'h':
             return JACOBI_PARSE_HELP;
+        case 'v':
+            return JACOBI_PARSE_VERSION;
         default: /* ':' a value missing, '?' an option refused */
             app_option_error(c, argv[optind - 1], optopt, longs, "-", err, err_bytes);
             rc = -1;

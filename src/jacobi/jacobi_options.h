@@ -58,6 +58,7 @@ typedef struct jacobi_options {
 typedef enum jacobi_parse {
     JACOBI_PARSE_OK = 0,
     JACOBI_PARSE_HELP,
+    JACOBI_PARSE_VERSION,
     JACOBI_PARSE_ERROR, /* one line in err: print it, exit 2 */
 } jacobi_parse_t;
 

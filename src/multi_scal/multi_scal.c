@@ -412,6 +412,10 @@ int main(int argc, char **argv)
             fputs(ms_usage_text(), stdout);
         MPI_Finalize();
         return 0;
+    case MS_PARSE_VERSION:
+        app_say_version("multi_scal", run.rank);
+        MPI_Finalize();
+        return 0;
     case MS_PARSE_ERROR:
         if (run.rank == 0)
             fprintf(stderr, "multi_scal: %s\nTry 'multi_scal --help' for more information.\n", err);

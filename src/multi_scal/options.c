@@ -48,6 +48,7 @@ static const char usage_text[] =
     "      --variant V      kernel variant: naive, vec2, vec2x4, vec2x8, vec2x4s, chunk\n"
     "                       (default chunk)\n"
     "  -h, --help           print this help and exit\n"
+    "  --version            the version of multi_scal and of the library\n"
     "\n"
     "Environment: SHARDTAB_RANKS_PER_NODE=R splits each node into groups of R ranks.\n"
     "Kernel tuning (GPU builds): SCAL_CHUNK_SHAPE=BxU, the chunk kernel's threads per\n"
@@ -208,21 +209,14 @@ static int parse_variant(const char *text, int *variant, char *err, size_t err_b
 
 /* The long options, in the order --help lists them. */
 static const struct option long_options[] = {
-    {"n", required_argument, NULL, 'n'},
-    {"alpha", required_argument, NULL, 'a'},
-    {"mode", required_argument, NULL, 'm'},
-    {"iters", required_argument, NULL, 'i'},
-    {"json", required_argument, NULL, 'j'},
-    {"allow-shared-gpu", no_argument, NULL, 's'},
-    {"check-peers", no_argument, NULL, 'c'},
-    {"bench", no_argument, NULL, 'b'},
-    {"bench-min", required_argument, NULL, 'B'},
-    {"bench-max", required_argument, NULL, 'M'},
-    {"variant", required_argument, NULL, 'V'},
-    {"bench-device-only", no_argument, NULL, 'D'},
-    {"bench-pairs", no_argument, NULL, 'P'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"n", required_argument, NULL, 'n'},         {"alpha", required_argument, NULL, 'a'},
+    {"mode", required_argument, NULL, 'm'},      {"iters", required_argument, NULL, 'i'},
+    {"json", required_argument, NULL, 'j'},      {"allow-shared-gpu", no_argument, NULL, 's'},
+    {"check-peers", no_argument, NULL, 'c'},     {"bench", no_argument, NULL, 'b'},
+    {"bench-min", required_argument, NULL, 'B'}, {"bench-max", required_argument, NULL, 'M'},
+    {"variant", required_argument, NULL, 'V'},   {"bench-device-only", no_argument, NULL, 'D'},
+    {"bench-pairs", no_argument, NULL, 'P'},     {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'W'},         {NULL, 0, NULL, 0},
 };
 
 ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
@@ -282,6 +276,9 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
         case 'h':
             opts->help = 1;
             break;
+        case 'W':
+            opts->version = 1;
+            break;
         default: /* ':' a value missing, '?' an option refused */
             app_option_error(c, argv[optind - 1], optopt, long_options, "--", err, err_bytes);
             rc = -1;
@@ -302,7 +299,7 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
     }
     if (rc != 0)
         return MS_PARSE_ERROR;
-    return opts->help ? MS_PARSE_HELP : MS_PARSE_OK;
+    return opts->help ? MS_PARSE_HELP : opts->version ? MS_PARSE_VERSION : MS_PARSE_OK;
 }
 
 /* ---- the kernels' tuning variables ------------------------------------------------------ */

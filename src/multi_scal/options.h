@@ -35,12 +35,14 @@ typedef struct ms_options {
     int chunk_shape; /* SCAL_CHUNK_SHAPE: an index into scal.h's SCAL_CHUNK_SHAPES; 0: the default */
     int bench_device_only; /* skip the host-staged and MPI paths (tuning runs) */
     int help;
+    int version;
 } ms_options_t;
 
 typedef enum ms_parse_result {
     MS_PARSE_OK = 0,
-    MS_PARSE_HELP,  /* -h: print usage, exit 0 */
-    MS_PARSE_ERROR, /* message in err: print it, exit 2 */
+    MS_PARSE_HELP,    /* -h: print usage, exit 0 */
+    MS_PARSE_VERSION, /* --version: print it, exit 0 */
+    MS_PARSE_ERROR,   /* message in err: print it, exit 2 */
 } ms_parse_result_t;
 
 void ms_options_default(ms_options_t *opts);
