@@ -25,7 +25,19 @@ if(SHARDTAB_HAVE_FORTRAN)
   # .mod files are the compiler's own format: installed per compiler version
   set(SHARDTAB_FORTRAN_MODDIR
       ${CMAKE_INSTALL_INCLUDEDIR}/shardtab/fortran/${CMAKE_Fortran_COMPILER_ID}-${CMAKE_Fortran_COMPILER_VERSION})
-  add_library(shardtab_fortran STATIC src/fortran/shardtab.f90)
+  # libshardtab_fortran.so.1 over libshardtab.so.1 (SHARDTAB_BUILD_SHARED), else a
+  # static library over libshardtab.a
+  if(SHARDTAB_BUILD_SHARED)
+    add_library(shardtab_fortran SHARED src/fortran/shardtab.f90)
+    # $ORIGIN: libshardtab.so.1 lies beside it, wherever the prefix is
+    set_target_properties(shardtab_fortran PROPERTIES VERSION ${PROJECT_VERSION}
+                          SOVERSION ${PROJECT_VERSION_MAJOR} INSTALL_RPATH "$ORIGIN"
+                          INSTALL_RPATH_USE_LINK_PATH TRUE)
+    set(_fortran_c shardtab_shared)
+  else()
+    add_library(shardtab_fortran STATIC src/fortran/shardtab.f90)
+    set(_fortran_c shardtab)
+  endif()
   add_library(shardtab::fortran ALIAS shardtab_fortran)
   set_target_properties(shardtab_fortran PROPERTIES
     Fortran_MODULE_DIRECTORY ${CMAKE_BINARY_DIR}/fortran-modules
@@ -35,7 +47,7 @@ if(SHARDTAB_HAVE_FORTRAN)
     $<INSTALL_INTERFACE:${SHARDTAB_FORTRAN_MODDIR}>)
   target_compile_options(shardtab_fortran PRIVATE
     $<$<Fortran_COMPILER_ID:GNU>:-Wall -Wextra -std=f2018 -pedantic>)
-  target_link_libraries(shardtab_fortran PUBLIC shardtab)
+  target_link_libraries(shardtab_fortran PUBLIC ${_fortran_c})
   # here, not in tests/: the install test needs the wrapper's path too
   find_package(MPI COMPONENTS Fortran)
   if(MPI_Fortran_FOUND)

@@ -1,17 +1,27 @@
 # ShardtabInstall.cmake - what `cmake --install` puts in place for other MPI+HIP
-# programs: libshardtab, its public headers, a CMake package (find_package(shardtab):
-# shardtab::shardtab, and shardtab::fortran with the module), pkg-config files
-# (shardtab, shardtab-fortran). The Python package: cmake/ShardtabPython.cmake.
+# programs: libshardtab.so.1 and libshardtab.a, their public headers, a CMake package
+# (find_package(shardtab): shardtab::shardtab the shared library, shardtab::static the
+# static one, shardtab::fortran with the module), pkg-config files (shardtab,
+# shardtab-fortran: the shared library, --static the static one), the license and the
+# reference. The Python package: cmake/ShardtabPython.cmake.
 include(CMakePackageConfigHelpers)
 
 set(SHARDTAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/shardtab)
-install(TARGETS shardtab EXPORT shardtabTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(SHARDTAB_BUILD_STATIC)
+  install(TARGETS shardtab EXPORT shardtabTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+if(SHARDTAB_BUILD_SHARED)
+  # it keeps the paths it was linked against (MPI, the GPU runtime)
+  set_target_properties(shardtab_shared PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+  install(TARGETS shardtab_shared EXPORT shardtabTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)
+endif()
+install(FILES ${CMAKE_BINARY_DIR}/include/shardtab_version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES LICENSE CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 if(SHARDTAB_HAVE_FORTRAN)
-  # libshardtab_fortran.a (shardtab::fortran) and its module file
+  # libshardtab_fortran (shardtab::fortran) and its module file
   install(TARGETS shardtab_fortran EXPORT shardtabTargets
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(FILES ${CMAKE_BINARY_DIR}/fortran-modules/shardtab.mod
           DESTINATION ${SHARDTAB_FORTRAN_MODDIR})
 endif()

@@ -1,8 +1,8 @@
-# ShardtabPython.cmake - the Python front (src/python/shardtab): installed with
-# libshardtab.so inside the package, into SHARDTAB_PYTHON_DIR under the prefix,
-# where the prefix's python3 finds it: lib/python3.X/dist-packages on Debian and
-# Ubuntu (what their python3 searches under /usr/local), lib/python3.X/site-packages
-# elsewhere. Sets SHARDTAB_HAVE_PYTHON (an interpreter was found: the tests run)
+# ShardtabPython.cmake - the Python front (src/python/shardtab): installed into
+# SHARDTAB_PYTHON_DIR under the prefix, where the prefix's python3 finds it:
+# lib/python3.X/dist-packages on Debian and Ubuntu (what their python3 searches under
+# /usr/local), lib/python3.X/site-packages elsewhere; it loads the prefix's
+# libshardtab.so.1 (_installed.py, made here, says where, relative to the package). Sets SHARDTAB_HAVE_PYTHON (an interpreter was found: the tests run)
 # and SHARDTAB_PYTHON_TEST_EXECUTABLE. Installed by pip instead: src/python/setup.py
 # (the same package, libshardtab.so built by CMake inside it).
 find_package(Python3 COMPONENTS Interpreter)
@@ -41,9 +41,18 @@ endif()
 set(SHARDTAB_PYTHON_DIR "${_py_default}" CACHE STRING
     "Where the Python package goes, relative to the install prefix")
 
+if(NOT SHARDTAB_BUILD_SHARED)
+  set(SHARDTAB_HAVE_PYTHON OFF)
+  message(STATUS "SHARDTAB_BUILD_SHARED=OFF: no Python front (it loads libshardtab.so)")
+  return()
+endif()
 install(DIRECTORY src/python/shardtab DESTINATION ${SHARDTAB_PYTHON_DIR}
         FILES_MATCHING PATTERN "*.py")
-# the library the package loads, beside it (no search path to set); it keeps
-# the paths it was linked against (MPI, the GPU runtime)
-set_target_properties(shardtab_shared PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
-install(TARGETS shardtab_shared LIBRARY DESTINATION ${SHARDTAB_PYTHON_DIR}/shardtab)
+# where the installed package finds the prefix's library: relative to itself, so that a
+# prefix moved whole still works
+file(RELATIVE_PATH _py_to_lib "/root/${SHARDTAB_PYTHON_DIR}/shardtab" "/root/${CMAKE_INSTALL_LIBDIR}")
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/python-installed/_installed.py CONTENT
+  "\"\"\"_installed.py - made by cmake --install's project: where the prefix's libshardtab is,
+relative to this package.\"\"\"\nLIBRARY = \"${_py_to_lib}/libshardtab.so.${PROJECT_VERSION_MAJOR}\"\n")
+install(FILES ${CMAKE_BINARY_DIR}/python-installed/_installed.py
+        DESTINATION ${SHARDTAB_PYTHON_DIR}/shardtab)

@@ -51,32 +51,31 @@
 #include <stdint.h>
 
 #include "shardtab_types.h"
+#include "shardtab_version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SHARDTAB_VERSION_MAJOR 0
-#define SHARDTAB_VERSION_MINOR 1
-#define SHARDTAB_VERSION_PATCH 0
-
+/* What a call returns (docs/errors.md: when each comes, and what to do). The values are
+ * part of the ABI: they stay. */
 typedef enum shardtab_status {
     SHARDTAB_SUCCESS = 0,
-    SHARDTAB_ERR_INVALID_ARG, /* bad argument or environment: the caller's fault */
-    SHARDTAB_ERR_NO_MEMORY,   /* host or device allocation failed */
-    SHARDTAB_ERR_NO_DEVICE,   /* no usable device for this rank */
-    SHARDTAB_ERR_DEVICE,      /* a device or OS runtime call failed */
-    SHARDTAB_ERR_IPC,         /* exporting or opening an IPC handle failed */
-    SHARDTAB_ERR_PEER_ACCESS, /* a device cannot reach a peer's memory */
-    SHARDTAB_ERR_DESCRIPTOR,  /* a peer sent a descriptor that fails validation */
-    SHARDTAB_ERR_MPI,         /* an MPI call failed */
-    SHARDTAB_ERR_UNSUPPORTED, /* not possible with this backend or build */
-    SHARDTAB_ERR_FAULT,       /* failure injected through SHARDTAB_FAULT */
-    SHARDTAB_ERR_VERIFY,      /* an application-level check failed */
-    SHARDTAB_ERR_TIMEOUT,     /* a wait ran out of time: a device-side one
-                                 (shardtab_signal_check), or destroy's for the other ranks */
-    SHARDTAB_ERR_ABORTED,     /* stopped because another rank failed first: when ranks
-                                   agree, any other failure is reported before this one */
+    SHARDTAB_ERR_INVALID_ARG = 1, /* bad argument or environment: the caller's fault */
+    SHARDTAB_ERR_NO_MEMORY = 2,   /* host or device allocation failed */
+    SHARDTAB_ERR_NO_DEVICE = 3,   /* no usable device for this rank */
+    SHARDTAB_ERR_DEVICE = 4,      /* a device or OS runtime call failed */
+    SHARDTAB_ERR_IPC = 5,         /* exporting or opening an IPC handle failed */
+    SHARDTAB_ERR_PEER_ACCESS = 6, /* a device cannot reach a peer's memory */
+    SHARDTAB_ERR_DESCRIPTOR = 7,  /* a peer sent a descriptor that fails validation */
+    SHARDTAB_ERR_MPI = 8,         /* an MPI call failed */
+    SHARDTAB_ERR_UNSUPPORTED = 9, /* not possible with this backend or build */
+    SHARDTAB_ERR_VERIFY = 10,     /* an application-level check failed */
+    SHARDTAB_ERR_TIMEOUT = 11,    /* a wait ran out of time: a device-side one
+                                      (shardtab_signal_check), a destroy's or a collective's
+                                      across nodes for the other ranks */
+    SHARDTAB_ERR_ABORTED = 12,    /* stopped because another rank failed first: when ranks
+                                      agree, any other failure is reported before this one */
     SHARDTAB_STATUS_COUNT
 } shardtab_status_t;
 
@@ -339,6 +338,12 @@ int shardtab_peers_reused(const shardtab_t *table);
 /* Peer allocations this process has mapped now, each once however many live
  * tables use it; 0 once every table is destroyed. */
 int shardtab_peer_mappings(void);
+
+/* ---- Version ------------------------------------------------------------- */
+
+/* The version of the library this program runs with, "MAJOR.MINOR.PATCH" (the
+ * headers' own: SHARDTAB_VERSION_STRING, shardtab_version.h). */
+const char *shardtab_version(void);
 
 /* ---- Errors --------------------------------------------------------------- */
 

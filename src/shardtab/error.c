@@ -47,11 +47,15 @@ static const char *const status_strings[SHARDTAB_STATUS_COUNT] = {
     [SHARDTAB_ERR_DESCRIPTOR] = "invalid peer descriptor",
     [SHARDTAB_ERR_MPI] = "MPI error",
     [SHARDTAB_ERR_UNSUPPORTED] = "not supported",
-    [SHARDTAB_ERR_FAULT] = "injected fault",
     [SHARDTAB_ERR_VERIFY] = "verification failed",
     [SHARDTAB_ERR_TIMEOUT] = "device wait timed out",
     [SHARDTAB_ERR_ABORTED] = "stopped after another rank failed",
 };
+
+const char *shardtab_version(void)
+{
+    return SHARDTAB_VERSION_STRING;
+}
 
 const char *shardtab_status_string(shardtab_status_t status)
 {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# run_install_test.sh - installs a built shardtab into a scratch prefix, then
-# builds and runs a consumer program against that tree only: once through
-# find_package(shardtab) (CMAKE_PREFIX_PATH), once through pkg-config and mpicc.
+# run_install_test.sh - installs a built shardtab into a scratch prefix, checks what
+# libshardtab.so exports (the functions shardtab.h declares, nothing else), then builds
+# and runs a consumer program against that tree only: once through find_package(shardtab)
+# (CMAKE_PREFIX_PATH: linked to libshardtab.so.1, ldd says so), once through pkg-config
+# and mpicc (the shared library, and --static the static one).
 #
 # Then the fronts, when the build has them: the Fortran example against the
 # installed module (find_package's shardtab::fortran, and pkg-config with the MPI
@@ -82,7 +84,8 @@ shm_snapshot "$work/shm.before"
 # ---- 1. install -----------------------------------------------------------------------
 step "install into $prefix"
 run 120 "$cmake" --install "$build" --prefix "$prefix" || fail "cmake --install failed"
-for f in "include/shardtab.h" "$libdir/libshardtab.a" "bin/multi_scal" \
+for f in "include/shardtab.h" "include/shardtab_version.h" "$libdir/libshardtab.a" \
+         "$libdir/libshardtab.so.1" "bin/multi_scal" "share/doc/shardtab/LICENSE" \
          "$libdir/cmake/shardtab/shardtabConfig.cmake" \
          "$libdir/cmake/shardtab/shardtabConfigVersion.cmake" \
          "$libdir/cmake/shardtab/shardtabTargets.cmake" "$libdir/pkgconfig/shardtab.pc"; do
@@ -103,6 +106,18 @@ for dir in "$build" ${source_dir:+"$source_dir"}; do
     fi
 done
 
+# ---- 1b. what libshardtab.so exports: the API shardtab.h declares, nothing more ---------------
+step "the exports of $libdir/libshardtab.so.1"
+soname=$(objdump -p "$prefix/$libdir/libshardtab.so.1" 2>/dev/null | awk '/SONAME/ {print $2}')
+[ "$soname" = libshardtab.so.1 ] || fail "libshardtab.so.1's soname is '$soname'"
+exported=$(nm -D --defined-only "$prefix/$libdir/libshardtab.so.1" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u)
+declared=$(grep -ohE '\bshardtab_[a-z0-9_]+ *\(' "$prefix/include/shardtab.h" | sed 's/ *($//' | sort -u)
+extra=$(comm -23 <(echo "$exported") <(echo "$declared"))
+missing=$(comm -13 <(echo "$exported") <(echo "$declared"))
+echo "exported: $(wc -w <<<"$exported") symbols; declared in shardtab.h: $(wc -w <<<"$declared")"
+[ -z "$extra" ] || fail "libshardtab.so.1 exports what shardtab.h does not declare: $(tr '\n' ' ' <<<"$extra")"
+[ -z "$missing" ] || fail "shardtab.h declares what libshardtab.so.1 does not export: $(tr '\n' ' ' <<<"$missing")"
+
 # ---- 2. find_package(shardtab) -----------------------------------------------------------
 step "consumer through find_package(shardtab)"
 gen=()
@@ -119,6 +134,12 @@ if run 120 "$cmake" -S "$consumer" -B "$work/consumer-build" "${gen[@]+"${gen[@]
     *) fail "find_package found shardtab at '$found', not in $prefix" ;;
     esac
     exe=$work/consumer-build/consumer
+    linked=$(ldd "$exe" | grep -E 'libshardtab[.]so')
+    echo "ldd: $linked"
+    case "$linked" in
+    *"libshardtab.so.1 => $prefix/$libdir/libshardtab.so.1"*) ;;
+    *) fail "the consumer (find_package) is not linked to $prefix/$libdir/libshardtab.so.1: $linked" ;;
+    esac
     out=$(mpirun_np 2 "$exe" 2>&1)
     rc=$?
     echo "$out"
@@ -167,6 +188,20 @@ else
     else
         fail "mpicc consumer.c \$(pkg-config --cflags --libs shardtab) failed"
     fi
+    # the static library, as pkg-config --static gives it (what it needs added)
+    static_flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --static --cflags --libs shardtab |
+        sed "s|-lshardtab|$prefix/$libdir/libshardtab.a|")
+    # shellcheck disable=SC2086 # the flags are words, by design
+    if run 120 "$mpicc" "$consumer/consumer.c" $static_flags -o "$work/consumer-static"; then
+        ! ldd "$work/consumer-static" | grep -q libshardtab || fail "the static consumer loads libshardtab.so"
+        out=$(mpirun_np 2 "$work/consumer-static" 2>&1)
+        rc=$?
+        echo "$out"
+        [ "$rc" -eq 0 ] || fail "consumer (static) at 2 ranks exited $rc"
+        grep -q '^consumer: OK (2 ranks' <<<"$out" || fail "consumer (static) did not say OK"
+    else
+        fail "mpicc consumer.c with libshardtab.a (pkg-config --static) failed"
+    fi
 fi
 
 # ---- 4. the installed program ------------------------------------------------------------
@@ -193,6 +228,14 @@ if [ -n "$fortran_consumer" ]; then
     else
         fail "building the Fortran example against $prefix failed"
     fi
+    # a project of Fortran alone: find_package says what it needs (it failed inside FindMPI)
+    step "a Fortran-only project's find_package(shardtab): our message"
+    mkdir -p "$work/fortran-only"
+    printf '%s\n' 'cmake_minimum_required(VERSION 3.21)' 'project(fortran_only LANGUAGES Fortran)' \
+        'find_package(shardtab 1.0 REQUIRED)' >"$work/fortran-only/CMakeLists.txt"
+    expect_command_refusal "find_package(shardtab) in a project without C" \
+        "shardtab needs the C language enabled in the project that finds it" \
+        "$cmake" -S "$work/fortran-only" -B "$work/fortran-only/build" "-DCMAKE_PREFIX_PATH=$prefix"
     step "Fortran example through pkg-config shardtab-fortran and $mpif90"
     flags=$(PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig pkg-config --cflags --libs shardtab-fortran)
     rc=$?
@@ -215,14 +258,14 @@ fi
 if [ -n "$python" ]; then
     step "Python package imported from $prefix/$python_dir"
     [ -f "$prefix/$python_dir/shardtab/__init__.py" ] || fail "not installed: $python_dir/shardtab"
-    [ -f "$prefix/$python_dir/shardtab/libshardtab.so" ] ||
-        fail "not installed: $python_dir/shardtab/libshardtab.so"
+    [ ! -e "$prefix/$python_dir/shardtab/libshardtab.so" ] ||
+        fail "a copy of libshardtab.so inside the installed package: it loads the prefix's"
     # the scratch prefix is not on python3's path, /usr/local would be
     where=$(cd "$work" && env -u SHARDTAB_LIBRARY PYTHONPATH="$prefix/$python_dir" "$python" -c \
-        'import shardtab, shardtab._lib as l; print(shardtab.__file__); print(l._find())')
+        'import shardtab, shardtab._lib as l; print(shardtab.__file__); print(l._find()); print(shardtab.__version__)')
     echo "$where"
     case "$where" in
-    "$prefix/$python_dir/shardtab/__init__.py"*"$prefix/$python_dir/shardtab/libshardtab.so") ;;
+    "$prefix/$python_dir/shardtab/__init__.py"*"$prefix/$libdir/libshardtab.so.1"*) ;;
     *) fail "the package or its library did not come from $prefix: $where" ;;
     esac
     out=$(cd "$work" && unset SHARDTAB_LIBRARY && export PYTHONPATH="$prefix/$python_dir" &&

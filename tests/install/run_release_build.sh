@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_release_build.sh - the programs as a user installs them: this source tree
-# configured with no tests (so no test hooks), built, installed into a scratch
+# re-configured with no tests (so no test hooks), built, installed into a scratch
 # prefix; then each installed program with one of its test hooks set must
 # refuse the run (exit 2, rank 0's one message saying it is a test build's
 # hook), and run as usual without it.
@@ -13,6 +13,11 @@ source "$here/../lib/mpi-test-env.sh"
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "release_build: FAIL: $*"; exit 1; }
 
+# configured first as a test build, then re-configured without the tests: the hooks go
+# with them (a cached ON outlived the re-configure, and the summary said "test hooks ON")
+cmake -S "$src" -B "$work/build" -DSHARDTAB_BACKEND="$backend" -DSHARDTAB_FORTRAN=off \
+  >"$work/cmake-tests.log" 2>&1 || { tail -20 "$work/cmake-tests.log"; fail "configure (tests)"; }
+grep -q "test hooks     ON" "$work/cmake-tests.log" || fail "a test build's summary does not say: test hooks ON"
 cmake -S "$src" -B "$work/build" -DSHARDTAB_BACKEND="$backend" -DSHARDTAB_BUILD_TESTS=OFF \
   -DSHARDTAB_FORTRAN=off >"$work/cmake.log" 2>&1 || { tail -20 "$work/cmake.log"; fail "configure"; }
 grep -q "test hooks     OFF" "$work/cmake.log" || fail "the configuration summary does not say: test hooks OFF"

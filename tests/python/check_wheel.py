@@ -37,6 +37,10 @@ if version != sys.argv[1]:
     problems.append(
         f"the installed version is {version}, CMakeLists.txt's {sys.argv[1]}"
     )
+if shardtab.__version__ != version:
+    problems.append(
+        f"shardtab.__version__ is {shardtab.__version__}, the installed package's {version}"
+    )
 
 shardtab.init(comm)
 backend = shardtab.device()["backend"]

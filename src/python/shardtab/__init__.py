@@ -38,8 +38,8 @@ from ._memory import DeviceArray, empty
 from ._process import agree, device, finalize, init, peer_mappings
 from ._table import Table
 
-# The modules the package's top has always shown (dir(shardtab)), kept there.
-import ctypes, mmap, numpy, operator, os  # noqa: E401, F401
+__version__ = lib.shardtab_version().decode()
+"""The version of the library the package loaded, "MAJOR.MINOR.PATCH"."""
 
 __all__ = [
     "Error",

@@ -35,20 +35,29 @@ class DeviceInfo(ctypes.Structure):
 
 
 def _find():
-    """$SHARDTAB_LIBRARY, else the copy installed inside this package, else the
-    linker's search path."""
+    """$SHARDTAB_LIBRARY; else the copy beside this package (a wheel's); else the
+    library of the prefix the package was installed into (cmake --install:
+    _installed.py says where); else the linker's search path."""
     named = os.environ.get("SHARDTAB_LIBRARY")
     if named:
         return named
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libshardtab.so")
+    package = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.join(package, "libshardtab.so")
     if os.path.exists(here):
         return here
+    try:
+        from ._installed import LIBRARY
+    except ImportError:
+        LIBRARY = None
+    if LIBRARY and os.path.exists(os.path.join(package, LIBRARY)):
+        return os.path.normpath(os.path.join(package, LIBRARY))
     found = ctypes.util.find_library("shardtab")
     if found:
         return found
     raise ImportError(
-        "shardtab: libshardtab.so is neither in this package nor on the linker's "
-        "path: install the project (cmake --install), or set SHARDTAB_LIBRARY"
+        "shardtab: libshardtab.so is neither beside this package, nor in the prefix "
+        "it was installed into, nor on the linker's path: install the project "
+        "(cmake --install), or set SHARDTAB_LIBRARY"
     )
 
 
@@ -98,6 +107,7 @@ for name, result, args in [
     ("shardtab_error_set_message", c_status, [c_status, _text]),
     ("shardtab_last_error", _text, []),
     ("shardtab_status_string", _text, [c_status]),
+    ("shardtab_version", _text, []),
 ]:
     function = getattr(lib, name)
     function.restype = result
