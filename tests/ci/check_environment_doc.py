@@ -60,7 +60,9 @@ def main(argv):
     for name in missing:
         print(f"FAIL: {name} is read ({read[name]}) but not in docs/environment.md")
     for name in stale:
-        print(f"FAIL: {name} is in docs/environment.md but nothing in src/ or kernels/ reads it")
+        print(
+            f"FAIL: {name} is in docs/environment.md but nothing in src/ or kernels/ reads it"
+        )
     print(f"# {len(read)} variables read, {len(documented)} documented")
     if missing or stale:
         return 1
