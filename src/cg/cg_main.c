@@ -592,8 +592,8 @@ int main(int argc, char **argv)
         char nodes[32] = "";
         if (s.nodes > 1)
             snprintf(nodes, sizeof nodes, " on %d nodes", s.nodes);
-        printf("# cg: %" PRId64 " rows, %" PRId64 " nonzeros (%s), %d ranks%s, backend %s (%s)\n",
-               a.nrows, a.nnz, opts.matrix ? opts.matrix : "Poisson", size, nodes,
+        printf("# cg: %" PRId64 " rows, %" PRId64 " nonzeros (%s), %d rank%s%s, backend %s (%s)\n",
+               a.nrows, a.nnz, opts.matrix ? opts.matrix : "Poisson", size, app_s(size), nodes,
                shardtab_backend_name(shardtab_backend()), info.name);
         printf("# cg: variant %s, launch %s%s%s%s, %d blocks, -niter %" PRId64 ", --tol %g%s\n",
                cg_variant_name(opts.variant), cg_launch_name(s.launch), s.launch_why[0] ? " (" : "",

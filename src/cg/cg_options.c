@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "shardtab.h"
 
 static const char usage_text[] =
     "Usage: mpirun -np <ranks> cg [options]\n"
@@ -17,9 +18,10 @@ static const char usage_text[] =
     "nonzeros, the matrix-vector product reading the direction vector through the node's\n"
     "table, the dot products reduced on the device, the stop decided on the device.\n"
     "  --poisson 2d:N|3d:N   the 5-point (7-point) Poisson matrix of an N^2 (N^3) grid\n"
-    "                        (default 2d:1024)\n"
+    "                        (default 2d:1024 on a GPU, 2d:256 on the host backend)\n"
     "  --matrix F.mtx        a MatrixMarket file instead: real, symmetric positive definite\n"
-    "  -niter N              at most N iterations (default 1000)\n"
+    "  -niter N              at most N iterations (default 10000: the default matrix\n"
+    "                        converges well within it)\n"
     "  --tol T               stop once ||r|| <= T ||b|| (default 1e-8; 0: -niter iterations,\n"
     "                        unless the residual reaches rounding first)\n"
     "  --variant V           standard (two reductions an iteration) or pipelined (one,\n"
@@ -77,8 +79,9 @@ void cg_options_default(cg_options_t *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->poisson.dim = 2;
-    opts->poisson.n = 1024;
-    opts->niter = 1000;
+    opts->poisson.n =
+        shardtab_backend() == SHARDTAB_BACKEND_HOST ? CG_DEFAULT_GRID_HOST : CG_DEFAULT_GRID_GPU;
+    opts->niter = CG_DEFAULT_NITER;
     opts->tol = 1e-8;
     opts->variant = CG_STANDARD;
     opts->launch = CG_LAUNCH_AUTO;

@@ -45,6 +45,13 @@ typedef enum cg_parse {
     CG_PARSE_ERROR /* one line in err: print it, exit 2 */
 } cg_parse_t;
 
+/* The defaults: a Poisson matrix that solves in seconds on the backend (a 2D grid of
+ * CG_DEFAULT_GRID_GPU^2 points on a GPU, CG_DEFAULT_GRID_HOST^2 on the host backend),
+ * to --tol 1e-8 in at most CG_DEFAULT_NITER iterations: the default converges. */
+#define CG_DEFAULT_GRID_GPU 1024
+#define CG_DEFAULT_GRID_HOST 256
+#define CG_DEFAULT_NITER 10000
+
 void cg_options_default(cg_options_t *opts);
 cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err, size_t err_bytes);
 /* The first option in which two ranks' parses differ, as "-niter 10 against

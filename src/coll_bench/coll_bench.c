@@ -668,10 +668,11 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS && rank == 0) {
         shardtab_device_info_t info;
         (void)shardtab_device_info(&info);
-        printf("# coll_bench: %d ranks, %d nodes, backend %s, device %s; median of %d repeats, "
+        const int nodes = shardtab_node_count(c.table);
+        printf("# coll_bench: %d rank%s, %d node%s, backend %s, device %s; median of %d repeats, "
                "the slowest rank's time per call\n",
-               size, shardtab_node_count(c.table), shardtab_backend_name(info.backend), info.name,
-               o.repeats);
+               size, app_s(size), nodes, app_s(nodes), shardtab_backend_name(info.backend),
+               info.name, o.repeats);
         printf("# %10s %11s %6s %5s %9s %10s %8s %8s %7s %10s %9s\n", "size", "count", "type",
                "redop", "algo", "time(us)", "algbw", "busbw", "#wrong", "mpi(us)", "copy GB/s");
     }

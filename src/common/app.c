@@ -298,6 +298,18 @@ int app_same_file(const char *a, const char *b)
     return canonical_entry(a, ca) == 0 && canonical_entry(b, cb) == 0 && strcmp(ca, cb) == 0;
 }
 
+const char *app_s(long long count)
+{
+    return count == 1 ? "" : "s";
+}
+
+const char *app_devices(long long count)
+{
+    if (shardtab_backend() == SHARDTAB_BACKEND_HOST)
+        return count == 1 ? "rank" : "ranks";
+    return count == 1 ? "GPU" : "GPUs";
+}
+
 void app_say_version(const char *program, int rank)
 {
     if (rank == 0) {

@@ -57,4 +57,11 @@ void app_json_provenance(FILE *f, const char *git_commit);
  * the library's version (shardtab_version()) and the backend it was built for. */
 void app_say_version(const char *program, int rank);
 
+/* Wording that fits the count and the backend, decided here for every program:
+ * app_s(n) is "" for 1 and "s" otherwise ("%d node%s"); app_devices(n) is "GPU" or
+ * "GPUs" on the GPU backends and "rank" or "ranks" on the host backend, whose ranks
+ * compute on the CPU ("%d %s": "1 GPU", "2 ranks"). */
+const char *app_s(long long count);
+const char *app_devices(long long count);
+
 #endif /* APP_H */

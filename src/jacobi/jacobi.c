@@ -462,7 +462,7 @@ int main(int argc, char **argv)
             mine = jacobi_timed_solves(&j, &j.ref, 0, &ref, times.ref);
         /* the others wait for rank 0's work too; rank 0, whose work is done,
          * for them only as long as any step */
-        status = app_agree(MPI_COMM_WORLD, mine, "the agreement after the 1-GPU reference",
+        status = app_agree(MPI_COMM_WORLD, mine, "the agreement after rank 0's reference",
                            j.rank == 0 ? 0.0 : jacobi_alone_work_s(&j.opts, j.opts.repeat + 1));
     }
     /* ---- the distributed solve, timed ---- */

@@ -4,6 +4,7 @@
  * the row split. */
 #include "jacobi_options.h"
 #include "cli.h"
+#include "shardtab.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,8 +24,9 @@ static const char usage_text[] =
     "Verifies every point bit for bit, the iterations and the norms against an\n"
     "independent plain reference computed in the run.\n"
     "\n"
-    "  -nx N            grid points in x, boundaries included (default 16384)\n"
-    "  -ny N            grid points in y, boundaries included (default 16384)\n"
+    "  -nx N            grid points in x, boundaries included (default 16384 on a GPU,\n"
+    "                   1024 on the host backend)\n"
+    "  -ny N            grid points in y, boundaries included (default: as -nx's)\n"
     "  -niter N         iterations at most (default 1000)\n"
     "  -nccheck N       compute the L2 norm every N iterations (default 1); the solve\n"
     "                   stops one iteration after a norm <= 1e-8, as the anchors do\n"
@@ -274,8 +276,8 @@ void jacobi_options_default(jacobi_options_t *opts)
     memset(opts, 0, sizeof *opts);
     opts->tuning = default_tuning;
     opts->tuning_set = 0;
-    opts->nx = 16384;
-    opts->ny = 16384;
+    opts->nx = opts->ny = shardtab_backend() == SHARDTAB_BACKEND_HOST ? JACOBI_DEFAULT_SIDE_HOST
+                                                                      : JACOBI_DEFAULT_SIDE_GPU;
     opts->niter = 1000;
     opts->nccheck = 1;
     opts->repeat = 1;

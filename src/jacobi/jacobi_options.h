@@ -62,6 +62,11 @@ typedef enum jacobi_parse {
     JACOBI_PARSE_ERROR, /* one line in err: print it, exit 2 */
 } jacobi_parse_t;
 
+/* The default grid, by backend: the anchors' 16384^2 on a GPU (2 GiB a grid), and a
+ * 1024^2 grid on the host backend, which solves in seconds there. */
+#define JACOBI_DEFAULT_SIDE_GPU 16384
+#define JACOBI_DEFAULT_SIDE_HOST 1024
+
 void jacobi_options_default(jacobi_options_t *opts);
 /* The first option in which two ranks' parses differ, into text as "-nx 8192
  * against -nx 1024" (a's, then b's); 0 when they agree in everything every

@@ -59,16 +59,17 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
         printf("# jacobi %d.%d.%d: 2D Jacobi, 5-point stencil, ghost rows through one table per "
                "node\n",
                SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
-        printf("# backend %s, %d ranks, %d nodes, variant %s, grid %d x %d, at most %d "
+        const int nodes = shardtab_node_count(j->table);
+        printf("# backend %s, %d rank%s, %d node%s, variant %s, grid %d x %d, at most %d "
                "iterations, norm every %d, tol %g, init %s, %d timed solve(s) after a warm-up\n",
-               shardtab_backend_name(shardtab_backend()), j->size, shardtab_node_count(j->table),
-               jacobi_variant_name(o->variant), o->nx, o->ny, o->niter, o->nccheck, JACOBI_TOL,
-               jacobi_init_name(&o->init, init, sizeof init), o->repeat);
-        printf("# launch: the run %s%s (asked: %s), %s; the 1-GPU reference %s, on rank 0 "
+               shardtab_backend_name(shardtab_backend()), j->size, app_s(j->size), nodes,
+               app_s(nodes), jacobi_variant_name(o->variant), o->nx, o->ny, o->niter, o->nccheck,
+               JACOBI_TOL, jacobi_init_name(&o->init, init, sizeof init), o->repeat);
+        printf("# launch: the run %s%s (asked: %s), %s; the 1-%s reference %s, on rank 0 "
                "alone\n",
                jacobi_launch_name(j->launch),
                j->host_loop ? " from a host loop, one launch per step" : "",
-               jacobi_launch_name(o->launch), jacobi_launch_mode(j->launch)->how,
+               jacobi_launch_name(o->launch), jacobi_launch_mode(j->launch)->how, app_devices(1),
                jacobi_launch_name(j->ref_launch));
         if (j->launch_note[0])
             printf("# launch note: %s\n", j->launch_note);
@@ -108,7 +109,10 @@ void jacobi_print_norms(const jacobi_job_t *j, const jacobi_outcome_t *ref,
 
     if (j->rank != 0)
         return;
-    printf("#  iter   norm (1 GPU)          norm (%d GPUs)\n", j->size);
+    char one[16], all[16];
+    snprintf(one, sizeof one, "1 %s", app_devices(1));
+    snprintf(all, sizeof all, "%d %s", j->size, app_devices(j->size));
+    printf("#  iter   norm (%s)%*snorm (%s)\n", one, (int)(14 - strlen(one)), "", all);
     /* every 100th iteration that had a norm decided, as the anchors print */
     for (int it = 0; it < shown - 1; it += 100) {
         int slot = jacobi_history_slot((uint64_t)it, j->opts.nccheck, run->history_len);
@@ -122,15 +126,15 @@ void jacobi_print_summary(const jacobi_job_t *j, const jacobi_outcome_t *ref,
 {
     if (j->rank != 0)
         return;
-    printf("# 1 GPU reference (%s launches): %" PRIu64 " iterations, %.6f s (median of %d); "
-           "%d GPUs, variant %s (%s launches): %" PRIu64 " iterations, %.6f s (median of %d)\n",
-           jacobi_launch_name(j->ref_launch), ref->iterations, t->ref_median, j->opts.repeat,
-           j->size, jacobi_variant_name(j->opts.variant), jacobi_launch_name(j->launch),
-           run->iterations, t->run_median, j->opts.repeat);
-    /* the anchors' summary line, nx before ny */
-    printf("%dx%d: 1 GPU: %8.4f s, %d GPUs: %8.4f s, speedup: %8.2f, efficiency: %8.2f\n",
-           j->opts.nx, j->opts.ny, t->ref_median, j->size, t->run_median,
-           t->run_median > 0 ? t->ref_median / t->run_median : 0.0,
+    printf("# 1 %s reference (%s launches): %" PRIu64 " iterations, %.6f s (median of %d); "
+           "%d %s, variant %s (%s launches): %" PRIu64 " iterations, %.6f s (median of %d)\n",
+           app_devices(1), jacobi_launch_name(j->ref_launch), ref->iterations, t->ref_median,
+           j->opts.repeat, j->size, app_devices(j->size), jacobi_variant_name(j->opts.variant),
+           jacobi_launch_name(j->launch), run->iterations, t->run_median, j->opts.repeat);
+    /* the anchors' summary line, nx before ny, with the efficiency's unit */
+    printf("%dx%d: 1 %s: %8.4f s, %d %s: %8.4f s, speedup: %8.2f, efficiency: %8.2f %%\n",
+           j->opts.nx, j->opts.ny, app_devices(1), t->ref_median, j->size, app_devices(j->size),
+           t->run_median, t->run_median > 0 ? t->ref_median / t->run_median : 0.0,
            t->run_median > 0 ? t->ref_median / (j->size * t->run_median) * 100 : 0.0);
     fflush(stdout);
 }
@@ -163,7 +167,7 @@ void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *run,
     if (v->cpu.ran && v->cpu.threads > 0)
         printf("#   (a CPU loop on %d thread(s) of rank 0, the same update and stop rule)\n",
                v->cpu.threads);
-    snprintf(subject, sizeof subject, "the 1-GPU reference (%s launches)",
+    snprintf(subject, sizeof subject, "the 1-%s reference (%s launches)", app_devices(1),
              jacobi_launch_name(j->ref_launch));
     print_check("reference", subject, "the plain reference", &v->reference, nx);
     snprintf(subject, sizeof subject, "the %d-rank run (%s launches)", j->size,
@@ -174,9 +178,9 @@ void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *run,
         /* the points compared: every interior row, each whole (its boundary columns too) */
         printf("# verify jacobi: OK (init %s: %" PRIu64 " points (%" PRIu64 " interior rows x %d "
                "columns, boundary columns included) bit-exact against the plain reference, %" PRIu64
-               " iterations each, %d norms within %.1e <= %.0e; the 1-GPU reference likewise%s)\n",
+               " iterations each, %d norms within %.1e <= %.0e; the 1-%s reference likewise%s)\n",
                init, v->run.points, v->run.points / (uint64_t)nx, nx, run->iterations, v->run.norms,
-               v->run.norm_diff, JACOBI_NORM_REL_TOL,
+               v->run.norm_diff, JACOBI_NORM_REL_TOL, app_devices(1),
                v->cpu.ran ? ", and the plain reference equals a CPU loop" : "");
         fflush(stdout);
         return;
@@ -187,7 +191,9 @@ void jacobi_print_verdict(const jacobi_job_t *j, const jacobi_outcome_t *run,
     else if (!v->run.ok)
         failed = &v->run, failed_name = "the run";
     else
-        failed = &v->reference, failed_name = "the 1-GPU reference";
+        failed = &v->reference, failed_name = shardtab_backend() == SHARDTAB_BACKEND_HOST
+                                                  ? "the 1-rank reference"
+                                                  : "the 1-GPU reference";
     jacobi_check_describe(failed, nx, text, sizeof text);
     printf("# verify jacobi: FAILED (init %s, %s: %s)\n", init, failed_name, text);
     fflush(stdout);

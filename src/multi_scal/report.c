@@ -140,9 +140,17 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
     printf("# multi_scal %d.%d.%d: one pointer table per node, every shard reachable from every "
            "kernel of the node\n",
            SHARDTAB_VERSION_MAJOR, SHARDTAB_VERSION_MINOR, SHARDTAB_VERSION_PATCH);
-    printf("# backend %s, %d ranks, %d nodes, %d to %d ranks per node, %d devices per node\n",
-           shardtab_backend_name(shardtab_backend()), r->size, r->nodes, r->min_per_node,
-           r->max_per_node, r->max_devices_per_node);
+    {
+        char per_node[32];
+        if (r->min_per_node == r->max_per_node)
+            snprintf(per_node, sizeof per_node, "%d", r->max_per_node);
+        else
+            snprintf(per_node, sizeof per_node, "%d to %d", r->min_per_node, r->max_per_node);
+        printf("# backend %s, %d rank%s, %d node%s, %s rank%s per node, %d device%s per node\n",
+               shardtab_backend_name(shardtab_backend()), r->size, app_s(r->size), r->nodes,
+               app_s(r->nodes), per_node, app_s(r->max_per_node), r->max_devices_per_node,
+               app_s(r->max_devices_per_node));
+    }
     printf("# n %" PRIu64 " doubles (%s), alpha %.17g, iters %d, modes %s, kernel %s\n", opts->n,
            ms_human_bytes((double)opts->n * sizeof(double), buf, sizeof buf), opts->alpha,
            opts->iters, modes,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cg_options.h"
+#include "shardtab.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -45,12 +46,18 @@ static void expect_bad_value(const char *option, const char *value, const char *
     expect_refusal(ARGC(argv), argv, message);
 }
 
+/* the default grid: by the backend these tests were built for */
+static int64_t default_grid(void)
+{
+    return shardtab_backend() == SHARDTAB_BACKEND_HOST ? CG_DEFAULT_GRID_HOST : CG_DEFAULT_GRID_GPU;
+}
+
 static void expect_defaults(const cg_options_t *o)
 {
     assert_null(o->matrix);
     assert_int_equal(o->poisson.dim, 2);
-    assert_int_equal(o->poisson.n, 1024);
-    assert_int_equal(o->niter, 1000);
+    assert_int_equal(o->poisson.n, default_grid());
+    assert_int_equal(o->niter, CG_DEFAULT_NITER);
     assert_true(o->tol == 1e-8);
     assert_int_equal(o->variant, CG_STANDARD);
     assert_int_equal(o->launch, CG_LAUNCH_AUTO);
@@ -121,7 +128,7 @@ static void test_cg_options_matrix_keeps_the_default_poisson_aside(void **state)
     assert_string_equal(opts.matrix, "some/dir/a.mtx");
     assert_int_equal(opts.niter, 0);
     assert_int_equal(opts.poisson.dim, 2);
-    assert_int_equal(opts.poisson.n, 1024);
+    assert_int_equal(opts.poisson.n, default_grid());
 }
 
 /* -name and --name alike (getopt_long_only), --name=value, and unique prefixes */
@@ -249,8 +256,8 @@ static void test_cg_options_usage_names_every_option(void **state)
         "--blocks N",
         "--allow-shared-gpu",
         "-h, --help",
-        "(default 2d:1024)",
-        "(default 1000)",
+        "(default 2d:1024 on a GPU, 2d:256 on the host backend)",
+        "(default 10000",
         "(default 1e-8",
         "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage or a bad"};
     const char *text = cg_usage_text();

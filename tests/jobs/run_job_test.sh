@@ -138,8 +138,10 @@ PYTHON
       grep -q '^# verify cg: OK (not converged in 30 iterations, nor the CPU' "cg/$3.txt" || fail "no '# verify cg: OK' in cg/$3.txt"
       local where=""
       ((nodes == 1)) || where=" on $nodes nodes"
-      grep -q "^# cg: 1600 rows, 7840 nonzeros (Poisson), $1 ranks$where, backend host" "cg/$3.txt" ||
-        fail "cg/$3.txt: the header does not say '$1 ranks$where': $(head -n 1 "cg/$3.txt")"
+      local noun=ranks
+      (($1 > 1)) || noun=rank
+      grep -q "^# cg: 1600 rows, 7840 nonzeros (Poisson), $1 $noun$where, backend host" "cg/$3.txt" ||
+        fail "cg/$3.txt: the header does not say '$1 $noun$where': $(head -n 1 "cg/$3.txt")"
     }
     for ranks in 1 2 4; do
       for variant in standard pipelined; do

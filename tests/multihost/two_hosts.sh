@@ -11,7 +11,7 @@
 # holds the bridge and the veth ends, no address, so no traffic leaves them.
 # mpirun reaches the hosts through launch_agent.sh (ip netns exec + unshare --uts),
 # with Open MPI's TCP transport pinned to the subnet. Then, on 2 hosts x 2 ranks:
-#   - the header says 2 nodes, 2 to 2 ranks per node;
+#   - the header says 2 nodes, 2 ranks per node;
 #   - every Rank line names host-a or host-b, each host holds node-ranks 0 and 1
 #     of one node of its own (the table of a node holds its own ranks only);
 #   - local, ring and global verify; --check-peers passes on both nodes;
@@ -93,8 +93,8 @@ check_run() {
   declare -A ranks_of=() node_of=()
   fail() { echo "two_hosts.sh: FAIL: $*" >&2; failures=$((failures + 1)); }
 
-  grep -Eq '^# backend [a-z]+, 4 ranks, 2 nodes, 2 to 2 ranks per node' "$output" ||
-    fail "no '# backend ..., 4 ranks, 2 nodes, 2 to 2 ranks per node' line"
+  grep -Eq '^# backend [a-z]+, 4 ranks, 2 nodes, 2 ranks per node' "$output" ||
+    fail "no '# backend ..., 4 ranks, 2 nodes, 2 ranks per node' line"
   while IFS= read -r line; do
     [[ $line =~ ^#\ Rank\ +([0-9]+)\ on\ ([^ ]+)\ +node\ +([0-9]+)\ node-rank\ +([0-9]+)\  ]] || continue
     rank=${BASH_REMATCH[1]} host=${BASH_REMATCH[2]} node=${BASH_REMATCH[3]} node_rank=${BASH_REMATCH[4]}
