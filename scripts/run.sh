@@ -11,7 +11,10 @@
 # The test suite's tools are the test command's (scripts/deps.sh).
 #
 # Ranks: one per GPU the machine has (nvidia-smi, rocminfo), 4 on the host
-# backend, or -np N.
+# backend, or -np N. Without options, a GPU machine runs a size whose GB/s mean
+# something (256 MiB a shard); the host backend a small correctness run. The last
+# line is the verdict: "run.sh: OK: ..." (exit 0) or "run.sh: FAILED: ..." (multi_scal's
+# status).
 #
 # Usage: scripts/run.sh [-np N] [multi_scal options]
 #   RUN_BUILD_DIR  the build tree (default: build/ in the checkout)
@@ -73,14 +76,14 @@ cmake -S "$top" -B "$build" -DSHARDTAB_BACKEND="${SHARDTAB_BACKEND:-auto}" -DSHA
 cmake --build "$build" -j "$(nproc)" --target multi_scal >/dev/null
 
 # ---- one rank per GPU ---------------------------------------------------------------------
+gpus=0
+if command -v nvidia-smi >/dev/null; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+fi
+if ((gpus == 0)) && command -v rocminfo >/dev/null; then
+  gpus=$(rocminfo 2>/dev/null | grep -cE '^[[:space:]]+Name:[[:space:]]+gfx' || true)
+fi
 if [[ -z $ranks ]]; then
-  gpus=0
-  if command -v nvidia-smi >/dev/null; then
-    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
-  fi
-  if ((gpus == 0)) && command -v rocminfo >/dev/null; then
-    gpus=$(rocminfo 2>/dev/null | grep -cE '^[[:space:]]+Name:[[:space:]]+gfx' || true)
-  fi
   if ((gpus > 0)); then
     ranks=$gpus
     echo "# run.sh: $gpus GPU(s) here: mpirun -np $ranks (-np N to change)"
@@ -89,6 +92,27 @@ if [[ -z $ranks ]]; then
     echo "# run.sh: no GPU counted here: mpirun -np $ranks (-np N to change)"
   fi
 fi
+# ---- the size: one that means something where it runs ---------------------------------------
+# Options given are the user's; with none, a GPU machine scales 32 Mi doubles (256 MiB) a
+# shard 20 times, where the modes' GB/s are the table's bandwidth (multi_scal --bench
+# puts them beside the copy engines); the host backend keeps the program's small default,
+# a correctness run whose GB/s are no benchmark.
+args=("$@")
+if ((${#args[@]} == 0)); then
+  if ((gpus > 0)); then
+    args=(--n "$((ranks * 32))M" --iters 20)
+    echo "# run.sh: 256 MiB a shard, 20 iterations: the GB/s are the table's bandwidth (scripts/run.sh --bench: beside the copy engines)"
+  else
+    echo "# run.sh: the host backend: a correctness run; its GB/s (a few KiB on CPUs) are no benchmark"
+  fi
+fi
 cd "$build"
+rc=0
 # shellcheck disable=SC2086
-exec mpirun $mpi_oversubscribe -np "$ranks" ./multi_scal "$@"
+mpirun $mpi_oversubscribe -np "$ranks" ./multi_scal "${args[@]}" || rc=$?
+if ((rc == 0)); then
+  echo "run.sh: OK: multi_scal verified every element at $ranks rank(s)"
+else
+  echo "run.sh: FAILED: multi_scal exited with status $rc at $ranks rank(s) (its messages above)"
+fi
+exit "$rc"

@@ -29,6 +29,7 @@ case $mode in
     echo "$out" | tail -n 12
     ((rc == 0)) || fail "exit $rc, want 0"
     grep -q "^# verify local: OK" <<<"$out" || fail "no verified run"
+    grep -q "^run.sh: OK: multi_scal verified every element at 2 rank(s)$" <<<"$out" || fail "no verdict line"
     if grep -q "installing" <<<"$out"; then fail "it tried to install something"; fi
     ;;
   old-cmake)
