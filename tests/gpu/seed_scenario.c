@@ -1,4 +1,5 @@
-/* seed_scenario.c - the AMDGPU.jl report (shared/seeds/amdgpu-jl-pointer-table-issue.txt)
+/* seed_scenario.c - the AMDGPU.jl report this library grew from (JACC.jl's "Using one single
+ * array of pointers for multiGPU AMDGPU computation")
  * in C on the HIP runtime API: one array of per-GPU shard pointers, read by a
  * kernel on EVERY GPU, x = table[d]; x[i] *= 2.
  *

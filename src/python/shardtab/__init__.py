@@ -6,9 +6,9 @@ usable from kernels on every GPU of the node.
     shardtab.init(MPI.COMM_WORLD)               # binds this rank's device
     a = shardtab.empty(n, dtype="float64")      # shard memory
     with shardtab.Table(MPI.COMM_WORLD, a) as t:  # collective create; destroy on exit
-        t.peer(r)                               # node rank r's shard, None off-node
+        t.peer(r)                               # rank r's shard (a communicator rank), None off-node
         t.device_table                          # int: this rank's replica, for kernels
-        t.all_reduce("sum", offset=0, count=None)  # in place over every rank's shard
+        t.all_reduce("sum", offset=0, count=None)  # in place; offset, count in elements
         t.check()                               # GPUs: did the node refuse a call?
     shardtab.finalize()
 
