@@ -3,7 +3,8 @@
 # (find_package(shardtab): shardtab::shardtab the shared library, shardtab::static the
 # static one, shardtab::fortran with the module), pkg-config files (shardtab,
 # shardtab-fortran: the shared library, --static the static one), the license and the
-# reference. The Python package: cmake/ShardtabPython.cmake.
+# changelog. The API reference: cmake/ShardtabDocs.cmake; the Python package:
+# cmake/ShardtabPython.cmake.
 include(CMakePackageConfigHelpers)
 
 set(SHARDTAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/shardtab)

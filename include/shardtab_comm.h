@@ -1,4 +1,5 @@
-/* shardtab_comm.h - communication between the ranks of a node, for the code that
+/** @file
+ * shardtab_comm.h - communication between the ranks of a node, for the code that
  * runs on the device: put and get through the table, put with signal, LL
  * puts of small messages (a flag in every 8-byte word, no fence), and
  * all-reduce, broadcast and all-gather of a few values through the signal pads.
@@ -58,26 +59,30 @@
  * the leader's claim, waits and checks */
 #include "shardtab/comm_detail.h"
 
+/** A word the block's threads share: `__shared__` on GPUs; on the host backend, whose
+ * block is the calling thread, a plain local. */
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
 #  define SHARDTAB_BLOCK_SHARED __shared__
 #else
 #  define SHARDTAB_BLOCK_SHARED
 #endif
 
-/* ---- put and get through the table --------------------------------------------- */
+/** @name Put and get through the table
+ * @{ */
 
-/* Copies bytes from src to dst with every thread of the block: 16-byte accesses
+/** Copies bytes from src to dst with every thread of the block: 16-byte accesses
  * when dst, src and bytes allow, else 8-byte, else bytes. No ordering. */
 SHARDTAB_DEVFN void shardtab_copy_block(void *dst, const void *src, size_t bytes)
 {
-    const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
+    const size_t t = (size_t)shardtab_detail_block_thread(),
+                 threads = (size_t)shardtab_detail_block_threads();
     const uintptr_t both = (uintptr_t)dst | (uintptr_t)src | (uintptr_t)bytes;
     char *d = (char *)dst;
     const char *s = (const char *)src;
 
     if (both % 16 == 0) {
         for (size_t i = t * 16; i < bytes; i += threads * 16)
-            shardtab_copy16(d + i, s + i);
+            shardtab_detail_copy16(d + i, s + i);
     } else if (both % 8 == 0) {
         for (size_t i = t; i < bytes / 8; i += threads)
             ((uint64_t *)dst)[i] = ((const uint64_t *)src)[i];
@@ -87,25 +92,33 @@ SHARDTAB_DEVFN void shardtab_copy_block(void *dst, const void *src, size_t bytes
     }
 }
 
-/* bytes from src into node rank peer's shard at byte offset, through the table */
+/** bytes from src into node rank peer's shard at byte offset, through the table */
 SHARDTAB_DEVFN void shardtab_put_block(void *const *table, int peer, size_t offset, const void *src,
                                        size_t bytes)
 {
     shardtab_copy_block((char *)table[peer] + offset, src, bytes);
 }
 
-/* bytes from node rank peer's shard at byte offset into dst; every thread may
+/** bytes from node rank peer's shard at byte offset into dst; every thread may
  * read dst afterwards (the block's barrier) */
 SHARDTAB_DEVFN void shardtab_get_block(void *dst, void *const *table, int peer, size_t offset,
                                        size_t bytes)
 {
     shardtab_copy_block(dst, (const char *)table[peer] + offset, bytes);
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
 }
+/** @} */
 
-enum { SHARDTAB_SIGNAL_SET = 0, SHARDTAB_SIGNAL_ADD = 1 };
+/** What put with signal does to the peer's slot (`signal_op`). */
+enum {
+    SHARDTAB_SIGNAL_SET = 0, /**< pad[slot] = value */
+    SHARDTAB_SIGNAL_ADD = 1  /**< pad[slot] += value */
+};
 
-/* Put, then pad[slot] of peer = value (SHARDTAB_SIGNAL_SET) or += value
+/** @name Put with signal
+ * @{ */
+
+/** Put, then pad[slot] of peer = value (SHARDTAB_SIGNAL_SET) or += value
  * (SHARDTAB_SIGNAL_ADD), released once every thread's stores are visible to
  * the peer: a wait on that slot then sees the bytes. */
 SHARDTAB_DEVFN void shardtab_put_signal_block(const shardtab_signals_t *s, void *const *table,
@@ -113,9 +126,9 @@ SHARDTAB_DEVFN void shardtab_put_signal_block(const shardtab_signals_t *s, void 
                                               size_t bytes, int slot, uint64_t value, int signal_op)
 {
     shardtab_put_block(table, peer, offset, src, bytes);
-    shardtab_fence_before_block_release();
-    shardtab_block_sync();
-    if (shardtab_block_leader()) {
+    shardtab_detail_fence_before_block_release();
+    shardtab_detail_block_sync();
+    if (shardtab_detail_block_leader()) {
         if (signal_op == SHARDTAB_SIGNAL_ADD)
             shardtab_signal_add(s, peer, slot, value);
         else
@@ -123,7 +136,7 @@ SHARDTAB_DEVFN void shardtab_put_signal_block(const shardtab_signals_t *s, void 
     }
 }
 
-/* For stores into a peer made by `blocks` blocks (of this rank's grid, or one
+/** For stores into a peer made by `blocks` blocks (of this rank's grid, or one
  * block over several calls): each block counts itself into *arrived (a counter
  * in this device's memory, zero at first, never reset: it grows by `blocks`
  * per round), and the block that completes a round sets pad[slot] of peer =
@@ -135,28 +148,29 @@ SHARDTAB_DEVFN int shardtab_signal_after_blocks(const shardtab_signals_t *s, uin
 {
     SHARDTAB_BLOCK_SHARED int last;
 
-    shardtab_fence_before_block_release();
-    shardtab_block_sync();
-    if (shardtab_block_leader()) {
+    shardtab_detail_fence_before_block_release();
+    shardtab_detail_block_sync();
+    if (shardtab_detail_block_leader()) {
         /* the block's stores before its count; the count's reader acquires them
          * all (a relaxed add between two fences: every earlier count is in the
          * ticket it returns) */
-        shardtab_fence();
-        uint64_t ticket = shardtab_fetch_add_relaxed_system(arrived, 1) + 1;
+        shardtab_detail_fence();
+        uint64_t ticket = shardtab_detail_fetch_add_relaxed_system(arrived, 1) + 1;
         last = ticket % blocks == 0;
         if (last) {
-            shardtab_fence(); /* the other blocks' stores, seen through the count */
+            shardtab_detail_fence(); /* the other blocks' stores, seen through the count */
             shardtab_signal_set(s, peer, slot, value);
         }
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     return last;
 }
+/** @} */
 
-/* ---- LL puts: small messages, no fence, no signal ---------------------------------- *
+/** @name LL puts: small messages, no fence, no signal
  * The put writes a message of `bytes` bytes as bytes / 4 LL words, 8 bytes
  * each: 4 bytes of the message in the low half and the caller's flag in the
- * high half, in one relaxed 8-byte store at system scope (shardtab_ll_store:
+ * high half, in one relaxed 8-byte store at system scope (shardtab_detail_ll_store:
  * an aligned 8-byte access is single-copy atomic on every target, PTX's
  * aligned .b64 st/ld.relaxed.sys, gfx90a's one global_store_dwordx2 and
  * global_load_dwordx2 glc that scripts/check-gfx90a-order.sh requires, the
@@ -184,10 +198,12 @@ SHARDTAB_DEVFN int shardtab_signal_after_blocks(const shardtab_signals_t *s, uin
  *     for the old one runs into its limit: late, never wrong.
  *   - it orders its own bytes only, as the collectives' LL words do: the
  *     caller's other stores are not published by it (put with signal does).
+ *
  * The put is a copy and returns at once; the wait returns SHARDTAB_WAIT_OK
- * with the message in dst, readable by every thread, or why not. */
+ * with the message in dst, readable by every thread, or why not.
+ * @{ */
 
-/* bytes from src (bytes / 4 words of 4 bytes) into node rank peer's LL buffer at
+/** bytes from src (bytes / 4 words of 4 bytes) into node rank peer's LL buffer at
  * byte offset of its shard, each word with `flag`. Every thread of the block;
  * no barrier, no fence. */
 SHARDTAB_DEVFN void shardtab_put_ll_block(void *const *table, int peer, size_t offset,
@@ -195,17 +211,18 @@ SHARDTAB_DEVFN void shardtab_put_ll_block(void *const *table, int peer, size_t o
 {
     uint64_t *words = (uint64_t *)((char *)table[peer] + offset);
     const uint32_t *in = (const uint32_t *)src;
-    const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
+    const size_t t = (size_t)shardtab_detail_block_thread(),
+                 threads = (size_t)shardtab_detail_block_threads();
 
-    if (!shardtab_ll_fits(words, bytes) || (uintptr_t)src % 4 != 0)
+    if (!shardtab_detail_ll_fits(words, bytes) || (uintptr_t)src % 4 != 0)
         return; /* the wait refuses it (the same arguments), or runs into its limit */
     for (size_t i = t; i < bytes / 4; i += threads)
-        shardtab_ll_store(words + i, in[i], flag);
+        shardtab_detail_ll_store(words + i, in[i], flag);
 }
 
-/* Waits until this rank's LL buffer (table[node_rank] + the put's offset)
+/** Waits until this rank's LL buffer (table[node_rank] + the put's offset)
  * holds a message of `bytes` with `flag` in every word, and copies it into
- * dst. Thread t takes words t, t + threads, .. (shardtab_ll_take: several in
+ * dst. Thread t takes words t, t + threads, .. (shardtab_detail_ll_take: several in
  * flight at once), bounded by the table's limit; then the block's barrier, so
  * that every thread may read all of dst. Returns SHARDTAB_WAIT_OK, or in
  * every thread _TIMED_OUT (a word still without the flag: recorded, peers
@@ -216,52 +233,57 @@ SHARDTAB_DEVFN int shardtab_wait_ll_block(const shardtab_signals_t *s, const voi
 {
     /* the block's outcome: 0 a thread timed out, 1 one saw the abort, 2 none */
     SHARDTAB_BLOCK_SHARED int outcome;
-    const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
+    const size_t t = (size_t)shardtab_detail_block_thread(),
+                 threads = (size_t)shardtab_detail_block_threads();
 
-    if (!shardtab_ll_fits(buffer, bytes) || (uintptr_t)dst % 4 != 0) { /* alike in every thread */
-        if (shardtab_block_leader())
-            shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL,
-                                bytes % 4               ? SHARDTAB_MISUSE_LL_BYTES
-                                : (uintptr_t)buffer % 8 ? SHARDTAB_MISUSE_LL_ALIGN
-                                                        : SHARDTAB_MISUSE_LL_DST,
-                                bytes % 4               ? (uint64_t)bytes
-                                : (uintptr_t)buffer % 8 ? (uint64_t)(uintptr_t)buffer
-                                                        : (uint64_t)(uintptr_t)dst,
-                                0);
+    if (!shardtab_detail_ll_fits(buffer, bytes) ||
+        (uintptr_t)dst % 4 != 0) { /* alike in every thread */
+        if (shardtab_detail_block_leader())
+            shardtab_detail_give_up_as(s, SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_DETAIL_CMP_LL,
+                                       bytes % 4               ? SHARDTAB_DETAIL_MISUSE_LL_BYTES
+                                       : (uintptr_t)buffer % 8 ? SHARDTAB_DETAIL_MISUSE_LL_ALIGN
+                                                               : SHARDTAB_DETAIL_MISUSE_LL_DST,
+                                       bytes % 4               ? (uint64_t)bytes
+                                       : (uintptr_t)buffer % 8 ? (uint64_t)(uintptr_t)buffer
+                                                               : (uint64_t)(uintptr_t)dst,
+                                       0);
         return SHARDTAB_WAIT_MISUSE;
     }
-    shardtab_block_sync(); /* outcome is free: every thread has read the last call's */
-    if (shardtab_block_leader())
+    shardtab_detail_block_sync(); /* outcome is free: every thread has read the last call's */
+    if (shardtab_detail_block_leader())
         outcome = 2;
-    shardtab_block_sync(); /* and set before any thread's failure lowers it */
-    const int why = shardtab_ll_take(s, (uint64_t *)(uintptr_t)buffer, bytes / 4, t, threads, flag,
-                                     (uint32_t *)dst);
+    shardtab_detail_block_sync(); /* and set before any thread's failure lowers it */
+    const int why = shardtab_detail_ll_take(s, (uint64_t *)(uintptr_t)buffer, bytes / 4, t, threads,
+                                            flag, (uint32_t *)dst);
     if (why != SHARDTAB_WAIT_OK)
-        shardtab_block_min_int(&outcome, why == SHARDTAB_WAIT_TIMED_OUT ? 0 : 1);
-    shardtab_block_sync(); /* dst written by every thread, and the outcome */
+        shardtab_detail_block_min_int(&outcome, why == SHARDTAB_WAIT_TIMED_OUT ? 0 : 1);
+    shardtab_detail_block_sync(); /* dst written by every thread, and the outcome */
     const int got = outcome;
     return got == 2 ? SHARDTAB_WAIT_OK : got == 0 ? SHARDTAB_WAIT_TIMED_OUT : SHARDTAB_WAIT_ABORTED;
 }
 
-/* Zeroes an LL buffer for messages of up to `bytes` (2 * bytes of memory,
- * every word flag 0, with shardtab_ll_store), so that any flag from 1 on
+/** Zeroes an LL buffer for messages of up to `bytes` (2 * bytes of memory,
+ * every word flag 0, with shardtab_detail_ll_store), so that any flag from 1 on
  * is new there. Every thread of the block; no barrier, no fence: order it
  * before the first put into it (a barrier of the table, or the host's
  * agreement once the kernel has ended). */
 SHARDTAB_DEVFN void shardtab_ll_clear_block(void *buffer, size_t bytes)
 {
     uint64_t *words = (uint64_t *)buffer;
-    const size_t t = (size_t)shardtab_block_thread(), threads = (size_t)shardtab_block_threads();
+    const size_t t = (size_t)shardtab_detail_block_thread(),
+                 threads = (size_t)shardtab_detail_block_threads();
 
     for (size_t i = t; i < bytes / 4; i += threads)
-        shardtab_ll_store(words + i, 0, 0);
+        shardtab_detail_ll_store(words + i, 0, 0);
 }
+/** @} */
 
-/* ---- a few values through the pads ------------------------------------------------ *
+/** @name A few values through the pads
  * A collective's handle, the slots it takes and the kinds of call:
- * shardtab/comm_types.h. */
+ * shardtab/comm_types.h.
+ * @{ */
 
-/* The collective over user slots [slot, slot + SHARDTAB_COLL_SLOTS(node_size,
+/** The collective over user slots [slot, slot + SHARDTAB_COLL_SLOTS(node_size,
  * values)), slot in [0, slots). Checked when called: a first slot outside the
  * user slots, or slots that run past them, is refused by name. */
 SHARDTAB_DEVFN shardtab_coll_t shardtab_coll(const shardtab_signals_t *s, int slot, int values)
@@ -275,7 +297,7 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_coll(const shardtab_signals_t *s, int sl
     return c;
 }
 
-/* Holds collective c for this block until shardtab_coll_release_block: one
+/** Holds collective c for this block until shardtab_coll_release_block: one
  * claim for every call in between, each of which then skips its own claim
  * and its end (one global round trip fewer a start and a finish) and checks
  * itself against the counts c keeps. For a kernel that makes many calls (a
@@ -289,100 +311,109 @@ SHARDTAB_DEVFN int shardtab_coll_hold_block(const shardtab_signals_t *s, shardta
     SHARDTAB_BLOCK_SHARED int status;
     SHARDTAB_BLOCK_SHARED uint64_t state_shared;
 
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         state_shared = c->state;
-        status = c->held ? SHARDTAB_WAIT_OK : shardtab_coll_claim(s, c, &state_shared);
+        status = c->held ? SHARDTAB_WAIT_OK : shardtab_detail_coll_claim(s, c, &state_shared);
     }
-    shardtab_block_sync(); /* the claim, to every thread */
+    shardtab_detail_block_sync(); /* the claim, to every thread */
     const int held = status;
     if (held == SHARDTAB_WAIT_OK && !c->held) {
         c->held = 1;
         c->state = state_shared;
     }
-    shardtab_block_sync(); /* every thread has read the shared words */
+    shardtab_detail_block_sync(); /* every thread has read the shared words */
     return held;
 }
 
-/* Ends the block's hold of c: the counts, and the claim released, in one
+/** Ends the block's hold of c: the counts, and the claim released, in one
  * relaxed store of the state word (as a call's end). Every thread, after the
  * block's last call of c (a call that failed too: the node has stopped; a
  * held finish sees the stop in its wait for a peer that stopped, at one rank
  * at once; an unheld call is refused at its claim). */
 SHARDTAB_DEVFN void shardtab_coll_release_block(const shardtab_signals_t *s, shardtab_coll_t *c)
 {
-    if (c->held && shardtab_block_leader())
-        shardtab_store_relaxed_device(s->mine + c->first, c->state);
+    if (c->held && shardtab_detail_block_leader())
+        shardtab_detail_store_relaxed_device(s->mine + c->first, c->state);
     c->held = 0;
 }
+/** @} */
+
+/** @cond detail */
+/* ---- the steps of a call, below its start and finish (detail, not API) ------ */
 
 /* The most values a finish keeps in the block's shared memory, between its
  * waits and its combine (above it, the combine reads the pad again). */
-#define SHARDTAB_COLL_STASH 256
+#define SHARDTAB_DETAIL_COLL_STASH 256
 
-/* This rank's deposit of epoch e into every node peer's pad, every thread:
+/** This rank's deposit of epoch e into every node peer's pad, every thread:
  * the values (each thread its own), the call and the checksum (the leader),
  * each word with the epoch in it; with `release`, each storing thread fences
- * first (see shardtab_coll_deposit_block). */
-SHARDTAB_DEVFN void shardtab_coll_put_words(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                            uint64_t e, int kind, int op, int type, int root,
-                                            const void *in, int count, int release)
+ * first (see shardtab_detail_coll_deposit_block). */
+SHARDTAB_DEVFN void shardtab_detail_coll_put_words(const shardtab_signals_t *s,
+                                                   const shardtab_coll_t *c, uint64_t e, int kind,
+                                                   int op, int type, int root, const void *in,
+                                                   int count, int release)
 {
-    const int me = s->node_rank, t = shardtab_block_thread(), threads = shardtab_block_threads();
+    const int me = s->node_rank, t = shardtab_detail_block_thread(),
+              threads = shardtab_detail_block_threads();
     const int n = s->node_size;
-    const int at = shardtab_coll_deposit(s, c, e, me);
-    const int mine = shardtab_coll_deposits(kind, root, me) ? count : 0;
-    const uint64_t flag = SHARDTAB_COMM_PLANT_EPOCH(s, e);
+    const int at = shardtab_detail_coll_deposit(s, c, e, me);
+    const int mine = shardtab_detail_coll_deposits(kind, root, me) ? count : 0;
+    const uint64_t flag = SHARDTAB_DETAIL_COMM_PLANT_EPOCH(s, e);
 
     if (release)
         shardtab_fence_release_node(s);
     for (int i = t; i < mine; i += threads) {
-        uint64_t w = SHARDTAB_COMM_PLANT_VALUE(s, e, i, shardtab_value_word(type, in, (size_t)i));
+        uint64_t w = SHARDTAB_DETAIL_COMM_PLANT_VALUE(
+            s, e, i, shardtab_detail_value_word(type, in, (size_t)i));
         for (int q = 0; q < n; q++) {
-            shardtab_ll_store(s->pads[q] + at + 2 + 2 * i, (uint32_t)w, flag);
-            shardtab_ll_store(s->pads[q] + at + 3 + 2 * i, (uint32_t)(w >> 32), flag);
+            shardtab_detail_ll_store(s->pads[q] + at + 2 + 2 * i, (uint32_t)w, flag);
+            shardtab_detail_ll_store(s->pads[q] + at + 3 + 2 * i, (uint32_t)(w >> 32), flag);
         }
     }
-    if (shardtab_block_leader()) {
-        uint32_t hash = shardtab_coll_hash(0x811c9dc5u, e);
+    if (shardtab_detail_block_leader()) {
+        uint32_t hash = shardtab_detail_coll_hash(0x811c9dc5u, e);
         for (int i = 0; i < mine; i++)
-            hash = shardtab_coll_hash(hash, shardtab_value_word(type, in, (size_t)i));
-        const uint32_t call = (uint32_t)shardtab_coll_call(kind, op, type, root, count);
+            hash = shardtab_detail_coll_hash(hash, shardtab_detail_value_word(type, in, (size_t)i));
+        const uint32_t call = (uint32_t)shardtab_detail_coll_call(kind, op, type, root, count);
         for (int q = 0; q < n; q++) {
-            shardtab_ll_store(s->pads[q] + at, call, flag);
-            shardtab_ll_store(s->pads[q] + at + 1, hash, flag);
+            shardtab_detail_ll_store(s->pads[q] + at, call, flag);
+            shardtab_detail_ll_store(s->pads[q] + at + 1, hash, flag);
         }
     }
 }
 
-/* A held collective's call refused by its own checks (every thread reaches
+/** A held collective's call refused by its own checks (every thread reaches
  * the same answer from the counts c keeps): the leader records it. */
-SHARDTAB_DEVFN int shardtab_coll_held_refusal(const shardtab_signals_t *s, const shardtab_coll_t *c,
-                                              int kind, int op, int type, int root, int count,
-                                              int finish)
+SHARDTAB_DEVFN int shardtab_detail_coll_held_refusal(const shardtab_signals_t *s,
+                                                     const shardtab_coll_t *c, int kind, int op,
+                                                     int type, int root, int count, int finish)
 {
     uint64_t seen = 0;
     const uint64_t misuse =
-        shardtab_coll_misuse(s, c, kind, op, type, root, count, finish, c->state, &seen);
+        shardtab_detail_coll_misuse(s, c, kind, op, type, root, count, finish, c->state, &seen);
 
     if (misuse == 0)
         return SHARDTAB_WAIT_OK;
-    if (shardtab_block_leader())
-        shardtab_give_up_as(s, SHARDTAB_WAIT_MISUSE, c->first, SHARDTAB_CMP_EQ, misuse, seen, 0);
+    if (shardtab_detail_block_leader())
+        shardtab_detail_give_up_as(s, SHARDTAB_WAIT_MISUSE, c->first, SHARDTAB_CMP_EQ, misuse, seen,
+                                   0);
     return SHARDTAB_WAIT_MISUSE;
 }
 
-/* Deposits this rank's part of a call into every node peer's pad: the call
+/** Deposits this rank's part of a call into every node peer's pad: the call
  * (kind, op, type, root, count) and the checksum of the epoch and the values
  * by the leader, the values by every thread, each word with the epoch in it
- * (shardtab_ll_store). With `release`, each thread first fences at system
+ * (shardtab_detail_ll_store). With `release`, each thread first fences at system
  * scope (a release): what happened before this call (the stream's earlier
  * kernels) is then visible to every rank that finishes it with `acquire`
  * (the library's stream-ordered collectives; a user's call orders its values
  * only). A block holding c (shardtab_coll_hold_block) skips the claim: its
  * stores, then one barrier (`in` read by every thread). */
-SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s, shardtab_coll_t *c,
-                                               int kind, int op, int type, int root, const void *in,
-                                               int count, int release)
+SHARDTAB_DEVFN int shardtab_detail_coll_deposit_block(const shardtab_signals_t *s,
+                                                      shardtab_coll_t *c, int kind, int op,
+                                                      int type, int root, const void *in, int count,
+                                                      int release)
 {
     SHARDTAB_BLOCK_SHARED int status;
     SHARDTAB_BLOCK_SHARED uint64_t epoch_shared, state_shared;
@@ -395,53 +426,54 @@ SHARDTAB_DEVFN int shardtab_coll_deposit_block(const shardtab_signals_t *s, shar
 
     int claimed;
     if (c->held) {
-        claimed = shardtab_coll_held_refusal(s, c, kind, op, type, root, count, 0);
+        claimed = shardtab_detail_coll_held_refusal(s, c, kind, op, type, root, count, 0);
         if (claimed != SHARDTAB_WAIT_OK)
             return claimed;
-        shardtab_coll_put_words(s, c, shardtab_coll_next(c->state, 0), kind, op, type, root, in,
-                                count, release);
-        c->state = shardtab_coll_counted(c->state, 0);
-        SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_STORED);
+        shardtab_detail_coll_put_words(s, c, shardtab_detail_coll_next(c->state, 0), kind, op, type,
+                                       root, in, count, release);
+        c->state = shardtab_detail_coll_counted(c->state, 0);
+        SHARDTAB_DETAIL_COMM_TRACE(s, SHARDTAB_DETAIL_TRACE_START_STORED);
     } else {
         /* No barrier first: every path out of this function (and of the
          * finish) passes a barrier after its threads' last read of the shared
          * words, so they are free here. */
-        if (shardtab_block_leader())
-            status = shardtab_coll_enter(s, c, kind, op, type, root, count, 0, &epoch_shared,
-                                         &state_shared);
-        shardtab_block_sync(); /* barrier 1: the leader's claim, to every thread */
-        SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_CLAIMED);
+        if (shardtab_detail_block_leader())
+            status = shardtab_detail_coll_enter(s, c, kind, op, type, root, count, 0, &epoch_shared,
+                                                &state_shared);
+        shardtab_detail_block_sync(); /* barrier 1: the leader's claim, to every thread */
+        SHARDTAB_DETAIL_COMM_TRACE(s, SHARDTAB_DETAIL_TRACE_START_CLAIMED);
         claimed = status;
         if (claimed == SHARDTAB_WAIT_OK) {
-            shardtab_coll_put_words(s, c, epoch_shared, kind, op, type, root, in, count, release);
-            SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_START_STORED);
-            if (shardtab_block_leader())
-                shardtab_coll_leave(s, c, 0, state_shared);
+            shardtab_detail_coll_put_words(s, c, epoch_shared, kind, op, type, root, in, count,
+                                           release);
+            SHARDTAB_DETAIL_COMM_TRACE(s, SHARDTAB_DETAIL_TRACE_START_STORED);
+            if (shardtab_detail_block_leader())
+                shardtab_detail_coll_leave(s, c, 0, state_shared);
         }
     }
     /* barrier 2: every thread has read the shared words, and `in` (its
      * values, the leader's checksum) before any thread may write it again */
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     return claimed;
 }
 
-/* Waits for every rank's deposit of this rank's oldest started call, checks
+/** Waits for every rank's deposit of this rank's oldest started call, checks
  * each, and combines in node-rank order into out (see
  * shardtab_coll_finish_block). Thread t waits for ranks t, t + threads, ..,
- * each with all its words loaded at once (shardtab_coll_take); the first rank
+ * each with all its words loaded at once (shardtab_detail_coll_take); the first rank
  * in node-rank order that failed its wait or its checks decides the outcome
  * (a late rank before a refused one: its timeout). With `acquire`, each
  * waiting thread fences at system scope (an acquire) once its ranks' words
- * are there: see shardtab_coll_deposit_block's `release`. */
-SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, shardtab_coll_t *c,
-                                              int kind, int op, int type, int root, void *out,
-                                              int count, int acquire)
+ * are there: see shardtab_detail_coll_deposit_block's `release`. */
+SHARDTAB_DEVFN int shardtab_detail_coll_gather_block(const shardtab_signals_t *s,
+                                                     shardtab_coll_t *c, int kind, int op, int type,
+                                                     int root, void *out, int count, int acquire)
 {
     SHARDTAB_BLOCK_SHARED int status, first_bad;
     SHARDTAB_BLOCK_SHARED uint64_t epoch_shared, state_shared;
     SHARDTAB_BLOCK_SHARED shardtab_coll_fault_t fault;
-    SHARDTAB_BLOCK_SHARED uint64_t stash[SHARDTAB_COLL_STASH];
-    const int t = shardtab_block_thread(), threads = shardtab_block_threads();
+    SHARDTAB_BLOCK_SHARED uint64_t stash[SHARDTAB_DETAIL_COLL_STASH];
+    const int t = shardtab_detail_block_thread(), threads = shardtab_detail_block_threads();
     const int n = s->node_size;
     const int held = c->held;
 #if defined(SHARDTAB_DEVICE_HOST)
@@ -451,26 +483,27 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, shard
 
     /* no barrier first: as in the start, the shared words are free here */
     if (held) { /* the epoch from the counts c keeps: no claim */
-        const int refused = shardtab_coll_held_refusal(s, c, kind, op, type, root, count, 1);
+        const int refused = shardtab_detail_coll_held_refusal(s, c, kind, op, type, root, count, 1);
         if (refused != SHARDTAB_WAIT_OK)
             return refused;
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             first_bad = n;
-    } else if (shardtab_block_leader()) {
-        status =
-            shardtab_coll_enter(s, c, kind, op, type, root, count, 1, &epoch_shared, &state_shared);
+    } else if (shardtab_detail_block_leader()) {
+        status = shardtab_detail_coll_enter(s, c, kind, op, type, root, count, 1, &epoch_shared,
+                                            &state_shared);
         first_bad = n;
     }
-    shardtab_block_sync(); /* barrier 1: the claim and the epoch, to every thread */
-    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_FINISH_ENTERED);
+    shardtab_detail_block_sync(); /* barrier 1: the claim and the epoch, to every thread */
+    SHARDTAB_DETAIL_COMM_TRACE(s, SHARDTAB_DETAIL_TRACE_FINISH_ENTERED);
     if (!held && status != SHARDTAB_WAIT_OK) {
         const int refused = status;
-        shardtab_block_sync(); /* every thread has read the shared words */
+        shardtab_detail_block_sync(); /* every thread has read the shared words */
         return refused;
     }
-    const uint64_t e = held ? shardtab_coll_next(c->state, 1) : epoch_shared;
-    const uint64_t call = shardtab_coll_call(kind, op, type, root, count);
-    const int stashed = (kind == SHARDTAB_COLL_BROADCAST ? 1 : n) * count <= SHARDTAB_COLL_STASH;
+    const uint64_t e = held ? shardtab_detail_coll_next(c->state, 1) : epoch_shared;
+    const uint64_t call = shardtab_detail_coll_call(kind, op, type, root, count);
+    const int stashed =
+        (kind == SHARDTAB_COLL_BROADCAST ? 1 : n) * count <= SHARDTAB_DETAIL_COLL_STASH;
     shardtab_coll_fault_t mine_fault = {SHARDTAB_WAIT_OK, 0, 0, 0, 0, 0};
     int my_bad = n;
 #if defined(SHARDTAB_DEVICE_HOST)
@@ -484,70 +517,76 @@ SHARDTAB_DEVFN int shardtab_coll_gather_block(const shardtab_signals_t *s, shard
         uint64_t *to = !stashed                          ? (uint64_t *)0
                        : kind == SHARDTAB_COLL_BROADCAST ? stash
                                                          : stash + r * count;
-        if (shardtab_coll_take(s, c, e, r, call, kind, root, count, to, &mine_fault) !=
+        if (shardtab_detail_coll_take(s, c, e, r, call, kind, root, count, to, &mine_fault) !=
             SHARDTAB_WAIT_OK) {
             my_bad = r;
             break;
         }
     }
-    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_FINISH_LOADED);
+    SHARDTAB_DETAIL_COMM_TRACE(s, SHARDTAB_DETAIL_TRACE_FINISH_LOADED);
     if (acquire && t < n)
         shardtab_fence_acquire_node(s);
     if (my_bad < n)
-        shardtab_block_min_int(&first_bad, my_bad);
-    shardtab_block_sync(); /* barrier 2: every rank's outcome; the stash, to every thread */
-    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_FINISH_AGREED);
+        shardtab_detail_block_min_int(&first_bad, my_bad);
+    shardtab_detail_block_sync(); /* barrier 2: every rank's outcome; the stash, to every thread */
+    SHARDTAB_DETAIL_COMM_TRACE(s, SHARDTAB_DETAIL_TRACE_FINISH_AGREED);
     const int bad = first_bad;
     if (bad < n) {
         if (my_bad == bad)
             fault = mine_fault;
-        shardtab_block_sync(); /* barrier 3: the first failing rank's record */
+        shardtab_detail_block_sync(); /* barrier 3: the first failing rank's record */
         const int why = fault.why;
-        if (shardtab_block_leader()) {
+        if (shardtab_detail_block_leader()) {
             if (why != SHARDTAB_WAIT_ABORTED)
-                shardtab_give_up_as(s, why, fault.index, fault.cmp, fault.want, fault.seen,
-                                    fault.ticks);
+                shardtab_detail_give_up_as(s, why, fault.index, fault.cmp, fault.want, fault.seen,
+                                           fault.ticks);
             if (!held)
-                shardtab_store_relaxed_device(s->mine + c->first, state_shared); /* claim ends */
+                shardtab_detail_store_relaxed_device(s->mine + c->first,
+                                                     state_shared); /* claim ends */
         }
-        shardtab_block_sync(); /* every thread has read the shared words */
+        shardtab_detail_block_sync(); /* every thread has read the shared words */
         return why;
     }
     if (acquire)
-        shardtab_fence_after_block_acquire();
+        shardtab_detail_fence_after_block_acquire();
     if (kind == SHARDTAB_COLL_REDUCE) {
         for (int i = t; i < count; i += threads) {
-            uint64_t acc = stashed ? stash[i] : shardtab_coll_value(s, c, e, 0, i);
+            uint64_t acc = stashed ? stash[i] : shardtab_detail_coll_value(s, c, e, 0, i);
             for (int r = 1; r < n; r++)
-                acc = shardtab_value_combine(op, type, acc,
-                                             stashed ? stash[r * count + i]
-                                                     : shardtab_coll_value(s, c, e, r, i));
-            shardtab_value_store(type, out, (size_t)i, acc);
+                acc = shardtab_detail_value_combine(
+                    op, type, acc,
+                    stashed ? stash[r * count + i] : shardtab_detail_coll_value(s, c, e, r, i));
+            shardtab_detail_value_store(type, out, (size_t)i, acc);
         }
     } else if (kind == SHARDTAB_COLL_BROADCAST) {
         for (int i = t; i < count; i += threads)
-            shardtab_value_store(type, out, (size_t)i,
-                                 stashed ? stash[i] : shardtab_coll_value(s, c, e, root, i));
+            shardtab_detail_value_store(type, out, (size_t)i,
+                                        stashed ? stash[i]
+                                                : shardtab_detail_coll_value(s, c, e, root, i));
     } else {
         for (int i = t; i < n * count; i += threads) {
             const int r = i / count;
-            shardtab_value_store(type, out, (size_t)i,
-                                 stashed ? stash[i]
-                                         : shardtab_coll_value(s, c, e, r, i - r * count));
+            shardtab_detail_value_store(
+                type, out, (size_t)i,
+                stashed ? stash[i] : shardtab_detail_coll_value(s, c, e, r, i - r * count));
         }
     }
     /* barrier 4: out written by every thread before any thread returns, and
      * the shared words read */
-    shardtab_block_sync();
-    SHARDTAB_COMM_TRACE(s, SHARDTAB_TRACE_FINISH_DONE);
+    shardtab_detail_block_sync();
+    SHARDTAB_DETAIL_COMM_TRACE(s, SHARDTAB_DETAIL_TRACE_FINISH_DONE);
     if (held)
-        c->state = shardtab_coll_counted(c->state, 1);
-    else if (shardtab_block_leader())
-        shardtab_coll_leave(s, c, 1, state_shared);
+        c->state = shardtab_detail_coll_counted(c->state, 1);
+    else if (shardtab_detail_block_leader())
+        shardtab_detail_coll_leave(s, c, 1, state_shared);
     return SHARDTAB_WAIT_OK;
 }
+/** @endcond */
 
-/* Deposits this rank's part of a call into every node peer's pad. kind is
+/** @name A call in two: its start and its finish
+ * @{ */
+
+/** Deposits this rank's part of a call into every node peer's pad. kind is
  * SHARDTAB_COLL_GATHER, _REDUCE or _BROADCAST (root: a node rank; only it
  * deposits values); op matters for _REDUCE only (pass SHARDTAB_SUM
  * otherwise). Returns SHARDTAB_WAIT_OK or why not, in every thread; `in` may
@@ -556,10 +595,10 @@ SHARDTAB_DEVFN int shardtab_coll_start_block(const shardtab_signals_t *s, shardt
                                              int kind, int op, int type, int root, const void *in,
                                              int count)
 {
-    return shardtab_coll_deposit_block(s, c, kind, op, type, root, in, count, 0);
+    return shardtab_detail_coll_deposit_block(s, c, kind, op, type, root, in, count, 0);
 }
 
-/* Waits for every rank's deposit of this rank's oldest started call, checks
+/** Waits for every rank's deposit of this rank's oldest started call, checks
  * each, and combines in node-rank order into out (a REDUCE: count values; a
  * GATHER: node_size * count; a BROADCAST: the root's count). The arguments
  * must be those of the start. Returns SHARDTAB_WAIT_OK or why not, in every
@@ -568,12 +607,14 @@ SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, shard
                                               int kind, int op, int type, int root, void *out,
                                               int count)
 {
-    return shardtab_coll_gather_block(s, c, kind, op, type, root, out, count, 0);
+    return shardtab_detail_coll_gather_block(s, c, kind, op, type, root, out, count, 0);
 }
+/** @} */
 
-/* ---- the one-call forms ---------------------------------------------------------- */
+/** @name The one-call forms
+ * @{ */
 
-/* out[i] = in[i] of rank 0 op ... op in[i] of rank node_size - 1, for i < count */
+/** out[i] = in[i] of rank 0 op ... op in[i] of rank node_size - 1, for i < count */
 SHARDTAB_DEVFN int shardtab_all_reduce_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                              int op, int type, const void *in, void *out, int count)
 {
@@ -583,7 +624,7 @@ SHARDTAB_DEVFN int shardtab_all_reduce_block(const shardtab_signals_t *s, shardt
                : shardtab_coll_finish_block(s, c, SHARDTAB_COLL_REDUCE, op, type, 0, out, count);
 }
 
-/* out[i] = in[i] of node rank root, for i < count (in is read on the root only) */
+/** out[i] = in[i] of node rank root, for i < count (in is read on the root only) */
 SHARDTAB_DEVFN int shardtab_broadcast_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                             int root, int type, const void *in, void *out,
                                             int count)
@@ -596,7 +637,7 @@ SHARDTAB_DEVFN int shardtab_broadcast_block(const shardtab_signals_t *s, shardta
                                             out, count);
 }
 
-/* out[r * count + i] = in[i] of node rank r */
+/** out[r * count + i] = in[i] of node rank r */
 SHARDTAB_DEVFN int shardtab_all_gather_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                              int type, const void *in, void *out, int count)
 {
@@ -607,5 +648,6 @@ SHARDTAB_DEVFN int shardtab_all_gather_block(const shardtab_signals_t *s, shardt
                : shardtab_coll_finish_block(s, c, SHARDTAB_COLL_GATHER, SHARDTAB_SUM, type, 0, out,
                                             count);
 }
+/** @} */
 
 #endif /* SHARDTAB_COMM_H */

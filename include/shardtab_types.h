@@ -1,17 +1,21 @@
-/* shardtab_types.h - the element types and reduction operations of the
+/** @file
+ * shardtab_types.h - the element types and reduction operations of the
  * collectives, shared by the host API (shardtab.h) and the device code
  * (shardtab_comm.h), which must not need MPI's or a GPU runtime's headers. */
 #ifndef SHARDTAB_TYPES_H
 #define SHARDTAB_TYPES_H
 
+/** An element type of the collectives. */
 typedef enum shardtab_type {
-    SHARDTAB_FLOAT = 0,  /* IEEE binary32 */
-    SHARDTAB_DOUBLE = 1, /* IEEE binary64 */
-    SHARDTAB_INT64 = 2,  /* two's complement; sums wrap */
-    SHARDTAB_TYPE_COUNT
+    SHARDTAB_FLOAT = 0,  /**< IEEE binary32 */
+    SHARDTAB_DOUBLE = 1, /**< IEEE binary64 */
+    SHARDTAB_INT64 = 2,  /**< two's complement; sums wrap */
+    SHARDTAB_TYPE_COUNT  /**< the number of types, not a type */
 } shardtab_type_t;
 
-/* SUM combines in node-rank order inside a node, then in node order. MIN and
+/** A reduction operation of the collectives.
+ *
+ * SUM combines in node-rank order inside a node, then in node order. MIN and
  * MAX of floats and doubles depend on no order or grouping (commutative and
  * associative on the bits, so the node layout never changes them): a NaN
  * wins over any number, wherever it is; of several NaNs, the one with the
@@ -19,10 +23,10 @@ typedef enum shardtab_type {
  * -0.0 below +0.0 and denormals as they are (never flushed). Integers: the
  * signed min and max. */
 typedef enum shardtab_op {
-    SHARDTAB_SUM = 0,
-    SHARDTAB_MIN = 1,
-    SHARDTAB_MAX = 2,
-    SHARDTAB_OP_COUNT
+    SHARDTAB_SUM = 0, /**< the sum */
+    SHARDTAB_MIN = 1, /**< the least */
+    SHARDTAB_MAX = 2, /**< the greatest */
+    SHARDTAB_OP_COUNT /**< the number of operations, not an operation */
 } shardtab_op_t;
 
 #endif /* SHARDTAB_TYPES_H */

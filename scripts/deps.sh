@@ -4,7 +4,8 @@
 # python3-venv, -pip, -setuptools and -wheel: the Python package's wheel, built
 # and installed by pip; python3-scipy: src/python/examples/cg.py's SciPy path
 # and check, which it runs without too; black and clang-format: the format,
-# pyproject.toml and .clang-format, checked by tests/style).
+# pyproject.toml and .clang-format, checked by tests/style; doxygen: the API
+# reference, docs/Doxyfile.in, built with the library and checked by tests/docs).
 # Usage: scripts/deps.sh [--hip] [--slurm]
 #   --hip    adds Debian's ROCm: hipcc, libamdhip64-dev, rocm-device-libs, and clang-19
 #            (gfx942 device code, scripts/check-gfx942.sh)
@@ -16,7 +17,8 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libcmocka-dev
           python3 shellcheck iproute2 util-linux procps valgrind
           gfortran python3-mpi4py python3-numpy python3-scipy
-          python3-venv python3-pip python3-setuptools python3-wheel black clang-format)
+          python3-venv python3-pip python3-setuptools python3-wheel black clang-format
+          doxygen)
 for option in "$@"; do
   case $option in
     --hip) packages+=(hipcc libamdhip64-dev rocm-device-libs clang-19) ;;

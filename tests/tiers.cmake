@@ -2,12 +2,12 @@
 # and nowhere else.
 #
 # Every case carries the label of its folder (tests/<folder>: platform, shardtab, comm,
-# signals, reliability, common, multi_scal, jacobi, sparse, cg, install, fortran, python,
-# gpu, jobs, slurm, multihost, style, ci), `unit` when it is a cmocka test, and the tiers
-# it belongs to:
+# signals, reliability, common, multi_scal, jacobi, sparse, cg, install, fortran,
+# python, gpu, jobs, slurm, multihost, style, docs, ci), `unit` when it is a cmocka test,
+# and the tiers it belongs to:
 #   quick     the developer's loop (scripts/test.sh --quick, or ctest -L quick in a
-#             build): every unit test, the format, and one verifying case per program and
-#             library area; under two minutes on a 2-core machine
+#             build): every unit test, the format, the reference, and one verifying case
+#             per program and library area; under two minutes on a 2-core machine
 #   sanitize  run under ASan+UBSan+LSan (tests/shardtab/reliability/sanitize.sh), and
 #             so left out of scripts/test.sh's plain run: each case runs once. The rule:
 #               - every unit test;
@@ -23,8 +23,9 @@
 # them; the end of tests/CMakeLists.txt checks that every case named here exists.
 
 set(SHARDTAB_QUICK_CASES
-  # the format
-  style.format
+  # the format, the API reference (every public declaration documented), the environment
+  # variables' reference, every program's --help and --version
+  style.format docs.reference ci.environment-documented common.help-and-version
   # the library: the table (multi_scal's three modes), signals and the barrier,
   # collectives and LL puts on the device, stream-ordered collectives
   multi_scal.default.np3 signals.ring.np3 signals.example-barrier.np3 comm.every-call.np3

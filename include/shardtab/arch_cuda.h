@@ -20,120 +20,122 @@
  * scope then, at system scope otherwise. */
 #define SHARDTAB_ARCH_NODE_SCOPE_BY_SIZE 1
 
-SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_store_release_system(uint64_t *p, uint64_t v)
 {
     cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_release);
 }
-SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
+SHARDTAB_DEVFN uint64_t shardtab_detail_load_acquire_system(uint64_t *p)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(
         cuda::memory_order_acquire);
 }
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
+SHARDTAB_DEVFN uint64_t shardtab_detail_load_relaxed_system(uint64_t *p)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).load(
         cuda::memory_order_relaxed);
 }
-SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_add_release_system(uint64_t *p, uint64_t v)
 {
     cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(v,
                                                                         cuda::memory_order_release);
 }
-SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
+SHARDTAB_DEVFN int shardtab_detail_cas_relaxed_system(uint64_t *p, uint64_t expected,
+                                                      uint64_t desired)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).compare_exchange_strong(
         expected, desired, cuda::memory_order_relaxed);
 }
-SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_store_relaxed_system(uint64_t *p, uint64_t v)
 {
     cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
 }
-SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN uint64_t shardtab_detail_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_add(
         v, cuda::memory_order_relaxed);
 }
-SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_min_relaxed_system(uint64_t *p, uint64_t v)
 {
     (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_min(
         v, cuda::memory_order_relaxed);
 }
-SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_max_relaxed_system(uint64_t *p, uint64_t v)
 {
     (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_max(
         v, cuda::memory_order_relaxed);
 }
-/* the block's threads, numbered 0 .. shardtab_block_threads() - 1 */
-SHARDTAB_DEVFN int shardtab_block_thread(void)
+/* the block's threads, numbered 0 .. shardtab_detail_block_threads() - 1 */
+SHARDTAB_DEVFN int shardtab_detail_block_thread(void)
 {
     return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
 }
-SHARDTAB_DEVFN int shardtab_block_threads(void)
+SHARDTAB_DEVFN int shardtab_detail_block_threads(void)
 {
     return (int)(blockDim.x * blockDim.y * blockDim.z);
 }
 /* one 16-byte load and one 16-byte store (both 16-byte aligned) */
-SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
+SHARDTAB_DEVFN void shardtab_detail_copy16(void *dst, const void *src)
 {
     *(int4 *)dst = *(const int4 *)src;
 }
-SHARDTAB_DEVFN void shardtab_fence(void)
+SHARDTAB_DEVFN void shardtab_detail_fence(void)
 {
     cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_system);
 }
-SHARDTAB_DEVFN void shardtab_fence_acquire(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_acquire(void)
 {
     cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
 }
-SHARDTAB_DEVFN void shardtab_block_sync(void)
+SHARDTAB_DEVFN void shardtab_detail_block_sync(void)
 {
     __syncthreads();
 }
-SHARDTAB_DEVFN int shardtab_block_leader(void)
+SHARDTAB_DEVFN int shardtab_detail_block_leader(void)
 {
     return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
 }
 /* Before one thread releases for its block: nothing per thread. bar.sync then
  * orders every thread's stores before the leader's system-scope release, and
  * that release is cumulative (PTX ISA, memory consistency model). */
-SHARDTAB_DEVFN void shardtab_fence_before_block_release(void) {}
+SHARDTAB_DEVFN void shardtab_detail_fence_before_block_release(void) {}
 /* After the block's barrier, before any thread reads what the leader
  * acquired for the block: nothing per thread. The leader's system-scope
  * acquire pattern, then bar.sync, orders the peers' writes before every
  * thread's later reads (PTX ISA, memory consistency model: bar.sync
  * synchronizes, and base causality order is transitive). */
-SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void) {}
+SHARDTAB_DEVFN void shardtab_detail_fence_after_block_acquire(void) {}
 /* Device scope (thread_scope_device, PTX .gpu: every thread of this GPU):
  * for words that only this rank's own device touches (a collective's
  * state word, shardtab/comm_detail.h). */
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
+SHARDTAB_DEVFN uint64_t shardtab_detail_load_relaxed_device(uint64_t *p)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).load(
         cuda::memory_order_relaxed);
 }
-SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_store_relaxed_device(uint64_t *p, uint64_t v)
 {
     cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_relaxed);
 }
-SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_store_release_device(uint64_t *p, uint64_t v)
 {
     cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_release);
 }
 /* acquire when it swaps, relaxed when it does not (atom.cas.acquire.gpu) */
-SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
+SHARDTAB_DEVFN int shardtab_detail_cas_acquire_device(uint64_t *p, uint64_t expected,
+                                                      uint64_t desired)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).compare_exchange_strong(
         expected, desired, cuda::memory_order_acquire, cuda::memory_order_relaxed);
 }
 /* a collective's claim: one relaxed read-modify-write of its state word
  * (atom.or.relaxed.gpu), which returns the word as it was */
-SHARDTAB_DEVFN uint64_t shardtab_fetch_or_relaxed_device(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN uint64_t shardtab_detail_fetch_or_relaxed_device(uint64_t *p, uint64_t v)
 {
     return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).fetch_or(
         v, cuda::memory_order_relaxed);
 }
 /* *p = min(*p, v) for a word of the block's shared memory (no order) */
-SHARDTAB_DEVFN void shardtab_block_min_int(int *p, int v)
+SHARDTAB_DEVFN void shardtab_detail_block_min_int(int *p, int v)
 {
     (void)atomicMin_block(p, v);
 }
@@ -141,11 +143,11 @@ SHARDTAB_DEVFN void shardtab_block_min_int(int *p, int v)
  * order) makes a release: the fence-then-flag idiom (PTX release pattern
  * "fence.release; st.relaxed [M]"). Its own name, so that
  * scripts/check-gfx90a-order.sh can check the fence before it. */
-SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_flag_relaxed_system(uint64_t *p, uint64_t v)
 {
     cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_relaxed);
 }
-SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_flag_relaxed_device(uint64_t *p, uint64_t v)
 {
     cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_relaxed);
 }
@@ -157,7 +159,7 @@ SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
     (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
 #  define SHARDTAB_PTX_ONE_WAY_FENCES 1
 #endif
-SHARDTAB_DEVFN void shardtab_fence_release_system(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_release_system(void)
 {
 #if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
     asm volatile("fence.release.sys;" ::: "memory");
@@ -165,7 +167,7 @@ SHARDTAB_DEVFN void shardtab_fence_release_system(void)
     cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
 #endif
 }
-SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_acquire_system(void)
 {
 #if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
     asm volatile("fence.acquire.sys;" ::: "memory");
@@ -173,7 +175,7 @@ SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
     cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
 #endif
 }
-SHARDTAB_DEVFN void shardtab_fence_release_device(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_release_device(void)
 {
 #if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
     asm volatile("fence.release.gpu;" ::: "memory");
@@ -181,7 +183,7 @@ SHARDTAB_DEVFN void shardtab_fence_release_device(void)
     cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
 #endif
 }
-SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_acquire_device(void)
 {
 #if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
     asm volatile("fence.acquire.gpu;" ::: "memory");
@@ -190,13 +192,13 @@ SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
 #endif
 }
 /* nanoseconds of the GPU's global timer */
-SHARDTAB_DEVFN uint64_t shardtab_clock(void)
+SHARDTAB_DEVFN uint64_t shardtab_detail_clock(void)
 {
     uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
-SHARDTAB_DEVFN void shardtab_pause(void)
+SHARDTAB_DEVFN void shardtab_detail_pause(void)
 {
     __nanosleep(32);
 }

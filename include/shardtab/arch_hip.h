@@ -23,77 +23,78 @@
  * scripts/check-gfx90a-order.sh can verify on every path, and what AMD gets. */
 #define SHARDTAB_ARCH_NODE_SCOPE_BY_SIZE 0
 
-SHARDTAB_DEVFN void shardtab_store_release_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_store_release_system(uint64_t *p, uint64_t v)
 {
     __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN uint64_t shardtab_load_acquire_system(uint64_t *p)
+SHARDTAB_DEVFN uint64_t shardtab_detail_load_acquire_system(uint64_t *p)
 {
     return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_system(uint64_t *p)
+SHARDTAB_DEVFN uint64_t shardtab_detail_load_relaxed_system(uint64_t *p)
 {
     return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN void shardtab_add_release_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_add_release_system(uint64_t *p, uint64_t v)
 {
     (void)__hip_atomic_fetch_add(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN int shardtab_cas_relaxed_system(uint64_t *p, uint64_t expected, uint64_t desired)
+SHARDTAB_DEVFN int shardtab_detail_cas_relaxed_system(uint64_t *p, uint64_t expected,
+                                                      uint64_t desired)
 {
     return __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_RELAXED,
                                                 __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN void shardtab_store_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_store_relaxed_system(uint64_t *p, uint64_t v)
 {
     __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN uint64_t shardtab_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN uint64_t shardtab_detail_fetch_add_relaxed_system(uint64_t *p, uint64_t v)
 {
     return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN void shardtab_min_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_min_relaxed_system(uint64_t *p, uint64_t v)
 {
     (void)__hip_atomic_fetch_min(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN void shardtab_max_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_max_relaxed_system(uint64_t *p, uint64_t v)
 {
     (void)__hip_atomic_fetch_max(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-/* the block's threads, numbered 0 .. shardtab_block_threads() - 1 */
-SHARDTAB_DEVFN int shardtab_block_thread(void)
+/* the block's threads, numbered 0 .. shardtab_detail_block_threads() - 1 */
+SHARDTAB_DEVFN int shardtab_detail_block_thread(void)
 {
     return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
 }
-SHARDTAB_DEVFN int shardtab_block_threads(void)
+SHARDTAB_DEVFN int shardtab_detail_block_threads(void)
 {
     return (int)(blockDim.x * blockDim.y * blockDim.z);
 }
 /* one 16-byte load and one 16-byte store (both 16-byte aligned) */
-SHARDTAB_DEVFN void shardtab_copy16(void *dst, const void *src)
+SHARDTAB_DEVFN void shardtab_detail_copy16(void *dst, const void *src)
 {
     *(int4 *)dst = *(const int4 *)src;
 }
 /* clang also parses device functions in its host pass, where the GPU's own
  * builtins may not exist (ROCm 5.2 declares wall_clock64 for the device pass
  * only): those bodies are never run on the host. */
-SHARDTAB_DEVFN void shardtab_fence(void)
+SHARDTAB_DEVFN void shardtab_detail_fence(void)
 {
 #if defined(__HIP_DEVICE_COMPILE__)
     __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); /* "": the system scope */
 #endif
 }
-SHARDTAB_DEVFN void shardtab_fence_acquire(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_acquire(void)
 {
 #if defined(__HIP_DEVICE_COMPILE__)
     __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
 #endif
 }
-SHARDTAB_DEVFN void shardtab_block_sync(void)
+SHARDTAB_DEVFN void shardtab_detail_block_sync(void)
 {
     __syncthreads();
 }
-SHARDTAB_DEVFN int shardtab_block_leader(void)
+SHARDTAB_DEVFN int shardtab_detail_block_leader(void)
 {
     return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
 }
@@ -102,61 +103,62 @@ SHARDTAB_DEVFN int shardtab_block_leader(void)
  * __syncthreads) emits no wait for other waves' global stores, so the leader's
  * system-scope release would cover its own wave's stores only (the gap LLVM
  * closed for GFX10+ in PRs 160501 and 161638). */
-SHARDTAB_DEVFN void shardtab_fence_before_block_release(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_before_block_release(void)
 {
-    shardtab_fence();
+    shardtab_detail_fence();
 }
 /* After the block's barrier, before any thread reads what the leader
  * acquired for the block: every wave acquires for itself (system scope), so
  * that no wave reads through a line of the CU's L1 that one of its own loads
  * from before the barrier brought in (the leader's buffer_wbinvl1_vol is the
  * leader's wave's, ordered with the leader's loads only). */
-SHARDTAB_DEVFN void shardtab_fence_after_block_acquire(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_after_block_acquire(void)
 {
-    shardtab_fence_acquire();
+    shardtab_detail_fence_acquire();
 }
 /* Device scope (__HIP_MEMORY_SCOPE_AGENT: every thread of this GPU): for
  * words that only this rank's own device touches (a collective's state
  * word, shardtab/comm_detail.h). On gfx90a agent scope
  * needs no L2 writeback or invalidate (AMDGPUUsage, GFX90A: buffer_wbl2 and
  * buffer_invl2 are for system scope only). */
-SHARDTAB_DEVFN uint64_t shardtab_load_relaxed_device(uint64_t *p)
+SHARDTAB_DEVFN uint64_t shardtab_detail_load_relaxed_device(uint64_t *p)
 {
     return __hip_atomic_load(p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
-SHARDTAB_DEVFN void shardtab_store_relaxed_device(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_store_relaxed_device(uint64_t *p, uint64_t v)
 {
     __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
-SHARDTAB_DEVFN void shardtab_store_release_device(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_store_release_device(uint64_t *p, uint64_t v)
 {
     __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
 }
 /* acquire when it swaps, relaxed when it does not */
-SHARDTAB_DEVFN int shardtab_cas_acquire_device(uint64_t *p, uint64_t expected, uint64_t desired)
+SHARDTAB_DEVFN int shardtab_detail_cas_acquire_device(uint64_t *p, uint64_t expected,
+                                                      uint64_t desired)
 {
     return __hip_atomic_compare_exchange_strong(p, &expected, desired, __ATOMIC_ACQUIRE,
                                                 __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
 /* a collective's claim: one relaxed read-modify-write of its state word,
  * which returns the word as it was */
-SHARDTAB_DEVFN uint64_t shardtab_fetch_or_relaxed_device(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN uint64_t shardtab_detail_fetch_or_relaxed_device(uint64_t *p, uint64_t v)
 {
     return __hip_atomic_fetch_or(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
 /* *p = min(*p, v) for a word of the block's shared memory (no order) */
-SHARDTAB_DEVFN void shardtab_block_min_int(int *p, int v)
+SHARDTAB_DEVFN void shardtab_detail_block_min_int(int *p, int v)
 {
     (void)__hip_atomic_fetch_min(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
 }
 /* A flag: a relaxed store that a release fence before it (in this thread's
  * order) makes a release: the fence-then-flag idiom. Its own name, so that
  * scripts/check-gfx90a-order.sh can check the fence before it. */
-SHARDTAB_DEVFN void shardtab_flag_relaxed_system(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_flag_relaxed_system(uint64_t *p, uint64_t v)
 {
     __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
+SHARDTAB_DEVFN void shardtab_detail_flag_relaxed_device(uint64_t *p, uint64_t v)
 {
     __hip_atomic_store(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
@@ -166,32 +168,32 @@ SHARDTAB_DEVFN void shardtab_flag_relaxed_device(uint64_t *p, uint64_t v)
  * buffer_wbinvl1_vol (clang 15 also writes back first, buffer_wbl2);
  * release, agent: s_waitcnt vmcnt(0) lgkmcnt(0); acquire, agent: the same,
  * then buffer_wbinvl1_vol. */
-SHARDTAB_DEVFN void shardtab_fence_release_system(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_release_system(void)
 {
 #if defined(__HIP_DEVICE_COMPILE__)
     __builtin_amdgcn_fence(__ATOMIC_RELEASE, "");
 #endif
 }
-SHARDTAB_DEVFN void shardtab_fence_acquire_system(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_acquire_system(void)
 {
 #if defined(__HIP_DEVICE_COMPILE__)
     __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
 #endif
 }
-SHARDTAB_DEVFN void shardtab_fence_release_device(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_release_device(void)
 {
 #if defined(__HIP_DEVICE_COMPILE__)
     __builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
 #endif
 }
-SHARDTAB_DEVFN void shardtab_fence_acquire_device(void)
+SHARDTAB_DEVFN void shardtab_detail_fence_acquire_device(void)
 {
 #if defined(__HIP_DEVICE_COMPILE__)
     __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
 #endif
 }
 /* ticks of the constant-rate real-time counter (s_memrealtime) */
-SHARDTAB_DEVFN uint64_t shardtab_clock(void)
+SHARDTAB_DEVFN uint64_t shardtab_detail_clock(void)
 {
 #if defined(__HIP_DEVICE_COMPILE__)
     return (uint64_t)wall_clock64();
@@ -199,7 +201,7 @@ SHARDTAB_DEVFN uint64_t shardtab_clock(void)
     return 0;
 #endif
 }
-SHARDTAB_DEVFN void shardtab_pause(void)
+SHARDTAB_DEVFN void shardtab_detail_pause(void)
 {
 #if defined(__HIP_DEVICE_COMPILE__)
     __builtin_amdgcn_s_sleep(1);

@@ -204,7 +204,7 @@ int cg_decide(const cg_args_t *args, int decision, void *stream);
 /* Persistent: the whole solve, up to niter iterations, in one cooperative
  * launch of args->blocks blocks. */
 int cg_persistent(const cg_args_t *args, void *stream);
-/* Ticks of shardtab_clock a second on this device. */
+/* Ticks of shardtab_detail_clock a second on this device. */
 double cg_clock_hz(void);
 /* The runtime's text for a code returned above. */
 const char *cg_error_string(int code);

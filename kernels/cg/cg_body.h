@@ -66,13 +66,13 @@ typedef char cg_block_of_chunks_check[CG_BLOCK % CG_CHUNK == 0 || CG_BLOCK == 1 
 CG_DEVFN void cg_fence_before_grid_release(void)
 {
 #if defined(SHARDTAB_DEVICE_HIP)
-    shardtab_fence_release_device();
+    shardtab_detail_fence_release_device();
 #endif
 }
 CG_DEVFN void cg_fence_after_grid_acquire(void)
 {
 #if defined(SHARDTAB_DEVICE_HIP)
-    shardtab_fence_acquire_device();
+    shardtab_detail_fence_acquire_device();
 #endif
 }
 
@@ -154,7 +154,7 @@ CG_DEVFN void cg_dots_add(cg_dots_t *d, int j, double u, double v, int64_t i, in
 #else
     (void)i;
     const double chunk = cg_chunk_tree_lanes(term);
-    const int first_lane = shardtab_block_thread() % CG_CHUNK == 0;
+    const int first_lane = shardtab_detail_block_thread() % CG_CHUNK == 0;
     cg_expansion_add(&d->exact[j], first_lane ? block_limbs + j * CG_EXACT_WORDS : (int64_t *)0,
                      chunk);
 #endif
@@ -168,7 +168,7 @@ CG_DEVFN void cg_block_tree(double *sum, int count)
 {
 #if !defined(SHARDTAB_DEVICE_HOST)
     SHARDTAB_BLOCK_SHARED double lanes_sum[2][CG_BLOCK / CG_CHUNK];
-    const int t = shardtab_block_thread();
+    const int t = shardtab_detail_block_thread();
 
     for (int j = 0; j < count; j++) {
         double v = sum[j];
@@ -182,14 +182,14 @@ CG_DEVFN void cg_block_tree(double *sum, int count)
         if (t % CG_CHUNK == 0)
             lanes_sum[j][t / CG_CHUNK] = v;
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     for (int j = 0; j < count; j++) {
         double v = 0.0;
         for (int w = 0; w < CG_BLOCK / CG_CHUNK; w++)
             v += lanes_sum[j][w];
         sum[j] = v;
     }
-    shardtab_block_sync(); /* every thread has read lanes_sum before its next use */
+    shardtab_detail_block_sync(); /* every thread has read lanes_sum before its next use */
 #else
     (void)sum;
     (void)count;
@@ -214,14 +214,14 @@ CG_DEVFN void cg_reduction_begin(const cg_args_t *g, int b, uint64_t r, int64_t 
 {
     if (!g->repro)
         return;
-    const int t = shardtab_block_thread(), n = shardtab_block_threads();
+    const int t = shardtab_detail_block_thread(), n = shardtab_detail_block_threads();
     int64_t *next = cg_limbs_set(g, r + 1);
     for (int i = t; i < 2 * CG_EXACT_WORDS; i += n) {
         block_limbs[i] = 0;
         if (b == 0)
             next[i] = 0;
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
 }
 
 /* Ends a block's part of reduction r: its value of each dot product goes into
@@ -232,7 +232,7 @@ CG_DEVFN void cg_reduction_begin(const cg_args_t *g, int b, uint64_t r, int64_t 
 CG_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count, int b, uint64_t r,
                                int64_t *block_limbs)
 {
-    const int t = shardtab_block_thread(), n = shardtab_block_threads();
+    const int t = shardtab_detail_block_thread(), n = shardtab_detail_block_threads();
 
     if (g->repro) {
 #if defined(SHARDTAB_DEVICE_HOST)
@@ -245,10 +245,10 @@ CG_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count, int 
         if (t % CG_CHUNK == 0)
             for (int j = 0; j < count; j++)
                 cg_expansion_flush(&d->exact[j], block_limbs + j * CG_EXACT_WORDS);
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
         for (int j = t; j < count; j += n) /* each dot's own thread: the carries are serial */
             cg_exact_normalize(block_limbs + j * CG_EXACT_WORDS);
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
         int64_t *rank = cg_limbs_set(g, r);
         for (int i = t; i < count * CG_EXACT_WORDS; i += n)
             if (block_limbs[i] != 0)
@@ -256,7 +256,7 @@ CG_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count, int 
     } else {
         double *set = cg_partials_set(g, r);
         cg_block_tree(d->sum, count);
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             for (int j = 0; j < count; j++)
                 set[j * g->blocks + b] = d->sum[j];
     }
@@ -268,16 +268,16 @@ CG_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count, int 
  * normalized limbs) into `words`. */
 CG_DEVFN void cg_rank_words(const cg_args_t *g, int count, uint64_t r, uint64_t *words)
 {
-    const int t = shardtab_block_thread(), n = shardtab_block_threads();
+    const int t = shardtab_detail_block_thread(), n = shardtab_detail_block_threads();
 
     if (g->repro) {
         const int64_t *set = cg_limbs_set(g, r);
         for (int i = t; i < count * CG_EXACT_WORDS; i += n)
             words[i] = (uint64_t)set[i];
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
         for (int j = t; j < count; j += n) /* each dot's own thread: the carries are serial */
             cg_exact_normalize((int64_t *)(words + j * CG_EXACT_WORDS));
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
         return;
     }
     const double *set = cg_partials_set(g, r);
@@ -286,14 +286,14 @@ CG_DEVFN void cg_rank_words(const cg_args_t *g, int count, uint64_t r, uint64_t 
         for (int i = t; i < g->blocks; i += n)
             sum[j] += set[j * g->blocks + i];
     cg_block_tree(sum, count);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         for (int j = 0; j < count; j++) {
             double v = sum[j];
             uint64_t w;
             memcpy(&w, &v, sizeof w);
             words[j] = w;
         }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
 }
 
 /* Summed words back into `count` doubles (repro: each exact sum rounded
@@ -301,13 +301,13 @@ CG_DEVFN void cg_rank_words(const cg_args_t *g, int count, uint64_t r, uint64_t 
 CG_DEVFN void cg_words_values(const cg_args_t *g, int count, const uint64_t *words, double *v)
 {
     SHARDTAB_BLOCK_SHARED double rounded[2];
-    const int t = shardtab_block_thread(), n = shardtab_block_threads();
+    const int t = shardtab_detail_block_thread(), n = shardtab_detail_block_threads();
 
     if (g->repro) {
         for (int j = t; j < 2; j += n) /* each dot's own thread */
             rounded[j] =
                 j < count ? cg_exact_round((const int64_t *)(words + j * CG_EXACT_WORDS)) : 0.0;
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
     }
     for (int j = 0; j < count; j++) {
         if (g->repro) {
@@ -317,7 +317,7 @@ CG_DEVFN void cg_words_values(const cg_args_t *g, int count, const uint64_t *wor
             memcpy(&v[j], &w, sizeof v[j]);
         }
     }
-    shardtab_block_sync(); /* rounded is free again */
+    shardtab_detail_block_sync(); /* rounded is free again */
 }
 
 /* The node's values of reduction r, or its start or finish alone (how: whole,
@@ -344,7 +344,7 @@ CG_DEVFN int cg_node_reduce(const cg_args_t *g, shardtab_coll_t *c, int count, u
         if (status == SHARDTAB_WAIT_OK)
             cg_words_values(g, count, words, v);
     }
-    shardtab_block_sync(); /* every thread has read words before its next use */
+    shardtab_detail_block_sync(); /* every thread has read words before its next use */
     return status;
 }
 
@@ -364,13 +364,13 @@ CG_DEVFN void cg_rank_values(const cg_args_t *g, int count, uint64_t r, double *
 CG_DEVFN void cg_trace(const cg_args_t *g, const cg_state_t *st, int point)
 {
     cg_ctl_t *ctl = g->ctl;
-    if (shardtab_block_leader() && st->iteration == ctl->trace_iter)
-        ctl->trace[point] = shardtab_clock();
+    if (shardtab_detail_block_leader() && st->iteration == ctl->trace_iter)
+        ctl->trace[point] = shardtab_detail_clock();
 }
 
 CG_DEVFN void cg_fail(cg_state_t *st, uint64_t why)
 {
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         st->failed = why;
         st->stop = 1;
     }
@@ -380,7 +380,7 @@ CG_DEVFN void cg_fail(cg_state_t *st, uint64_t why)
  * last launch's decisions, ordered by the launches' boundary). */
 CG_DEVFN void cg_state_load(const cg_args_t *g, cg_state_t *st)
 {
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         const volatile cg_state_t *from = &g->ctl->st;
         st->rr = from->rr;
         st->rr_old = from->rr_old;
@@ -395,25 +395,25 @@ CG_DEVFN void cg_state_load(const cg_args_t *g, cg_state_t *st)
         st->failed = from->failed;
         st->reductions = from->reductions;
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
 }
 
 /* The owner's copy into the ctl, for the next launch and the host. */
 CG_DEVFN void cg_state_store(const cg_args_t *g, const cg_state_t *st)
 {
-    shardtab_block_sync();
-    if (shardtab_block_leader())
+    shardtab_detail_block_sync();
+    if (shardtab_detail_block_leader())
         g->ctl->st = *st;
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
 }
 
 /* An iteration begins: one more update of x done. */
 CG_DEVFN void cg_begin_iteration(const cg_args_t *g, cg_state_t *st, int owner)
 {
-    shardtab_block_sync();
-    if (shardtab_block_leader())
+    shardtab_detail_block_sync();
+    if (shardtab_detail_block_leader())
         st->iteration++;
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     if (owner)
         cg_trace(g, st, CG_TRACE_BEGIN);
 }
@@ -465,12 +465,12 @@ CG_DEVFN uint64_t cg_breakdown(const cg_state_t *st, double denominator, double 
 /* Standard: rr of iteration k is reduced: the history, the stop, beta. */
 CG_DEVFN void cg_decide_rr(const cg_args_t *g, cg_state_t *st, double rr, int owner)
 {
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         if (cg_decide_residual(g, st, rr, owner))
             st->beta = st->iteration == 0 ? 0.0 : st->rr / st->rr_old;
         st->reductions++;
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     if (owner)
         cg_trace(g, st, CG_TRACE_REDUCED);
 }
@@ -478,7 +478,7 @@ CG_DEVFN void cg_decide_rr(const cg_args_t *g, cg_state_t *st, double rr, int ow
 /* Standard: (p, q) is reduced: alpha, or a failure where it is not positive. */
 CG_DEVFN void cg_decide_pq(const cg_args_t *g, cg_state_t *st, double pq, int owner)
 {
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         st->denominator = pq;
         if (pq > 0)
             st->alpha = st->rr / pq;
@@ -486,7 +486,7 @@ CG_DEVFN void cg_decide_pq(const cg_args_t *g, cg_state_t *st, double pq, int ow
             cg_fail(st, cg_breakdown(st, pq, 0.0));
         st->reductions++;
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     if (owner)
         cg_trace(g, st, CG_TRACE_DECIDED);
 }
@@ -495,7 +495,7 @@ CG_DEVFN void cg_decide_pq(const cg_args_t *g, cg_state_t *st, double pq, int ow
  * decides, then alpha and beta (Ghysels and Vanroose's recurrences). */
 CG_DEVFN void cg_decide_gamma_delta(const cg_args_t *g, cg_state_t *st, const double *v, int owner)
 {
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         const double gamma = v[0], delta = v[1];
         st->delta = delta;
         if (cg_decide_residual(g, st, gamma, owner)) {
@@ -517,7 +517,7 @@ CG_DEVFN void cg_decide_gamma_delta(const cg_args_t *g, cg_state_t *st, const do
         }
         st->reductions++;
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     if (owner)
         cg_trace(g, st, CG_TRACE_DECIDED);
 }
@@ -546,7 +546,8 @@ CG_DEVFN void cg_decide_values(const cg_args_t *g, cg_state_t *st, const double 
 #define CG_ROWS_LOOP(g, b, i, live)                                                                \
   for (int64_t i##_base = (int64_t)(b)*CG_BLOCK; i##_base < (g)->a.rows;                           \
        i##_base += (int64_t)(g)->blocks * CG_BLOCK)                                                \
-    for (int64_t i = i##_base + shardtab_block_thread(), live = i < (g)->a.rows, i##_pass = 1;     \
+    for (int64_t i = i##_base + shardtab_detail_block_thread(), live = i < (g)->a.rows,            \
+                 i##_pass = 1;                                                                     \
          i##_pass; i##_pass = 0)
 #if defined(SHARDTAB_DEVICE_HOST)
 #  define CG_RESTRICT restrict
@@ -729,12 +730,12 @@ CG_DEVFN void cg_update_pipelined(const cg_args_t *g, const cg_state_t *st, int 
  * acquire fence follows), at most `limit` ticks: 0 when it ran out. */
 CG_DEVFN int cg_spin(uint64_t *word, uint64_t want, uint64_t limit)
 {
-    const uint64_t start = shardtab_clock();
+    const uint64_t start = shardtab_detail_clock();
 
-    while (shardtab_load_relaxed_device(word) < want) {
-        if (shardtab_clock() - start > limit)
+    while (shardtab_detail_load_relaxed_device(word) < want) {
+        if (shardtab_detail_clock() - start > limit)
             return 0;
-        shardtab_pause();
+        shardtab_detail_pause();
     }
     return 1;
 }
@@ -744,7 +745,7 @@ CG_DEVFN int cg_spin(uint64_t *word, uint64_t want, uint64_t limit)
 CG_DEVFN void cg_wait_failed(const cg_args_t *g, cg_state_t *st)
 {
     cg_fail(st, CG_FAIL_WAIT);
-    shardtab_store_relaxed_device(&g->ctl->wait_failed, 1);
+    shardtab_detail_store_relaxed_device(&g->ctl->wait_failed, 1);
 }
 
 /* The meetings of a persistent grid. Co-residency (a cooperative launch)
@@ -766,22 +767,22 @@ typedef struct cg_meetings {
 CG_DEVFN void cg_arrive(const cg_args_t *g)
 {
     cg_fence_before_grid_release();
-    shardtab_block_sync();
-    if (shardtab_block_leader()) {
-        shardtab_fence_release_device();
-        (void)shardtab_fetch_add_relaxed_system(&g->ctl->grid_arrived, 1);
+    shardtab_detail_block_sync();
+    if (shardtab_detail_block_leader()) {
+        shardtab_detail_fence_release_device();
+        (void)shardtab_detail_fetch_add_relaxed_system(&g->ctl->grid_arrived, 1);
     }
 }
 
 /* Waits for arrival n of every block. */
 CG_DEVFN void cg_await_all(const cg_args_t *g, cg_state_t *st, uint64_t n)
 {
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         if (!cg_spin(&g->ctl->grid_arrived, n * (uint64_t)g->blocks, 4 * g->sig.timeout_ticks))
             cg_wait_failed(g, st);
-        shardtab_fence_acquire_device();
+        shardtab_detail_fence_acquire_device();
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     cg_fence_after_grid_acquire();
 }
 
@@ -789,15 +790,15 @@ CG_DEVFN void cg_await_all(const cg_args_t *g, cg_state_t *st, uint64_t n)
 CG_DEVFN void cg_publish(const cg_args_t *g, uint64_t n, const double *v, int count, int failed)
 {
     cg_fence_before_grid_release();
-    shardtab_block_sync();
-    if (shardtab_block_leader()) {
+    shardtab_detail_block_sync();
+    if (shardtab_detail_block_leader()) {
         for (int j = 0; j < count; j++)
             g->ctl->published_value[j] = v[j];
         g->ctl->published_failed = (uint64_t)failed;
-        shardtab_fence_release_device();
-        shardtab_flag_relaxed_device(&g->ctl->published, n);
+        shardtab_detail_fence_release_device();
+        shardtab_detail_flag_relaxed_device(&g->ctl->published, n);
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
 }
 
 /* The others: outcome n in; a failure of block 0's stops this block too. */
@@ -806,21 +807,21 @@ CG_DEVFN void cg_await_published(const cg_args_t *g, cg_state_t *st, uint64_t n,
 {
     SHARDTAB_BLOCK_SHARED double value[2];
 
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         if (!cg_spin(&g->ctl->published, n, 4 * g->sig.timeout_ticks))
             cg_wait_failed(g, st);
-        shardtab_fence_acquire_device();
+        shardtab_detail_fence_acquire_device();
         const volatile cg_ctl_t *ctl = g->ctl;
         for (int j = 0; j < count; j++)
             value[j] = ctl->published_value[j];
         if (ctl->published_failed)
             cg_fail(st, CG_FAIL_WAIT);
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     cg_fence_after_grid_acquire();
     for (int j = 0; j < count; j++)
         v[j] = value[j];
-    shardtab_block_sync(); /* value is free again */
+    shardtab_detail_block_sync(); /* value is free again */
 }
 
 /* What a meeting does beyond meeting. */
@@ -884,7 +885,7 @@ CG_DEVFN void cg_meet(const cg_args_t *g, cg_state_t *st, int b, cg_meetings_t *
     cg_publish(g, m->published, out, count, status != SHARDTAB_WAIT_OK);
     if (status != SHARDTAB_WAIT_OK)
         cg_fail(st, CG_FAIL_WAIT);
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     for (int j = 0; j < count; j++)
         v[j] = out[j];
 }
@@ -968,17 +969,17 @@ CG_DEVFN int cg_last_block(const cg_args_t *g)
     SHARDTAB_BLOCK_SHARED int last;
 
     cg_fence_before_grid_release();
-    shardtab_block_sync();
-    if (shardtab_block_leader()) {
-        shardtab_fence_release_device();
-        const uint64_t ticket = shardtab_fetch_add_relaxed_system(&g->ctl->arrived, 1) + 1;
+    shardtab_detail_block_sync();
+    if (shardtab_detail_block_leader()) {
+        shardtab_detail_fence_release_device();
+        const uint64_t ticket = shardtab_detail_fetch_add_relaxed_system(&g->ctl->arrived, 1) + 1;
         last = ticket % (uint64_t)g->blocks == 0;
         if (last)
-            shardtab_fence_acquire_device(); /* the other blocks' parts, seen through the count */
+            shardtab_detail_fence_acquire_device(); /* the other blocks' parts, seen through the count */
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     const int mine = last;
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     if (mine)
         cg_fence_after_grid_acquire();
     return mine;
@@ -1008,7 +1009,7 @@ CG_DEVFN void cg_last_reduce(const cg_args_t *g, cg_state_t *st, int count, int 
             cg_fail(st, CG_FAIL_WAIT);
             decided = 0;
         }
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
     }
     if (how == CG_REDUCE_START)
         cg_trace(g, st, CG_TRACE_REDUCED);

@@ -55,7 +55,7 @@ int cg_persistent(const cg_args_t *args, void *stream)
 
 double cg_clock_hz(void)
 {
-    return 1e9; /* shardtab_clock: CLOCK_MONOTONIC in nanoseconds */
+    return 1e9; /* shardtab_detail_clock: CLOCK_MONOTONIC in nanoseconds */
 }
 
 const char *cg_error_string(int code)

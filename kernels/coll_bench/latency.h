@@ -28,7 +28,7 @@ extern "C" {
 /* Node ranks 0 and 1, `iters` round trips: rank 0 puts `bytes` from src into
  * rank 1's shard at dst_offset with signal value base + i + 1, rank 1 waits
  * for it and puts its own src back the same way. ticks[i] (device memory, on
- * rank 0) is round trip i, in shardtab_clock ticks. *status gets the block's
+ * rank 0) is round trip i, in shardtab_detail_clock ticks. *status gets the block's
  * SHARDTAB_WAIT_* status. Returns 0 or a runtime code. */
 int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const void *src,
                         size_t dst_offset, size_t bytes, int iters, uint64_t base, uint64_t *ticks,
@@ -58,7 +58,7 @@ int lat_load_chain_launch(uint64_t *ring, int how, int iters, uint64_t *ticks, v
 /* One empty kernel of one block on stream (the host backend: nothing): the
  * floor of a stream-ordered call's launch. */
 int lat_empty_launch(void *stream);
-/* shardtab_clock's ticks a second on this device */
+/* shardtab_detail_clock's ticks a second on this device */
 double lat_clock_hz(void);
 
 #ifdef __cplusplus

@@ -8,7 +8,7 @@ __global__ void lat_pingpong_kernel(shardtab_signals_t sig, void *const *table, 
                                     uint64_t *ticks, int *status)
 {
     int st = lat_pingpong_block(&sig, table, src, dst_offset, bytes, iters, base, ticks);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         *status = st;
 }
 
@@ -26,7 +26,7 @@ __global__ void lat_ll_pingpong_kernel(shardtab_signals_t sig, void *const *tabl
                                        uint64_t *ticks, int *status)
 {
     int st = lat_ll_pingpong_block(&sig, table, src, dst, ll_offset, bytes, iters, ticks);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         *status = st;
 }
 
@@ -43,7 +43,7 @@ __global__ void lat_all_reduce_kernel(shardtab_signals_t sig, const double *in, 
                                       int iters, int held, uint64_t *ticks, int *status)
 {
     int st = lat_all_reduce_block(&sig, in, out, iters, held, ticks);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         *status = st;
 }
 

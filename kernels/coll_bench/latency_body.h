@@ -15,13 +15,13 @@ SHARDTAB_DEVFN int lat_pingpong_block(const shardtab_signals_t *s, void *const *
     int status = SHARDTAB_WAIT_OK;
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
-        const uint64_t v = base + (uint64_t)i + 1, t0 = shardtab_clock();
+        const uint64_t v = base + (uint64_t)i + 1, t0 = shardtab_detail_clock();
         if (me == 0) {
             shardtab_put_signal_block(s, table, peer, dst_offset, src, bytes, LAT_PINGPONG_SLOT, v,
                                       SHARDTAB_SIGNAL_SET);
             status = shardtab_signal_wait_block(s, LAT_PINGPONG_SLOT, SHARDTAB_CMP_GE, v);
-            if (shardtab_block_leader())
-                ticks[i] = shardtab_clock() - t0;
+            if (shardtab_detail_block_leader())
+                ticks[i] = shardtab_detail_clock() - t0;
         } else {
             status = shardtab_signal_wait_block(s, LAT_PINGPONG_SLOT, SHARDTAB_CMP_GE, v);
             if (status == SHARDTAB_WAIT_OK)
@@ -48,12 +48,12 @@ SHARDTAB_DEVFN int lat_ll_pingpong_block(const shardtab_signals_t *s, void *cons
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
         const uint32_t flag = (uint32_t)i + 1;
-        const uint64_t t0 = shardtab_clock();
+        const uint64_t t0 = shardtab_detail_clock();
         if (me == 0) {
             shardtab_put_ll_block(table, peer, ll_offset, src, bytes, flag);
             status = shardtab_wait_ll_block(s, mine, dst, bytes, flag);
-            if (shardtab_block_leader())
-                ticks[i] = shardtab_clock() - t0;
+            if (shardtab_detail_block_leader())
+                ticks[i] = shardtab_detail_clock() - t0;
         } else {
             status = shardtab_wait_ll_block(s, mine, dst, bytes, flag);
             if (status == SHARDTAB_WAIT_OK)
@@ -70,15 +70,15 @@ SHARDTAB_DEVFN int lat_all_reduce_block(const shardtab_signals_t *s, const doubl
     SHARDTAB_BLOCK_SHARED double mine[1]; /* in shared memory, as a solver's block sum */
     int status = held ? shardtab_coll_hold_block(s, &c) : SHARDTAB_WAIT_OK;
 
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         mine[0] = in[0];
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
-        const uint64_t t0 = shardtab_clock();
+        const uint64_t t0 = shardtab_detail_clock();
         status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, mine, out + i, 1);
-        if (shardtab_block_leader())
-            ticks[i] = shardtab_clock() - t0;
+        if (shardtab_detail_block_leader())
+            ticks[i] = shardtab_detail_clock() - t0;
     }
     shardtab_coll_release_block(s, &c);
     return status;
@@ -89,15 +89,15 @@ SHARDTAB_DEVFN int lat_all_reduce_block(const shardtab_signals_t *s, const doubl
  * (LAT_LOAD_*); ticks[0] the ticks they took, ticks[1] where they ended. */
 SHARDTAB_DEVFN void lat_load_chain_block(uint64_t *ring, int how, int iters, uint64_t *ticks)
 {
-    if (!shardtab_block_leader())
+    if (!shardtab_detail_block_leader())
         return;
     uint64_t at = 0;
-    const uint64_t t0 = shardtab_clock();
+    const uint64_t t0 = shardtab_detail_clock();
     for (int i = 0; i < iters; i++)
-        at = how == LAT_LOAD_SYSTEM   ? shardtab_load_relaxed_system(ring + at)
-             : how == LAT_LOAD_DEVICE ? shardtab_load_relaxed_device(ring + at)
-                                      : (uint64_t)(uint32_t)shardtab_ll_load(ring + at);
-    ticks[0] = shardtab_clock() - t0;
+        at = how == LAT_LOAD_SYSTEM   ? shardtab_detail_load_relaxed_system(ring + at)
+             : how == LAT_LOAD_DEVICE ? shardtab_detail_load_relaxed_device(ring + at)
+                                      : (uint64_t)(uint32_t)shardtab_detail_ll_load(ring + at);
+    ticks[0] = shardtab_detail_clock() - t0;
     ticks[1] = at;
 }
 

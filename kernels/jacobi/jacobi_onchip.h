@@ -22,7 +22,7 @@
  *
  * Between ranks the words are the same, written through the table into the
  * reader's shard (its LL ghost rows, jacobi_ll_ghosts) with the library's LL
- * stores and polled with its LL loads (shardtab_ll_store, shardtab_ll_load:
+ * stores and polled with its LL loads (shardtab_detail_ll_store, shardtab_detail_ll_load:
  * system scope, across the link; the shard is coherent memory), so a rank's
  * edge costs one store and one load crossing the link, not a fenced put and a
  * signal. The parity argument holds unchanged: the neighbour's edge tile is
@@ -167,8 +167,8 @@ SHARDTAB_DEVFN void jacobi_ll_send_double(uint64_t *w, double v, uint64_t time)
 {
     uint64_t b;
     memcpy(&b, &v, sizeof b);
-    shardtab_ll_store(&w[0], (uint32_t)b, time);
-    shardtab_ll_store(&w[1], (uint32_t)(b >> 32), time);
+    shardtab_detail_ll_store(&w[0], (uint32_t)b, time);
+    shardtab_detail_ll_store(&w[1], (uint32_t)(b >> 32), time);
 }
 
 /* ---- the solve's end, and giving up --------------------------------------------------- */
@@ -176,7 +176,7 @@ SHARDTAB_DEVFN void jacobi_ll_send_double(uint64_t *w, double v, uint64_t time)
 /* Has this rank's solve failed, or a rank of the node given up? */
 SHARDTAB_DEVFN int jacobi_onchip_failed(const jacobi_step_t *s)
 {
-    return shardtab_load_relaxed_device(&s->ctl->failed) != 0 || jacobi_peers_aborted(s);
+    return shardtab_detail_load_relaxed_device(&s->ctl->failed) != 0 || jacobi_peers_aborted(s);
 }
 
 /* One thread: a tile's wait ran out, or its tiles could not start (why:
@@ -186,12 +186,13 @@ SHARDTAB_DEVFN int jacobi_onchip_failed(const jacobi_step_t *s)
  * (jacobi_solve.c). */
 SHARDTAB_DEVFN void jacobi_onchip_give_up(const jacobi_step_t *s, uint64_t k, int why)
 {
-    shardtab_max_relaxed_system(&s->ctl->failed, (uint64_t)why); /* over a later 1 (fail_at) */
+    shardtab_detail_max_relaxed_system(&s->ctl->failed,
+                                       (uint64_t)why); /* over a later 1 (fail_at) */
     jacobi_stop_after(s, k);
     if (s->sig.mine)
         for (int q = 0; q < s->sig.node_size; q++)
-            shardtab_store_release_system(s->sig.pads[q] + SHARDTAB_PAD_ABORT,
-                                          1 + (uint64_t)s->sig.node_rank);
+            shardtab_detail_store_release_system(s->sig.pads[q] + SHARDTAB_PAD_ABORT,
+                                                 1 + (uint64_t)s->sig.node_rank);
 }
 
 /* Polls between the slow checks (the solve's end, the clock): each check is
@@ -206,13 +207,13 @@ SHARDTAB_DEVFN int jacobi_onchip_keep_waiting(const jacobi_step_t *s, uint64_t k
                                               int kind)
 {
     if (*start == 0) {
-        *start = shardtab_clock();
+        *start = shardtab_detail_clock();
         return 1;
     }
-    if (shardtab_load_relaxed_device(&s->ctl->stop_at) <= k || jacobi_onchip_failed(s))
+    if (shardtab_detail_load_relaxed_device(&s->ctl->stop_at) <= k || jacobi_onchip_failed(s))
         return 0;
     const uint64_t limit = kind == JACOBI_WAIT_TILE ? 2 * s->wait_ticks : s->wait_ticks;
-    if (kind != JACOBI_WAIT_NORM && shardtab_clock() - *start > limit) {
+    if (kind != JACOBI_WAIT_NORM && shardtab_detail_clock() - *start > limit) {
         jacobi_onchip_give_up(s, k, kind);
         return 0;
     }
@@ -238,7 +239,7 @@ SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int
     for (int spin = 1;; spin++) {
         int ready = 1;
         for (int i = 0; i < n; i++) {
-            uint64_t v = shardtab_ll_load((uint64_t *)&w[i]);
+            uint64_t v = shardtab_detail_ll_load((uint64_t *)&w[i]);
             bits[i] = (uint32_t)v;
             ready &= (uint32_t)(v >> 32) == (uint32_t)time;
         }
@@ -246,7 +247,7 @@ SHARDTAB_DEVFN int jacobi_ll_wait(const jacobi_step_t *s, const uint64_t *w, int
             return 1;
         if (spin % JACOBI_ONCHIP_SPINS == 0 && !jacobi_onchip_keep_waiting(s, k, &start, kind))
             return 0;
-        shardtab_pause();
+        shardtab_detail_pause();
     }
 }
 
@@ -369,15 +370,15 @@ SHARDTAB_DEVFN int jacobi_onchip_may_run(const jacobi_step_t *s, uint64_t base, 
     uint64_t start = 0;
 
     if (!(k > k0 && jacobi_onchip_decides(s, base, k - 1)))
-        return k < shardtab_load_relaxed_device(&s->ctl->stop_at);
+        return k < shardtab_detail_load_relaxed_device(&s->ctl->stop_at);
     for (int spin = 1;; spin++) {
-        uint64_t d = shardtab_load_relaxed_device(&s->ctl->decided);
+        uint64_t d = shardtab_detail_load_relaxed_device(&s->ctl->decided);
         if (d >= jacobi_decided_word(k - 1, 0))
             return !(d == jacobi_decided_word(k - 1, 1)); /* a later word: k - 1 went on */
         if (spin % JACOBI_ONCHIP_SPINS == 0 &&
             !jacobi_onchip_keep_waiting(s, k, &start, JACOBI_WAIT_TILE))
             return 0;
-        shardtab_pause();
+        shardtab_detail_pause();
     }
 }
 
@@ -392,14 +393,14 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
 {
     SHARDTAB_BLOCK_SHARED int ended;
     const int total = s->tiles * s->tile_warps;
-    const int me = shardtab_block_thread(), threads = shardtab_block_threads();
+    const int me = shardtab_detail_block_thread(), threads = shardtab_detail_block_threads();
     const uint64_t *words = jacobi_tile_partial(s, j, 0, 0);
     double mine = 0.0;
     int ok = 1;
 
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         ended = 0;
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     for (int d0 = me * JACOBI_ONCHIP_GATHER; d0 < total && ok;
          d0 += threads * JACOBI_ONCHIP_GATHER) {
         uint32_t bits[2 * JACOBI_ONCHIP_GATHER];
@@ -414,10 +415,10 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
     }
     if (!ok)
         ended = 1; /* any thread: a plain flag, read after the barrier */
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     int stop = ended;
     mine = jacobi_block_sum(mine);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         *sum = mine;
     return !stop;
 }
@@ -434,9 +435,9 @@ SHARDTAB_DEVFN void jacobi_onchip_norm_held(const jacobi_step_t *s, shardtab_col
     SHARDTAB_BLOCK_SHARED double local2, global2[1];
     SHARDTAB_BLOCK_SHARED int stop;
 
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         local2 = 0.0;
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     /* a solve's first launch drains an earlier solve's deposit; a later launch
      * of the same solve (k0 > base) goes on from the tiles' first iteration:
      * the decisions before it were made by the launch before */
@@ -450,27 +451,27 @@ SHARDTAB_DEVFN void jacobi_onchip_norm_held(const jacobi_step_t *s, shardtab_col
             continue;
         if (jacobi_decision_iteration(base, s->nccheck, j) && !jacobi_onchip_gather(s, j, &sum))
             return;
-        if (shardtab_block_leader()) {
+        if (shardtab_detail_block_leader()) {
             local2 = sum;
             global2[0] = 0.0;
             if (rec)
-                t1 = shardtab_clock();
+                t1 = shardtab_detail_clock();
         }
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
         if (!jacobi_persistent_norm(s, c, j, base, &local2) ||
             !jacobi_decision_norm(s, c, j, base, rec, global2))
             return;
-        if (shardtab_block_leader()) {
+        if (shardtab_detail_block_leader()) {
             stop = jacobi_decision_stops(s, j, base, global2[0]);
-            shardtab_store_relaxed_device(&s->ctl->decided, jacobi_decided_word(j, stop));
+            shardtab_detail_store_relaxed_device(&s->ctl->decided, jacobi_decided_word(j, stop));
             jacobi_decision_record(s, j, base, global2[0]);
             if (rec) {
-                uint64_t now = shardtab_clock();
+                uint64_t now = shardtab_detail_clock();
                 rec[JACOBI_TRACE_NORM] = now - t1;
                 rec[JACOBI_TRACE_END] = now;
             }
         }
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
         if (stop)
             return;
     }

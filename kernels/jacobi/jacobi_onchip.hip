@@ -57,10 +57,10 @@ __device__ static inline double residue2(float4 n, float4 c)
  * rank or into a neighbouring rank's shard alike), and back. */
 __device__ static inline void send_edge(uint64_t *w, float4 v, uint64_t time)
 {
-    shardtab_ll_store(&w[0], jacobi_float_bits(v.x), time);
-    shardtab_ll_store(&w[1], jacobi_float_bits(v.y), time);
-    shardtab_ll_store(&w[2], jacobi_float_bits(v.z), time);
-    shardtab_ll_store(&w[3], jacobi_float_bits(v.w), time);
+    shardtab_detail_ll_store(&w[0], jacobi_float_bits(v.x), time);
+    shardtab_detail_ll_store(&w[1], jacobi_float_bits(v.y), time);
+    shardtab_detail_ll_store(&w[2], jacobi_float_bits(v.z), time);
+    shardtab_detail_ll_store(&w[3], jacobi_float_bits(v.w), time);
 }
 
 /* A lane's four columns of a neighbour's edge. With PREPOLL the warp's lanes
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
         for (;; k++) {
             const int p = (int)(k & 1);
             uint64_t *rec = HOOKS ? jacobi_trace_of(&s, k, base) : NULL;
-            const uint64_t t_begin = rec ? shardtab_clock() : 0;
+            const uint64_t t_begin = rec ? shardtab_detail_clock() : 0;
             float4 up = make_float4(0.f, 0.f, 0.f, 0.f), down = up;
             int ok = 1;
 
@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                 break;
             lagged |= lag;
             if (rec && threadIdx.x == 0)
-                jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t_begin);
+                jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_detail_clock() - t_begin);
 
             /* the sweep, in registers */
             const bool norm_iter = jacobi_norm_iteration(base, s.nccheck, k);
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
             float4 prev = up;
             /* where they go (NULL: the test's silent rank sends none between ranks) */
             uint64_t *const first_to = to_words[0][p ^ 1], *const last_to = to_words[1][p ^ 1];
-            const uint64_t t_send = rec ? shardtab_clock() : 0;
+            const uint64_t t_send = rec ? shardtab_detail_clock() : 0;
 #pragma unroll
             for (int i = 0; i < R; i++) {
                 if (i < nr) {
@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                 }
             }
             if (rec && threadIdx.x == 0)
-                jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
+                jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_detail_clock());
             if (lag)
                 break; /* the lagging tile's rows are one iteration on: the check sees it */
 
@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                     jacobi_ll_send_double(jacobi_tile_partial(&s, k + 1, t, warp), w, k + 1);
             }
             if (rec && threadIdx.x == 0) {
-                const uint64_t now = shardtab_clock();
+                const uint64_t now = shardtab_detail_clock();
                 jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, now - t_send);
                 jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, now);
             }
@@ -292,7 +292,7 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
     /* the last block to end sets the iteration: every block has read it by then.
      * Every thread's stores (a give-up's stop_at included) released for the
      * ticket (per wave on AMD), and the last block acquires them all. */
-    shardtab_fence_before_block_release();
+    shardtab_detail_fence_before_block_release();
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();

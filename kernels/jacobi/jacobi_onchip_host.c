@@ -92,7 +92,7 @@ static void send_edge(const jacobi_step_t *s, uint64_t *w, const jacobi_real_t *
         return;
     atomic_thread_fence(memory_order_release);
     for (int x = 0; x < s->nx; x++)
-        shardtab_ll_store(&w[x], jacobi_float_bits(row[x]), time);
+        shardtab_detail_ll_store(&w[x], jacobi_float_bits(row[x]), time);
 }
 
 /* One tile's solve, as a block of the GPU's kernel. */
@@ -113,7 +113,7 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
     memcpy(cur, start + (size_t)r0 * nx, (size_t)nr * row_bytes);
     for (;; k++) {
         uint64_t *rec = jacobi_trace_of(s, k, base);
-        const uint64_t t_begin = shardtab_clock();
+        const uint64_t t_begin = shardtab_detail_clock();
         const int go = k < end && jacobi_onchip_may_run(s, base, k0, k);
         int ok = 1;
 
@@ -126,7 +126,7 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
             /* the planted bug: the other time's words, unchecked */
             const uint64_t *w = jacobi_onchip_from(s, t, 0, k + 1);
             for (int x = 0; x < nx; x++)
-                up[x] = jacobi_bits_float((uint32_t)shardtab_ll_load((uint64_t *)&w[x]));
+                up[x] = jacobi_bits_float((uint32_t)shardtab_detail_ll_load((uint64_t *)&w[x]));
         }
         const int lag = !go;
         if (lag) {
@@ -138,7 +138,7 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
         } else if (!ok) {
             break;
         }
-        jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t_begin);
+        jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_detail_clock() - t_begin);
 
         const int norm_iter = jacobi_norm_iteration(base, s->nccheck, k);
         const int fault_now = fault_tile && k - base == (uint64_t)s->fault.iteration;
@@ -155,18 +155,18 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
         jacobi_real_t *swap = cur;
         cur = next;
         next = swap;
-        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
+        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_detail_clock());
         if (lag)
             break; /* the lagging tile's rows are one iteration on: the check sees it */
 
-        const uint64_t t_send = shardtab_clock();
+        const uint64_t t_send = shardtab_detail_clock();
         /* (the test's silent rank sends none between ranks) */
         send_edge(s, jacobi_onchip_to(s, t, 0, k + 1, s->skip_signal), cur, k + 1);
         send_edge(s, jacobi_onchip_to(s, t, 1, k + 1, s->skip_signal), cur + (size_t)(nr - 1) * nx,
                   k + 1);
         if (norm_iter)
             jacobi_ll_send_double(jacobi_tile_partial(s, k + 1, t, 0), norm2, k + 1);
-        const uint64_t now = shardtab_clock();
+        const uint64_t now = shardtab_detail_clock();
         jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, now - t_send);
         jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, now);
     }
@@ -220,7 +220,7 @@ int jacobi_onchip_run(jacobi_plan_t *plan, int count)
                 pthread_join(threads[b], NULL);
     }
     /* every thread has ended: as the GPU's last block */
-    uint64_t stop = shardtab_load_relaxed_device(&ctl->stop_at);
+    uint64_t stop = shardtab_detail_load_relaxed_device(&ctl->stop_at);
     ctl->iteration = stop < end ? stop : end;
     if (s->done)
         *s->done = 1;

@@ -117,5 +117,5 @@ void jacobi_stream_destroy(void *stream)
 
 double jacobi_clock_hz(void)
 {
-    return 1e9; /* shardtab_clock: CLOCK_MONOTONIC nanoseconds */
+    return 1e9; /* shardtab_detail_clock: CLOCK_MONOTONIC nanoseconds */
 }

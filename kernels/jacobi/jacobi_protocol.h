@@ -30,12 +30,12 @@ SHARDTAB_DEVFN uint64_t *jacobi_trace_of(const jacobi_step_t *s, uint64_t k, uin
 SHARDTAB_DEVFN void jacobi_trace_min(uint64_t *rec, int event, uint64_t v)
 {
     if (rec)
-        shardtab_min_relaxed_system(&rec[event], v);
+        shardtab_detail_min_relaxed_system(&rec[event], v);
 }
 SHARDTAB_DEVFN void jacobi_trace_max(uint64_t *rec, int event, uint64_t v)
 {
     if (rec)
-        shardtab_max_relaxed_system(&rec[event], v);
+        shardtab_detail_max_relaxed_system(&rec[event], v);
 }
 
 /* ---- the stop rule and the failure path ----------------------------------------------- */
@@ -45,7 +45,7 @@ SHARDTAB_DEVFN void jacobi_trace_max(uint64_t *rec, int event, uint64_t v)
  * plan's pacing learns it from done. */
 SHARDTAB_DEVFN void jacobi_stop_after(const jacobi_step_t *s, uint64_t k)
 {
-    shardtab_min_relaxed_system(&s->ctl->stop_at, k + 1);
+    shardtab_detail_min_relaxed_system(&s->ctl->stop_at, k + 1);
     if (s->done)
         *s->done = 1;
 }
@@ -53,7 +53,7 @@ SHARDTAB_DEVFN void jacobi_stop_after(const jacobi_step_t *s, uint64_t k)
 /* One thread: a wait gave up (or another rank did): this rank's solve ends after k. */
 SHARDTAB_DEVFN void jacobi_fail_at(const jacobi_step_t *s, uint64_t k)
 {
-    shardtab_max_relaxed_system(&s->ctl->failed, 1); /* read by other blocks meanwhile; a 2
+    shardtab_detail_max_relaxed_system(&s->ctl->failed, 1); /* read by other blocks meanwhile; a 2
                                                           (jacobi_onchip_give_up) stays */
     jacobi_stop_after(s, k);
 }
@@ -72,11 +72,11 @@ SHARDTAB_DEVFN int jacobi_peers_aborted(const jacobi_step_t *s)
 SHARDTAB_DEVFN int jacobi_wait_neighbour(const jacobi_step_t *s, int slot, uint64_t k,
                                          uint64_t *rec)
 {
-    uint64_t t0 = rec ? shardtab_clock() : 0;
+    uint64_t t0 = rec ? shardtab_detail_clock() : 0;
     int status = shardtab_signal_wait_block(&s->sig, slot, SHARDTAB_CMP_GE, k);
 
-    if (shardtab_block_leader()) {
-        jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t0);
+    if (shardtab_detail_block_leader()) {
+        jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_detail_clock() - t0);
         if (status != SHARDTAB_WAIT_OK)
             jacobi_fail_at(s, k);
     }
@@ -89,13 +89,13 @@ SHARDTAB_DEVFN int jacobi_wait_neighbour(const jacobi_step_t *s, int slot, uint6
 SHARDTAB_DEVFN void jacobi_strip_done(const jacobi_step_t *s, uint64_t *arrived, int peer, int slot,
                                       uint64_t k, uint64_t *rec)
 {
-    uint64_t t0 = rec ? shardtab_clock() : 0;
+    uint64_t t0 = rec ? shardtab_detail_clock() : 0;
 
     if (!s->skip_signal) /* the test hook: a neighbour that never signals */
         (void)shardtab_signal_after_blocks(&s->sig, arrived, (uint64_t)s->blocks_x, peer, slot,
                                            k + 1);
-    if (shardtab_block_leader())
-        jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, shardtab_clock() - t0);
+    if (shardtab_detail_block_leader())
+        jacobi_trace_max(rec, JACOBI_TRACE_SIGNAL, shardtab_detail_clock() - t0);
 }
 
 /* ---- the norm ------------------------------------------------------------------------- */
@@ -140,10 +140,10 @@ SHARDTAB_DEVFN int jacobi_norm_drain(const jacobi_step_t *s, shardtab_coll_t *c)
 
     if (!jacobi_norm_through_pads(s))
         return SHARDTAB_WAIT_OK;
-    shardtab_block_sync();
-    if (shardtab_block_leader())
-        pending = shardtab_coll_pending(&s->sig, c);
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
+    if (shardtab_detail_block_leader())
+        pending = shardtab_detail_coll_pending(&s->sig, c);
+    shardtab_detail_block_sync();
     for (uint64_t i = 0; i < pending && status == SHARDTAB_WAIT_OK; i++)
         status = shardtab_coll_finish_block(&s->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                             SHARDTAB_DOUBLE, 0, discard, 1);
@@ -172,17 +172,17 @@ SHARDTAB_DEVFN int jacobi_decision_norm(const jacobi_step_t *s, shardtab_coll_t 
     if (!s->device_norm || !jacobi_decision_iteration(base, s->nccheck, k))
         return 1;
     if (jacobi_norm_through_pads(s)) {
-        uint64_t t0 = rec ? shardtab_clock() : 0;
+        uint64_t t0 = rec ? shardtab_detail_clock() : 0;
         int status = shardtab_coll_finish_block(&s->sig, c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                                 SHARDTAB_DOUBLE, 0, global2, 1);
         if (status != SHARDTAB_WAIT_OK) {
-            if (shardtab_block_leader())
+            if (shardtab_detail_block_leader())
                 jacobi_fail_at(s, k);
             return 0;
         }
-        if (rec && shardtab_block_leader())
-            rec[JACOBI_TRACE_NORM_WAIT] = shardtab_clock() - t0;
-    } else if (shardtab_block_leader()) {
+        if (rec && shardtab_detail_block_leader())
+            rec[JACOBI_TRACE_NORM_WAIT] = shardtab_detail_clock() - t0;
+    } else if (shardtab_detail_block_leader()) {
         global2[0] = s->ctl->local_norm2; /* a rank alone: its own norm of k - 1 */
     }
     return 1;
@@ -225,11 +225,11 @@ SHARDTAB_DEVFN int jacobi_decide(const jacobi_step_t *s, shardtab_coll_t *c, uin
 {
     SHARDTAB_BLOCK_SHARED double global2[1];
 
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         global2[0] = 0.0;
     if (!jacobi_decision_norm(s, c, k, base, rec, global2))
         return 0;
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         jacobi_decision_record(s, k, base, global2[0]);
     return 1;
 }
@@ -246,21 +246,21 @@ SHARDTAB_DEVFN void jacobi_close_step_with(const jacobi_step_t *s, shardtab_coll
 {
     jacobi_ctl_t *ctl = s->ctl;
     const int norm_iter = jacobi_norm_iteration(base, s->nccheck, k);
-    uint64_t t0 = rec ? shardtab_clock() : 0;
+    uint64_t t0 = rec ? shardtab_detail_clock() : 0;
 
     if (k == base && jacobi_norm_drain(s, c) != SHARDTAB_WAIT_OK) {
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             jacobi_fail_at(s, k);
         return;
     }
     if (!jacobi_decide(s, c, k, base, rec))
         return;
     if (norm_iter && jacobi_norm_deposit(s, c, local2) != SHARDTAB_WAIT_OK) {
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             jacobi_fail_at(s, k);
         return;
     }
-    if (!shardtab_block_leader())
+    if (!shardtab_detail_block_leader())
         return;
     if (norm_iter) {
         ctl->local_norm2 = *local2;
@@ -270,7 +270,7 @@ SHARDTAB_DEVFN void jacobi_close_step_with(const jacobi_step_t *s, shardtab_coll
         jacobi_fail_at(s, k);
     ctl->iteration = k + 1;
     if (rec) {
-        uint64_t now = shardtab_clock();
+        uint64_t now = shardtab_detail_clock();
         rec[JACOBI_TRACE_NORM] = now - t0;
         rec[JACOBI_TRACE_END] = now;
     }
@@ -294,23 +294,23 @@ SHARDTAB_DEVFN int jacobi_persistent_norm(const jacobi_step_t *s, shardtab_coll_
                                           uint64_t base, const double *local2)
 {
     if (jacobi_norm_through_pads(s) && jacobi_norm_hold(s, c) != SHARDTAB_WAIT_OK) {
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             jacobi_fail_at(s, k);
         return 0;
     }
     if (k == base && jacobi_norm_drain(s, c) != SHARDTAB_WAIT_OK) {
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             jacobi_fail_at(s, k);
         return 0;
     }
     if (!(k > base && jacobi_norm_iteration(base, s->nccheck, k - 1)))
         return 1;
     if (jacobi_norm_deposit(s, c, local2) != SHARDTAB_WAIT_OK) {
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             jacobi_fail_at(s, k);
         return 0;
     }
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         s->ctl->local_norm2 = *local2;
         s->ctl->local_iter = k - 1;
     }

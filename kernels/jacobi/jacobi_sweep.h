@@ -146,7 +146,7 @@ typedef struct jacobi_fault {
 } jacobi_fault_t;
 
 /* A trace of every iteration (jacobi_step_t.trace), for where the time goes.
- * Timestamps and durations in ticks of shardtab_clock() (jacobi_clock_hz). */
+ * Timestamps and durations in ticks of shardtab_detail_clock() (jacobi_clock_hz). */
 enum {
     JACOBI_TRACE_BEGIN = 0, /* the first tile starts the iteration */
     JACOBI_TRACE_SWEPT,     /* the last tile is swept (its waits included) */

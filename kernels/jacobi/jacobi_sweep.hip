@@ -316,7 +316,7 @@ __device__ static void tile_partial(const jacobi_step_t &s, uint64_t k, int tile
             s.partials[(size_t)(k & 1) * (s.blocks_x * s.strips) + tile] = sum;
     }
     if (rec && threadIdx.x == 0)
-        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
+        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_detail_clock());
 }
 
 /* ---- one launch per iteration ----------------------------------------------------- */
@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks)
     double norm2 = 0.0;
 
     if (rec && threadIdx.x == 0)
-        jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
+        jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_detail_clock());
     if (!sweep_tile<Cols, G, HOOKS>(s, k, base, (int)blockIdx.x, rec, &norm2))
         return;
     tile_partial(s, k, (int)blockIdx.x, norm_iter, norm2, scratch, rec);
@@ -371,7 +371,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::min_blocks)
         uint64_t ticket = atomicAdd((unsigned long long *)&ctl->arrived, 1ull) + 1;
         shared_last = ticket % (uint64_t)(s.blocks_x * s.strips) == 0;
         if (shared_last && rec)
-            rec[JACOBI_TRACE_ARRIVED] = shardtab_clock();
+            rec[JACOBI_TRACE_ARRIVED] = shardtab_detail_clock();
     }
     __syncthreads();
     if (!shared_last)
@@ -423,10 +423,10 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
         bool ok = true;
 
         if (rec && threadIdx.x == 0)
-            jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
+            jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_detail_clock());
         if (blockIdx.x == 0) {
             __shared__ double local2;
-            uint64_t t0 = rec ? shardtab_clock() : 0;
+            uint64_t t0 = rec ? shardtab_detail_clock() : 0;
             const bool deposit = k > base && jacobi_norm_iteration(base, s.nccheck, k - 1);
             double sum = deposit ? rank_norm2(s, k - 1, scratch) : 0.0;
             if (threadIdx.x == 0)
@@ -434,7 +434,7 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
             __syncthreads();
             ok = jacobi_persistent_norm(&s, &norm, k, base, &local2);
             if (rec && threadIdx.x == 0 && deposit)
-                norm_ticks = shardtab_clock() - t0;
+                norm_ticks = shardtab_detail_clock() - t0;
         }
         const int first_sweeper = s.norm_block; /* block 0 sweeps too, or not */
         if ((int)blockIdx.x >= first_sweeper)
@@ -448,21 +448,21 @@ __global__ void __launch_bounds__(JACOBI_BLOCK, Cols::persistent_min_blocks)
                                  scratch, rec);
             }
         if (blockIdx.x == 0) {
-            uint64_t t0 = rec ? shardtab_clock() : 0;
+            uint64_t t0 = rec ? shardtab_detail_clock() : 0;
             if (ok && jacobi_decide(&s, &norm, k, base, rec) && threadIdx.x == 0 &&
                 jacobi_peers_aborted(&s))
                 jacobi_fail_at(&s, k);
             if (rec && threadIdx.x == 0)
-                rec[JACOBI_TRACE_NORM] = norm_ticks + (shardtab_clock() - t0);
+                rec[JACOBI_TRACE_NORM] = norm_ticks + (shardtab_detail_clock() - t0);
         }
         if (rec && threadIdx.x == 0 && (int)blockIdx.x >= first_sweeper)
-            jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, shardtab_clock());
+            jacobi_trace_max(rec, JACOBI_TRACE_ARRIVED, shardtab_detail_clock());
         cg::this_grid().sync();
         if (threadIdx.x == 0) {
             shared_stop = *(volatile uint64_t *)&ctl->stop_at;
             shared_k = k + 1;
             if (rec && blockIdx.x == 0)
-                rec[JACOBI_TRACE_END] = shardtab_clock();
+                rec[JACOBI_TRACE_END] = shardtab_detail_clock();
         }
         __syncthreads();
     }

@@ -52,7 +52,7 @@ static int sweep(const jacobi_step_t *s, uint64_t k, uint64_t base, double *loca
             memcpy(bottom_dest + 1, out + 1, (size_t)(nx - 2) * sizeof *out);
     }
     if (rec)
-        rec[JACOBI_TRACE_SWEPT] = shardtab_clock();
+        rec[JACOBI_TRACE_SWEPT] = shardtab_detail_clock();
     /* "finished k", once the ghost rows written above are visible (one tile a strip) */
     if (sync_top)
         jacobi_strip_done(s, &s->ctl->top_arrived, s->top_peer, JACOBI_SLOT_FROM_BOTTOM, k, rec);
@@ -74,11 +74,11 @@ void jacobi_sweep_step_host(const jacobi_step_t *s)
     if (k >= ctl->stop_at || ctl->failed || jacobi_peers_aborted(s))
         return;
     if (rec)
-        rec[JACOBI_TRACE_BEGIN] = shardtab_clock();
+        rec[JACOBI_TRACE_BEGIN] = shardtab_detail_clock();
     if (!sweep(s, k, base, &local2, rec))
         return;
     if (rec)
-        rec[JACOBI_TRACE_ARRIVED] = shardtab_clock();
+        rec[JACOBI_TRACE_ARRIVED] = shardtab_detail_clock();
     if (norm_iter)
         s->partials[k & 1] = local2;
     jacobi_close_step(s, k, base, &local2, rec);
@@ -95,7 +95,7 @@ void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count)
 
     for (; k < k0 + count && k < ctl->stop_at; k++) {
         const int norm_iter = jacobi_norm_iteration(base, s->nccheck, k);
-        uint64_t *rec = jacobi_trace_of(s, k, base), norm_ticks = 0, t0 = shardtab_clock();
+        uint64_t *rec = jacobi_trace_of(s, k, base), norm_ticks = 0, t0 = shardtab_detail_clock();
         double local2 = 0.0, previous = k > base ? s->partials[(k - 1) & 1] : 0.0;
 
         if (rec)
@@ -104,18 +104,18 @@ void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count)
             k++; /* as the GPU's: a failed iteration still counts */
             break;
         }
-        norm_ticks = shardtab_clock() - t0;
+        norm_ticks = shardtab_detail_clock() - t0;
         if (!sweep(s, k, base, &local2, rec)) {
             k++;
             break;
         }
         if (norm_iter)
             s->partials[k & 1] = local2;
-        t0 = shardtab_clock();
+        t0 = shardtab_detail_clock();
         if (jacobi_decide(s, &norm, k, base, rec) && jacobi_peers_aborted(s))
             jacobi_fail_at(s, k);
         if (rec) {
-            uint64_t now = shardtab_clock();
+            uint64_t now = shardtab_detail_clock();
             rec[JACOBI_TRACE_NORM] = norm_ticks + (now - t0);
             rec[JACOBI_TRACE_ARRIVED] = now;
             rec[JACOBI_TRACE_END] = now;

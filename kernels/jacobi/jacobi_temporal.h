@@ -89,7 +89,7 @@ SHARDTAB_DEVFN int jacobi_temporal_meets_bottom(const jacobi_step_t *s, const ja
 SHARDTAB_DEVFN int jacobi_temporal_wait(const jacobi_step_t *s, jacobi_pass_t pass,
                                         const jacobi_tile_t *g, uint64_t *rec)
 {
-    const uint64_t t0 = rec ? shardtab_clock() : 0;
+    const uint64_t t0 = rec ? shardtab_detail_clock() : 0;
     int status = SHARDTAB_WAIT_OK;
 
     if (jacobi_temporal_meets_top(s, g))
@@ -98,10 +98,10 @@ SHARDTAB_DEVFN int jacobi_temporal_wait(const jacobi_step_t *s, jacobi_pass_t pa
     if (status == SHARDTAB_WAIT_OK && jacobi_temporal_meets_bottom(s, g))
         status = shardtab_signal_wait_block(&s->sig, JACOBI_SLOT_FROM_BOTTOM, SHARDTAB_CMP_GE,
                                             pass.number - 1);
-    if (status != SHARDTAB_WAIT_OK && shardtab_block_leader())
+    if (status != SHARDTAB_WAIT_OK && shardtab_detail_block_leader())
         jacobi_fail_at(s, pass.k0);
-    if (rec && shardtab_block_leader())
-        jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_clock() - t0);
+    if (rec && shardtab_detail_block_leader())
+        jacobi_trace_max(rec, JACOBI_TRACE_WAIT, shardtab_detail_clock() - t0);
     return status == SHARDTAB_WAIT_OK;
 }
 
@@ -119,8 +119,8 @@ SHARDTAB_DEVFN uint64_t *jacobi_temporal_rec(const jacobi_step_t *s, jacobi_pass
  * this order is checked, tests/order). */
 SHARDTAB_DEVFN void jacobi_temporal_release_block(void)
 {
-    shardtab_fence_before_block_release();
-    shardtab_block_sync();
+    shardtab_detail_fence_before_block_release();
+    shardtab_detail_block_sync();
 }
 
 /* One thread of a GPU block, once the block's sums are published: its
@@ -132,10 +132,10 @@ SHARDTAB_DEVFN void jacobi_temporal_release_block(void)
 SHARDTAB_DEVFN int jacobi_temporal_ticket(const jacobi_step_t *s, uint64_t arrivals, int to_peers)
 {
     if (to_peers)
-        shardtab_fence();
+        shardtab_detail_fence();
     else
-        shardtab_fence_release_device();
-    return (shardtab_fetch_add_relaxed_system(&s->ctl->arrived, 1) + 1) % arrivals == 0;
+        shardtab_detail_fence_release_device();
+    return (shardtab_detail_fetch_add_relaxed_system(&s->ctl->arrived, 1) + 1) % arrivals == 0;
 }
 
 /* One thread, once every tile of the pass has stored (each wave's stores
@@ -148,7 +148,7 @@ SHARDTAB_DEVFN void jacobi_temporal_signal(const jacobi_step_t *s, jacobi_pass_t
 {
     if (s->ctl->failed || s->skip_signal || !(s->deep_top_dest[0] || s->deep_bottom_dest[0]))
         return;
-    shardtab_fence(); /* every tile's stores, seen through the ticket, before the signals */
+    shardtab_detail_fence(); /* every tile's stores, seen through the ticket, before the signals */
     if (s->deep_top_dest[0])
         shardtab_signal_set(&s->sig, s->top_peer, JACOBI_SLOT_FROM_BOTTOM, pass.number);
     if (s->deep_bottom_dest[0])
@@ -175,10 +175,10 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_
     const int to_peers = jacobi_temporal_meets_top(s, &g) || jacobi_temporal_meets_bottom(s, &g);
     uint64_t *rec = jacobi_temporal_rec(s, pass);
 
-    if (rec && shardtab_block_leader())
-        jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_clock());
+    if (rec && shardtab_detail_block_leader())
+        jacobi_trace_min(rec, JACOBI_TRACE_BEGIN, shardtab_detail_clock());
     if (!jacobi_temporal_wait(s, pass, &g, rec) || jacobi_temporal_lags(s, pass)) {
-        for (int i = 0; i < pass.depth && shardtab_block_leader(); i++)
+        for (int i = 0; i < pass.depth && shardtab_detail_block_leader(); i++)
             sums[i] = 0.0;
         return;
     }
@@ -187,9 +187,9 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_tile(const jacobi_step_t *s, jacobi_
     if (to_peers)
         jacobi_temporal_release_block();
     else if (rec)
-        shardtab_block_sync();
-    if (rec && shardtab_block_leader())
-        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_clock());
+        shardtab_detail_block_sync();
+    if (rec && shardtab_detail_block_leader())
+        jacobi_trace_max(rec, JACOBI_TRACE_SWEPT, shardtab_detail_clock());
 }
 
 /* One thread: tile t's sums of the pass's iterations into temporal_partials,
@@ -227,15 +227,15 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
     SHARDTAB_BLOCK_SHARED int stopped;
     jacobi_ctl_t *ctl = s->ctl;
     const int tiles = s->temporal_tiles_x * s->temporal_tiles_y;
-    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+    const int thread = shardtab_detail_block_thread(), threads = shardtab_detail_block_threads();
     const uint64_t base = ctl->base, end = pass.k0 + (uint64_t)pass.depth;
 
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         ctl->passes = pass.number;
     if (ctl->failed) /* a tile's wait gave up: nothing to decide */
         return;
     if (!pass.norms) {
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             ctl->redo = end < ctl->iteration ? end + 1 : 0;
         return;
     }
@@ -262,20 +262,20 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
 #endif
     for (int i = 0; i < JACOBI_TEMPORAL_MAX_DEPTH; i++)
         jacobi_block_partial(sum[i], slots + i * JACOBI_BLOCK_SLOTS);
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     for (int i = 0; i < pass.depth; i++) {
         const uint64_t k = pass.k0 + (uint64_t)i;
         const double total =
             norm_mask >> i & 1 ? jacobi_block_total(slots + i * JACOBI_BLOCK_SLOTS) : 0.0;
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             local2 = total;
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
         jacobi_close_step(s, k, base, &local2, (uint64_t *)0);
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             stopped = ctl->stop_at <= k + 1 || ctl->failed;
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
         if (stopped) {
-            if (shardtab_block_leader() && !ctl->failed && k + 1 < end)
+            if (shardtab_detail_block_leader() && !ctl->failed && k + 1 < end)
                 ctl->redo = pass.k0 + 1;
             return;
         }
@@ -288,20 +288,20 @@ SHARDTAB_DEVFN void jacobi_temporal_close(const jacobi_step_t *s, jacobi_pass_t 
 SHARDTAB_DEVFN void jacobi_temporal_finish(const jacobi_step_t *s, jacobi_pass_t pass)
 {
     uint64_t *rec = jacobi_temporal_rec(s, pass);
-    const uint64_t t0 = rec ? shardtab_clock() : 0;
+    const uint64_t t0 = rec ? shardtab_detail_clock() : 0;
     uint64_t t1 = 0;
 
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         jacobi_temporal_signal(s, pass);
         if (rec) {
-            t1 = shardtab_clock();
+            t1 = shardtab_detail_clock();
             rec[JACOBI_TRACE_ARRIVED] = t0;
             rec[JACOBI_TRACE_SIGNAL] = t1 - t0;
         }
     }
     jacobi_temporal_close(s, pass);
-    if (rec && shardtab_block_leader()) {
-        const uint64_t now = shardtab_clock();
+    if (rec && shardtab_detail_block_leader()) {
+        const uint64_t now = shardtab_detail_clock();
         rec[JACOBI_TRACE_NORM] = now - t1;
         rec[JACOBI_TRACE_END] = now;
     }

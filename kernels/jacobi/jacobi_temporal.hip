@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
     __syncthreads();
     if (!last)
         return;
-    shardtab_fence_acquire_device(); /* every tile's sums, seen through the ticket, before they are read */
+    shardtab_detail_fence_acquire_device(); /* every tile's sums, seen through the ticket, before they are read */
     jacobi_temporal_finish(&s, pass);
 }
 

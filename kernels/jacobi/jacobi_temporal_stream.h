@@ -127,7 +127,7 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_step(const jacobi_step_t *s, jacobi_
                                                  const int lane, const int planted, const int every)
 {
     const int nx = m->nx, pitch = m->pitch;
-    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+    const int thread = shardtab_detail_block_thread(), threads = shardtab_detail_block_threads();
     const jacobi_real_t *rd = ex + ((j + 1) & 1) * lane + 1;
     jacobi_real_t *wr = ex + (j & 1) * lane + 1;
     const jacobi_real_t *src = jacobi_temporal_stream_row(s, pass, g, m, j + JACOBI_TEMPORAL_AHEAD);
@@ -209,7 +209,7 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream_run(const jacobi_step_t *s, j
                                                        const int planted)
 {
     const int D = s->temporal_depth, own_rows = g->y1 - g->y0, steps = own_rows + 2 * d;
-    const int thread = shardtab_block_thread(), threads = shardtab_block_threads();
+    const int thread = shardtab_detail_block_thread(), threads = shardtab_detail_block_threads();
     const uint64_t base = s->ctl->base;
     jacobi_stream_plan_t m;
     jacobi_stream_t st;
@@ -276,16 +276,16 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream_run(const jacobi_step_t *s, j
     int j = 0;
     for (; j < warm; j++) {
         jacobi_temporal_step(s, pass, g, &m, &st, ex, j, d, lane, planted, 0);
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
     }
     JACOBI_TEMPORAL_UNROLL_STEPS
     for (; j < middle_end; j++) {
         jacobi_temporal_step(s, pass, g, &m, &st, ex, j, d, lane, planted, 1);
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
     }
     for (; j < steps; j++) {
         jacobi_temporal_step(s, pass, g, &m, &st, ex, j, d, lane, planted, 0);
-        shardtab_block_sync();
+        shardtab_detail_block_sync();
     }
     /* a GPU thread of a halo column summed its column's residues too: dropped */
     const int x = m.left + thread;
@@ -337,12 +337,12 @@ JACOBI_TEMPORAL_INLINE void jacobi_temporal_stream(const jacobi_step_t *s, jacob
         if (t < pass.depth && pass.norms &&
             jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t))
             jacobi_block_partial(acc[t], slots + t * JACOBI_BLOCK_SLOTS);
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     for (int t = 0; t < pass.depth; t++) {
         const int norm_iter =
             pass.norms && jacobi_norm_iteration(base, s->nccheck, pass.k0 + (uint64_t)t);
         const double sum = norm_iter ? jacobi_block_total(slots + t * JACOBI_BLOCK_SLOTS) : 0.0;
-        if (shardtab_block_leader())
+        if (shardtab_detail_block_leader())
             sums[t] = sum;
     }
 }

@@ -36,10 +36,10 @@
 #include "shardtab_comm.h"
 
 /* The library's own collective, after the user slots of every pad
- * (shardtab_signals_t.lib_first, SHARDTAB_LIB_COLL_VALUES: comm_detail.h): each
- * ST_PHASE_SYNC is one call of it, of kind SHARDTAB_COLL_STREAM, carrying the
+ * (shardtab_signals_t.lib_first, SHARDTAB_DETAIL_LIB_COLL_VALUES: comm_detail.h): each
+ * ST_PHASE_SYNC is one call of it, of kind SHARDTAB_DETAIL_COLL_STREAM, carrying the
  * call's arguments (ST_SYNC_ARGS words, which every rank must match);
- * ST_PHASE_LL's carries one word of data after them, SHARDTAB_LIB_COLL_VALUES
+ * ST_PHASE_LL's carries one word of data after them, SHARDTAB_DETAIL_LIB_COLL_VALUES
  * in all. A sync deposits its
  * arguments alone: each value more is two LL words more to every rank, and
  * on one H200 a sync of three values cost 0.5 us more than one of two
@@ -53,7 +53,7 @@ SHARDTAB_DEVFN shardtab_coll_t shardtab_lib_coll(const shardtab_signals_t *s)
 {
     shardtab_coll_t c;
     c.first = s->lib_first;
-    c.values = SHARDTAB_LIB_COLL_VALUES;
+    c.values = SHARDTAB_DETAIL_LIB_COLL_VALUES;
     c.held = 0;
     c.state = 0;
     return c;
@@ -102,9 +102,9 @@ SHARDTAB_DEVFN size_t st_type_size(int type)
 SHARDTAB_DEVFN uint64_t st_combine8(int op, int type, uint64_t a, uint64_t b)
 {
     if (type != SHARDTAB_FLOAT)
-        return shardtab_value_combine(op, type, a, b);
-    const uint64_t lo = shardtab_value_combine(op, type, a & 0xffffffffu, b & 0xffffffffu);
-    const uint64_t hi = shardtab_value_combine(op, type, a >> 32, b >> 32);
+        return shardtab_detail_value_combine(op, type, a, b);
+    const uint64_t lo = shardtab_detail_value_combine(op, type, a & 0xffffffffu, b & 0xffffffffu);
+    const uint64_t hi = shardtab_detail_value_combine(op, type, a >> 32, b >> 32);
     return (lo & 0xffffffffu) | hi << 32;
 }
 
@@ -126,22 +126,22 @@ SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size
         for (size_t v = thread; v < vectors; v += threads) {
             const size_t at = p->offset + (p->begin + v * per) * size;
             uint64_t acc[2], next[2];
-            shardtab_copy16(acc, (const char *)p->table[0] + at);
+            shardtab_detail_copy16(acc, (const char *)p->table[0] + at);
             for (size_t r = 1; r < n; r++) {
-                shardtab_copy16(next, (const char *)p->table[r] + at);
+                shardtab_detail_copy16(next, (const char *)p->table[r] + at);
                 st_combine16(p->op, p->type, acc, next);
             }
-            shardtab_copy16((char *)p->dst + (p->begin + v * per) * size, acc);
+            shardtab_detail_copy16((char *)p->dst + (p->begin + v * per) * size, acc);
         }
         i = p->begin + vectors * per;
     }
     for (i += thread; i < p->end; i += threads) {
         const size_t at = p->offset / size + i;
-        uint64_t acc = shardtab_value_word(p->type, p->table[0], at);
+        uint64_t acc = shardtab_detail_value_word(p->type, p->table[0], at);
         for (size_t r = 1; r < n; r++)
-            acc = shardtab_value_combine(p->op, p->type, acc,
-                                         shardtab_value_word(p->type, p->table[r], at));
-        shardtab_value_store(p->type, p->dst, i, acc);
+            acc = shardtab_detail_value_combine(
+                p->op, p->type, acc, shardtab_detail_value_word(p->type, p->table[r], at));
+        shardtab_detail_value_store(p->type, p->dst, i, acc);
     }
 }
 
@@ -154,7 +154,7 @@ SHARDTAB_DEVFN void st_copy_range(char *dst, const char *src, size_t size, size_
     if (vec16 && from % 16 == 0) {
         const size_t vectors = (to - from) / 16;
         for (size_t v = thread; v < vectors; v += threads)
-            shardtab_copy16(dst + from + v * 16, src + from + v * 16);
+            shardtab_detail_copy16(dst + from + v * 16, src + from + v * 16);
         i = from + vectors * 16;
     }
     for (i += thread * size; i < to; i += threads * size)
@@ -198,23 +198,26 @@ SHARDTAB_DEVFN void st_body_copy(const st_coll_phase_t *p, size_t thread, size_t
 SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t *c,
                                       const uint64_t *in, int ordered, uint64_t *data)
 {
-    SHARDTAB_BLOCK_SHARED uint64_t all[SHARDTAB_LIB_COLL_VALUES * 1024];
+    SHARDTAB_BLOCK_SHARED uint64_t all[SHARDTAB_DETAIL_LIB_COLL_VALUES * 1024];
     const int n = p->sig.node_size;
-    const int count = data ? SHARDTAB_LIB_COLL_VALUES : ST_SYNC_ARGS;
-    int status = shardtab_coll_deposit_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
-                                             SHARDTAB_INT64, 0, in, count, ordered);
+    const int count = data ? SHARDTAB_DETAIL_LIB_COLL_VALUES : ST_SYNC_ARGS;
+    int status =
+        shardtab_detail_coll_deposit_block(&p->sig, c, SHARDTAB_DETAIL_COLL_STREAM, SHARDTAB_SUM,
+                                           SHARDTAB_INT64, 0, in, count, ordered);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = shardtab_coll_gather_block(&p->sig, c, SHARDTAB_COLL_STREAM, SHARDTAB_SUM,
-                                            SHARDTAB_INT64, 0, all, count, ordered);
+        status =
+            shardtab_detail_coll_gather_block(&p->sig, c, SHARDTAB_DETAIL_COLL_STREAM, SHARDTAB_SUM,
+                                              SHARDTAB_INT64, 0, all, count, ordered);
     if (status != SHARDTAB_WAIT_OK)
         return status;
     for (int r = 0; r < n; r++)
         for (int a = 0; a < ST_SYNC_ARGS; a++)
             if (all[r * count + a] != in[a]) {
-                if (shardtab_block_leader())
-                    shardtab_give_up_as(&p->sig, SHARDTAB_WAIT_MISMATCH, p->sig.lib_first + a,
-                                        ST_CMP_STREAM_ARGS, in[a], all[r * count + a], (uint64_t)r);
+                if (shardtab_detail_block_leader())
+                    shardtab_detail_give_up_as(&p->sig, SHARDTAB_WAIT_MISMATCH,
+                                               p->sig.lib_first + a, ST_CMP_STREAM_ARGS, in[a],
+                                               all[r * count + a], (uint64_t)r);
                 return SHARDTAB_WAIT_MISMATCH;
             }
     if (data) {
@@ -247,9 +250,9 @@ SHARDTAB_DEVFN uint64_t st_ll_pack(int type, const void *region, size_t count)
     uint64_t w = 0;
     if (type == SHARDTAB_FLOAT) {
         for (size_t i = 0; i < count; i++)
-            w |= shardtab_value_word(type, region, i) << 32 * i;
+            w |= shardtab_detail_value_word(type, region, i) << 32 * i;
     } else if (count > 0) {
-        w = shardtab_value_word(type, region, 0);
+        w = shardtab_detail_value_word(type, region, 0);
     }
     return w;
 }
@@ -258,7 +261,7 @@ SHARDTAB_DEVFN uint64_t st_ll_pack(int type, const void *region, size_t count)
 SHARDTAB_DEVFN void st_ll_unpack(int type, void *region, size_t count, uint64_t w)
 {
     for (size_t i = 0; i < count; i++)
-        shardtab_value_store(type, region, i, type == SHARDTAB_FLOAT ? w >> 32 * i : w);
+        shardtab_detail_value_store(type, region, i, type == SHARDTAB_FLOAT ? w >> 32 * i : w);
 }
 
 /* ST_PHASE_LL, every thread of one block: an all-reduce of at most
@@ -273,22 +276,22 @@ SHARDTAB_DEVFN void st_ll_unpack(int type, void *region, size_t count, uint64_t 
  * stores (as it does one-block's copy back). */
 SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
 {
-    SHARDTAB_BLOCK_SHARED uint64_t in[SHARDTAB_LIB_COLL_VALUES];
+    SHARDTAB_BLOCK_SHARED uint64_t in[SHARDTAB_DETAIL_LIB_COLL_VALUES];
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     uint64_t result = 0;
 
-    if (shardtab_block_leader()) { /* the words, in shared memory: no thread's stack */
+    if (shardtab_detail_block_leader()) { /* the words, in shared memory: no thread's stack */
         in[0] = p->args[0];
         in[1] = p->args[1];
         in[2] = st_ll_pack(p->type, p->dst, p->count);
     }
-    shardtab_block_sync(); /* in, to every thread */
+    shardtab_detail_block_sync(); /* in, to every thread */
     int status = shardtab_coll_hold_block(&p->sig, &c);
 
     if (status == SHARDTAB_WAIT_OK)
         status = st_body_sync_words(p, &c, in, 0, &result);
     shardtab_coll_release_block(&p->sig, &c);
-    if (status == SHARDTAB_WAIT_OK && shardtab_block_leader())
+    if (status == SHARDTAB_WAIT_OK && shardtab_detail_block_leader())
         st_ll_unpack(p->type, p->dst, p->count, result);
     return status;
 }
@@ -316,7 +319,7 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     q.end = p->count;
     q.dst = p->scratch;
     st_body_reduce(&q, thread, threads);
-    shardtab_block_sync(); /* every thread's reads of the regions, and its scratch */
+    shardtab_detail_block_sync(); /* every thread's reads of the regions, and its scratch */
     status = st_body_sync_words(p, &c, p->args, 0, (uint64_t *)0);
     shardtab_coll_release_block(&p->sig, &c);
     if (status != SHARDTAB_WAIT_OK)

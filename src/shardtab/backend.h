@@ -55,7 +55,7 @@ typedef struct st_backend_ops {
     shardtab_status_t (*copy_async)(void *dst, const void *src, size_t bytes,
                                     shardtab_stream_t stream);
     shardtab_status_t (*stream_synchronize)(shardtab_stream_t stream);
-    /* Ticks per second of shardtab_clock() in this backend's device code. */
+    /* Ticks per second of shardtab_detail_clock() in this backend's device code. */
     double (*clock_hz)(void);
     /* Enqueue shardtab_barrier(signals) on stream (the host backend runs it
      * now), after the table's previous barrier whatever its stream, so that

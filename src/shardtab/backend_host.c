@@ -188,7 +188,7 @@ static shardtab_status_t host_stream_synchronize(shardtab_stream_t stream)
 
 static double host_clock_hz(void)
 {
-    return 1e9; /* shardtab_clock() on the host: CLOCK_MONOTONIC nanoseconds */
+    return 1e9; /* shardtab_detail_clock() on the host: CLOCK_MONOTONIC nanoseconds */
 }
 
 /* There is no stream: the barrier runs now; a wait that gives up has recorded

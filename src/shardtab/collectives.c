@@ -479,12 +479,12 @@ static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
                                "the leaders' all-gather");
         }
         for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
-            uint64_t acc = shardtab_value_word(c->type, all, i);
+            uint64_t acc = shardtab_detail_value_word(c->type, all, i);
             for (int node = 1; node < t->node_count; node++)
-                acc = shardtab_value_combine(
+                acc = shardtab_detail_value_combine(
                     c->op, c->type, acc,
-                    shardtab_value_word(c->type, all + (size_t)node * c->bytes, i));
-            shardtab_value_store(c->type, host, i, acc);
+                    shardtab_detail_value_word(c->type, all + (size_t)node * c->bytes, i));
+            shardtab_detail_value_store(c->type, host, i, acc);
         }
     }
     if (s->gave_up)

@@ -35,7 +35,7 @@ static void describe_index(const shardtab_t *t, uint64_t index, char *out, size_
         snprintf(out, bytes, "reserved pad slot %llu", (unsigned long long)index);
 }
 
-/* A collective call as its descriptor says it (shardtab_coll_call). */
+/* A collective call as its descriptor says it (shardtab_detail_coll_call). */
 static void describe_call(uint64_t call, char *out, size_t bytes)
 {
     static const char *const kinds[] = {
@@ -43,7 +43,7 @@ static void describe_call(uint64_t call, char *out, size_t bytes)
         "kind 4",     "kind 5",     "kind 6",    "kind 7"};
     static const char *const ops[] = {"sum", "min", "max", "op 3"};
     static const char *const types[] = {"float", "double", "int64", "type 3"};
-    shardtab_coll_call_fields_t f = shardtab_coll_call_unpack(call);
+    shardtab_coll_call_fields_t f = shardtab_detail_coll_call_unpack(call);
     snprintf(out, bytes, "%s (op %s, type %s, root %d, count %d)", kinds[f.kind], ops[f.op],
              types[f.type], f.root, f.count);
 }
@@ -65,7 +65,7 @@ static void describe_stream_call(uint64_t word, char *out, size_t bytes)
  * arguments alone (collective_body.h). */
 static const char *sync_kind(uint64_t call)
 {
-    return shardtab_coll_call_unpack(call).count == SHARDTAB_LIB_COLL_VALUES
+    return shardtab_detail_coll_call_unpack(call).count == SHARDTAB_DETAIL_LIB_COLL_VALUES
                ? "an all-reduce of at most 8 bytes (one-block, its values in its sync's words)"
                : "a call whose sync carries no values (an all-reduce of more than 8 bytes or "
                  "another algorithm, a broadcast, an all-gather)";
@@ -140,8 +140,8 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
                            peer_rank, (unsigned long long)seen);
         if (header[SHARDTAB_PAD_ERR_SLOT] >=
                 (uint64_t)(SHARDTAB_PAD_HEADER + t->node_size + t->signal_slots) &&
-            shardtab_coll_call_unpack(want).kind == SHARDTAB_COLL_STREAM &&
-            shardtab_coll_call_unpack(seen).kind == SHARDTAB_COLL_STREAM)
+            shardtab_detail_coll_call_unpack(want).kind == SHARDTAB_DETAIL_COLL_STREAM &&
+            shardtab_detail_coll_call_unpack(seen).kind == SHARDTAB_DETAIL_COLL_STREAM)
             /* the library's syncs: one carrying its values, one not */
             return st_fail(SHARDTAB_ERR_INVALID_ARG,
                            "the ranks disagree on a stream-ordered collective: node rank %d made "
@@ -159,53 +159,53 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
                        where, t->node_rank, mine, (unsigned long long)peer, peer_rank, theirs);
     }
     switch (header[SHARDTAB_PAD_ERR_WANT]) {
-    case SHARDTAB_MISUSE_COUNT:
+    case SHARDTAB_DETAIL_MISUSE_COUNT:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a collective with count %lld, above the values it "
                        "was made for (shardtab_coll)",
                        t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN]);
-    case SHARDTAB_MISUSE_SLOT:
+    case SHARDTAB_DETAIL_MISUSE_SLOT:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a collective at user slot %lld, outside the pad's "
                        "%d user slots [0, %d) (shardtab_coll): a collective's slots are the "
                        "user's; raise signal_slots in shardtab_create_with for more",
                        t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN], t->signal_slots,
                        t->signal_slots);
-    case SHARDTAB_MISUSE_RANGE:
+    case SHARDTAB_DETAIL_MISUSE_RANGE:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a collective whose slots run past the %d user "
                        "slots of the pad (it needs SHARDTAB_COLL_SLOTS(node_size, values) from "
                        "its first slot): raise signal_slots in shardtab_create_with",
                        t->node_rank, t->signal_slots);
-    case SHARDTAB_MISUSE_OP:
+    case SHARDTAB_DETAIL_MISUSE_OP:
         describe_call(header[SHARDTAB_PAD_ERR_SEEN], mine, sizeof mine);
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a collective with an unknown op, type or kind: %s",
                        t->node_rank, mine);
-    case SHARDTAB_MISUSE_THIRD:
+    case SHARDTAB_DETAIL_MISUSE_THIRD:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d started a third call of one collective before finishing "
                        "the first (at most two in flight: shardtab_coll_finish_block first)",
                        t->node_rank);
-    case SHARDTAB_MISUSE_NOTHING:
+    case SHARDTAB_DETAIL_MISUSE_NOTHING:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d finished a collective call it never started", t->node_rank);
-    case SHARDTAB_MISUSE_LL_BYTES:
+    case SHARDTAB_DETAIL_MISUSE_LL_BYTES:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called shardtab_wait_ll_block for %lld bytes: an LL "
                        "message is a multiple of 4 bytes (each 8-byte word carries 4)",
                        t->node_rank, (long long)header[SHARDTAB_PAD_ERR_SEEN]);
-    case SHARDTAB_MISUSE_LL_ALIGN:
+    case SHARDTAB_DETAIL_MISUSE_LL_ALIGN:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called shardtab_wait_ll_block on a buffer at 0x%llx: an "
                        "LL buffer is 8-byte aligned",
                        t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
-    case SHARDTAB_MISUSE_LL_DST:
+    case SHARDTAB_DETAIL_MISUSE_LL_DST:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called shardtab_wait_ll_block into dst at 0x%llx: an LL "
                        "message lands 4 bytes at a time, dst 4-byte aligned",
                        t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
-    case SHARDTAB_MISUSE_ROOT:
+    case SHARDTAB_DETAIL_MISUSE_ROOT:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a broadcast from root %lld, outside the node's %d "
                        "ranks",
@@ -266,7 +266,7 @@ static shardtab_status_t pad_failure(const shardtab_t *t, const uint64_t *header
                        "orders its own calls; call shardtab_barrier_block from one block)",
                        t->node_rank);
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT &&
-        header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_CMP_LL)
+        header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_DETAIL_CMP_LL)
         return st_fail(SHARDTAB_ERR_TIMEOUT,
                        "a device-side wait gave up after %.2f s (limit %.3g s, "
                        "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for word %llu of an LL "

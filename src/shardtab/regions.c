@@ -66,7 +66,7 @@ shardtab_status_t st_table_peers_close(shardtab_t *t)
 static size_t pad_bytes(int node_size, int slots)
 {
     return ((size_t)SHARDTAB_PAD_HEADER + (size_t)node_size + (size_t)slots +
-            (size_t)SHARDTAB_COLL_SLOTS(node_size, SHARDTAB_LIB_COLL_VALUES)) *
+            (size_t)SHARDTAB_COLL_SLOTS(node_size, SHARDTAB_DETAIL_LIB_COLL_VALUES)) *
            sizeof(uint64_t);
 }
 

@@ -145,8 +145,8 @@ ORDER_PROBE(probe_poll, "poll")
 (shardtab_signals_t sig, uint64_t value, uint64_t *out)
 {
     uint64_t seen = 0, waited = 0;
-    int status = shardtab_poll_index(&sig, shardtab_slot_index(&sig, 0), SHARDTAB_CMP_GE, value,
-                                     &seen, &waited);
+    int status = shardtab_detail_poll_index(&sig, shardtab_slot_index(&sig, 0), SHARDTAB_CMP_GE,
+                                            value, &seen, &waited);
     out[threadIdx.x] = (uint64_t)status + seen + waited;
 }
 
@@ -203,36 +203,37 @@ ORDER_PROBE(probe_device_release, "release-fence-device, flag-device")
 (double *data, uint64_t *flag, uint64_t value)
 {
     data[threadIdx.x] = (double)value;
-    shardtab_fence_release_device();
-    shardtab_flag_relaxed_device(flag, value);
-    shardtab_flag_relaxed_device(flag + 1, value);
+    shardtab_detail_fence_release_device();
+    shardtab_detail_flag_relaxed_device(flag, value);
+    shardtab_detail_flag_relaxed_device(flag + 1, value);
 }
 
 ORDER_PROBE(probe_device_acquire, "poll-device, acquire-fence-device")
 (const double *data, uint64_t *flag, double *out)
 {
-    uint64_t seen = shardtab_load_relaxed_device(flag);
-    shardtab_fence_acquire_device();
+    uint64_t seen = shardtab_detail_load_relaxed_device(flag);
+    shardtab_detail_fence_acquire_device();
     out[threadIdx.x] = data[threadIdx.x] + (double)seen;
 }
 
 ORDER_PROBE(probe_device_claim, "acquire-rmw-device, poll-device, release-store-device")
 (uint64_t *word, double *data, double *out)
 {
-    if (shardtab_cas_acquire_device(word, 0, 1)) {
-        out[threadIdx.x] = data[threadIdx.x] + (double)shardtab_load_relaxed_device(word + 1);
+    if (shardtab_detail_cas_acquire_device(word, 0, 1)) {
+        out[threadIdx.x] =
+            data[threadIdx.x] + (double)shardtab_detail_load_relaxed_device(word + 1);
         data[threadIdx.x] = 1.0;
-        shardtab_store_relaxed_device(word + 1, 2);
-        shardtab_store_release_device(word, 0);
+        shardtab_detail_store_relaxed_device(word + 1, 2);
+        shardtab_detail_store_release_device(word, 0);
     }
 }
 
 #if defined(ORDER_PROBE_COMM)
 /* ---- include/shardtab_comm.h and the steps below its calls
  * (include/shardtab/comm_detail.h): one kernel per function that moves or
- * orders memory. (The pure helpers - shardtab_coll, shardtab_coll_deposit,
- * shardtab_value_word/_store/_combine, shardtab_coll_call, shardtab_coll_hash,
- * shardtab_coll_deposits - neither access the pads nor order anything, and are
+ * orders memory. (The pure helpers - shardtab_coll, shardtab_detail_coll_deposit,
+ * shardtab_detail_value_word/_store/_combine, shardtab_detail_coll_call, shardtab_detail_coll_hash,
+ * shardtab_detail_coll_deposits - neither access the pads nor order anything, and are
  * checked inside the probes below; the library's shardtab_lib_coll,
  * kernels/shardtab/collective_body.h, is one more such helper.)
  * Every argument that picks a path is a kernel argument, so that every path is
@@ -286,7 +287,7 @@ ORDER_PROBE(probe_coll_enter, "poll, claim-device, release-store")
  uint64_t *epoch, uint64_t *state)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    (void)shardtab_coll_enter(&sig, &c, kind, op, type, root, count, finish, epoch, state);
+    (void)shardtab_detail_coll_enter(&sig, &c, kind, op, type, root, count, finish, epoch, state);
 }
 
 ORDER_PROBE(probe_coll_leave, "")
@@ -294,14 +295,14 @@ ORDER_PROBE(probe_coll_leave, "")
 {
     data[threadIdx.x] = 1.0;
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    shardtab_coll_leave(&sig, &c, finish, state);
+    shardtab_detail_coll_leave(&sig, &c, finish, state);
 }
 
 ORDER_PROBE(probe_coll_pending, "poll-device")
 (shardtab_signals_t sig, int values, uint64_t *out)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    out[threadIdx.x] = shardtab_coll_pending(&sig, &c);
+    out[threadIdx.x] = shardtab_detail_coll_pending(&sig, &c);
 }
 
 /* One thread's wait for one rank's deposit: its LL words loaded eight at a
@@ -314,7 +315,8 @@ ORDER_PROBE(probe_coll_take, "ll-load, poll")
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
     shardtab_coll_fault_t f;
     out[threadIdx.x] =
-        shardtab_coll_take(&sig, &c, epoch, rank, call, kind, root, count, stash, &f) + (int)f.why;
+        shardtab_detail_coll_take(&sig, &c, epoch, rank, call, kind, root, count, stash, &f) +
+        (int)f.why;
 }
 
 /* A deposit: the claim, every thread's LL words into every peer (one 8-byte
@@ -336,7 +338,8 @@ ORDER_PROBE(probe_coll_deposit_ordered,
  int count, int *status)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    status[threadIdx.x] = shardtab_coll_deposit_block(&sig, &c, kind, op, type, root, in, count, 1);
+    status[threadIdx.x] =
+        shardtab_detail_coll_deposit_block(&sig, &c, kind, op, type, root, in, count, 1);
 }
 
 /* Wait for every deposit (a thread per rank, each rank's words at once),
@@ -357,7 +360,8 @@ ORDER_PROBE(probe_coll_gather_ordered, "poll, claim-device, ll-load, acquire-fen
  int *status)
 {
     shardtab_coll_t c = shardtab_coll(&sig, 0, values);
-    status[threadIdx.x] = shardtab_coll_gather_block(&sig, &c, kind, op, type, root, out, count, 1);
+    status[threadIdx.x] =
+        shardtab_detail_coll_gather_block(&sig, &c, kind, op, type, root, out, count, 1);
 }
 
 ORDER_PROBE(probe_all_reduce_block, "poll, claim-device, ll-store, ll-load, release-store")
@@ -442,7 +446,7 @@ ORDER_PROBE(probe_ll_take, "ll-load, poll, release-store")
 (shardtab_signals_t sig, uint64_t *words, size_t n, size_t first, size_t stride, uint32_t flag,
  uint32_t *out, int *status)
 {
-    status[threadIdx.x] = shardtab_ll_take(&sig, words, n, first, stride, flag, out);
+    status[threadIdx.x] = shardtab_detail_ll_take(&sig, words, n, first, stride, flag, out);
 }
 
 /* The block's wait: every LL load done before its barriers (the last one
@@ -548,14 +552,14 @@ ORDER_PROBE(
     __syncthreads();
     if (!last)
         return;
-    shardtab_fence_acquire_device();
+    shardtab_detail_fence_acquire_device();
     if (threadIdx.x == 0)
         jacobi_temporal_signal(&s, pass);
     out[threadIdx.x] = last;
 }
 
 /* ---- kernels/jacobi/jacobi_onchip.h: the on-chip tiles' LL words, the
- * library's (shardtab_ll_store, shardtab_ll_load: each 8-byte word carries its
+ * library's (shardtab_detail_ll_store, shardtab_detail_ll_load: each 8-byte word carries its
  * value and its time, so that nothing else need be ordered behind it), a
  * tile's and a rank's edge alike: what their correctness needs of the machine
  * code is that every word is one 8-byte access and every poll bypasses the

@@ -9,45 +9,48 @@ for the words only this rank's own device touches. Standard library only.
 
 How a point is found: every instruction is attributed, through the debug line
 table (llvm-symbolizer --inlining), to the chain of functions it was inlined
-from. The innermost shardtab_* function names its role:
+from. The innermost shardtab_detail_* function (shardtab/arch_hip.h; the prefix
+is left out below) names its role:
 
-  shardtab_store_release_system, a store   release-store  (row "store atomic
-                                           release, system, global/generic")
-  shardtab_add_release_system, an atomic   release-rmw    (row "atomicrmw
-                                           release, system, global/generic")
-  shardtab_load_acquire_system, a load     acquire-load   (row "load atomic
-                                           acquire, system, global/generic")
-  shardtab_load_relaxed_system, a load     poll           (row "load atomic
-                                           monotonic, system": glc=1)
-  shardtab_fence_acquire and               acquire-fence  (row "fence acquire,
-  shardtab_fence_acquire_system, their                    system")
+  store_release_system, a store       release-store   (row "store atomic release,
+                                                       system, global/generic")
+  add_release_system, an atomic       release-rmw     (row "atomicrmw release,
+                                                       system, global/generic")
+  load_acquire_system, a load         acquire-load    (row "load atomic acquire,
+                                                       system, global/generic")
+  load_relaxed_system, a load         poll            (row "load atomic monotonic,
+                                                       system": glc=1)
+  fence_acquire and                   acquire-fence   (row "fence acquire, system")
+  fence_acquire_system, their
   instructions
-  shardtab_fence, its instructions         seq-cst-fence  (row "fence seq_cst,
-                                           system" = "fence acq_rel, system")
-  shardtab_fence_release_system, its       release-fence  (row "fence release,
-  instructions                                            system")
-  shardtab_flag_relaxed_system, a store    flag           (a relaxed store that
-                                           a release fence before it publishes)
-  shardtab_store_release_device, a store   release-store-device (row "store
-                                           atomic release, agent")
-  shardtab_cas_acquire_device, an atomic   acquire-rmw-device (row "atomicrmw
-                                           acquire, agent": cmpxchg)
-  shardtab_load_relaxed_device, a load     poll-device    (row "load atomic
-                                           monotonic, agent": glc=1)
-  shardtab_fence_acquire_device, its       acquire-fence-device (row "fence
-  instructions                                            acquire, agent")
-  shardtab_fence_release_device, its       release-fence-device (row "fence
-  instructions                                            release, agent")
-  shardtab_flag_relaxed_device, a store    flag-device    (a relaxed store that
-                                           a release fence before it publishes)
-  shardtab_fetch_or_relaxed_device, an     claim-device   (row "atomicrmw
-  atomic                                                  monotonic, agent")
-  a store under shardtab_ll_store          ll-store       (an LL word: payload
-                                                          and epoch, relaxed)
-  a load under shardtab_ll_load            ll-load        (the same, read)
-  an s_barrier of shardtab_block_sync      block-release / block-acquire, by
-                                           its place in the block operation
-                                           (BLOCK_ROLES below)
+  fence, its instructions             seq-cst-fence   (row "fence seq_cst, system"
+                                                       = "fence acq_rel, system")
+  fence_release_system, its           release-fence   (row "fence release, system")
+  instructions
+  flag_relaxed_system, a store        flag            (a relaxed store that a
+                                                       release fence before it
+                                                       publishes)
+  store_release_device, a store       release-store-device (row "store atomic
+                                                       release, agent")
+  cas_acquire_device, an atomic       acquire-rmw-device (row "atomicrmw acquire,
+                                                       agent": cmpxchg)
+  load_relaxed_device, a load         poll-device     (row "load atomic monotonic,
+                                                       agent": glc=1)
+  fence_acquire_device, its           acquire-fence-device (row "fence acquire,
+  instructions                                         agent")
+  fence_release_device, its           release-fence-device (row "fence release,
+  instructions                                         agent")
+  flag_relaxed_device, a store        flag-device     (a relaxed store that a
+                                                       release fence before it
+                                                       publishes)
+  fetch_or_relaxed_device, an atomic  claim-device    (row "atomicrmw monotonic,
+                                                       agent")
+  a store under ll_store              ll-store        (an LL word: payload and
+                                                       epoch, relaxed)
+  a load under ll_load                ll-load         (the same, read)
+  an s_barrier of block_sync          block-release / block-acquire, by its
+                                      place in the block operation (BLOCK_ROLES
+                                      below)
 
 What is checked, by a forward data-flow over the kernel's control-flow graph
 (every path; a loop's back edge included). The state says, on some path to an
@@ -57,7 +60,7 @@ s_waitcnt vmcnt(0) (V), a flat or LDS access is outstanding since the last
 s_waitcnt lgkmcnt(0) (L); the same three for stores and atomics other than
 flags only (W: since the last buffer_wbl2; C: with a buffer_wbl2, since the
 last s_waitcnt vmcnt(0); A: since the last s_waitcnt vmcnt(0)); whether a
-flag poll (a load of shardtab_poll_index) was made since the last acquire
+flag poll (a load of shardtab_detail_poll_index) was made since the last acquire
 (P); and which acquires, system and agent apart, still owe their wait and
 their buffer_invl2 / buffer_wbinvl1_vol. At kernel entry D, V, L, W, C and A
 are set (the caller's stores, unknown here).
@@ -86,7 +89,7 @@ are set (the caller's stores, unknown here).
       the fence row). The acquire load must carry glc (step 1).
   acquire (rmw, fence, agent): the same without buffer_invl2 (the agent rows).
   unacquired-read: a relaxed load of the pads (poll or poll-device, outside
-      shardtab_poll_index and shardtab_aborted: what a deposit holds) on a path
+      shardtab_detail_poll_index and shardtab_aborted: what a deposit holds) on a path
       where a flag poll was made and no acquire followed it: the one acquire
       fence after the polls is missing there.
   block-acquire: the same after the s_barrier that ends a block wait, before
@@ -104,7 +107,7 @@ are set (the caller's stores, unknown here).
       single-copy atomic, so the payload and its epoch land and are read
       together); the load with glc. An ll-store after a release fence on
       this path (the ordered form) has W and C clear, as a flag; the fence's
-      reach ends at the next barrier of shardtab_coll_deposit_block (the
+      reach ends at the next barrier of shardtab_detail_coll_deposit_block (the
       ordered deposit fences after its first and ends at its last, so an LL
       store past one is a later call's, which may be unordered).
   ll-reuse: every ll-load is done (an s_waitcnt vmcnt(0) after it) before any
@@ -115,7 +118,7 @@ are set (the caller's stores, unknown here).
 The IR of the same source (-emit-llvm) is read too: every release, acquire,
 acq_rel or seq_cst operation at system or agent scope must lie in one of the
 functions above (the agent-scope ones in the *_device functions, the others in
-the *_system ones and shardtab_fence / _fence_acquire), and its kind must be
+the *_system ones and shardtab_detail_fence / _fence_acquire), and its kind must be
 found in the kernel's machine code.
 
 Usage: order_scan.py --co FILE --ir FILE --probe FILE.ii [--objdump T]
@@ -130,22 +133,22 @@ from collections import defaultdict
 
 # innermost shardtab_* function -> (kind, instruction class it applies to)
 PRIMITIVES = {
-    "shardtab_store_release_system": ("release-store", "store"),
-    "shardtab_add_release_system": ("release-rmw", "atomic"),
-    "shardtab_load_acquire_system": ("acquire-load", "load"),
-    "shardtab_load_relaxed_system": ("poll", "load"),
-    "shardtab_fence_acquire": ("acquire-fence", "group"),
-    "shardtab_fence_acquire_system": ("acquire-fence", "group"),
-    "shardtab_fence": ("seq-cst-fence", "group"),
-    "shardtab_fence_release_system": ("release-fence", "group"),
-    "shardtab_flag_relaxed_system": ("flag", "store"),
-    "shardtab_store_release_device": ("release-store-device", "store"),
-    "shardtab_cas_acquire_device": ("acquire-rmw-device", "atomic"),
-    "shardtab_load_relaxed_device": ("poll-device", "load"),
-    "shardtab_fence_acquire_device": ("acquire-fence-device", "group"),
-    "shardtab_fence_release_device": ("release-fence-device", "group"),
-    "shardtab_flag_relaxed_device": ("flag-device", "store"),
-    "shardtab_fetch_or_relaxed_device": ("claim-device", "atomic"),
+    "shardtab_detail_store_release_system": ("release-store", "store"),
+    "shardtab_detail_add_release_system": ("release-rmw", "atomic"),
+    "shardtab_detail_load_acquire_system": ("acquire-load", "load"),
+    "shardtab_detail_load_relaxed_system": ("poll", "load"),
+    "shardtab_detail_fence_acquire": ("acquire-fence", "group"),
+    "shardtab_detail_fence_acquire_system": ("acquire-fence", "group"),
+    "shardtab_detail_fence": ("seq-cst-fence", "group"),
+    "shardtab_detail_fence_release_system": ("release-fence", "group"),
+    "shardtab_detail_flag_relaxed_system": ("flag", "store"),
+    "shardtab_detail_store_release_device": ("release-store-device", "store"),
+    "shardtab_detail_cas_acquire_device": ("acquire-rmw-device", "atomic"),
+    "shardtab_detail_load_relaxed_device": ("poll-device", "load"),
+    "shardtab_detail_fence_acquire_device": ("acquire-fence-device", "group"),
+    "shardtab_detail_fence_release_device": ("release-fence-device", "group"),
+    "shardtab_detail_flag_relaxed_device": ("flag-device", "store"),
+    "shardtab_detail_fetch_or_relaxed_device": ("claim-device", "atomic"),
 }
 FENCE_KINDS = {
     "acquire-fence",
@@ -154,7 +157,7 @@ FENCE_KINDS = {
     "acquire-fence-device",
     "release-fence-device",
 }
-# the block operations: what each shardtab_block_sync call is for, in source
+# the block operations: what each shardtab_detail_block_sync call is for, in source
 # order (shardtab_device.h: set_block releases every wave's stores before its
 # one barrier; barrier_block releases before the first and acquires after the
 # second; wait_block's first barrier only frees `status`, its second acquires)
@@ -172,8 +175,8 @@ BLOCK_ROLES = {
     "shardtab_get_block": [None],
     "shardtab_put_signal_block": ["block-release"],
     "shardtab_signal_after_blocks": ["block-release", None],
-    "shardtab_coll_deposit_block": [None, None],
-    "shardtab_coll_gather_block": [None, None, None, None, None, None],
+    "shardtab_detail_coll_deposit_block": [None, None],
+    "shardtab_detail_coll_gather_block": [None, None, None, None, None, None],
     # coll_hold_block's share the claim and the counts with every thread
     "shardtab_coll_hold_block": [None, None],
     # the LL wait's: the first frees its outcome word, the second has it set
@@ -286,9 +289,11 @@ class Ins:
         self.pid = None  # the point's id (its first instruction)
         self.opens = False  # first instruction of a fence group
         self.closes = False  # last instruction of a fence group
-        self.flag_poll = False  # a load of shardtab_poll_index (a flag polled)
+        self.flag_poll = False  # a load of shardtab_detail_poll_index (a flag polled)
         self.payload = False  # a relaxed pad load outside it (what a deposit holds)
-        self.deposit_barrier = False  # an s_barrier of shardtab_coll_deposit_block
+        self.deposit_barrier = (
+            False  # an s_barrier of shardtab_detail_coll_deposit_block
+        )
         self.cls = classify(mnem)
 
     def text(self):
@@ -420,7 +425,9 @@ def label(code):
         for s in successors(code, k, index):
             if s != k + 1:
                 starts.add(s)
-    block_calls = defaultdict(set)  # op -> call lines of shardtab_block_sync in it
+    block_calls = defaultdict(
+        set
+    )  # op -> call lines of shardtab_detail_block_sync in it
     for ins in code:
         k = inner_shardtab(ins)
         if k is None:
@@ -434,12 +441,12 @@ def label(code):
             if (cls == "group" and ins.mnem in ORDER_OPS) or ins.cls == cls:
                 ins.kind = kind
         callers = {f for f, _ in ins.chain}
-        if ins.cls == "store" and "shardtab_ll_store" in callers:
+        if ins.cls == "store" and "shardtab_detail_ll_store" in callers:
             ins.kind = "ll-store"
-        if ins.cls == "load" and "shardtab_ll_load" in callers:
+        if ins.cls == "load" and "shardtab_detail_ll_load" in callers:
             ins.kind = "ll-load"
         if ins.cls == "load":
-            if "shardtab_poll_index" in callers:
+            if "shardtab_detail_poll_index" in callers:
                 ins.flag_poll = True
             elif (
                 ins.kind in ("poll", "poll-device", "ll-load")
@@ -447,18 +454,20 @@ def label(code):
             ):
                 ins.payload = True
         if (
-            fn == "shardtab_block_sync"
+            fn == "shardtab_detail_block_sync"
             and ins.mnem == "s_barrier"
             and k + 1 < len(ins.chain)
         ):
             block_calls[ins.chain[k + 1][0]].add(ins.chain[k + 1][1])
-            ins.deposit_barrier = ins.chain[k + 1][0] == "shardtab_coll_deposit_block"
+            ins.deposit_barrier = (
+                ins.chain[k + 1][0] == "shardtab_detail_coll_deposit_block"
+            )
     problems = []
     for op, lines in block_calls.items():
         roles = BLOCK_ROLES.get(op)
         if roles is None:
             problems.append(
-                "%s calls shardtab_block_sync, and order_scan.py's BLOCK_ROLES "
+                "%s calls shardtab_detail_block_sync, and order_scan.py's BLOCK_ROLES "
                 "does not say what for" % op
             )
             continue
@@ -477,7 +486,7 @@ def label(code):
             if (
                 k is not None
                 and ins.mnem == "s_barrier"
-                and ins.chain[k][0] == "shardtab_block_sync"
+                and ins.chain[k][0] == "shardtab_detail_block_sync"
                 and k + 1 < len(ins.chain)
                 and ins.chain[k + 1][0] == op
             ):
@@ -1052,19 +1061,19 @@ def main():
                 )
         # the IR: every release/acquire lies in a function known above, at its scope
         ir_system = {
-            "shardtab_store_release_system": "release-store",
-            "shardtab_add_release_system": "release-rmw",
-            "shardtab_load_acquire_system": "acquire-load",
-            "shardtab_fence_acquire": "acquire-fence",
-            "shardtab_fence_acquire_system": "acquire-fence",
-            "shardtab_fence": "seq-cst-fence",
-            "shardtab_fence_release_system": "release-fence",
+            "shardtab_detail_store_release_system": "release-store",
+            "shardtab_detail_add_release_system": "release-rmw",
+            "shardtab_detail_load_acquire_system": "acquire-load",
+            "shardtab_detail_fence_acquire": "acquire-fence",
+            "shardtab_detail_fence_acquire_system": "acquire-fence",
+            "shardtab_detail_fence": "seq-cst-fence",
+            "shardtab_detail_fence_release_system": "release-fence",
         }
         ir_agent = {
-            "shardtab_store_release_device": "release-store-device",
-            "shardtab_cas_acquire_device": "acquire-rmw-device",
-            "shardtab_fence_acquire_device": "acquire-fence-device",
-            "shardtab_fence_release_device": "release-fence-device",
+            "shardtab_detail_store_release_device": "release-store-device",
+            "shardtab_detail_cas_acquire_device": "acquire-rmw-device",
+            "shardtab_detail_fence_acquire_device": "acquire-fence-device",
+            "shardtab_detail_fence_release_device": "release-fence-device",
         }
         for kern, fn, order, scope, text in ir:
             if kern != name:

@@ -43,7 +43,7 @@ static void test_host_binds_the_cpu(void **state)
     assert_string_equal(info.name, "cpu");
     assert_string_equal(info.pci_bus_id, "-");
     assert_int_equal(ops->unbind(), SHARDTAB_SUCCESS);
-    assert_true(ops->clock_hz() == 1e9); /* shardtab_clock(): nanoseconds */
+    assert_true(ops->clock_hz() == 1e9); /* shardtab_detail_clock(): nanoseconds */
     assert_null(ops->can_access_peer);   /* every pair can */
 }
 

@@ -500,7 +500,7 @@ static void test_all_gather_moves_every_other_rank_s_piece(void **state)
         SHARDTAB_SUM, SHARDTAB_FLOAT, 1);
 }
 
-/* ---- a collective's slots (shardtab_coll, shardtab_coll_fits) ----------------------- */
+/* ---- a collective's slots (shardtab_coll, shardtab_detail_coll_fits) ----------------------- */
 
 /* N1: a user's collective lies in the user slots, [0, slots) from its first slot to
  * the last; the slot after them is the library's own collective, which no user call
@@ -516,29 +516,29 @@ static void test_a_collective_stays_in_the_user_slots(void **state)
 
     shardtab_coll_t c = shardtab_coll(&s, 0, 1);
     assert_int_equal(c.first, shardtab_slot_index(&s, 0));
-    assert_true(shardtab_coll_fits(&s, &c));
+    assert_true(shardtab_detail_coll_fits(&s, &c));
     c = shardtab_coll(&s, 100 - SHARDTAB_COLL_SLOTS(2, 1), 1); /* ends at the last user slot */
-    assert_true(shardtab_coll_fits(&s, &c));
+    assert_true(shardtab_detail_coll_fits(&s, &c));
     c = shardtab_coll(&s, 100 - SHARDTAB_COLL_SLOTS(2, 1) + 1, 1); /* one past */
-    assert_false(shardtab_coll_fits(&s, &c));
+    assert_false(shardtab_detail_coll_fits(&s, &c));
     c = shardtab_coll(&s, 0, 2000); /* runs past the user slots */
-    assert_false(shardtab_coll_fits(&s, &c));
+    assert_false(shardtab_detail_coll_fits(&s, &c));
     /* outside the user slots: refused by its first slot, which the handle keeps to name */
     const int outside[] = {100, 101, -1, 1 << 30};
     for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
         c = shardtab_coll(&s, outside[i], 2000);
         assert_int_equal(c.first, -1);
         assert_int_equal((int64_t)c.state, outside[i]);
-        assert_false(shardtab_coll_fits(&s, &c));
-        assert_int_equal(shardtab_coll_pending(&s, &c), 0); /* reads no pad */
+        assert_false(shardtab_detail_coll_fits(&s, &c));
+        assert_int_equal(shardtab_detail_coll_pending(&s, &c), 0); /* reads no pad */
     }
     /* the library's own: at most the values its slots were laid out for */
     c = shardtab_lib_coll(&s);
-    assert_true(shardtab_coll_fits(&s, &c));
-    c.values = SHARDTAB_LIB_COLL_VALUES + 1;
-    assert_false(shardtab_coll_fits(&s, &c));
+    assert_true(shardtab_detail_coll_fits(&s, &c));
+    c.values = SHARDTAB_DETAIL_LIB_COLL_VALUES + 1;
+    assert_false(shardtab_detail_coll_fits(&s, &c));
     c.values = 2000;
-    assert_false(shardtab_coll_fits(&s, &c));
+    assert_false(shardtab_detail_coll_fits(&s, &c));
 }
 
 static void test_a_call_that_fails_its_checks_stops_the_node(void **state)

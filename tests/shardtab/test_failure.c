@@ -161,7 +161,7 @@ static void test_timed_out_ll_wait_names_the_word_and_both_flags(void **state)
 {
     (void)state;
     /* word 7 of the buffer, waited for flag 12; it held flag 10 (payload 0xdeadbeef) */
-    record(SHARDTAB_WAIT_TIMED_OUT, 7, SHARDTAB_CMP_LL, 12, 10ull << 32 | 0xdeadbeefu,
+    record(SHARDTAB_WAIT_TIMED_OUT, 7, SHARDTAB_DETAIL_CMP_LL, 12, 10ull << 32 | 0xdeadbeefu,
            2000000000ull);
     check_says(SHARDTAB_ERR_TIMEOUT,
                "a device-side wait gave up after 1.00 s (limit 7.5 s, SHARDTAB_WAIT_TIMEOUT): node "
@@ -217,16 +217,17 @@ static void test_device_collective_records_name_the_peer_and_both_calls(void **s
                "node must make the same calls, in the same order");
     /* the call words as shardtab_comm.h packs them */
     record(SHARDTAB_WAIT_MISMATCH, FIRST_USER + 3, SHARDTAB_CMP_EQ,
-           shardtab_coll_call(SHARDTAB_COLL_REDUCE, SHARDTAB_MAX, SHARDTAB_DOUBLE, 0, 5),
-           shardtab_coll_call(SHARDTAB_COLL_BROADCAST, SHARDTAB_SUM, SHARDTAB_INT64, 3, 7), 2);
+           shardtab_detail_coll_call(SHARDTAB_COLL_REDUCE, SHARDTAB_MAX, SHARDTAB_DOUBLE, 0, 5),
+           shardtab_detail_coll_call(SHARDTAB_COLL_BROADCAST, SHARDTAB_SUM, SHARDTAB_INT64, 3, 7),
+           2);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "the ranks disagree on a collective call at signal slot 3: node rank 1 called "
                "all-reduce (op max, type double, root 0, count 5), node rank 2 (rank 6) broadcast "
                "(op sum, type int64, root 3, count 7); every rank of the node must make the same "
                "calls, in the same order");
     record(SHARDTAB_WAIT_MISMATCH, FIRST_USER + 3, SHARDTAB_CMP_EQ,
-           shardtab_coll_call(SHARDTAB_COLL_GATHER, SHARDTAB_MIN, SHARDTAB_FLOAT, 9, 1),
-           shardtab_coll_call(6, 3, 3, 1023, 0x7fff), 7); /* no kind, op or type of these */
+           shardtab_detail_coll_call(SHARDTAB_COLL_GATHER, SHARDTAB_MIN, SHARDTAB_FLOAT, 9, 1),
+           shardtab_detail_coll_call(6, 3, 3, 1023, 0x7fff), 7); /* no kind, op or type of these */
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "the ranks disagree on a collective call at signal slot 3: node rank 1 called "
                "all-gather (op min, type float, root 9, count 1), node rank 7 (rank -1) kind 6 (op "
@@ -234,9 +235,10 @@ static void test_device_collective_records_name_the_peer_and_both_calls(void **s
                "same calls, in the same order");
     /* the library's syncs: one with its values (the 8-byte one-block), one without */
     record(SHARDTAB_WAIT_MISMATCH, FIRST_LIB + 9, SHARDTAB_CMP_EQ,
-           shardtab_coll_call(SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64, 0,
-                              SHARDTAB_LIB_COLL_VALUES),
-           shardtab_coll_call(SHARDTAB_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64, 0, ST_SYNC_ARGS),
+           shardtab_detail_coll_call(SHARDTAB_DETAIL_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64, 0,
+                                     SHARDTAB_DETAIL_LIB_COLL_VALUES),
+           shardtab_detail_coll_call(SHARDTAB_DETAIL_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64, 0,
+                                     ST_SYNC_ARGS),
            2);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "the ranks disagree on a stream-ordered collective: node rank 1 made an all-reduce "
@@ -290,35 +292,38 @@ static void test_stream_collective_records_spell_both_call_words(void **state)
 static void test_each_misuse_has_its_message(void **state)
 {
     (void)state;
-    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_COUNT, 40, 0);
+    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_COUNT, 40, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 called a collective with count 40, above the "
                                          "values it was made for (shardtab_coll)");
-    record(SHARDTAB_WAIT_MISUSE, FIRST_USER + 6, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_RANGE, 6, 0);
+    record(SHARDTAB_WAIT_MISUSE, FIRST_USER + 6, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_RANGE, 6,
+           0);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "node rank 1 called a collective whose slots run past the 8 user slots of the pad "
                "(it needs SHARDTAB_COLL_SLOTS(node_size, values) from its first slot): raise "
                "signal_slots in shardtab_create_with");
-    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_OP,
-           shardtab_coll_call(5, 3, 3, 2, 1), 0);
+    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_OP,
+           shardtab_detail_coll_call(5, 3, 3, 2, 1), 0);
     check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 called a collective with an unknown op, type "
                                          "or kind: kind 5 (op op 3, type type 3, root 2, count 1)");
-    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_THIRD, 2, 0);
+    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_THIRD, 2, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "node rank 1 started a third call of one collective before finishing the first (at "
                "most two in flight: shardtab_coll_finish_block first)");
-    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_NOTHING, 0, 0);
+    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_NOTHING, 0, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 finished a collective call it never started");
-    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_MISUSE_ROOT, 5, 0);
+    record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_ROOT, 5, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "node rank 1 called a broadcast from root 5, outside the node's 3 ranks");
-    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL, SHARDTAB_MISUSE_LL_BYTES, 6, 0);
+    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_DETAIL_CMP_LL, SHARDTAB_DETAIL_MISUSE_LL_BYTES, 6, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "node rank 1 called shardtab_wait_ll_block for 6 bytes: an LL message is a "
                "multiple of 4 bytes (each 8-byte word carries 4)");
-    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL, SHARDTAB_MISUSE_LL_ALIGN, 0x1004, 0);
+    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_DETAIL_CMP_LL, SHARDTAB_DETAIL_MISUSE_LL_ALIGN, 0x1004,
+           0);
     check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 called shardtab_wait_ll_block on a buffer at "
                                          "0x1004: an LL buffer is 8-byte aligned");
-    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_CMP_LL, SHARDTAB_MISUSE_LL_DST, 0x2002, 0);
+    record(SHARDTAB_WAIT_MISUSE, 0, SHARDTAB_DETAIL_CMP_LL, SHARDTAB_DETAIL_MISUSE_LL_DST, 0x2002,
+           0);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "node rank 1 called shardtab_wait_ll_block into dst at 0x2002: an LL message "
                "lands 4 bytes at a time, dst 4-byte aligned");

@@ -134,7 +134,7 @@ static void test_a_second_table_opens_nothing_new(void **state)
 static size_t pad_bytes(int slots)
 {
     return ((size_t)SHARDTAB_PAD_HEADER + 2 + (size_t)slots +
-            (size_t)SHARDTAB_COLL_SLOTS(2, SHARDTAB_LIB_COLL_VALUES)) *
+            (size_t)SHARDTAB_COLL_SLOTS(2, SHARDTAB_DETAIL_LIB_COLL_VALUES)) *
            sizeof(uint64_t);
 }
 

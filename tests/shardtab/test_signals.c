@@ -373,7 +373,7 @@ static void test_signals_only_the_first_give_up_of_a_rank_writes_its_record(void
     expect_abort_everywhere(1 + 0);
 
     /* a direct give-up changes no record either */
-    shardtab_give_up(&node.view[0], 99, SHARDTAB_CMP_GE, 98, 97, 96);
+    shardtab_detail_give_up(&node.view[0], 99, SHARDTAB_CMP_GE, 98, 97, 96);
     assert_memory_equal(first, node.pads[0], sizeof first);
 }
 
@@ -519,7 +519,7 @@ static void test_signals_give_up_in_a_barrier_releases_the_ranks_still_in_it(voi
     uint64_t start = now_ns();
     assert_int_equal(pthread_create(&thread, NULL, barrier_once, &waiter), 0);
     /* rank 1 is in the barrier before rank 0 starts its clock; rank 2 never comes */
-    while (shardtab_load_acquire_system(&node.pads[0][SHARDTAB_PAD_HEADER + 1]) == 0)
+    while (shardtab_detail_load_acquire_system(&node.pads[0][SHARDTAB_PAD_HEADER + 1]) == 0)
         sched_yield();
     assert_int_equal(shardtab_barrier(&node.view[0]), SHARDTAB_WAIT_TIMED_OUT);
     assert_int_equal(pthread_join(thread, NULL), 0);

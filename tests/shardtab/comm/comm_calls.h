@@ -10,7 +10,7 @@
 
 #include "shardtab_device.h"
 
-#define SHARDTAB_TRACE_POINTS_MAX 8 /* at least comm_detail.h's SHARDTAB_TRACE_POINTS */
+#define SHARDTAB_TRACE_POINTS_MAX 8 /* at least comm_detail.h's SHARDTAB_DETAIL_TRACE_POINTS */
 
 /* A planted fault: on node rank `rank`, at epoch `epoch` of the collective. */
 enum { COMM_PLANT_NONE = 0, COMM_PLANT_CORRUPT, COMM_PLANT_STALE };
@@ -31,18 +31,19 @@ static uint64_t comm_trace_at[SHARDTAB_TRACE_POINTS_MAX];
 #endif
 
 /* a traced step: the leader's clock as it passes the point (shardtab/comm_detail.h) */
-#define SHARDTAB_COMM_TRACE(s, point)                                                              \
-  (comm_plant.trace && shardtab_block_leader() ? (void)(comm_trace_at[point] = shardtab_clock())   \
-                                               : (void)0)
+#define SHARDTAB_DETAIL_COMM_TRACE(s, point)                                                       \
+  (comm_plant.trace && shardtab_detail_block_leader()                                              \
+       ? (void)(comm_trace_at[point] = shardtab_detail_clock())                                    \
+       : (void)0)
 
 /* a corrupted value: one bit of value 0 flipped after its checksum was taken */
-#define SHARDTAB_COMM_PLANT_VALUE(s, e, i, w)                                                      \
+#define SHARDTAB_DETAIL_COMM_PLANT_VALUE(s, e, i, w)                                               \
   (comm_plant.kind == COMM_PLANT_CORRUPT && (s)->node_rank == comm_plant.rank &&                   \
            (e) == comm_plant.epoch && (i) == 0                                                     \
        ? (w) ^ 1u                                                                                  \
        : (w))
 /* a stale epoch: the deposit carries the epoch of four calls ago */
-#define SHARDTAB_COMM_PLANT_EPOCH(s, e)                                                            \
+#define SHARDTAB_DETAIL_COMM_PLANT_EPOCH(s, e)                                                     \
   (comm_plant.kind == COMM_PLANT_STALE && (s)->node_rank == comm_plant.rank &&                     \
            (e) == comm_plant.epoch                                                                 \
        ? (e)-SHARDTAB_COLL_DEPTH                                                                   \
@@ -68,9 +69,9 @@ SHARDTAB_DEVFN int comm_call_block(const shardtab_signals_t *s, const comm_call_
     shardtab_coll_t c = shardtab_coll(s, call->slot, call->values);
     int status = SHARDTAB_WAIT_OK;
 
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         comm_plant = call->plant;
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     if (call->held)
         status = shardtab_coll_hold_block(s, &c);
     if (status == SHARDTAB_WAIT_OK && (call->phases & COMM_START))
@@ -145,7 +146,7 @@ SHARDTAB_DEVFN int comm_ll_block(const shardtab_signals_t *s, void *const *table
 }
 
 /* The latency benchmark: `iters` all-reduces of one double back to back in
- * one block, each timed by the leader (shardtab_clock()): ticks[i] the whole
+ * one block, each timed by the leader (shardtab_detail_clock()): ticks[i] the whole
  * call, ticks[iters + i] its start (the deposit) alone; value[0] is this
  * rank's input (read into shared memory first), value[1 + i] gets call i's
  * sum. `trace`: ticks[(2 + p) * iters + i] the time from call i's start to
@@ -159,33 +160,33 @@ SHARDTAB_DEVFN int comm_bench_block(const shardtab_signals_t *s, int slot, int i
     SHARDTAB_BLOCK_SHARED double in[1]; /* in shared memory, as a solver's block sum */
     int status;
 
-    if (shardtab_block_leader()) {
+    if (shardtab_detail_block_leader()) {
         in[0] = value[0];
         comm_plant.kind = COMM_PLANT_NONE;
         comm_plant.trace = trace;
     }
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     status = held ? shardtab_coll_hold_block(s, &c) : SHARDTAB_WAIT_OK;
 
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
-        uint64_t t0 = shardtab_clock(), t1;
+        uint64_t t0 = shardtab_detail_clock(), t1;
         status = shardtab_coll_start_block(s, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                            SHARDTAB_DOUBLE, 0, in, 1);
-        t1 = shardtab_clock();
+        t1 = shardtab_detail_clock();
         if (status == SHARDTAB_WAIT_OK)
             status = shardtab_coll_finish_block(s, &c, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
                                                 SHARDTAB_DOUBLE, 0, value + 1 + i, 1);
-        if (shardtab_block_leader()) {
-            ticks[i] = shardtab_clock() - t0;
+        if (shardtab_detail_block_leader()) {
+            ticks[i] = shardtab_detail_clock() - t0;
             ticks[iters + i] = t1 - t0;
-            for (int p = 0; trace && p < SHARDTAB_TRACE_POINTS; p++) {
+            for (int p = 0; trace && p < SHARDTAB_DETAIL_TRACE_POINTS; p++) {
                 ticks[(size_t)(2 + p) * iters + i] = comm_trace_at[p] ? comm_trace_at[p] - t0 : 0;
                 comm_trace_at[p] = 0;
             }
         }
     }
     shardtab_coll_release_block(s, &c);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         comm_plant.trace = 0;
     return status;
 }
@@ -204,17 +205,17 @@ SHARDTAB_DEVFN int comm_held_stop_block(const shardtab_signals_t *s, int slot, i
     SHARDTAB_BLOCK_SHARED double in[1];
     int status;
 
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         in[0] = 0.5 + s->node_rank;
-    shardtab_block_sync();
+    shardtab_detail_block_sync();
     status = shardtab_coll_hold_block(s, &c);
     for (int i = 0; i < calls && status == SHARDTAB_WAIT_OK; i++) {
         status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_DOUBLE, in, out + i, 1);
         const int stops =
             status == SHARDTAB_WAIT_OK && i == stop_after && s->node_rank == stop_rank;
-        if (stops && shardtab_block_leader())
-            shardtab_give_up(s, c.first, SHARDTAB_CMP_GE, (uint64_t)i + 1, (uint64_t)i, 0);
-        shardtab_block_sync();
+        if (stops && shardtab_detail_block_leader())
+            shardtab_detail_give_up(s, c.first, SHARDTAB_CMP_GE, (uint64_t)i + 1, (uint64_t)i, 0);
+        shardtab_detail_block_sync();
         if (stops && s->node_size > 1)
             status = SHARDTAB_WAIT_TIMED_OUT;
     }

@@ -730,13 +730,13 @@ static double median_us(uint64_t *t, int n, double us)
 static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
 {
     const int warm = o->bench / 10 > 0 ? o->bench / 10 : 1, n = o->bench;
-    const size_t rows = 2 + SHARDTAB_TRACE_POINTS;
+    const size_t rows = 2 + SHARDTAB_DETAIL_TRACE_POINTS;
     uint64_t *ticks = NULL, *host = malloc((size_t)n * rows * sizeof *host);
     double *sums = malloc((size_t)(n + 1) * sizeof *sums), *value = NULL;
     shardtab_status_t status =
         host && sums ? SHARDTAB_SUCCESS
                      : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the timings failed");
-    static const char *const step_names[SHARDTAB_TRACE_POINTS] = {
+    static const char *const step_names[SHARDTAB_DETAIL_TRACE_POINTS] = {
         "start claimed", "start stored", "finish entered", "loaded", "agreed", "done"};
     int kernel_status = 0;
 
@@ -794,11 +794,11 @@ static shardtab_status_t bench(cc_job_t *j, const cc_options_t *o)
             printf("# comm_check trace: rank %d: %s, %d ranks, traced: the whole call %.3f us; "
                    "from its start, medians:",
                    j->rank, form, j->node_size, median_us(host, n, us));
-            for (int p = 0; p < SHARDTAB_TRACE_POINTS; p++) {
+            for (int p = 0; p < SHARDTAB_DETAIL_TRACE_POINTS; p++) {
                 uint64_t *at = host + (size_t)(2 + p) * n;
                 if (at[0] != 0 || at[n - 1] != 0)
                     printf(" %s %.3f%s", step_names[p], median_us(at, n, us),
-                           p + 1 < SHARDTAB_TRACE_POINTS ? "," : "");
+                           p + 1 < SHARDTAB_DETAIL_TRACE_POINTS ? "," : "");
             }
             printf("\n");
         }
@@ -937,8 +937,8 @@ static shardtab_status_t past_pad(cc_job_t *j, const cc_options_t *o)
         shardtab_signals_t sig;
         status = shardtab_signals(tables[i], &sig);
         /* the whole pad: header, arrivals, user slots, the library's collective */
-        words[i] =
-            (size_t)sig.lib_first + SHARDTAB_COLL_SLOTS(sig.node_size, SHARDTAB_LIB_COLL_VALUES);
+        words[i] = (size_t)sig.lib_first +
+                   SHARDTAB_COLL_SLOTS(sig.node_size, SHARDTAB_DETAIL_LIB_COLL_VALUES);
         before[i] = status == SHARDTAB_SUCCESS ? malloc(words[i] * 8) : NULL;
         if (status == SHARDTAB_SUCCESS && before[i] == NULL)
             status = shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of a pad's copy failed");

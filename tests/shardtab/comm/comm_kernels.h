@@ -32,7 +32,7 @@ int comm_ll_launch(const shardtab_signals_t *sig, void *const *table, const comm
 /* comm_bench_block in one block of `threads`: value[0] this rank's input,
  * value[1 + i] call i's result; ticks[iters] each call's time; `held`: one
  * claim for the loop; `trace`: each step's time too (ticks: iters * (2 +
- * SHARDTAB_TRACE_POINTS)). */
+ * SHARDTAB_DETAIL_TRACE_POINTS)). */
 int comm_bench_launch(const shardtab_signals_t *sig, int slot, int iters, int held, int trace,
                       double *value, uint64_t *ticks, int *status, int threads, void *stream);
 /* comm_concurrent_block in three blocks (host: three threads) at once;
@@ -44,7 +44,7 @@ int comm_held_stop_launch(const shardtab_signals_t *sig, int slot, int values, i
 int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values_a, int slot_b,
                            int rounds, int held, const double *in, double *out, int *status,
                            void *stream);
-/* Ticks per second of shardtab_clock(). */
+/* Ticks per second of shardtab_detail_clock(). */
 double comm_clock_hz(void);
 int comm_stream_create(void **stream);
 void comm_stream_destroy(void *stream);

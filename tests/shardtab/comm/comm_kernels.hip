@@ -9,7 +9,7 @@ __global__ void comm_call_kernel(shardtab_signals_t sig, comm_call_t call, const
                                  void *out, int *status)
 {
     int st = comm_call_block(&sig, &call, in, out);
-    if (shardtab_block_leader() && st != SHARDTAB_WAIT_OK)
+    if (shardtab_detail_block_leader() && st != SHARDTAB_WAIT_OK)
         atomicMax(status, st);
 }
 
@@ -18,7 +18,7 @@ __global__ void comm_put_kernel(shardtab_signals_t sig, void *const *table, int 
                                 int *status)
 {
     int st = comm_put_block(&sig, table, peer, offset, src, bytes, slot, round);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         *status = st;
 }
 
@@ -43,7 +43,7 @@ __global__ void comm_ll_kernel(shardtab_signals_t sig, void *const *table, comm_
                                const unsigned char *src, unsigned char *dst, int *status)
 {
     int st = comm_ll_block(&sig, table, &ll, src, dst);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         *status = st;
 }
 
@@ -59,7 +59,7 @@ __global__ void comm_bench_kernel(shardtab_signals_t sig, int slot, int iters, i
                                   double *value, uint64_t *ticks, int *status)
 {
     int st = comm_bench_block(&sig, slot, iters, held, trace, value, ticks);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         *status = st;
 }
 
@@ -76,7 +76,7 @@ __global__ void comm_held_stop_kernel(shardtab_signals_t sig, int slot, int valu
                                       int stop_rank, int stop_after, double *out, int *status)
 {
     int st = comm_held_stop_block(&sig, slot, values, calls, stop_rank, stop_after, out);
-    if (shardtab_block_leader())
+    if (shardtab_detail_block_leader())
         *status = st;
 }
 
@@ -95,7 +95,7 @@ __global__ void comm_concurrent_kernel(shardtab_signals_t sig, int slot_a, int v
 {
     int st = comm_concurrent_block(&sig, (int)blockIdx.x, slot_a, values_a, slot_b, rounds, held,
                                    in, out);
-    if (shardtab_block_leader() && st != SHARDTAB_WAIT_OK)
+    if (shardtab_detail_block_leader() && st != SHARDTAB_WAIT_OK)
         atomicMax(status, st);
 }
 
