@@ -160,11 +160,17 @@ SHARDTAB_DEVFN void shardtab_detail_fence_acquire_device(void)
 {
     atomic_thread_fence(memory_order_acquire);
 }
-/* nanoseconds of CLOCK_MONOTONIC */
+/* nanoseconds of CLOCK_MONOTONIC; in a strict ISO C build, which declares no POSIX
+ * names (-std=c11 without _POSIX_C_SOURCE), C11's own clock: not monotonic, but a
+ * wait's limit still passes */
 SHARDTAB_DEVFN uint64_t shardtab_detail_clock(void)
 {
     struct timespec ts;
+#ifdef CLOCK_MONOTONIC
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 /* Ranks may outnumber cores (CI runs 4 on 2): a waiter must let the writer run. It
@@ -182,8 +188,12 @@ SHARDTAB_DEVFN void shardtab_detail_pause(void)
         last_ns = now;
         return;
     }
+#ifdef CLOCK_MONOTONIC /* POSIX's names are declared: nanosleep too */
     struct timespec nap = {0, 50000};
     nanosleep(&nap, NULL);
+#else
+    sched_yield();
+#endif
     last_ns = shardtab_detail_clock();
 }
 
