@@ -2,7 +2,7 @@
 # and nowhere else.
 #
 # Every case carries the label of its folder (tests/<folder>: platform, shardtab, comm,
-# signals, reliability, common, multi_scal, jacobi, sparse, cg, install, fortran,
+# signals, reliability, common, multi_scal, jacobi, sparse, cg, install, examples, fortran,
 # python, gpu, jobs, slurm, multihost, style, docs, ci), `unit` when it is a cmocka test,
 # and the tiers it belongs to:
 #   quick     the developer's loop (scripts/test.sh --quick, or ctest -L quick in a
@@ -18,7 +18,8 @@
 #                 (its bad-usage table not: the parsers run under the sanitizers in the
 #                 options' unit tests, and a refusal end to end in one case a program)
 #             (not Python's: a sanitized library cannot load into an unsanitized python3;
-#             nor Fortran's, installs', jobs' and Slurm's, which build or launch apart)
+#             nor Fortran's, installs', examples', jobs' and Slurm's, which build or
+#             launch apart)
 # A folder's CMakeLists.txt ends with shardtab_folder_labels(<folder>), which applies
 # them; the end of tests/CMakeLists.txt checks that every case named here exists.
 
@@ -36,8 +37,8 @@ set(SHARDTAB_QUICK_CASES
   jacobi.launch-graph.np4 jacobi.launch-stream.np4 jacobi.temporal-ranks.np3
   cg.verify-poisson2d-standard-persistent.np2 cg.verify-poisson2d-pipelined-stream.np2
   sparse.spmv-poisson2d.np3 comm.coll-bench.np3
-  # the fronts and the installed package
-  fortran.example.np4 python.views.np4 install.consumer)
+  # the fronts, the installed package, and docs/examples built against it
+  fortran.example.np4 python.views.np4 install.consumer examples.cmake)
 
 set(SHARDTAB_SANITIZE_FOLDERS shardtab comm signals reliability)
 set(SHARDTAB_SANITIZE_NEVER
