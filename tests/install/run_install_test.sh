@@ -13,6 +13,7 @@
 #          --cc CC --mpicc MPICC --libdir LIBDIR --generator GEN --source DIR
 #          --mpiexec MPIEXEC --np-flag FLAG [--preflags "FLAGS"] [--postflags "FLAGS"]
 #          [--fortran-consumer DIR --mpif90 MPIF90] [--python PYTHON --python-dir DIR]
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 
 build="" work="" consumer="" cmake=cmake cc="" mpicc=mpicc libdir=lib generator=""
@@ -111,7 +112,9 @@ step "the exports of $libdir/libshardtab.so.1"
 soname=$(objdump -p "$prefix/$libdir/libshardtab.so.1" 2>/dev/null | awk '/SONAME/ {print $2}')
 [ "$soname" = libshardtab.so.1 ] || fail "libshardtab.so.1's soname is '$soname'"
 exported=$(nm -D --defined-only "$prefix/$libdir/libshardtab.so.1" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u)
-declared=$(grep -ohE '\bshardtab_[a-z0-9_]+ *\(' "$prefix/include/shardtab.h" | sed 's/ *($//' | sort -u)
+# a declaration: a line that starts with its type, then the name (not a comment's words)
+declared=$(grep -ohE '^[a-z][a-z0-9_ *]*[ *]shardtab_[a-z0-9_]+\(' "$prefix/include/shardtab.h" |
+    grep -oE 'shardtab_[a-z0-9_]+\($' | sed 's/($//' | sort -u)
 extra=$(comm -23 <(echo "$exported") <(echo "$declared"))
 missing=$(comm -13 <(echo "$exported") <(echo "$declared"))
 echo "exported: $(wc -w <<<"$exported") symbols; declared in shardtab.h: $(wc -w <<<"$declared")"
