@@ -1,6 +1,7 @@
 /* jacobi_report.c - the jacobi program's output: '#' lines for metadata, the
  * norm history as fixed-width rows, the anchors' summary line, the verdict
  * last, and the same results as JSON. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_report.h"
 
 #include <inttypes.h>
@@ -83,10 +84,10 @@ shardtab_status_t jacobi_print_header(const jacobi_job_t *j, jacobi_rank_line_t 
                            ? "; the host backend's loops use only JACOBI_TEMPORAL_DEPTH"
                            : "");
         printf(
-            "# host memory: about %.2f GiB for this node's %d ranks (rank 0: %.2f GiB), %.2f GiB "
+            "# host memory: about %.2f GiB for this node's %d rank%s (rank 0: %.2f GiB), %.2f GiB "
             "available when checked\n",
-            j->memory_node / 1073741824.0, j->node_size, j->memory_rank / 1073741824.0,
-            j->memory_available / 1073741824.0);
+            j->memory_node / 1073741824.0, j->node_size, app_s(j->node_size),
+            j->memory_rank / 1073741824.0, j->memory_available / 1073741824.0);
         printf("# MPI: %s; ghost rows by MPI go %s\n", mpi_line,
                j->mpi_direct ? "straight from device memory" : "through host buffers");
         for (int r = 0; r < j->size; r++) {

@@ -1,5 +1,6 @@
 /* report.c - multi_scal's output: the header, the result rows, the verify
  * lines, and the JSON rendering of the same structs. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "bounded.h"
 #include "report.h"
 
@@ -187,9 +188,10 @@ shardtab_status_t ms_report_header(ms_report_t *r, const ms_options_t *opts,
            "the same shards %.3f ms (median of 5, max over ranks), opening %d peer allocations\n",
            r->create_ms, r->open_ms, r->second_create_ms, r->second_opened);
     if (!opts->check_peers && !opts->bench && !opts->bench_pairs)
-        printf("#\n# total_GB/s = bytes read + written by all %d ranks together over time_s "
+        printf("#\n# total_GB/s = bytes read + written by %s %d rank%s together over time_s "
                "(the slowest rank's)\n# %6s %6s %12s %12s\n",
-               r->size, "mode", "iters", "time_s", "total_GB/s");
+               r->size == 1 ? "the" : "all", r->size, app_s(r->size), "mode", "iters", "time_s",
+               "total_GB/s");
     fflush(stdout);
     return SHARDTAB_SUCCESS;
 }
