@@ -2,6 +2,7 @@
 # machine can run, and says why: a GPU backend when a GPU and its compiler are
 # both here, else the host backend.
 #   out: SHARDTAB_RESOLVED_BACKEND (hip | cuda | host), SHARDTAB_BACKEND_REASON
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 if(NOT SHARDTAB_BACKEND STREQUAL "auto")
   set(SHARDTAB_RESOLVED_BACKEND "${SHARDTAB_BACKEND}")
   set(SHARDTAB_BACKEND_REASON "chosen with -DSHARDTAB_BACKEND=${SHARDTAB_BACKEND}")

@@ -2,6 +2,7 @@
 # src/platform/gpu_runtime.h mapping the HIP names they use onto the CUDA runtime
 # (HIP's own NVIDIA headers do not compile against CUDA 13).
 #   out: SHARDTAB_GPU_HOST_LIBS, SHARDTAB_GPU_DEFINES
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 if(NOT DEFINED CMAKE_CUDA_COMPILER AND "$ENV{CUDACXX}" STREQUAL "")
   find_program(SHARDTAB_NVCC nvcc HINTS $ENV{CUDA_PATH}/bin $ENV{CUDA_HOME}/bin /usr/local/cuda/bin)
   if(NOT SHARDTAB_NVCC)

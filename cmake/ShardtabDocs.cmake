@@ -5,6 +5,7 @@
 # of the build (target doc still makes it where doxygen is found). Warnings do not
 # fail the build: tests/docs fails on them. Sets SHARDTAB_HAVE_DOCS, SHARDTAB_DOXYFILE
 # (for the tests) and SHARDTAB_DOCS_DOXYGEN (for the summary).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set(SHARDTAB_BUILD_DOCS "auto" CACHE STRING "API reference (Doxygen, HTML): auto, ON or OFF")
 set_property(CACHE SHARDTAB_BUILD_DOCS PROPERTY STRINGS auto ON OFF)
 if(NOT SHARDTAB_BUILD_DOCS MATCHES "^(auto|ON|OFF)$")

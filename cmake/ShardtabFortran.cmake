@@ -3,6 +3,7 @@
 # auto builds it when a Fortran compiler is found, on requires one, off skips it.
 # Sets SHARDTAB_HAVE_FORTRAN, and SHARDTAB_HAVE_FORTRAN_MPI when MPI's Fortran
 # bindings are found too (the example and its tests need them; the module does not).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set(SHARDTAB_FORTRAN "auto" CACHE STRING "Fortran module: auto, on or off")
 set_property(CACHE SHARDTAB_FORTRAN PROPERTY STRINGS auto on off)
 set(SHARDTAB_HAVE_FORTRAN OFF)

@@ -3,6 +3,7 @@
 # cmake folder, which CMake 3.25 does not look in).
 #   out: SHARDTAB_GPU_HOST_LIBS, SHARDTAB_GPU_DEFINES, CMAKE_HIP_ARCHITECTURES,
 #        SHARDTAB_HIP_MI300
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 if(NOT DEFINED CMAKE_HIP_COMPILER AND "$ENV{HIPCXX}" STREQUAL "")
   # CMake drives clang directly; it refuses the hipcc wrapper.
   find_program(SHARDTAB_HIP_COMPILER NAMES amdclang++ clang++-15 clang++-16 clang++-17 clang++

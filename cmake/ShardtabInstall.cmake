@@ -5,6 +5,7 @@
 # shardtab-fortran: the shared library, --static the static one), the license and the
 # changelog. The API reference: cmake/ShardtabDocs.cmake; the Python package:
 # cmake/ShardtabPython.cmake.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 include(CMakePackageConfigHelpers)
 
 set(SHARDTAB_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/shardtab)

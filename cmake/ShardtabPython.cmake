@@ -5,6 +5,7 @@
 # libshardtab.so.1 (_installed.py, made here, says where, relative to the package). Sets SHARDTAB_HAVE_PYTHON (an interpreter was found: the tests run)
 # and SHARDTAB_PYTHON_TEST_EXECUTABLE. Installed by pip instead: src/python/setup.py
 # (the same package, libshardtab.so built by CMake inside it).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 find_package(Python3 COMPONENTS Interpreter)
 set(SHARDTAB_HAVE_PYTHON ${Python3_Interpreter_FOUND})
 

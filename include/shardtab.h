@@ -45,6 +45,7 @@
  * pinned or plain host memory, another device's) is refused at create, naming
  * what it is.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_H
 #define SHARDTAB_H
 

@@ -44,6 +44,7 @@
  * holds node_size * count, rank r's at r * count), in memory every thread of
  * the block reads (global or shared); they may be the same array.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_COMM_H
 #define SHARDTAB_COMM_H
 

@@ -59,6 +59,7 @@
  * shardtab_signal_check); shardtab_barrier_on_stream orders its calls itself,
  * whatever streams they are on.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_DEVICE_H
 #define SHARDTAB_DEVICE_H
 

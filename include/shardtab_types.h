@@ -2,6 +2,7 @@
  * shardtab_types.h - the element types and reduction operations of the
  * collectives, shared by the host API (shardtab.h) and the device code
  * (shardtab_comm.h), which must not need MPI's or a GPU runtime's headers. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_TYPES_H
 #define SHARDTAB_TYPES_H
 

@@ -39,6 +39,7 @@ non-zero (the table still prints, the row marked FAILED), 2 bad usage or no data
 Python 3 standard library only; with matplotlib importable, --plot draws GB/s
 and efficiency against nodes, otherwise the plot is skipped with a message.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 
 import argparse
 import csv

@@ -64,6 +64,7 @@
 #                 (default build-test-order)
 # Exit: 0 every sequence present (self-test: the check works), 1 one missing
 # (self-test: the check did not behave), 2 usage or set-up error.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 mode=check

@@ -5,6 +5,7 @@
 # gfx942 binary can be linked here; this proves the kernels compile and select
 # instructions for it. (clang 15, which builds the HIP backend, rejects gfx942.)
 # Usage: scripts/check-gfx942.sh [outdir]   (the .s files stay in outdir)
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build-test-gfx942}

@@ -2,6 +2,7 @@
 # check-no-gpu.sh - a GPU build run where no GPU is must say so clearly, from
 # rank 0 only, and exit 1: never crash, hang or print a stack of errors.
 # Usage: scripts/check-no-gpu.sh path/to/program [args...]   (multi_scal, jacobi, cg)
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/mpi-env.sh

@@ -14,6 +14,7 @@ the summary). Exit 1: under CI=true some case skipped, or a file is missing or
 is no JUnit (a stage that wrote nothing cannot show that it skipped nothing).
 Exit 2: bad usage. Python's standard library only.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import os
 import sys
 import xml.etree.ElementTree as ElementTree

@@ -12,6 +12,7 @@
 #   --slurm  adds Slurm and munge, for the real-Slurm tests (tests/slurm/cluster.sh;
 #            slurmd brings slurm-wlm-basic-plugins, which has the PMIx plugin), and
 #            environment-modules: a real 'module' command for the jobs' module tests
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libcmocka-dev

@@ -16,6 +16,7 @@
 #                that code moved between files compares equal
 # Compare two trees: diff <out-a>/functions.ptx <out-b>/functions.ptx (or
 # diff -r where the sources kept their file names).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 [[ $# -eq 2 ]] || { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 build=$(cd "$1" && pwd)

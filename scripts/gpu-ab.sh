@@ -14,6 +14,7 @@
 #   GPU_AB_ROUNDS    rounds of A then B (default 2)
 # Writes into outdir: ab.log (everything), ab-timing.txt (one line a run),
 # ab-table.txt (the table).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

@@ -22,6 +22,7 @@
 # The anchor is read from .anchors/cpu-free-model/CG (copy ../shared/anchors
 # to .anchors, an ignored folder, and carry it to the machine).
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

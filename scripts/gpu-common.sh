@@ -2,6 +2,7 @@
 # the shared set-up (outdir, log, MPI environment, NVLink multicast off), the
 # CUDA build, and the step/run helpers that log and count failures.
 # shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/mpi-env.sh disable=SC1091
 source "$top/scripts/mpi-env.sh"

@@ -6,6 +6,7 @@
 # torch.as_tensor, create times beside SymmetricMemory's rendezvous).
 # Usage: scripts/gpu-fronts.sh [outdir] [--allow-shared-device]
 #   --allow-shared-device  two ranks on one GPU (a one-GPU machine)
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

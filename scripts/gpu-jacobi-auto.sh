@@ -11,6 +11,7 @@
 #   AUTO_SIZES    N (N x N) sizes (default "1024 2048 4096 16384")
 #   AUTO_ROUNDS   rounds (default 2)
 # Writes into outdir: auto.log (every run), auto-timing.txt, auto-table.txt.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

@@ -12,6 +12,7 @@
 #                                   [--configs "G B V N S,G B V N S,..."] [--niter N] [outdir]
 #   --configs  comma-separated groups: rows in flight, blocks per SM, vec4, norm
 #              block, fewest strip rows (default: a set around the defaults, 4 3 1 1 8)
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

@@ -30,6 +30,7 @@
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1).
 # Writes into outdir: jacobi-check.log, jacobi-bench.csv (one row per variant,
 # size and GPU count), trace-*.csv, and jacobi-json.tar.gz (every run's JSON).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

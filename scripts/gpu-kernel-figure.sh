@@ -8,6 +8,7 @@
 # bit at awkward sizes and under compute-sanitizer. Prints, per size, the
 # medians over rounds and their ratios to torch and to the copy engine.
 # Usage: scripts/gpu-kernel-figure.sh [outdir]
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

@@ -5,6 +5,7 @@
 # cannot export refused by name (tests/gpu/memory_kinds.c), then multi_scal and
 # jacobi at two ranks as a smoke test of the same build.
 # Usage: scripts/gpu-library-checks.sh [outdir]
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

@@ -20,6 +20,7 @@
 # Writes into $OUT (or ./gpu-onchip-bisect-out): bisect.log (everything),
 # bisect-timing.txt (one line a run), bisect-table.txt (the table),
 # bisect-regs.txt (cuobjdump -res-usage of every tree's on-chip kernels).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

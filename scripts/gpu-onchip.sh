@@ -9,6 +9,7 @@
 # multiprocessors (a stand-in for the protocol's cost, not a two-GPU figure).
 #
 #   bash scripts/gpu-onchip.sh [OUTDIR]      (default $OUT or ./gpu-onchip-out)
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

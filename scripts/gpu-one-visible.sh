@@ -3,6 +3,7 @@
 # does on Frontier with ROCR_VISIBLE_DEVICES), emulated on NVIDIA with
 # CUDA_VISIBLE_DEVICES set per rank: does the table still build, and if not, is
 # the message clear? Usage: scripts/gpu-one-visible.sh [outdir]
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

@@ -3,6 +3,7 @@
 # gpu-validate.sh: SIGKILL of one rank while the kernels run on the CUDA
 # backend, compute-sanitizer initcheck, and memcheck of --check-peers.
 # Usage: scripts/gpu-reliability.sh [outdir]
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

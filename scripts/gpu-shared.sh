@@ -7,6 +7,7 @@
 # (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) too.
 #
 #   bash scripts/gpu-shared.sh [OUTDIR]      (default $OUT or ./gpu-shared-out)
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

@@ -9,6 +9,7 @@
 # Usage: scripts/gpu-spmv.sh [outdir]
 # Writes into outdir: spmv.log (every step), bench.txt (the bench lines).
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

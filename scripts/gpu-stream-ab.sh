@@ -10,6 +10,7 @@
 #        machine, made with git archive <commit> CMakeLists.txt src kernels
 #        include tests cmake scripts | tar -x -C DIR
 # Writes OUTDIR/NAME-npN-rR.txt (coll_bench's output) and OUTDIR/build-NAME.log.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/mpi-env.sh disable=SC1091

@@ -18,6 +18,7 @@
 #   GPU_TEMPORAL_BUILDS="NAME:FLAGS ...": the builds "builds" times beside the default, FLAGS
 #     comma-separated (default: "unroll1:-DJACOBI_TEMPORAL_STEP_UNROLL=1 mb4:-DJACOBI_TEMPORAL_MIN_BLOCKS=4")
 #   GPU_TEMPORAL_TRACE=1: the passes' trace (1 rank at 16384^2 and 2048^2) in "time"
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

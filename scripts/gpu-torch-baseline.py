@@ -6,6 +6,7 @@ side in one job: the baseline a user would compare the table's kernel with.
 Usage: scripts/gpu-torch-baseline.py [--bytes 4G[,1G...]] [--reps 20] [--device 0[,1...]]
 Prints one line per size and device:
 '# torch mul_: <bytes> bytes, <GB/s> GB/s (median of <reps>) on GPU <device>'."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import argparse
 import statistics
 import sys

@@ -5,6 +5,7 @@
 # variant, all in one go, so that the default is chosen by measurement.
 # Writes JSON and a log to outdir.
 # Usage: scripts/gpu-tune.sh [outdir]
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

@@ -25,6 +25,7 @@
 # size side by side, busbw, the device-side figure); jacobi/ with --with-jacobi.
 # Exit 0 when every step passed.
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091,SC2154
 source "$(dirname "$0")/gpu-common.sh"

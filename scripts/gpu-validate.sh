@@ -10,6 +10,7 @@
 #   mkdir -p .debs && (cd .debs && apt-get download libcmocka0 libcmocka-dev)
 #   echo /.debs/ >> .git/info/exclude
 # then run this script with carry [".debs"] and "$OUT" as outdir.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$(dirname "$0")/gpu-common.sh"

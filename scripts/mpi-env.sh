@@ -1,6 +1,7 @@
 # mpi-env.sh - sourced: the Open MPI settings a root shell or a container needs.
 # shellcheck shell=bash
 # Harmless elsewhere; MPICH and Cray MPICH ignore them.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 if [[ $(id -u) -eq 0 ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi

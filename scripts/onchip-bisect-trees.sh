@@ -11,6 +11,7 @@
 #   default: 616ece4 (on chip 7.5 ms at 2048^2), 83d60ef, 7a71319, 4cb02ba,
 #   de10096, main (9.5 ms) and onchip-ab (main with the proposed fix); each
 #   directory is named as the commit is given ('/' as '-')
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(git rev-parse --show-toplevel)

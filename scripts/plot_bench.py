@@ -4,6 +4,7 @@ one line per table mode and per baseline, so the gap to the copy engines shows;
 given the log of the same job, also PyTorch's mul_ (scripts/gpu-torch-baseline.py
 lines, the median over the GPUs at each size).
 Usage: scripts/plot_bench.py bench.json out.png [title [job.log]]"""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import json
 import re
 import statistics

@@ -5,6 +5,7 @@ and ours; dashed: one GPU), log scales, so that where each one stops scaling
 shows. The CPU-free model computes no norm: its lines compare with ours at
 one norm per solve.
 Usage: scripts/plot_jacobi.py jacobi-bench.csv out.png [title]"""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import csv
 import sys
 

@@ -2,6 +2,7 @@
 """plot_pairs.py - draws the multi_scal --bench-pairs matrix of a JSON result as a
 heat map: row = the rank whose kernel scales, column = the rank whose shard it is.
 Usage: scripts/plot_pairs.py result.json out.png [title]"""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import json
 import sys
 

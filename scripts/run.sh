@@ -18,6 +18,7 @@
 #
 # Usage: scripts/run.sh [-np N] [multi_scal options]
 #   RUN_BUILD_DIR  the build tree (default: build/ in the checkout)
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${RUN_BUILD_DIR:-$top/build}

@@ -21,6 +21,7 @@
 #   --quick      the developer's loop: the host build and ctest -L quick (the unit
 #                tests, the format, one verifying case per program and library area)
 #   --host-only  stage 1 and the Slurm stage, no GPU builds
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)

@@ -22,6 +22,7 @@
 #             launch apart)
 # A folder's CMakeLists.txt ends with shardtab_folder_labels(<folder>), which applies
 # them; the end of tests/CMakeLists.txt checks that every case named here exists.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 
 set(SHARDTAB_QUICK_CASES
   # the format, the API reference (every public declaration documented), the environment

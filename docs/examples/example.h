@@ -4,6 +4,7 @@
  *
  * Exit statuses, the same in every example: 0 verified, 1 a result differs
  * (or a library call failed), 2 bad command-line input. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef EXAMPLE_H
 #define EXAMPLE_H
 

@@ -2,6 +2,7 @@
  * launch fail?), spelled for HIP (AMD) and for CUDA, when nvcc compiles the
  * same file as CUDA: the installed package's headers give device code, not a
  * runtime mapping. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef EXAMPLE_GPU_H
 #define EXAMPLE_GPU_H
 

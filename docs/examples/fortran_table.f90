@@ -10,6 +10,7 @@
 ! The collective's offset is in BYTES and its count in elements, as in C
 ! (Python's offsets are elements): the sum starts at byte 8, after element 1,
 ! which it must leave alone.
+! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 program fortran_table
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_double, c_size_t, c_int, c_loc

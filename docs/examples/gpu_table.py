@@ -14,6 +14,7 @@ host's: no GPU; neither CuPy nor PyTorch importable) it prints
 Python's collectives take offset and count in ELEMENTS of the table's dtype
 (C and Fortran: the offset in bytes): offset=2 is byte 16 here.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 
 import sys
 

@@ -16,6 +16,7 @@
  * Exact: the cells start as multiples of 1/8 and each step adds two bits
  * (0.25, 0.5), so 20 steps stay within a double's 53: the GPUs' fused
  * multiply-adds and the serial loop give the same bits. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define EXAMPLE_NAME "halo_exchange"
 #include "example.h"
 #include "halo_exchange.h"

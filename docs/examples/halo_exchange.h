@@ -2,6 +2,7 @@
  * GPU kernel (halo_exchange.hip, HIP or CUDA) and the host backend's C
  * (halo_exchange_host.c): one step of a 1-D three-point stencil whose ghost
  * cells the neighbours write through the table, ordered by signals. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef HALO_EXCHANGE_H
 #define HALO_EXCHANGE_H
 

@@ -1,6 +1,7 @@
 /* halo_exchange.hip - halo_exchange's device code on GPUs: one block runs the
  * step (halo_exchange.h), each thread its share of the cells. HIP for AMD; the
  * same file compiled as CUDA for NVIDIA (CMake: the source's LANGUAGE CUDA). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "example_gpu.h"
 #include "halo_exchange.h"
 

@@ -12,6 +12,7 @@ arrays on the GPU itself: gpu_table.py).
 Python's collectives take offset and count in ELEMENTS of the table's dtype
 (C and Fortran: the offset in bytes): offset=2 is byte 16 here.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 
 import sys
 

@@ -15,6 +15,7 @@
  *   bytes [0, 16)                  two doubles the calls must leave alone
  *   bytes [16, 16 + 8n)            n doubles: the sum's region
  *   then size * GATHERED int64s    the all-gather's region, rank r's at r * GATHERED */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define EXAMPLE_NAME "stream_collectives"
 #include "example.h"
 

@@ -11,6 +11,7 @@
  *
  * The device code is table_kernel.hip on GPUs and table_kernel_host.c on the
  * host backend, both around one element written once (table_kernel.h). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define EXAMPLE_NAME "table_kernel"
 #include "example.h"
 #include "table_kernel.h"

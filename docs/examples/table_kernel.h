@@ -1,6 +1,7 @@
 /* table_kernel.h - the device code of table_kernel.c: one element's work,
  * written once for the GPU kernel (table_kernel.hip, HIP or CUDA) and the host
  * backend's loop (table_kernel_host.c), and the launcher both provide. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef TABLE_KERNEL_H
 #define TABLE_KERNEL_H
 

@@ -1,6 +1,7 @@
 /* table_kernel.hip - table_kernel's device code on GPUs: the element
  * (table_kernel.h) in a grid-stride loop. HIP for AMD; the same file compiled
  * as CUDA for NVIDIA (CMake: the source's LANGUAGE CUDA). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "example_gpu.h"
 #include "table_kernel.h"
 

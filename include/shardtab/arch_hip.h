@@ -8,6 +8,7 @@
  * compiler's macros, and writes its protocol (signals, waits, the barrier)
  * once over these functions, which arch_cuda.h, arch_hip.h and arch_host.h
  * each give under the same names. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_ARCH_HIP_H
 #define SHARDTAB_ARCH_HIP_H
 

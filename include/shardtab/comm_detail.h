@@ -9,6 +9,7 @@
  * code turns the records these steps leave into messages
  * (shardtab_signal_check), and the library's own collective
  * (kernels/shardtab/collective_body.h) calls them with a kind of its own. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_COMM_DETAIL_H
 #define SHARDTAB_COMM_DETAIL_H
 

@@ -5,6 +5,7 @@
  * API, documented in shardtab_comm.h, but not included directly: users
  * include shardtab_comm.h. A header of its own so that the steps below the
  * calls (comm_detail.h) are written over it. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_COMM_TYPES_H
 #define SHARDTAB_COMM_TYPES_H
 

@@ -17,6 +17,7 @@
 #   - MPICH_GPU_SUPPORT_ENABLED=1 is a run-time setting: the batch scripts export
 #     it. multi_scal passes no GPU buffers to MPI (verification is host-staged),
 #     so it is set for the GPU-awareness line of the output, not for correctness.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

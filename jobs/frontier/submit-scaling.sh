@@ -24,6 +24,7 @@
 # changes between submissions. (Not --export=ALL,VAR=VALUE: with it, Slurm 22.05
 # loaded root's login environment into the job, module function and all.) Other
 # sbatch settings come from sbatch's own variables (SBATCH_PARTITION, SBATCH_WAIT, ...).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 usage() {

@@ -19,6 +19,7 @@
 # Slurm runs a copy of the batch script from its spool folder, so a job finds
 # this file through SHARDTAB_JOBS_DIR or the script path Slurm recorded
 # (scontrol show job: Command=); see the top of any *.sbatch.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 
 # ---- messages, sizes ----------------------------------------------------------------------
 

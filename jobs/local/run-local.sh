@@ -12,6 +12,7 @@
 #   SHARDTAB_RESULTS_DIR    results root (default <repo>/results); each run gets local-<date>-<pid>/
 #   SHARDTAB_MPIRUN         the launcher (default mpirun)
 #   SHARDTAB_MPIRUN_FLAGS   replaces the binding flags chosen below
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

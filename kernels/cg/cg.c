@@ -1,6 +1,7 @@
 /* cg.c - what every backend's cg launchers share (cg.h): the phases of a
  * stream iteration, where the node barrier goes between them, and across
  * nodes where the host's reductions and the decisions after them go. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "cg.h"
 
 int cg_stream_phases(int variant)

@@ -37,6 +37,7 @@
  * its dot products for the host's all-reduce over every node, and a
  * one-block cg_decide launch after it takes the decision the last block
  * takes on one node. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_H
 #define CG_H
 

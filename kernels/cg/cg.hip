@@ -2,6 +2,7 @@
  * (built by clang as HIP for AMD GPUs, by nvcc as CUDA through
  * gpu_runtime.h): the kernels are thin shells around cg_body.h, which the
  * host backend runs too; this file sizes the grids and launches them. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <limits.h>
 #include <stdio.h>
 #include <stdint.h>

@@ -22,6 +22,7 @@
  * decides them itself from the same reduced values. Reduction r (the r-th of
  * the solve) leaves its parts in buffer set r % 2 (partials) or r % 3
  * (limbs): a set is written again only once every block has read it. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_BODY_H
 #define CG_BODY_H
 

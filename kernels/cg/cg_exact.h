@@ -32,6 +32,7 @@
  * precision, and no contraction of a multiply into TwoSum's adds (the
  * per-target section keeps them apart; the host relies on ISO C, -std=c11,
  * under which GCC does not contract). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_EXACT_H
 #define CG_EXACT_H
 

@@ -2,6 +2,7 @@
  * one block of one thread running cg_body.h, the code the GPUs run, over
  * the node's shards in shared memory; a grid-wide barrier is nothing here,
  * and the library's barrier and all-reduce run between the processes. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 
 #include "cg_body.h"

@@ -4,6 +4,7 @@
  * floor of the stream side. One implementation per backend
  * (latency.hip for HIP and CUDA, latency_host.c for CPUs), one body
  * (latency_body.h). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef COLL_BENCH_LATENCY_H
 #define COLL_BENCH_LATENCY_H
 

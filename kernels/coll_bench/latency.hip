@@ -1,5 +1,6 @@
 /* latency.hip - coll_bench's device-side timings on GPUs (HIP; compiled as
  * CUDA on NVIDIA): one block of LAT_THREADS runs each body. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "latency_body.h"
 

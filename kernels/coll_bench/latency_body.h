@@ -1,6 +1,7 @@
 /* latency_body.h - the device-side timings' body, written once for every
  * backend (latency.hip and latency_host.c include it): what a user's kernel
  * does with shardtab_comm.h, with its clock read around each step. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef COLL_BENCH_LATENCY_BODY_H
 #define COLL_BENCH_LATENCY_BODY_H
 

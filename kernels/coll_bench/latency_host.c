@@ -1,5 +1,6 @@
 /* latency_host.c - coll_bench's device-side timings on the host backend: the
  * same body run by the calling thread (a block of one). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "latency_body.h"
 
 int lat_pingpong_launch(const shardtab_signals_t *sig, void *const *table, const void *src,

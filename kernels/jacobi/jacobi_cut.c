@@ -4,6 +4,7 @@
  * temporal tiles and their height where the tuning leaves it to the plan.
  * The backends' sizing hooks (jacobi_plan.h) call them with what they
  * measured of the device. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <math.h>
 #include <stdint.h>
 

@@ -4,6 +4,7 @@
  * size, run and release it (jacobi_plan.c holds the table and calls them).
  * The program chooses among the entries (src/jacobi/jacobi_solve.c); every
  * name the program reads or writes (--launch, the reports) is the table's. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_LAUNCH_H
 #define JACOBI_LAUNCH_H
 

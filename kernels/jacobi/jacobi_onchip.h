@@ -56,6 +56,7 @@
  * is called by every thread of a block unless it says one thread (the host
  * backend's block is one thread).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_ONCHIP_H
 #define JACOBI_ONCHIP_H
 

@@ -13,6 +13,7 @@
  * mode's hooks at the end (jacobi_plan.h) size and launch cooperatively:
  * every block resident at once, as tiles that wait for each other must be.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * tiles really waiting for each other. Only the loops are this file's: a tile
  * keeps its rows in its thread's own memory (its "chip") and sweeps them with
  * the per-point work of jacobi_op.h. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * reference, the CPU check, the host's loops) and for GPUs (HIP and CUDA
  * kernels), so that every backend and every rank count computes the same bits
  * and stops at the same iteration. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_OP_H
 #define JACOBI_OP_H
 

@@ -5,6 +5,7 @@
  * their own, the norm by a kernel of its own and summed on the host. The host
  * drives it one iteration at a time (jacobi_verify.c). One implementation per
  * backend: jacobi_plain.hip (HIP and CUDA), jacobi_plain_host.c (CPUs). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_PLAIN_H
 #define JACOBI_PLAIN_H
 

@@ -1,6 +1,7 @@
 /* jacobi_plain.hip - the independent reference's kernels (jacobi_plain.h),
  * written once in HIP for AMD and NVIDIA: one point a thread, the rows by a
  * grid-stride loop (a grid's y extent is limited), nothing fused. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "jacobi_op.h"
 #include "jacobi_plain.h"

@@ -1,5 +1,6 @@
 /* jacobi_plain_host.c - the independent reference's "kernels" on the host
  * backend (jacobi_plain.h): the same plain loops, one point at a time. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_op.h"
 #include "jacobi_plain.h"
 

@@ -5,6 +5,7 @@
  * launches. The backends' hooks (jacobi_plan.h) do what needs the device:
  * sizing by occupancy (with the cuts of jacobi_cut.c), allocations, the
  * launches. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

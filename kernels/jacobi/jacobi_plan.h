@@ -4,6 +4,7 @@
  * for CPUs in their _host.c twins), which the neutral code of jacobi_plan.c
  * calls through the modes' table (jacobi_launch.h), and the cuts the hooks
  * call in turn (jacobi_cut.c). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_PLAN_H
 #define JACOBI_PLAN_H
 

@@ -6,6 +6,7 @@
  * chunk of step launches, and the stream and clock helpers. The plan's
  * neutral code is jacobi_plan.c; the tuning values come in checked
  * (jacobi_tuning_t), and nothing here reads the environment. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 

@@ -3,6 +3,7 @@
  * (one "block"), a "launch" is a call of the loops of jacobi_sweep_host.c,
  * and a chunk of steps ends when its last call returns, so the pacing waits
  * for nothing; the stop it reads from the flag the loops set, as the GPUs'. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

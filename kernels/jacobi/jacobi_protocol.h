@@ -6,6 +6,7 @@
  * node-rank order, the stop rule (one iteration late, as the anchors), the
  * failure path and the trace. Every function is called by every thread of a
  * block (the host backend's block is its one thread). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_PROTOCOL_H
 #define JACOBI_PROTOCOL_H
 

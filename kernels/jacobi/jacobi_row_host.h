@@ -4,6 +4,7 @@
  * on purpose, alike. The GPU kernels have their own (vectorized) row loops;
  * the plain reference (jacobi_plain_host.c) keeps its own on purpose: it is
  * what these are checked against. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_ROW_HOST_H
 #define JACOBI_ROW_HOST_H
 

@@ -37,6 +37,7 @@
  * Graph and stream launches are paced: at most two chunks of steps are queued,
  * and none once the device has decided to stop.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_SWEEP_H
 #define JACOBI_SWEEP_H
 

@@ -19,6 +19,7 @@
  * (a ticket) closes the iteration; or one persistent cooperative launch whose
  * blocks loop over the iterations, closing each with a grid-wide barrier.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 
 #include "gpu_runtime.h"

@@ -11,6 +11,7 @@
  * deposited and the norm of k - 1 decided as k closes) and one call for the
  * whole solve (persistent: the norm of k - 1 deposited as k starts and
  * decided as it closes). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

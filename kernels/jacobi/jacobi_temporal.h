@@ -57,6 +57,7 @@
  * Every function is called by every thread of a block unless it says one
  * thread (the host backend's block is one thread).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_TEMPORAL_H
 #define JACOBI_TEMPORAL_H
 

@@ -3,6 +3,7 @@
  * jacobi_temporal.h's whole tile (wait, stream) and, in the pass's last block
  * (a ticket), its finish (signals, close); the mode's hooks (jacobi_plan.h):
  * the tiles sized for the device, a run's start and its passes enqueued. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 

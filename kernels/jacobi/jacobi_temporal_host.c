@@ -6,6 +6,7 @@
  * neighbours' deep ghost rows and their signals included. Its tiles are small
  * and uneven (7 x 5 points), so that small grids have many, in both
  * directions. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

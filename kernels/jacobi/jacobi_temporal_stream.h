@@ -6,6 +6,7 @@
  * how); jacobi_temporal.h tells the whole mode, and calls the stream of each
  * tile (jacobi_temporal_stream). Every function is called by every thread of
  * a block. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_TEMPORAL_STREAM_H
 #define JACOBI_TEMPORAL_STREAM_H
 

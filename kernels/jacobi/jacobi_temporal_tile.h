@@ -4,6 +4,7 @@
  * tile of a pass lies and where each row it streams comes from. The plans
  * cut the tiles (jacobi_temporal_cut, jacobi_plan.h); the stream
  * (jacobi_temporal_stream.h) walks them. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_TEMPORAL_TILE_H
 #define JACOBI_TEMPORAL_TILE_H
 

@@ -1,6 +1,7 @@
 /* scal.c - what every backend of multi_scal's kernels shares, written once
  * (plain C, compiled into each build's scal_kernels): the variants' names,
  * which --variant parses and the reports print. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stddef.h>
 
 #include "scal.h"

@@ -2,6 +2,7 @@
  * the kernels, with one implementation per backend (scal.hip for HIP and CUDA,
  * scal_host.c for CPUs) and what they share written once (scal.c, plain C:
  * the variants' names). Host code never sees a <<< >>> launch. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SCAL_H
 #define SCAL_H
 

@@ -3,6 +3,7 @@
  * Every kernel reaches memory through the table that lives in this GPU's own
  * memory; an entry may point to a peer GPU's shard, opened by IPC. The tuning
  * comes in checked (scal_set_tuning); nothing here reads the environment. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

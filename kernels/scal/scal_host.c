@@ -1,5 +1,6 @@
 /* scal_host.c - the host backend's "kernels": the same per-element bodies as
  * the GPU kernels (scal_op.h), run by a loop on the CPU. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -1,5 +1,6 @@
 /* scal_op.h - the per-element work of multi_scal, written once and compiled
  * for the CPU (host backend) and for GPUs (HIP and CUDA kernels alike). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SCAL_OP_H
 #define SCAL_OP_H
 

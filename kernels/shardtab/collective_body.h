@@ -27,6 +27,7 @@
  *                    combines them into its own region. One kernel, one sync,
  *                    no fence, no rank reading another's region.
  * 16-byte loads and stores where every rank's region starts 16-byte aligned. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef ST_COLLECTIVE_BODY_H
 #define ST_COLLECTIVE_BODY_H
 

@@ -3,6 +3,7 @@
  * AMD, compiled as CUDA for NVIDIA, like the library's barrier kernel. A phase
  * after a refused or timed-out sync returns at once: the node has stopped, and
  * its arguments may not hold on another rank. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "collective_body.h"
 

@@ -1,6 +1,7 @@
 /* signal_gpu.hip - the library's one kernel: shardtab_barrier_on_stream's
  * barrier, a single thread joining the node-wide barrier of shardtab_device.h.
  * HIP for AMD, compiled as CUDA for NVIDIA, like the program's kernels. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "shardtab_device.h"
 

@@ -6,6 +6,7 @@
  * (their values moved by MPI, spmv_gather packing what a rank sends). One
  * launcher a backend (spmv.hip for HIP and CUDA, spmv_host.c for CPUs); the
  * row's product is written once (spmv_body.h). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPMV_H
 #define SPMV_H
 

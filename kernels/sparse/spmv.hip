@@ -3,6 +3,7 @@
  * gpu_runtime.h): one thread a row, grid-stride, each row by spmv_body.h.
  * The table and the rows' arrays live in this GPU's memory; an entry of the
  * table may point to a node peer's shard, opened by IPC. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 
 #include "gpu_runtime.h"

@@ -2,6 +2,7 @@
  * for every backend: the HIP and CUDA kernel (spmv.hip) and the host
  * backend's loop (spmv_host.c) call the same function, so CI runs the code
  * the GPUs run. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPMV_BODY_H
 #define SPMV_BODY_H
 

@@ -1,5 +1,6 @@
 /* spmv_host.c - the host backend's product over the table (spmv.h): the rows
  * in order, each by spmv_body.h, x's shards in the node's shared memory. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "spmv.h"
 
 #include "spmv_body.h"

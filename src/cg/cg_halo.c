@@ -1,4 +1,5 @@
 /* cg_halo.c - the columns of other nodes by MPI (cg_halo.h). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "cg_halo.h"
 
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * which values of the product's operand each rank sends whom (agreed once,
  * at create), and before each product the exchange itself, staged through
  * the host, into this rank's ghost buffer (kernels/sparse/spmv.h reads it). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_HALO_H
 #define CG_HALO_H
 

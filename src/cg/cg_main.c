@@ -25,6 +25,7 @@
  * tables, one solve), this file (the flow, the checks, the output); the
  * kernels are kernels/cg (the solve) over kernels/sparse (the product).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>

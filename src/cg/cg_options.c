@@ -1,5 +1,6 @@
 /* cg_options.c - the cg program's command line (cg_options.h): getopt_long_only,
  * so that -niter reads as the anchors spell it and --niter as well. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "cg_options.h"
 
 #include <ctype.h>

@@ -1,6 +1,7 @@
 /* cg_options.h - the cg program's command line: pure C, no MPI and no
  * library, so that every rank reaches the same verdict alone and the unit
  * tests can pin it. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_OPTIONS_H
 #define CG_OPTIONS_H
 

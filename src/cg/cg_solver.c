@@ -1,6 +1,7 @@
 /* cg_solver.c - the cg program's device side (cg_solver.h): the rows' layout
  * over the nodes, memory, tables, the launch mode, and one solve enqueued
  * and awaited. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "cg_solver.h"
 
 #include <math.h>

@@ -33,6 +33,7 @@
  *          #wrong counts elements that differ from the exact sum (the
  *          rank-order bits are tests/shardtab/comm/stream_check's to prove).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <getopt.h>
 #include <mpi.h>
 #include <stdint.h>

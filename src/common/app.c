@@ -1,5 +1,6 @@
 /* app.c - the pieces the programs share: safe result files, JSON strings,
  * provenance, available memory, --version. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
 #include "app.h"
 #include "shardtab.h"

@@ -1,6 +1,7 @@
 /* app.h - what the project's two programs (multi_scal, jacobi) share beyond
  * the library: writing a result file safely, JSON strings, the provenance of a
  * result, and how much memory this node can still give. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef APP_H
 #define APP_H
 

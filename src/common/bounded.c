@@ -2,6 +2,7 @@
  * non-blocking call and a test loop; past the limit the rank tells every
  * other rank why (one point-to-point message each), prints it and ends the
  * job with MPI_Abort. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE /* program_invocation_short_name */
 #include "bounded.h"
 

@@ -1,6 +1,7 @@
 /* bounded.h - the programs' collective MPI steps with a time limit: a rank
  * that never comes (stopped, stuck, gone) ends the job, with a message naming
  * the step, instead of leaving its peers waiting forever. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef APP_BOUNDED_H
 #define APP_BOUNDED_H
 

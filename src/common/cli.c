@@ -1,4 +1,5 @@
 /* cli.c - the command-line helpers and last words both programs share (cli.h). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "cli.h"
 
 #include <ctype.h>

@@ -3,6 +3,7 @@
  * message for an option getopt refused, the one error line rank 0 prints, and
  * the exit status a failure maps to. No MPI and no library calls here, so that
  * the programs' option parsers stay unit-testable on their own. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef APP_CLI_H
 #define APP_CLI_H
 

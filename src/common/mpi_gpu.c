@@ -3,6 +3,7 @@
  * and MPIX_Query_rocm_support (mpi-ext.h), MPICH's MPIX_GPU_query_support.
  * Shared by multi_scal (its header line) and jacobi (which passes device
  * buffers to MPI only when the library says it takes them). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "mpi_gpu.h"
 
 #include <mpi.h>

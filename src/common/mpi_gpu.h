@@ -1,5 +1,6 @@
 /* mpi_gpu.h - does the MPI library accept GPU buffers? Asked through the query
  * each implementation offers; shared by the project's programs. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef APP_MPI_GPU_H
 #define APP_MPI_GPU_H
 

@@ -8,6 +8,7 @@
 ! Pointers stay type(c_ptr): map one with c_f_pointer. A shard lives in
 ! device memory on a GPU backend (read it there, or copy it with
 ! shardtab_memcpy_to_host); on the host backend it is ordinary memory.
+! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 module shardtab
   use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_double, c_ptr, c_char, &
                                          c_null_ptr, c_null_char, c_associated, c_f_pointer

@@ -29,6 +29,7 @@
  * kernels/jacobi_sweep.* (optimised) and kernels/jacobi_plain.* (the plain
  * reference).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

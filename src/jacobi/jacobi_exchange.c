@@ -2,6 +2,7 @@
  * (from device memory when MPI is GPU-aware, else staged through the host),
  * every rank's norm by an allgather summed in rank order, and host-sync's
  * allreduce, each carrying who failed so that no rank waits alone. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_exchange.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 /* jacobi_exchange.h - the host's part of a host-driven step: the ghost rows
  * that go by MPI, the norm by MPI, and host-sync's barrier. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_EXCHANGE_H
 #define JACOBI_EXCHANGE_H
 

@@ -1,6 +1,7 @@
 /* jacobi_job.c - the jacobi program's small helpers: errors (each turns a failure of
  * malloc, a launcher or MPI into the library's status with one clear message)
  * and the bound on rank 0's work alone. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_job.h"
 
 shardtab_status_t jacobi_no_memory(const char *what, size_t bytes)

@@ -2,6 +2,7 @@
  * options, this rank's rows and neighbours, how its steps are launched, the
  * table, the solvers and the host buffers), one per process, made by main
  * (jacobi.c), and the program's small helpers for errors. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_JOB_H
 #define JACOBI_JOB_H
 

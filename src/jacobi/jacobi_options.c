@@ -2,6 +2,7 @@
  * anchors' single-dash options, and ours) and its tuning variables (the
  * environment's JACOBI_*: checked here, on the host, for every backend), and
  * the row split. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_options.h"
 #include "cli.h"
 #include "shardtab.h"

@@ -1,6 +1,7 @@
 /* jacobi_options.h - the jacobi program's command line, its tuning variables
  * and its row split: pure C, no MPI, so that every rank reaches the same
  * verdict alone and the unit tests can pin them. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_OPTIONS_H
 #define JACOBI_OPTIONS_H
 

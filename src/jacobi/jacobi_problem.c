@@ -1,6 +1,7 @@
 /* jacobi_problem.c - the starting state of the jacobi problem, computed on the
  * host from the global coordinates alone (no sequence to replay), so that any
  * rank fills its own rows and ghost rows and gets what a 1-rank run has. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_problem.h"
 
 #include <math.h>

@@ -2,6 +2,7 @@
  * global point, the same bits on every backend and for any split of the rows:
  * the boundary columns sin(2 pi y / (ny - 1)), the interior zero or drawn from
  * a seeded generator; and the periodic wrap of the rows. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_PROBLEM_H
 #define JACOBI_PROBLEM_H
 

@@ -1,6 +1,7 @@
 /* jacobi_report.h - what the jacobi program tells: the header (every rank's
  * line, printed by rank 0 in rank order), the norm history, the summary and
  * verdict lines, the JSON, and errors. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_REPORT_H
 #define JACOBI_REPORT_H
 

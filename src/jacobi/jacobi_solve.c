@@ -2,6 +2,7 @@
  * by measurement), one timed solve (reset, a barrier, the loop, a barrier, the
  * outcome read back, every rank told of any rank's failure or of a
  * device-side wait that gave up), and the warm-up and repeats. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_solve.h"
 
 #include <signal.h>

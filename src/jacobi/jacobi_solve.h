@@ -2,6 +2,7 @@
  * one timed solve (device-driven: everything enqueued, the device decides when
  * to stop; or host-driven: a launch and the host's part per step), and the
  * warm-up and timed repeats around it. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_SOLVE_H
 #define JACOBI_SOLVE_H
 

@@ -1,6 +1,7 @@
 /* jacobi_solver.c - one solve's device buffers (rows, ghost rows, the kernel's
  * bookkeeping), their starting state, its plan, and the wiring of the ring:
  * which edges go through the table, which through MPI. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_solver.h"
 
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * its starting state, how its steps are launched (a plan), and the wiring of
  * its edges: which neighbour's ghost rows go through the table, which through
  * MPI. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_SOLVER_H
 #define JACOBI_SOLVER_H
 

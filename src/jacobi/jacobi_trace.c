@@ -16,6 +16,7 @@
  * the pass, the waits for the peers' norms included, and norm_wait is not
  * recorded apart; passes run again after a stop are not recorded): the rows
  * are its passes, and a record no pass wrote is left out. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_trace.h"
 
 #include <inttypes.h>

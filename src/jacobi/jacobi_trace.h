@@ -3,6 +3,7 @@
  * timestamps for every iteration (kernels/jacobi/jacobi_sweep.h, JACOBI_TRACE_*),
  * every rank's phases gathered to rank 0, written as CSV, and their medians
  * printed per rank. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_TRACE_H
 #define JACOBI_TRACE_H
 

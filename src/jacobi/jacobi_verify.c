@@ -5,6 +5,7 @@
  * within JACOBI_NORM_REL_TOL: they are summed in other orders); and the plain
  * reference itself against a plain CPU loop on rank 0's cores. The verdict is
  * agreed by every rank before anything is printed. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "jacobi_verify.h"
 

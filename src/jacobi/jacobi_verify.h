@@ -5,6 +5,7 @@
  * optimised kernel's 1-GPU reference likewise; and the plain reference itself
  * against a plain CPU loop where the work is small enough. One verdict for the
  * job, agreed by every rank before anything is printed. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_VERIFY_H
 #define JACOBI_VERIFY_H
 

@@ -15,6 +15,7 @@
  * The table modes alternate alpha between 2 and 1/2, so after an even number of
  * runs every shard must hold its initial values again: the sweep verifies that
  * exactly before it trusts the figures. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "bounded.h"
 #include "bench.h"
 

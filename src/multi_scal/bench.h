@@ -1,5 +1,6 @@
 /* bench.h - multi_scal --bench: the table's direct loads and stores against the
  * copy engines, the host-staged update and MPI messages, side by side. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef MS_BENCH_H
 #define MS_BENCH_H
 

@@ -5,6 +5,7 @@
  * Round d = 1 .. L-1: node rank q writes the shard of node rank (q + d) mod L
  * through the table; every owner then checks the pattern of its writer. Every
  * pair is exercised once, and all ranks stay in step through the agreements. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "bounded.h"
 #include "check_peers.h"
 

@@ -1,5 +1,6 @@
 /* check_peers.h - multi_scal --check-peers: write and verify a pattern through
  * the table for every ordered pair of ranks of each node. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef MS_CHECK_PEERS_H
 #define MS_CHECK_PEERS_H
 

@@ -13,6 +13,7 @@
  *          exactly against the same multiplications done on the host. MPI carries
  *          set-up, timing and verification only.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

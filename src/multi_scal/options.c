@@ -1,6 +1,7 @@
 /* options.c - parsing and checking multi_scal's command line. Pure C, no MPI:
  * each rank parses the same argv to the same verdict, and rank 0 alone
  * speaks. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "options.h"
 #include "cli.h"
 #include "scal.h"

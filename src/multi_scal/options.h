@@ -1,5 +1,6 @@
 /* options.h - multi_scal's command line: what the user asked for, parsed and
  * checked without MPI so that every rank reaches the same verdict alone. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef MS_OPTIONS_H
 #define MS_OPTIONS_H
 

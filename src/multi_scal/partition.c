@@ -1,4 +1,5 @@
 /* partition.c - contiguous, near-even sharding of a global index space. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "partition.h"
 
 ms_shard_t ms_partition(uint64_t n, int parts, int index)

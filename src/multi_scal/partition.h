@@ -1,6 +1,7 @@
 /* partition.h - how multi_scal cuts N elements into P contiguous shards, as
  * even as possible: the first N mod P shards hold one element more. N < P
  * leaves empty shards at the end. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef MS_PARTITION_H
 #define MS_PARTITION_H
 

@@ -1,6 +1,7 @@
 /* report.h - what multi_scal tells its user: '#' metadata lines, fixed-width
  * result rows, the verify lines, and the same structs rendered as JSON. Rank 0
  * prints everything, in rank order, so lines never interleave. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef MS_REPORT_H
 #define MS_REPORT_H
 

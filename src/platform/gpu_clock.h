@@ -2,6 +2,7 @@
  * wall_clock64() in kernels) by architecture, for runtimes whose
  * hipDeviceAttributeWallClockRate says 0: pure C, so that the unit tests pin
  * it on machines without ROCm. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef GPU_CLOCK_H
 #define GPU_CLOCK_H
 

@@ -9,6 +9,7 @@
  *                           kernels -> <cuda_runtime.h>         + same map
  *  HIP's own nvidia_detail headers are NOT used (they do not compile against CUDA 13).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef GPU_RUNTIME_H
 #define GPU_RUNTIME_H
 

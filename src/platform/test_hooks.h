@@ -29,6 +29,7 @@
  *                                    enqueues that iteration: its peers must end
  *                                    the job
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_TEST_HOOKS_H
 #define SHARDTAB_TEST_HOOKS_H
 

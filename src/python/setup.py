@@ -9,6 +9,7 @@ SHARDTAB_BACKEND (auto, hip, cuda or host; default auto, as CMake's) is the
 backend; SHARDTAB_CMAKE_ARGS adds CMake options (split as a shell would).
 Everything the build writes goes to one temporary folder, removed at the end:
 nothing lands in the source tree."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import atexit
 import os
 import re

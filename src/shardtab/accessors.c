@@ -2,6 +2,7 @@
  * peer's shard, the create's timings and counts, and the signals handle its
  * kernels use (with the barrier enqueued through it). Each looks the table up
  * first (registry.c). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "imports.h"
 #include "internal.h"

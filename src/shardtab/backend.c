@@ -1,6 +1,7 @@
 /* backend.c - which backend this process speaks to: the backends this build
  * has, their names, and st_backend, the one accessor every file of the
  * library asks (backend.h). Below runtime.c, which chooses at shardtab_init. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 
 /* Every backend this build knows, indexed by kind; a hole means "not built in". */

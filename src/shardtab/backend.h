@@ -5,6 +5,7 @@
  * and backend.c says which one this process runs. A backend that is not
  * compiled in has no entry (st_backend_of answers NULL).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_BACKEND_H
 #define SHARDTAB_BACKEND_H
 

@@ -9,6 +9,7 @@
  * vendors and releases); importers close before the owner frees (the library's
  * destroy orders that).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "backend_gpu.h"
 #include "gpu_runtime.h"

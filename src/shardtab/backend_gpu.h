@@ -1,6 +1,7 @@
 /* backend_gpu.h - the GPU backend's plain arithmetic, kept apart from its
  * runtime calls (backend_gpu.c) so that a build without a GPU tests it too:
  * which device a rank binds, and the grid a collective's phase launches. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_BACKEND_GPU_H
 #define SHARDTAB_BACKEND_GPU_H
 

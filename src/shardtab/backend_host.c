@@ -14,6 +14,7 @@
  * left to clean up. Each first export copies the shard once (a host-backend
  * cost, not a GPU one).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
 #include "backend.h"
 #include "internal.h"

@@ -11,6 +11,7 @@
  *   bits 26-63  count (elements: 38 bits, so below ST_COUNT_MAX; a call of
  *               ST_COUNT_MAX itself, which no shard of less than 1 TiB holds,
  *               would wrap to 0) */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef ST_CALL_WORD_H
 #define ST_CALL_WORD_H
 

@@ -4,6 +4,7 @@
  * loops are collective_body.h's, run by the backend), and the hierarchy
  * across nodes through MPI. Above the backend and the device layer, beside
  * shardtab.c (table.h: the table's layout; call_word.h: what the ranks match). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "call_word.h"
 #include "collective_body.h"

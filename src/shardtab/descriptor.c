@@ -1,6 +1,7 @@
 /* descriptor.c - packing and validation of the per-rank descriptors exchanged
  * at create. Little-endian fixed layout, explicit field by field: no struct
  * padding travels and no field is used before it is checked. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "descriptor.h"
 
 #include <string.h>

@@ -2,6 +2,7 @@
  * create: what its shard is, where it lives, and the IPC handle that opens it.
  * Packed into a byte layout of its own so that a receiver can validate every
  * field before trusting any of it. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_DESCRIPTOR_H
 #define SHARDTAB_DESCRIPTOR_H
 

@@ -2,6 +2,7 @@
  * host name and boot id (which together identify a running node), the
  * SHARDTAB_FAULT injection points, integer variables and the host memory
  * left to this process (shardtab_host_memory_available). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "internal.h"
 #include "test_hooks.h"
 

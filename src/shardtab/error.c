@@ -1,6 +1,7 @@
 /* error.c - how failures are named and agreed on: the thread's last-error
  * message (with host, rank and device), status strings, and the collective
  * shardtab_agree that turns one rank's failure into every rank's. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE /* program_invocation_short_name */
 #include "internal.h"
 

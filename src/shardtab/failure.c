@@ -3,6 +3,7 @@
  * whose collective call differs from the others', a deposit that fails its
  * checksum, a collective or an LL wait misused; read back by
  * shardtab_signal_check. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "call_word.h"
 #include "collective_body.h"

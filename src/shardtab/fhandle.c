@@ -3,6 +3,7 @@
  * Comm.py2f(). MPI_Comm is a pointer in Open MPI and an int in MPICH; the
  * Fortran handle is an integer in both, and MPI_Comm_f2c turns it back, as
  * PETSc and ADIOS2 do for their Fortran bindings. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "internal.h"
 
 #include <string.h>

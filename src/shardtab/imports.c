@@ -2,6 +2,7 @@
  * of mappings, each with the key it was opened by and the number of tables
  * that use it. Opens and closes happen under the lock, so two threads that
  * create tables over one peer allocation at once still open it once. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "imports.h"
 
 #include <pthread.h>

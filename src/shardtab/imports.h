@@ -2,6 +2,7 @@
  * and shared by every table that lies in it: GPU runtimes open an IPC handle
  * once per process, and a second table over memory already open opens nothing.
  * Below regions.c and accessors.c; it asks only the backend. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_IMPORTS_H
 #define SHARDTAB_IMPORTS_H
 

@@ -1,6 +1,7 @@
 /* internal.h - what the library's files share and the public header hides:
  * error recording with context, node identity, the process runtime state and
  * fault injection. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_INTERNAL_H
 #define SHARDTAB_INTERNAL_H
 

@@ -4,6 +4,7 @@
  * The chunk is exported at once, before any pad in it is handed out: on the
  * host backend the first export moves the memory into a memory file, which
  * must not happen under a pad that a peer already maps. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "pads.h"
 
 #include <pthread.h>

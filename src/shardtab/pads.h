@@ -2,6 +2,7 @@
  * coherent chunks: a chunk is exported when it is made and each peer maps it
  * once (imports.h), so a table created while another lives opens no new pad.
  * Below shardtab.c and regions.c; it asks only the backend. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_PADS_H
 #define SHARDTAB_PADS_H
 

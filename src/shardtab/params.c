@@ -2,6 +2,7 @@
  * caller's shardtab_create_params_t with SHARDTAB_WAIT_TIMEOUT and the
  * defaults filled in, and SHARDTAB_RANKS_PER_NODE, each value checked. Reads
  * the environment, nothing else (no MPI). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "internal.h"
 #include "table.h"
 

@@ -2,6 +2,7 @@
  * pad the table allocates) travel between the ranks of a node: create's steps
  * 2 to 6 (shardtab.c drives them) and, at destroy, the peers let go. Below
  * shardtab.c: it asks the backend, pads.c, imports.c and descriptor.c. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "descriptor.h"
 #include "imports.h"

@@ -5,6 +5,7 @@
  * before it reads the table, so the handles are also kept in buckets: the
  * answer costs one short chain, however many tables live.
  * Below runtime.c, shardtab.c and every call that takes a table, which ask it. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "registry.h"
 
 #include <pthread.h>

@@ -3,6 +3,7 @@
  * table that is not live, any other call given a handle that is not a live
  * table, and a finalize while tables live can be refused with a message. It
  * knows a table only by its entry, and by the handle the entry names. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_REGISTRY_H
 #define SHARDTAB_REGISTRY_H
 

@@ -1,6 +1,7 @@
 /* runtime.c - the process side of shardtab: init and finalize (the backend
  * chosen, backend.c; the device this rank binds, by its rank inside the
  * node), and the memory calls that forward to the backend. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "internal.h"
 #include "pads.h"

@@ -23,6 +23,7 @@
  * mappings (the last table to use one closes it), agree again; only then may
  * the owners free their shards and pads.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "descriptor.h"
 #include "internal.h"

@@ -3,6 +3,7 @@
  * and params.c), what it answers (accessors.c, failure.c) and the
  * stream-ordered collectives over it (collectives.c); and the steps of create
  * that shardtab.c drives. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef ST_TABLE_H
 #define ST_TABLE_H
 

@@ -1,5 +1,6 @@
 /* sparse_cg.c - the reference conjugate gradient: the textbook loop, nothing
  * reordered, so that a reader can check it line by line against the paper. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "sparse_cg.h"
 #include "sparse_error.h"
 

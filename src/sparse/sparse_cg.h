@@ -1,5 +1,6 @@
 /* sparse_cg.h - the plain CPU conjugate gradient in double: the reference
  * that the cg program's GPU solver is checked against. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPARSE_CG_H
 #define SPARSE_CG_H
 

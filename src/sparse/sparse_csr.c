@@ -1,4 +1,5 @@
 /* sparse_csr.c - the CSR matrix's storage and its product with a vector. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "sparse_csr.h"
 
 #include <math.h>

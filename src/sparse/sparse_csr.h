@@ -1,5 +1,6 @@
 /* sparse_csr.h - a square sparse matrix in compressed sparse row form (the
  * cg program's matrix), its allocation, release and product with a vector. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPARSE_CSR_H
 #define SPARSE_CSR_H
 

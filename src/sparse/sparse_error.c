@@ -1,4 +1,5 @@
 /* sparse_error.c - the one writer of src/sparse's messages (sparse_error.h). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "sparse_error.h"
 
 #include <stdarg.h>

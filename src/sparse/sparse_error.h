@@ -1,5 +1,6 @@
 /* sparse_error.h - how every function of src/sparse reports a refusal: one
  * message into the caller's buffer, nothing printed. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPARSE_ERROR_H
 #define SPARSE_ERROR_H
 

@@ -1,5 +1,6 @@
 /* sparse_halo.c - a rank's columns on other nodes and its rows' columns
  * rewritten for the product (sparse_halo.h). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "sparse_halo.h"
 
 #include <stdio.h>

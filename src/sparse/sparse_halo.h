@@ -3,6 +3,7 @@
  * its rows' column indices rewritten for the product over the node's table
  * (kernels/sparse/spmv.h): a column of its node kept, another node's -1 - g
  * for ghost g. No MPI: the lists are exchanged by the program. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPARSE_HALO_H
 #define SPARSE_HALO_H
 

@@ -1,5 +1,6 @@
 /* sparse_mtx.c - the MatrixMarket reader and writer: the file's lines checked
  * one by one, then the whole matrix (duplicates, diagonal, symmetry) in CSR. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "sparse_mtx.h"
 #include "sparse_error.h"
 

@@ -1,5 +1,6 @@
 /* sparse_mtx.h - MatrixMarket files for the cg program and any user's program:
  * read a real symmetric positive-diagonal matrix into CSR, write one back. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPARSE_MTX_H
 #define SPARSE_MTX_H
 

@@ -1,5 +1,6 @@
 /* sparse_poisson.c - generates the 2D and 3D Poisson matrices row by row, the
  * columns ascending as the grid's lexicographic order gives them. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "sparse_poisson.h"
 #include "sparse_error.h"
 

@@ -1,5 +1,6 @@
 /* sparse_poisson.h - the cg program's generated matrices: the 2D 5-point and
  * 3D 7-point Poisson operators on an N^d grid, and their spec strings. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPARSE_POISSON_H
 #define SPARSE_POISSON_H
 

@@ -1,6 +1,7 @@
 /* sparse_split.c - the rows-by-nonzeros split: nearest boundaries to the even
  * share, then every rank a row (or a chunk of rows); exact integer arithmetic
  * throughout. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "sparse_split.h"
 
 /* Whether row boundary a is nearer than b (a < b) to the target q + rem / parts,

@@ -1,6 +1,7 @@
 /* sparse_split.h - the cg program's rows over its ranks: contiguous ranges,
  * even in nonzeros, the same split computed alone by every rank (on chunk
  * boundaries where asked). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SPARSE_SPLIT_H
 #define SPARSE_SPLIT_H
 

@@ -11,6 +11,7 @@ Usage: check_results.py json FILE [--expect KEY=JSON]... -- COMMAND...
   --expect KEY=JSON   the document's KEY holds this JSON value (repeatable)
   --ordered           each rank's phase times never go back (begin <= reduced <= ...)
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import argparse
 import csv
 import json

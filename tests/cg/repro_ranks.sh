@@ -11,6 +11,7 @@
 #   as nodes of K ranks each (SHARDTAB_RANKS_PER_NODE=K): the same bits across nodes.
 # Every run must exit 0, print one fingerprint line and end verified; nothing may be
 # left in /dev/shm. Prints the fingerprints and PASS, or each difference and exits 1.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -6,6 +6,7 @@
  * through frexp and 128-bit products, rounded bit by bit. Then the same bits whatever
  * the order and split of the terms, the expansion's errors reaching the limbs, and
  * the limbs' normalization and headroom. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

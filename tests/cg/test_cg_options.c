@@ -2,6 +2,7 @@
  * defaults, every option and both of its spellings, every refusal by its exact message
  * (the line rank 0 prints after "cg: error: "), the comparison of two ranks' parses
  * naming the first difference, and the CPU check's threshold. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

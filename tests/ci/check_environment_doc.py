@@ -10,6 +10,7 @@ in backquotes in the first column of a table of docs/environment.md.
 
 Usage: check_environment_doc.py SOURCE_DIR
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import pathlib
 import re
 import sys

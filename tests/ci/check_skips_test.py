@@ -7,6 +7,7 @@ case), so that a change of ctest's format shows here.
 
 USAGE  python3 check_skips_test.py CHECKER CMAKE CTEST WORKDIR
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import os
 import shutil
 import subprocess

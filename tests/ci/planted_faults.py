@@ -16,6 +16,7 @@ Usage: planted_faults.py list BUILD [--json FILE]
          runs every case that plants a fault (ctest -R, 3 at a time) and lists each with
          its result; exit 1 if any failed, i.e. a fault was not caught
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import json
 import os
 import re

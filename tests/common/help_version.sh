@@ -6,6 +6,7 @@
 # backend.
 #
 # Usage: help_version.sh VERSION BACKEND PROGRAM...
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 if [[ $# -lt 3 ]]; then

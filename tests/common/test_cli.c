@@ -1,4 +1,5 @@
 /* test_cli.c - pins src/common/cli.c, the command-line helpers all three programs use: every message whole, for getopt_long and getopt_long_only alike. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

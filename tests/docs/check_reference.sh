@@ -8,6 +8,7 @@
 # Usage: check_reference.sh DOXYGEN DOXYFILE WORK_DIR [HEADER...]
 #   HEADER: added to the Doxyfile's INPUT (detects_undocumented.sh plants some)
 # Exit: 0 complete; 1 incomplete; 2 bad usage; 77 no doxygen (skipped).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 (($# >= 3)) || { echo "usage: check_reference.sh DOXYGEN DOXYFILE WORK_DIR [HEADER...]" >&2; exit 2; }
 doxygen=$1 doxyfile=$2 work=$3

@@ -5,6 +5,7 @@
 # enumerator, and a header without its @file block) must fail naming exactly the
 # planted faults.
 # Usage: detects_undocumented.sh SOURCE_DIR DOXYGEN DOXYFILE WORK_DIR
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 src=$1 doxygen=$2 doxyfile=$3 work=$4
 rm -rf "$work" && mkdir -p "$work/planted"

@@ -18,6 +18,7 @@
 !   --mismatch  the last rank's sum is one element longer: every rank gets the
 !               same error (the ranks' calls differ), rank 0 prints it, all
 !               exit 2
+! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 program fortran_collectives
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_double, c_float, c_int64_t, c_size_t, c_int, &

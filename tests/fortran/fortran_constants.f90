@@ -1,6 +1,7 @@
 ! fortran_constants.f90 - the module's status and backend constants are the C
 ! header's: each status's string, asked of the library by the Fortran value,
 ! must be that status's string, and the value after the last must be unknown.
+! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 program fortran_constants
   use, intrinsic :: iso_c_binding, only: c_int
   use shardtab

@@ -9,6 +9,7 @@
 !                    prints it, all exit 2
 ! Built twice: with `use mpi_f08` (the communicator's %MPI_VAL goes to the
 ! library) and, with SHARDTAB_EXAMPLE_USE_MPI defined, with `use mpi`.
+! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 program fortran_example
 #ifdef SHARDTAB_EXAMPLE_USE_MPI
   use mpi

@@ -12,6 +12,7 @@
 ! Rank 0 prints "ok:"/"FAIL:" lines and "# fortran hostile <case>: OK".
 !
 ! USAGE  mpiexec -n N ./fortran_hostile handles|empty-shard|finalize-live
+! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 program fortran_hostile
   use mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_size_t, c_associated, c_null_ptr

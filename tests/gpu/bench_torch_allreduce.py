@@ -45,6 +45,7 @@ Exit 0 when every result that ran verified (the last line says "every result
 verified", or "nothing ran" when no path started), 1 when one did not (or an
 error stopped the run), 2 on a bad option.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import argparse
 import ctypes
 import os

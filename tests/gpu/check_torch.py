@@ -10,6 +10,7 @@ Open MPI through ctypes and hands the library MPI_COMM_WORLD's Fortran handle,
 which the package takes as an int. Prints ok/FAIL lines and
 "# verify torch: OK" on rank 0.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import os
 import statistics
 import sys

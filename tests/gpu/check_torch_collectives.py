@@ -11,6 +11,7 @@ Uses mpi4py when present; otherwise (the NVIDIA machine has none) it starts
 Open MPI through ctypes and hands the package MPI_COMM_WORLD's Fortran handle.
 Prints ok lines and "# verify torch collectives: OK" on rank 0.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import os
 import sys
 

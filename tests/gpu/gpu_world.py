@@ -2,6 +2,7 @@
 an mpi4py communicator where mpi4py is installed; otherwise (the NVIDIA
 machine has none) Open MPI started through ctypes, and MPI_COMM_WORLD's
 Fortran handle, which the shardtab package takes as an int."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
 import os
 

@@ -7,6 +7,7 @@
  *
  * USAGE  mpiexec -n 1 ./memory_kinds     (GPU builds; exits 77 without a GPU)
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
  *
  * USAGE  ./scal_variants     (GPU builds; exits 77 without a GPU)
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

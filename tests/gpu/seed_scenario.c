@@ -21,6 +21,7 @@
  * Exit: 0 when (a) failed and (b), (c) verified; 77 with fewer than 2 GPUs
  * (or no GPU runtime/driver); 1 otherwise.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "scal.h"
 

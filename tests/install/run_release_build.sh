@@ -5,6 +5,7 @@
 # refuse the run (exit 2, rank 0's one message saying it is a test build's
 # hook), and run as usual without it.
 # Usage: run_release_build.sh SOURCE_DIR WORK_DIR BACKEND MPIEXEC
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 src=$1 work=$2 backend=$3 mpiexec=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

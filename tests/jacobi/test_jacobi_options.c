@@ -1,4 +1,5 @@
 /* test_jacobi_options.c - pins jacobi's command line (defaults, the anchors' -nx and our --nx, a named error for every bad value), its tuning variables (every range, a named error for every malformed or out-of-range value, the header's words), the tests' fault spec, and its row split and ring against the anchors' formulas. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

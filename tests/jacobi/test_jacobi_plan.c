@@ -4,6 +4,7 @@
  * the launch note's words naming the mode they fall back to, auto refused a
  * plan of its own, and the step's strips covering the rows. Nothing here
  * touches a device. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
 /* test_jacobi_problem.c - pins jacobi's starting state: a pure function of the global point, so that any split of the rows starts from the bits of a 1-rank run; the anchors' zero state exactly; a random state that makes every interior point live; the periodic wrap of the rows. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

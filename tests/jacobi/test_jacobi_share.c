@@ -1,4 +1,5 @@
 /* test_jacobi_share.c - the rule that sizes a persistent or on-chip grid where ranks share a device (jacobi_share_of_device, kernels/jacobi/jacobi_sweep.h), checked here on the host for every device size and rank count the GPU plans can meet. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

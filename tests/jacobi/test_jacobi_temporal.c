@@ -1,4 +1,5 @@
 /* test_jacobi_temporal.c - the temporal passes of kernels/jacobi/jacobi_temporal.h, run by the host backend's plan, against a plain loop written here: every point bit for bit, the iteration count and every decided norm, for runs no depth divides, a stop at every place inside a pass (the pass run again up to the stop), the norm every few iterations, a second solve on the same state, a run in several calls, a grid narrower than a tile; the planted fault that skips the rerun caught; and the GPU plan's cut of the tiles, their height and the exchange buffer a block shares. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

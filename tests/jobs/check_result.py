@@ -16,6 +16,7 @@ and us_per_iteration their median over the iterations, the residual history
 one entry an iteration from 1 (x_0 = 0) to the run's relative residual;
 --cpu-checked: the CPU's CG ran, as many iterations.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import argparse
 import json
 import sys

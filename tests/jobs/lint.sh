@@ -6,6 +6,7 @@
 # python3 is there. shellcheck exits 77 (ctest: skipped) when shellcheck is not installed.
 # Scripts are executable and open with '#!' and a one-line purpose comment on line 2; sourced libraries
 # (jobs/lib/*.sh, tests/lib's) with the purpose comment on line 1 and '# shellcheck shell=bash'.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 mode=${1:?usage: lint.sh syntax|shellcheck SOURCE_DIR}

@@ -5,6 +5,7 @@
 # no apt-get at all (no-mpi, as on a login node). apt-get and dpkg are stand-ins here,
 # written by this script: the real ones would reach the network or report this machine.
 # Usage: main_command.sh offline|old-cmake|no-mpi SOURCE_DIR WORK_DIR
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 mode=${1:?usage: main_command.sh offline|old-cmake|no-mpi SOURCE_DIR WORK_DIR}
 src=${2:?source dir}

@@ -16,6 +16,7 @@
 #              counts, no weak study), a batch script run outside Slurm, build.sh
 #              without Cray MPICH's GTL variables
 # The batch jobs themselves run through a real Slurm: tests/slurm (ctest -L slurm).
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 case_name=${1:?usage: run_job_test.sh CASE --source DIR --program PATH --jacobi PATH --cg PATH --mpiexec PATH --work DIR}

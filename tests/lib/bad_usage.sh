@@ -25,6 +25,7 @@
 # The runs go four at a time (a single process's MPI start is 0.2 s of waiting, little
 # work). Prints a line a case, in the table's order, and ends 'N refusals tried, N
 # passed'; exits 0 only when every refusal and every control passed.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

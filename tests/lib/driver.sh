@@ -1,5 +1,6 @@
 # driver.sh - the shell library of the test drivers (run_case.sh, bad_inputs.sh, sigkill.sh, the install, job and Slurm drivers): the MPI environment, counted failures, launcher flags, refusals and the /dev/shm leak check, written once.
 # shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 
 # the MPI environment every run of the tests shares (root, containers, oversubscription)
 # shellcheck source=tests/lib/mpi-test-env.sh disable=SC1091

@@ -4,6 +4,7 @@
 # shellcheck shell=bash
 # The settings a user's run gets too (root, containers: scripts/mpi-env.sh), then the tests' own.
 # shellcheck source=scripts/mpi-env.sh disable=SC1091
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/mpi-env.sh"
 # Oversubscribed ranks must yield, not spin, or 4 ranks on 2 cores crawl.
 export OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}"

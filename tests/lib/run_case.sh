@@ -33,6 +33,7 @@
 # /dev/shm/shardtab-* segment exists afterwards that did not exist before.
 # Adds --oversubscribe (more ranks than cores) when mpiexec is Open MPI, and the
 # environment Open MPI needs to run as root inside a container.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

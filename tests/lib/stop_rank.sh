@@ -13,6 +13,7 @@
 # because of a SIGCONT would prove nothing. Whatever is left when the checks
 # are over (a job that hung) is continued and killed by its process group, so
 # nothing of the test outlives it.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 np=2

@@ -1,4 +1,5 @@
 /* test_locate.c - pins scal_locate over prefix offsets with empty shards, and the host kernels scal_shard/scal_range scaling each element exactly once. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,7 @@
 /* test_options.c - pins multi_scal's command line and its kernels' tuning
  * variables: defaults, every option's forms, and a named error for every bad
  * value. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

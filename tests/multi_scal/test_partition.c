@@ -1,4 +1,5 @@
 /* test_partition.c - pins ms_partition/ms_partition_owner: contiguous, near-even shards covering [0,N). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,6 +5,7 @@
 # STMH_HOSTS maps each host to its namespace and name, space-separated
 # ADDRESS:NAMESPACE:HOSTNAME triples (two_hosts.sh sets it). COMMAND is what ssh
 # would hand to the remote shell (orted with its environment), so sh parses it.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 while [[ ${1:-} == -* ]]; do   # rsh-style flags (-n, -x, ...) mean nothing here

@@ -24,6 +24,7 @@
 # CAP_NET_ADMIN, no ip/unshare, a container), it says why, runs the same checks
 # on one host split by SHARDTAB_RANKS_PER_NODE=2, and exits 77 (ctest: skipped)
 # if that passed, 1 if not. STMH_FORCE_SIMULATION=1 takes that path on purpose.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 readonly skip_code=77

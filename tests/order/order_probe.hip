@@ -26,6 +26,7 @@
  * weakened here by a macro of the same name, so that the weakened operation
  * keeps its place (and its debug location) in the code and the check must
  * report its sequence as missing. The header itself is not touched. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <hip/hip_runtime.h> /* first: the plants below must not reach HIP's own headers */
 
 #if defined(SHARDTAB_ORDER_PLANT)

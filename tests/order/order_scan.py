@@ -125,6 +125,7 @@ Usage: order_scan.py --co FILE --ir FILE --probe FILE.ii [--objdump T]
                      [--symbolizer T] [--quiet]
 Exit: 0 every point has its sequence, 1 one is missing, 2 set-up error.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import argparse
 import re
 import subprocess

@@ -20,6 +20,7 @@
 #   HIP_NAMES_EXTRA_FILES (environment): more files to scan, separated by ':'.
 # Exit: 0 all mapped; 1 unmapped names found (or self-test failed); 2 usage or
 # set-up error.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")

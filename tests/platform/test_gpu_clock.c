@@ -1,4 +1,5 @@
 /* test_gpu_clock.c - pins the rate of AMD's wall clock by architecture, used where the runtime does not say it: 25 MHz on the gfx90x GPUs only, 100 MHz on MI300 (gfx942) and MI350/MI355X (gfx950) and later. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

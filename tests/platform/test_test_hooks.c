@@ -3,6 +3,7 @@
  * is NULL; without them (TEST_HOOKS_OFF: the installed build) an unset or empty
  * hook is NULL and a set one is refused with a message that names it and says
  * what build reads it; a rank hook's text parsed strictly (N13). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -35,6 +35,7 @@ Rank 0 prints "# collectives python <part>: OK" when every rank agrees.
 
 USAGE  mpiexec -n N python3 check_collectives.py results|errors
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import sys
 import time
 

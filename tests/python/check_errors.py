@@ -7,6 +7,7 @@ naming the cause; afterwards a good table still works. Rank 0 prints
 
 USAGE  mpiexec -n N python3 check_errors.py
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import sys
 
 import numpy

@@ -7,6 +7,7 @@ Rank 0 prints "# hook refused python: OK" when every rank saw that message.
 
 USAGE  SHARDTAB_FAULT=open:1 mpiexec -n N VENV/bin/python -m mpi4py check_hook_refused.py
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import sys
 
 from mpi4py import MPI

@@ -43,6 +43,7 @@ Rank 0 prints "# hostile python <case>: OK" when every rank agrees.
 
 USAGE  mpiexec -n N python3 check_hostile.py CASE
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import gc
 import sys
 

@@ -6,6 +6,7 @@ nothing. Rank 0 prints "# verify python: OK" when every rank agrees.
 
 USAGE  mpiexec -n N python3 check_views.py
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import sys
 
 import numpy

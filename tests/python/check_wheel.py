@@ -7,6 +7,7 @@ Rank 0 prints "# wheel python: OK" when every rank agrees.
 
 USAGE  mpiexec -n N VENV/bin/python -m mpi4py check_wheel.py VERSION
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import importlib.metadata
 import os
 import sys

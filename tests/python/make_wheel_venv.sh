@@ -9,6 +9,7 @@
 # Usage: make_wheel_venv.sh PYTHON SOURCE_DIR WORK_DIR
 #   WORK_DIR (made afresh) gets venv/, dist/ (the wheel) and tmp/ (the build's
 #   temporary folders, so that a build stopped half-way leaves them there)
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: make_wheel_venv.sh PYTHON SOURCE_DIR WORK_DIR" >&2; exit 2; }
 python=$1 source=$2 work=$3

@@ -2,6 +2,7 @@
  * test_fhandle.c, test_runtime.c, test_shardtab.c, test_regions.c): MPI around
  * their cases, this rank and its host, and the checks of a message. Included
  * after cmocka.h. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef ST_MPI_CASE_H
 #define ST_MPI_CASE_H
 

@@ -3,6 +3,7 @@
  * arguments outside the node and for a handle that is not a live table (with
  * the reason), a peer's shard, the signals handle (pads, slots, the wait limit
  * in ticks) and the barrier handed to the backend with it. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,6 +2,7 @@
  * backend always, the GPU one in a GPU build, nothing else), their names, the
  * build's own backend, and st_backend answering whatever st_backend_use set last
  * (nothing before shardtab_init). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -3,6 +3,7 @@
  * the device a rank binds (one visible GPU: device 0; else its node rank, round
  * robin when sharing is allowed, refused when not) and the grid of a
  * collective's phase. The runtime calls themselves run on real GPUs (tests/gpu). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

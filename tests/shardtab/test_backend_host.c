@@ -4,6 +4,7 @@
  * handle every time), a handle that opens the same memory again, the refusals
  * (outside an allocation, past the bytes asked for, a handle that is none, a size
  * that differs, a free of what is no allocation), each with its message. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -7,6 +7,7 @@
  * from the root, all-gather, and the stopped sync of a call that fails its own
  * checks; the user slots a device-side collective may take (shardtab_coll). The
  * path across nodes (MPI) is tests/shardtab/comm's. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

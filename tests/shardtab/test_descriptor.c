@@ -1,4 +1,5 @@
 /* test_descriptor.c - pins the peer descriptor: pack/unpack round trip, little-endian wire layout, and what unpack/validate reject (with a message). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

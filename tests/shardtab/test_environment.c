@@ -5,6 +5,7 @@
  * (memory.limit_in_bytes) limits, "no limit" in either form, controllers listed
  * together, both versions at once, and a cgroup at its limit; on files made in a
  * temporary folder laid out as /proc and /sys/fs/cgroup are. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,6 +4,7 @@
  * agreement that gives every rank the first failing rank's status and words
  * (a cause before a consequence), with or without a deadline; and
  * shardtab_mpi_check's words. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,6 +4,7 @@
  * collective entered twice; another rank's call, epoch, deposit or stream call;
  * every misuse) as its own status and message. On a table laid out by hand over
  * a pad in host memory, a stand-in backend copying it. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,6 +2,7 @@
  * calls that take a communicator as a Fortran handle (the Fortran module's,
  * mpi4py's comm.py2f()) refuse MPI_COMM_NULL's handle and one MPI does not
  * know, naming the call, and with a real handle do what their C twins do. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

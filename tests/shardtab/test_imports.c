@@ -1,4 +1,5 @@
 /* test_imports.c - pins the importer-side cache of peer allocations (src/shardtab/imports.c) over a counting stand-in backend: one open per key (device, pid, base, bytes) however many tables use it, the same handle-less key from another process or device a new open, the last user's close the only close, a failed open leaving nothing behind, a close of what is not mapped refused, and two threads opening one key at once opening it once. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

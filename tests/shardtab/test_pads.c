@@ -1,4 +1,5 @@
 /* test_pads.c - pins the signal-pad allocator (src/shardtab/pads.c) over a counting stand-in backend: pads packed first-fit into 1 MiB chunks, each chunk made and exported once, the gaps of freed pads reused, a pad larger than a chunk getting its own (freed when it empties), the last empty ordinary chunk kept for the next table (not rebuilt every create) and freed by st_pad_release_idle, and a free of what is no pad refused. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,6 +2,7 @@
  * (the defaults, each value kept or refused with its message), SHARDTAB_WAIT_TIMEOUT
  * read only when the caller gives no limit and only as a plain decimal number of
  * seconds, and SHARDTAB_RANKS_PER_NODE as a positive integer. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,6 +4,7 @@
  * many tables use it and closed by the last; an empty shard; pads whose layouts
  * differ; the peer-access matrix (a stand-in backend that denies, or does not
  * know); faults at the exchange, the open and the close, leaving nothing. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
 /* test_registry.c - pins the live-table registry (src/shardtab/registry.c): handles live until removed and never read when not, a free of memory a live table's allocation overlaps refused by name, finalize's list of live tables (the first 8 named, the rest counted), and a handle reused by a later table counted as that table. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,6 +4,7 @@
  * every rank; the memory calls forwarded (a NULL pointer refused, zero bytes
  * nothing, SHARDTAB_FAULT aimed at one rank, memory a live table shares kept);
  * finalize refused while a table lives, then releasing the binding. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,6 +4,7 @@
  * with the first failing rank's words; a table's nodes, members and uploaded
  * replica, on one node and on simulated nodes of one rank; destroy's refusals of
  * what is no live table; faults at create's own steps leaving nothing behind. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
 /* test_signals.c - pins shardtab_device.h on the host (C11 atomics) with fake pads in ordinary memory: where signals land, how waits end, what a give-up records and whom it stops, and the node barrier between threads. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -32,6 +32,7 @@
 #     own, since Open MPI's shared-memory segment names carry the host name;
 #   - mpi.conf PMIxCollFence=ring: Slurm's tree fence is no barrier on fewer nodes
 #     than TreeWidth (below, at mpi.conf), and Open MPI's MPI_Init needs one.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

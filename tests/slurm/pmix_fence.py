@@ -13,6 +13,7 @@ any rank from sending before every rank is ready to receive.
 Exit status: 0 the fence waited; 1 this task left the fence early (it says so);
 2 no PMIx library, or a PMIx call failed.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import argparse
 import ctypes
 import ctypes.util

@@ -53,6 +53,7 @@
 # Stand-ins: none for Slurm. The 'modules' case uses Debian's environment-modules
 # (a real 'module' command) with module files of its own: the Cray PE they stand
 # for exists only on Cray sites.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 readonly skip_code=77

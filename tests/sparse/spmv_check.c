@@ -14,6 +14,7 @@
  * than the CPU's), which the check must report.
  * Exit 0 verified, 1 a mismatch or a runtime failure, 2 bad usage or a bad
  * matrix (rank 0 prints one message), 77 no device. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 /* test_sparse_cg.c - pins the reference CG: on a 16x16 2D Poisson matrix it converges and A x matches b to 1e-10; tol 0 runs exactly niter iterations; the first iterate and residual bit for bit; n distinct eigenvalues take n iterations; b = 0, niter 0, an indefinite matrix and bad arguments as documented. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
 /* test_sparse_csr.c - pins the CSR storage: what an allocation sets and refuses, a release that zeroes, and the product with a vector summed row by row in column order. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

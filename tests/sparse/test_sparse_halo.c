@@ -1,4 +1,5 @@
 /* test_sparse_halo.c - pins a rank's columns on other nodes (sparse_halo.h): the ghosts distinct and ascending, each part's run of them, and the rows' columns rewritten so that every one reads the value it read before, in the same order. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

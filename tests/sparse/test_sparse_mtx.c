@@ -1,4 +1,5 @@
 /* test_sparse_mtx.c - pins the MatrixMarket reader and writer on files written into a fresh temporary folder: every accepted form read to the same CSR, entry by entry; every refusal with its exact message; a generated Poisson matrix and awkward values through the writer and back, bit for bit. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

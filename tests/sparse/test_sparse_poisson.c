@@ -1,4 +1,5 @@
 /* test_sparse_poisson.c - pins the generated Poisson matrices (every entry of a small 2D and 3D grid written out by hand, the structure of larger ones checked point by point against the grid) and the spec strings, each bad one refused with its message. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,5 @@
 /* test_sparse_split.c - pins the rows' split by nonzeros: the documented rule against a brute-force reading of it on many row lengths and rank counts, ties to the lower boundary, every rank a row where there are enough, more ranks than rows, offsets near the top of int64; and the split on chunk boundaries, as the rule over the chunks. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

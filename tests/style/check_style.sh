@@ -6,6 +6,7 @@
 # black 23): another version may lay code out otherwise.
 # Usage: tests/style/check_style.sh [--root DIR]
 # Exit: 0 every file formatted; 1 some are not; 2 a formatter or every source missing.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [[ ${1:-} == --root ]] && root=$(cd "$2" && pwd)

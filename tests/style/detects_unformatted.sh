@@ -3,6 +3,7 @@
 # one formatted and one unformatted file of each kind, with the project's
 # settings, must fail naming exactly the two unformatted ones.
 # Usage: detects_unformatted.sh SOURCE_DIR WORK_DIR
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 src=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"

@@ -29,6 +29,7 @@ memory. On a GPU backend the same code runs over CuPy arrays made from the
 package's DeviceArrays (__cuda_array_interface__), if CuPy is importable.
 The ranks must share one node: a peer's shard on another node has no view.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import argparse
 import math
 import sys

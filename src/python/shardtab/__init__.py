@@ -29,6 +29,7 @@ A peer's view outlives its table safely: on the host backend it holds a
 mapping of its own of the peer's memory; on GPUs a DeviceArray of a destroyed
 table raises Error.
 """
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 # The package's parts, bottom up: _lib (the C calls), _errors, _process (init,
 # the device, agree), _memory (allocations and arrays), _shard (what a table is
 # made from), _collectives, _table.

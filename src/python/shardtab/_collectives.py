@@ -1,6 +1,7 @@
 """_collectives.py - the collectives on a stream over a table's shards
 (all_reduce, broadcast, all_gather, check): each rank's arguments checked and
 agreed before the library's call, and the stream and index arguments read."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
 import operator
 

@@ -1,5 +1,6 @@
 """_errors.py - the library's status codes, shardtab.Error, and the text that
 goes to the library (its messages, made from anything a user hands us)."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 from ._lib import lib
 
 SUCCESS = 0

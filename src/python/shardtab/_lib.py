@@ -1,5 +1,6 @@
 """_lib.py - loads libshardtab (shared) and declares the C calls the package
 makes, with their argument and result types (include/shardtab.h)."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
 import ctypes.util
 import operator

@@ -2,6 +2,7 @@
 library, freed when nothing uses them any more; NumPy views on the host
 backend (a peer's through a mapping of this process's own); DeviceArray on
 GPUs; shardtab.empty."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
 import mmap
 import os

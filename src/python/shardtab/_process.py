@@ -1,6 +1,7 @@
 """_process.py - this process and the library: init and finalize (the device
 binding, and whether memory is host memory), the device's description, the
 agreement over a communicator, the peer mappings' count."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
 
 from ._errors import ERR_INVALID_ARG, ERR_VERIFY, SUCCESS, Error, _c_text, _check, _text

@@ -1,6 +1,7 @@
 """_shard.py - what a table is made from: the array a rank hands in, read
 through its array interface (address, bytes, dtype, or why it cannot be a
 shard), and the ranks' dtypes and sizes compared over the communicator."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import numpy
 
 from ._errors import Error

@@ -1,6 +1,7 @@
 """_table.py - shardtab.Table: the collective create and destroy of a node's
 table over each rank's shard, the node as the C API tells it, and the peers'
 shards as arrays (the collectives: _collectives.py)."""
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
 
 import numpy

@@ -11,6 +11,7 @@
  * and through pkg-config (the second without device code of its own).
  * Exit 0 and "consumer: OK" from rank 0 when all is well.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <shardtab.h>
 #if CONSUMER_WITH_KERNEL
 #  include <shardtab_comm.h>

@@ -1,5 +1,6 @@
 /* consumer_body.h - the consumer's device code, one body for its CUDA kernel
  * and its host-backend C: what every thread of the block does. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CONSUMER_BODY_H
 #define CONSUMER_BODY_H
 

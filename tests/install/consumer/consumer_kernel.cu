@@ -1,5 +1,6 @@
 /* consumer_kernel.cu - the consumer's device code as a CUDA user writes it:
  * one block of 128 threads runs the body (consumer_body.h). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <cuda_runtime.h>
 
 #include "consumer_body.h"

@@ -3,6 +3,7 @@
  * rank's shard with a signal, waits for its predecessor's, then all-reduces
  * one double over the node. One launcher per backend: consumer_kernel.cu
  * (CUDA), consumer_kernel_host.c (the host backend's C). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CONSUMER_KERNEL_H
 #define CONSUMER_KERNEL_H
 

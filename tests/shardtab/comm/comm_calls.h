@@ -3,6 +3,7 @@
  * of shardtab_comm.h, exactly as a user's kernel makes it, and the faults the
  * tests plant into a deposit (in this instantiation only: the library's own
  * builds store what they are given). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef COMM_CALLS_H
 #define COMM_CALLS_H
 

@@ -52,6 +52,7 @@
  *          each form again with the clock read at each of its steps (the
  *          trace: the median time from a call's start to each step).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * block of `threads` runs a call. One implementation per backend:
  * comm_kernels.hip (HIP and CUDA), comm_kernels_host.c (the calling thread,
  * or for the concurrency test two threads at once). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef COMM_KERNELS_H
 #define COMM_KERNELS_H
 

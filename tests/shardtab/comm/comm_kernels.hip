@@ -1,6 +1,7 @@
 /* comm_kernels.hip - comm_check's kernels (comm_kernels.h): the calls of
  * comm_calls.h as a user's kernel makes them. HIP for AMD, compiled as CUDA
  * for NVIDIA. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "comm_calls.h"
 #include "comm_kernels.h"

@@ -1,6 +1,7 @@
 /* comm_kernels_host.c - comm_check's "kernels" on the host backend
  * (comm_kernels.h): the same device code (comm_calls.h) run by the calling
  * thread, the block of one; two blocks at once are two threads. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <pthread.h>
 
 #include "comm_calls.h"

@@ -4,6 +4,7 @@
  * its bits; or special values: NaNs of several payloads and both signs,
  * infinities, signed zeros, denormals) and the reduction of two values, in
  * the test's own code. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef COMM_REFERENCE_H
 #define COMM_REFERENCE_H
 

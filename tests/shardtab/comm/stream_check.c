@@ -31,6 +31,7 @@
  *          (one-block in its sync's words), not the first of the list. Exit 0 verified, 1 a failure, 2 bad usage or a refused
  *          call; one message, from rank 0.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>

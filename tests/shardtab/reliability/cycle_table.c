@@ -19,6 +19,7 @@
  * mapping and one heap block per cycle on purpose, to prove that this check,
  * LeakSanitizer and valgrind see a leak (sanitize.sh runs it that way too).
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>

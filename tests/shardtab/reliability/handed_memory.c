@@ -8,6 +8,7 @@
  *
  * USAGE  mpiexec -n <2..4> ./handed_memory     prints ok/FAIL lines, then PASS
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <pthread.h>

@@ -82,6 +82,7 @@
  *        prints ok/FAIL lines, then PASS (or FAIL) and the count
  * Any backend: memory is read through shardtab_memcpy_to_host.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <stdint.h>

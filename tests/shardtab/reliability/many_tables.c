@@ -11,6 +11,7 @@
  * Any backend: peers are read through shardtab_memcpy_to_host, as a GPU needs.
  * With SHARDTAB_RANKS_PER_NODE=1 every node has one rank and nothing is opened.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <stdint.h>

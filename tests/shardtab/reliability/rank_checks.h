@@ -2,6 +2,7 @@
  * every rank agrees on (rank 0 prints "ok:" or "FAIL:"), and the line count
  * of a file (/proc/self/maps). CHECK uses the including file's `rank` and
  * `failures` (ints). */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_TESTS_RANK_CHECKS_H
 #define SHARDTAB_TESTS_RANK_CHECKS_H
 

@@ -17,6 +17,7 @@
 # expects to be non-zero. Open MPI's own leaks are suppressed by lsan.supp and
 # valgrind-openmpi.supp, which only match stacks through MPI's libraries.
 # Exits 0 when every test passed and no report was written.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -9,6 +9,7 @@
  * Calls the backend through the library's private header (src/shardtab/
  * backend.h), to look at a handle between export and open.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>

@@ -17,6 +17,7 @@
 #   --target T      rank (default): --rank only; all: every rank at once (as
 #                   mpirun or Slurm's --signal forward it); launcher: mpiexec itself
 # Run it alone (ctest RUN_SERIAL): it scans /dev/shm and the process table.
+# SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -euo pipefail
 
 phase=run

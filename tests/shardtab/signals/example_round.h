@@ -4,6 +4,7 @@
  * of shardtab_barrier_block: each thread writes its part of a pattern into the
  * next node rank's shard, the block signals (or joins the barrier), and once
  * the wait is over every thread checks its part of its own shard. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef EXAMPLE_ROUND_H
 #define EXAMPLE_ROUND_H
 

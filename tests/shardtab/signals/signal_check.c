@@ -22,6 +22,7 @@
  *          per shard, by round parity: a writer one barrier ahead of its
  *          successor never overwrites the half that successor is checking.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>

@@ -15,6 +15,7 @@
  *          blocks; two threads on the host backend) while the others arrive
  *          late; every rank must then report the refusal.
  */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

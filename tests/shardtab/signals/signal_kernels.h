@@ -2,6 +2,7 @@
  * example of shardtab_device.h, a round of shardtab_barrier_block, and two
  * barriers of one rank at once (which must be refused). One implementation per
  * backend: signal_kernels.hip (HIP and CUDA), signal_kernels_host.c. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SIGNAL_KERNELS_H
 #define SIGNAL_KERNELS_H
 

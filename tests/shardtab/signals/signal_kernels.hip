@@ -1,6 +1,7 @@
 /* signal_kernels.hip - signal_example's kernels (signal_kernels.h), as a user's
  * kernels would call shardtab_device.h: one block a rank, every thread taking
  * part. HIP for AMD, compiled as CUDA for NVIDIA. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "example_round.h"
 #include "signal_kernels.h"

@@ -1,6 +1,7 @@
 /* signal_kernels_host.c - signal_example's "kernels" on the host backend
  * (signal_kernels.h): the same device code run by the calling thread, the
  * block of one; the concurrent barriers by threads of this process. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <pthread.h>
 
 #include "example_round.h"
