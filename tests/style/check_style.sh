@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check_style.sh - fails where a source does not follow the tree's format:
 # clang-format (the root's .clang-format) for C, C++ and HIP, black (the
-# root's pyproject.toml) for Python. Prints each file that differs and the
+# root's pyproject.toml) for Python; and where a source has no license line. Prints each file that differs and the
 # command that formats it. The formatters are Debian 12's (clang-format 14,
 # black 23): another version may lay code out otherwise.
 # Usage: tests/style/check_style.sh [--root DIR]
@@ -40,8 +40,17 @@ for f in "${c_files[@]}"; do
 done
 mapfile -t py_files < <(list '*.py')
 if ((${#py_files[@]})) && ! "$black" --check --quiet "${py_files[@]}" 2>/dev/null; then
-  "$black" --check "${py_files[@]}" 2>&1 | sed -n 's/^would reformat \(.*\)$/check_style: \1 is not formatted: black \1/p'
+  "$black" --check "${py_files[@]}" 2>&1 | sed -n 's/^would reformat \(.*\)$/check_style: \1 is not formatted: black \1/p' || true
   status=1
 fi
+# every source names its license (LICENSE), in the form the other files have
+mapfile -t licensed < <(list '*.c' '*.h' '*.hip' '*.in' '*.f90' '*.py' '*.sh' '*.cmake' 'CMakeLists.txt' '*.sbatch')
+for f in "${licensed[@]}"; do
+  [[ $f == results/* || ($f == docs/* && $f != docs/examples/*) || $f == *.pc.in || $f == docs/Doxyfile.in ]] && continue
+  if ! grep -q "SPDX-License-Identifier: BSD-3-Clause" "$f"; then
+    echo "check_style: $f has no license line: add 'SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers' after its first comment"
+    status=1
+  fi
+done
 echo "check_style: ${#c_files[@]} C/HIP files, ${#py_files[@]} Python files: $( ((status == 0)) && echo formatted || echo "some not formatted")"
 exit "$status"
