@@ -333,8 +333,10 @@ case $case_name in
         "${check[@]}" "$stem.json" --ranks "$ranks" --nodes "$nodes" --variant "$variant" --iterations 40 --rows 2304 \
           --nonzeros 11328 --cpu-checked || fail "$stem.json"
         grep -q '^# verify cg: OK (not converged in 40 iterations, nor the CPU' "$stem.txt" || fail "no '# verify cg: OK' in $stem.txt"
-        grep -q "^# cg: 2304 rows, 11328 nonzeros (Poisson), $ranks ranks$on, backend host" "$stem.txt" ||
-          fail "$stem.txt: the header does not say '$ranks ranks$on': $(head -n 1 "$stem.txt")"
+        noun=ranks
+        ((ranks > 1)) || noun=rank
+        grep -q "^# cg: 2304 rows, 11328 nonzeros (Poisson), $ranks $noun$on, backend host" "$stem.txt" ||
+          fail "$stem.txt: the header does not say '$ranks $noun$on': $(head -n 1 "$stem.txt")"
         python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 assert (d["slurm_job_id"], d["repro"], d["repeat"], d["tol"], d["matrix"]) == (sys.argv[2], True, 2, 0, "2d:48"), d' \
           "$stem.json" "$job_id" || fail "$stem.json is not job $job_id's run of 2d:48 with --repro, --repeat 2, --tol 0"
