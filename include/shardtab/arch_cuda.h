@@ -16,6 +16,7 @@
 
 #define SHARDTAB_DEVICE_CUDA 1
 #define SHARDTAB_DEVFN __device__ static inline
+#include "shardtab/bits.h"
 /* A rank alone on its node (node_size 1) touches only its own pad, from its
  * own device: shardtab_fence_release_node and _acquire_node fence at device
  * scope then, at system scope otherwise. */

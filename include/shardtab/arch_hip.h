@@ -17,6 +17,7 @@
 
 #define SHARDTAB_DEVICE_HIP 1
 #define SHARDTAB_DEVFN __device__ static inline
+#include "shardtab/bits.h"
 /* shardtab_fence_release_node and _acquire_node: system scope, also where
  * the node is this rank alone. A scope chosen at run time is a branch around
  * two fences, and LLVM's structurizer may join the two paths again before

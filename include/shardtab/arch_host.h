@@ -22,6 +22,7 @@ _Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t) && ATOMIC_LLONG_LOCK
 
 #define SHARDTAB_DEVICE_HOST 1
 #define SHARDTAB_DEVFN static inline
+#include "shardtab/bits.h"
 /* shardtab_fence_release_node and _acquire_node: C11 fences have no scope,
  * so one fence whatever the node's size. */
 #define SHARDTAB_ARCH_NODE_SCOPE_BY_SIZE 0

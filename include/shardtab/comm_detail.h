@@ -242,23 +242,12 @@ SHARDTAB_DEVFN uint64_t shardtab_detail_value_combine(int op, int type, uint64_t
         return op == SHARDTAB_MIN ? (kb < ka ? b : a) : (kb > ka ? b : a);
     }
     if (type == SHARDTAB_FLOAT) {
-        float x, y;
-        uint32_t xa = (uint32_t)a, yb = (uint32_t)b;
-        memcpy(&x, &xa, sizeof x);
-        memcpy(&y, &yb, sizeof y);
-        float r = x + y;
-        uint32_t bits;
-        memcpy(&bits, &r, sizeof bits);
-        return bits;
+        return shardtab_detail_float_bits(shardtab_detail_bits_float((uint32_t)a) +
+                                          shardtab_detail_bits_float((uint32_t)b));
     }
     if (type == SHARDTAB_DOUBLE) {
-        double x, y;
-        memcpy(&x, &a, sizeof x);
-        memcpy(&y, &b, sizeof y);
-        double r = x + y;
-        uint64_t bits;
-        memcpy(&bits, &r, sizeof bits);
-        return bits;
+        return shardtab_detail_double_bits(shardtab_detail_bits_double(a) +
+                                           shardtab_detail_bits_double(b));
     }
     int64_t x = (int64_t)a, y = (int64_t)b;
     return op == SHARDTAB_SUM   ? a + b

@@ -289,10 +289,7 @@ CG_DEVFN void cg_rank_words(const cg_args_t *g, int count, uint64_t r, uint64_t 
     cg_block_tree(sum, count);
     if (shardtab_detail_block_leader())
         for (int j = 0; j < count; j++) {
-            double v = sum[j];
-            uint64_t w;
-            memcpy(&w, &v, sizeof w);
-            words[j] = w;
+            words[j] = shardtab_detail_double_bits(sum[j]);
         }
     shardtab_detail_block_sync();
 }
@@ -311,12 +308,7 @@ CG_DEVFN void cg_words_values(const cg_args_t *g, int count, const uint64_t *wor
         shardtab_detail_block_sync();
     }
     for (int j = 0; j < count; j++) {
-        if (g->repro) {
-            v[j] = rounded[j];
-        } else {
-            uint64_t w = words[j];
-            memcpy(&v[j], &w, sizeof v[j]);
-        }
+        v[j] = g->repro ? rounded[j] : shardtab_detail_bits_double(words[j]);
     }
     shardtab_detail_block_sync(); /* rounded is free again */
 }

@@ -80,31 +80,11 @@
  * into an fma with their neighbours: nvcc fuses a multiply and an add across
  * statements, clang honours a pragma for HIP. */
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
-SHARDTAB_DEVFN uint64_t cg_exact_bits(double x)
-{
-    return (uint64_t)__double_as_longlong(x);
-}
-SHARDTAB_DEVFN double cg_exact_from_bits(uint64_t bits)
-{
-    return __longlong_as_double((long long)bits);
-}
 #  ifndef CG_EXACT_LIMB_ADD
 #    define CG_EXACT_LIMB_ADD(limb, v)                                                             \
       ((void)atomicAdd((unsigned long long *)(limb), (unsigned long long)(v)))
 #  endif
 #else
-SHARDTAB_DEVFN uint64_t cg_exact_bits(double x)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    return bits;
-}
-SHARDTAB_DEVFN double cg_exact_from_bits(uint64_t bits)
-{
-    double x;
-    memcpy(&x, &bits, sizeof x);
-    return x;
-}
 #  ifndef CG_EXACT_LIMB_ADD
 #    define CG_EXACT_LIMB_ADD(limb, v) ((void)(*(uint64_t *)(limb) += (uint64_t)(v)))
 #  endif
@@ -170,7 +150,7 @@ SHARDTAB_DEVFN void cg_exact_zero(int64_t *limbs)
  * digits at most. 0 adds nothing; inf and nan are counted, not added. */
 CG_EXACT_COLD void cg_exact_add(int64_t *limbs, double x)
 {
-    const uint64_t bits = cg_exact_bits(x);
+    const uint64_t bits = shardtab_detail_double_bits(x);
     const int negative = (int)(bits >> 63);
     const int biased = (int)((bits >> 52) & 0x7ff);
     uint64_t m = bits & ((UINT64_C(1) << 52) - 1);
@@ -249,7 +229,7 @@ CG_EXACT_COLD double cg_exact_round(const int64_t *limbs)
     uint64_t sign = 0;
 
     if (limbs[CG_EXACT_NONFINITE] != 0)
-        return cg_exact_from_bits(UINT64_C(0x7ff8000000000000));
+        return shardtab_detail_bits_double(UINT64_C(0x7ff8000000000000));
     for (int k = 0; k < CG_EXACT_DIGITS; k++)
         d[k] = limbs[k];
     cg_exact_normalize(d);
@@ -263,7 +243,8 @@ CG_EXACT_COLD double cg_exact_round(const int64_t *limbs)
         cg_exact_normalize(d);
     }
     if (d[CG_EXACT_TOP] != 0)
-        return cg_exact_from_bits((d[CG_EXACT_TOP] < 0 ? UINT64_C(1) << 63 : sign) | inf_bits);
+        return shardtab_detail_bits_double((d[CG_EXACT_TOP] < 0 ? UINT64_C(1) << 63 : sign) |
+                                           inf_bits);
 
     int k = CG_EXACT_TOP - 1;
     while (k >= 0 && d[k] == 0)
@@ -289,7 +270,7 @@ CG_EXACT_COLD double cg_exact_round(const int64_t *limbs)
      * adds 1 to the exponent field (hence quantum + 1074 = biased exponent - 1), a
      * subnormal has no hidden bit and quantum + 1074 = 0, and a round up to m = 2^53
      * carries into the exponent, from DBL_MAX's up to inf's. */
-    return cg_exact_from_bits(sign | (((uint64_t)(quantum + 1074) << 52) + m));
+    return shardtab_detail_bits_double(sign | (((uint64_t)(quantum + 1074) << 52) + m));
 }
 
 /* ---- the expansion in front of it ---------------------------------------------------- */

@@ -133,20 +133,6 @@ static inline double jacobi_block_sum(double v)
 
 /* ---- LL words ------------------------------------------------------------------------- */
 
-SHARDTAB_DEVFN uint32_t jacobi_float_bits(float v)
-{
-    uint32_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-
-SHARDTAB_DEVFN float jacobi_bits_float(uint32_t b)
-{
-    float v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
-
 /* The edge row `side` of tile t at `time`, and a warp's partial sum (two words). */
 SHARDTAB_DEVFN uint64_t *jacobi_edge(const jacobi_step_t *s, uint64_t time, int tile, int side)
 {
@@ -166,8 +152,7 @@ SHARDTAB_DEVFN uint64_t *jacobi_tile_partial(const jacobi_step_t *s, uint64_t ti
 /* One thread's store of a partial sum of time `time` (two LL words, its halves). */
 SHARDTAB_DEVFN void jacobi_ll_send_double(uint64_t *w, double v, uint64_t time)
 {
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
+    const uint64_t b = shardtab_detail_double_bits(v);
     shardtab_detail_ll_store(&w[0], (uint32_t)b, time);
     shardtab_detail_ll_store(&w[1], (uint32_t)(b >> 32), time);
 }
@@ -408,10 +393,8 @@ SHARDTAB_DEVFN int jacobi_onchip_gather(const jacobi_step_t *s, uint64_t j, doub
         int n = total - d0 < JACOBI_ONCHIP_GATHER ? total - d0 : JACOBI_ONCHIP_GATHER;
         ok = jacobi_ll_wait(s, words + 2 * (size_t)d0, 2 * n, j, bits, j - 1, JACOBI_WAIT_NORM);
         for (int i = 0; i < n && ok; i++) {
-            uint64_t b = (uint64_t)bits[2 * i] | (uint64_t)bits[2 * i + 1] << 32;
-            double v;
-            memcpy(&v, &b, sizeof v);
-            mine += v;
+            mine += shardtab_detail_bits_double((uint64_t)bits[2 * i] | (uint64_t)bits[2 * i + 1]
+                                                                            << 32);
         }
     }
     if (!ok)

@@ -58,10 +58,10 @@ __device__ static inline double residue2(float4 n, float4 c)
  * rank or into a neighbouring rank's shard alike), and back. */
 __device__ static inline void send_edge(uint64_t *w, float4 v, uint64_t time)
 {
-    shardtab_detail_ll_store(&w[0], jacobi_float_bits(v.x), time);
-    shardtab_detail_ll_store(&w[1], jacobi_float_bits(v.y), time);
-    shardtab_detail_ll_store(&w[2], jacobi_float_bits(v.z), time);
-    shardtab_detail_ll_store(&w[3], jacobi_float_bits(v.w), time);
+    shardtab_detail_ll_store(&w[0], shardtab_detail_float_bits(v.x), time);
+    shardtab_detail_ll_store(&w[1], shardtab_detail_float_bits(v.y), time);
+    shardtab_detail_ll_store(&w[2], shardtab_detail_float_bits(v.z), time);
+    shardtab_detail_ll_store(&w[3], shardtab_detail_float_bits(v.w), time);
 }
 
 /* A lane's four columns of a neighbour's edge. With PREPOLL the warp's lanes
@@ -96,8 +96,8 @@ __device__ static inline int take_edge(const jacobi_step_t &s, const uint64_t *w
         return ok; /* past the row's end: nothing of its own to take */
     if (ok)
         ok = jacobi_ll_wait(&s, w, 4, time, b, k, kind);
-    *v = make_float4(jacobi_bits_float(b[0]), jacobi_bits_float(b[1]), jacobi_bits_float(b[2]),
-                     jacobi_bits_float(b[3]));
+    *v = make_float4(shardtab_detail_bits_float(b[0]), shardtab_detail_bits_float(b[1]),
+                     shardtab_detail_bits_float(b[2]), shardtab_detail_bits_float(b[3]));
     return ok;
 }
 
@@ -200,9 +200,10 @@ __global__ void __launch_bounds__(TMAX, 1) jacobi_onchip_kernel(jacobi_step_t s,
                 k - base == (uint64_t)s.fault.iteration && k != plain_at[0]) {
                 /* the planted bug: the other time's words, their time unchecked */
                 const uint64_t *w = from_words[0][p ^ 1] + x0;
-                up = make_float4(
-                    jacobi_bits_float((uint32_t)w[0]), jacobi_bits_float((uint32_t)w[1]),
-                    jacobi_bits_float((uint32_t)w[2]), jacobi_bits_float((uint32_t)w[3]));
+                up = make_float4(shardtab_detail_bits_float((uint32_t)w[0]),
+                                 shardtab_detail_bits_float((uint32_t)w[1]),
+                                 shardtab_detail_bits_float((uint32_t)w[2]),
+                                 shardtab_detail_bits_float((uint32_t)w[3]));
             }
             if (k != plain_at[1])
                 ok &= take_edge<(TMAX <= 256)>(s, from_words[1][p] + x0, k, k, active, &down,

@@ -66,7 +66,7 @@ static int take_edge(const jacobi_step_t *s, const uint64_t *w, uint64_t time, u
     if (ok)
         atomic_thread_fence(memory_order_acquire);
     for (int x = 0; x < s->nx; x++)
-        row[x] = jacobi_bits_float(bits[x]);
+        row[x] = shardtab_detail_bits_float(bits[x]);
     return ok;
 }
 
@@ -93,7 +93,7 @@ static void send_edge(const jacobi_step_t *s, uint64_t *w, const jacobi_real_t *
         return;
     atomic_thread_fence(memory_order_release);
     for (int x = 0; x < s->nx; x++)
-        shardtab_detail_ll_store(&w[x], jacobi_float_bits(row[x]), time);
+        shardtab_detail_ll_store(&w[x], shardtab_detail_float_bits(row[x]), time);
 }
 
 /* One tile's solve, as a block of the GPU's kernel. */
@@ -127,7 +127,8 @@ static void run_tile(const onchip_job_t *job, jacobi_real_t *cur, jacobi_real_t 
             /* the planted bug: the other time's words, unchecked */
             const uint64_t *w = jacobi_onchip_from(s, t, 0, k + 1);
             for (int x = 0; x < nx; x++)
-                up[x] = jacobi_bits_float((uint32_t)shardtab_detail_ll_load((uint64_t *)&w[x]));
+                up[x] = shardtab_detail_bits_float(
+                    (uint32_t)shardtab_detail_ll_load((uint64_t *)&w[x]));
         }
         const int lag = !go;
         if (lag) {
