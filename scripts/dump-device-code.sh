@@ -97,6 +97,8 @@ for entry in json.load(open(db)):
     text = open(target).read()
     # what depends on where the tree lies, not on the code
     text = re.sub(r"_INTERNAL_[0-9a-f]+_[0-9]+_[A-Za-z0-9_]+?_([0-9a-f]{8})", "_INTERNAL_X", text)
+    # nvcc's name for a file-static symbol: _INTERNAL_<hash of the file>_<len>_<file>
+    text = re.sub(r"_INTERNAL_[0-9a-f]{8}_", "_INTERNAL_X_", text)
     text = re.sub(r"__unnamed_[0-9]+", "__unnamed_N", text)
     text = re.sub(r'^\s*\.file\s.*$', "", text, flags=re.M)
     text = re.sub(r'^\s*\.(section\s+\.debug|loc|ident).*$', "", text, flags=re.M)
