@@ -7,10 +7,11 @@
 # (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) too.
 #
 #   bash scripts/gpu-shared.sh [OUTDIR]      (default $OUT or ./gpu-shared-out)
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-${OUT:-./gpu-shared-out}}" shared.log
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >>"$log" 2>&1
 

@@ -14,10 +14,11 @@
 #   GPU_AB_ROUNDS    rounds of A then B (default 2)
 # Writes into outdir: ab.log (everything), ab-timing.txt (one line a run),
 # ab-table.txt (the table).
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 other=$(cd "${1:?usage: scripts/gpu-ab.sh OTHER_TREE [outdir]}" && pwd)
 gpu_start "${2:-${OUT:-./gpu-ab-out}}" ab.log
 sizes=${GPU_AB_SIZES:-"16384 4096 2048 1024"}

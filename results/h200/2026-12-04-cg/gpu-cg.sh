@@ -22,10 +22,11 @@
 # The anchor is read from .anchors/cpu-free-model/CG (copy ../shared/anchors
 # to .anchors, an ignored folder, and carry it to the machine).
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 quick=0
 dir=$top/cg-out
 builds=(1/4)

@@ -9,10 +9,11 @@
 # Usage: scripts/gpu-spmv.sh [outdir]
 # Writes into outdir: spmv.log (every step), bench.txt (the bench lines).
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/spmv-out}" spmv.log
 say "# gpu-spmv $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), tree $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')"
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv >>"$log" 2>&1

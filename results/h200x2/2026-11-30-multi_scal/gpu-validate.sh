@@ -10,10 +10,11 @@
 #   mkdir -p .debs && (cd .debs && apt-get download libcmocka0 libcmocka-dev)
 #   echo /.debs/ >> .git/info/exclude
 # then run this script with carry [".debs"] and "$OUT" as outdir.
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/validate-out}" validate.log
 
 say "# gpu-validate $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"

@@ -14,10 +14,11 @@
 #                            [--bench-max BYTES] [outdir]
 # Writes into outdir: comm.log (every step and its output), jacobi-regress.csv.
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091,SC2154
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 
 runs=3
 sizes="16384 4096 2048 1024"

@@ -30,10 +30,11 @@
 # NVLink multicast stays off (NCCL_NVLS_ENABLE=0, NVSHMEM_DISABLE_NVLS=1).
 # Writes into outdir: jacobi-check.log, jacobi-bench.csv (one row per variant,
 # size and GPU count), trace-*.csv, and jacobi-json.tar.gz (every run's JSON).
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 
 anchors=$top/.anchors/multi-gpu-programming-models
 cpufree=$top/.anchors/cpu-free-model

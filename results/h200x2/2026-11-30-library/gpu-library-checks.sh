@@ -5,10 +5,11 @@
 # cannot export refused by name (tests/gpu/memory_kinds.c), then multi_scal and
 # jacobi at two ranks as a smoke test of the same build.
 # Usage: scripts/gpu-library-checks.sh [outdir]
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/library-checks-out}" library-checks.log
 build=$top/build-gpu-checks
 say "# gpu-library-checks $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"

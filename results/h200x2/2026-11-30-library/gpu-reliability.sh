@@ -3,10 +3,11 @@
 # gpu-validate.sh: SIGKILL of one rank while the kernels run on the CUDA
 # backend, compute-sanitizer initcheck, and memcheck of --check-peers.
 # Usage: scripts/gpu-reliability.sh [outdir]
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/gpu-reliability-out}" gpu-reliability.log
 build=$top/build-gpu-reliability
 gpu_build_cuda "$build"

@@ -3,10 +3,11 @@
 # does on Frontier with ROCR_VISIBLE_DEVICES), emulated on NVIDIA with
 # CUDA_VISIBLE_DEVICES set per rank: does the table still build, and if not, is
 # the message clear? Usage: scripts/gpu-one-visible.sh [outdir]
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/one-visible-out}" one-visible.log
 build=$top/build-gpu-one-visible
 gpu_build_cuda "$build"

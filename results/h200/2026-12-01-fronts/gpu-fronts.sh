@@ -6,10 +6,11 @@
 # torch.as_tensor, create times beside SymmetricMemory's rendezvous).
 # Usage: scripts/gpu-fronts.sh [outdir] [--allow-shared-device]
 #   --allow-shared-device  two ranks on one GPU (a one-GPU machine)
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/fronts-out}" fronts.log
 shared=()
 [[ "${2:-}" == "--allow-shared-device" ]] && shared=(--allow-shared-device)
