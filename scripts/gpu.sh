@@ -29,6 +29,7 @@
 #   --anchors    bench: the anchors too (.anchors = a copy of ../shared/anchors, carried)
 #   --no-sanitizer  check: no compute-sanitizer steps
 #   --backend cuda|host  (default cuda; host runs the same steps on the CPU, for the driver's test)
+#   --build DIR  check, bench: the build to use (default build-gpu; configured and built again)
 #   --out DIR    logs and tables (default $OUT, else ./gpu-out)
 #   --dry-run    print every step and build, run nothing (here, to see what a call does)
 # Writes into DIR: gpu.log (every step and its output), machine.txt (GPUs, driver, CUDA, MPI),
@@ -46,7 +47,7 @@ usage() {
 }
 command="" positional=() programs="" backend=cuda outdir=${OUT:-./gpu-out} with_anchors=0 sanitizer=1
 jacobi_sizes="16384 8192 4096 2048 2048x1026 1024 1024x514" jacobi_launches="persistent onchip temporal auto"
-cg_sizes="256 512 2048" repeat=3 rounds="" tolerance=0.02
+cg_sizes="256 512 2048" repeat=3 rounds="" tolerance=0.02 build_dir=""
 while (($#)); do
   case $1 in
   --programs) programs=$2; shift 2 ;;
@@ -59,6 +60,7 @@ while (($#)); do
   --anchors) with_anchors=1; shift ;;
   --no-sanitizer) sanitizer=0; shift ;;
   --backend) backend=$2; shift 2 ;;
+  --build) build_dir=$(realpath -m "$2"); shift 2 ;;
   --out) outdir=$2; shift 2 ;;
   --dry-run) export GPU_DRY_RUN=1; shift ;;
   -h | --help) usage 0 ;;
@@ -141,6 +143,9 @@ targets_of() {
     case $p in coll) echo coll_bench ;; spmv) echo spmv_check ;; *) echo "$p" ;; esac
   done
 }
+
+# tests_for PROGRAM...: ON where a timed program is a test (spmv_check), else OFF
+tests_for() { [[ " $* " == *" spmv "* ]] && echo ON || echo OFF; }
 
 # expect_once PATTERN CMD...: CMD prints a line matching PATTERN exactly once (one message, not
 # one a rank)
@@ -620,7 +625,7 @@ declare -A tree_dir=()
 case $command in
 check)
   programs=${programs:-library multi_scal jacobi cg comm spmv fronts examples}
-  b=$top/build-gpu
+  b=${build_dir:-$top/build-gpu}
   hb=$top/build-gpu-host
   [[ $backend == cuda ]] && mps_start
   build_tree "$top" "$b" "$backend" ON
@@ -639,9 +644,9 @@ bench | compare)
     programs=${programs:-multi_scal jacobi cg coll spmv}
     rounds=${rounds:-1}
     trees=(this)
-    tree_dir[this]=$top/build-gpu
+    tree_dir[this]=${build_dir:-$top/build-gpu}
     # shellcheck disable=SC2046,SC2086  # one target a word
-    build_tree "$top" "${tree_dir[this]}" "$backend" ON $(targets_of $programs)
+    build_tree "$top" "${tree_dir[this]}" "$backend" "$(tests_for $programs)" $(targets_of $programs)
   else
     programs=${programs:-jacobi cg}
     rounds=${rounds:-2}
@@ -651,7 +656,7 @@ bench | compare)
       tree_dir[${trees[$t]}]=$top/build-gpu-compare-${trees[$t]}
       say "# tree ${trees[$t]}: $src"
       # shellcheck disable=SC2046,SC2086  # one target a word
-      build_tree "$src" "${tree_dir[${trees[$t]}]}" "$backend" ON $(targets_of $programs)
+      build_tree "$src" "${tree_dir[${trees[$t]}]}" "$backend" "$(tests_for $programs)" $(targets_of $programs)
     done
   fi
   for p in $programs; do
