@@ -406,18 +406,22 @@ check_examples() {
 # ---- bench and compare: timed runs, A B A B ---------------------------------------------------
 # timed PROGRAM CONFIG VALUE RAN NP BINARY ARGS...: one configuration, each tree in turn for each
 # round; BINARY is a name in the tree's build; VALUE and RAN are Python expressions of the run's
-# JSON (d) and output (t), VALUE None when the run did not verify; a line of timing.txt each
+# JSON (d; --json FILE is added unless TIMED_JSON=0) and output (t), VALUE None when the run did
+# not verify; a line of timing.txt each
 timed() {
-  local program=$1 config=$2 value=$3 ran=$4 np=$5 binary=$6 round tree json r line
+  local program=$1 config=$2 value=$3 ran=$4 np=$5 binary=$6 round tree json r line jsonargs
   shift 6
   for ((round = 1; round <= rounds; round++)); do
     for tree in "${trees[@]}"; do
       json=$out/json/$program-${config// /-}-$tree-$round.json
+      jsonargs=(--json "$json")
+      ((${TIMED_JSON:-1})) || jsonargs=()
       if ((dry)); then
-        say "\$ run -np $np ${tree_dir[$tree]}/$binary $* --json $json"
+        say "\$ run -np $np ${tree_dir[$tree]}/$binary $* ${jsonargs[*]}"
         continue
       fi
-      r=$(run -np "$np" "${tree_dir[$tree]}/$binary" "$@" --json "$json" 2>&1)
+      rm -f "$json"
+      r=$(run -np "$np" "${tree_dir[$tree]}/$binary" "$@" "${jsonargs[@]}" 2>&1)
       echo "$r" >>"$log"
       line=$(python3 -c "$extract" "$json" "$value" "$ran" <<<"$r" 2>>"$log")
       [[ -n $line ]] || line=$'-\t-'
@@ -506,11 +510,11 @@ time_coll() {
   local np size
   for np in 2 4; do
     for size in 8 65536 268435456; do
-      timed coll "np$np ${size}B auto" \
+      TIMED_JSON=0 timed coll "np$np ${size}B auto" \
         '[float(m.group(1)) for m in re.finditer(r"^ +'"$size"' +\d+ +float +sum +auto +([0-9.]+)", t, re.M)][0] if "every result verified" in t else None' \
         '"us"' "$np" coll_bench --min "$size" --max "$size" --repeats 7 "${share[@]}"
     done
-    timed coll "np$np device-side 8B held" \
+    TIMED_JSON=0 timed coll "np$np device-side 8B held" \
       'float(re.search(r"held: one claim a kernel\): median ([0-9.]+) us", t).group(1)) if "every result verified" in t else None' \
       '"us"' "$np" coll_bench --max 8 --repeats 7 "${share[@]}"
   done
@@ -520,7 +524,7 @@ time_spmv() {
   local np spec
   for np in 1 2; do
     for spec in 2d:256 2d:512 2d:2048 3d:128; do
-      timed spmv "np$np $spec" \
+      TIMED_JSON=0 timed spmv "np$np $spec" \
         'float(re.search(r"^# spmv_check bench:.*: ([0-9.]+) us a product", t, re.M).group(1)) if "# spmv_check: OK" in t else None' \
         '"us"' "$np" tests/sparse/spmv_check --poisson "$spec" --bench 50 "${share[@]}"
     done
