@@ -231,13 +231,20 @@ check_multi_scal() {
 }
 
 check_jacobi() {
-  local jac=$b/jacobi l v spec np g
+  local jac=$b/jacobi l v spec np g nx ny
   local ok="^# verify jacobi: OK"
   for l in persistent onchip temporal graph stream auto; do
     step "jacobi np1 $l 1024x1026, random start" expect_line "$ok" \
       run -np 1 "$jac" -nx 1024 -ny 1026 -niter 301 --launch "$l" --init random --cpu-check no
+  done
+  for l in persistent graph stream auto; do
     step "jacobi np2 $l 1026x515 (uneven rows), random start" expect_line "$ok" \
       run -np 2 "$jac" -nx 1026 -ny 515 -niter 300 --launch "$l" --init random "${share[@]}"
+  done
+  for spec in 2:1024:1026 3:1000:999 4:4096:4096; do
+    IFS=: read -r np nx ny <<<"$spec"
+    step "jacobi np$np temporal ${nx}x$ny, random start" expect_line "$ok" \
+      run -np "$np" "$jac" -nx "$nx" -ny "$ny" -niter 301 --launch temporal --init random --cpu-check no "${share[@]}"
   done
   for l in persistent graph stream; do
     step "jacobi np1 $l 2048^2 x 1000, CPU check" expect_line "^# check cpu: the plain reference equals a CPU loop" \
@@ -257,9 +264,13 @@ check_jacobi() {
   done
   step "jacobi np2 simulated two nodes" expect_line "$ok" run -np 2 -x SHARDTAB_RANKS_PER_NODE=1 "$jac" \
     -nx 1026 -ny 515 -niter 200 --init random "${share[@]}"
-  for l in persistent onchip temporal graph; do
+  for l in persistent graph; do
     step "jacobi np2 $l converges and stops on the device (-nccheck 3)" expect_line "$ok" \
       run -np 2 "$jac" -nx 66 -ny 34 -niter 20000 -nccheck 3 --launch "$l" "${share[@]}"
+  done
+  for l in onchip temporal; do
+    step "jacobi np1 $l converges, the stop at 422 inside a pass" expect_line "422 iterations each" \
+      run -np 1 "$jac" -nx 20 -ny 20 -niter 5000 -nccheck 7 --launch "$l"
   done
   # every check must fail on a planted bug the zero start would not see
   for spec in "kernel:stale:30:1024:40|check reference: .* DIFFERS" "run:stale:30:1024:40|check run: .* DIFFERS" \
