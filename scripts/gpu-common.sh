@@ -1,6 +1,7 @@
-# gpu-common.sh - sourced by the scripts/gpu-*.sh runs on the NVIDIA machine:
-# the shared set-up (outdir, log, MPI environment, NVLink multicast off), the
-# CUDA build, and the step/run helpers that log and count failures.
+# gpu-common.sh - sourced by scripts/gpu.sh (and the studies under results/) on the NVIDIA
+# machine: the shared set-up (outdir, log, MPI environment, NVLink multicast off), the CUDA
+# build, and the step/run helpers that log and count failures; GPU_DRY_RUN=1 prints the
+# steps and builds instead of running them.
 # shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -9,6 +10,7 @@ source "$top/scripts/mpi-env.sh"
 # the machine's GPUs are shared with others: never use NVLink multicast
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 failures=0
+dry=${GPU_DRY_RUN:-0}
 
 # gpu_start OUTDIR LOGNAME: creates OUTDIR, sets out and log (a fresh file)
 gpu_start() {
@@ -26,6 +28,7 @@ step() {
   shift
   say "## $name"
   say "\$ $*"
+  ((dry)) && return 0
   "$@" >>"$log" 2>&1
   rc=$?
   if ((rc == 0)); then say "## $name: PASS"; else say "## $name: FAIL (exit $rc)"; failures=$((failures + 1)); fi
@@ -75,6 +78,7 @@ mps_stop() { echo quit | nvidia-cuda-mps-control >/dev/null 2>&1 || true; }
 mps_start() {
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  ((dry)) && { say "# MPS started (dry run)"; return 0; }
   trap mps_stop EXIT
   if nvidia-cuda-mps-control -d >>"$log" 2>&1; then say "# MPS started"; else say "# MPS did not start"; fi
 }
@@ -91,15 +95,16 @@ gpu_sanitize() {
   done
 }
 
-# run ARGS...: mpirun with this machine's settings and a time limit
+# run ARGS...: mpirun with this machine's settings and a time limit (GPU_RUN_LIMIT, default 300 s)
 # shellcheck disable=SC2086,SC2154  # word-split flag from mpi-env.sh
-run() { timeout 300 mpirun $mpi_oversubscribe --bind-to none "$@"; }
+run() { timeout "${GPU_RUN_LIMIT:-300}" mpirun $mpi_oversubscribe --bind-to none "$@"; }
 
 # gpu_build_cuda DIR [CMAKE ARGS...]: the CUDA backend into DIR, without tests unless the
 # arguments say -DSHARDTAB_BUILD_TESTS=ON; exits on failure
 gpu_build_cuda() {
   local dir=$1
   shift
+  if ((dry)); then say "\$ cmake -S $top -B $dir -DSHARDTAB_BACKEND=cuda $*; cmake --build $dir"; return 0; fi
   if ! cmake -S "$top" -B "$dir" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=OFF "$@" >>"$log" 2>&1 ||
     ! cmake --build "$dir" -j 16 >>"$log" 2>&1; then
     echo "build failed"

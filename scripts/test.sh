@@ -107,7 +107,7 @@ slurm_stage >"$slurm_log" 2>&1 &
 slurm_pid=$!
 
 # The GPU builds compile and link everything, the GPU tests (tests/gpu) too, which
-# only a machine with GPUs can run (scripts/gpu-*.sh); the HIP backend for the default
+# only a machine with GPUs can run (scripts/gpu.sh check); the HIP backend for the default
 # targets, gfx90a (MI250X) and gfx908 (MI100), gfx942 apart (check-gfx942.sh). The HIP
 # compiler (and CMake's check of it) leaves folders in TMPDIR: its commands get
 # one in the build tree, removed at the end. Only its commands: Open MPI keeps its

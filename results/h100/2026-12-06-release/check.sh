@@ -4,7 +4,7 @@
 # at 2 and 4 ranks, the programs' defaults (cg converges, jacobi's 16384^2, multi_scal at
 # run.sh's size), --version, and docs/examples built against the installed package as a
 # user's CUDA project and run (ctest -L examples). Run from the repository root with the
-# cmocka packages carried (.debs, scripts/gpu-validate.sh says how):
+# cmocka packages carried (.debs, scripts/gpu.sh says how):
 #   bash results/h100/2026-12-06-release/check.sh "$OUT"
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail

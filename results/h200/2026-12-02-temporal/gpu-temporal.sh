@@ -18,10 +18,11 @@
 #   GPU_TEMPORAL_BUILDS="NAME:FLAGS ...": the builds "builds" times beside the default, FLAGS
 #     comma-separated (default: "unroll1:-DJACOBI_TEMPORAL_STEP_UNROLL=1 mb4:-DJACOBI_TEMPORAL_MIN_BLOCKS=4")
 #   GPU_TEMPORAL_TRACE=1: the passes' trace (1 rank at 16384^2 and 2048^2) in "time"
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-${OUT:-./gpu-temporal-out}}" temporal.log
 steps=" ${GPU_TEMPORAL_STEPS:-check time rows builds ranks cross sass ncu sanitize} "
 builds=${GPU_TEMPORAL_BUILDS:-"unroll1:-DJACOBI_TEMPORAL_STEP_UNROLL=1 mb4:-DJACOBI_TEMPORAL_MIN_BLOCKS=4"}

@@ -11,10 +11,11 @@
 #   AUTO_SIZES    N (N x N) sizes (default "1024 2048 4096 16384")
 #   AUTO_ROUNDS   rounds (default 2)
 # Writes into outdir: auto.log (every run), auto-timing.txt, auto-table.txt.
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 jacobi=$(realpath "${1:?usage: scripts/gpu-jacobi-auto.sh JACOBI [outdir]}")
 gpu_start "${2:-${OUT:-./gpu-jacobi-auto-out}}" auto.log
 sizes=${AUTO_SIZES:-"1024 2048 4096 16384"}

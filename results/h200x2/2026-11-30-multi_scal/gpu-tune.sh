@@ -5,10 +5,11 @@
 # variant, all in one go, so that the default is chosen by measurement.
 # Writes JSON and a log to outdir.
 # Usage: scripts/gpu-tune.sh [outdir]
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/tune-out}" tune.log
 build=$top/build-gpu-tune
 {

@@ -9,10 +9,11 @@
 # multiprocessors (a stand-in for the protocol's cost, not a two-GPU figure).
 #
 #   bash scripts/gpu-onchip.sh [OUTDIR]      (default $OUT or ./gpu-onchip-out)
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-${OUT:-./gpu-onchip-out}}" onchip.log
 build=$top/build-gpu-onchip
 gpu_build_cuda "$build"

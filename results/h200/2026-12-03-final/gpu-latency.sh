@@ -21,10 +21,11 @@
 # Writes into outdir: latency.log (every step), bench-<tree>-*.txt,
 # bench-device.txt, jacobi-np1.txt, jacobi-np2.txt, jacobi-np4.txt, stack.txt.
 # shellcheck disable=SC2154  # out, log and failures come from gpu-common.sh
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091,SC2154
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 quick=0
 [[ ${1:-} == --quick ]] && { quick=1; shift; }
 gpu_start "${1:-$top/latency-out}" latency.log

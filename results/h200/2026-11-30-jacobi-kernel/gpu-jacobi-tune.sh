@@ -12,10 +12,11 @@
 #                                   [--configs "G B V N S,G B V N S,..."] [--niter N] [outdir]
 #   --configs  comma-separated groups: rows in flight, blocks per SM, vec4, norm
 #              block, fewest strip rows (default: a set around the defaults, 4 3 1 1 8)
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 shapes="2048x2048 2048x1026 1024x1024 1024x514 4096x2050"
 launches="persistent graph"
 niter=1000

@@ -8,10 +8,11 @@
 # bit at awkward sizes and under compute-sanitizer. Prints, per size, the
 # medians over rounds and their ratios to torch and to the copy engine.
 # Usage: scripts/gpu-kernel-figure.sh [outdir]
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/kernel-figure-out}" kernel-figure.log
 build=$top/build-gpu-figure
 say "# gpu-kernel-figure $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"

@@ -10,9 +10,10 @@
 #        machine, made with git archive <commit> CMakeLists.txt src kernels
 #        include tests cmake scripts | tar -x -C DIR
 # Writes OUTDIR/NAME-npN-rR.txt (coll_bench's output) and OUTDIR/build-NAME.log.
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../../.." && pwd)
 # shellcheck source=scripts/mpi-env.sh disable=SC1091
 source "$top/scripts/mpi-env.sh"
 (($# >= 2)) || { echo "usage: $0 OUTDIR NAME=DIR [NAME=DIR ...]" >&2; exit 2; }

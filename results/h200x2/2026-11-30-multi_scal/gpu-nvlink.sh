@@ -3,10 +3,11 @@
 # kernels and of the kernel copies at 2 ranks, to see what crosses the link per
 # direction for a remote read-modify-write against a one-way copy. Evidence for
 # docs/performance.md. Usage: scripts/gpu-nvlink.sh [outdir]
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -uo pipefail
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 gpu_start "${1:-$top/nvlink-out}" nvlink.log
 build=$top/build-gpu-nvlink
 gpu_build_cuda "$build"

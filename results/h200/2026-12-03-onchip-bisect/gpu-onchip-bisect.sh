@@ -20,10 +20,11 @@
 # Writes into $OUT (or ./gpu-onchip-bisect-out): bisect.log (everything),
 # bisect-timing.txt (one line a run), bisect-table.txt (the table),
 # bisect-regs.txt (cuobjdump -res-usage of every tree's on-chip kernels).
+# Archived here beside the logs it made (results/README.md); the maintained driver is scripts/gpu.sh.
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
-source "$(dirname "$0")/gpu-common.sh"
+source "$(dirname "$0")/../../../scripts/gpu-common.sh"
 (($# >= 1)) || { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 gpu_start "${OUT:-./gpu-onchip-bisect-out}" bisect.log
 sizes=${BISECT_SIZES:-"2048x2048 2048x1026"}
