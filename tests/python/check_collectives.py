@@ -43,21 +43,15 @@ import numpy
 from mpi4py import MPI
 
 import shardtab
-from rank_verdict import as_host, store, verdict
+from rank_verdict import as_host, say, store, verdict
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
 last = size - 1
 part = sys.argv[1] if len(sys.argv) > 1 else ""
 problems = []
-notes = []
 LENGTH = 132  # elements of each shard: the rest from offsets 0 and 12 splits over 1 to 4 ranks
 DTYPES = ("float32", "float64", "int64")
-
-
-def say(text):
-    """An 'ok:' line, printed by rank 0 at the end."""
-    notes.append(text)
 
 
 def inputs(r, call, dtype, length=LENGTH):
@@ -568,8 +562,7 @@ status = verdict(
     problems,
     f"# collectives python {part}: OK",
     before=[
-        f"# collectives python {part}: backend {shardtab.device()['backend']}, {size} ranks",
-        *(f"ok:   {text}" for text in notes),
+        f"# collectives python {part}: backend {shardtab.device()['backend']}, {size} ranks"
     ],
     most=20,
 )

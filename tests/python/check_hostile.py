@@ -51,19 +51,13 @@ import numpy
 from mpi4py import MPI
 
 import shardtab
-from rank_verdict import as_host, store, verdict
+from rank_verdict import as_host, say, store, verdict
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
 last = size - 1
 case = sys.argv[1] if len(sys.argv) > 1 else ""
 problems = []
-notes = []
-
-
-def say(text):
-    """An 'ok:' line, printed by rank 0 at the end."""
-    notes.append(text)
 
 
 def expect_error(what, make, fragments, status_name="invalid argument"):
@@ -609,11 +603,6 @@ else:
 gc.collect()
 if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left")
-status = verdict(
-    comm,
-    problems,
-    f"# hostile python {case}: OK",
-    before=[f"ok:   {text}" for text in notes],
-)
+status = verdict(comm, problems, f"# hostile python {case}: OK")
 shardtab.finalize()
 sys.exit(status)
