@@ -372,13 +372,7 @@ static void case_finalize_live(void)
         mine[i] = rank * 1000.0 + i;
     s = shardtab_peer(a, next, &peer, &bytes);
     if (s == SHARDTAB_SUCCESS)
-        s = shardtab_barrier_on_stream(a, NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_memcpy_async(peer, mine, sizeof mine, NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_stream_synchronize(NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_barrier_on_stream(a, NULL);
+        s = write_next_between_barriers(a, peer, mine, sizeof mine);
     if (s == SHARDTAB_SUCCESS)
         s = shardtab_memcpy_to_host(back, mem, sizeof back);
     if (s == SHARDTAB_SUCCESS)
