@@ -221,7 +221,7 @@ static shardtab_status_t kernel_check(int code, const char *what)
 {
     return code == 0 ? SHARDTAB_SUCCESS
                      : shardtab_error_set(SHARDTAB_ERR_DEVICE, "%s failed: %s", what,
-                                          comm_error_string(code));
+                                          test_error_string(code));
 }
 
 /* The values of a call, as this rank's type: words to the type's array. */
@@ -820,7 +820,7 @@ static shardtab_status_t set_up(cc_job_t *j, const cc_options_t *o)
                  ? SHARDTAB_SUCCESS
                  : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of the shard's zeros failed");
     if (status == SHARDTAB_SUCCESS)
-        status = kernel_check(comm_stream_create(&j->stream), "creating a stream");
+        status = kernel_check(test_stream_create(&j->stream), "creating a stream");
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc_coherent(SHARD_BYTES, (void **)&j->shard);
     if (status == SHARDTAB_SUCCESS)
@@ -873,7 +873,7 @@ static shardtab_status_t release(cc_job_t *j)
         if (device[i] && (s = shardtab_mem_free(device[i])) != SHARDTAB_SUCCESS &&
             first == SHARDTAB_SUCCESS)
             first = s;
-    comm_stream_destroy(j->stream);
+    test_stream_destroy(j->stream);
     free(j->host_in);
     free(j->host_out);
     free(j->want);
