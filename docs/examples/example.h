@@ -81,6 +81,34 @@ static inline int example_options(int argc, char **argv, example_option_t *optio
     return 0;
 }
 
+/* ---- the start and the host buffer -------------------------------------------- */
+
+/* MPI up, this rank and the job's size known, argv read into the options (as
+ * example_options). Returns 0, or 2 after MPI_Finalize: bad input. */
+static inline int example_start(int *argc, char ***argv, example_option_t *options, int count,
+                                int *rank, int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    if (example_options(*argc, *argv, options, count, *rank) != 0) {
+        MPI_Finalize();
+        return 2;
+    }
+    return 0;
+}
+
+/* bytes of host memory; without them the job ends (the other ranks would
+ * wait for this one in the next collective) */
+static inline void *example_host(size_t bytes)
+{
+    void *p = malloc(bytes);
+
+    if (p == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    return p;
+}
+
 /* ---- the verdict ------------------------------------------------------------ */
 
 /* Collective: the wrong elements of every rank summed; rank 0 prints

@@ -22,6 +22,7 @@ import numpy
 from mpi4py import MPI
 
 import shardtab
+from example import GUARD, check_sum, leave, values, verdict
 
 NAME = "gpu_table"
 
@@ -83,11 +84,6 @@ def gpu_library():
         return None
 
 
-def values(rank, n):
-    """rank r's doubles: different on every rank and element, exact, and so are their sums"""
-    return 1000.0 * rank + 0.25 * numpy.arange(n) + 0.5
-
-
 def main():
     comm = MPI.COMM_WORLD
     asked = options(sys.argv[1:], comm)
@@ -109,7 +105,7 @@ def main():
     shard = shardtab.empty(2 + n, dtype="float64")  # a DeviceArray
     with shardtab.Table(comm, shard, label=NAME) as table:  # collective
         mine = gpu["wrap"](shard)  # this rank's shard as a CuPy array or tensor
-        mine[0], mine[1] = 7.5, -2.25  # left alone by the sum
+        mine[0], mine[1] = GUARD  # left alone by the sum
         mine[2:] = 1000.0 * comm.rank + 0.25 * gpu["arange"](n) + 0.5
         stream = gpu["stream"]()
         stream.synchronize()
@@ -127,37 +123,18 @@ def main():
         # offset and count in ELEMENTS
         table.all_reduce("sum", offset=2, count=n, stream=stream)
         table.check()  # waits for it; raises on every rank if the node refused it
-        got = gpu["numpy"](mine)
-        want = sum(values(r, n) for r in range(comm.size))
-        if not numpy.array_equal(got[:2], [7.5, -2.25]):
-            wrong.append(
-                f"elements 0 and 1 are {got[:2]}, the sum must leave them alone"
-            )
-        bad = numpy.flatnonzero(got[2:] != want)
-        if bad.size:
-            i = bad[0]
-            wrong.append(
-                f"{bad.size} sums differ, first element {i}: {got[2 + i]!r}, want {want[i]!r}"
-            )
+        check_sum(gpu["numpy"](mine), n, comm, wrong)
         del mine
     shardtab.finalize()
 
-    for line in wrong[:1]:
-        print(f"{NAME}: rank {comm.rank}: {line}", file=sys.stderr)
-    failed = comm.allreduce(len(wrong))
-    if comm.rank == 0 and failed == 0:
-        print(
-            f"{NAME}: OK ({comm.size} ranks, backend {backend}, {gpu['name']}, {n} doubles a "
-            "rank, the next node rank's shard read on the GPU, the sum from element 2)"
-        )
-    elif comm.rank == 0:
-        print(f"{NAME}: FAILED: {failed} checks (each rank's first on stderr)")
-    return 0 if failed == 0 else 1
+    return verdict(
+        NAME,
+        comm,
+        wrong,
+        f"{comm.size} ranks, backend {backend}, {gpu['name']}, {n} doubles a rank, the next node "
+        "rank's shard read on the GPU, the sum from element 2",
+    )
 
 
 if __name__ == "__main__":
-    status = main()
-    # every rank has the same status: leave together, not by the MPI_Abort with
-    # which `python3 -m mpi4py` ends a job whose rank exits non-zero
-    MPI.Finalize()
-    sys.exit(status)
+    leave(main())

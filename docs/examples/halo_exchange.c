@@ -48,18 +48,13 @@ int main(int argc, char **argv)
                                   {"--allow-shared-gpu", 0, 0, &shared_gpu}};
     int rank, size;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int usage = example_options(argc, argv, options, 3, rank);
-    if (usage == 0 && n < size) {
+    if (example_start(&argc, &argv, options, 3, &rank, &size) != 0)
+        return 2;
+    if (n < size) {
         if (rank == 0)
             fprintf(stderr, "%s: --n %ld: fewer cells than the %d ranks\n", EXAMPLE_NAME, n, size);
-        usage = 2;
-    }
-    if (usage != 0) {
         MPI_Finalize();
-        return usage;
+        return 2;
     }
 
     /* 1. this rank's part of the line: two buffers of ghost + cells + ghost, in
@@ -68,9 +63,7 @@ int main(int argc, char **argv)
     EXAMPLE_CALL(shardtab_init(MPI_COMM_WORLD, &init));
     const size_t cells = cells_of((size_t)n, size, rank), first = first_of((size_t)n, size, rank);
     const size_t bytes = 2 * (cells + 2) * sizeof(double);
-    double *shard = NULL, *host = malloc(bytes);
-    if (host == NULL)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    double *shard = NULL, *host = example_host(bytes);
     EXAMPLE_CALL(shardtab_mem_alloc_coherent(bytes, (void **)&shard));
     shardtab_t *table = NULL;
     EXAMPLE_CALL(shardtab_create(MPI_COMM_WORLD, shard, bytes, &table));
@@ -124,9 +117,7 @@ int main(int argc, char **argv)
         example_abort("the steps", status);
 
     /* 5. the same steps serially over the whole line; every cell compared */
-    double *line = malloc(2 * ((size_t)n + 2) * sizeof(double));
-    if (line == NULL)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    double *line = example_host(2 * ((size_t)n + 2) * sizeof(double));
     for (uint64_t b = 0; b < 2; b++) {
         line[halo_index((size_t)n, b, 0)] = LEFT_BOUNDARY;
         line[halo_index((size_t)n, b, (size_t)n + 1)] = RIGHT_BOUNDARY;

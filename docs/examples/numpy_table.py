@@ -20,6 +20,7 @@ import numpy
 from mpi4py import MPI
 
 import shardtab
+from example import GUARD, check_sum, leave, values, verdict
 
 NAME = "numpy_table"
 
@@ -33,11 +34,6 @@ def elements_asked(argv, comm):
     if comm.rank == 0:
         print(f"{NAME}: expected no options or --n N with N >= 1", file=sys.stderr)
     return None
-
-
-def values(rank, n):
-    """rank r's doubles: different on every rank and element, exact, and so are their sums"""
-    return 1000.0 * rank + 0.25 * numpy.arange(n) + 0.5
 
 
 def write(shard, new):
@@ -57,12 +53,11 @@ def main():
     if n is None:
         return 2
     shardtab.init(comm)
-    guard = numpy.array([7.5, -2.25])  # elements 0 and 1, which the sum leaves alone
     wrong = []
 
     shard = shardtab.empty(2 + n, dtype="float64")
     with shardtab.Table(comm, shard, label=NAME) as table:  # collective
-        write(shard, numpy.concatenate([guard, values(comm.rank, n)]))
+        write(shard, numpy.concatenate([GUARD, values(comm.rank, n)]))
         comm.Barrier()  # every shard written before any rank reads one
 
         # the next node rank's shard, through the table
@@ -75,37 +70,18 @@ def main():
         # the sum over the ranks, in place: offset and count in ELEMENTS
         table.all_reduce("sum", offset=2, count=n)
         table.check()  # GPUs: did the node refuse the call? (host: raised already)
-        got = read(shard)
-        want = sum(values(r, n) for r in range(comm.size))
-        if not numpy.array_equal(got[:2], guard):
-            wrong.append(
-                f"elements 0 and 1 are {got[:2]}, the sum must leave them alone"
-            )
-        bad = numpy.flatnonzero(got[2:] != want)
-        if bad.size:
-            i = bad[0]
-            wrong.append(
-                f"{bad.size} sums differ, first element {i}: {got[2 + i]!r}, want {want[i]!r}"
-            )
+        check_sum(read(shard), n, comm, wrong)
         backend = shardtab.device()["backend"]
     shardtab.finalize()
 
-    for line in wrong[:1]:
-        print(f"{NAME}: rank {comm.rank}: {line}", file=sys.stderr)
-    failed = comm.allreduce(len(wrong))
-    if comm.rank == 0 and failed == 0:
-        print(
-            f"{NAME}: OK ({comm.size} ranks, backend {backend}, {n} doubles a rank, the next "
-            "node rank's read, the sum from element 2)"
-        )
-    elif comm.rank == 0:
-        print(f"{NAME}: FAILED: {failed} checks (each rank's first on stderr)")
-    return 0 if failed == 0 else 1
+    return verdict(
+        NAME,
+        comm,
+        wrong,
+        f"{comm.size} ranks, backend {backend}, {n} doubles a rank, the next node rank's read, "
+        "the sum from element 2",
+    )
 
 
 if __name__ == "__main__":
-    status = main()
-    # every rank has the same status: leave together, not by the MPI_Abort with
-    # which `python3 -m mpi4py` ends a job whose rank exits non-zero
-    MPI.Finalize()
-    sys.exit(status)
+    leave(main())

@@ -42,13 +42,8 @@ int main(int argc, char **argv)
                                   {"--allow-shared-gpu", 0, 0, &shared_gpu}};
     int rank, size;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (example_options(argc, argv, options, 2, rank) != 0) {
-        MPI_Finalize();
+    if (example_start(&argc, &argv, options, 2, &rank, &size) != 0)
         return 2;
-    }
 
     /* the shard's layout, in bytes */
     const double guard[2] = {7.5, -2.25};
@@ -58,9 +53,7 @@ int main(int argc, char **argv)
 
     shardtab_init_params_t init = {.allow_shared_device = (int)shared_gpu};
     EXAMPLE_CALL(shardtab_init(MPI_COMM_WORLD, &init));
-    char *shard = NULL, *host = malloc(bytes);
-    if (host == NULL)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    char *shard = NULL, *host = example_host(bytes);
     EXAMPLE_CALL(shardtab_mem_alloc(bytes, (void **)&shard));
     shardtab_t *table = NULL;
     EXAMPLE_CALL(shardtab_create(MPI_COMM_WORLD, shard, bytes, &table));

@@ -29,21 +29,14 @@ int main(int argc, char **argv)
                                   {"--allow-shared-gpu", 0, 0, &shared_gpu}};
     int rank, size;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (example_options(argc, argv, options, 2, rank) != 0) {
-        MPI_Finalize();
+    if (example_start(&argc, &argv, options, 2, &rank, &size) != 0)
         return 2;
-    }
 
     /* 1. bind this rank's device, allocate the shard there: input, then output */
     shardtab_init_params_t init = {.allow_shared_device = (int)shared_gpu};
     EXAMPLE_CALL(shardtab_init(MPI_COMM_WORLD, &init));
     size_t bytes = 2 * (size_t)n * sizeof(double);
-    double *shard = NULL, *host = malloc(bytes);
-    if (host == NULL)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    double *shard = NULL, *host = example_host(bytes);
     EXAMPLE_CALL(shardtab_mem_alloc(bytes, (void **)&shard));
 
     /* 2. the table of the node's shards (collective) */

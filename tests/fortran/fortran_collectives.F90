@@ -74,16 +74,7 @@ program fortran_collectives
   if (status == SHARDTAB_SUCCESS) &
     status = shardtab_all_reduce(table, SHARDTAB_SUM, SHARDTAB_DOUBLE, 16_c_size_t, count)
   call finish(status)
-  status = shardtab_memcpy_to_host(c_loc(got), shard, int(n, c_size_t) * 8)
-  why = ""
-  do i = 1, n
-    if (got(i) /= want(i)) then
-      write (why, '(a,i0,a,i0,a,es25.17,a,es25.17)') "rank ", rank, ": the double sum's element ", &
-        i, " is ", got(i), ", the rank-order sum ", want(i)
-      exit
-    end if
-  end do
-  call verdict(status, why, "sum of doubles")
+  call check_doubles("double sum", "the rank-order sum", "sum of doubles")
 
   ! ---- max of int64 over the whole shard
   do i = 1, n
@@ -144,16 +135,7 @@ program fortran_collectives
   if (status == SHARDTAB_SUCCESS) &
     status = shardtab_broadcast(table, nranks - 1, SHARDTAB_DOUBLE, 8_c_size_t, 100_c_size_t)
   call finish(status)
-  status = shardtab_memcpy_to_host(c_loc(got), shard, int(n, c_size_t) * 8)
-  why = ""
-  do i = 1, n
-    if (got(i) /= want(i)) then
-      write (why, '(a,i0,a,i0,a,es25.17,a,es25.17)') "rank ", rank, ": the broadcast's element ", &
-        i, " is ", got(i), ", want ", want(i)
-      exit
-    end if
-  end do
-  call verdict(status, why, "broadcast")
+  call check_doubles("broadcast", "want", "broadcast")
 
   ! ---- all-gather: rank q's 5 doubles at elements q * 5 + 1 ..
   call doubles_of(rank, mine)
@@ -167,16 +149,7 @@ program fortran_collectives
   if (status == SHARDTAB_SUCCESS) &
     status = shardtab_all_gather(table, SHARDTAB_DOUBLE, 0_c_size_t, int(gathered, c_size_t))
   call finish(status)
-  status = shardtab_memcpy_to_host(c_loc(got), shard, int(n, c_size_t) * 8)
-  why = ""
-  do i = 1, n
-    if (got(i) /= want(i)) then
-      write (why, '(a,i0,a,i0,a,es25.17,a,es25.17)') "rank ", rank, ": the all-gather's element ", &
-        i, " is ", got(i), ", want ", want(i)
-      exit
-    end if
-  end do
-  call verdict(status, why, "all-gather")
+  call check_doubles("all-gather", "want", "all-gather")
 
   if (rank == 0) then
     write (*, '(a,i0,a,i0,a)') "# fortran collectives: ", nranks, " ranks, ", &
@@ -243,6 +216,25 @@ contains
     s = shardtab_agree(comm, s)
     if (s /= SHARDTAB_SUCCESS) call fail(s)
     if (rank == 0) write (*, '(a,a)') "ok: ", what
+  end subroutine
+
+  ! After a collective of doubles: the shard read back against want, the first
+  ! element that differs named ("the <what>'s element i is x, <against> y"),
+  ! then the verdict on <title>.
+  subroutine check_doubles(what, against, title)
+    character(len=*), intent(in) :: what, against, title
+    integer(c_int) :: s
+    integer :: j
+    s = shardtab_memcpy_to_host(c_loc(got), shard, int(n, c_size_t) * 8)
+    why = ""
+    do j = 1, n
+      if (got(j) /= want(j)) then
+        write (why, '(a,i0,a,i0,a,es25.17,a,es25.17)') "rank ", rank, ": the " // what // &
+          "'s element ", j, " is ", got(j), ", " // against // " ", want(j)
+        exit
+      end if
+    end do
+    call verdict(s, why, title)
   end subroutine
 
   ! The agreed failure: rank 0 says it once, every rank leaves with status 2.

@@ -78,6 +78,19 @@ mpirun_np() {
         "${pre[@]+"${pre[@]}"}" "$program" "${post[@]+"${post[@]}"}" "$@"
 }
 
+# run_says EXITED PATTERN MISSING CMD...: runs CMD, its output shown: it must exit 0
+# (else the failure "EXITED <status>") and print a line that matches PATTERN (a basic
+# regex; else the failure MISSING)
+run_says() {
+    local exited=$1 pattern=$2 missing=$3 out rc
+    shift 3
+    out=$("$@" 2>&1)
+    rc=$?
+    echo "$out"
+    [ "$rc" -eq 0 ] || fail "$exited $rc"
+    grep -q -- "$pattern" <<<"$out" || fail "$missing"
+}
+
 rm -rf "$work"
 mkdir -p "$work"
 shm_snapshot "$work/shm.before"
@@ -143,17 +156,13 @@ if run 120 "$cmake" -S "$consumer" -B "$work/consumer-build" "${gen[@]+"${gen[@]
     *"libshardtab.so.1 => $prefix/$libdir/libshardtab.so.1"*) ;;
     *) fail "the consumer (find_package) is not linked to $prefix/$libdir/libshardtab.so.1: $linked" ;;
     esac
-    out=$(mpirun_np 2 "$exe" 2>&1)
-    rc=$?
-    echo "$out"
-    [ "$rc" -eq 0 ] || fail "consumer (find_package) at 2 ranks exited $rc"
-    grep -q '^consumer: OK (2 ranks' <<<"$out" || fail "consumer (find_package) did not say OK"
+    run_says "consumer (find_package) at 2 ranks exited" '^consumer: OK (2 ranks' \
+        "consumer (find_package) did not say OK" \
+        mpirun_np 2 "$exe"
 
-    out=$(SHARDTAB_RANKS_PER_NODE=1 mpirun_np 2 "$exe" 2>&1)
-    rc=$?
-    echo "$out"
-    [ "$rc" -eq 0 ] || fail "consumer with SHARDTAB_RANKS_PER_NODE=1 exited $rc"
-    grep -q '^consumer: OK (2 ranks' <<<"$out" || fail "consumer with SHARDTAB_RANKS_PER_NODE=1 did not say OK"
+    SHARDTAB_RANKS_PER_NODE=1 run_says "consumer with SHARDTAB_RANKS_PER_NODE=1 exited" \
+        '^consumer: OK (2 ranks' "consumer with SHARDTAB_RANKS_PER_NODE=1 did not say OK" \
+        mpirun_np 2 "$exe"
 else
     fail "configuring or building the consumer against $prefix failed"
 fi
@@ -183,11 +192,9 @@ else
         fail "pkg-config --libs has no -L for $prefix/$libdir (the .pc file's prefix is wrong)"
     # shellcheck disable=SC2086 # the flags are words, by design
     if run 120 "$mpicc" "$consumer/consumer.c" $flags -o "$work/consumer-pc"; then
-        out=$(mpirun_np 2 "$work/consumer-pc" 2>&1)
-        rc=$?
-        echo "$out"
-        [ "$rc" -eq 0 ] || fail "consumer (pkg-config) at 2 ranks exited $rc"
-        grep -q '^consumer: OK (2 ranks' <<<"$out" || fail "consumer (pkg-config) did not say OK"
+        run_says "consumer (pkg-config) at 2 ranks exited" '^consumer: OK (2 ranks' \
+            "consumer (pkg-config) did not say OK" \
+            mpirun_np 2 "$work/consumer-pc"
     else
         fail "mpicc consumer.c \$(pkg-config --cflags --libs shardtab) failed"
     fi
@@ -197,11 +204,9 @@ else
     # shellcheck disable=SC2086 # the flags are words, by design
     if run 120 "$mpicc" "$consumer/consumer.c" $static_flags -o "$work/consumer-static"; then
         ! ldd "$work/consumer-static" | grep -q libshardtab || fail "the static consumer loads libshardtab.so"
-        out=$(mpirun_np 2 "$work/consumer-static" 2>&1)
-        rc=$?
-        echo "$out"
-        [ "$rc" -eq 0 ] || fail "consumer (static) at 2 ranks exited $rc"
-        grep -q '^consumer: OK (2 ranks' <<<"$out" || fail "consumer (static) did not say OK"
+        run_says "consumer (static) at 2 ranks exited" '^consumer: OK (2 ranks' \
+            "consumer (static) did not say OK" \
+            mpirun_np 2 "$work/consumer-static"
     else
         fail "mpicc consumer.c with libshardtab.a (pkg-config --static) failed"
     fi
@@ -223,11 +228,9 @@ if [ -n "$fortran_consumer" ]; then
             "${cc_arg[@]+"${cc_arg[@]}"}" "-DCMAKE_PREFIX_PATH=$prefix" \
             "-DEXAMPLE=$source_dir/tests/fortran/fortran_example.F90" &&
         run 120 "$cmake" --build "$work/fortran-build"; then
-        out=$(mpirun_np 2 "$work/fortran-build/fortran_example" 2>&1)
-        rc=$?
-        echo "$out"
-        [ "$rc" -eq 0 ] || fail "Fortran example (find_package) at 2 ranks exited $rc"
-        grep -q '^# verify fortran: OK$' <<<"$out" || fail "Fortran example (find_package) did not verify"
+        run_says "Fortran example (find_package) at 2 ranks exited" '^# verify fortran: OK$' \
+            "Fortran example (find_package) did not verify" \
+            mpirun_np 2 "$work/fortran-build/fortran_example"
     else
         fail "building the Fortran example against $prefix failed"
     fi
@@ -247,11 +250,9 @@ if [ -n "$fortran_consumer" ]; then
     # shellcheck disable=SC2086 # the flags are words, by design
     if run 120 "$mpif90" "$source_dir/tests/fortran/fortran_example.F90" $flags \
             -J "$work" -o "$work/fortran-pc"; then
-        out=$(mpirun_np 2 "$work/fortran-pc" 2>&1)
-        rc=$?
-        echo "$out"
-        [ "$rc" -eq 0 ] || fail "Fortran example (pkg-config) at 2 ranks exited $rc"
-        grep -q '^# verify fortran: OK$' <<<"$out" || fail "Fortran example (pkg-config) did not verify"
+        run_says "Fortran example (pkg-config) at 2 ranks exited" '^# verify fortran: OK$' \
+            "Fortran example (pkg-config) did not verify" \
+            mpirun_np 2 "$work/fortran-pc"
     else
         fail "mpif90 fortran_example.F90 \$(pkg-config --cflags --libs shardtab-fortran) failed"
     fi
@@ -271,12 +272,14 @@ if [ -n "$python" ]; then
     "$prefix/$python_dir/shardtab/__init__.py"*"$prefix/$libdir/libshardtab.so.1"*) ;;
     *) fail "the package or its library did not come from $prefix: $where" ;;
     esac
-    out=$(cd "$work" && unset SHARDTAB_LIBRARY && export PYTHONPATH="$prefix/$python_dir" &&
-        mpirun_np 2 "$python" "$source_dir/tests/python/check_views.py" 2>&1)
-    rc=$?
-    echo "$out"
-    [ "$rc" -eq 0 ] || fail "check_views.py on the installed package at 2 ranks exited $rc"
-    grep -q '^# verify python: OK$' <<<"$out" || fail "check_views.py on the installed package did not verify"
+    # check_views.py against the installed package alone (run_says runs it in a subshell)
+    # shellcheck disable=SC2317 # run by run_says
+    installed_views() {
+        cd "$work" && unset SHARDTAB_LIBRARY && export PYTHONPATH="$prefix/$python_dir" &&
+            mpirun_np 2 "$python" "$source_dir/tests/python/check_views.py"
+    }
+    run_says "check_views.py on the installed package at 2 ranks exited" '^# verify python: OK$' \
+        "check_views.py on the installed package did not verify" installed_views
 fi
 
 # ---- nothing of ours left in /dev/shm ------------------------------------------------------

@@ -14,7 +14,7 @@ source_dir=${2:?usage: lint.sh syntax|shellcheck SOURCE_DIR}
 cd "$source_dir"
 scripts=(jobs/frontier/*.sh jobs/frontier/*.sbatch jobs/local/*.sh
          tests/jobs/*.sh tests/slurm/*.sh tests/multihost/*.sh)
-libraries=(jobs/lib/*.sh tests/lib/driver.sh tests/lib/mpi-test-env.sh)
+libraries=(jobs/lib/*.sh tests/lib/driver.sh tests/lib/job_case.sh tests/lib/mpi-test-env.sh)
 for script in "${scripts[@]}" "${libraries[@]}"; do
   [[ -f $script ]] || { echo "lint.sh: $script is missing" >&2; exit 1; }
 done

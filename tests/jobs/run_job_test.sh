@@ -21,25 +21,11 @@ set -euo pipefail
 
 case_name=${1:?usage: run_job_test.sh CASE --source DIR --program PATH --jacobi PATH --cg PATH --mpiexec PATH --work DIR}
 shift
-while (($#)); do
-  case $1 in
-    --source) source_dir=$2; shift 2 ;;
-    --program) program=$2; shift 2 ;;
-    --jacobi) jacobi=$2; shift 2 ;;
-    --cg) cg=$2; shift 2 ;;
-    --mpiexec) mpiexec=$2; shift 2 ;;
-    --work) work=$2; shift 2 ;;
-    *) echo "run_job_test.sh: unknown option '$1'" >&2; exit 2 ;;
-  esac
-done
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-frontier=$source_dir/jobs/frontier
-check=(python3 "$here/check_result.py")
-summarize=(python3 "$source_dir/jobs/summarize.py")
-
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+source_dir="" program="" jacobi="" cg="" mpiexec="" work=""
+# shellcheck source=../lib/job_case.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/job_case.sh"
+job_case_options run_job_test.sh source:source_dir program jacobi cg mpiexec work -- "$@"
+job_case_enter
 # shellcheck source=../lib/driver.sh
 source "$source_dir/tests/lib/driver.sh"
 export SHARDTAB_RESULTS_DIR=$work/results

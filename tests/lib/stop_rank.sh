@@ -53,46 +53,21 @@ done
 mpi_launch_flags "$mpiexec" "${env_names[@]+"${env_names[@]}"}"
 flags=("${launch_flags[@]+"${launch_flags[@]}"}")
 
+# shellcheck source=tests/lib/session.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/session.sh"
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/stop_rank.XXXXXX")
-job=""
-victim=""
-# shellcheck disable=SC2317 # run by the trap
-cleanup() {
-    # only what this script started: the job's own session and process group
-    if [[ -n $job ]] && kill -0 "$job" 2>/dev/null; then
-        if [[ -n $victim ]]; then kill -CONT "$victim" 2>/dev/null || true; fi
-        kill -KILL -- "-$job" 2>/dev/null || true
-    fi
-    rm -rf "$workdir"
-}
-trap cleanup EXIT
-
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
-session_pids() { ps -e -o pid=,sid=,stat= | awk -v s="$job" '$2 == s && $3 !~ /^Z/ { print $1 }'; }
-rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p'; }
+trap session_cleanup EXIT
 
 shm_snapshot "$workdir/shm.before"
 echo "command: $mpiexec ${flags[*]} -n $np $*"
 echo "stop:    rank $victim_rank after ${after} s; the job must end within ${end_within} s of it"
-# Open MPI's own shared-memory files go to this test's folder (removed at the end)
-mkdir -p "$workdir/vader"
-export OMPI_MCA_btl_vader_backing_directory="$workdir/vader"
 t_start=$(now)
-setsid "$mpiexec" "${flags[@]+"${flags[@]}"}" -n "$np" "$@" \
-    >"$workdir/stdout" 2>"$workdir/stderr" </dev/null &
-job=$!
+session_launch "$np" "$mpiexec" "$@"
 
 # ---- stop the rank ------------------------------------------------------------------------
 sleep "$after"
 ranks_seen=""
-if kill -0 "$job" 2>/dev/null; then
-    for p in $(session_pids); do
-        r=$(rank_of "$p")
-        if [[ -n $r ]]; then ranks_seen+="$r:$p "; fi
-        if [[ $r == "$victim_rank" ]]; then victim=$p; fi
-    done
-fi
+if kill -0 "$job" 2>/dev/null; then session_ranks "$victim_rank"; fi
 if [[ -z $victim ]]; then
     if ! kill -0 "$job" 2>/dev/null; then
         fail "the job ended before the stop: give it a longer run"
@@ -107,16 +82,7 @@ if [[ -n $victim ]]; then
 fi
 
 # ---- the job must end by itself -----------------------------------------------------------
-ended=0
-limit_at=$(awk -v t="$t_stop" -v s="$end_within" 'BEGIN { printf "%.3f", t + s }')
-while awk -v l="$limit_at" -v n="$(now)" 'BEGIN { exit !(n < l) }'; do
-    if ! kill -0 "$job" 2>/dev/null; then
-        ended=1
-        break
-    fi
-    sleep 0.1
-done
-t_end=$(now)
+session_wait_end "$t_stop" "$end_within" 0.1
 rc=0
 if [[ $ended -eq 1 ]]; then
     wait "$job" || rc=$?
@@ -132,21 +98,14 @@ done
 # ---- nothing may be left: a job that hung is continued and killed here --------------------
 left=$(session_pids | tr '\n' ' ')
 if [[ -n ${left// /} && $ended -eq 1 ]]; then
-    for _ in $(seq 50); do
-        left=$(session_pids | tr '\n' ' ')
-        if [[ -z ${left// /} ]]; then break; fi
-        sleep 0.1
-    done
+    session_wait_gone 50
     if [[ -n ${left// /} ]]; then fail "processes of the job still alive after it ended: $left"; fi
 fi
 if [[ -n ${left// /} ]]; then
     if [[ -n $victim ]]; then kill -CONT "$victim" 2>/dev/null || true; fi
     kill -KILL -- "-$job" 2>/dev/null || true
     wait "$job" 2>/dev/null || true
-    for _ in $(seq 50); do
-        if [[ -z $(session_pids) ]]; then break; fi
-        sleep 0.1
-    done
+    session_wait_gone 50
 fi
 job_pid=$job
 if [[ ${ended} -eq 1 ]]; then job=""; fi
@@ -158,9 +117,5 @@ if [[ -n $leaked ]]; then
     for f in $leaked; do rm -f "$f"; done
 fi
 
-echo "---- stdout (mpiexec pid $job_pid), last lines"
-tail -n 15 "$workdir/stdout" | sed 's/^/    /'
-echo "---- stderr"
-sed 's/^/    /' "$workdir/stderr"
-echo "----"
+session_report "$job_pid" 15
 exit_verdict

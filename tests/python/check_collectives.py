@@ -43,31 +43,15 @@ import numpy
 from mpi4py import MPI
 
 import shardtab
+from rank_verdict import as_host, say, store, verdict
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
 last = size - 1
 part = sys.argv[1] if len(sys.argv) > 1 else ""
 problems = []
-notes = []
 LENGTH = 132  # elements of each shard: the rest from offsets 0 and 12 splits over 1 to 4 ranks
 DTYPES = ("float32", "float64", "int64")
-
-
-def say(text):
-    """An 'ok:' line, printed by rank 0 at the end."""
-    notes.append(text)
-
-
-def as_host(array):
-    return array if isinstance(array, numpy.ndarray) else array.to_host()
-
-
-def store(array, values):
-    if isinstance(array, numpy.ndarray):
-        array[:] = values
-    else:
-        array.from_host(values)
 
 
 def inputs(r, call, dtype, length=LENGTH):
@@ -573,17 +557,14 @@ else:
 
 if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left")
-everyone = comm.allgather(problems)
-if rank == 0:
-    print(
+status = verdict(
+    comm,
+    problems,
+    f"# collectives python {part}: OK",
+    before=[
         f"# collectives python {part}: backend {shardtab.device()['backend']}, {size} ranks"
-    )
-    for text in notes:
-        print(f"ok:   {text}")
-    for r, theirs in enumerate(everyone):
-        for why in theirs[:20]:
-            print(f"FAIL: rank {r}: {why}")
-    if not any(everyone):
-        print(f"# collectives python {part}: OK")
+    ],
+    most=20,
+)
 shardtab.finalize()
-sys.exit(1 if any(everyone) else 0)
+sys.exit(status)

@@ -14,6 +14,7 @@ import numpy
 from mpi4py import MPI
 
 import shardtab
+from rank_verdict import verdict
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
@@ -139,13 +140,7 @@ with shardtab.Table(comm, mine) as t:
 if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left")
 
-everyone = comm.allgather(problems)
-if rank == 0:
-    for r, mine_problems in enumerate(everyone):
-        for why in mine_problems:
-            print(f"FAIL: rank {r}: {why}")
-    if not any(everyone):
-        print("# errors python: OK")
+status = verdict(comm, problems, "# errors python: OK")
 del mine
 shardtab.finalize()
-sys.exit(1 if any(everyone) else 0)
+sys.exit(status)

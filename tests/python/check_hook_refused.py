@@ -13,6 +13,7 @@ import sys
 from mpi4py import MPI
 
 import shardtab
+from rank_verdict import verdict
 
 comm = MPI.COMM_WORLD
 rank = comm.Get_rank()
@@ -31,12 +32,4 @@ except shardtab.Error as error:
 del shard
 shardtab.finalize()
 
-everyone = comm.gather(problems, root=0)
-found = None
-if rank == 0:
-    found = [f"rank {r}: {p}" for r, theirs in enumerate(everyone) for p in theirs]
-    for line in found:
-        print(f"FAIL: {line}")
-    if not found:
-        print("# hook refused python: OK")
-sys.exit(1 if comm.bcast(found, root=0) else 0)
+sys.exit(verdict(comm, problems, "# hook refused python: OK"))

@@ -51,18 +51,13 @@ import numpy
 from mpi4py import MPI
 
 import shardtab
+from rank_verdict import as_host, say, store, verdict
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
 last = size - 1
 case = sys.argv[1] if len(sys.argv) > 1 else ""
 problems = []
-notes = []
-
-
-def say(text):
-    """An 'ok:' line, printed by rank 0 at the end."""
-    notes.append(text)
 
 
 def expect_error(what, make, fragments, status_name="invalid argument"):
@@ -127,17 +122,6 @@ def holder(array, **changes):
 def values(r, count):
     """Rank r's element i, exact in binary, different for every rank and element."""
     return r * 1048576.0 + numpy.arange(count, dtype=numpy.float64) * 0.25 + 3.0
-
-
-def as_host(view):
-    return view if isinstance(view, numpy.ndarray) else view.to_host()
-
-
-def store(array, host_values):
-    if isinstance(array, numpy.ndarray):
-        array[:] = host_values
-    else:
-        array.from_host(host_values)
 
 
 def check_peers(t, count_of, what):
@@ -619,14 +603,6 @@ else:
 gc.collect()
 if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left")
-everyone = comm.allgather(problems)
-if rank == 0:
-    for text in notes:
-        print(f"ok:   {text}")
-    for r, theirs in enumerate(everyone):
-        for why in theirs:
-            print(f"FAIL: rank {r}: {why}")
-    if not any(everyone):
-        print(f"# hostile python {case}: OK")
+status = verdict(comm, problems, f"# hostile python {case}: OK")
 shardtab.finalize()
-sys.exit(1 if any(everyone) else 0)
+sys.exit(status)

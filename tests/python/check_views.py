@@ -13,6 +13,7 @@ import numpy
 from mpi4py import MPI
 
 import shardtab
+from rank_verdict import as_host, store, verdict
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
@@ -27,17 +28,6 @@ def values(r, first, count):
     """Rank r's element i: exact in binary, different for every rank and element."""
     i = numpy.arange(first, first + count, dtype=numpy.float64)
     return r * 1048576.0 + i * 0.25 + 3.0
-
-
-def as_host(view):
-    return view if isinstance(view, numpy.ndarray) else view.to_host()
-
-
-def store(array, host_values):
-    if isinstance(array, numpy.ndarray):
-        array[:] = host_values
-    else:
-        array.from_host(host_values)
 
 
 def check_table(t, expect_of, what):
@@ -100,17 +90,15 @@ if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left after every table")
 
 # one verdict, agreed
-everyone = comm.allgather(problems)
-if rank == 0:
-    for r, mine in enumerate(everyone):
-        for why in mine:
-            print(f"FAIL: rank {r}: {why}")
-    print(
+status = verdict(
+    comm,
+    problems,
+    "# verify python: OK",
+    after=[
         f"# python: backend {shardtab.device()['backend']}, {size} ranks, {nodes} node(s) of up "
         f"to {node_size}; shards of {', '.join(str(length(r)) for r in range(size))} doubles"
-    )
-    if not any(everyone):
-        print("# verify python: OK")
+    ],
+)
 del a, b, low, high
 shardtab.finalize()
-sys.exit(1 if any(everyone) else 0)
+sys.exit(status)

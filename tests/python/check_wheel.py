@@ -18,6 +18,7 @@ from mpi4py import MPI
 
 import shardtab
 import shardtab._lib
+from rank_verdict import verdict
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
@@ -62,13 +63,13 @@ if not (got == want).all():
 del shard
 shardtab.finalize()
 
-everyone = comm.gather(problems, root=0)
-found = None
-if rank == 0:
-    found = [f"rank {r}: {p}" for r, theirs in enumerate(everyone) for p in theirs]
-    for line in found:
-        print(f"FAIL: {line}")
-    print(f"ok:   shardtab {version} from {package}, backend {backend}, {size} ranks")
-    if not found:
-        print("# wheel python: OK")
-sys.exit(1 if comm.bcast(found, root=0) else 0)
+sys.exit(
+    verdict(
+        comm,
+        problems,
+        "# wheel python: OK",
+        after=[
+            f"ok:   shardtab {version} from {package}, backend {backend}, {size} ranks"
+        ],
+    )
+)

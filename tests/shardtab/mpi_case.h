@@ -37,6 +37,18 @@ static inline int mpi_case_end(int failed)
     return failed;
 }
 
+/* main's whole work: MPI up, the `count` cases of `tests` run as one group
+ * (group_setup and group_teardown around them, NULL: none), MPI down. Returns
+ * main's status: the cases that failed. */
+static inline int mpi_case_main(int *argc, char ***argv, const struct CMUnitTest *tests,
+                                size_t count, CMFixtureFunction group_setup,
+                                CMFixtureFunction group_teardown)
+{
+    mpi_case_start(argc, argv);
+    return mpi_case_end(
+        _cmocka_run_group_tests("tests", tests, count, group_setup, group_teardown));
+}
+
 /* The message of this thread's last failure, without who speaks before it. */
 static inline const char *said(void)
 {

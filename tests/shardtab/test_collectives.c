@@ -317,13 +317,20 @@ static void expect_every_phase(uint64_t word, size_t offset, size_t count, int o
     assert_int_equal(ends, 1);
 }
 
+/* Node rank 0 of the laid-out table calls an all-reduce by the algorithm `algo`,
+ * which succeeds (a macro: a failure names its line). */
+#define ALL_REDUCE_BY(algo, op, type, offset, count)                                               \
+  do {                                                                                             \
+    lay_out(0, 0);                                                                                 \
+    setenv("SHARDTAB_ALL_REDUCE_ALGO", algo, 1);                                                   \
+    assert_int_equal(shardtab_all_reduce(&table, op, type, offset, count, NULL),                   \
+                     SHARDTAB_SUCCESS);                                                            \
+  } while (0)
+
 static void test_one_shot_reduces_into_scratch_then_copies_back(void **state)
 {
     (void)state;
-    lay_out(0, 0);
-    setenv("SHARDTAB_ALL_REDUCE_ALGO", "one-shot", 1);
-    assert_int_equal(shardtab_all_reduce(&table, SHARDTAB_SUM, SHARDTAB_FLOAT, 64, 1000, NULL),
-                     SHARDTAB_SUCCESS);
+    ALL_REDUCE_BY("one-shot", SHARDTAB_SUM, SHARDTAB_FLOAT, 64, 1000);
     assert_int_equal(nphases, 4);
     expect_phase(0, ST_PHASE_SYNC, 0, 0);
     expect_phase(1, ST_PHASE_REDUCE, 0, 1000);
@@ -409,10 +416,7 @@ static void test_auto_is_one_block_then_one_shot_up_to_the_cutover(void **state)
 static void test_one_block_is_one_phase(void **state)
 {
     (void)state;
-    lay_out(0, 0);
-    setenv("SHARDTAB_ALL_REDUCE_ALGO", "one-block", 1);
-    assert_int_equal(shardtab_all_reduce(&table, SHARDTAB_MIN, SHARDTAB_DOUBLE, 8, 77, NULL),
-                     SHARDTAB_SUCCESS);
+    ALL_REDUCE_BY("one-block", SHARDTAB_MIN, SHARDTAB_DOUBLE, 8, 77);
     assert_int_equal(nphases, 1);
     expect_phase(0, ST_PHASE_ONE_BLOCK, 0, 77);
     assert_ptr_equal(phases[0].scratch, table.coll_scratch);

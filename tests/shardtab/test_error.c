@@ -147,6 +147,15 @@ static void test_mpi_check_names_the_call_and_mpi_s_words(void **state)
     assert_string_equal(shardtab_last_error(), want);
 }
 
+/* What the cases need known first: the job's size, and who speaks in a message. */
+static int know_who_speaks(void **state)
+{
+    (void)state;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    snprintf(who, sizeof who, "%s rank %d: ", host, rank);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -155,11 +164,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_last_error_is_the_process_s_own_per_thread),
         cmocka_unit_test(test_agree_gives_everyone_the_first_failure),
         cmocka_unit_test(test_agree_within_a_deadline_agrees_the_same),
-        cmocka_unit_test(test_mpi_check_names_the_call_and_mpi_s_words),
-    };
+        cmocka_unit_test(test_mpi_check_names_the_call_and_mpi_s_words)};
 
-    mpi_case_start(&argc, &argv);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    snprintf(who, sizeof who, "%s rank %d: ", host, rank);
-    return mpi_case_end(cmocka_run_group_tests(tests, NULL, NULL));
+    return mpi_case_main(&argc, &argv, tests, sizeof tests / sizeof *tests, know_who_speaks, NULL);
 }

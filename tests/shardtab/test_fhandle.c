@@ -84,9 +84,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_null_handle_is_refused_by_every_call),
         cmocka_unit_test(test_unknown_handle_is_refused_not_an_abort),
-        cmocka_unit_test(test_real_handle_does_what_the_c_call_does),
-    };
+        cmocka_unit_test(test_real_handle_does_what_the_c_call_does)};
 
-    mpi_case_start(&argc, &argv);
-    return mpi_case_end(cmocka_run_group_tests(tests, NULL, NULL));
+    return mpi_case_main(&argc, &argv, tests, sizeof tests / sizeof *tests, NULL, NULL);
 }

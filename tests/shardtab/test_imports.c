@@ -59,9 +59,7 @@ static st_import_key_t key(const char *device, int32_t pid, uint64_t base, size_
 static int set_up(void **state)
 {
     (void)state;
-    memset(&fake, 0, sizeof fake);
-    fake.ipc_open = fake_open;
-    fake.ipc_close = fake_close;
+    fake = (st_backend_ops_t){.ipc_open = fake_open, .ipc_close = fake_close};
     st_backend_use(&fake);
     opens = closes = fail_next_open = 0;
     return 0;

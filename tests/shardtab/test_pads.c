@@ -45,10 +45,9 @@ static st_backend_ops_t fake;
 static int set_up(void **state)
 {
     (void)state;
-    memset(&fake, 0, sizeof fake);
-    fake.mem_alloc_coherent = fake_alloc_coherent;
-    fake.ipc_export = fake_export;
-    fake.mem_free = fake_free;
+    fake = (st_backend_ops_t){.mem_alloc_coherent = fake_alloc_coherent,
+                              .ipc_export = fake_export,
+                              .mem_free = fake_free};
     st_backend_use(&fake);
     allocs = exports = frees = 0;
     return 0;

@@ -220,6 +220,23 @@ static void test_faults_at_the_regions_steps_leave_nothing(void **state)
     assert_int_equal(shardtab_mem_free(shard), SHARDTAB_SUCCESS);
 }
 
+/* The cases run between one init and one finalize of the library. */
+static int init_library(void **state)
+{
+    (void)state;
+    if (shardtab_init(MPI_COMM_WORLD, NULL) != SHARDTAB_SUCCESS) {
+        fprintf(stderr, "test_regions: error: %s\n", shardtab_last_error());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return 0;
+}
+
+static int finalize_library(void **state)
+{
+    (void)state;
+    return shardtab_finalize() == SHARDTAB_SUCCESS ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -228,17 +245,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_a_second_table_opens_nothing_new),
         cmocka_unit_test(test_pads_of_another_layout_are_refused),
         cmocka_unit_test(test_peer_access_gaps_are_named_pair_by_pair),
-        cmocka_unit_test(test_faults_at_the_regions_steps_leave_nothing),
-    };
-    int failed;
+        cmocka_unit_test(test_faults_at_the_regions_steps_leave_nothing)};
 
-    mpi_case_start(&argc, &argv);
-    if (shardtab_init(MPI_COMM_WORLD, NULL) != SHARDTAB_SUCCESS) {
-        fprintf(stderr, "test_regions: error: %s\n", shardtab_last_error());
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (shardtab_finalize() != SHARDTAB_SUCCESS)
-        failed++;
-    return mpi_case_end(failed);
+    return mpi_case_main(&argc, &argv, tests, sizeof tests / sizeof *tests, init_library,
+                         finalize_library);
 }

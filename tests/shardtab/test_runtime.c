@@ -166,9 +166,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_init_binds_this_rank_once),
         cmocka_unit_test(test_memory_calls_forward_to_the_backend),
         cmocka_unit_test(test_injected_faults_hit_the_named_rank_only),
-        cmocka_unit_test(test_finalize_waits_for_the_tables),
-    };
+        cmocka_unit_test(test_finalize_waits_for_the_tables)};
 
-    mpi_case_start(&argc, &argv);
-    return mpi_case_end(cmocka_run_group_tests(tests, NULL, NULL));
+    return mpi_case_main(&argc, &argv, tests, sizeof tests / sizeof *tests, NULL, NULL);
 }

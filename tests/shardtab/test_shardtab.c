@@ -218,9 +218,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_table_knows_its_node_and_uploads_its_replica),
         cmocka_unit_test(test_simulated_nodes_of_one_rank),
         cmocka_unit_test(test_destroy_refuses_what_is_no_live_table),
-        cmocka_unit_test(test_faults_at_create_s_steps_leave_nothing),
-    };
+        cmocka_unit_test(test_faults_at_create_s_steps_leave_nothing)};
 
-    mpi_case_start(&argc, &argv);
-    return mpi_case_end(cmocka_run_group_tests(tests, NULL, NULL));
+    return mpi_case_main(&argc, &argv, tests, sizeof tests / sizeof *tests, NULL, NULL);
 }

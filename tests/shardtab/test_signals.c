@@ -81,6 +81,11 @@ static void expect_guards_intact(void)
                 fail_msg("pad %d was written past its end (guard word %d)", r, g);
 }
 
+/* Rank r's wait on its slot `slot` (cmp, value) returns want (a macro: a
+ * failure names the line of the wait). */
+#define EXPECT_WAIT(r, slot, cmp, value, want)                                                     \
+  assert_int_equal(shardtab_signal_wait_until(&node.view[r], slot, cmp, value), want)
+
 /* Rank r's give-up record (status .. ticks) is still zero. */
 static void expect_no_record(int r)
 {
@@ -182,17 +187,12 @@ static void test_signals_satisfied_eq_and_ge_waits_return_ok_at_once(void **stat
     node_init(3, LONG_TIMEOUT);
     shardtab_signal_set(&node.view[0], 1, 0, 5);
     uint64_t start = now_ns();
-    assert_int_equal(shardtab_signal_wait_until(&node.view[1], 0, SHARDTAB_CMP_EQ, 5),
-                     SHARDTAB_WAIT_OK);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[1], 0, SHARDTAB_CMP_GE, 5),
-                     SHARDTAB_WAIT_OK);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[1], 0, SHARDTAB_CMP_GE, 4),
-                     SHARDTAB_WAIT_OK);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[1], 0, SHARDTAB_CMP_GE, 0),
-                     SHARDTAB_WAIT_OK);
+    EXPECT_WAIT(1, 0, SHARDTAB_CMP_EQ, 5, SHARDTAB_WAIT_OK);
+    EXPECT_WAIT(1, 0, SHARDTAB_CMP_GE, 5, SHARDTAB_WAIT_OK);
+    EXPECT_WAIT(1, 0, SHARDTAB_CMP_GE, 4, SHARDTAB_WAIT_OK);
+    EXPECT_WAIT(1, 0, SHARDTAB_CMP_GE, 0, SHARDTAB_WAIT_OK);
     /* an untouched slot equals 0 */
-    assert_int_equal(shardtab_signal_wait_until(&node.view[2], 1, SHARDTAB_CMP_EQ, 0),
-                     SHARDTAB_WAIT_OK);
+    EXPECT_WAIT(2, 1, SHARDTAB_CMP_EQ, 0, SHARDTAB_WAIT_OK);
     assert_true(now_ns() - start < PROMPT);
     for (int r = 0; r < 3; r++) {
         expect_no_record(r);
@@ -205,8 +205,7 @@ static void test_signals_eq_wait_is_not_satisfied_by_a_greater_value(void **stat
     (void)state;
     node_init(2, SHORT_TIMEOUT);
     shardtab_signal_set(&node.view[0], 1, 2, 6);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[1], 2, SHARDTAB_CMP_EQ, 5),
-                     SHARDTAB_WAIT_TIMED_OUT);
+    EXPECT_WAIT(1, 2, SHARDTAB_CMP_EQ, 5, SHARDTAB_WAIT_TIMED_OUT);
     assert_int_equal(node.pads[1][SHARDTAB_PAD_ERR_SEEN], 6);
 }
 
@@ -237,8 +236,7 @@ static void test_signals_wait_returns_when_a_peer_thread_signals_later(void **st
     delayed_set_t d = {&node.view[0], 1, 4, 10, 3, &payload};
     uint64_t start = now_ns();
     assert_int_equal(pthread_create(&thread, NULL, set_after_delay, &d), 0);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[1], 4, SHARDTAB_CMP_GE, 3),
-                     SHARDTAB_WAIT_OK);
+    EXPECT_WAIT(1, 4, SHARDTAB_CMP_GE, 3, SHARDTAB_WAIT_OK);
     /* the store before the release is visible after the acquire */
     assert_int_equal(payload, 0x5eed);
     assert_int_equal(pthread_join(thread, NULL), 0);
@@ -275,8 +273,7 @@ static void test_signals_set_then_wait_ge_carries_data_between_threads_every_rou
     uint64_t start = now_ns();
     assert_int_equal(pthread_create(&thread, NULL, ping_writer, NULL), 0);
     for (uint64_t i = 1; i <= PING_ROUNDS; i++) {
-        assert_int_equal(shardtab_signal_wait_until(&node.view[1], 0, SHARDTAB_CMP_GE, i),
-                         SHARDTAB_WAIT_OK);
+        EXPECT_WAIT(1, 0, SHARDTAB_CMP_GE, i, SHARDTAB_WAIT_OK);
         if (ping_data[i] != i * 2654435761u)
             fail_msg("round %llu: read %llu before the writer's store became visible",
                      (unsigned long long)i, (unsigned long long)ping_data[i]);
@@ -296,8 +293,7 @@ static void test_signals_timed_out_wait_records_itself_and_flags_every_pad(void 
     node_init(3, SHORT_TIMEOUT);
     shardtab_signal_set(&node.view[0], 1, 2, 3);
     uint64_t start = now_ns();
-    assert_int_equal(shardtab_signal_wait_until(&node.view[1], 2, SHARDTAB_CMP_GE, 5),
-                     SHARDTAB_WAIT_TIMED_OUT);
+    EXPECT_WAIT(1, 2, SHARDTAB_CMP_GE, 5, SHARDTAB_WAIT_TIMED_OUT);
     uint64_t elapsed = now_ns() - start;
     assert_true(elapsed >= SHORT_TIMEOUT);
     assert_true(elapsed < PROMPT);
@@ -324,8 +320,7 @@ static void test_signals_waits_after_a_give_up_return_aborted_at_once(void **sta
 {
     (void)state;
     node_init(3, SHORT_TIMEOUT);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[2], 0, SHARDTAB_CMP_EQ, 1),
-                     SHARDTAB_WAIT_TIMED_OUT);
+    EXPECT_WAIT(2, 0, SHARDTAB_CMP_EQ, 1, SHARDTAB_WAIT_TIMED_OUT);
     uint64_t record[SHARDTAB_PAD_HEADER];
     memcpy(record, node.pads[2], sizeof record);
 
@@ -333,13 +328,10 @@ static void test_signals_waits_after_a_give_up_return_aborted_at_once(void **sta
     for (int r = 0; r < 3; r++)
         node.view[r].timeout_ticks = LONG_TIMEOUT;
     uint64_t start = now_ns();
-    assert_int_equal(shardtab_signal_wait_until(&node.view[0], 1, SHARDTAB_CMP_GE, 9),
-                     SHARDTAB_WAIT_ABORTED);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[1], 5, SHARDTAB_CMP_EQ, 9),
-                     SHARDTAB_WAIT_ABORTED);
+    EXPECT_WAIT(0, 1, SHARDTAB_CMP_GE, 9, SHARDTAB_WAIT_ABORTED);
+    EXPECT_WAIT(1, 5, SHARDTAB_CMP_EQ, 9, SHARDTAB_WAIT_ABORTED);
     /* the rank that gave up: its other waiters stop too */
-    assert_int_equal(shardtab_signal_wait_until(&node.view[2], 3, SHARDTAB_CMP_GE, 9),
-                     SHARDTAB_WAIT_ABORTED);
+    EXPECT_WAIT(2, 3, SHARDTAB_CMP_GE, 9, SHARDTAB_WAIT_ABORTED);
     assert_true(now_ns() - start < PROMPT);
 
     /* an aborted wait writes no record and leaves the flags alone */
@@ -353,8 +345,7 @@ static void test_signals_only_the_first_give_up_of_a_rank_writes_its_record(void
 {
     (void)state;
     node_init(2, SHORT_TIMEOUT);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[0], 0, SHARDTAB_CMP_EQ, 7),
-                     SHARDTAB_WAIT_TIMED_OUT);
+    EXPECT_WAIT(0, 0, SHARDTAB_CMP_EQ, 7, SHARDTAB_WAIT_TIMED_OUT);
     uint64_t first[SHARDTAB_PAD_HEADER];
     memcpy(first, node.pads[0], sizeof first);
 
@@ -363,8 +354,7 @@ static void test_signals_only_the_first_give_up_of_a_rank_writes_its_record(void
     for (int r = 0; r < 2; r++)
         node.pads[r][SHARDTAB_PAD_ABORT] = 0;
     shardtab_signal_set(&node.view[1], 0, 1, 4);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[0], 1, SHARDTAB_CMP_GE, 9),
-                     SHARDTAB_WAIT_TIMED_OUT);
+    EXPECT_WAIT(0, 1, SHARDTAB_CMP_GE, 9, SHARDTAB_WAIT_TIMED_OUT);
     assert_memory_equal(first, node.pads[0], sizeof first);
     assert_int_equal(node.pads[0][SHARDTAB_PAD_ERR_SLOT], SHARDTAB_PAD_HEADER + 2 + 0);
     assert_int_equal(node.pads[0][SHARDTAB_PAD_ERR_CMP], SHARDTAB_CMP_EQ);
@@ -382,12 +372,10 @@ static void test_signals_each_rank_records_its_own_give_up_the_last_flag_wins(vo
 {
     (void)state;
     node_init(3, SHORT_TIMEOUT);
-    assert_int_equal(shardtab_signal_wait_until(&node.view[0], 0, SHARDTAB_CMP_GE, 1),
-                     SHARDTAB_WAIT_TIMED_OUT);
+    EXPECT_WAIT(0, 0, SHARDTAB_CMP_GE, 1, SHARDTAB_WAIT_TIMED_OUT);
     for (int r = 0; r < 3; r++)
         node.pads[r][SHARDTAB_PAD_ABORT] = 0;
-    assert_int_equal(shardtab_signal_wait_until(&node.view[2], 6, SHARDTAB_CMP_EQ, 2),
-                     SHARDTAB_WAIT_TIMED_OUT);
+    EXPECT_WAIT(2, 6, SHARDTAB_CMP_EQ, 2, SHARDTAB_WAIT_TIMED_OUT);
     assert_int_equal(node.pads[0][SHARDTAB_PAD_STATUS], SHARDTAB_WAIT_TIMED_OUT);
     assert_int_equal(node.pads[0][SHARDTAB_PAD_ERR_SLOT], SHARDTAB_PAD_HEADER + 3 + 0);
     assert_int_equal(node.pads[2][SHARDTAB_PAD_STATUS], SHARDTAB_WAIT_TIMED_OUT);

@@ -58,29 +58,13 @@ set -euo pipefail
 
 readonly skip_code=77
 case_name=${1:?usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH [--cg PATH --stream-check PATH --comm-check PATH] --cluster DIR --work DIR}
-stream_check="" comm_check="" cg=""
+source_dir="" multi_scal="" jacobi="" cg="" stream_check="" comm_check="" cluster="" work=""
 shift
-while (($#)); do
-  case $1 in
-    --source) source_dir=$2; shift 2 ;;
-    --multi-scal) multi_scal=$2; shift 2 ;;
-    --jacobi) jacobi=$2; shift 2 ;;
-    --cg) cg=$2; shift 2 ;;
-    --stream-check) stream_check=$2; shift 2 ;;
-    --comm-check) comm_check=$2; shift 2 ;;
-    --cluster) cluster=$2; shift 2 ;;
-    --work) work=$2; shift 2 ;;
-    *) echo "run_slurm_case.sh: unknown option '$1'" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=../lib/job_case.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/job_case.sh"
+job_case_options run_slurm_case.sh source:source_dir multi-scal jacobi cg? stream-check? comm-check? cluster work -- "$@"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-frontier=$source_dir/jobs/frontier
-check=(python3 "$source_dir/tests/jobs/check_result.py")
-summarize=(python3 "$source_dir/jobs/summarize.py")
-
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
+job_case_enter
 
 # shellcheck source=../lib/driver.sh
 source "$source_dir/tests/lib/driver.sh"

@@ -59,6 +59,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../check_program.h"
 #include "comm_calls.h"
 #include "comm_kernels.h"
 #include "comm_reference.h"
@@ -220,7 +221,7 @@ static shardtab_status_t kernel_check(int code, const char *what)
 {
     return code == 0 ? SHARDTAB_SUCCESS
                      : shardtab_error_set(SHARDTAB_ERR_DEVICE, "%s failed: %s", what,
-                                          comm_error_string(code));
+                                          test_error_string(code));
 }
 
 /* The values of a call, as this rank's type: words to the type's array. */
@@ -339,6 +340,30 @@ static uint64_t fault_epoch(const cc_options_t *o)
     return (uint64_t)o->rounds + (uint64_t)(o->rounds < 6 ? o->rounds : 6);
 }
 
+/* A call of `kind` (SHARDTAB_COLL_*) on the collective at slot, of `values`
+ * values: op, type and count; both phases, rooted at 0, nothing planted. */
+static comm_call_t call_of(const cc_options_t *o, int slot, int values, int kind, int op, int type,
+                           int count)
+{
+    /* in comm_calls.h's order: slot, values, kind, op, type, root, count, phases, held */
+    return (comm_call_t){slot, values, kind, op, type, 0, count, COMM_BOTH, o->held, {0}};
+}
+
+/* Call c of epoch `epoch` in `blocks` blocks, from zeroed statuses to its
+ * check (`what` names it), agreed on every rank and counted in *calls. */
+static shardtab_status_t call_checked(cc_job_t *j, const cc_options_t *o, const comm_call_t *c,
+                                      uint64_t epoch, int blocks, const char *what, int *calls)
+{
+    shardtab_status_t status = zero_status(j);
+
+    if (status == SHARDTAB_SUCCESS)
+        status = launch(j, o, c, epoch, blocks);
+    if (status == SHARDTAB_SUCCESS)
+        status = verify(j, c, epoch, what);
+    (*calls)++;
+    return shardtab_agree(MPI_COMM_WORLD, status);
+}
+
 /* Every kind, op, type and count on collective A, the fault if any planted. */
 static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *calls)
 {
@@ -353,20 +378,13 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
         for (int type = 0; type < SHARDTAB_TYPE_COUNT && status == SHARDTAB_SUCCESS; type++)
             for (int ci = 0; ci < 4 && status == SHARDTAB_SUCCESS; ci++)
                 for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
-                    comm_call_t c;
+                    comm_call_t c = call_of(o, j->slot_a, o->values,
+                                            kind < 3    ? SHARDTAB_COLL_REDUCE
+                                            : kind == 3 ? SHARDTAB_COLL_BROADCAST
+                                                        : SHARDTAB_COLL_GATHER,
+                                            kind < 3 ? kind : SHARDTAB_SUM, type, counts[ci]);
                     char what[128];
-                    memset(&c, 0, sizeof c);
-                    c.held = o->held;
-                    c.slot = j->slot_a;
-                    c.values = o->values;
-                    c.kind = kind < 3    ? SHARDTAB_COLL_REDUCE
-                             : kind == 3 ? SHARDTAB_COLL_BROADCAST
-                                         : SHARDTAB_COLL_GATHER;
-                    c.op = kind < 3 ? kind : SHARDTAB_SUM;
-                    c.type = type;
                     c.root = kind == 3 ? round % j->node_size : 0;
-                    c.count = counts[ci];
-                    c.phases = COMM_BOTH;
                     epoch++;
                     snprintf(what, sizeof what, "%s of %d %s values%s",
                              kind < 3    ? (kind == 0   ? "all-reduce sum"
@@ -400,14 +418,8 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
                                 sleep_ms(300); /* the two blocks of the faulty rank overlap */
                         }
                     }
-                    status = zero_status(j);
                     c.plant.epoch = epoch; /* the collective's epoch is its count of calls */
-                    if (status == SHARDTAB_SUCCESS)
-                        status = launch(j, o, &c, epoch, blocks);
-                    if (status == SHARDTAB_SUCCESS)
-                        status = verify(j, &c, epoch, what);
-                    status = shardtab_agree(MPI_COMM_WORLD, status);
-                    (*calls)++;
+                    status = call_checked(j, o, &c, epoch, blocks, what, calls);
                 }
     return status;
 }
@@ -425,27 +437,13 @@ static shardtab_status_t special_calls(cc_job_t *j, const cc_options_t *o, int *
         for (int type = 0; type < SHARDTAB_INT64 && status == SHARDTAB_SUCCESS; type++)
             for (int ci = 0; ci < 3 && status == SHARDTAB_SUCCESS; ci++)
                 for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
-                    comm_call_t c;
+                    comm_call_t c = call_of(o, j->slot_a, o->values, SHARDTAB_COLL_REDUCE, op, type,
+                                            counts[ci]);
                     char what[128];
-                    memset(&c, 0, sizeof c);
-                    c.held = o->held;
-                    c.slot = j->slot_a;
-                    c.values = o->values;
-                    c.kind = SHARDTAB_COLL_REDUCE;
-                    c.op = op;
-                    c.type = type;
-                    c.count = counts[ci];
-                    c.phases = COMM_BOTH;
                     c.plant.epoch = ++epoch;
                     snprintf(what, sizeof what, "all-reduce %s of %d special %s values",
                              op == SHARDTAB_MIN ? "min" : "max", c.count, type_names[type]);
-                    status = zero_status(j);
-                    if (status == SHARDTAB_SUCCESS)
-                        status = launch(j, o, &c, epoch, 1);
-                    if (status == SHARDTAB_SUCCESS)
-                        status = verify(j, &c, epoch, what);
-                    status = shardtab_agree(MPI_COMM_WORLD, status);
-                    (*calls)++;
+                    status = call_checked(j, o, &c, epoch, 1, what, calls);
                 }
     return status;
 }
@@ -458,16 +456,9 @@ static shardtab_status_t split_phase(cc_job_t *j, const cc_options_t *o, uint64_
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
     for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
-        comm_call_t c;
+        comm_call_t c = call_of(o, j->slot_b, B_VALUES, SHARDTAB_COLL_REDUCE, SHARDTAB_SUM,
+                                SHARDTAB_DOUBLE, B_VALUES);
         uint64_t first = *epoch_b + 1;
-        memset(&c, 0, sizeof c);
-        c.held = o->held;
-        c.slot = j->slot_b;
-        c.values = B_VALUES;
-        c.kind = SHARDTAB_COLL_REDUCE;
-        c.op = SHARDTAB_SUM;
-        c.type = SHARDTAB_DOUBLE;
-        c.count = B_VALUES;
         status = zero_status(j);
         for (int k = 0; k < 2 && status == SHARDTAB_SUCCESS; k++) {
             c.phases = COMM_START;
@@ -829,7 +820,7 @@ static shardtab_status_t set_up(cc_job_t *j, const cc_options_t *o)
                  ? SHARDTAB_SUCCESS
                  : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "calloc of the shard's zeros failed");
     if (status == SHARDTAB_SUCCESS)
-        status = kernel_check(comm_stream_create(&j->stream), "creating a stream");
+        status = kernel_check(test_stream_create(&j->stream), "creating a stream");
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc_coherent(SHARD_BYTES, (void **)&j->shard);
     if (status == SHARDTAB_SUCCESS)
@@ -882,7 +873,7 @@ static shardtab_status_t release(cc_job_t *j)
         if (device[i] && (s = shardtab_mem_free(device[i])) != SHARDTAB_SUCCESS &&
             first == SHARDTAB_SUCCESS)
             first = s;
-    comm_stream_destroy(j->stream);
+    test_stream_destroy(j->stream);
     free(j->host_in);
     free(j->host_out);
     free(j->want);
@@ -1052,31 +1043,20 @@ static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
 
 int main(int argc, char **argv)
 {
-    shardtab_init_params_t init = {0};
     cc_options_t o;
     cc_job_t j;
     char err[256];
-    int code = 0, calls = 0;
+    int code, calls = 0;
     shardtab_status_t status;
 
     memset(&j, 0, sizeof j);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
-    if (parse(argc, argv, &o, err, sizeof err) != 0) {
-        if (j.rank == 0)
-            fprintf(stderr, "comm_check: error: %s\n", err);
-        MPI_Finalize();
-        return 2;
-    }
-    init.allow_shared_device = o.allow_shared_gpu;
-    status = shardtab_init(MPI_COMM_WORLD, &init);
-    if (status == SHARDTAB_ERR_NO_DEVICE) {
-        if (j.rank == 0)
-            printf("# comm_check: skipped (%s)\n", shardtab_last_error());
-        MPI_Finalize();
-        return 77;
-    }
+    code = parse(argc, argv, &o, err, sizeof err) != 0;
+    code = check_program_start("comm_check", j.rank, code ? err : "", o.allow_shared_gpu, &status);
+    if (code >= 0)
+        return code;
     if (status == SHARDTAB_SUCCESS)
         status = set_up(&j, &o);
     status = shardtab_agree(MPI_COMM_WORLD, status);
@@ -1101,24 +1081,7 @@ int main(int argc, char **argv)
                calls);
     if (status == SHARDTAB_SUCCESS && !o.special)
         status = every_stage(&j, &o);
-    if (status == SHARDTAB_SUCCESS && o.fault != FAULT_NONE)
-        status = shardtab_agree(MPI_COMM_WORLD,
-                                shardtab_error_set(SHARDTAB_ERR_VERIFY,
-                                                   "the planted fault '%s' was not caught",
-                                                   fault_names[o.fault]));
-    if (status == SHARDTAB_SUCCESS && j.rank == 0)
-        printf("# comm_check: OK (%d ranks)\n", j.size);
-    {
-        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release(&j));
-        if (status == SHARDTAB_SUCCESS)
-            status = released;
-    }
-    if (status != SHARDTAB_SUCCESS) {
-        if (j.rank == 0)
-            fprintf(stderr, "comm_check: error: %s\n", shardtab_last_error());
-        code = status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
-    }
-    shardtab_finalize();
-    MPI_Finalize();
-    return code;
+    status = check_program_verdict("comm_check", j.rank, j.size, status,
+                                   o.fault != FAULT_NONE ? fault_names[o.fault] : NULL);
+    return check_program_end("comm_check", j.rank, status, release(&j));
 }

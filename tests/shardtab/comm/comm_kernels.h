@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "shardtab_device.h"
+#include "test_stream.h" /* the streams the launchers take */
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,9 +48,6 @@ int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values
                            void *stream);
 /* Ticks per second of shardtab_detail_clock(). */
 double comm_clock_hz(void);
-int comm_stream_create(void **stream);
-void comm_stream_destroy(void *stream);
-const char *comm_error_string(int code);
 
 #ifdef __cplusplus
 }

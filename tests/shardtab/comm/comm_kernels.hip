@@ -117,23 +117,3 @@ extern "C" double comm_clock_hz(void)
         return 1e9;
     return gpu_wall_clock_hz(device, &props);
 }
-
-extern "C" int comm_stream_create(void **stream)
-{
-    hipStream_t s;
-    hipError_t err = hipStreamCreateWithFlags(&s, hipStreamNonBlocking);
-    if (err == hipSuccess)
-        *stream = (void *)s;
-    return (int)err;
-}
-
-extern "C" void comm_stream_destroy(void *stream)
-{
-    if (stream)
-        (void)hipStreamDestroy((hipStream_t)stream);
-}
-
-extern "C" const char *comm_error_string(int code)
-{
-    return hipGetErrorString((hipError_t)code);
-}

@@ -120,19 +120,3 @@ double comm_clock_hz(void)
 {
     return 1e9; /* CLOCK_MONOTONIC nanoseconds */
 }
-
-int comm_stream_create(void **stream)
-{
-    *stream = NULL;
-    return 0;
-}
-
-void comm_stream_destroy(void *stream)
-{
-    (void)stream;
-}
-
-const char *comm_error_string(int code)
-{
-    return code == 0 ? "no error" : "could not start a thread";
-}

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../check_program.h"
 #include "comm_reference.h"
 #include "shardtab.h"
 
@@ -304,9 +305,8 @@ static shardtab_status_t every_call(sc_job_t *j, int *calls)
 
 int main(int argc, char **argv)
 {
-    shardtab_init_params_t init = {0};
     sc_job_t j;
-    int code = 0, calls = 0;
+    int code, calls = 0, allow_shared_gpu = 0;
     shardtab_status_t status;
     char err[200] = "";
 
@@ -318,7 +318,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &j.size);
     for (int i = 1; i < argc && err[0] == '\0'; i++) {
         if (strcmp(argv[i], "--allow-shared-gpu") == 0)
-            init.allow_shared_device = 1;
+            allow_shared_gpu = 1;
         else if (strcmp(argv[i], "--big") == 0)
             j.big = 1;
         else if (strcmp(argv[i], "--special") == 0)
@@ -343,23 +343,13 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "--special and --big are two runs: give one");
     if (err[0] == '\0' && (j.shard_bytes < 1024 || j.shard_bytes % 16 != 0))
         snprintf(err, sizeof err, "--shard-bytes must be a multiple of 16, at least 1024");
-    if (err[0] != '\0') {
-        if (j.rank == 0)
-            fprintf(stderr, "stream_check: error: %s\n", err);
-        MPI_Finalize();
-        return 2;
-    }
+    code = check_program_start("stream_check", j.rank, err, allow_shared_gpu, &status);
+    if (code >= 0)
+        return code;
     if (j.fault_rank < 0)
         j.fault_rank = j.size - 1;
     if (j.big && j.shard_bytes < (64u << 20) + 64)
         j.shard_bytes = (64u << 20) + 64;
-    status = shardtab_init(MPI_COMM_WORLD, &init);
-    if (status == SHARDTAB_ERR_NO_DEVICE) {
-        if (j.rank == 0)
-            printf("# stream_check: skipped (%s)\n", shardtab_last_error());
-        MPI_Finalize();
-        return 77;
-    }
     j.host = malloc(j.shard_bytes);
     j.want = malloc(j.shard_bytes);
     j.node_of = malloc((size_t)j.size * sizeof *j.node_of);
@@ -397,32 +387,17 @@ int main(int argc, char **argv)
         if (status == SHARDTAB_SUCCESS && j.rank == 0)
             printf("# stream_check: 64 MiB all-reduce OK (one-shot and two-shot)\n");
     }
-    if (status == SHARDTAB_SUCCESS && j.fault != FAULT_NONE)
-        status = shardtab_agree(MPI_COMM_WORLD,
-                                shardtab_error_set(SHARDTAB_ERR_VERIFY,
-                                                   "the planted fault '%s' was not caught",
-                                                   fault_names[j.fault]));
-    if (status == SHARDTAB_SUCCESS && j.rank == 0)
-        printf("# stream_check: OK (%d ranks)\n", j.size);
+    status = check_program_verdict("stream_check", j.rank, j.size, status,
+                                   j.fault != FAULT_NONE ? fault_names[j.fault] : NULL);
     {
         shardtab_status_t s = SHARDTAB_SUCCESS;
         if (j.table)
             s = shardtab_destroy(&j.table);
         if (j.shard && shardtab_mem_free(j.shard) != SHARDTAB_SUCCESS && s == SHARDTAB_SUCCESS)
             s = SHARDTAB_ERR_DEVICE;
-        s = shardtab_agree(MPI_COMM_WORLD, s);
-        if (status == SHARDTAB_SUCCESS)
-            status = s;
+        free(j.host);
+        free(j.want);
+        free(j.node_of);
+        return check_program_end("stream_check", j.rank, status, s);
     }
-    if (status != SHARDTAB_SUCCESS) {
-        if (j.rank == 0)
-            fprintf(stderr, "stream_check: error: %s\n", shardtab_last_error());
-        code = status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
-    }
-    free(j.host);
-    free(j.want);
-    free(j.node_of);
-    shardtab_finalize();
-    MPI_Finalize();
-    return code;
 }

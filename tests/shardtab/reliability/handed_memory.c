@@ -58,13 +58,7 @@ static void *table_in_a_thread(void *arg)
     if (s == SHARDTAB_SUCCESS && peer == NULL)
         s = SHARDTAB_ERR_VERIFY, snprintf(job->why, sizeof job->why, "no entry for rank %d", next);
     if (s == SHARDTAB_SUCCESS)
-        s = shardtab_barrier_on_stream(table, NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_memcpy_async(peer, mine, sizeof mine, NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_stream_synchronize(NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_barrier_on_stream(table, NULL);
+        s = write_next_between_barriers(table, peer, mine, sizeof mine);
     if (s == SHARDTAB_SUCCESS)
         s = shardtab_memcpy_async(back, shard, sizeof back, NULL);
     if (s == SHARDTAB_SUCCESS)

@@ -372,13 +372,7 @@ static void case_finalize_live(void)
         mine[i] = rank * 1000.0 + i;
     s = shardtab_peer(a, next, &peer, &bytes);
     if (s == SHARDTAB_SUCCESS)
-        s = shardtab_barrier_on_stream(a, NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_memcpy_async(peer, mine, sizeof mine, NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_stream_synchronize(NULL);
-    if (s == SHARDTAB_SUCCESS)
-        s = shardtab_barrier_on_stream(a, NULL);
+        s = write_next_between_barriers(a, peer, mine, sizeof mine);
     if (s == SHARDTAB_SUCCESS)
         s = shardtab_memcpy_to_host(back, mem, sizeof back);
     if (s == SHARDTAB_SUCCESS)
@@ -457,6 +451,41 @@ static void case_past_allocation(void)
 
 /* ---- creates and destroys in order --------------------------------------------- */
 
+/* A table of 64 bytes a rank labelled `label`, its wait limit wait_s; its
+ * shard in *shard. `what` names it in the check. */
+static shardtab_t *labelled_table(const char *label, double wait_s, void **shard, const char *what)
+{
+    shardtab_create_params_t p;
+    shardtab_t *t = NULL;
+
+    CHECK(shardtab_mem_alloc(64, shard) == SHARDTAB_SUCCESS, "a shard allocated");
+    memset(&p, 0, sizeof p);
+    p.label = label;
+    p.wait_timeout_s = wait_s;
+    CHECK(shardtab_create_with(MPI_COMM_WORLD, *shard, 64, &p, &t) == SHARDTAB_SUCCESS, "%s", what);
+    return t;
+}
+
+/* One rank alone has no peer to fail it: t is destroyed and its shard freed,
+ * and the case is over (1). With peers: 0. */
+static int alone_destroys(shardtab_t **t, void *shard)
+{
+    if (size > 1)
+        return 0;
+    CHECK(shardtab_destroy(t) == SHARDTAB_SUCCESS, "one rank: the destroy ends");
+    CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+    return 1;
+}
+
+/* Rank 0 ends the job after a destroy that left the tables' communicators
+ * with pending requests, as shardtab.h says: its verdict, then MPI_Abort(3). */
+static void rank0_ends_job(void)
+{
+    printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
 static void case_create_order(void)
 {
     shardtab_create_params_t p;
@@ -484,28 +513,19 @@ static void case_create_order(void)
 
 static void case_destroy_alone(void)
 {
-    shardtab_create_params_t p;
-    shardtab_t *t = NULL;
     void *shard = NULL;
+    shardtab_t *t = labelled_table("lonely", 0.5, &shard, "a table");
     double start;
     shardtab_status_t s;
 
-    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
-    memset(&p, 0, sizeof p);
-    p.label = "lonely";
-    p.wait_timeout_s = 0.5;
-    CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS, "a table");
+    if (alone_destroys(&t, shard))
+        return;
     if (rank != 0) {
         MPI_Barrier(MPI_COMM_WORLD); /* never destroys it: rank 0's abort ends it here */
         return;
     }
     start = MPI_Wtime();
     s = shardtab_destroy(&t);
-    if (size == 1) {
-        CHECK(s == SHARDTAB_SUCCESS, "one rank: the destroy ends");
-        CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
-        return;
-    }
     /* rank 0 alone from here: no collective check */
     {
         int ok = s == SHARDTAB_ERR_TIMEOUT && t == NULL && says("table 'lonely' waited 3 s") &&
@@ -513,9 +533,7 @@ static void case_destroy_alone(void)
         printf("%s the destroy gave up after %.1f s: %s\n",
                ok ? "ok:  " : "FAIL:", MPI_Wtime() - start, shardtab_last_error());
         failures += !ok;
-        printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 3);
+        rank0_ends_job();
     }
 }
 
@@ -553,33 +571,20 @@ static void case_crossed_destroy(void)
     took = MPI_Wtime() - start;
     CHECK(s == SHARDTAB_ERR_TIMEOUT && b == NULL && took < 1.0 && says("out of step"),
           "destroy B fails at once (%.2f s): %s", took, shardtab_last_error());
-    if (rank == 0) {
-        /* the tables' communicators hold pending requests: end the job, as shardtab.h says */
-        printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
+    if (rank == 0)
+        rank0_ends_job();
     MPI_Barrier(MPI_COMM_WORLD); /* rank 0's abort ends it here */
 }
 
 static void case_late_destroy(void)
 {
-    shardtab_create_params_t p;
-    shardtab_t *t = NULL;
     void *shard = NULL;
+    shardtab_t *t = labelled_table("late", 0.5, &shard, "a table");
     double start, took;
     shardtab_status_t s;
 
-    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
-    memset(&p, 0, sizeof p);
-    p.label = "late";
-    p.wait_timeout_s = 0.5;
-    CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS, "a table");
-    if (size == 1) {
-        CHECK(shardtab_destroy(&t) == SHARDTAB_SUCCESS, "one rank: the destroy ends");
-        CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
+    if (alone_destroys(&t, shard))
         return;
-    }
     if (rank != 0)
         sleep(4);
     start = MPI_Wtime();
@@ -589,11 +594,8 @@ static void case_late_destroy(void)
               (rank == 0 ? says("table 'late' waited 3 s") : says("waited 3 s for every rank")),
           "every rank's destroy times out, the late ones too (%.1f s here): %s", took,
           shardtab_last_error());
-    if (rank == 0) {
-        printf("%s: %d checks failed\n", failures ? "FAIL" : "PASS", failures);
-        fflush(stdout);
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
+    if (rank == 0)
+        rank0_ends_job();
     MPI_Barrier(MPI_COMM_WORLD); /* rank 0's abort ends it here */
 }
 
@@ -690,17 +692,10 @@ static void case_stopped_table(void)
 static void case_destroy_late(void)
 {
     const struct timespec late = {0, 10000000L * rank}; /* rank r arrives r x 10 ms late */
-    shardtab_create_params_t p;
-    shardtab_t *t = NULL;
     void *shard = NULL;
+    shardtab_t *t = labelled_table("late", 0.001, &shard, "a table with a wait limit of 1 ms");
     shardtab_status_t s;
 
-    CHECK(shardtab_mem_alloc(64, &shard) == SHARDTAB_SUCCESS, "a shard allocated");
-    memset(&p, 0, sizeof p);
-    p.label = "late";
-    p.wait_timeout_s = 0.001;
-    CHECK(shardtab_create_with(MPI_COMM_WORLD, shard, 64, &p, &t) == SHARDTAB_SUCCESS,
-          "a table with a wait limit of 1 ms");
     nanosleep(&late, NULL);
     s = shardtab_destroy(&t);
     if (s != SHARDTAB_SUCCESS) {
@@ -821,27 +816,46 @@ static void case_bad_comm_handle(void)
     CHECK(shardtab_mem_free(shard) == SHARDTAB_SUCCESS, "its shard freed");
 }
 
+/* The cases, in the order the usage names them; NULL: a bad handle (case_handles). */
+static const struct {
+    const char *name;
+    void (*run)(void);
+} cases[] = {
+    {"null-table", NULL},
+    {"destroyed-table", NULL},
+    {"never-a-table", NULL},
+    {"empty-shard", case_empty_shard},
+    {"finalize-live", case_finalize_live}, /* finalizes itself */
+    {"bad-comm-handle", case_bad_comm_handle},
+    {"past-allocation", case_past_allocation},
+    {"create-order", case_create_order},
+    {"destroy-alone", case_destroy_alone},
+    {"table-limit", case_table_limit},
+    {"crossed-destroy", case_crossed_destroy},
+    {"late-destroy", case_late_destroy},
+    {"refusal-cause", case_refusal_cause},
+    {"stopped-table", case_stopped_table},
+    {"destroy-late", case_destroy_late},
+};
+
 int main(int argc, char **argv)
 {
-    static const char *const cases[] = {
-        "null-table",      "destroyed-table", "never-a-table", "empty-shard",   "finalize-live",
-        "bad-comm-handle", "past-allocation", "create-order",  "destroy-alone", "table-limit",
-        "crossed-destroy", "late-destroy",    "refusal-cause", "stopped-table", "destroy-late"};
     const char *which = argc > 1 ? argv[1] : "";
-    int known = 0;
+    size_t chosen = sizeof cases / sizeof *cases;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        known |= strcmp(which, cases[i]) == 0;
-    if (!known) {
-        if (rank == 0)
-            fprintf(stderr,
-                    "usage: hostile_handles null-table|destroyed-table|never-a-table|"
-                    "empty-shard|finalize-live|bad-comm-handle|past-allocation|create-order|"
-                    "destroy-alone|table-limit|crossed-destroy|late-destroy|refusal-cause|stopped-"
-                    "table|destroy-late\n");
+        if (strcmp(which, cases[i].name) == 0)
+            chosen = i;
+    if (chosen == sizeof cases / sizeof *cases) {
+        if (rank == 0) {
+            fprintf(stderr, "usage: hostile_handles ");
+            for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+                fprintf(stderr, "%s%s", i ? "|" : "", cases[i].name);
+            fprintf(stderr, "\n");
+        }
         MPI_Finalize();
         return 2;
     }
@@ -851,30 +865,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
-    if (strcmp(which, "empty-shard") == 0)
-        case_empty_shard();
-    else if (strcmp(which, "bad-comm-handle") == 0)
-        case_bad_comm_handle();
-    else if (strcmp(which, "past-allocation") == 0)
-        case_past_allocation();
-    else if (strcmp(which, "create-order") == 0)
-        case_create_order();
-    else if (strcmp(which, "destroy-alone") == 0)
-        case_destroy_alone();
-    else if (strcmp(which, "stopped-table") == 0)
-        case_stopped_table();
-    else if (strcmp(which, "refusal-cause") == 0)
-        case_refusal_cause();
-    else if (strcmp(which, "late-destroy") == 0)
-        case_late_destroy();
-    else if (strcmp(which, "crossed-destroy") == 0)
-        case_crossed_destroy();
-    else if (strcmp(which, "destroy-late") == 0)
-        case_destroy_late();
-    else if (strcmp(which, "table-limit") == 0)
-        case_table_limit();
-    else if (strcmp(which, "finalize-live") == 0)
-        case_finalize_live(); /* finalizes itself */
+    if (cases[chosen].run != NULL)
+        cases[chosen].run();
     else
         case_handles(which);
     if (strcmp(which, "finalize-live") != 0) {

@@ -70,6 +70,24 @@ configure() { # DIR SANITIZE
     cmake --build "$1" -j "$jobs" >"$logs/build-$2.log" 2>&1 || { tail -50 "$logs/build-$2.log"; return 1; }
 }
 
+# detector_self_test WHAT PATTERN DIR CMD...: CMD (a cycle_table under the detector WHAT) is run
+# with a leak made on purpose (--cycles 20 --warmup 10 --inject-leak): WHAT must report it, a
+# line matching PATTERN in the files of DIR
+detector_self_test() {
+    local what=$1 pattern=$2 dir=$3 rc
+    shift 3
+    set +e
+    "$@" --cycles 20 --warmup 10 --inject-leak >"$logs/selftest-$what.log" 2>&1
+    rc=$?
+    set -e
+    if grep -qs "$pattern" "$dir"/*; then
+        echo "# $what self-test: an injected leak was reported (status $rc), as it must"
+    else
+        echo "FAIL: $what missed the leak cycle_table --inject-leak makes"
+        failures=$((failures + 1))
+    fi
+}
+
 reports() { # DIR: print and count the sanitizer report files in DIR
     local f n=0
     for f in "$1"/*; do
@@ -105,17 +123,8 @@ if [[ $do_asan -eq 1 ]]; then
 
     # the detector itself: a leak on purpose must be reported
     rm -f "$logs/asan"/*
-    set +e
-    "${launch[@]}" -n 2 "$asan_dir/tests/shardtab/reliability/cycle_table" \
-        --cycles 20 --warmup 10 --inject-leak >"$logs/selftest.log" 2>&1
-    rc=$?
-    set -e
-    if grep -qs "LeakSanitizer: detected memory leaks" "$logs/asan"/*; then
-        echo "# LeakSanitizer self-test: an injected leak was reported (status $rc), as it must"
-    else
-        echo "FAIL: LeakSanitizer missed the leak cycle_table --inject-leak makes"
-        failures=$((failures + 1))
-    fi
+    detector_self_test LeakSanitizer "LeakSanitizer: detected memory leaks" "$logs/asan" \
+        "${launch[@]}" -n 2 "$asan_dir/tests/shardtab/reliability/cycle_table"
     rm -f "$logs/asan"/*
     unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 fi
@@ -158,17 +167,9 @@ if [[ $do_valgrind -eq 1 ]]; then
         fi
     done
     # the detector itself
-    set +e
-    "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg-self/vg.%p" \
-        "$plain_dir/tests/shardtab/reliability/cycle_table" --cycles 20 --warmup 10 --inject-leak \
-        >"$logs/vg.out" 2>&1
-    set -e
-    if grep -qs "definitely lost" "$logs/vg-self"/*; then
-        echo "# valgrind self-test: an injected leak was reported, as it must"
-    else
-        echo "FAIL: valgrind missed the leak cycle_table --inject-leak makes"
-        failures=$((failures + 1))
-    fi
+    detector_self_test valgrind "definitely lost" "$logs/vg-self" \
+        "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg-self/vg.%p" \
+        "$plain_dir/tests/shardtab/reliability/cycle_table"
     echo "# valgrind runs: $((SECONDS - t)) s"
 fi
 

@@ -54,19 +54,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../lib/driver.sh"
 mpi_launch_flags "$mpiexec"
 flags=("${launch_flags[@]+"${launch_flags[@]}"}")
 
+# shellcheck source=tests/lib/session.sh disable=SC1091
+source "$(dirname "${BASH_SOURCE[0]}")/../../lib/session.sh"
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/sigkill.XXXXXX")
-job=""
-cleanup() {
-    # only what this script started: the job's own process group
-    if [[ -n $job ]] && kill -0 "$job" 2>/dev/null; then
-        kill -KILL -- "-$job" 2>/dev/null || true
-    fi
-    rm -rf "$workdir"
-}
-trap cleanup EXIT
+trap session_cleanup EXIT
 
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 new_segments() { shm_list | sort | comm -13 "$workdir/shm.before" -; }
 # a process of the job holds a shard's memfd (backend_host.c names them shardtab-<tag>)
 memfd_seen() {
@@ -78,26 +70,13 @@ memfd_seen() {
     done
     return 1
 }
-# every live process of the job's session (setsid below makes the session ours)
-session_pids() { ps -e -o pid=,sid=,stat= | awk -v s="$job" '$2 == s && $3 !~ /^Z/ { print $1 }'; }
-rank_of() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p'; }
-
 
 shm_snapshot "$workdir/shm.before"
 echo "command: $mpiexec ${flags[*]} -n $np $*"
 echo "phase:   $phase; send SIG$signal to the $target${target/#rank/ $victim_rank}; the job must end within ${end_within} s"
 t_start=$(now)
-# Open MPI's own shared-memory files (vader_segment.*) go to this test's
-# folder, not /dev/shm: a SIGKILLed mpirun cannot remove them, and they are
-# not ours to count, but nothing of the test may outlive it (cleanup removes
-# the folder). Our shards never go there: they are memfds.
-mkdir -p "$workdir/vader"
-export OMPI_MCA_btl_vader_backing_directory="$workdir/vader"
-# A new session, so that every process of the job can be found (and, on a
-# failure, ended) by its session and process group, never by name.
-setsid "$mpiexec" "${flags[@]+"${flags[@]}"}" -n "$np" "$@" \
-    >"$workdir/stdout" 2>"$workdir/stderr" </dev/null &
-job=$!
+# Our shards never go to Open MPI's folder (session_launch): they are memfds.
+session_launch "$np" "$mpiexec" "$@"
 
 # ---- wait for the moment to strike ----------------------------------------------------
 deadline=$(($(date +%s) + 120))
@@ -123,17 +102,11 @@ while [[ $(date +%s) -lt $deadline ]] && kill -0 "$job" 2>/dev/null; do
 done
 segments_at_kill=$(new_segments | tr '\n' ' ')
 
-victim=""
 if [[ $ready -eq 1 ]] && kill -0 "$job" 2>/dev/null; then
-    for p in $(session_pids); do
-        if [[ $(rank_of "$p") == "$victim_rank" ]]; then victim=$p; fi
-    done
+    session_ranks "$victim_rank"
+else
+    session_ranks
 fi
-ranks_seen=""
-for p in $(session_pids); do
-    r=$(rank_of "$p")
-    if [[ -n $r ]]; then ranks_seen+="$r:$p "; fi
-done
 
 if [[ -z $victim ]]; then
     if [[ $ready -eq 0 && $phase == create ]]; then
@@ -157,16 +130,7 @@ else
 fi
 
 # ---- the whole job must end ---------------------------------------------------------------
-ended=0
-limit_at=$(awk -v t="$t_kill" -v s="$end_within" 'BEGIN { printf "%.3f", t + s }')
-while awk -v l="$limit_at" -v n="$(now)" 'BEGIN { exit !(n < l) }'; do
-    if ! kill -0 "$job" 2>/dev/null; then
-        ended=1
-        break
-    fi
-    sleep 0.05
-done
-t_end=$(now)
+session_wait_end "$t_kill" "$end_within" 0.05
 rc=0
 if [[ $ended -eq 1 ]]; then
     wait "$job" || rc=$?
@@ -180,12 +144,7 @@ else
 fi
 
 # ---- nothing may be left -------------------------------------------------------------------
-left=""
-for _ in $(seq $((end_within * 10))); do
-    left=$(session_pids | tr '\n' ' ')
-    if [[ -z ${left// /} ]]; then break; fi
-    sleep 0.1
-done
+session_wait_gone $((end_within * 10))
 if [[ -n ${left// /} ]]; then
     fail "processes of the job still alive: $left"
     ps -o pid,ppid,stat,etime,args -p "${left// /,}" 2>/dev/null | sed 's/^/    /' || true
@@ -200,24 +159,16 @@ for pr in $ranks_seen; do
     fi
 done
 
-leaked=""
-for _ in 1 2 3 4 5 6; do
-    leaked=$(new_segments)
-    if [[ -z $leaked ]]; then break; fi
-    sleep 0.5
-done
+leaked=$(shm_leaked "$workdir/shm.before")
 if [[ -n $leaked ]]; then
-    fail "segments left in /dev/shm: $(echo "$leaked" | tr '\n' ' ')"
-    echo "$leaked" | xargs ls -l | sed 's/^/    /'
+    fail "segments left in /dev/shm: $leaked"
+    # shellcheck disable=SC2086,SC2012 # the names, one word each
+    ls -l $leaked | sed 's/^/    /'
     # remove what this job leaked, so that later tests and the machine keep their memory
-    echo "$leaked" | xargs rm -f
+    for f in $leaked; do rm -f "$f"; done
 fi
 
-echo "---- stdout (mpiexec pid $job_pid)"
-sed 's/^/    /' "$workdir/stdout"
-echo "---- stderr"
-sed 's/^/    /' "$workdir/stderr"
-echo "----"
+session_report "$job_pid"
 if [[ $failures -gt 0 ]]; then
     echo "$failures check(s) failed"
     exit 1

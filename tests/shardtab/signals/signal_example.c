@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../check_program.h"
 #include "example_round.h"
 #include "shardtab.h"
 #include "signal_kernels.h"
@@ -223,31 +224,21 @@ static shardtab_status_t release(se_job_t *j)
 int main(int argc, char **argv)
 {
     static const char *const mode_names[] = {"example", "barrier", "streams", "concurrent"};
-    shardtab_init_params_t init = {0};
     se_options_t o;
     se_job_t j;
     char err[256];
-    int size, code = 0, *out = NULL, *in = NULL;
+    int size, code, *out = NULL, *in = NULL;
     shardtab_status_t status;
 
     memset(&j, 0, sizeof j);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (parse(argc, argv, &o, err, sizeof err) != 0) {
-        if (j.rank == 0)
-            fprintf(stderr, "signal_example: error: %s\n", err);
-        MPI_Finalize();
-        return 2;
-    }
-    init.allow_shared_device = o.allow_shared_gpu;
-    status = shardtab_init(MPI_COMM_WORLD, &init);
-    if (status == SHARDTAB_ERR_NO_DEVICE) {
-        if (j.rank == 0)
-            printf("# signal_example: skipped (%s)\n", shardtab_last_error());
-        MPI_Finalize();
-        return 77;
-    }
+    code = parse(argc, argv, &o, err, sizeof err) != 0;
+    code =
+        check_program_start("signal_example", j.rank, code ? err : "", o.allow_shared_gpu, &status);
+    if (code >= 0)
+        return code;
     if (status == SHARDTAB_SUCCESS)
         status = set_up(&j);
     out = malloc(2 * EXAMPLE_WORDS * sizeof *out);
@@ -290,18 +281,9 @@ int main(int argc, char **argv)
         printf("# signal_example: OK (%s, %d rounds, %d ranks)\n", mode_names[o.mode], o.rounds,
                size);
     {
-        shardtab_status_t released = shardtab_agree(MPI_COMM_WORLD, release(&j));
-        if (status == SHARDTAB_SUCCESS)
-            status = released;
+        shardtab_status_t released = release(&j);
+        free(out);
+        free(in);
+        return check_program_end("signal_example", j.rank, status, released);
     }
-    if (status != SHARDTAB_SUCCESS) {
-        if (j.rank == 0)
-            fprintf(stderr, "signal_example: error: %s\n", shardtab_last_error());
-        code = status == SHARDTAB_ERR_INVALID_ARG ? 2 : 1;
-    }
-    free(out);
-    free(in);
-    shardtab_finalize();
-    MPI_Finalize();
-    return code;
 }

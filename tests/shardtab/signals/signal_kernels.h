@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "shardtab_device.h"
+#include "test_stream.h" /* the streams the launchers take */
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,9 +24,6 @@ int barrier_round_launch(const shardtab_signals_t *sig, int *const *table, uint6
                          int threads, unsigned long long *mismatches, void *stream);
 /* `blocks` blocks (host: threads) each join the node barrier at once. */
 int concurrent_barriers_launch(const shardtab_signals_t *sig, int blocks, void *stream);
-int test_stream_create(void **stream);
-void test_stream_destroy(void *stream);
-const char *test_error_string(int code);
 
 #ifdef __cplusplus
 }

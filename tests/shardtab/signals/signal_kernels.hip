@@ -52,23 +52,3 @@ extern "C" int concurrent_barriers_launch(const shardtab_signals_t *sig, int blo
     concurrent_kernel<<<blocks, 64, 0, (hipStream_t)stream>>>(*sig);
     return (int)hipGetLastError();
 }
-
-extern "C" int test_stream_create(void **stream)
-{
-    hipStream_t s;
-    hipError_t err = hipStreamCreateWithFlags(&s, hipStreamNonBlocking);
-    if (err == hipSuccess)
-        *stream = (void *)s;
-    return (int)err;
-}
-
-extern "C" void test_stream_destroy(void *stream)
-{
-    if (stream)
-        (void)hipStreamDestroy((hipStream_t)stream);
-}
-
-extern "C" const char *test_error_string(int code)
-{
-    return hipGetErrorString((hipError_t)code);
-}

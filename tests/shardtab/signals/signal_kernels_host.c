@@ -46,19 +46,3 @@ int concurrent_barriers_launch(const shardtab_signals_t *sig, int blocks, void *
         pthread_join(ids[i], NULL);
     return started == blocks ? 0 : 1;
 }
-
-int test_stream_create(void **stream)
-{
-    *stream = NULL;
-    return 0;
-}
-
-void test_stream_destroy(void *stream)
-{
-    (void)stream;
-}
-
-const char *test_error_string(int code)
-{
-    return code == 0 ? "no error" : "could not start a thread";
-}
