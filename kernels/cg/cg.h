@@ -52,7 +52,13 @@ extern "C" {
 #endif
 
 typedef enum cg_variant { CG_STANDARD = 0, CG_PIPELINED = 1 } cg_variant_t;
-typedef enum cg_launch { CG_LAUNCH_AUTO = 0, CG_LAUNCH_PERSISTENT, CG_LAUNCH_STREAM } cg_launch_t;
+/* The launch modes: their table, names and choice are cg_launch.h's. */
+typedef enum cg_launch {
+    CG_LAUNCH_AUTO = 0,
+    CG_LAUNCH_PERSISTENT,
+    CG_LAUNCH_STREAM,
+    CG_LAUNCH_COUNT
+} cg_launch_t;
 
 /* Why a solve stopped early (cg_state_t.failed); 0 none. */
 enum {
@@ -196,11 +202,12 @@ int cg_barrier_before(int variant, int phase);
  * with repro int64 limbs); and which decision a one-block cg_decide launch
  * then takes from the sums, the one the last block takes on one node (the
  * pipelined variant's after the product that follows its reduction). 0:
- * none. Every kernel returns at once once the device has decided to stop. */
+ * none. Every kernel returns at once once the device has decided to stop.
+ * cg_split_words: the words of `dots` dot products and their *type. */
 enum { CG_DECIDE_NONE = 0, CG_DECIDE_RR, CG_DECIDE_PQ, CG_DECIDE_GAMMA_DELTA };
 int cg_reduce_after(int variant, int phase);
 int cg_decide_after(int variant, int phase);
-int cg_split_words(int repro, int dots);
+int cg_split_words(int repro, int dots, shardtab_type_t *type);
 int cg_decide(const cg_args_t *args, int decision, void *stream);
 /* Persistent: the whole solve, up to niter iterations, in one cooperative
  * launch of args->blocks blocks. */

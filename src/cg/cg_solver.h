@@ -10,12 +10,12 @@
 
 #include "cg.h"
 #include "cg_halo.h"
+#include "cg_launch.h"
 #include "cg_options.h"
 #include "shardtab.h"
 #include "sparse_csr.h"
 
 #define CG_HISTORY_MAX (1 << 20) /* residuals the device records: the first this many */
-#define CG_STREAM_CHUNK 32       /* stream launches: iterations enqueued between looks */
 
 typedef struct cg_solver {
     int rank, size;
