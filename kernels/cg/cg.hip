@@ -60,10 +60,43 @@ __global__ void __launch_bounds__(CG_BLOCK, REPRO ? 3 : CG_PERSISTENT_MIN_BLOCKS
     cg_persistent_body(&g, (int)blockIdx.x, &st, block_limbs);
 }
 
-typedef void (*cg_persistent_kernel_t)(cg_args_t);
-static cg_persistent_kernel_t persistent_kernel_for(const cg_args_t *args)
+/* Each kernel's launch, for one instantiation. */
+template <int REPRO> static int start_launch(const cg_args_t *args, hipStream_t stream)
 {
-    return args->repro ? cg_persistent_kernel<1> : cg_persistent_kernel<0>;
+    cg_start_kernel<REPRO><<<(unsigned)args->blocks, CG_BLOCK, 0, stream>>>(*args);
+    return (int)hipGetLastError();
+}
+
+template <int REPRO> static int stream_launch(const cg_args_t *args, int phase, hipStream_t stream)
+{
+    cg_stream_kernel<REPRO><<<(unsigned)args->blocks, CG_BLOCK, 0, stream>>>(*args, phase);
+    return (int)hipGetLastError();
+}
+
+template <int REPRO> static int decide_launch(const cg_args_t *args, int decision, hipStream_t stream)
+{
+    cg_decide_kernel<REPRO><<<1, CG_BLOCK, 0, stream>>>(*args, decision);
+    return (int)hipGetLastError();
+}
+
+/* One instantiation's kernels: the persistent one (its occupancy, its
+ * cooperative launch) and the others' launches. */
+typedef struct cg_instance {
+    void (*persistent)(cg_args_t);
+    int (*start)(const cg_args_t *args, hipStream_t stream);
+    int (*stream_phase)(const cg_args_t *args, int phase, hipStream_t stream);
+    int (*decide)(const cg_args_t *args, int decision, hipStream_t stream);
+} cg_instance_t;
+
+static const cg_instance_t instances[2] = {
+    {cg_persistent_kernel<0>, start_launch<0>, stream_launch<0>, decide_launch<0>},
+    {cg_persistent_kernel<1>, start_launch<1>, stream_launch<1>, decide_launch<1>}};
+
+/* --repro's instantiation, chosen here once for every launcher (args->repro
+ * is set once, as the solver is made) */
+static const cg_instance_t *instance_of(const cg_args_t *args)
+{
+    return &instances[args->repro ? 1 : 0];
 }
 
 extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most,
@@ -78,7 +111,7 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
         err = hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, device);
     if (err == hipSuccess)
         err = hipOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, (const void *)persistent_kernel_for(args), CG_BLOCK, 0);
+            &per_sm, (const void *)instance_of(args)->persistent, CG_BLOCK, 0);
     if (err != hipSuccess)
         return (int)err;
     const int own = sms / (share > 1 ? share : 1); /* every rank's grid resident at once */
@@ -120,38 +153,24 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
 
 extern "C" int cg_start(const cg_args_t *args, void *stream)
 {
-    if (args->repro)
-        cg_start_kernel<1><<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args);
-    else
-        cg_start_kernel<0><<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args);
-    return (int)hipGetLastError();
+    return instance_of(args)->start(args, (hipStream_t)stream);
 }
 
 extern "C" int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
 {
-    if (args->repro)
-        cg_stream_kernel<1>
-            <<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
-    else
-        cg_stream_kernel<0>
-            <<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
-    return (int)hipGetLastError();
+    return instance_of(args)->stream_phase(args, phase, (hipStream_t)stream);
 }
 
 extern "C" int cg_decide(const cg_args_t *args, int decision, void *stream)
 {
-    if (args->repro)
-        cg_decide_kernel<1><<<1, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, decision);
-    else
-        cg_decide_kernel<0><<<1, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, decision);
-    return (int)hipGetLastError();
+    return instance_of(args)->decide(args, decision, (hipStream_t)stream);
 }
 
 extern "C" int cg_persistent(const cg_args_t *args, void *stream)
 {
     cg_args_t copy = *args;
     void *params[] = {&copy};
-    hipError_t err = hipLaunchCooperativeKernel((const void *)persistent_kernel_for(args),
+    hipError_t err = hipLaunchCooperativeKernel((const void *)instance_of(args)->persistent,
                                                 dim3((unsigned)args->blocks), dim3(CG_BLOCK),
                                                 params, 0, (hipStream_t)stream);
     return (int)(err != hipSuccess ? err : hipGetLastError());
