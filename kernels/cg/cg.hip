@@ -73,30 +73,23 @@ template <int REPRO> static int stream_launch(const cg_args_t *args, int phase, 
     return (int)hipGetLastError();
 }
 
-template <int REPRO> static int decide_launch(const cg_args_t *args, int decision, hipStream_t stream)
+template <int REPRO>
+static int decide_launch(const cg_args_t *args, int decision, hipStream_t stream)
 {
     cg_decide_kernel<REPRO><<<1, CG_BLOCK, 0, stream>>>(*args, decision);
     return (int)hipGetLastError();
 }
 
-/* One instantiation's kernels: the persistent one (its occupancy, its
- * cooperative launch) and the others' launches. */
-typedef struct cg_instance {
-    void (*persistent)(cg_args_t);
-    int (*start)(const cg_args_t *args, hipStream_t stream);
-    int (*stream_phase)(const cg_args_t *args, int phase, hipStream_t stream);
-    int (*decide)(const cg_args_t *args, int decision, hipStream_t stream);
-} cg_instance_t;
-
-static const cg_instance_t instances[2] = {
-    {cg_persistent_kernel<0>, start_launch<0>, stream_launch<0>, decide_launch<0>},
-    {cg_persistent_kernel<1>, start_launch<1>, stream_launch<1>, decide_launch<1>}};
-
-/* --repro's instantiation, chosen here once for every launcher (args->repro
- * is set once, as the solver is made) */
-static const cg_instance_t *instance_of(const cg_args_t *args)
+/* --repro's instantiation of a kernel or launch, chosen here once for every
+ * launcher (args->repro is set once, as the solver is made). */
+template <typename K> static K instance_of(const cg_args_t *args, K exact, K plain)
 {
-    return &instances[args->repro ? 1 : 0];
+    return args->repro ? exact : plain;
+}
+
+static const void *persistent_kernel(const cg_args_t *args)
+{
+    return (const void *)instance_of(args, cg_persistent_kernel<1>, cg_persistent_kernel<0>);
 }
 
 extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most,
@@ -110,8 +103,8 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
     if (err == hipSuccess)
         err = hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, device);
     if (err == hipSuccess)
-        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, (const void *)instance_of(args)->persistent, CG_BLOCK, 0);
+        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_kernel(args),
+                                                           CG_BLOCK, 0);
     if (err != hipSuccess)
         return (int)err;
     const int own = sms / (share > 1 ? share : 1); /* every rank's grid resident at once */
@@ -153,26 +146,27 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
 
 extern "C" int cg_start(const cg_args_t *args, void *stream)
 {
-    return instance_of(args)->start(args, (hipStream_t)stream);
+    return instance_of(args, start_launch<1>, start_launch<0>)(args, (hipStream_t)stream);
 }
 
 extern "C" int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
 {
-    return instance_of(args)->stream_phase(args, phase, (hipStream_t)stream);
+    return instance_of(args, stream_launch<1>, stream_launch<0>)(args, phase, (hipStream_t)stream);
 }
 
 extern "C" int cg_decide(const cg_args_t *args, int decision, void *stream)
 {
-    return instance_of(args)->decide(args, decision, (hipStream_t)stream);
+    return instance_of(args, decide_launch<1>, decide_launch<0>)(args, decision,
+                                                                 (hipStream_t)stream);
 }
 
 extern "C" int cg_persistent(const cg_args_t *args, void *stream)
 {
     cg_args_t copy = *args;
     void *params[] = {&copy};
-    hipError_t err = hipLaunchCooperativeKernel((const void *)instance_of(args)->persistent,
-                                                dim3((unsigned)args->blocks), dim3(CG_BLOCK),
-                                                params, 0, (hipStream_t)stream);
+    hipError_t err =
+        hipLaunchCooperativeKernel(persistent_kernel(args), dim3((unsigned)args->blocks),
+                                   dim3(CG_BLOCK), params, 0, (hipStream_t)stream);
     return (int)(err != hipSuccess ? err : hipGetLastError());
 }
 
