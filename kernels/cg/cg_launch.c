@@ -52,7 +52,8 @@ static int stream_run(const cg_args_t *g, void *stream, const cg_launch_host_t *
                 if (phase == 0 && h->enqueue)
                     h->enqueue(h->ctx, done + it);
                 if (cg_barrier_before(g->variant, phase))
-                    status = h->before_product(h->ctx, g->variant == CG_PIPELINED ? g->w[k & 1] : g->p);
+                    status =
+                        h->before_product(h->ctx, g->variant == CG_PIPELINED ? g->w[k & 1] : g->p);
                 if (status == 0)
                     status = h->check(h->ctx, cg_stream_phase(g, phase, stream),
                                       "launching a phase of the solve");
@@ -93,7 +94,8 @@ const cg_launch_mode_t *cg_launch_mode(cg_launch_t launch)
 
 const char *cg_launch_help(cg_launch_t launch)
 {
-    return (unsigned)launch < CG_LAUNCH_COUNT ? modes[launch].help : "?";
+    const cg_launch_mode_t *mode = cg_launch_mode(launch);
+    return mode ? mode->help : "?";
 }
 
 /* ---- the choice ------------------------------------------------------------------ */

@@ -45,10 +45,10 @@ typedef struct cg_launch_host {
 } cg_launch_host_t;
 
 typedef struct cg_launch_mode {
-    const char *name;      /* --launch's word, and the reports' */
-    const char *help;      /* --launch's phrase for it: what its launches are */
-    const char *chosen;    /* auto's note where it takes this mode at once */
-    cg_launch_t fallback;  /* where auto goes when this mode does not fit; AUTO: nowhere */
+    const char *name;     /* --launch's word, and the reports' */
+    const char *help;     /* --launch's phrase for it: what its launches are */
+    const char *chosen;   /* auto's note where it takes this mode at once */
+    cg_launch_t fallback; /* where auto goes when this mode does not fit; AUTO: nowhere */
     /* 0, or 1 where the job cannot run so (the same on every rank): why for
      * the refusal of --launch <name>, note for auto's account; by_auto: auto
      * asks, which also leaves a mode whose wait on a peer may not end */

@@ -20,10 +20,8 @@ CG_DEVFN void cg_product(const cg_args_t *g, int b, double *const *x, double *y,
     cg_dots_t d;
 
     m.x = x;
-    if (v) {
-        cg_dots_init(&d, g->repro);
-        cg_reduction_begin(g, b, r, block_limbs);
-    }
+    if (v)
+        cg_reduction_begin(g, &d, b, r, block_limbs);
     CG_ROWS(g, b, i, live)
     {
         double yi = 0.0, vi = 0.0;
@@ -52,8 +50,7 @@ CG_DEVFN void cg_product_fused(const cg_args_t *g, const cg_state_t *st, int b,
     double *CG_RESTRICT p_new = g->p_pair[(k + 1) & 1], *CG_RESTRICT q = g->q;
     cg_dots_t d;
 
-    cg_dots_init(&d, g->repro);
-    cg_reduction_begin(g, b, red, block_limbs);
+    cg_reduction_begin(g, &d, b, red, block_limbs);
     CG_ROWS(g, b, i, live)
     {
         double yi = 0.0, pi = 0.0;

@@ -143,12 +143,14 @@ CG_DEVFN double *cg_partials_set(const cg_args_t *g, uint64_t r)
     return g->partials + (size_t)(r % 2) * 2 * (size_t)g->blocks;
 }
 
-/* A phase that makes reduction r begins: the block's accumulators zeroed
- * (repro), and block 0 zeroes the rank's set that reduction r + 1 takes,
- * whose last readers read it before they came to the meeting that began
- * this phase. */
-CG_DEVFN void cg_reduction_begin(const cg_args_t *g, int b, uint64_t r, int64_t *block_limbs)
+/* A phase that makes reduction r begins: the thread's part d zeroed, the
+ * block's accumulators zeroed (repro), and block 0 zeroes the rank's set
+ * that reduction r + 1 takes, whose last readers read it before they came to
+ * the meeting that began this phase. */
+CG_DEVFN void cg_reduction_begin(const cg_args_t *g, cg_dots_t *d, int b, uint64_t r,
+                                 int64_t *block_limbs)
 {
+    cg_dots_init(d, g->repro);
     if (!g->repro)
         return;
     const int t = shardtab_detail_block_thread(), n = shardtab_detail_block_threads();

@@ -38,8 +38,7 @@ CG_DEVFN void cg_update_xr(const cg_args_t *g, const cg_state_t *st, int b, int6
     const double *CG_RESTRICT p = cg_direction(g, st), *CG_RESTRICT q = g->q;
     cg_dots_t d;
 
-    cg_dots_init(&d, g->repro);
-    cg_reduction_begin(g, b, red, block_limbs);
+    cg_reduction_begin(g, &d, b, red, block_limbs);
     CG_ROWS_STREAMED(g, b, i, live)
     {
         double ri = 0.0;
@@ -60,8 +59,7 @@ CG_DEVFN void cg_start_dots(const cg_args_t *g, int b, int count, const double *
 {
     cg_dots_t d;
 
-    cg_dots_init(&d, g->repro);
-    cg_reduction_begin(g, b, 0, block_limbs);
+    cg_reduction_begin(g, &d, b, 0, block_limbs);
     CG_ROWS(g, b, i, live)
     {
         const double ri = live ? g->r[i] : 0.0;
@@ -85,8 +83,7 @@ CG_DEVFN void cg_update_pipelined(const cg_args_t *g, const cg_state_t *st, int 
     double *CG_RESTRICT x = g->x, *CG_RESTRICT r = g->r;
     cg_dots_t d;
 
-    cg_dots_init(&d, g->repro);
-    cg_reduction_begin(g, b, red, block_limbs);
+    cg_reduction_begin(g, &d, b, red, block_limbs);
     CG_ROWS_STREAMED(g, b, i, live)
     {
         double ri = 0.0, wn = 0.0;
