@@ -460,8 +460,8 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
     if (status == SHARDTAB_SUCCESS && g->split)
         status = split_after(s, -1, &stop);
     if (status == SHARDTAB_SUCCESS) {
-        const cg_launch_host_t host = {s,          host_check, host_before_product,
-                                       host_after_phase, host_look, host_enqueue};
+        const cg_launch_host_t host = {
+            s, host_check, host_before_product, host_after_phase, host_look, host_enqueue};
         status = (shardtab_status_t)cg_launch_mode(s->launch)->run(g, s->stream, &host);
     }
     if (status == SHARDTAB_SUCCESS)
