@@ -169,8 +169,9 @@ typedef struct cg_args {
     double *p_pair[2];
 } cg_args_t;
 
-/* The grid for a launch mode on this device: stream launches cover the rows
- * (a few blocks a multiprocessor at most); a persistent one is what is
+/* The grid for a launch mode on this device (resident: the mode's
+ * cg_launch_mode_t.resident): stream launches cover the rows (a few blocks a
+ * multiprocessor at most); a persistent (resident) one is what is
  * co-resident of this rank's share of the device (`share` ranks on it), at
  * most what the rows need, and two blocks a multiprocessor while the rows
  * are few (cg.hip). *most: the largest grid the launch mode can run
@@ -178,7 +179,7 @@ typedef struct cg_args {
  * CG_NOT_RESIDENT with a reason in why (persistent launches only: no
  * cooperative launch, or no block fits). */
 #define CG_NOT_RESIDENT (-2)
-int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most, char *why,
+int cg_grid(const cg_args_t *args, int resident, int share, int *blocks, int *most, char *why,
             size_t why_bytes);
 
 /* Enqueues the solve's start on stream: pipelined, w_0 = A r_0 (r_0 in the p

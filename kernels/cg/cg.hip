@@ -92,7 +92,7 @@ static const void *persistent_kernel(const cg_args_t *args)
     return (const void *)instance_of(args, cg_persistent_kernel<1>, cg_persistent_kernel<0>);
 }
 
-extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most,
+extern "C" int cg_grid(const cg_args_t *args, int resident, int share, int *blocks, int *most,
                        char *why, size_t why_bytes)
 {
     int device, sms = 0, cooperative = 0, per_sm = 0;
@@ -110,7 +110,7 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
     const int own = sms / (share > 1 ? share : 1); /* every rank's grid resident at once */
     const int64_t wanted = (args->a.rows + CG_BLOCK - 1) / CG_BLOCK;
     int64_t cap = (int64_t)own * CG_STREAM_BLOCKS_PER_SM;
-    if (launch == CG_LAUNCH_PERSISTENT) {
+    if (resident) {
         if (!cooperative) {
             snprintf(why, why_bytes, "device %d has no cooperative launch", device);
             return CG_NOT_RESIDENT;
@@ -128,9 +128,9 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
     }
     if (cap < 1)
         cap = 1;
-    *most = launch == CG_LAUNCH_PERSISTENT ? (int)cap : INT_MAX;
+    *most = resident ? (int)cap : INT_MAX;
     int64_t grid = wanted < 1 ? 1 : wanted < cap ? wanted : cap;
-    if (launch == CG_LAUNCH_PERSISTENT) {
+    if (resident) {
         /* every block sums every block's part at each meeting, and counts in
          * at one word: while the rows are few, fewer blocks meet faster than
          * they lose in work (measured on the H200, docs/performance.md) */

@@ -7,11 +7,11 @@
 
 #include "cg_body.h"
 
-int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most, char *why,
+int cg_grid(const cg_args_t *args, int resident, int share, int *blocks, int *most, char *why,
             size_t why_bytes)
 {
     (void)args;
-    (void)launch;
+    (void)resident;
     (void)share;
     (void)why;
     (void)why_bytes;

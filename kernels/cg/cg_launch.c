@@ -79,6 +79,7 @@ static const cg_launch_mode_t modes[CG_LAUNCH_COUNT] = {
                               .help = "one cooperative launch",
                               .chosen = "the grid is resident",
                               .fallback = CG_LAUNCH_STREAM,
+                              .resident = 1,
                               .fits = persistent_fits,
                               .run = persistent_run},
     [CG_LAUNCH_STREAM] = {.name = "stream",
@@ -128,7 +129,8 @@ int cg_launch_choose(const cg_launch_where_t *w, cg_launch_t asked, cg_launch_t 
                 return CG_LAUNCH_REFUSED;
             }
         } else {
-            rc = cg_grid(w->args, mode, w->ranks_on_device, blocks, most, reason, sizeof reason);
+            rc = cg_grid(w->args, m->resident, w->ranks_on_device, blocks, most, reason,
+                         sizeof reason);
             if (rc == CG_NOT_RESIDENT && !by_auto) {
                 snprintf(why, why_bytes, "rank %d: --launch %s: %s", w->rank, m->name, reason);
                 return CG_LAUNCH_REFUSED;

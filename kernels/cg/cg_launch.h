@@ -49,6 +49,7 @@ typedef struct cg_launch_mode {
     const char *help;     /* --launch's phrase for it: what its launches are */
     const char *chosen;   /* auto's note where it takes this mode at once */
     cg_launch_t fallback; /* where auto goes when this mode does not fit; AUTO: nowhere */
+    int resident;         /* 1: every block of its grid resident at once (cg_grid) */
     /* 0, or 1 where the job cannot run so (the same on every rank): why for
      * the refusal of --launch <name>, note for auto's account; by_auto: auto
      * asks, which also leaves a mode whose wait on a peer may not end */
