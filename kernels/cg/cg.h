@@ -26,17 +26,17 @@
  *              shards, so that a peer still reading w_k never sees w_k+1.
  * Every update is an explicit fma, so that every backend rounds alike.
  *
- * Launches (cg_launch_t): stream, a kernel a phase, the barrier a library
- * launch between them, the last block of a phase doing its reduction; or
- * persistent, one cooperative launch for the whole solve (every block
- * co-resident), the blocks meeting between the phases (cg_body.h). A rank
- * alone on its node meets as a grid barrier after which every block sums
- * the reduction's parts itself; with peers, block 0 does the node's
- * collective and barrier while the others wait for it. Across nodes (split)
- * stream launches only: a phase's last block leaves this rank's values of
- * its dot products for the host's all-reduce over every node, and a
- * one-block cg_decide launch after it takes the decision the last block
- * takes on one node. */
+ * Launches (cg_launch_t; the modes' table, cg_launch.h): stream, a kernel a
+ * phase, the barrier a library launch between them, the last block of a phase
+ * doing its reduction; or persistent, one cooperative launch for the whole
+ * solve (every block co-resident), the blocks meeting between the phases
+ * (cg_meet.h). A rank alone on its node meets as a grid barrier after which
+ * every block sums the reduction's parts itself; with peers, block 0 does the
+ * node's collective and barrier while the others wait for it. Across nodes
+ * (split) stream launches only: a phase's last block leaves this rank's
+ * values of its dot products for the host's all-reduce over every node, and a
+ * one-block cg_decide launch after it takes the decision the last block takes
+ * on one node. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_H
 #define CG_H

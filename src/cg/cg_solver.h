@@ -1,6 +1,6 @@
 /* cg_solver.h - the cg program's device side: this rank's rows and vectors
  * in device memory, the tables of the product's operands, and one solve
- * from x = 0 run by the launch mode (kernels/cg/cg.h), timed. */
+ * from x = 0 run by the launch mode (kernels/cg/cg_launch.h), timed. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_SOLVER_H
 #define CG_SOLVER_H
