@@ -104,10 +104,7 @@ static void test_asked(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),
-        cmocka_unit_test(test_auto),
-        cmocka_unit_test(test_asked),
-    };
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_table), cmocka_unit_test(test_auto),
+                                       cmocka_unit_test(test_asked)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
