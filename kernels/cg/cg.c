@@ -32,7 +32,9 @@ int cg_decide_after(int variant, int phase)
     return phase == 1 ? CG_DECIDE_PQ : phase == -1 || phase == 2 ? CG_DECIDE_RR : CG_DECIDE_NONE;
 }
 
-int cg_split_words(int repro, int dots)
+int cg_split_words(int repro, int dots, shardtab_type_t *type)
 {
+    /* a dot product's exact sum (repro) in int64 limbs, or a double */
+    *type = repro ? SHARDTAB_INT64 : SHARDTAB_DOUBLE;
     return repro ? dots * CG_EXACT_WORDS : dots;
 }

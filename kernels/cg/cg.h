@@ -26,17 +26,17 @@
  *              shards, so that a peer still reading w_k never sees w_k+1.
  * Every update is an explicit fma, so that every backend rounds alike.
  *
- * Launches (cg_launch_t): stream, a kernel a phase, the barrier a library
- * launch between them, the last block of a phase doing its reduction; or
- * persistent, one cooperative launch for the whole solve (every block
- * co-resident), the blocks meeting between the phases (cg_body.h). A rank
- * alone on its node meets as a grid barrier after which every block sums
- * the reduction's parts itself; with peers, block 0 does the node's
- * collective and barrier while the others wait for it. Across nodes (split)
- * stream launches only: a phase's last block leaves this rank's values of
- * its dot products for the host's all-reduce over every node, and a
- * one-block cg_decide launch after it takes the decision the last block
- * takes on one node. */
+ * Launches (cg_launch_t; the modes' table, cg_launch.h): stream, a kernel a
+ * phase, the barrier a library launch between them, the last block of a phase
+ * doing its reduction; or persistent, one cooperative launch for the whole
+ * solve (every block co-resident), the blocks meeting between the phases
+ * (cg_meet.h). A rank alone on its node meets as a grid barrier after which
+ * every block sums the reduction's parts itself; with peers, block 0 does the
+ * node's collective and barrier while the others wait for it. Across nodes
+ * (split) stream launches only: a phase's last block leaves this rank's
+ * values of its dot products for the host's all-reduce over every node, and a
+ * one-block cg_decide launch after it takes the decision the last block takes
+ * on one node. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_H
 #define CG_H
@@ -52,7 +52,13 @@ extern "C" {
 #endif
 
 typedef enum cg_variant { CG_STANDARD = 0, CG_PIPELINED = 1 } cg_variant_t;
-typedef enum cg_launch { CG_LAUNCH_AUTO = 0, CG_LAUNCH_PERSISTENT, CG_LAUNCH_STREAM } cg_launch_t;
+/* The launch modes: their table, names and choice are cg_launch.h's. */
+typedef enum cg_launch {
+    CG_LAUNCH_AUTO = 0,
+    CG_LAUNCH_PERSISTENT,
+    CG_LAUNCH_STREAM,
+    CG_LAUNCH_COUNT
+} cg_launch_t;
 
 /* Why a solve stopped early (cg_state_t.failed); 0 none. */
 enum {
@@ -163,8 +169,9 @@ typedef struct cg_args {
     double *p_pair[2];
 } cg_args_t;
 
-/* The grid for a launch mode on this device: stream launches cover the rows
- * (a few blocks a multiprocessor at most); a persistent one is what is
+/* The grid for a launch mode on this device (resident: the mode's
+ * cg_launch_mode_t.resident): stream launches cover the rows (a few blocks a
+ * multiprocessor at most); a persistent (resident) one is what is
  * co-resident of this rank's share of the device (`share` ranks on it), at
  * most what the rows need, and two blocks a multiprocessor while the rows
  * are few (cg.hip). *most: the largest grid the launch mode can run
@@ -172,7 +179,7 @@ typedef struct cg_args {
  * CG_NOT_RESIDENT with a reason in why (persistent launches only: no
  * cooperative launch, or no block fits). */
 #define CG_NOT_RESIDENT (-2)
-int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most, char *why,
+int cg_grid(const cg_args_t *args, int resident, int share, int *blocks, int *most, char *why,
             size_t why_bytes);
 
 /* Enqueues the solve's start on stream: pipelined, w_0 = A r_0 (r_0 in the p
@@ -196,11 +203,12 @@ int cg_barrier_before(int variant, int phase);
  * with repro int64 limbs); and which decision a one-block cg_decide launch
  * then takes from the sums, the one the last block takes on one node (the
  * pipelined variant's after the product that follows its reduction). 0:
- * none. Every kernel returns at once once the device has decided to stop. */
+ * none. Every kernel returns at once once the device has decided to stop.
+ * cg_split_words: the words of `dots` dot products and their *type. */
 enum { CG_DECIDE_NONE = 0, CG_DECIDE_RR, CG_DECIDE_PQ, CG_DECIDE_GAMMA_DELTA };
 int cg_reduce_after(int variant, int phase);
 int cg_decide_after(int variant, int phase);
-int cg_split_words(int repro, int dots);
+int cg_split_words(int repro, int dots, shardtab_type_t *type);
 int cg_decide(const cg_args_t *args, int decision, void *stream);
 /* Persistent: the whole solve, up to niter iterations, in one cooperative
  * launch of args->blocks blocks. */

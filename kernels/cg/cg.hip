@@ -60,13 +60,39 @@ __global__ void __launch_bounds__(CG_BLOCK, REPRO ? 3 : CG_PERSISTENT_MIN_BLOCKS
     cg_persistent_body(&g, (int)blockIdx.x, &st, block_limbs);
 }
 
-typedef void (*cg_persistent_kernel_t)(cg_args_t);
-static cg_persistent_kernel_t persistent_kernel_for(const cg_args_t *args)
+/* Each kernel's launch, for one instantiation. */
+template <int REPRO> static int start_launch(const cg_args_t *args, hipStream_t stream)
 {
-    return args->repro ? cg_persistent_kernel<1> : cg_persistent_kernel<0>;
+    cg_start_kernel<REPRO><<<(unsigned)args->blocks, CG_BLOCK, 0, stream>>>(*args);
+    return (int)hipGetLastError();
 }
 
-extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most,
+template <int REPRO> static int stream_launch(const cg_args_t *args, int phase, hipStream_t stream)
+{
+    cg_stream_kernel<REPRO><<<(unsigned)args->blocks, CG_BLOCK, 0, stream>>>(*args, phase);
+    return (int)hipGetLastError();
+}
+
+template <int REPRO>
+static int decide_launch(const cg_args_t *args, int decision, hipStream_t stream)
+{
+    cg_decide_kernel<REPRO><<<1, CG_BLOCK, 0, stream>>>(*args, decision);
+    return (int)hipGetLastError();
+}
+
+/* --repro's instantiation of a kernel or launch, chosen here once for every
+ * launcher (args->repro is set once, as the solver is made). */
+template <typename K> static K instance_of(const cg_args_t *args, K exact, K plain)
+{
+    return args->repro ? exact : plain;
+}
+
+static const void *persistent_kernel(const cg_args_t *args)
+{
+    return (const void *)instance_of(args, cg_persistent_kernel<1>, cg_persistent_kernel<0>);
+}
+
+extern "C" int cg_grid(const cg_args_t *args, int resident, int share, int *blocks, int *most,
                        char *why, size_t why_bytes)
 {
     int device, sms = 0, cooperative = 0, per_sm = 0;
@@ -77,14 +103,14 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
     if (err == hipSuccess)
         err = hipDeviceGetAttribute(&cooperative, hipDeviceAttributeCooperativeLaunch, device);
     if (err == hipSuccess)
-        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, (const void *)persistent_kernel_for(args), CG_BLOCK, 0);
+        err = hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_kernel(args),
+                                                           CG_BLOCK, 0);
     if (err != hipSuccess)
         return (int)err;
     const int own = sms / (share > 1 ? share : 1); /* every rank's grid resident at once */
     const int64_t wanted = (args->a.rows + CG_BLOCK - 1) / CG_BLOCK;
     int64_t cap = (int64_t)own * CG_STREAM_BLOCKS_PER_SM;
-    if (launch == CG_LAUNCH_PERSISTENT) {
+    if (resident) {
         if (!cooperative) {
             snprintf(why, why_bytes, "device %d has no cooperative launch", device);
             return CG_NOT_RESIDENT;
@@ -102,9 +128,9 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
     }
     if (cap < 1)
         cap = 1;
-    *most = launch == CG_LAUNCH_PERSISTENT ? (int)cap : INT_MAX;
+    *most = resident ? (int)cap : INT_MAX;
     int64_t grid = wanted < 1 ? 1 : wanted < cap ? wanted : cap;
-    if (launch == CG_LAUNCH_PERSISTENT) {
+    if (resident) {
         /* every block sums every block's part at each meeting, and counts in
          * at one word: while the rows are few, fewer blocks meet faster than
          * they lose in work (measured on the H200, docs/performance.md) */
@@ -120,40 +146,27 @@ extern "C" int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int
 
 extern "C" int cg_start(const cg_args_t *args, void *stream)
 {
-    if (args->repro)
-        cg_start_kernel<1><<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args);
-    else
-        cg_start_kernel<0><<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args);
-    return (int)hipGetLastError();
+    return instance_of(args, start_launch<1>, start_launch<0>)(args, (hipStream_t)stream);
 }
 
 extern "C" int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
 {
-    if (args->repro)
-        cg_stream_kernel<1>
-            <<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
-    else
-        cg_stream_kernel<0>
-            <<<(unsigned)args->blocks, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, phase);
-    return (int)hipGetLastError();
+    return instance_of(args, stream_launch<1>, stream_launch<0>)(args, phase, (hipStream_t)stream);
 }
 
 extern "C" int cg_decide(const cg_args_t *args, int decision, void *stream)
 {
-    if (args->repro)
-        cg_decide_kernel<1><<<1, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, decision);
-    else
-        cg_decide_kernel<0><<<1, CG_BLOCK, 0, (hipStream_t)stream>>>(*args, decision);
-    return (int)hipGetLastError();
+    return instance_of(args, decide_launch<1>, decide_launch<0>)(args, decision,
+                                                                 (hipStream_t)stream);
 }
 
 extern "C" int cg_persistent(const cg_args_t *args, void *stream)
 {
     cg_args_t copy = *args;
     void *params[] = {&copy};
-    hipError_t err = hipLaunchCooperativeKernel((const void *)persistent_kernel_for(args),
-                                                dim3((unsigned)args->blocks), dim3(CG_BLOCK),
-                                                params, 0, (hipStream_t)stream);
+    hipError_t err =
+        hipLaunchCooperativeKernel(persistent_kernel(args), dim3((unsigned)args->blocks),
+                                   dim3(CG_BLOCK), params, 0, (hipStream_t)stream);
     return (int)(err != hipSuccess ? err : hipGetLastError());
 }
 

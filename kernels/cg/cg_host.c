@@ -7,11 +7,11 @@
 
 #include "cg_body.h"
 
-int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, int *most, char *why,
+int cg_grid(const cg_args_t *args, int resident, int share, int *blocks, int *most, char *why,
             size_t why_bytes)
 {
     (void)args;
-    (void)launch;
+    (void)resident;
     (void)share;
     (void)why;
     (void)why_bytes;
@@ -19,22 +19,39 @@ int cg_grid(const cg_args_t *args, cg_launch_t launch, int share, int *blocks, i
     return 0;
 }
 
-int cg_start(const cg_args_t *args, void *stream)
+/* A launch of one block of one thread: its shared memory on the stack (the
+ * host's thread runs it to its end before the call returns). */
+static int one_block(const cg_args_t *args, int phase,
+                     void (*body)(const cg_args_t *, int, int, cg_state_t *, int64_t *))
 {
     int64_t block_limbs[2 * CG_EXACT_WORDS];
     cg_state_t st;
-    (void)stream;
-    cg_start_block(args, 0, &st, block_limbs);
+    body(args, phase, 0, &st, block_limbs);
     return 0;
+}
+
+static void start_body(const cg_args_t *g, int phase, int b, cg_state_t *st, int64_t *limbs)
+{
+    (void)phase;
+    cg_start_block(g, b, st, limbs);
+}
+
+static void persistent_body(const cg_args_t *g, int phase, int b, cg_state_t *st, int64_t *limbs)
+{
+    (void)phase;
+    cg_persistent_body(g, b, st, limbs);
+}
+
+int cg_start(const cg_args_t *args, void *stream)
+{
+    (void)stream;
+    return one_block(args, 0, start_body);
 }
 
 int cg_stream_phase(const cg_args_t *args, int phase, void *stream)
 {
-    int64_t block_limbs[2 * CG_EXACT_WORDS];
-    cg_state_t st;
     (void)stream;
-    cg_stream_block(args, phase, 0, &st, block_limbs);
-    return 0;
+    return one_block(args, phase, cg_stream_block);
 }
 
 int cg_decide(const cg_args_t *args, int decision, void *stream)
@@ -47,11 +64,8 @@ int cg_decide(const cg_args_t *args, int decision, void *stream)
 
 int cg_persistent(const cg_args_t *args, void *stream)
 {
-    int64_t block_limbs[2 * CG_EXACT_WORDS];
-    cg_state_t st;
     (void)stream;
-    cg_persistent_body(args, 0, &st, block_limbs);
-    return 0;
+    return one_block(args, 0, persistent_body);
 }
 
 double cg_clock_hz(void)

@@ -170,19 +170,14 @@ void cg_halo_destroy(cg_halo_t *h)
 {
     if (h->comm != MPI_COMM_NULL && h->comm != 0)
         MPI_Comm_free(&h->comm);
-    if (h->ghost)
-        (void)shardtab_mem_free(h->ghost);
-    if (h->send)
-        (void)shardtab_mem_free(h->send);
-    if (h->send_index)
-        (void)shardtab_mem_free(h->send_index);
-    free(h->recv_rank);
-    free(h->send_rank);
-    free(h->recv_first);
-    free(h->send_first);
-    free(h->reqs);
-    free(h->ghost_host);
-    free(h->send_host);
+    void *device[] = {h->ghost, h->send, h->send_index};
+    void *host[] = {h->recv_rank, h->send_rank,  h->recv_first, h->send_first,
+                    h->reqs,      h->ghost_host, h->send_host};
+    for (size_t k = 0; k < sizeof device / sizeof device[0]; k++)
+        if (device[k])
+            (void)shardtab_mem_free(device[k]);
+    for (size_t k = 0; k < sizeof host / sizeof host[0]; k++)
+        free(host[k]);
     memset(h, 0, sizeof *h);
     h->comm = MPI_COMM_NULL;
 }

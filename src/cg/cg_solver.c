@@ -150,53 +150,22 @@ static shardtab_status_t upload_rows(cg_solver_t *s, const sparse_csr_t *a, int 
     return status;
 }
 
-/* persistent or stream (auto resolved), and the grid it runs */
+/* The launch mode that runs (cg_launch_choose: asked, or auto's choice over
+ * the modes' table), and the grid it runs */
 static shardtab_status_t choose_launch(cg_solver_t *s, const cg_options_t *opts,
                                        int ranks_on_device, int *blocks)
 {
-    cg_args_t *g = &s->args;
+    const cg_launch_where_t where = {&s->args, s->rank, s->size, s->nodes, ranks_on_device};
     shardtab_status_t status = SHARDTAB_SUCCESS;
-    char why[256] = "";
-    int rc = CG_NOT_RESIDENT, most = 1;
+    char why[512] = "";
+    int most = 1;
+    const int rc = cg_launch_choose(&where, opts->launch, &s->launch, blocks, &most, s->launch_why,
+                                    sizeof s->launch_why, why, sizeof why);
 
-    s->launch = opts->launch;
-    if (s->nodes > 1) {
-        /* the host moves the other nodes' columns and sums between launches */
-        snprintf(why, sizeof why,
-                 "the %d ranks span %d nodes: between nodes the host moves the columns and "
-                 "sums the dot products between launches (use --launch stream or auto)",
-                 s->size, s->nodes);
-        if (s->launch == CG_LAUNCH_PERSISTENT)
-            return shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "--launch persistent: %s", why);
-        if (s->launch == CG_LAUNCH_AUTO)
-            snprintf(s->launch_why, sizeof s->launch_why, "auto: %d nodes", s->nodes);
-        s->launch = CG_LAUNCH_STREAM;
-    } else if (s->launch == CG_LAUNCH_AUTO && ranks_on_device > 1) {
-        /* without MPS two processes' kernels take turns on a device: a
-         * persistent solve would wait for a peer that cannot run */
-        s->launch = CG_LAUNCH_STREAM;
-        snprintf(s->launch_why, sizeof s->launch_why, "auto: %d ranks share the device",
-                 ranks_on_device);
-    }
-    if (s->launch != CG_LAUNCH_STREAM)
-        rc = cg_grid(g, CG_LAUNCH_PERSISTENT, ranks_on_device, blocks, &most, why, sizeof why);
-    if (rc == 0) {
-        if (s->launch == CG_LAUNCH_AUTO)
-            snprintf(s->launch_why, sizeof s->launch_why, "auto: the grid is resident");
-        s->launch = CG_LAUNCH_PERSISTENT;
-    } else if (rc == CG_NOT_RESIDENT && s->launch == CG_LAUNCH_AUTO) {
-        snprintf(s->launch_why, sizeof s->launch_why, "auto: %s", why);
-        s->launch = CG_LAUNCH_STREAM;
-    } else if (rc == CG_NOT_RESIDENT && s->launch == CG_LAUNCH_PERSISTENT) {
-        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "rank %d: --launch persistent: %s",
-                                    s->rank, why);
-    } else if (rc != CG_NOT_RESIDENT) {
-        status = kernel_check(rc, "sizing the persistent grid");
-    }
-    if (status == SHARDTAB_SUCCESS && s->launch == CG_LAUNCH_STREAM)
-        status = kernel_check(
-            cg_grid(g, CG_LAUNCH_STREAM, ranks_on_device, blocks, &most, why, sizeof why),
-            "sizing the stream grid");
+    if (rc == CG_LAUNCH_REFUSED)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", why);
+    else if (rc != 0)
+        status = kernel_check(rc, why);
     /* --blocks: another grid, where the launch can take it */
     if (status != SHARDTAB_SUCCESS || opts->blocks == 0)
         return status;
@@ -392,12 +361,12 @@ static shardtab_status_t split_after(cg_solver_t *s, int phase, int *stop)
     const int dots = cg_reduce_after(g->variant, phase);
     const int decision = cg_decide_after(g->variant, phase);
     shardtab_status_t status = SHARDTAB_SUCCESS;
+    shardtab_type_t type;
+    const size_t words = (size_t)cg_split_words(g->repro, dots, &type);
     cg_state_t st;
 
     if (dots)
-        status = shardtab_all_reduce(s->dots_table, SHARDTAB_SUM,
-                                     g->repro ? SHARDTAB_INT64 : SHARDTAB_DOUBLE, 0,
-                                     (size_t)cg_split_words(g->repro, dots), s->stream);
+        status = shardtab_all_reduce(s->dots_table, SHARDTAB_SUM, type, 0, words, s->stream);
     if (status == SHARDTAB_SUCCESS && decision)
         status = kernel_check(cg_decide(g, decision, s->stream), "launching a decision");
     if (status == SHARDTAB_SUCCESS && decision)
@@ -422,41 +391,47 @@ static shardtab_status_t before_product(cg_solver_t *s, const double *x)
     return status;
 }
 
-/* Stream launches: chunks of iterations, a look at the stop after each
- * (across nodes after every decision: the host is in every iteration). */
-static shardtab_status_t run_stream(cg_solver_t *s)
+/* The program's steps between a run's launches (cg_launch_host_t), over
+ * this solver. */
+static int host_check(void *ctx, int code, const char *what)
 {
-    const cg_args_t *g = &s->args;
-    const int phases = cg_stream_phases(g->variant);
-    shardtab_status_t status = SHARDTAB_SUCCESS;
-    uint64_t k = 0; /* across nodes: the iteration, as the device counts it */
-    int stop = 0;
-    cg_ctl_t ctl;
+    (void)ctx;
+    return (int)kernel_check(code, what);
+}
 
-    for (int64_t done = 0; status == SHARDTAB_SUCCESS && !stop && done <= g->niter;
-         done += CG_STREAM_CHUNK) {
-        for (int it = 0; it < CG_STREAM_CHUNK && status == SHARDTAB_SUCCESS && !stop; it++, k++)
-            for (int phase = 0; phase < phases && status == SHARDTAB_SUCCESS && !stop; phase++) {
-                if (s->stall_for_test && phase == 0 && done + it == s->stall_iteration) {
-                    s->stall_for_test = 0;
-                    raise(SIGSTOP); /* mid-solve: its peers must end the job */
-                }
-                if (cg_barrier_before(g->variant, phase))
-                    status = before_product(s, g->variant == CG_PIPELINED ? g->w[k & 1] : g->p);
-                if (status == SHARDTAB_SUCCESS)
-                    status = kernel_check(cg_stream_phase(g, phase, s->stream),
-                                          "launching a phase of the solve");
-                if (status == SHARDTAB_SUCCESS && g->split)
-                    status = split_after(s, phase, &stop);
-            }
-        if (status == SHARDTAB_SUCCESS)
-            status = shardtab_stream_synchronize(s->stream);
-        if (status == SHARDTAB_SUCCESS)
-            status = shardtab_memcpy_to_host(&ctl, g->ctl, sizeof ctl);
-        if (status == SHARDTAB_SUCCESS && ctl.st.stop)
-            break;
+static int host_before_product(void *ctx, const double *x)
+{
+    return (int)before_product(ctx, x);
+}
+
+static int host_after_phase(void *ctx, int phase, int *stop)
+{
+    return (int)split_after(ctx, phase, stop);
+}
+
+/* a chunk of stream iterations enqueued: awaited, and the device's stop */
+static int host_look(void *ctx, int *stop)
+{
+    cg_solver_t *s = ctx;
+    cg_ctl_t ctl;
+    shardtab_status_t status = shardtab_stream_synchronize(s->stream);
+
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_host(&ctl, s->args.ctl, sizeof ctl);
+    if (status == SHARDTAB_SUCCESS)
+        *stop = ctl.st.stop != 0;
+    return (int)status;
+}
+
+/* the test's stopped rank, mid-solve (stream launches): its peers must end the job */
+static void host_enqueue(void *ctx, int64_t iteration)
+{
+    cg_solver_t *s = ctx;
+
+    if (s->stall_for_test && iteration == s->stall_iteration) {
+        s->stall_for_test = 0;
+        raise(SIGSTOP);
     }
-    return status;
 }
 
 shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64_t trace_iter,
@@ -484,10 +459,11 @@ shardtab_status_t cg_solver_run(cg_solver_t *s, const cg_options_t *opts, uint64
         status = kernel_check(cg_start(g, s->stream), "launching the solve's start");
     if (status == SHARDTAB_SUCCESS && g->split)
         status = split_after(s, -1, &stop);
-    if (status == SHARDTAB_SUCCESS)
-        status = s->launch == CG_LAUNCH_PERSISTENT
-                     ? kernel_check(cg_persistent(g, s->stream), "launching the persistent solve")
-                     : run_stream(s);
+    if (status == SHARDTAB_SUCCESS) {
+        const cg_launch_host_t host = {
+            s, host_check, host_before_product, host_after_phase, host_look, host_enqueue};
+        status = (shardtab_status_t)cg_launch_mode(s->launch)->run(g, s->stream, &host);
+    }
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_stream_synchronize(s->stream);
     mine = MPI_Wtime() - t0;

@@ -1,6 +1,6 @@
 /* cg_solver.h - the cg program's device side: this rank's rows and vectors
  * in device memory, the tables of the product's operands, and one solve
- * from x = 0 run by the launch mode (kernels/cg/cg.h), timed. */
+ * from x = 0 run by the launch mode (kernels/cg/cg_launch.h), timed. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef CG_SOLVER_H
 #define CG_SOLVER_H
@@ -10,12 +10,12 @@
 
 #include "cg.h"
 #include "cg_halo.h"
+#include "cg_launch.h"
 #include "cg_options.h"
 #include "shardtab.h"
 #include "sparse_csr.h"
 
 #define CG_HISTORY_MAX (1 << 20) /* residuals the device records: the first this many */
-#define CG_STREAM_CHUNK 32       /* stream launches: iterations enqueued between looks */
 
 typedef struct cg_solver {
     int rank, size;
