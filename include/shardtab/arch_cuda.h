@@ -136,42 +136,32 @@ SHARDTAB_DEVFN void shardtab_detail_flag_relaxed_device(uint64_t *p, uint64_t v)
 /* One-way fences. From PTX ISA 8.6 on sm_90 (CUDA 12.8 and later) PTX has
  * fence.release and fence.acquire, each the fence of its pattern (a release
  * fence then a strong write; a strong read then an acquire fence); before
- * that, libcu++'s mapping, fence.acq_rel, which is both. */
+ * that, libcu++'s mapping, fence.acq_rel, which is both. One macro writes
+ * either form: the order, PTX's name for the scope, libcu++'s. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 &&                                              \
     (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
 #  define SHARDTAB_PTX_ONE_WAY_FENCES 1
+#  define SHARDTAB_DETAIL_CUDA_FENCE(order, ptx_scope, scope)                                      \
+    asm volatile("fence." #order "." #ptx_scope ";" ::: "memory")
+#else
+#  define SHARDTAB_DETAIL_CUDA_FENCE(order, ptx_scope, scope)                                      \
+    cuda::atomic_thread_fence(cuda::memory_order_##order, cuda::thread_scope_##scope)
 #endif
 SHARDTAB_DEVFN void shardtab_detail_fence_release_system(void)
 {
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.release.sys;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
-#endif
+    SHARDTAB_DETAIL_CUDA_FENCE(release, sys, system);
 }
 SHARDTAB_DEVFN void shardtab_detail_fence_acquire_system(void)
 {
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.acquire.sys;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
-#endif
+    SHARDTAB_DETAIL_CUDA_FENCE(acquire, sys, system);
 }
 SHARDTAB_DEVFN void shardtab_detail_fence_release_device(void)
 {
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.release.gpu;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
-#endif
+    SHARDTAB_DETAIL_CUDA_FENCE(release, gpu, device);
 }
 SHARDTAB_DEVFN void shardtab_detail_fence_acquire_device(void)
 {
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.acquire.gpu;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-#endif
+    SHARDTAB_DETAIL_CUDA_FENCE(acquire, gpu, device);
 }
 /* nanoseconds of the GPU's global timer */
 SHARDTAB_DEVFN uint64_t shardtab_detail_clock(void)
