@@ -90,6 +90,19 @@ static int split_fields(char *s, char **field, int max)
     return count;
 }
 
+/* The line's three fields (a size or an entry line, `form`'s): 0, or -1 with
+ * the message. */
+static int three_fields(sparse_mtx_reader_t *r, char *field[3], const char *what, const char *form)
+{
+    int count = split_fields(r->line, field, 3);
+    if (count != 3) {
+        sparse_set_error(r->err, r->errlen, "%s:%lld: bad %s line: %d fields, expected 3: '%s'",
+                         r->path, r->lineno, what, count, form);
+        return -1;
+    }
+    return 0;
+}
+
 static int is_blank(const char *s)
 {
     return s[strspn(s, " \t\r\v\f")] == '\0';
@@ -221,13 +234,8 @@ int sparse_mtx_size_read(sparse_mtx_reader_t *r, const sparse_mtx_header_t *h, i
     }
     char *field[3];
     int64_t size[3];
-    int count = split_fields(r->line, field, 3);
-    if (count != 3) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: bad size line: %d fields, expected 3: 'rows columns entries'",
-                         r->path, r->lineno, count);
+    if (three_fields(r, field, "size", "rows columns entries") != 0)
         return -1;
-    }
     for (int i = 0; i < 3; i++) {
         int bad = parse_int64(field[i], &size[i]);
         if (bad == 2) {
@@ -325,13 +333,8 @@ static int parse_entry(sparse_mtx_reader_t *r, const sparse_mtx_header_t *h, int
                        sparse_mtx_entries_t *e)
 {
     char *field[3];
-    int count = split_fields(r->line, field, 3);
-    if (count != 3) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: bad entry line: %d fields, expected 3: 'row column value'",
-                         r->path, r->lineno, count);
+    if (three_fields(r, field, "entry", "row column value") != 0)
         return -1;
-    }
     int64_t index[2];
     static const char *const names[] = {"row", "column"};
     for (int i = 0; i < 2; i++) {
