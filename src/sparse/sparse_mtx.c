@@ -46,7 +46,7 @@ static int build(sparse_mtx_reader_t *r, const sparse_mtx_header_t *h, int64_t r
     int64_t stored = e->count;
     if (h->symmetric)
         for (int64_t k = 0; k < e->count; k++)
-            stored += e->row[k] != e->col[k];
+            stored += e->at[k].row != e->at[k].col;
     slot_t *slots = NULL;
     int64_t *next = NULL;
     *lines = NULL;
@@ -65,17 +65,17 @@ static int build(sparse_mtx_reader_t *r, const sparse_mtx_header_t *h, int64_t r
     /* counting sort by row: row_ptr[i + 1] counts row i, then the prefix sums */
     memset(a->row_ptr, 0, ((size_t)rows + 1) * sizeof *a->row_ptr);
     for (int64_t k = 0; k < e->count; k++) {
-        a->row_ptr[e->row[k] + 1]++;
-        if (h->symmetric && e->row[k] != e->col[k])
-            a->row_ptr[e->col[k] + 1]++;
+        a->row_ptr[e->at[k].row + 1]++;
+        if (h->symmetric && e->at[k].row != e->at[k].col)
+            a->row_ptr[e->at[k].col + 1]++;
     }
     for (int64_t i = 0; i < rows; i++)
         a->row_ptr[i + 1] += a->row_ptr[i];
     memcpy(next, a->row_ptr, (size_t)rows * sizeof *next);
     for (int64_t k = 0; k < e->count; k++) {
-        slots[next[e->row[k]]++] = (slot_t){e->line[k], e->val[k], e->col[k]};
-        if (h->symmetric && e->row[k] != e->col[k])
-            slots[next[e->col[k]]++] = (slot_t){e->line[k], e->val[k], e->row[k]};
+        slots[next[e->at[k].row]++] = (slot_t){e->at[k].line, e->at[k].val, e->at[k].col};
+        if (h->symmetric && e->at[k].row != e->at[k].col)
+            slots[next[e->at[k].col]++] = (slot_t){e->at[k].line, e->at[k].val, e->at[k].row};
     }
     free(next);
     for (int64_t i = 0; i < rows; i++) {
@@ -192,7 +192,7 @@ int sparse_mtx_read(const char *path, sparse_csr_t *a, char *err, size_t errlen)
     }
     sparse_mtx_header_t h = {0, 0};
     int64_t rows = 0, declared = 0;
-    sparse_mtx_entries_t e = {0, 0, NULL, NULL, NULL, NULL};
+    sparse_mtx_entries_t e = {0, 0, NULL};
     long long *lines = NULL;
     int status = -1;
     if (sparse_mtx_header_read(&r, &h) == 0 &&

@@ -292,10 +292,7 @@ int sparse_mtx_size_read(sparse_mtx_reader_t *r, const sparse_mtx_header_t *h, i
 
 void sparse_mtx_entries_free(sparse_mtx_entries_t *e)
 {
-    free(e->row);
-    free(e->col);
-    free(e->val);
-    free(e->line);
+    free(e->at);
     memset(e, 0, sizeof *e);
 }
 
@@ -308,22 +305,12 @@ static int entries_reserve(sparse_mtx_entries_t *e, int64_t declared)
     int64_t capacity = e->capacity ? 2 * e->capacity : 1024;
     if (capacity > declared)
         capacity = declared;
-    if ((uint64_t)capacity > SIZE_MAX / sizeof(double))
+    if ((uint64_t)capacity > SIZE_MAX / sizeof *e->at)
         return -1;
-    void *row = realloc(e->row, (size_t)capacity * sizeof *e->row);
-    if (row)
-        e->row = row;
-    void *col = realloc(e->col, (size_t)capacity * sizeof *e->col);
-    if (col)
-        e->col = col;
-    void *val = realloc(e->val, (size_t)capacity * sizeof *e->val);
-    if (val)
-        e->val = val;
-    void *line = realloc(e->line, (size_t)capacity * sizeof *e->line);
-    if (line)
-        e->line = line;
-    if (!row || !col || !val || !line)
+    sparse_mtx_entry_t *at = realloc(e->at, (size_t)capacity * sizeof *e->at);
+    if (at == NULL)
         return -1;
+    e->at = at;
     e->capacity = capacity;
     return 0;
 }
@@ -394,11 +381,8 @@ static int parse_entry(sparse_mtx_reader_t *r, const sparse_mtx_header_t *h, int
             return -1;
         }
     }
-    e->row[e->count] = (sparse_col_t)(index[0] - 1);
-    e->col[e->count] = (sparse_col_t)(index[1] - 1);
-    e->val[e->count] = value;
-    e->line[e->count] = r->lineno;
-    e->count++;
+    e->at[e->count++] = (sparse_mtx_entry_t){(sparse_col_t)(index[0] - 1),
+                                             (sparse_col_t)(index[1] - 1), value, r->lineno};
     return 0;
 }
 

@@ -14,7 +14,7 @@
 
 /* The file being read, and where a message goes: each function below puts
  * its one message "FILE:LINE: what" in err and returns -1. */
-typedef struct reader {
+typedef struct sparse_mtx_reader {
     const char *path;
     FILE *file;
     char *line;
@@ -25,17 +25,20 @@ typedef struct reader {
 } sparse_mtx_reader_t;
 
 /* What the header line says. */
-typedef struct header {
+typedef struct sparse_mtx_header {
     int integer;   /* field integer, else real */
     int symmetric; /* symmetry symmetric, else general */
 } sparse_mtx_header_t;
 
 /* The entry lines as read, 0-based, each with its line number. */
-typedef struct entries {
+typedef struct sparse_mtx_entry {
+    sparse_col_t row, col; /* 0-based */
+    double val;
+    long long line;
+} sparse_mtx_entry_t;
+typedef struct sparse_mtx_entries {
     int64_t count, capacity;
-    sparse_col_t *row, *col; /* 0-based */
-    double *val;
-    long long *line;
+    sparse_mtx_entry_t *at;
 } sparse_mtx_entries_t;
 
 /* The header line: "%%MatrixMarket matrix coordinate real|integer
