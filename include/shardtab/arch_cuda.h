@@ -1,7 +1,8 @@
 /* shardtab/arch_cuda.h - the device primitives for CUDA (NVIDIA, nvcc): libcu++'s
  * cuda::atomic_ref at system and device scope, PTX fences (one-way from PTX
- * 8.6 on sm_90), the global timer, the block's barrier. Each names its order
- * and scope; docs/design.md gives the memory-model reasoning.
+ * 8.6 on sm_90), the global timer; the block's own primitives, which HIP
+ * writes alike, from arch_gpu.h. Each names its order and scope;
+ * docs/design.md gives the memory-model reasoning.
  *
  * Not included directly: shardtab_device.h picks this header by the
  * compiler's macros, and writes its protocol (signals, waits, the barrier)
@@ -17,6 +18,7 @@
 #define SHARDTAB_DEVICE_CUDA 1
 #define SHARDTAB_DEVFN __device__ static inline
 #include "shardtab/bits.h"
+#include "shardtab/arch_gpu.h"
 /* A rank alone on its node (node_size 1) touches only its own pad, from its
  * own device: shardtab_fence_release_node and _acquire_node fence at device
  * scope then, at system scope otherwise. */
@@ -66,20 +68,6 @@ SHARDTAB_DEVFN void shardtab_detail_max_relaxed_system(uint64_t *p, uint64_t v)
     (void)cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*p).fetch_max(
         v, cuda::memory_order_relaxed);
 }
-/* the block's threads, numbered 0 .. shardtab_detail_block_threads() - 1 */
-SHARDTAB_DEVFN int shardtab_detail_block_thread(void)
-{
-    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-}
-SHARDTAB_DEVFN int shardtab_detail_block_threads(void)
-{
-    return (int)(blockDim.x * blockDim.y * blockDim.z);
-}
-/* one 16-byte load and one 16-byte store (both 16-byte aligned) */
-SHARDTAB_DEVFN void shardtab_detail_copy16(void *dst, const void *src)
-{
-    *(int4 *)dst = *(const int4 *)src;
-}
 SHARDTAB_DEVFN void shardtab_detail_fence(void)
 {
     cuda::atomic_thread_fence(cuda::memory_order_seq_cst, cuda::thread_scope_system);
@@ -87,14 +75,6 @@ SHARDTAB_DEVFN void shardtab_detail_fence(void)
 SHARDTAB_DEVFN void shardtab_detail_fence_acquire(void)
 {
     cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
-}
-SHARDTAB_DEVFN void shardtab_detail_block_sync(void)
-{
-    __syncthreads();
-}
-SHARDTAB_DEVFN int shardtab_detail_block_leader(void)
-{
-    return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
 }
 /* Before one thread releases for its block: nothing per thread. bar.sync then
  * orders every thread's stores before the leader's system-scope release, and
@@ -156,42 +136,32 @@ SHARDTAB_DEVFN void shardtab_detail_flag_relaxed_device(uint64_t *p, uint64_t v)
 /* One-way fences. From PTX ISA 8.6 on sm_90 (CUDA 12.8 and later) PTX has
  * fence.release and fence.acquire, each the fence of its pattern (a release
  * fence then a strong write; a strong read then an acquire fence); before
- * that, libcu++'s mapping, fence.acq_rel, which is both. */
+ * that, libcu++'s mapping, fence.acq_rel, which is both. One macro writes
+ * either form: the order, PTX's name for the scope, libcu++'s. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 &&                                              \
     (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 8))
 #  define SHARDTAB_PTX_ONE_WAY_FENCES 1
+#  define SHARDTAB_DETAIL_CUDA_FENCE(order, ptx_scope, scope)                                      \
+    asm volatile("fence." #order "." #ptx_scope ";" ::: "memory")
+#else
+#  define SHARDTAB_DETAIL_CUDA_FENCE(order, ptx_scope, scope)                                      \
+    cuda::atomic_thread_fence(cuda::memory_order_##order, cuda::thread_scope_##scope)
 #endif
 SHARDTAB_DEVFN void shardtab_detail_fence_release_system(void)
 {
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.release.sys;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
-#endif
+    SHARDTAB_DETAIL_CUDA_FENCE(release, sys, system);
 }
 SHARDTAB_DEVFN void shardtab_detail_fence_acquire_system(void)
 {
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.acquire.sys;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
-#endif
+    SHARDTAB_DETAIL_CUDA_FENCE(acquire, sys, system);
 }
 SHARDTAB_DEVFN void shardtab_detail_fence_release_device(void)
 {
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.release.gpu;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
-#endif
+    SHARDTAB_DETAIL_CUDA_FENCE(release, gpu, device);
 }
 SHARDTAB_DEVFN void shardtab_detail_fence_acquire_device(void)
 {
-#if defined(SHARDTAB_PTX_ONE_WAY_FENCES)
-    asm volatile("fence.acquire.gpu;" ::: "memory");
-#else
-    cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-#endif
+    SHARDTAB_DETAIL_CUDA_FENCE(acquire, gpu, device);
 }
 /* nanoseconds of the GPU's global timer */
 SHARDTAB_DEVFN uint64_t shardtab_detail_clock(void)

@@ -1,6 +1,7 @@
 /* shardtab/arch_hip.h - the device primitives for HIP (AMD, clang): the
  * __hip_atomic_* builtins at system and agent (device) scope, amdgcn fences,
- * the real-time counter, the block's barrier. Each names its order and scope;
+ * the real-time counter; the block's own primitives, which CUDA writes alike,
+ * from arch_gpu.h. Each names its order and scope;
  * docs/design.md gives the memory-model reasoning, and
  * scripts/check-gfx90a-order.sh checks the gfx90a code they become.
  *
@@ -18,6 +19,7 @@
 #define SHARDTAB_DEVICE_HIP 1
 #define SHARDTAB_DEVFN __device__ static inline
 #include "shardtab/bits.h"
+#include "shardtab/arch_gpu.h"
 /* shardtab_fence_release_node and _acquire_node: system scope, also where
  * the node is this rank alone. A scope chosen at run time is a branch around
  * two fences, and LLVM's structurizer may join the two paths again before
@@ -63,20 +65,6 @@ SHARDTAB_DEVFN void shardtab_detail_max_relaxed_system(uint64_t *p, uint64_t v)
 {
     (void)__hip_atomic_fetch_max(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
 }
-/* the block's threads, numbered 0 .. shardtab_detail_block_threads() - 1 */
-SHARDTAB_DEVFN int shardtab_detail_block_thread(void)
-{
-    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
-}
-SHARDTAB_DEVFN int shardtab_detail_block_threads(void)
-{
-    return (int)(blockDim.x * blockDim.y * blockDim.z);
-}
-/* one 16-byte load and one 16-byte store (both 16-byte aligned) */
-SHARDTAB_DEVFN void shardtab_detail_copy16(void *dst, const void *src)
-{
-    *(int4 *)dst = *(const int4 *)src;
-}
 /* clang also parses device functions in its host pass, where the GPU's own
  * builtins may not exist (ROCm 5.2 declares wall_clock64 for the device pass
  * only): those bodies are never run on the host. */
@@ -91,14 +79,6 @@ SHARDTAB_DEVFN void shardtab_detail_fence_acquire(void)
 #if defined(__HIP_DEVICE_COMPILE__)
     __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
 #endif
-}
-SHARDTAB_DEVFN void shardtab_detail_block_sync(void)
-{
-    __syncthreads();
-}
-SHARDTAB_DEVFN int shardtab_detail_block_leader(void)
-{
-    return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
 }
 /* Before one thread releases for its block: every wave releases its own
  * stores. On gfx90a without tgsplit, LLVM's workgroup-scope release (inside

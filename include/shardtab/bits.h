@@ -12,29 +12,18 @@
 #include <stdint.h>
 #include <string.h>
 
-SHARDTAB_DEVFN uint32_t shardtab_detail_float_bits(float v)
-{
-    uint32_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-SHARDTAB_DEVFN float shardtab_detail_bits_float(uint32_t b)
-{
-    float v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
-SHARDTAB_DEVFN uint64_t shardtab_detail_double_bits(double v)
-{
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-SHARDTAB_DEVFN double shardtab_detail_bits_double(uint64_t b)
-{
-    double v;
-    memcpy(&v, &b, sizeof v);
-    return v;
-}
+/* one cast: its name, the type it returns, the type it takes */
+#define SHARDTAB_DETAIL_BIT_CAST(name, To, From)                                                   \
+  SHARDTAB_DEVFN To name(From from)                                                                \
+  {                                                                                                \
+    To to;                                                                                         \
+    memcpy(&to, &from, sizeof to);                                                                 \
+    return to;                                                                                     \
+  }
+SHARDTAB_DETAIL_BIT_CAST(shardtab_detail_float_bits, uint32_t, float)
+SHARDTAB_DETAIL_BIT_CAST(shardtab_detail_bits_float, float, uint32_t)
+SHARDTAB_DETAIL_BIT_CAST(shardtab_detail_double_bits, uint64_t, double)
+SHARDTAB_DETAIL_BIT_CAST(shardtab_detail_bits_double, double, uint64_t)
+#undef SHARDTAB_DETAIL_BIT_CAST
 
 #endif

@@ -57,55 +57,24 @@ static int live(const shardtab_t *t, const char *call)
     return st_check_table(t, call) == SHARDTAB_SUCCESS;
 }
 
-int shardtab_node_size(const shardtab_t *t)
-{
-    return live(t, "shardtab_node_size") ? t->node_size : -1;
-}
-
-int shardtab_node_rank(const shardtab_t *t)
-{
-    return live(t, "shardtab_node_rank") ? t->node_rank : -1;
-}
-
-int shardtab_node_id(const shardtab_t *t)
-{
-    return live(t, "shardtab_node_id") ? t->node_id : -1;
-}
-
-int shardtab_node_count(const shardtab_t *t)
-{
-    return live(t, "shardtab_node_count") ? t->node_count : -1;
-}
-
-void *const *shardtab_device_table(const shardtab_t *t)
-{
-    return live(t, "shardtab_device_table") ? t->device_table : NULL;
-}
-
-double shardtab_create_ms(const shardtab_t *t)
-{
-    return live(t, "shardtab_create_ms") ? t->create_ms : -1.0;
-}
-
-double shardtab_wait_timeout(const shardtab_t *t)
-{
-    return live(t, "shardtab_wait_timeout") ? t->wait_timeout_s : -1.0;
-}
-
-double shardtab_open_ms(const shardtab_t *t)
-{
-    return live(t, "shardtab_open_ms") ? t->open_ms : -1.0;
-}
-
-int shardtab_peers_opened(const shardtab_t *t)
-{
-    return live(t, "shardtab_peers_opened") ? t->shard.opened + t->pad.opened : -1;
-}
-
-int shardtab_peers_reused(const shardtab_t *t)
-{
-    return live(t, "shardtab_peers_reused") ? t->shard.reused + t->pad.reused : -1;
-}
+/* One query a line: the type it answers, its name, what it reads of a live
+ * table, and its answer when there is none. */
+#define ST_QUERY(type, name, answer, otherwise)                                                    \
+  type name(const shardtab_t *t)                                                                   \
+  {                                                                                                \
+    return live(t, #name) ? (answer) : (otherwise);                                                \
+  }
+ST_QUERY(int, shardtab_node_size, t->node_size, -1)
+ST_QUERY(int, shardtab_node_rank, t->node_rank, -1)
+ST_QUERY(int, shardtab_node_id, t->node_id, -1)
+ST_QUERY(int, shardtab_node_count, t->node_count, -1)
+ST_QUERY(void *const *, shardtab_device_table, t->device_table, NULL)
+ST_QUERY(double, shardtab_create_ms, t->create_ms, -1.0)
+ST_QUERY(double, shardtab_wait_timeout, t->wait_timeout_s, -1.0)
+ST_QUERY(double, shardtab_open_ms, t->open_ms, -1.0)
+ST_QUERY(int, shardtab_peers_opened, t->shard.opened + t->pad.opened, -1)
+ST_QUERY(int, shardtab_peers_reused, t->shard.reused + t->pad.reused, -1)
+#undef ST_QUERY
 
 int shardtab_peer_mappings(void)
 {

@@ -1,13 +1,15 @@
 /* collectives.c - the stream-ordered collectives over a table's shards
  * (shardtab_all_reduce, _broadcast, _all_gather): the checks of a call, the
  * choice of algorithm, the sequence of phases every rank runs (the element
- * loops are collective_body.h's, run by the backend), and the hierarchy
- * across nodes through MPI. Above the backend and the device layer, beside
- * shardtab.c (table.h: the table's layout; call_word.h: what the ranks match). */
+ * loops are collective_body.h's, run by the backend); a call that spans nodes
+ * goes on to collectives_nodes.c (MPI between the nodes). Above the backend
+ * and the device layer, beside shardtab.c (table.h: the table's layout;
+ * call_word.h: what the ranks match). */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "call_word.h"
 #include "collective_body.h"
+#include "collectives.h"
 #include "internal.h"
 #include "table.h"
 
@@ -16,18 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* What a call is, before any rank moves anything. */
-typedef struct st_call {
-    int kind;      /* ST_STREAM_* */
-    int op, type;  /* op: ST_STREAM_ALL_REDUCE only */
-    int root;      /* ST_STREAM_BROADCAST: comm rank */
-    size_t offset; /* bytes */
-    size_t count;  /* elements: per rank for all-gather */
-    size_t bytes;  /* of the region every rank's shard must hold */
-    int algo;      /* ST_ALGO_* */
-    const char *name;
-} st_call_t;
 
 /* Where one-shot hands over to two-shot, by default: one H200 under MPS
  * (docs/performance.md), one-shot was faster up to 8 MiB a rank at 2 ranks
@@ -38,7 +28,7 @@ typedef struct st_call {
  * syncs, not its bandwidth */
 #define ST_ONE_BLOCK_MAX ((size_t)64 << 10)
 
-static const char *type_name(int type)
+const char *st_coll_type_name(int type)
 {
     return type == SHARDTAB_FLOAT    ? "float"
            : type == SHARDTAB_DOUBLE ? "double"
@@ -106,7 +96,7 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "%s: byte offset %zu is not a multiple of the "
                        "%zu-byte %s",
-                       c->name, c->offset, size, type_name(c->type));
+                       c->name, c->offset, size, st_coll_type_name(c->type));
     if (c->count > ST_COUNT_MAX)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: count %zu is above %zu elements", c->name,
                        c->count, ST_COUNT_MAX);
@@ -121,8 +111,8 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "%s: %zu %s values from byte %zu need %zu bytes, past this rank's shard "
                        "of %zu bytes",
-                       c->name, elements, type_name(c->type), c->offset, c->offset + c->bytes,
-                       t->shard.bytes);
+                       c->name, elements, st_coll_type_name(c->type), c->offset,
+                       c->offset + c->bytes, t->shard.bytes);
     return c->kind == ST_STREAM_ALL_REDUCE ? choose_algorithm(c) : SHARDTAB_SUCCESS;
 }
 
@@ -200,7 +190,7 @@ static shardtab_status_t ensure_scratch(shardtab_t *t, size_t bytes)
 }
 
 /* The phases inside one node (node_size > 1), enqueued on stream. */
-static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab_stream_t stream)
+shardtab_status_t st_coll_node_phases(shardtab_t *t, const st_call_t *c, shardtab_stream_t stream)
 {
     st_coll_phase_t p = base_phase(t, c);
     const int n = t->node_size, me = t->node_rank;
@@ -268,251 +258,6 @@ static shardtab_status_t node_phases(shardtab_t *t, const st_call_t *c, shardtab
     return status;
 }
 
-/* ---- across nodes: the table inside each node, MPI between them ------------------- */
-
-/* Every rank's call, compared by MPI (the path across nodes is host-synchronous
- * anyway), field by field: the first rank whose call differs from rank 0's is
- * named, with both calls spelled out. */
-enum { ST_CALL_FIELDS = 7 };
-static void call_fields(const st_call_t *c, uint64_t f[ST_CALL_FIELDS])
-{
-    f[0] = (uint64_t)c->kind;
-    f[1] = (uint64_t)c->op;
-    f[2] = (uint64_t)c->type;
-    f[3] = (uint64_t)c->root;
-    f[4] = (uint64_t)c->algo;
-    f[5] = (uint64_t)c->offset;
-    f[6] = (uint64_t)c->count;
-}
-
-static void describe_fields(const uint64_t *f, char *out, size_t bytes)
-{
-    snprintf(out, bytes, "%s (op %llu, type %s, root %llu, %s, byte offset %llu, count %llu)",
-             st_call_kind_name(f[0]), (unsigned long long)f[1], type_name((int)f[2]),
-             (unsigned long long)f[3], st_call_algo_name(f[4]), (unsigned long long)f[5],
-             (unsigned long long)f[6]);
-}
-
-/* ---- across nodes: every MPI step bounded ----------------------------------------- *
- * A call across nodes is a sequence of MPI steps, host-synchronous. Each waits at most
- * the table's patience (6 x its wait limit, as the first agreement and a destroy do): a
- * rank that never comes (stopped, stuck, gone) makes the others give up at the step it
- * holds up, the request left pending (its buffers never freed: a late rank may still
- * complete it), every table over these ranks out of step, the call failed with
- * SHARDTAB_ERR_TIMEOUT naming the step; the caller ends the job. After a give-up no
- * step follows. */
-typedef struct st_steps {
-    shardtab_t *t;
-    const st_call_t *c;
-    int gave_up; /* a step gave up: its buffers stay, no later step runs */
-} st_steps_t;
-
-static shardtab_status_t give_up(st_steps_t *s, const char *step)
-{
-    char why[ST_ERROR_BYTES];
-    snprintf(why, sizeof why, "%s", shardtab_last_error() + st_error_prefix_bytes());
-    s->gave_up = 1;
-    st_tables_out_of_step(s->t);
-    return st_fail(SHARDTAB_ERR_TIMEOUT, "%s of table '%s' across nodes, at %s: %s", s->c->name,
-                   s->t->label, step, why);
-}
-
-/* shardtab_agree over the table's ranks, bounded */
-static shardtab_status_t step_agree(st_steps_t *s, shardtab_status_t local, const char *step)
-{
-    int pending = 0;
-    shardtab_status_t status = st_agree_bounded(s->t->comm, local, st_patience_s(s->t), &pending);
-    return pending ? give_up(s, step) : status;
-}
-
-/* a non-blocking collective started (rc: its MPI_I... call's), waited for, bounded */
-static shardtab_status_t step_wait(st_steps_t *s, int rc, MPI_Request *request, const char *call,
-                                   const char *step)
-{
-    if (rc != MPI_SUCCESS)
-        return st_mpi_check(rc, call);
-    if (st_wait_bounded(request, st_patience_s(s->t)) == 0)
-        return SHARDTAB_SUCCESS;
-    st_fail(SHARDTAB_ERR_TIMEOUT,
-            "%s: waited %.3g s for the other ranks (6 x the wait limit); some rank never "
-            "came: it is stopped, stuck or gone. The ranks are out of step: end the job",
-            call, st_patience_s(s->t));
-    return give_up(s, step);
-}
-
-static shardtab_status_t agree_call(st_steps_t *s)
-{
-    shardtab_t *t = s->t;
-    const st_call_t *c = s->c;
-    uint64_t mine[ST_CALL_FIELDS], *all = malloc((size_t)t->size * sizeof mine);
-    shardtab_status_t status =
-        all ? SHARDTAB_SUCCESS
-            : st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d calls failed", c->name, t->size);
-    char first[200], other[200];
-    MPI_Request request;
-
-    call_fields(c, mine);
-    status = step_agree(s, status, "the agreement before the arguments' all-gather");
-    if (status == SHARDTAB_SUCCESS) {
-        st_fault_stall(ST_FAULT_COLL_ARGS);
-        status = step_wait(s,
-                           MPI_Iallgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
-                                          MPI_BYTE, t->comm, &request),
-                           &request, "MPI_Iallgather of the collective's arguments",
-                           "the arguments' all-gather");
-    }
-    for (int r = 1; r < t->size && status == SHARDTAB_SUCCESS; r++)
-        if (memcmp(all + (size_t)r * ST_CALL_FIELDS, all, sizeof mine) != 0) {
-            describe_fields(all, first, sizeof first);
-            describe_fields(all + (size_t)r * ST_CALL_FIELDS, other, sizeof other);
-            status =
-                st_fail(SHARDTAB_ERR_INVALID_ARG,
-                        "%s: the ranks disagree on the call: rank 0 called %s, rank %d %s; "
-                        "every rank must make the same calls, in the same order, with the same "
-                        "arguments",
-                        c->name, first, r, other);
-        }
-    if (!s->gave_up) /* pending: a late rank may still write into it */
-        free(all);
-    return status; /* every rank computed the same */
-}
-
-/* The region of this rank's shard to or from the host, on stream, waited for. */
-static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, size_t bytes,
-                                     int to_host, shardtab_stream_t stream)
-{
-    char *region = (char *)t->shard.local + offset;
-    shardtab_status_t status = bytes == 0 ? SHARDTAB_SUCCESS
-                               : to_host  ? st_backend()->copy_async(host, region, bytes, stream)
-                                          : st_backend()->copy_async(region, host, bytes, stream);
-    return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
-}
-
-static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
-{
-    shardtab_t *t = s->t;
-    const st_call_t *c = s->c;
-    const size_t size = st_type_size(c->type);
-    char *host = NULL, *all = NULL;
-    shardtab_status_t status = SHARDTAB_SUCCESS;
-    MPI_Request request;
-
-    /* a stopped table refuses before anything moves, its refusal agreed (the
-     * ranks of other nodes may not know it stopped); the work enqueued before
-     * the call, on every rank */
-    status = st_table_stopped(t, c->name);
-    if (status == SHARDTAB_SUCCESS)
-        status = st_backend()->stream_synchronize(stream);
-    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
-        host = malloc(c->bytes);
-        if (host == NULL)
-            status = st_fail(SHARDTAB_ERR_NO_MEMORY,
-                             "%s: malloc of %zu bytes to stage through the "
-                             "host failed",
-                             c->name, c->bytes);
-    }
-    status = step_agree(s, status, "the agreement before the data moves");
-    if (status != SHARDTAB_SUCCESS)
-        goto out;
-    if (c->kind == ST_STREAM_BROADCAST) {
-        if (t->rank == c->root)
-            status = region_copy(t, host, c->offset, c->bytes, 1, stream);
-        status = step_agree(s, status, "the agreement before the broadcast");
-        if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
-            st_fault_stall(ST_FAULT_COLL_RESULT);
-            status =
-                step_wait(s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm, &request),
-                          &request, "MPI_Ibcast of a broadcast's region", "the broadcast");
-        }
-        if (status == SHARDTAB_SUCCESS && t->rank != c->root)
-            status = region_copy(t, host, c->offset, c->bytes, 0, stream);
-        goto agreed;
-    }
-    if (c->kind == ST_STREAM_ALL_GATHER) {
-        const size_t piece = c->count * size;
-        status = region_copy(t, host + (size_t)t->rank * piece, c->offset + (size_t)t->rank * piece,
-                             piece, 1, stream);
-        status = step_agree(s, status, "the agreement before the all-gather");
-        if (status == SHARDTAB_SUCCESS && piece > 0) {
-            st_fault_stall(ST_FAULT_COLL_RESULT);
-            status =
-                step_wait(s,
-                          MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE,
-                                         t->comm, &request),
-                          &request, "MPI_Iallgather of an all-gather's pieces", "the all-gather");
-        }
-        if (status == SHARDTAB_SUCCESS)
-            status = region_copy(t, host, c->offset, c->bytes, 0, stream);
-        goto agreed;
-    }
-    /* all-reduce: inside the node first, through the table */
-    if (t->node_size > 1) {
-        status = st_backend()->order_begin(stream, &t->barrier_order);
-        if (status == SHARDTAB_SUCCESS)
-            status = node_phases(t, c, stream);
-        if (status == SHARDTAB_SUCCESS)
-            status = st_backend()->order_end(stream, t->barrier_order);
-        if (status == SHARDTAB_SUCCESS)
-            status = st_backend()->stream_synchronize(stream);
-        if (status == SHARDTAB_SUCCESS)
-            status = shardtab_signal_check(t);
-    }
-    st_fault_stall(ST_FAULT_COLL_NODE);
-    status = step_agree(s, status, "the agreement after the node's phases");
-    if (status != SHARDTAB_SUCCESS)
-        goto out;
-    if (t->node_rank == 0) {
-        /* every node's result, reduced in node order: the same bits on every node */
-        all = c->bytes > 0 ? malloc(c->bytes * (size_t)t->node_count) : NULL;
-        if (c->bytes > 0 && all == NULL)
-            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d nodes' %zu bytes failed",
-                             c->name, t->node_count, c->bytes);
-        if (status == SHARDTAB_SUCCESS)
-            status = region_copy(t, host, c->offset, c->bytes, 1, stream);
-        if (status == SHARDTAB_SUCCESS && c->bytes > 0 && t->node_count == 1)
-            memcpy(all, host, c->bytes); /* one node, its ranks out of order: its result */
-        else if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
-            st_fault_stall(ST_FAULT_COLL_LEADERS);
-            status = step_wait(s,
-                               MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
-                                              MPI_BYTE, t->leaders, &request),
-                               &request, "MPI_Iallgather of the nodes' results",
-                               "the leaders' all-gather");
-        }
-        for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
-            uint64_t acc = shardtab_detail_value_word(c->type, all, i);
-            for (int node = 1; node < t->node_count; node++)
-                acc = shardtab_detail_value_combine(
-                    c->op, c->type, acc,
-                    shardtab_detail_value_word(c->type, all + (size_t)node * c->bytes, i));
-            shardtab_detail_value_store(c->type, host, i, acc);
-        }
-    }
-    if (s->gave_up)
-        goto out;
-    /* a leader's failure reaches its node before the node's broadcast */
-    status = step_agree(s, status, "the agreement after the leaders' all-gather");
-    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
-        st_fault_stall(ST_FAULT_COLL_RESULT);
-        status = step_wait(s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, 0, t->node, &request),
-                           &request, "MPI_Ibcast of the result inside the node",
-                           "the node's broadcast of the result");
-    }
-    if (status == SHARDTAB_SUCCESS)
-        status = region_copy(t, host, c->offset, c->bytes, 0, stream);
-agreed:
-    if (s->gave_up)
-        goto out;
-    st_fault_stall(ST_FAULT_COLL_END);
-    status = step_agree(s, status, "the call's last agreement");
-out:
-    if (!s->gave_up) { /* pending: a late rank may still write into them */
-        free(host);
-        free(all);
-    }
-    return status;
-}
-
 /* ---- the calls --------------------------------------------------------------------- */
 
 /* One node whose node ranks are its comm ranks (the all-gather's layout). */
@@ -557,13 +302,7 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
                             "%s: %zu bytes across nodes: the MPI stage "
                             "takes at most 2 GiB a call",
                             c->name, c->bytes);
-        /* every step bounded (st_steps_t): a rank that never comes (stopped, stuck,
-         * gone) must not hold the others here */
-        st_steps_t steps = {t, c, 0};
-        status = step_agree(&steps, local, "the call's first agreement");
-        if (status == SHARDTAB_SUCCESS)
-            status = agree_call(&steps);
-        return status == SHARDTAB_SUCCESS ? across_nodes(&steps, stream) : status;
+        return st_coll_across_nodes(t, c, local, stream);
     }
     if (t->node_size == 1)
         return local; /* alone on its node and in the table: nothing moves */
@@ -585,7 +324,7 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
         (void)st_backend()->order_end(stream, t->barrier_order);
         return shardtab_error_set_message(local, message);
     }
-    status = node_phases(t, c, stream);
+    status = st_coll_node_phases(t, c, stream);
     if (status == SHARDTAB_SUCCESS)
         status = st_backend()->order_end(stream, t->barrier_order);
     return status;

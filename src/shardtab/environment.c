@@ -154,26 +154,31 @@ int st_parse_positive_int(const char *text, int *value)
     return 0;
 }
 
-static const char *const fault_names[ST_FAULT_STEP_COUNT] = {
-    [ST_FAULT_ALLOC] = "alloc",
-    [ST_FAULT_EXPORT] = "export",
-    [ST_FAULT_EXCHANGE] = "exchange",
-    [ST_FAULT_OPEN] = "open",
-    [ST_FAULT_UPLOAD] = "upload",
-    [ST_FAULT_CLOSE] = "close",
-    [ST_FAULT_FREE] = "free",
-    [ST_FAULT_COLL_ENTER] = "coll-enter",
-    [ST_FAULT_COLL_PHASE] = "coll-phase",
-    [ST_FAULT_COLL_ARGS] = "coll-args",
-    [ST_FAULT_COLL_NODE] = "coll-node",
-    [ST_FAULT_COLL_LEADERS] = "coll-leaders",
-    [ST_FAULT_COLL_RESULT] = "coll-result",
-    [ST_FAULT_COLL_END] = "coll-end",
+/* Each step: its name in SHARDTAB_FAULT, and the status its real failure
+ * gives (a coll-* step stops before it can fail). */
+static const struct {
+    const char *name;
+    shardtab_status_t status;
+} fault_steps[ST_FAULT_STEP_COUNT] = {
+    [ST_FAULT_ALLOC] = {"alloc", SHARDTAB_ERR_NO_MEMORY},
+    [ST_FAULT_EXPORT] = {"export", SHARDTAB_ERR_IPC},
+    [ST_FAULT_EXCHANGE] = {"exchange", SHARDTAB_ERR_MPI},
+    [ST_FAULT_OPEN] = {"open", SHARDTAB_ERR_IPC},
+    [ST_FAULT_UPLOAD] = {"upload", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_CLOSE] = {"close", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_FREE] = {"free", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_COLL_ENTER] = {"coll-enter", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_COLL_PHASE] = {"coll-phase", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_COLL_ARGS] = {"coll-args", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_COLL_NODE] = {"coll-node", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_COLL_LEADERS] = {"coll-leaders", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_COLL_RESULT] = {"coll-result", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_COLL_END] = {"coll-end", SHARDTAB_ERR_DEVICE},
 };
 
 const char *st_fault_step_name(st_fault_step_t step)
 {
-    return (unsigned)step < ST_FAULT_STEP_COUNT ? fault_names[step] : "?";
+    return (unsigned)step < ST_FAULT_STEP_COUNT ? fault_steps[step].name : "?";
 }
 
 int st_fault_parse(const char *text, st_fault_step_t *step, int *rank)
@@ -184,8 +189,8 @@ int st_fault_parse(const char *text, st_fault_step_t *step, int *rank)
     if (colon == NULL)
         return -1;
     for (int s = 0; s < ST_FAULT_STEP_COUNT; s++) {
-        size_t len = strlen(fault_names[s]);
-        if ((size_t)(colon - text) == len && strncmp(text, fault_names[s], len) == 0) {
+        size_t len = strlen(fault_steps[s].name);
+        if ((size_t)(colon - text) == len && strncmp(text, fault_steps[s].name, len) == 0) {
             /* rank 0 is a valid target, so parse it by hand */
             if (strcmp(colon + 1, "0") == 0)
                 r = 0;
@@ -227,17 +232,7 @@ shardtab_status_t st_fault_check(st_fault_step_t step)
 
 shardtab_status_t st_fault_status(st_fault_step_t step)
 {
-    switch (step) {
-    case ST_FAULT_ALLOC:
-        return SHARDTAB_ERR_NO_MEMORY;
-    case ST_FAULT_EXPORT:
-    case ST_FAULT_OPEN:
-        return SHARDTAB_ERR_IPC;
-    case ST_FAULT_EXCHANGE:
-        return SHARDTAB_ERR_MPI;
-    default: /* upload, close, free; a stall stops before it can fail */
-        return SHARDTAB_ERR_DEVICE;
-    }
+    return (unsigned)step < ST_FAULT_STEP_COUNT ? fault_steps[step].status : SHARDTAB_ERR_DEVICE;
 }
 
 void st_fault_stall(st_fault_step_t step)

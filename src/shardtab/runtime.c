@@ -155,17 +155,25 @@ shardtab_status_t shardtab_device_info(shardtab_device_info_t *info)
       return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s called before shardtab_init", what);            \
   } while (0)
 
-shardtab_status_t shardtab_mem_alloc(size_t bytes, void **ptr)
+/* shardtab_mem_alloc and _coherent: the same checks (named for the call),
+ * then the backend's allocator of the kind asked for */
+static shardtab_status_t mem_alloc_checked(const char *call, size_t bytes, int coherent, void **ptr)
 {
     shardtab_status_t status;
 
-    REQUIRE_INIT("shardtab_mem_alloc");
+    REQUIRE_INIT(call);
     if (ptr == NULL)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_mem_alloc: ptr is NULL");
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: ptr is NULL", call);
     status = st_fault_check(ST_FAULT_ALLOC);
     if (status != SHARDTAB_SUCCESS)
         return status;
-    return st_backend()->mem_alloc(bytes, ptr);
+    return coherent ? st_backend()->mem_alloc_coherent(bytes, 0, ptr)
+                    : st_backend()->mem_alloc(bytes, ptr);
+}
+
+shardtab_status_t shardtab_mem_alloc(size_t bytes, void **ptr)
+{
+    return mem_alloc_checked("shardtab_mem_alloc", bytes, 0, ptr);
 }
 
 shardtab_status_t shardtab_mem_free(void *ptr)
@@ -205,15 +213,7 @@ shardtab_status_t shardtab_device_synchronize(void)
 
 shardtab_status_t shardtab_mem_alloc_coherent(size_t bytes, void **ptr)
 {
-    shardtab_status_t status;
-
-    REQUIRE_INIT("shardtab_mem_alloc_coherent");
-    if (ptr == NULL)
-        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_mem_alloc_coherent: ptr is NULL");
-    status = st_fault_check(ST_FAULT_ALLOC);
-    if (status != SHARDTAB_SUCCESS)
-        return status;
-    return st_backend()->mem_alloc_coherent(bytes, 0, ptr);
+    return mem_alloc_checked("shardtab_mem_alloc_coherent", bytes, 1, ptr);
 }
 
 shardtab_status_t shardtab_memcpy_async(void *dst, const void *src, size_t bytes,

@@ -1,17 +1,15 @@
-/* sparse_mtx.c - the MatrixMarket reader and writer: the file's lines checked
- * one by one, then the whole matrix (duplicates, diagonal, symmetry) in CSR. */
+/* sparse_mtx.c - the MatrixMarket reader and writer: the file's lines read
+ * and checked (sparse_mtx_lines.c), then the whole matrix (duplicates,
+ * diagonal, symmetry) in CSR; and the writer. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "sparse_mtx.h"
 #include "sparse_error.h"
+#include "sparse_mtx_lines.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-#define HEADER_FORM "'%%%%MatrixMarket matrix coordinate real|integer general|symmetric'"
 
 /* The fewest significant digits that read back to the same double. */
 static void format_double(char *buf, size_t size, double v)
@@ -21,463 +19,6 @@ static void format_double(char *buf, size_t size, double v)
         if (strtod(buf, NULL) == v)
             return;
     }
-}
-
-/* ---- lines and fields ---------------------------------------------------------------------- */
-
-typedef struct reader {
-    const char *path;
-    FILE *file;
-    char *line;
-    size_t capacity;
-    long long lineno; /* of the line last read */
-    char *err;
-    size_t errlen;
-} reader_t;
-
-/* The most bytes of one line: a MatrixMarket line holds a few dozen (a comment more). */
-#define MTX_LINE_MAX (1u << 20)
-
-/* The next line, its end of line removed: 1, or 0 at the end of the file, -1 on a read
- * error, a NUL byte (the text after it was dropped, and a line that began with one read
- * as blank: N11) or a line longer than MTX_LINE_MAX (one without an end, /dev/zero,
- * read until memory ran out and then as "empty file": N12), each named with its line. */
-static int read_line(reader_t *r)
-{
-    size_t length = 0;
-    int c;
-
-    if (r->capacity == 0) { /* room for an empty line's end */
-        r->line = malloc(256);
-        if (r->line == NULL) {
-            sparse_set_error(r->err, r->errlen, "%s: out of memory for a line", r->path);
-            return -1;
-        }
-        r->capacity = 256;
-    }
-    errno = 0;
-    while ((c = getc_unlocked(r->file)) != EOF && c != '\n') {
-        if (c == '\0') {
-            sparse_set_error(r->err, r->errlen,
-                             "%s:%lld: a NUL byte at column %zu: not a text file", r->path,
-                             r->lineno + 1, length + 1);
-            return -1;
-        }
-        if (length + 2 > r->capacity) {
-            if (length >= MTX_LINE_MAX) {
-                sparse_set_error(r->err, r->errlen,
-                                 "%s:%lld: line too long: more than %u bytes without an end of "
-                                 "line (a MatrixMarket line holds a few numbers)",
-                                 r->path, r->lineno + 1, MTX_LINE_MAX);
-                return -1;
-            }
-            size_t capacity = r->capacity ? 2 * r->capacity : 256;
-            char *line = realloc(r->line, capacity);
-            if (line == NULL) {
-                sparse_set_error(r->err, r->errlen,
-                                 "%s:%lld: out of memory reading the line (%zu bytes so far)",
-                                 r->path, r->lineno + 1, length);
-                return -1;
-            }
-            r->line = line;
-            r->capacity = capacity;
-        }
-        r->line[length++] = (char)c;
-    }
-    if (c == EOF && ferror(r->file)) {
-        sparse_set_error(r->err, r->errlen, "%s:%lld: read error: %s", r->path, r->lineno + 1,
-                         strerror(errno ? errno : EIO));
-        return -1;
-    }
-    if (c == EOF && length == 0)
-        return 0;
-    r->lineno++;
-    while (length > 0 && r->line[length - 1] == '\r')
-        length--;
-    r->line[length] = '\0';
-    return 1;
-}
-
-/* Splits s at blanks: the number of fields, the first max of them in field[]. */
-static int split_fields(char *s, char **field, int max)
-{
-    int count = 0;
-    for (char *save = NULL, *f = strtok_r(s, " \t\r\v\f", &save); f;
-         f = strtok_r(NULL, " \t\r\v\f", &save)) {
-        if (count < max)
-            field[count] = f;
-        count++;
-    }
-    return count;
-}
-
-static int is_blank(const char *s)
-{
-    return s[strspn(s, " \t\r\v\f")] == '\0';
-}
-
-/* A decimal integer filling the whole field: 0, 1 not an integer, 2 past int64. */
-static int parse_int64(const char *field, int64_t *v)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(field, &end, 10);
-    if (end == field || *end != '\0')
-        return 1;
-    if (errno == ERANGE)
-        return 2;
-    *v = x;
-    return 0;
-}
-
-/* ---- the header ---------------------------------------------------------------------------- */
-
-typedef struct header {
-    int integer;   /* field integer, else real */
-    int symmetric; /* symmetry symmetric, else general */
-} header_t;
-
-static int match(const char *word, const char *const *words, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (strcasecmp(word, words[i]) == 0)
-            return i;
-    return -1;
-}
-
-static int read_header(reader_t *r, header_t *h)
-{
-    int got = read_line(r);
-    if (got < 0)
-        return -1;
-    if (got == 0) {
-        sparse_set_error(r->err, r->errlen, "%s:1: empty file: expected the header " HEADER_FORM,
-                         r->path);
-        return -1;
-    }
-    char *field[5];
-    int count = split_fields(r->line, field, 5);
-    if (count == 0 || strcasecmp(field[0], "%%MatrixMarket") != 0) {
-        sparse_set_error(
-            r->err, r->errlen,
-            "%s:1: not a MatrixMarket file: the first line must be the header " HEADER_FORM,
-            r->path);
-        return -1;
-    }
-    if (count != 5) {
-        sparse_set_error(
-            r->err, r->errlen,
-            "%s:1: bad header: %d words after %%%%MatrixMarket, expected 4: " HEADER_FORM, r->path,
-            count - 1);
-        return -1;
-    }
-    if (strcasecmp(field[1], "matrix") != 0) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:1: object '%.40s' is not supported: expected 'matrix'", r->path,
-                         field[1]);
-        return -1;
-    }
-    static const char *const formats[] = {"coordinate", "array"};
-    switch (match(field[2], formats, 2)) {
-    case 0:
-        break;
-    case 1:
-        sparse_set_error(
-            r->err, r->errlen,
-            "%s:1: format 'array' is not supported: only 'coordinate' (sparse) matrices "
-            "are read",
-            r->path);
-        return -1;
-    default:
-        sparse_set_error(r->err, r->errlen, "%s:1: unknown format '%.40s': expected 'coordinate'",
-                         r->path, field[2]);
-        return -1;
-    }
-    static const char *const fields[] = {"real", "integer", "pattern", "complex"};
-    const int kind = match(field[3], fields, 4);
-    switch (kind) {
-    case 0:
-    case 1:
-        h->integer = kind == 1;
-        break;
-    case 2:
-    case 3:
-        sparse_set_error(
-            r->err, r->errlen,
-            "%s:1: field '%s' is not supported: the solver needs real values ('real' or "
-            "'integer')",
-            r->path, field[3]);
-        return -1;
-    default:
-        sparse_set_error(r->err, r->errlen,
-                         "%s:1: unknown field '%.40s': expected 'real' or 'integer'", r->path,
-                         field[3]);
-        return -1;
-    }
-    static const char *const symmetries[] = {"general", "symmetric", "hermitian", "skew-symmetric"};
-    const int symmetry = match(field[4], symmetries, 4);
-    switch (symmetry) {
-    case 0:
-    case 1:
-        h->symmetric = symmetry == 1;
-        break;
-    case 2:
-    case 3:
-        sparse_set_error(
-            r->err, r->errlen,
-            "%s:1: symmetry '%s' is not supported: the solver needs a symmetric positive "
-            "definite real matrix ('general' or 'symmetric')",
-            r->path, field[4]);
-        return -1;
-    default:
-        sparse_set_error(r->err, r->errlen,
-                         "%s:1: unknown symmetry '%.40s': expected 'general' or 'symmetric'",
-                         r->path, field[4]);
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- the size line --------------------------------------------------------------------------- */
-
-static int read_size(reader_t *r, const header_t *h, int64_t *rows, int64_t *entries)
-{
-    int got;
-    /* comments and blank lines may stand between the header and the size line */
-    while ((got = read_line(r)) > 0 && (r->line[0] == '%' || is_blank(r->line)))
-        ;
-    if (got < 0)
-        return -1;
-    if (got == 0) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: end of file before the size line 'rows columns entries'",
-                         r->path, r->lineno);
-        return -1;
-    }
-    char *field[3];
-    int64_t size[3];
-    int count = split_fields(r->line, field, 3);
-    if (count != 3) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: bad size line: %d fields, expected 3: 'rows columns entries'",
-                         r->path, r->lineno, count);
-        return -1;
-    }
-    for (int i = 0; i < 3; i++) {
-        int bad = parse_int64(field[i], &size[i]);
-        if (bad == 2) {
-            sparse_set_error(r->err, r->errlen, "%s:%lld: size '%.40s' is out of the 64-bit range",
-                             r->path, r->lineno, field[i]);
-            return -1;
-        }
-        if (bad || size[i] < (i < 2 ? 1 : 0)) {
-            sparse_set_error(r->err, r->errlen,
-                             "%s:%lld: bad size line: '%.40s' is not a %s integer: expected 'rows "
-                             "columns entries'",
-                             r->path, r->lineno, field[i], i < 2 ? "positive" : "non-negative");
-            return -1;
-        }
-    }
-    if (size[0] != size[1]) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: the matrix is %lld x %lld: the solver needs a square matrix",
-                         r->path, r->lineno, (long long)size[0], (long long)size[1]);
-        return -1;
-    }
-    if (size[0] > SPARSE_ROWS_MAX) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: %lld rows exceed %lld, the most that 32-bit column indices hold",
-                         r->path, r->lineno, (long long)size[0], (long long)SPARSE_ROWS_MAX);
-        return -1;
-    }
-    /* rows < 2^31: neither product overflows, nor does a symmetric file's mirroring */
-    const int64_t most = h->symmetric ? size[0] * (size[0] + 1) / 2 : size[0] * size[0];
-    if (size[2] > most) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: %lld entries declared, more than the %lld that a %lld x %lld %s "
-                         "holds",
-                         r->path, r->lineno, (long long)size[2], (long long)most,
-                         (long long)size[0], (long long)size[0],
-                         h->symmetric ? "lower triangle" : "matrix");
-        return -1;
-    }
-    /* so that a file of a few lines never costs the rows' arrays of the size it claims */
-    if (size[2] < size[0]) {
-        sparse_set_error(
-            r->err, r->errlen,
-            "%s:%lld: %lld entries cannot hold the diagonal of a %lld x %lld matrix: the "
-            "solver needs every diagonal > 0 (positive definite)",
-            r->path, r->lineno, (long long)size[2], (long long)size[0], (long long)size[0]);
-        return -1;
-    }
-    *rows = size[0];
-    *entries = size[2];
-    return 0;
-}
-
-/* ---- the entry lines ------------------------------------------------------------------------- */
-
-typedef struct entries {
-    int64_t count, capacity;
-    sparse_col_t *row, *col; /* 0-based */
-    double *val;
-    long long *line;
-} entries_t;
-
-static void entries_free(entries_t *e)
-{
-    free(e->row);
-    free(e->col);
-    free(e->val);
-    free(e->line);
-    memset(e, 0, sizeof *e);
-}
-
-/* Room for one more of at most `declared`, grown by doubling, so that a short
- * file declaring many entries costs what it holds. */
-static int entries_reserve(entries_t *e, int64_t declared)
-{
-    if (e->count < e->capacity)
-        return 0;
-    int64_t capacity = e->capacity ? 2 * e->capacity : 1024;
-    if (capacity > declared)
-        capacity = declared;
-    if ((uint64_t)capacity > SIZE_MAX / sizeof(double))
-        return -1;
-    void *row = realloc(e->row, (size_t)capacity * sizeof *e->row);
-    if (row)
-        e->row = row;
-    void *col = realloc(e->col, (size_t)capacity * sizeof *e->col);
-    if (col)
-        e->col = col;
-    void *val = realloc(e->val, (size_t)capacity * sizeof *e->val);
-    if (val)
-        e->val = val;
-    void *line = realloc(e->line, (size_t)capacity * sizeof *e->line);
-    if (line)
-        e->line = line;
-    if (!row || !col || !val || !line)
-        return -1;
-    e->capacity = capacity;
-    return 0;
-}
-
-/* One entry line into e: 0, or -1 with the message. */
-static int parse_entry(reader_t *r, const header_t *h, int64_t rows, entries_t *e)
-{
-    char *field[3];
-    int count = split_fields(r->line, field, 3);
-    if (count != 3) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: bad entry line: %d fields, expected 3: 'row column value'",
-                         r->path, r->lineno, count);
-        return -1;
-    }
-    int64_t index[2];
-    static const char *const names[] = {"row", "column"};
-    for (int i = 0; i < 2; i++) {
-        int bad = parse_int64(field[i], &index[i]);
-        if (bad == 1) {
-            sparse_set_error(r->err, r->errlen,
-                             "%s:%lld: bad entry line: %s index '%.40s' is not an integer", r->path,
-                             r->lineno, names[i], field[i]);
-            return -1;
-        }
-        if (bad == 2 || index[i] < 1 || index[i] > rows) {
-            sparse_set_error(r->err, r->errlen, "%s:%lld: %s index %.40s is out of range 1..%lld",
-                             r->path, r->lineno, names[i], field[i], (long long)rows);
-            return -1;
-        }
-    }
-    if (h->symmetric && index[0] < index[1]) {
-        sparse_set_error(
-            r->err, r->errlen,
-            "%s:%lld: entry (%lld, %lld) lies above the diagonal: a symmetric file holds "
-            "the lower triangle only (row >= column)",
-            r->path, r->lineno, (long long)index[0], (long long)index[1]);
-        return -1;
-    }
-    double value;
-    if (h->integer) {
-        int64_t v;
-        int bad = parse_int64(field[2], &v);
-        /* beyond 2^53 a double no longer holds every integer */
-        if (bad == 1) {
-            sparse_set_error(r->err, r->errlen,
-                             "%s:%lld: bad entry line: value '%.40s' is not an integer (field "
-                             "'integer')",
-                             r->path, r->lineno, field[2]);
-            return -1;
-        }
-        if (bad == 2 || v > (INT64_C(1) << 53) || v < -(INT64_C(1) << 53)) {
-            sparse_set_error(
-                r->err, r->errlen,
-                "%s:%lld: value %.40s is beyond 2^53: a double does not hold it exactly", r->path,
-                r->lineno, field[2]);
-            return -1;
-        }
-        value = (double)v;
-    } else {
-        char *end;
-        value = strtod(field[2], &end);
-        if (end == field[2] || *end != '\0') {
-            sparse_set_error(r->err, r->errlen,
-                             "%s:%lld: bad entry line: value '%.40s' is not a real number", r->path,
-                             r->lineno, field[2]);
-            return -1;
-        }
-        if (!isfinite(value)) {
-            sparse_set_error(r->err, r->errlen, "%s:%lld: value '%.40s' is not a finite number",
-                             r->path, r->lineno, field[2]);
-            return -1;
-        }
-    }
-    e->row[e->count] = (sparse_col_t)(index[0] - 1);
-    e->col[e->count] = (sparse_col_t)(index[1] - 1);
-    e->val[e->count] = value;
-    e->line[e->count] = r->lineno;
-    e->count++;
-    return 0;
-}
-
-static int read_entries(reader_t *r, const header_t *h, int64_t rows, int64_t declared,
-                        entries_t *e)
-{
-    int got;
-    while ((got = read_line(r)) > 0) {
-        if (is_blank(r->line))
-            continue;
-        if (r->line[0] == '%') {
-            sparse_set_error(r->err, r->errlen,
-                             "%s:%lld: a comment after the size line: MatrixMarket allows comments "
-                             "only between the header and the size line",
-                             r->path, r->lineno);
-            return -1;
-        }
-        if (e->count == declared) {
-            sparse_set_error(r->err, r->errlen,
-                             "%s:%lld: more entry lines than the %lld the size line declares",
-                             r->path, r->lineno, (long long)declared);
-            return -1;
-        }
-        if (entries_reserve(e, declared) != 0) {
-            sparse_set_error(r->err, r->errlen, "%s:%lld: out of memory for %lld entries", r->path,
-                             r->lineno, (long long)declared);
-            return -1;
-        }
-        if (parse_entry(r, h, rows, e) != 0)
-            return -1;
-    }
-    if (got < 0)
-        return -1;
-    if (e->count < declared) {
-        sparse_set_error(r->err, r->errlen,
-                         "%s:%lld: end of file after %lld of the %lld entry lines the size line "
-                         "declares",
-                         r->path, r->lineno, (long long)e->count, (long long)declared);
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- the matrix: rows in order, then its checks --------------------------------------------- */
@@ -499,13 +40,13 @@ static int slot_order(const void *a, const void *b)
 /* The entries into CSR, a symmetric file's mirrored, each row sorted by
  * column (then line, so that a duplicate names its first line); *lines the
  * line of each stored entry. */
-static int build(reader_t *r, const header_t *h, int64_t rows, const entries_t *e, sparse_csr_t *a,
-                 long long **lines)
+static int build(sparse_mtx_reader_t *r, const sparse_mtx_header_t *h, int64_t rows,
+                 const sparse_mtx_entries_t *e, sparse_csr_t *a, long long **lines)
 {
     int64_t stored = e->count;
     if (h->symmetric)
         for (int64_t k = 0; k < e->count; k++)
-            stored += e->row[k] != e->col[k];
+            stored += e->at[k].row != e->at[k].col;
     slot_t *slots = NULL;
     int64_t *next = NULL;
     *lines = NULL;
@@ -524,17 +65,17 @@ static int build(reader_t *r, const header_t *h, int64_t rows, const entries_t *
     /* counting sort by row: row_ptr[i + 1] counts row i, then the prefix sums */
     memset(a->row_ptr, 0, ((size_t)rows + 1) * sizeof *a->row_ptr);
     for (int64_t k = 0; k < e->count; k++) {
-        a->row_ptr[e->row[k] + 1]++;
-        if (h->symmetric && e->row[k] != e->col[k])
-            a->row_ptr[e->col[k] + 1]++;
+        a->row_ptr[e->at[k].row + 1]++;
+        if (h->symmetric && e->at[k].row != e->at[k].col)
+            a->row_ptr[e->at[k].col + 1]++;
     }
     for (int64_t i = 0; i < rows; i++)
         a->row_ptr[i + 1] += a->row_ptr[i];
     memcpy(next, a->row_ptr, (size_t)rows * sizeof *next);
     for (int64_t k = 0; k < e->count; k++) {
-        slots[next[e->row[k]]++] = (slot_t){e->line[k], e->val[k], e->col[k]};
-        if (h->symmetric && e->row[k] != e->col[k])
-            slots[next[e->col[k]]++] = (slot_t){e->line[k], e->val[k], e->row[k]};
+        slots[next[e->at[k].row]++] = (slot_t){e->at[k].line, e->at[k].val, e->at[k].col};
+        if (h->symmetric && e->at[k].row != e->at[k].col)
+            slots[next[e->at[k].col]++] = (slot_t){e->at[k].line, e->at[k].val, e->at[k].row};
     }
     free(next);
     for (int64_t i = 0; i < rows; i++) {
@@ -569,7 +110,8 @@ static int64_t find(const sparse_csr_t *a, int64_t i, int64_t j)
     return lo < a->row_ptr[i + 1] && a->col[lo] == j ? lo : -1;
 }
 
-static int check(reader_t *r, const header_t *h, const sparse_csr_t *a, const long long *lines)
+static int check(sparse_mtx_reader_t *r, const sparse_mtx_header_t *h, const sparse_csr_t *a,
+                 const long long *lines)
 {
     for (int64_t i = 0; i < a->nrows; i++)
         for (int64_t k = a->row_ptr[i] + 1; k < a->row_ptr[i + 1]; k++)
@@ -643,30 +185,31 @@ static int check(reader_t *r, const header_t *h, const sparse_csr_t *a, const lo
 int sparse_mtx_read(const char *path, sparse_csr_t *a, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
-    reader_t r = {path, fopen(path, "r"), NULL, 0, 0, err, errlen};
+    sparse_mtx_reader_t r = {path, fopen(path, "r"), NULL, 0, 0, err, errlen};
     if (!r.file) {
         sparse_set_error(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    header_t h = {0, 0};
+    sparse_mtx_header_t h = {0, 0};
     int64_t rows = 0, declared = 0;
-    entries_t e = {0, 0, NULL, NULL, NULL, NULL};
+    sparse_mtx_entries_t e = {0, 0, NULL};
     long long *lines = NULL;
     int status = -1;
-    if (read_header(&r, &h) == 0 && read_size(&r, &h, &rows, &declared) == 0 &&
-        read_entries(&r, &h, rows, declared, &e) == 0) {
+    if (sparse_mtx_header_read(&r, &h) == 0 &&
+        sparse_mtx_size_read(&r, &h, &rows, &declared) == 0 &&
+        sparse_mtx_entries_read(&r, &h, rows, declared, &e) == 0) {
         free(r.line); /* the lines are read: what is left is memory */
         r.line = NULL;
         fclose(r.file);
         r.file = NULL;
         if (build(&r, &h, rows, &e, a, &lines) == 0) {
-            entries_free(&e);
+            sparse_mtx_entries_free(&e);
             status = check(&r, &h, a, lines);
             if (status != 0)
                 sparse_csr_free(a);
         }
     }
-    entries_free(&e);
+    sparse_mtx_entries_free(&e);
     free(lines);
     free(r.line);
     if (r.file)

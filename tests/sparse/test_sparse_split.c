@@ -73,6 +73,25 @@ static void check_split(const int64_t *row_ptr, int64_t nrows, int parts)
     free(expected);
 }
 
+/* Random row lengths (a 64-bit LCG from *seed): 1 to max_rows rows of 0 to
+ * max_len nonzeros, with heavy, about one row in 17 90 heavier; row_ptr holds
+ * max_rows + 1. The number of rows. */
+static int64_t random_row_ptr(uint64_t *seed, int64_t max_rows, int64_t max_len, int heavy,
+                              int64_t *row_ptr)
+{
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t nrows = 1 + (int64_t)(*seed >> 33) % max_rows;
+    row_ptr[0] = 0;
+    for (int64_t i = 0; i < nrows; i++) {
+        *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t len = (int64_t)(*seed >> 40) % (max_len + 1);
+        if (heavy && (*seed >> 20) % 17 == 0)
+            len += 90;
+        row_ptr[i + 1] = row_ptr[i] + len;
+    }
+    return nrows;
+}
+
 static void test_sparse_split_one_rank_takes_every_row(void **state)
 {
     const int64_t row_ptr[] = {0, 3, 5, 11};
@@ -179,18 +198,9 @@ static void test_sparse_split_agrees_with_the_rule_on_random_row_lengths(void **
     uint64_t seed = 0x2545F4914F6CDD1Dull;
     (void)state;
     for (int trial = 0; trial < 200; trial++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        const int64_t nrows = 1 + (int64_t)(seed >> 33) % 60;
         int64_t row_ptr[61];
-        row_ptr[0] = 0;
-        for (int64_t i = 0; i < nrows; i++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            /* 0 to 12 nonzeros, a few rows far heavier */
-            int64_t len = (int64_t)(seed >> 40) % 13;
-            if ((seed >> 20) % 17 == 0)
-                len += 90;
-            row_ptr[i + 1] = row_ptr[i] + len;
-        }
+        /* 0 to 12 nonzeros, a few rows far heavier */
+        const int64_t nrows = random_row_ptr(&seed, 60, 12, 1, row_ptr);
         for (int parts = 1; parts <= 70; parts++)
             check_split(row_ptr, nrows, parts);
     }
@@ -232,14 +242,8 @@ static void test_sparse_split_aligned_is_the_rule_over_chunks(void **state)
     const int64_t aligns[] = {1, 2, 3, 32};
     (void)state;
     for (int trial = 0; trial < 100; trial++) {
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        const int64_t nrows = 1 + (int64_t)(seed >> 33) % 200;
         int64_t row_ptr[201];
-        row_ptr[0] = 0;
-        for (int64_t i = 0; i < nrows; i++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            row_ptr[i + 1] = row_ptr[i] + (int64_t)(seed >> 40) % 9;
-        }
+        const int64_t nrows = random_row_ptr(&seed, 200, 8, 0, row_ptr);
         for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++) {
             const int64_t align = aligns[a], chunks = (nrows + align - 1) / align;
             int64_t chunk_ptr[201], first[41], expected[41];

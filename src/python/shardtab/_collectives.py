@@ -119,17 +119,9 @@ class _Collectives:
                 raise ValueError(
                     f"unknown op {_text(op)!r}: expected 'sum', 'min' or 'max'"
                 )
-            start, elements = self._region(offset, count, 1)
-            return (_OPS[op], start, elements)
+            return (_OPS[op],), self._region(offset, count, 1)
 
-        self._collective(
-            "all_reduce",
-            prepare,
-            lambda table, args, kind, handle: lib.shardtab_all_reduce(
-                table, args[0], kind, args[1], args[2], handle
-            ),
-            stream,
-        )
+        self._collective("all_reduce", lib.shardtab_all_reduce, prepare, stream)
 
     def broadcast(self, root, offset=0, count=None, stream=None):
         """Collective: elements [offset, offset + count) of every rank's
@@ -145,17 +137,9 @@ class _Collectives:
                     f"root {who} is outside the table's {len(self._shard_bytes)} "
                     "ranks"
                 )
-            start, elements = self._region(offset, count, 1)
-            return (who, start, elements)
+            return (who,), self._region(offset, count, 1)
 
-        self._collective(
-            "broadcast",
-            prepare,
-            lambda table, args, kind, handle: lib.shardtab_broadcast(
-                table, args[0], kind, args[1], args[2], handle
-            ),
-            stream,
-        )
+        self._collective("broadcast", lib.shardtab_broadcast, prepare, stream)
 
     def all_gather(self, offset=0, count=None, stream=None):
         """Collective, in place: the region from element offset holds
@@ -167,16 +151,9 @@ class _Collectives:
         it has done when it returns and its errors: as in all_reduce."""
 
         def prepare():
-            return self._region(offset, count, len(self._shard_bytes))
+            return (), self._region(offset, count, len(self._shard_bytes))
 
-        self._collective(
-            "all_gather",
-            prepare,
-            lambda table, args, kind, handle: lib.shardtab_all_gather(
-                table, kind, args[0], args[1], handle
-            ),
-            stream,
-        )
+        self._collective("all_gather", lib.shardtab_all_gather, prepare, stream)
 
     def check(self):
         """Collective: waits for the table's last collective or barrier (on
@@ -234,10 +211,13 @@ class _Collectives:
         sizes = [f"rank {r}: {b // itemsize}" for r, b in enumerate(self._shard_bytes)]
         return ", ".join(sizes if len(sizes) <= 8 else sizes[:4] + ["..."] + sizes[-2:])
 
-    def _collective(self, name, prepare, call, stream):
+    def _collective(self, name, function, prepare, stream):
         """The path of every collective: this rank's checks, agreed (no rank
         enters the library unless every rank can), the library's call, and on
-        the host backend, where it ran already, its outcome agreed too."""
+        the host backend, where it ran already, its outcome agreed too.
+        prepare() checks this rank's arguments and returns the C function's
+        (the arguments before its type, the region's byte offset and count):
+        function(table, *before, type, offset, count, stream)."""
         table = self._live()
         why = None
         try:
@@ -248,7 +228,7 @@ class _Collectives:
                     "float64 and int64 have (SHARDTAB_FLOAT, SHARDTAB_DOUBLE, "
                     "SHARDTAB_INT64)"
                 )
-            args = prepare()
+            before, region = prepare()
             handle = _stream_handle(stream)
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
             why = f"shardtab.Table.{name}: {_text(error)}"
@@ -256,7 +236,7 @@ class _Collectives:
         if why is not None:
             status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
         _check(lib.shardtab_agree_f(self._comm, status))
-        status = call(table, args, kind, handle)
+        status = function(table, *before, kind, *region, handle)
         if not _on_host():
             # enqueued; a refusal here has stopped the node, whose other ranks
             # learn it in check(), where this rank's message is the cause

@@ -14,6 +14,12 @@ from ._process import _comm_handle, _on_host
 from ._shard import _compare_shards, _describe
 
 
+def _query(c_name, doc=None):
+    """A read-only property: the C query c_name of the live table."""
+    function = getattr(lib, c_name)
+    return property(lambda self: function(self._live()), doc=doc)
+
+
 class Table(_Collectives):
     """Collective over comm: the node's table of shard pointers, with array as
     this rank's shard (any number of tables may lie in one allocation).
@@ -113,21 +119,10 @@ class Table(_Collectives):
         return self._table
 
     # ---- the node, as in the C API
-    @property
-    def node_rank(self):
-        return lib.shardtab_node_rank(self._live())
-
-    @property
-    def node_size(self):
-        return lib.shardtab_node_size(self._live())
-
-    @property
-    def node_id(self):
-        return lib.shardtab_node_id(self._live())
-
-    @property
-    def node_count(self):
-        return lib.shardtab_node_count(self._live())
+    node_rank = _query("shardtab_node_rank")
+    node_size = _query("shardtab_node_size")
+    node_id = _query("shardtab_node_id")
+    node_count = _query("shardtab_node_count")
 
     def member(self, node_rank):
         """The communicator rank of node rank node_rank, or -1."""
@@ -167,18 +162,12 @@ class Table(_Collectives):
         shard pointers, then node_size signal pads (shardtab_device.h)."""
         return lib.shardtab_device_table(self._live()) or 0
 
-    @property
-    def create_ms(self):
-        return lib.shardtab_create_ms(self._live())
-
-    @property
-    def peers_opened(self):
-        """Peer allocations this create opened (the others were open already)."""
-        return lib.shardtab_peers_opened(self._live())
-
-    @property
-    def peers_reused(self):
-        return lib.shardtab_peers_reused(self._live())
+    create_ms = _query("shardtab_create_ms")
+    peers_opened = _query(
+        "shardtab_peers_opened",
+        "Peer allocations this create opened (the others were open already).",
+    )
+    peers_reused = _query("shardtab_peers_reused")
 
     def destroy(self):
         """Collective: every rank destroys the table, once."""
