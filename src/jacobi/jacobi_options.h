@@ -80,6 +80,8 @@ const char *jacobi_variant_name(jacobi_variant_t variant);
 /* "zero" or "random:SEED" into text; returns text. */
 const char *jacobi_init_name(const jacobi_init_t *init, char *text, size_t bytes);
 const char *jacobi_usage_text(void);
+/* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
+extern const struct app_opt_table jacobi_option_table;
 
 /* The tuning variables, environment variables of the measurements
  * (docs/performance.md): every rank reads and checks them, as it parses its
