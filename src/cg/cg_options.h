@@ -35,8 +35,9 @@ typedef struct cg_options {
     const char *json;  /* NULL: none */
     const char *trace; /* NULL: none */
     int allow_shared_gpu;
-    int floor;  /* also time device copies of the bytes an iteration moves at least */
-    int blocks; /* the grid's blocks; 0: the launch mode's own choice (cg_grid) */
+    int floor;         /* also time device copies of the bytes an iteration moves at least */
+    int blocks;        /* the grid's blocks; 0: the launch mode's own choice (cg_grid) */
+    int poisson_given; /* --poisson was on the command line (--matrix excludes it) */
 } cg_options_t;
 
 typedef enum cg_parse {
@@ -62,6 +63,8 @@ int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, 
 const char *cg_variant_name(cg_variant_t variant);
 const char *cg_launch_name(cg_launch_t launch);
 const char *cg_usage_text(void);
+/* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
+extern const struct app_opt_table cg_option_table;
 /* --cpu-check auto: the CPU's CG runs where nonzeros x iterations are at most
  * this (a few seconds of one core). */
 #define CG_CPU_CHECK_AUTO_WORK 4000000000.0
