@@ -1,0 +1,174 @@
+/* cg_setup.c - the cg program's start (cg_setup.h): every rank parses, all
+ * agree, rank 0 speaks; the same for the matrix every rank reads. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
+#include "cg_setup.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bounded.h"
+#include "cg_verify.h"
+#include "sparse_mtx.h"
+#include "sparse_poisson.h"
+#include "test_hooks.h"
+
+int cg_setup_options(int rank, int argc, char **argv, cg_options_t *opts)
+{
+    char err[APP_MESSAGE_BYTES] = "";
+    const cg_parse_t parsed = cg_options_parse(argc, argv, opts, err, sizeof err);
+    struct {
+        char message[APP_MESSAGE_BYTES];
+    } said;
+    int worst = (int)parsed, failing = INT_MAX, first = INT_MAX;
+    const char *step = "the agreement on the command line";
+    char text[512];
+    cg_options_t zero_opts;
+
+    app_allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, step);
+    if (worst == CG_PARSE_ERROR) {
+        int mine = parsed == CG_PARSE_ERROR ? rank : INT_MAX;
+        app_allreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, step);
+        if (rank == failing)
+            snprintf(said.message, sizeof said.message, "%s", err);
+        app_bcast(&said, (int)sizeof said, MPI_BYTE, failing, MPI_COMM_WORLD, step);
+        if (rank == 0) {
+            if (failing == 0)
+                fprintf(stderr, "cg: error: %s\nTry 'cg --help' for more information.\n",
+                        said.message);
+            else
+                fprintf(stderr,
+                        "cg: error: rank %d could not parse its command line, rank 0 could: %s; "
+                        "every rank must get the same options\n",
+                        failing, said.message);
+        }
+        return 2;
+    }
+    if (worst == CG_PARSE_HELP) {
+        if (rank == 0)
+            fputs(cg_usage_text(), stdout);
+        return 0;
+    }
+    if (worst == CG_PARSE_VERSION) {
+        app_say_version("cg", rank);
+        return 0;
+    }
+    /* rank 0's options, against this rank's: the pointers are compared by text */
+    zero_opts = *opts;
+    char matrix[APP_MESSAGE_BYTES] = "";
+    if (rank == 0 && opts->matrix)
+        snprintf(matrix, sizeof matrix, "%s", opts->matrix);
+    app_bcast(&zero_opts, (int)sizeof zero_opts, MPI_BYTE, 0, MPI_COMM_WORLD, step);
+    app_bcast(matrix, (int)sizeof matrix, MPI_CHAR, 0, MPI_COMM_WORLD, step);
+    zero_opts.matrix = zero_opts.matrix ? matrix : NULL;
+    int mine = cg_options_differ(opts, &zero_opts, text, sizeof text) ? rank : INT_MAX;
+    app_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, step);
+    if (first == INT_MAX)
+        return -1;
+    if (rank == first)
+        snprintf(said.message, sizeof said.message, "%s", text);
+    app_bcast(&said, (int)sizeof said, MPI_BYTE, first, MPI_COMM_WORLD, step);
+    if (rank == 0)
+        fprintf(stderr,
+                "cg: error: rank %d's options differ from rank 0's: %s (the first difference); "
+                "every rank must get the same options\n",
+                first, said.message);
+    return 2;
+}
+
+int cg_setup_ranks_on_device(void)
+{
+    shardtab_device_info_t info;
+    MPI_Comm node;
+    int size = 1, count = 0;
+    char *ids;
+
+    shardtab_device_info(&info);
+    app_barrier(MPI_COMM_WORLD, "the barrier before the node split", 0);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &size);
+    ids = malloc((size_t)size * sizeof info.pci_bus_id);
+    if (ids) {
+        app_allgather(info.pci_bus_id, (int)sizeof info.pci_bus_id, MPI_CHAR, ids,
+                      (int)sizeof info.pci_bus_id, MPI_CHAR, node, "the exchange of device ids");
+        for (int r = 0; r < size; r++)
+            count += strcmp(ids + (size_t)r * sizeof info.pci_bus_id, info.pci_bus_id) == 0;
+        free(ids);
+    }
+    MPI_Comm_free(&node);
+    return info.shared ? (count > 1 ? count : 2) : 1;
+}
+
+/* N7: every rank read the same matrix, not only the same --matrix text (one relative
+ * path read in two working directories gave different matrices: MPI_Gatherv aborted
+ * with MPI_ERR_TRUNCATE). Its size, its nonzeros and a hash of every entry, against
+ * rank 0's; a difference is bad usage on every rank. Collective. */
+static shardtab_status_t agree_matrix(int rank, const cg_options_t *opts, const sparse_csr_t *a)
+{
+    const char *step = "the agreement on the matrix read";
+    uint64_t mine[3] = {(uint64_t)a->nrows, (uint64_t)a->nnz, CG_FNV_BASIS}, zero[3];
+    int first = INT_MAX, differs;
+
+    mine[2] = cg_fnv1a(mine[2], a->row_ptr, (size_t)(a->nrows + 1) * sizeof *a->row_ptr);
+    mine[2] = cg_fnv1a(mine[2], a->col, (size_t)a->nnz * sizeof *a->col);
+    mine[2] = cg_fnv1a(mine[2], a->val, (size_t)a->nnz * sizeof *a->val);
+    memcpy(zero, mine, sizeof zero);
+    app_bcast(zero, 3, MPI_UINT64_T, 0, MPI_COMM_WORLD, step);
+    differs = memcmp(zero, mine, sizeof zero) != 0 ? rank : INT_MAX;
+    app_allreduce(&differs, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, step);
+    if (first == INT_MAX)
+        return SHARDTAB_SUCCESS;
+    app_bcast(mine, 3, MPI_UINT64_T, first, MPI_COMM_WORLD, step);
+    return shardtab_error_set(
+        SHARDTAB_ERR_INVALID_ARG,
+        "rank %d read another matrix than rank 0 from %s%s%s: %" PRIu64 " rows, %" PRIu64
+        " nonzeros, entries hash %016" PRIx64 " against %" PRIu64 " rows, %" PRIu64
+        " nonzeros, hash %016" PRIx64 "; every rank must read the same file (a relative path is "
+        "read in each rank's own working directory)",
+        first, opts->matrix ? "--matrix '" : "--poisson", opts->matrix ? opts->matrix : "",
+        opts->matrix ? "'" : "", mine[0], mine[1], mine[2], zero[0], zero[1], zero[2]);
+}
+
+shardtab_status_t cg_setup_inputs(int rank, int size, const cg_options_t *opts, sparse_csr_t *a,
+                                  app_outfile_t *json, app_outfile_t *trace, cg_stall_t *stall)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    char err[APP_MESSAGE_BYTES] = "";
+
+    if (opts->matrix) {
+        if (sparse_mtx_read(opts->matrix, a, err, sizeof err) != 0)
+            status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    } else if (sparse_poisson_build(&opts->poisson, a, err, sizeof err) != 0) {
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    }
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on reading the matrix", 0);
+    if (status == SHARDTAB_SUCCESS)
+        status = agree_matrix(rank, opts, a);
+    if (status == SHARDTAB_SUCCESS && rank == 0 && opts->json && opts->trace &&
+        app_same_file(opts->json, opts->trace))
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
+                                    "--json and --trace name the same file ('%s'): each needs a "
+                                    "file of its own",
+                                    opts->json);
+    if (status == SHARDTAB_SUCCESS && rank == 0 && opts->json &&
+        app_outfile_open_named(json, opts->json, "JSON file", err, sizeof err) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    if (status == SHARDTAB_SUCCESS && rank == 0 && opts->trace &&
+        app_outfile_open_named(trace, opts->trace, "trace file", err, sizeof err) != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the matrix and the files", 0);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    stall->text = NULL;
+    stall->rank = -1;
+    stall->iteration = -1;
+    if (test_hook_read("CG_TEST_STALL", &stall->text, err, sizeof err) != 0 ||
+        (stall->text != NULL &&
+         test_hook_rank_and("CG_TEST_STALL", stall->text, size, opts->niter, &stall->rank,
+                            &stall->iteration, err, sizeof err) != 0))
+        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG, "%s", err);
+    status = app_agree(MPI_COMM_WORLD, status, "the agreement on the test hooks", 0);
+    return status;
+}
