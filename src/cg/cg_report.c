@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bounded.h"
+#include "job.h"
 #include "shardtab.h"
 
 #ifndef CG_GIT_COMMIT
@@ -240,22 +241,7 @@ void cg_report_trace(FILE *f, const uint64_t *all, int size, int64_t iteration)
 int cg_report_save(int rank, const cg_options_t *opts, const sparse_csr_t *a, const cg_solver_t *s,
                    const cg_results_t *r, app_outfile_t *json, app_outfile_t *trace, int exit_code)
 {
-    char err[APP_MESSAGE_BYTES] = "";
-    int write_failed = 0;
-
-    if (rank == 0 && opts->json) {
+    if (rank == 0 && json->f)
         cg_report_json(json->f, opts, a, s, r, exit_code);
-        if (app_outfile_commit(json, err, sizeof err) != 0) {
-            fprintf(stderr, "cg: error: %s; the results above are not saved\n", err);
-            write_failed = 1;
-        }
-    }
-    if (rank == 0 && opts->trace && app_outfile_commit(trace, err, sizeof err) != 0) {
-        fprintf(stderr, "cg: error: %s; the trace above is not saved\n", err);
-        write_failed = 1;
-    }
-    app_bcast(&write_failed, 1, MPI_INT, 0, MPI_COMM_WORLD, "the broadcast of the files' fate");
-    if (write_failed && exit_code == 0)
-        exit_code = 1;
-    return exit_code;
+    return app_outfiles_commit("cg", json, trace, exit_code);
 }

@@ -6,99 +6,57 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bounded.h"
 #include "cg_verify.h"
 #include "sparse_mtx.h"
 #include "sparse_poisson.h"
+#include "job.h"
 #include "test_hooks.h"
+
+/* Rank 0's options against this rank's: the pointers are compared by text. */
+static int differ_from_zero(const void *opts, int rank, char *text, size_t bytes)
+{
+    const cg_options_t *mine = opts;
+    const char *step = "the agreement on the command line";
+    cg_options_t zero = *mine;
+    char matrix[APP_MESSAGE_BYTES] = "";
+
+    if (rank == 0 && mine->matrix)
+        snprintf(matrix, sizeof matrix, "%s", mine->matrix);
+    app_bcast(&zero, (int)sizeof zero, MPI_BYTE, 0, MPI_COMM_WORLD, step);
+    app_bcast(matrix, (int)sizeof matrix, MPI_CHAR, 0, MPI_COMM_WORLD, step);
+    zero.matrix = zero.matrix ? matrix : NULL;
+    return cg_options_differ(mine, &zero, text, bytes);
+}
 
 int cg_setup_options(int rank, int argc, char **argv, cg_options_t *opts)
 {
+    const app_options_spec_t spec = {
+        .program = "cg",
+        .own_error = "cg: error: ",
+        .parsed = "its command line",
+        .hint = "",
+        .usage = cg_usage_text(),
+        .differ = differ_from_zero,
+    };
     char err[APP_MESSAGE_BYTES] = "";
     const cg_parse_t parsed = cg_options_parse(argc, argv, opts, err, sizeof err);
-    struct {
-        char message[APP_MESSAGE_BYTES];
-    } said;
-    int worst = (int)parsed, failing = INT_MAX, first = INT_MAX;
-    const char *step = "the agreement on the command line";
-    char text[512];
-    cg_options_t zero_opts;
 
-    app_allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, step);
-    if (worst == CG_PARSE_ERROR) {
-        int mine = parsed == CG_PARSE_ERROR ? rank : INT_MAX;
-        app_allreduce(&mine, &failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, step);
-        if (rank == failing)
-            snprintf(said.message, sizeof said.message, "%s", err);
-        app_bcast(&said, (int)sizeof said, MPI_BYTE, failing, MPI_COMM_WORLD, step);
-        if (rank == 0) {
-            if (failing == 0)
-                fprintf(stderr, "cg: error: %s\nTry 'cg --help' for more information.\n",
-                        said.message);
-            else
-                fprintf(stderr,
-                        "cg: error: rank %d could not parse its command line, rank 0 could: %s; "
-                        "every rank must get the same options\n",
-                        failing, said.message);
-        }
-        return 2;
-    }
-    if (worst == CG_PARSE_HELP) {
-        if (rank == 0)
-            fputs(cg_usage_text(), stdout);
-        return 0;
-    }
-    if (worst == CG_PARSE_VERSION) {
-        app_say_version("cg", rank);
-        return 0;
-    }
-    /* rank 0's options, against this rank's: the pointers are compared by text */
-    zero_opts = *opts;
-    char matrix[APP_MESSAGE_BYTES] = "";
-    if (rank == 0 && opts->matrix)
-        snprintf(matrix, sizeof matrix, "%s", opts->matrix);
-    app_bcast(&zero_opts, (int)sizeof zero_opts, MPI_BYTE, 0, MPI_COMM_WORLD, step);
-    app_bcast(matrix, (int)sizeof matrix, MPI_CHAR, 0, MPI_COMM_WORLD, step);
-    zero_opts.matrix = zero_opts.matrix ? matrix : NULL;
-    int mine = cg_options_differ(opts, &zero_opts, text, sizeof text) ? rank : INT_MAX;
-    app_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, step);
-    if (first == INT_MAX)
-        return -1;
-    if (rank == first)
-        snprintf(said.message, sizeof said.message, "%s", text);
-    app_bcast(&said, (int)sizeof said, MPI_BYTE, first, MPI_COMM_WORLD, step);
-    if (rank == 0)
-        fprintf(stderr,
-                "cg: error: rank %d's options differ from rank 0's: %s (the first difference); "
-                "every rank must get the same options\n",
-                first, said.message);
-    return 2;
+    return app_options_agree(&spec, rank, (int)parsed, err, opts);
 }
 
 int cg_setup_ranks_on_device(void)
 {
-    shardtab_device_info_t info;
     MPI_Comm node;
-    int size = 1, count = 0;
-    char *ids;
+    int shared, count;
 
-    shardtab_device_info(&info);
     app_barrier(MPI_COMM_WORLD, "the barrier before the node split", 0);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &size);
-    ids = malloc((size_t)size * sizeof info.pci_bus_id);
-    if (ids) {
-        app_allgather(info.pci_bus_id, (int)sizeof info.pci_bus_id, MPI_CHAR, ids,
-                      (int)sizeof info.pci_bus_id, MPI_CHAR, node, "the exchange of device ids");
-        for (int r = 0; r < size; r++)
-            count += strcmp(ids + (size_t)r * sizeof info.pci_bus_id, info.pci_bus_id) == 0;
-        free(ids);
-    }
+    count = app_device_ranks(node, &shared);
     MPI_Comm_free(&node);
-    return info.shared ? (count > 1 ? count : 2) : 1;
+    return shared ? (count > 1 ? count : 2) : 1;
 }
 
 /* N7: every rank read the same matrix, not only the same --matrix text (one relative
