@@ -1,0 +1,231 @@
+/* test_opt_table.c - the four programs' option tables walked row by row
+ * (src/common/opt_table.h): every numeric option refuses the ends just
+ * outside its range and takes the ends inside it, every word option takes
+ * each of its words and refuses another, every flag refuses a value, every
+ * file option refuses an empty name, every valued option needs its value,
+ * and --help lists every row. A new row is tested by being a row. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cg_options.h"
+#include "coll_bench.h"
+#include "jacobi_options.h"
+#include "opt_table.h"
+#include "options.h"
+
+static const app_opt_table_t *const tables[] = {&jacobi_option_table, &cg_option_table,
+                                                &ms_option_table, &cb_option_table};
+enum { TABLES = sizeof tables / sizeof tables[0] };
+
+static union {
+    max_align_t align;
+    char bytes[8192];
+} opts;
+static char err[1024];
+
+/* What the table's parse makes of "prog ARG" (and a second word, if any). */
+static app_opt_parse_t parse(const app_opt_table_t *t, const char *arg, const char *value)
+{
+    char *argv[] = {"prog", (char *)arg, (char *)value, NULL};
+
+    assert_true(t->opts_bytes <= sizeof opts.bytes);
+    memset(&opts, 0, sizeof opts);
+    memset(err, 0, sizeof err);
+    return app_opt_parse(t, value ? 3 : 2, argv, &opts, err, sizeof err);
+}
+
+static long field_value(const app_opt_t *row)
+{
+    if (row->bytes == sizeof(int64_t)) {
+        int64_t v;
+        memcpy(&v, opts.bytes + row->offset, sizeof v);
+        return (long)v;
+    }
+    int v;
+    memcpy(&v, opts.bytes + row->offset, sizeof v);
+    return v;
+}
+
+static void test_every_numeric_option_refuses_past_its_range_and_takes_its_ends(void **state)
+{
+    (void)state;
+    for (int t = 0; t < TABLES; t++)
+        for (int i = 0; i < tables[t]->count; i++) {
+            const app_opt_t *row = &tables[t]->rows[i];
+            char arg[64], want[256], what[64];
+            const long outside[2] = {row->lo - 1, row->hi + 1}, ends[2] = {row->lo, row->hi};
+            if (row->kind != APP_OPT_INT)
+                continue;
+            app_opt_what(row, what, sizeof what);
+            for (int e = 0; e < 2; e++) {
+                snprintf(arg, sizeof arg, "--%s=%ld", row->name, outside[e]);
+                snprintf(want, sizeof want, "invalid %s '%ld': expected an integer from %ld to %ld",
+                         what, outside[e], row->lo, row->hi);
+                assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_ERROR);
+                assert_string_equal(err, want);
+                snprintf(arg, sizeof arg, "--%s=%ld", row->name, ends[e]);
+                assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_OK);
+                assert_int_equal(field_value(row), ends[e]);
+            }
+        }
+}
+
+static void test_every_word_option_takes_each_word_and_refuses_another(void **state)
+{
+    (void)state;
+    for (int t = 0; t < TABLES; t++)
+        for (int i = 0; i < tables[t]->count; i++) {
+            const app_opt_t *row = &tables[t]->rows[i];
+            char arg[96], want[96], what[64];
+            if (row->kind != APP_OPT_WORD)
+                continue;
+            for (int w = 0; w < row->word_count; w++) {
+                const char *word = row->words ? row->words[w] : row->word_name(w);
+                snprintf(arg, sizeof arg, "--%s=%s", row->name, word);
+                assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_OK);
+                assert_int_equal(field_value(row), w);
+            }
+            snprintf(arg, sizeof arg, "--%s=no-such-word", row->name);
+            snprintf(want, sizeof want, "invalid %s 'no-such-word': expected ",
+                     app_opt_what(row, what, sizeof what));
+            assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_ERROR);
+            assert_memory_equal(err, want, strlen(want));
+        }
+}
+
+static void test_every_flag_refuses_a_value(void **state)
+{
+    (void)state;
+    for (int t = 0; t < TABLES; t++)
+        for (int i = 0; i < tables[t]->count; i++) {
+            const app_opt_t *row = &tables[t]->rows[i];
+            char arg[96], want[256];
+            if (row->metavar != NULL)
+                continue;
+            snprintf(arg, sizeof arg, "--%s=1", row->name);
+            snprintf(want, sizeof want, "option '%s' takes no value (--%s is a flag)", arg,
+                     row->name);
+            assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_ERROR);
+            assert_string_equal(err, want);
+        }
+}
+
+static void test_every_valued_option_needs_its_value_and_a_file_a_name(void **state)
+{
+    (void)state;
+    for (int t = 0; t < TABLES; t++)
+        for (int i = 0; i < tables[t]->count; i++) {
+            const app_opt_t *row = &tables[t]->rows[i];
+            char arg[96], want[256], what[64];
+            if (row->metavar == NULL)
+                continue;
+            snprintf(arg, sizeof arg, "--%s", row->name);
+            snprintf(want, sizeof want, "option '%s' needs a value", arg);
+            assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_ERROR);
+            assert_string_equal(err, want);
+            if (row->kind != APP_OPT_TEXT)
+                continue;
+            snprintf(want, sizeof want, "%s needs a file name",
+                     app_opt_what(row, what, sizeof what));
+            assert_int_equal(parse(tables[t], arg, ""), APP_OPT_PARSE_ERROR);
+            assert_string_equal(err, want);
+        }
+}
+
+static void test_usage_lists_every_row_with_its_help(void **state)
+{
+    static char text[16384];
+    (void)state;
+    for (int t = 0; t < TABLES; t++) {
+        app_opt_usage(tables[t], text, sizeof text);
+        assert_true(strncmp(text, "Usage: ", 7) == 0);
+        for (int i = 0; i < tables[t]->count; i++) {
+            const app_opt_t *row = &tables[t]->rows[i];
+            char spelled[96], first[128];
+            app_opt_spelling(tables[t], row, spelled, sizeof spelled);
+            snprintf(first, sizeof first, "%.*s", (int)strcspn(row->help, "\n"), row->help);
+            assert_non_null(strstr(text, spelled));
+            assert_non_null(strstr(text, first));
+        }
+    }
+}
+
+static void test_the_tables_answer_help_and_version(void **state)
+{
+    (void)state;
+    for (int t = 0; t < TABLES; t++) {
+        const app_opt_parse_t help = parse(tables[t], "--help", NULL);
+        assert_true(help == APP_OPT_PARSE_HELP ||
+                    (help == APP_OPT_PARSE_OK && tables[t] == &ms_option_table));
+        assert_int_not_equal(parse(tables[t], "--version", NULL), APP_OPT_PARSE_ERROR);
+        assert_int_equal(parse(tables[t], "stray", NULL), APP_OPT_PARSE_ERROR);
+        assert_string_equal(err, "unexpected argument 'stray'");
+    }
+}
+
+static const char *mode_help(int index)
+{
+    static const char *const phrases[] = {"the fast one", "the safe one"};
+    return phrases[index];
+}
+
+/* A word option whose words have help phrases lists them under its own lines,
+ * and a long spelling puts the help on the next line. */
+static void test_usage_puts_word_help_under_the_row(void **state)
+{
+    static const char *const words[] = {"fast", "safe"};
+    static const app_opt_t rows[] = {
+        {.name = "mode",
+         .kind = APP_OPT_WORD,
+         .metavar = "M",
+         .offset = 0,
+         .bytes = sizeof(int),
+         .words = words,
+         .word_help = mode_help,
+         .word_count = 2,
+         .help = "how to run:\none of"},
+        {.name = "a-rather-long-flag",
+         .kind = APP_OPT_FLAG,
+         .offset = 0,
+         .bytes = sizeof(int),
+         .help = "a flag"},
+    };
+    static const app_opt_table_t table = {.rows = rows,
+                                          .count = 2,
+                                          .opts_bytes = sizeof(int),
+                                          .column = 12,
+                                          .head = "Usage: x\n",
+                                          .tail = "end\n"};
+    char text[512];
+    (void)state;
+    assert_string_equal(app_opt_usage(&table, text, sizeof text),
+                        "Usage: x\n"
+                        "  --mode M  how to run:\n"
+                        "            one of\n"
+                        "              fast: the fast one\n"
+                        "              safe: the safe one\n"
+                        "  --a-rather-long-flag\n"
+                        "            a flag\n"
+                        "end\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_numeric_option_refuses_past_its_range_and_takes_its_ends),
+        cmocka_unit_test(test_every_word_option_takes_each_word_and_refuses_another),
+        cmocka_unit_test(test_every_flag_refuses_a_value),
+        cmocka_unit_test(test_every_valued_option_needs_its_value_and_a_file_a_name),
+        cmocka_unit_test(test_usage_lists_every_row_with_its_help),
+        cmocka_unit_test(test_the_tables_answer_help_and_version),
+        cmocka_unit_test(test_usage_puts_word_help_under_the_row),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
