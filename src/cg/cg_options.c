@@ -74,111 +74,55 @@ _Static_assert(sizeof(cg_launch_t) == sizeof(int) && sizeof(cg_variant_t) == siz
 
 /* The command line, in the order --help lists it. */
 static const app_opt_t option_rows[] = {
-    {.name = "poisson",
-     .kind = APP_OPT_CUSTOM,
-     .metavar = "2d:N|3d:N",
-     .parse = parse_poisson,
-     .help = "the 5-point (7-point) Poisson matrix of an N^2 (N^3) grid\n"
-             "(default 2d:1024 on a GPU, 2d:256 on the host backend)"},
-    {.name = "matrix",
-     .kind = APP_OPT_TEXT,
-     .metavar = "F.mtx",
-     FIELD(matrix),
-     .help = "a MatrixMarket file instead: real, symmetric positive definite"},
-    {.name = "niter",
-     .kind = APP_OPT_INT,
-     .what = "-niter",
-     .metavar = "N",
-     FIELD(niter),
-     .lo = 0,
-     .hi = CG_MAX_ITER,
-     .help = "at most N iterations (default 10000: the default matrix\n"
-             "converges well within it)"},
-    {.name = "tol",
-     .kind = APP_OPT_DOUBLE,
-     .metavar = "T",
-     FIELD(tol),
-     .lo = 0,
-     .help = "stop once ||r|| <= T ||b|| (default 1e-8; 0: -niter iterations,\n"
-             "unless the residual reaches rounding first)"},
-    {.name = "variant",
-     .kind = APP_OPT_WORD,
-     .metavar = "V",
-     FIELD(variant),
-     .words = variant_names,
-     .word_count = 2,
-     .help = "standard (two reductions an iteration) or pipelined (one,\n"
-             "overlapped with the product; Ghysels-Vanroose); default standard"},
+    APP_OPT_CUSTOM_ROW("poisson", 0, "2d:N|3d:N", parse_poisson,
+                       "the 5-point (7-point) Poisson matrix of an N^2 (N^3) grid\n"
+                       "(default 2d:1024 on a GPU, 2d:256 on the host backend)"),
+    APP_OPT_TEXT_ROW("matrix", 0, NULL, "F.mtx", FIELD(matrix),
+                     "a MatrixMarket file instead: real, symmetric positive definite"),
+    APP_OPT_INT_ROW("niter", 0, "-niter", "N", FIELD(niter), 0, CG_MAX_ITER,
+                    "at most N iterations (default 10000: the default matrix\n"
+                    "converges well within it)"),
+    APP_OPT_DOUBLE_ROW("tol", "T", FIELD(tol), 0,
+                       "stop once ||r|| <= T ||b|| (default 1e-8; 0: -niter iterations,\n"
+                       "unless the residual reaches rounding first)"),
+    APP_OPT_WORD_ROW("variant", NULL, "V", FIELD(variant), variant_names, 2,
+                     "standard (two reductions an iteration) or pipelined (one,\n"
+                     "overlapped with the product; Ghysels-Vanroose); default standard"),
     /* the launch modes' names; their help phrases plug in as .word_help */
-    {.name = "launch",
-     .kind = APP_OPT_WORD,
-     .metavar = "L",
-     FIELD(launch),
-     .word_name = launch_word,
-     .word_count = 3,
-     .help = "persistent (one cooperative launch), stream (a launch a\n"
-             "phase) or auto (persistent where the grid is resident)"},
-    {.name = "repro",
-     .kind = APP_OPT_FLAG,
-     FIELD(repro),
-     .help = "every dot product rounded from its exact sum: the same bits\n"
-             "at any number of ranks and on every backend"},
-    {.name = "repeat",
-     .kind = APP_OPT_INT,
-     .metavar = "R",
-     FIELD(repeat),
-     .lo = 1,
-     .hi = CG_MAX_REPEAT,
-     .help = "R timed solves, the median reported (default 1)"},
-    {.name = "cpu-check",
-     .kind = APP_OPT_WORD,
-     .metavar = "C",
-     FIELD(cpu_check),
-     .words = cpu_check_names,
-     .word_count = 3,
-     .help = "auto, yes or no: rank 0 also solves with the CPU's CG and\n"
-             "compares (auto: where nonzeros x iterations <= 4e9): the same\n"
-             "iteration count and x within 1e-6; where neither converged in\n"
-             "-niter iterations and x has parted from the CPU's, x's true\n"
-             "residual within 10x of the CPU's after as many (or of the\n"
-             "solve's own); always, x's true residual within 10x of the\n"
-             "solve's own, or below 1e-6"},
-    {.name = "json",
-     .kind = APP_OPT_TEXT,
-     .metavar = "FILE",
-     FIELD(json),
-     .help = "the results, the residual history among them, as JSON"},
-    {.name = "trace",
-     .kind = APP_OPT_TEXT,
-     .metavar = "FILE",
-     FIELD(trace),
-     .help = "one iteration's phases, as CSV"},
-    {.name = "floor",
-     .kind = APP_OPT_FLAG,
-     FIELD(floor),
-     .help = "also time device copies of the bytes an iteration must move\n"
-             "(the memory's floor, cg_floor_bytes), beside the solve"},
-    {.name = "blocks",
-     .kind = APP_OPT_INT,
-     .metavar = "N",
-     FIELD(blocks),
-     .lo = 0,
-     .hi = CG_MAX_BLOCKS,
-     .help = "the grid: N blocks (default 0: as many as the device keeps\n"
-             "resident, persistent, or the rows need, stream; a persistent\n"
-             "grid larger than the resident one is refused)"},
-    {.name = "allow-shared-gpu",
-     .kind = APP_OPT_FLAG,
-     FIELD(allow_shared_gpu),
-     .help = "let ranks share a device"},
-    {.name = "help", .letter = 'h', .kind = APP_OPT_HELP, .help = "this text"},
-    {.name = "version", .kind = APP_OPT_VERSION, .help = "the version of cg and of the library"},
+    APP_OPT_NAMED_ROW("launch", "L", FIELD(launch), launch_word, NULL, 3,
+                      "persistent (one cooperative launch), stream (a launch a\n"
+                      "phase) or auto (persistent where the grid is resident)"),
+    APP_OPT_FLAG_ROW("repro", 0, FIELD(repro),
+                     "every dot product rounded from its exact sum: the same bits\n"
+                     "at any number of ranks and on every backend"),
+    APP_OPT_INT_ROW("repeat", 0, NULL, "R", FIELD(repeat), 1, CG_MAX_REPEAT,
+                    "R timed solves, the median reported (default 1)"),
+    APP_OPT_WORD_ROW("cpu-check", NULL, "C", FIELD(cpu_check), cpu_check_names, 3,
+                     "auto, yes or no: rank 0 also solves with the CPU's CG and\n"
+                     "compares (auto: where nonzeros x iterations <= 4e9): the same\n"
+                     "iteration count and x within 1e-6; where neither converged in\n"
+                     "-niter iterations and x has parted from the CPU's, x's true\n"
+                     "residual within 10x of the CPU's after as many (or of the\n"
+                     "solve's own); always, x's true residual within 10x of the\n"
+                     "solve's own, or below 1e-6"),
+    APP_OPT_TEXT_ROW("json", 0, NULL, "FILE", FIELD(json),
+                     "the results, the residual history among them, as JSON"),
+    APP_OPT_TEXT_ROW("trace", 0, NULL, "FILE", FIELD(trace), "one iteration's phases, as CSV"),
+    APP_OPT_FLAG_ROW("floor", 0, FIELD(floor),
+                     "also time device copies of the bytes an iteration must move\n"
+                     "(the memory's floor, cg_floor_bytes), beside the solve"),
+    APP_OPT_INT_ROW("blocks", 0, NULL, "N", FIELD(blocks), 0, CG_MAX_BLOCKS,
+                    "the grid: N blocks (default 0: as many as the device keeps\n"
+                    "resident, persistent, or the rows need, stream; a persistent\n"
+                    "grid larger than the resident one is refused)"),
+    APP_OPT_FLAG_ROW("allow-shared-gpu", 0, FIELD(allow_shared_gpu), "let ranks share a device"),
+    APP_OPT_HELP_ROW("this text"),
+    APP_OPT_VERSION_ROW("the version of cg and of the library"),
 };
 #undef FIELD
 
 const app_opt_table_t cg_option_table = {
-    .rows = option_rows,
-    .count = (int)(sizeof option_rows / sizeof option_rows[0]),
+    APP_OPT_ROWS(option_rows),
     .opts_bytes = sizeof(cg_options_t),
     .long_only = 1, /* -niter as the anchors spell it, --niter as well */
     .column = 24,
@@ -188,8 +132,7 @@ const app_opt_table_t cg_option_table = {
 
 const char *cg_usage_text(void)
 {
-    static char text[8192];
-    return text[0] ? text : app_opt_usage(&cg_option_table, text, sizeof text);
+    return app_opt_usage_text(&cg_option_table);
 }
 
 cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err, size_t err_bytes)
@@ -202,10 +145,6 @@ cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err
         snprintf(err, err_bytes, "--matrix and --poisson both name the matrix: give one");
         return CG_PARSE_ERROR;
     }
-    _Static_assert(CG_PARSE_HELP == (int)APP_OPT_PARSE_HELP &&
-                       CG_PARSE_VERSION == (int)APP_OPT_PARSE_VERSION &&
-                       CG_PARSE_ERROR == (int)APP_OPT_PARSE_ERROR,
-                   "the verdicts in opt_table.h's order");
     return (cg_parse_t)parsed;
 }
 

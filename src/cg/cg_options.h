@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt_table.h" /* the parse's verdicts */
+
 #include "cg.h" /* cg_variant_t, cg_launch_t */
 #include "sparse_poisson.h"
 
@@ -41,10 +43,10 @@ typedef struct cg_options {
 } cg_options_t;
 
 typedef enum cg_parse {
-    CG_PARSE_OK = 0,
-    CG_PARSE_HELP,
-    CG_PARSE_VERSION,
-    CG_PARSE_ERROR /* one line in err: print it, exit 2 */
+    CG_PARSE_OK = APP_OPT_PARSE_OK,
+    CG_PARSE_HELP = APP_OPT_PARSE_HELP,
+    CG_PARSE_VERSION = APP_OPT_PARSE_VERSION,
+    CG_PARSE_ERROR = APP_OPT_PARSE_ERROR /* one line in err: print it, exit 2 */
 } cg_parse_t;
 
 /* The defaults: a Poisson matrix that solves in seconds on the backend (a 2D grid of
@@ -64,7 +66,7 @@ const char *cg_variant_name(cg_variant_t variant);
 const char *cg_launch_name(cg_launch_t launch);
 const char *cg_usage_text(void);
 /* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
-extern const struct app_opt_table cg_option_table;
+extern const app_opt_table_t cg_option_table;
 /* --cpu-check auto: the CPU's CG runs where nonzeros x iterations are at most
  * this (a few seconds of one core). */
 #define CG_CPU_CHECK_AUTO_WORK 4000000000.0

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "opt_table.h" /* the parse's verdicts */
+
 #include "shardtab.h"
 
 typedef struct cb_options {
@@ -15,17 +17,17 @@ typedef struct cb_options {
 } cb_options_t;
 
 typedef enum cb_parse {
-    CB_PARSE_OK = 0,
-    CB_PARSE_HELP,
-    CB_PARSE_VERSION,
-    CB_PARSE_ERROR /* one line in err: print it, exit 2 */
+    CB_PARSE_OK = APP_OPT_PARSE_OK,
+    CB_PARSE_HELP = APP_OPT_PARSE_HELP,
+    CB_PARSE_VERSION = APP_OPT_PARSE_VERSION,
+    CB_PARSE_ERROR = APP_OPT_PARSE_ERROR /* one line in err: print it, exit 2 */
 } cb_parse_t;
 
 /* Parses argv into o (its defaults first); no MPI. */
 cb_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes);
 const char *cb_usage_text(void);
 /* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
-extern const struct app_opt_table cb_option_table;
+extern const app_opt_table_t cb_option_table;
 
 typedef shardtab_status_t (*cb_call_t)(void *ctx);
 

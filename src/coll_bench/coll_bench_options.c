@@ -26,48 +26,22 @@ static const char usage_tail[] =
 
 /* The command line, in the order --help lists it. */
 static const app_opt_t option_rows[] = {
-    {.name = "min",
-     .kind = APP_OPT_INT,
-     .metavar = "B",
-     FIELD(min),
-     .lo = 4,
-     .hi = 1L << 31,
-     .help = "the smallest all-reduce, bytes a rank (default 8; 4 to 2^31)"},
-    {.name = "max",
-     .kind = APP_OPT_INT,
-     .metavar = "B",
-     FIELD(max),
-     .lo = 4,
-     .hi = 1L << 31,
-     .help = "the largest (default 1073741824, 1 GiB)"},
-    {.name = "repeats",
-     .kind = APP_OPT_INT,
-     .metavar = "R",
-     FIELD(repeats),
-     .lo = 1,
-     .hi = 64,
-     .help = "timed repeats of each size, the median reported (default 5;\n1 to 64)"},
-    {.name = "device-iters",
-     .kind = APP_OPT_INT,
-     .metavar = "N",
-     FIELD(device_iters),
-     .lo = 10,
-     .hi = 1000000,
-     .help = "device-side calls timed in one kernel (default 1000; 10 to\n1000000)"},
-    {.name = "allow-shared-gpu",
-     .kind = APP_OPT_FLAG,
-     FIELD(allow_shared_gpu),
-     .help = "let ranks share a device"},
-    {.name = "help", .letter = 'h', .kind = APP_OPT_HELP, .help = "this text"},
-    {.name = "version",
-     .kind = APP_OPT_VERSION,
-     .help = "the version of coll_bench and of the library"},
+    APP_OPT_INT_ROW("min", 0, NULL, "B", FIELD(min), 4, 1L << 31,
+                    "the smallest all-reduce, bytes a rank (default 8; 4 to 2^31)"),
+    APP_OPT_INT_ROW("max", 0, NULL, "B", FIELD(max), 4, 1L << 31,
+                    "the largest (default 1073741824, 1 GiB)"),
+    APP_OPT_INT_ROW("repeats", 0, NULL, "R", FIELD(repeats), 1, 64,
+                    "timed repeats of each size, the median reported (default 5;\n1 to 64)"),
+    APP_OPT_INT_ROW("device-iters", 0, NULL, "N", FIELD(device_iters), 10, 1000000,
+                    "device-side calls timed in one kernel (default 1000; 10 to\n1000000)"),
+    APP_OPT_FLAG_ROW("allow-shared-gpu", 0, FIELD(allow_shared_gpu), "let ranks share a device"),
+    APP_OPT_HELP_ROW("this text"),
+    APP_OPT_VERSION_ROW("the version of coll_bench and of the library"),
 };
 #undef FIELD
 
 const app_opt_table_t cb_option_table = {
-    .rows = option_rows,
-    .count = (int)(sizeof option_rows / sizeof option_rows[0]),
+    APP_OPT_ROWS(option_rows),
     .opts_bytes = sizeof(cb_options_t),
     .long_only = 0,
     .column = 23,
@@ -77,8 +51,7 @@ const app_opt_table_t cb_option_table = {
 
 const char *cb_usage_text(void)
 {
-    static char text[4096];
-    return text[0] ? text : app_opt_usage(&cb_option_table, text, sizeof text);
+    return app_opt_usage_text(&cb_option_table);
 }
 
 cb_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes)
@@ -95,9 +68,5 @@ cb_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, s
         snprintf(err, bytes, "--min (%zu bytes) is larger than --max (%zu)", o->min, o->max);
         return CB_PARSE_ERROR;
     }
-    _Static_assert(CB_PARSE_HELP == (int)APP_OPT_PARSE_HELP &&
-                       CB_PARSE_VERSION == (int)APP_OPT_PARSE_VERSION &&
-                       CB_PARSE_ERROR == (int)APP_OPT_PARSE_ERROR,
-                   "the verdicts in opt_table.h's order");
     return (cb_parse_t)parsed;
 }

@@ -179,3 +179,19 @@ const char *app_opt_usage(const app_opt_table_t *table, char *text, size_t bytes
     put(text, bytes, &used, "%s%s", table->tail ? table->tail : "", "");
     return text;
 }
+
+const char *app_opt_usage_text(const app_opt_table_t *table)
+{
+    enum { KEPT = 8, BYTES = 16384 };
+    static const app_opt_table_t *tables[KEPT];
+    static char texts[KEPT][BYTES];
+    int i = 0;
+
+    while (i < KEPT - 1 && tables[i] != NULL && tables[i] != table)
+        i++;
+    if (tables[i] != table) { /* new, or the last slot, made again for each newcomer */
+        tables[i] = table;
+        app_opt_usage(table, texts[i], BYTES);
+    }
+    return texts[i];
+}

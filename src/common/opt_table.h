@@ -48,6 +48,56 @@ typedef struct app_opt {
 #define APP_OPT_FIELD(type, member)                                                                \
   .offset = offsetof(type, member), .bytes = sizeof(((type *)0)->member)
 
+/* A row of each kind, so that a table reads a row a call; field is
+ * APP_OPT_FIELD(type, member), what NULL for --name, letter 0 for none. */
+#define APP_OPT_FLAG_ROW(name_, letter_, field, help_)                                             \
+  {                                                                                                \
+    .name = name_, .letter = letter_, .kind = APP_OPT_FLAG, field, .help = help_                   \
+  }
+#define APP_OPT_INT_ROW(name_, letter_, what_, metavar_, field, lo_, hi_, help_)                   \
+  {                                                                                                \
+    .name = name_, .letter = letter_, .kind = APP_OPT_INT, .what = what_, .metavar = metavar_,     \
+    field, .lo = lo_, .hi = hi_, .help = help_                                                     \
+  }
+#define APP_OPT_DOUBLE_ROW(name_, metavar_, field, lo_, help_)                                     \
+  {                                                                                                \
+    .name = name_, .kind = APP_OPT_DOUBLE, .metavar = metavar_, field, .lo = lo_, .help = help_    \
+  }
+/* words: an array of count; or by index, word_name_(i), with a help phrase
+ * each (word_help_ NULL: none) */
+#define APP_OPT_WORD_ROW(name_, what_, metavar_, field, words_, count_, help_)                     \
+  {                                                                                                \
+    .name = name_, .kind = APP_OPT_WORD, .what = what_, .metavar = metavar_, field,                \
+    .words = words_, .word_count = count_, .help = help_                                           \
+  }
+#define APP_OPT_NAMED_ROW(name_, metavar_, field, word_name_, word_help_, count_, help_)           \
+  {                                                                                                \
+    .name = name_, .kind = APP_OPT_WORD, .metavar = metavar_, field, .word_name = word_name_,      \
+    .word_help = word_help_, .word_count = count_, .help = help_                                   \
+  }
+#define APP_OPT_TEXT_ROW(name_, letter_, what_, metavar_, field, help_)                            \
+  {                                                                                                \
+    .name = name_, .letter = letter_, .kind = APP_OPT_TEXT, .what = what_, .metavar = metavar_,    \
+    field, .help = help_                                                                           \
+  }
+#define APP_OPT_CUSTOM_ROW(name_, letter_, metavar_, parse_, help_)                                \
+  {                                                                                                \
+    .name = name_, .letter = letter_, .kind = APP_OPT_CUSTOM, .metavar = metavar_,                 \
+    .parse = parse_, .help = help_                                                                 \
+  }
+/* -h, --help and --version: the parse stops there */
+#define APP_OPT_HELP_ROW(help_)                                                                    \
+  {                                                                                                \
+    .name = "help", .letter = 'h', .kind = APP_OPT_HELP, .help = help_                             \
+  }
+#define APP_OPT_VERSION_ROW(help_)                                                                 \
+  {                                                                                                \
+    .name = "version", .kind = APP_OPT_VERSION, .help = help_                                      \
+  }
+
+/* A table's rows and their count, as designated initializers. */
+#define APP_OPT_ROWS(rows_) .rows = rows_, .count = (int)(sizeof rows_ / sizeof rows_[0])
+
 typedef struct app_opt_table {
     const app_opt_t *rows;
     int count;
@@ -82,6 +132,9 @@ app_opt_parse_t app_opt_parse(const app_opt_table_t *table, int argc, char **arg
  * lines at the column, on the next line where the spelling is too long), tail.
  * Returns text (cut at bytes). */
 const char *app_opt_usage(const app_opt_table_t *table, char *text, size_t bytes);
+
+/* The usage text, made once a table (at most 8 tables) and kept. */
+const char *app_opt_usage_text(const app_opt_table_t *table);
 
 /* How the help spells a row: "-nx N", "-n, --n N", "--json FILE" (no padding). */
 const char *app_opt_spelling(const app_opt_table_t *table, const app_opt_t *row, char *text,

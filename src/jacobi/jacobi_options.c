@@ -259,129 +259,71 @@ _Static_assert(JACOBI_CPU_CHECK_AUTO == 0 && JACOBI_CPU_CHECK_YES == 1 && JACOBI
 
 /* The command line, in the order --help lists it. */
 static const app_opt_t option_rows[] = {
-    {.name = "nx",
-     .kind = APP_OPT_INT,
-     .what = "-nx",
-     .metavar = "N",
-     FIELD(nx),
-     .lo = 3,
-     .hi = JACOBI_MAX_SIDE,
-     .help = "grid points in x, boundaries included (default 16384 on a GPU,\n"
-             "1024 on the host backend)"},
-    {.name = "ny",
-     .kind = APP_OPT_INT,
-     .what = "-ny",
-     .metavar = "N",
-     FIELD(ny),
-     .lo = 3,
-     .hi = JACOBI_MAX_SIDE,
-     .help = "grid points in y, boundaries included (default: as -nx's)"},
-    {.name = "niter",
-     .kind = APP_OPT_INT,
-     .what = "-niter",
-     .metavar = "N",
-     FIELD(niter),
-     .lo = 1,
-     .hi = JACOBI_MAX_ITER,
-     .help = "iterations at most (default 1000)"},
-    {.name = "nccheck",
-     .kind = APP_OPT_INT,
-     .what = "-nccheck",
-     .metavar = "N",
-     FIELD(nccheck),
-     .lo = 1,
-     .hi = JACOBI_MAX_ITER,
-     .help = "compute the L2 norm every N iterations (default 1); the solve\n"
-             "stops one iteration after a norm <= 1e-8, as the anchors do"},
-    {.name = "variant",
-     .kind = APP_OPT_WORD,
-     .metavar = "V",
-     FIELD(variant),
-     .words = variant_names,
-     .word_count = JACOBI_VARIANT_COUNT,
-     .help = "table (default): ghost rows stored into the neighbours'\n"
-             "  arrays through the table, ordered by device signals, the\n"
-             "  norm reduced through the table, the stop decided on the\n"
-             "  device; no MPI and no host synchronization in the loop\n"
-             "host-sync: the same, with a host synchronization and an\n"
-             "  MPI_Barrier after every iteration\n"
-             "mpi: ghost rows by MPI messages, host-staged unless MPI says\n"
-             "  it is GPU-aware; the norm by MPI"},
+    APP_OPT_INT_ROW("nx", 0, "-nx", "N", FIELD(nx), 3, JACOBI_MAX_SIDE,
+                    "grid points in x, boundaries included (default 16384 on a GPU,\n"
+                    "1024 on the host backend)"),
+    APP_OPT_INT_ROW("ny", 0, "-ny", "N", FIELD(ny), 3, JACOBI_MAX_SIDE,
+                    "grid points in y, boundaries included (default: as -nx's)"),
+    APP_OPT_INT_ROW("niter", 0, "-niter", "N", FIELD(niter), 1, JACOBI_MAX_ITER,
+                    "iterations at most (default 1000)"),
+    APP_OPT_INT_ROW("nccheck", 0, "-nccheck", "N", FIELD(nccheck), 1, JACOBI_MAX_ITER,
+                    "compute the L2 norm every N iterations (default 1); the solve\n"
+                    "stops one iteration after a norm <= 1e-8, as the anchors do"),
+    APP_OPT_WORD_ROW("variant", NULL, "V", FIELD(variant), variant_names, JACOBI_VARIANT_COUNT,
+                     "table (default): ghost rows stored into the neighbours'\n"
+                     "  arrays through the table, ordered by device signals, the\n"
+                     "  norm reduced through the table, the stop decided on the\n"
+                     "  device; no MPI and no host synchronization in the loop\n"
+                     "host-sync: the same, with a host synchronization and an\n"
+                     "  MPI_Barrier after every iteration\n"
+                     "mpi: ghost rows by MPI messages, host-staged unless MPI says\n"
+                     "  it is GPU-aware; the norm by MPI"),
     /* the modes' table's names; its help phrases plug in as .word_help */
-    {.name = "launch",
-     .kind = APP_OPT_WORD,
-     .metavar = "L",
-     FIELD(launch),
-     .word_name = launch_word,
-     .word_count = JACOBI_LAUNCH_COUNT,
-     .help = "how a device-driven solve (variant table, every neighbour on\n"
-             "the node) launches its steps: persistent (one cooperative\n"
-             "launch for the whole solve, a grid-wide barrier per\n"
-             "iteration), onchip (one cooperative launch in which each\n"
-             "block keeps its tile of rows in registers for the whole\n"
-             "solve, tiles ordered by flags between neighbours, no\n"
-             "barrier), temporal (a launch a pass of up to\n"
-             "JACOBI_TEMPORAL_DEPTH iterations, each tile streamed down\n"
-             "its columns with a halo as deep, the grid read and written\n"
-             "once a pass; between ranks of one node), graph\n"
-             "(captured graphs of launches, replayed),\n"
-             "stream (a launch call per iteration), or auto (default:\n"
-             "the fastest measured: on a GPU temporal where a rank holds\n"
-             "8 Mi points or more, onchip where the rows fit on chip,\n"
-             "else persistent where its grid fits and the GPU is not\n"
-             "shared, else graph). The output and the JSON say which\n"
-             "ran and why; an explicit persistent, onchip or temporal that cannot\n"
-             "run exits 2"},
-    {.name = "init",
-     .kind = APP_OPT_CUSTOM,
-     .metavar = "I",
-     .parse = parse_init_option,
-     .help = "the interior's starting state: zero (default, the anchors')\n"
-             "or random[:SEED] (every point drawn from a generator seeded\n"
-             "with SEED, default 1, the same for any number of ranks)"},
-    {.name = "cpu-check",
-     .kind = APP_OPT_WORD,
-     .metavar = "C",
-     FIELD(cpu_check),
-     .words = cpu_check_words,
-     .word_count = 3,
-     .help = "auto (default: where the grid and iterations are small\n"
-             "enough), yes or no: rank 0 also solves with a plain CPU loop\n"
-             "and compares points, iterations and norms"},
-    {.name = "repeat",
-     .kind = APP_OPT_INT,
-     .metavar = "R",
-     FIELD(repeat),
-     .lo = 1,
-     .hi = JACOBI_MAX_REPEAT,
-     .help = "timed solves after one warm-up solve; the median is\n"
-             "reported (default 1)"},
-    {.name = "json",
-     .kind = APP_OPT_TEXT,
-     .metavar = "FILE",
-     FIELD(json),
-     .help = "also write the results as JSON to FILE"},
-    {.name = "trace",
-     .kind = APP_OPT_TEXT,
-     .metavar = "FILE",
-     FIELD(trace),
-     .help = "after the timed solves, one more solve with device\n"
-             "timestamps: every rank's per-iteration phases to FILE (CSV),\n"
-             "their medians printed"},
-    {.name = "allow-shared-gpu",
-     .kind = APP_OPT_FLAG,
-     FIELD(allow_shared_gpu),
-     .help = "let several ranks of a node share one GPU"},
-    {.name = "help", .letter = 'h', .kind = APP_OPT_HELP, .help = "print this help and exit"},
-    {.name = "version",
-     .kind = APP_OPT_VERSION,
-     .help = "the version of jacobi and of the library"},
+    APP_OPT_NAMED_ROW("launch", "L", FIELD(launch), launch_word, NULL, JACOBI_LAUNCH_COUNT,
+                      "how a device-driven solve (variant table, every neighbour on\n"
+                      "the node) launches its steps: persistent (one cooperative\n"
+                      "launch for the whole solve, a grid-wide barrier per\n"
+                      "iteration), onchip (one cooperative launch in which each\n"
+                      "block keeps its tile of rows in registers for the whole\n"
+                      "solve, tiles ordered by flags between neighbours, no\n"
+                      "barrier), temporal (a launch a pass of up to\n"
+                      "JACOBI_TEMPORAL_DEPTH iterations, each tile streamed down\n"
+                      "its columns with a halo as deep, the grid read and written\n"
+                      "once a pass; between ranks of one node), graph\n"
+                      "(captured graphs of launches, replayed),\n"
+                      "stream (a launch call per iteration), or auto (default:\n"
+                      "the fastest measured: on a GPU temporal where a rank holds\n"
+                      "8 Mi points or more, onchip where the rows fit on chip,\n"
+                      "else persistent where its grid fits and the GPU is not\n"
+                      "shared, else graph). The output and the JSON say which\n"
+                      "ran and why; an explicit persistent, onchip or temporal that cannot\n"
+                      "run exits 2"),
+    APP_OPT_CUSTOM_ROW("init", 0, "I", parse_init_option,
+                       "the interior's starting state: zero (default, the anchors')\n"
+                       "or random[:SEED] (every point drawn from a generator seeded\n"
+                       "with SEED, default 1, the same for any number of ranks)"),
+    APP_OPT_WORD_ROW("cpu-check", NULL, "C", FIELD(cpu_check), cpu_check_words, 3,
+                     "auto (default: where the grid and iterations are small\n"
+                     "enough), yes or no: rank 0 also solves with a plain CPU loop\n"
+                     "and compares points, iterations and norms"),
+    APP_OPT_INT_ROW("repeat", 0, NULL, "R", FIELD(repeat), 1, JACOBI_MAX_REPEAT,
+                    "timed solves after one warm-up solve; the median is\n"
+                    "reported (default 1)"),
+    APP_OPT_TEXT_ROW("json", 0, NULL, "FILE", FIELD(json),
+                     "also write the results as JSON to FILE"),
+    APP_OPT_TEXT_ROW("trace", 0, NULL, "FILE", FIELD(trace),
+                     "after the timed solves, one more solve with device\n"
+                     "timestamps: every rank's per-iteration phases to FILE (CSV),\n"
+                     "their medians printed"),
+    APP_OPT_FLAG_ROW("allow-shared-gpu", 0, FIELD(allow_shared_gpu),
+                     "let several ranks of a node share one GPU"),
+    APP_OPT_HELP_ROW("print this help and exit"),
+    APP_OPT_VERSION_ROW("the version of jacobi and of the library"),
 };
 #undef FIELD
 
 const app_opt_table_t jacobi_option_table = {
-    .rows = option_rows,
-    .count = (int)(sizeof option_rows / sizeof option_rows[0]),
+    APP_OPT_ROWS(option_rows),
     .opts_bytes = sizeof(jacobi_options_t),
     .long_only = 1, /* -nx as the anchors spell it, --nx as well */
     .column = 19,
@@ -391,8 +333,7 @@ const app_opt_table_t jacobi_option_table = {
 
 const char *jacobi_usage_text(void)
 {
-    static char text[8192];
-    return text[0] ? text : app_opt_usage(&jacobi_option_table, text, sizeof text);
+    return app_opt_usage_text(&jacobi_option_table);
 }
 
 jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
@@ -406,10 +347,6 @@ jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opt
         snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
         return JACOBI_PARSE_ERROR;
     }
-    _Static_assert(JACOBI_PARSE_HELP == (int)APP_OPT_PARSE_HELP &&
-                       JACOBI_PARSE_VERSION == (int)APP_OPT_PARSE_VERSION &&
-                       JACOBI_PARSE_ERROR == (int)APP_OPT_PARSE_ERROR,
-                   "the verdicts in opt_table.h's order");
     return (jacobi_parse_t)parsed;
 }
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt_table.h" /* the parse's verdicts */
+
 #include "jacobi_launch.h" /* jacobi_launch_t: --launch, one of the modes' table */
 #include "jacobi_sweep.h"  /* jacobi_tuning_t: the values the kernels' plans take */
 
@@ -57,10 +59,10 @@ typedef struct jacobi_options {
 } jacobi_options_t;
 
 typedef enum jacobi_parse {
-    JACOBI_PARSE_OK = 0,
-    JACOBI_PARSE_HELP,
-    JACOBI_PARSE_VERSION,
-    JACOBI_PARSE_ERROR, /* one line in err: print it, exit 2 */
+    JACOBI_PARSE_OK = APP_OPT_PARSE_OK,
+    JACOBI_PARSE_HELP = APP_OPT_PARSE_HELP,
+    JACOBI_PARSE_VERSION = APP_OPT_PARSE_VERSION,
+    JACOBI_PARSE_ERROR = APP_OPT_PARSE_ERROR, /* one line in err: print it, exit 2 */
 } jacobi_parse_t;
 
 /* The default grid, by backend: the anchors' 16384^2 on a GPU (2 GiB a grid), and a
@@ -81,7 +83,7 @@ const char *jacobi_variant_name(jacobi_variant_t variant);
 const char *jacobi_init_name(const jacobi_init_t *init, char *text, size_t bytes);
 const char *jacobi_usage_text(void);
 /* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
-extern const struct app_opt_table jacobi_option_table;
+extern const app_opt_table_t jacobi_option_table;
 
 /* The tuning variables, environment variables of the measurements
  * (docs/performance.md): every rank reads and checks them, as it parses its

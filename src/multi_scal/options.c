@@ -192,110 +192,54 @@ static int parse_bench_max(const char *text, void *opts, char *err, size_t err_b
 /* The command line, in the order --help lists it. --help and --version are
  * flags here: a bad option beside them is still bad usage. */
 static const app_opt_t option_rows[] = {
-    {.name = "n",
-     .letter = 'n',
-     .kind = APP_OPT_CUSTOM,
-     .metavar = "N",
-     .parse = parse_n,
-     .help = "global number of doubles; K, M, G, T suffixes are powers\n"
-             "of 1024 (default 600)"},
-    {.name = "alpha",
-     .letter = 'a',
-     .kind = APP_OPT_CUSTOM,
-     .metavar = "A",
-     .parse = parse_alpha,
-     .help = "scale factor, a finite number (default 2.0)"},
-    {.name = "mode",
-     .letter = 'm',
-     .kind = APP_OPT_CUSTOM,
-     .metavar = "MODE",
-     .parse = parse_mode,
-     .help = "local | ring | global | all (default all)\n"
-             "  local:  each rank scales its own shard through the table\n"
-             "  ring:   each rank scales the next node rank's shard\n"
-             "  global: each rank scales a shard-sized stretch of the\n"
-             "          node's index space, shifted by half a shard"},
-    {.name = "iters",
-     .letter = 'i',
-     .kind = APP_OPT_INT,
-     .what = "iteration count",
-     .metavar = "K",
-     FIELD(iters),
-     .lo = 1,
-     .hi = MS_MAX_ITERS,
-     .help = "apply each mode's kernel K times (default 1)"},
-    {.name = "json",
-     .letter = 'j',
-     .kind = APP_OPT_TEXT,
-     .what = "option --json",
-     .metavar = "FILE",
-     FIELD(json),
-     .help = "also write the results as JSON to FILE"},
-    {.name = "allow-shared-gpu",
-     .letter = 's',
-     .kind = APP_OPT_FLAG,
-     FIELD(allow_shared_gpu),
-     .help = "let several ranks of a node share one GPU"},
-    {.name = "check-peers",
-     .letter = 'c',
-     .kind = APP_OPT_FLAG,
-     FIELD(check_peers),
-     .help = "instead of the modes, print the peer-access matrix, then\n"
-             "write and verify a pattern through the table for every\n"
-             "pair of ranks of each node; exit 0 only if all pass"},
-    {.name = "bench",
-     .letter = 'b',
-     .kind = APP_OPT_FLAG,
-     FIELD(bench),
-     .help = "instead of the modes, the benchmark sweep: the table's modes\n"
-             "against device and peer copies, a host-staged update and\n"
-             "MPI messages, per-shard sizes from --bench-min to --bench-max"},
-    {.name = "bench-min",
-     .kind = APP_OPT_CUSTOM,
-     .metavar = "B",
-     .parse = parse_bench_min,
-     .help = "first bytes per shard of the sweep (default 1M)"},
-    {.name = "bench-max",
-     .kind = APP_OPT_CUSTOM,
-     .metavar = "B",
-     .parse = parse_bench_max,
-     .help = "last bytes per shard, x4 steps (default 4G, lowered to what\n"
-             "host memory holds; at most 8G; a size that cannot fit is\n"
-             "refused)"},
-    {.name = "bench-pairs",
-     .kind = APP_OPT_FLAG,
-     FIELD(bench_pairs),
-     .help = "instead of the modes, every ordered pair of a node's ranks:\n"
-             "the writer alone scales the owner's shard (--bench-max bytes)\n"
-             "through the table; prints the matrix of GB/s"},
-    {.name = "bench-device-only",
-     .kind = APP_OPT_FLAG,
-     FIELD(bench_device_only),
-     .help = "skip the host-staged and MPI updates (kernel tuning runs)"},
-    {.name = "variant",
-     .kind = APP_OPT_WORD,
-     .what = "variant",
-     .metavar = "V",
-     FIELD(variant),
-     .words = scal_variant_names,
-     .word_count = SCAL_VARIANT_COUNT,
-     .help = "kernel variant: naive, vec2, vec2x4, vec2x8, vec2x4s, chunk\n"
-             "(default chunk)"},
-    {.name = "help",
-     .letter = 'h',
-     .kind = APP_OPT_FLAG,
-     FIELD(help),
-     .help = "print this help and exit"},
-    {.name = "version",
-     .kind = APP_OPT_FLAG,
-     FIELD(version),
-     .help = "the version of multi_scal and of the library"},
+    APP_OPT_CUSTOM_ROW("n", 'n', "N", parse_n,
+                       "global number of doubles; K, M, G, T suffixes are powers\n"
+                       "of 1024 (default 600)"),
+    APP_OPT_CUSTOM_ROW("alpha", 'a', "A", parse_alpha,
+                       "scale factor, a finite number (default 2.0)"),
+    APP_OPT_CUSTOM_ROW("mode", 'm', "MODE", parse_mode,
+                       "local | ring | global | all (default all)\n"
+                       "  local:  each rank scales its own shard through the table\n"
+                       "  ring:   each rank scales the next node rank's shard\n"
+                       "  global: each rank scales a shard-sized stretch of the\n"
+                       "          node's index space, shifted by half a shard"),
+    APP_OPT_INT_ROW("iters", 'i', "iteration count", "K", FIELD(iters), 1, MS_MAX_ITERS,
+                    "apply each mode's kernel K times (default 1)"),
+    APP_OPT_TEXT_ROW("json", 'j', "option --json", "FILE", FIELD(json),
+                     "also write the results as JSON to FILE"),
+    APP_OPT_FLAG_ROW("allow-shared-gpu", 's', FIELD(allow_shared_gpu),
+                     "let several ranks of a node share one GPU"),
+    APP_OPT_FLAG_ROW("check-peers", 'c', FIELD(check_peers),
+                     "instead of the modes, print the peer-access matrix, then\n"
+                     "write and verify a pattern through the table for every\n"
+                     "pair of ranks of each node; exit 0 only if all pass"),
+    APP_OPT_FLAG_ROW("bench", 'b', FIELD(bench),
+                     "instead of the modes, the benchmark sweep: the table's modes\n"
+                     "against device and peer copies, a host-staged update and\n"
+                     "MPI messages, per-shard sizes from --bench-min to --bench-max"),
+    APP_OPT_CUSTOM_ROW("bench-min", 0, "B", parse_bench_min,
+                       "first bytes per shard of the sweep (default 1M)"),
+    APP_OPT_CUSTOM_ROW("bench-max", 0, "B", parse_bench_max,
+                       "last bytes per shard, x4 steps (default 4G, lowered to what\n"
+                       "host memory holds; at most 8G; a size that cannot fit is\n"
+                       "refused)"),
+    APP_OPT_FLAG_ROW("bench-pairs", 0, FIELD(bench_pairs),
+                     "instead of the modes, every ordered pair of a node's ranks:\n"
+                     "the writer alone scales the owner's shard (--bench-max bytes)\n"
+                     "through the table; prints the matrix of GB/s"),
+    APP_OPT_FLAG_ROW("bench-device-only", 0, FIELD(bench_device_only),
+                     "skip the host-staged and MPI updates (kernel tuning runs)"),
+    APP_OPT_WORD_ROW("variant", "variant", "V", FIELD(variant), scal_variant_names,
+                     SCAL_VARIANT_COUNT,
+                     "kernel variant: naive, vec2, vec2x4, vec2x8, vec2x4s, chunk\n"
+                     "(default chunk)"),
+    APP_OPT_FLAG_ROW("help", 'h', FIELD(help), "print this help and exit"),
+    APP_OPT_FLAG_ROW("version", 0, FIELD(version), "the version of multi_scal and of the library"),
 };
 #undef FIELD
 
 const app_opt_table_t ms_option_table = {
-    .rows = option_rows,
-    .count = (int)(sizeof option_rows / sizeof option_rows[0]),
+    APP_OPT_ROWS(option_rows),
     .opts_bytes = sizeof(ms_options_t),
     .long_only = 0,
     .column = 23,
@@ -306,8 +250,7 @@ const app_opt_table_t ms_option_table = {
 
 const char *ms_usage_text(void)
 {
-    static char text[8192];
-    return text[0] ? text : app_opt_usage(&ms_option_table, text, sizeof text);
+    return app_opt_usage_text(&ms_option_table);
 }
 
 ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,

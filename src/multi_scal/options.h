@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt_table.h"
+
 enum {
     MS_MODE_LOCAL = 1u << 0,
     MS_MODE_RING = 1u << 1,
@@ -80,7 +82,7 @@ int ms_tuning_parse(ms_options_t *opts, const char *const text[MS_TUNING_COUNT],
 int ms_tuning_from_env(ms_options_t *opts, char *err, size_t err_bytes);
 const char *ms_usage_text(void);
 /* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
-extern const struct app_opt_table ms_option_table;
+extern const app_opt_table_t ms_option_table;
 /* "4.00 GiB", "600 B": powers of 1024. Returns buf. */
 const char *ms_human_bytes(double bytes, char *buf, size_t len);
 
