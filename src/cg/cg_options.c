@@ -121,31 +121,26 @@ static const app_opt_t option_rows[] = {
 };
 #undef FIELD
 
-const app_opt_table_t cg_option_table = {
-    APP_OPT_ROWS(option_rows),
-    .opts_bytes = sizeof(cg_options_t),
-    .long_only = 1, /* -niter as the anchors spell it, --niter as well */
-    .column = 24,
-    .head = usage_head,
-    .tail = usage_tail,
-};
-
-const char *cg_usage_text(void)
+/* Across options: one matrix. */
+static int check(const void *options, char *err, size_t err_bytes)
 {
-    return app_opt_usage_text(&cg_option_table);
+    const cg_options_t *opts = options;
+
+    if (!opts->matrix || !opts->poisson_given)
+        return 0;
+    snprintf(err, err_bytes, "--matrix and --poisson both name the matrix: give one");
+    return -1;
 }
 
-cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err, size_t err_bytes)
-{
-    app_opt_parse_t parsed;
+/* getopt_long_only: -niter as the anchors spell it, --niter as well */
+const app_opt_table_t cg_option_table =
+    APP_OPT_TABLE(option_rows, cg_options_t, check, 1, 24, NULL, usage_head, usage_tail);
 
+app_opt_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err,
+                                 size_t err_bytes)
+{
     cg_options_default(opts);
-    parsed = app_opt_parse(&cg_option_table, argc, argv, opts, err, err_bytes);
-    if (parsed == APP_OPT_PARSE_OK && opts->matrix && opts->poisson_given) {
-        snprintf(err, err_bytes, "--matrix and --poisson both name the matrix: give one");
-        return CG_PARSE_ERROR;
-    }
-    return (cg_parse_t)parsed;
+    return app_opt_parse(&cg_option_table, argc, argv, opts, err, err_bytes);
 }
 
 int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, size_t bytes)

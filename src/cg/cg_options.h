@@ -42,13 +42,6 @@ typedef struct cg_options {
     int poisson_given; /* --poisson was on the command line (--matrix excludes it) */
 } cg_options_t;
 
-typedef enum cg_parse {
-    CG_PARSE_OK = APP_OPT_PARSE_OK,
-    CG_PARSE_HELP = APP_OPT_PARSE_HELP,
-    CG_PARSE_VERSION = APP_OPT_PARSE_VERSION,
-    CG_PARSE_ERROR = APP_OPT_PARSE_ERROR /* one line in err: print it, exit 2 */
-} cg_parse_t;
-
 /* The defaults: a Poisson matrix that solves in seconds on the backend (a 2D grid of
  * CG_DEFAULT_GRID_GPU^2 points on a GPU, CG_DEFAULT_GRID_HOST^2 on the host backend),
  * to --tol 1e-8 in at most CG_DEFAULT_NITER iterations: the default converges. */
@@ -57,14 +50,14 @@ typedef enum cg_parse {
 #define CG_DEFAULT_NITER 10000
 
 void cg_options_default(cg_options_t *opts);
-cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err, size_t err_bytes);
+app_opt_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err,
+                                 size_t err_bytes);
 /* The first option in which two ranks' parses differ, as "-niter 10 against
  * -niter 20" into text; 0 when they agree in everything every rank must
  * share (not the result files' names: rank 0 writes them). */
 int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, size_t bytes);
 const char *cg_variant_name(cg_variant_t variant);
 const char *cg_launch_name(cg_launch_t launch);
-const char *cg_usage_text(void);
 /* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
 extern const app_opt_table_t cg_option_table;
 /* --cpu-check auto: the CPU's CG runs where nonzeros x iterations are at most

@@ -38,11 +38,11 @@ int cg_setup_options(int rank, int argc, char **argv, cg_options_t *opts)
         .own_error = "cg: error: ",
         .parsed = "its command line",
         .hint = "",
-        .usage = cg_usage_text(),
+        .usage = app_opt_usage_text(&cg_option_table),
         .differ = differ_from_zero,
     };
     char err[APP_MESSAGE_BYTES] = "";
-    const cg_parse_t parsed = cg_options_parse(argc, argv, opts, err, sizeof err);
+    const app_opt_parse_t parsed = cg_options_parse(argc, argv, opts, err, sizeof err);
 
     return app_options_agree(&spec, rank, (int)parsed, err, opts);
 }

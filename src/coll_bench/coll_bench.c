@@ -62,16 +62,16 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const cb_parse_t parsed = cb_options_parse(argc, argv, &o, err, sizeof err);
-    if (parsed == CB_PARSE_ERROR) {
+    const app_opt_parse_t parsed = cb_options_parse(argc, argv, &o, err, sizeof err);
+    if (parsed == APP_OPT_PARSE_ERROR) {
         app_say_error("coll_bench", rank, err);
         MPI_Finalize();
         return app_exit_status(1);
     }
-    if (parsed != CB_PARSE_OK) { /* --help or --version */
-        if (parsed == CB_PARSE_HELP && rank == 0)
-            fputs(cb_usage_text(), stdout);
-        if (parsed == CB_PARSE_VERSION)
+    if (parsed != APP_OPT_PARSE_OK) { /* --help or --version */
+        if (parsed == APP_OPT_PARSE_HELP && rank == 0)
+            fputs(app_opt_usage_text(&cb_option_table), stdout);
+        if (parsed == APP_OPT_PARSE_VERSION)
             app_say_version("coll_bench", rank);
         MPI_Finalize();
         return 0;

@@ -16,16 +16,8 @@ typedef struct cb_options {
     int repeats, allow_shared_gpu, device_iters;
 } cb_options_t;
 
-typedef enum cb_parse {
-    CB_PARSE_OK = APP_OPT_PARSE_OK,
-    CB_PARSE_HELP = APP_OPT_PARSE_HELP,
-    CB_PARSE_VERSION = APP_OPT_PARSE_VERSION,
-    CB_PARSE_ERROR = APP_OPT_PARSE_ERROR /* one line in err: print it, exit 2 */
-} cb_parse_t;
-
 /* Parses argv into o (its defaults first); no MPI. */
-cb_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes);
-const char *cb_usage_text(void);
+app_opt_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes);
 /* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
 extern const app_opt_table_t cb_option_table;
 

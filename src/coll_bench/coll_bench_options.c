@@ -40,33 +40,26 @@ static const app_opt_t option_rows[] = {
 };
 #undef FIELD
 
-const app_opt_table_t cb_option_table = {
-    APP_OPT_ROWS(option_rows),
-    .opts_bytes = sizeof(cb_options_t),
-    .long_only = 0,
-    .column = 23,
-    .head = usage_head,
-    .tail = usage_tail,
-};
-
-const char *cb_usage_text(void)
+/* Across options: the sizes in order. */
+static int check(const void *options, char *err, size_t err_bytes)
 {
-    return app_opt_usage_text(&cb_option_table);
+    const cb_options_t *o = options;
+
+    if (o->max >= o->min)
+        return 0;
+    snprintf(err, err_bytes, "--min (%zu bytes) is larger than --max (%zu)", o->min, o->max);
+    return -1;
 }
 
-cb_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes)
-{
-    app_opt_parse_t parsed;
+const app_opt_table_t cb_option_table =
+    APP_OPT_TABLE(option_rows, cb_options_t, check, 0, 23, NULL, usage_head, usage_tail);
 
+app_opt_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes)
+{
     memset(o, 0, sizeof *o);
     o->min = 8;
     o->max = (size_t)1 << 30;
     o->repeats = 5;
     o->device_iters = 1000;
-    parsed = app_opt_parse(&cb_option_table, argc, argv, o, err, bytes);
-    if (parsed == APP_OPT_PARSE_OK && o->max < o->min) {
-        snprintf(err, bytes, "--min (%zu bytes) is larger than --max (%zu)", o->min, o->max);
-        return CB_PARSE_ERROR;
-    }
-    return (cb_parse_t)parsed;
+    return app_opt_parse(&cb_option_table, argc, argv, o, err, bytes);
 }

@@ -119,6 +119,8 @@ app_opt_parse_t app_opt_parse(const app_opt_table_t *table, int argc, char **arg
         snprintf(err, err_bytes, "unexpected argument '%s'", argv[optind]);
         rc = -1;
     }
+    if (rc == 0 && table->check)
+        rc = table->check(opts, err, err_bytes);
     return rc == 0 ? APP_OPT_PARSE_OK : APP_OPT_PARSE_ERROR;
 }
 

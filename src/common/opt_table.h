@@ -102,6 +102,9 @@ typedef struct app_opt_table {
     const app_opt_t *rows;
     int count;
     size_t opts_bytes; /* sizeof the options struct the rows write into */
+    /* the checks across options, after a clean parse: 0, or -1 with a
+     * message in err (NULL: none) */
+    int (*check)(const void *opts, char *err, size_t err_bytes);
     /* 1: getopt_long_only, "-name" is a long option too (the anchors' -nx); 0:
      * getopt_long, with short options */
     int long_only;
@@ -113,6 +116,16 @@ typedef struct app_opt_table {
     const char *tail; /* and after them */
 } app_opt_table_t;
 
+/* A table: its rows, the program's options struct, the checks across
+ * options, the getopt flavour, the help's column, the pad before a row
+ * without a letter, and the usage text before and after the rows (see the
+ * fields below). */
+#define APP_OPT_TABLE(rows_, type_, check_, long_only_, column_, pad_, head_, tail_)               \
+  {                                                                                                \
+    APP_OPT_ROWS(rows_), .opts_bytes = sizeof(type_), .check = check_, .long_only = long_only_,    \
+                         .column = column_, .no_letter_pad = pad_, .head = head_, .tail = tail_    \
+  }
+
 typedef enum app_opt_parse {
     APP_OPT_PARSE_OK = 0,
     APP_OPT_PARSE_HELP,
@@ -121,7 +134,7 @@ typedef enum app_opt_parse {
 } app_opt_parse_t;
 
 /* Parses argv by the table into opts (which the caller has set to its
- * defaults): every option, then no argument left. Reentrant across calls
+ * defaults): every option, then no argument left, then the table's check. Reentrant across calls
  * (getopt is reset). The messages: app_parse_long's, app_parse_word's,
  * app_parse_double's, "WHAT needs a file name" for empty text,
  * app_option_error's, and "unexpected argument 'X'". */

@@ -322,32 +322,26 @@ static const app_opt_t option_rows[] = {
 };
 #undef FIELD
 
-const app_opt_table_t jacobi_option_table = {
-    APP_OPT_ROWS(option_rows),
-    .opts_bytes = sizeof(jacobi_options_t),
-    .long_only = 1, /* -nx as the anchors spell it, --nx as well */
-    .column = 19,
-    .head = usage_head,
-    .tail = usage_tail,
-};
-
-const char *jacobi_usage_text(void)
+/* Across options: the grid's size. */
+static int check(const void *options, char *err, size_t err_bytes)
 {
-    return app_opt_usage_text(&jacobi_option_table);
+    const jacobi_options_t *opts = options;
+
+    if ((long)opts->nx * (long)opts->ny <= (1L << 36))
+        return 0;
+    snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
+    return -1;
 }
 
-jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
-                                    size_t err_bytes)
-{
-    app_opt_parse_t parsed;
+/* getopt_long_only: -nx as the anchors spell it, --nx as well */
+const app_opt_table_t jacobi_option_table =
+    APP_OPT_TABLE(option_rows, jacobi_options_t, check, 1, 19, NULL, usage_head, usage_tail);
 
+app_opt_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
+                                     size_t err_bytes)
+{
     jacobi_options_default(opts);
-    parsed = app_opt_parse(&jacobi_option_table, argc, argv, opts, err, err_bytes);
-    if (parsed == APP_OPT_PARSE_OK && (long)opts->nx * (long)opts->ny > (1L << 36)) {
-        snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
-        return JACOBI_PARSE_ERROR;
-    }
-    return (jacobi_parse_t)parsed;
+    return app_opt_parse(&jacobi_option_table, argc, argv, opts, err, err_bytes);
 }
 
 int jacobi_split_rows(int ny, int ranks, int rank, jacobi_rows_t *rows, char *err, size_t err_bytes)

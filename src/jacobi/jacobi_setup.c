@@ -38,14 +38,14 @@ int jacobi_setup_options(jacobi_job_t *j, int argc, char **argv)
         .own_error = "jacobi: ",
         .parsed = "its command line and tuning variables",
         .hint = " (an MPMD launch, or a wrapper that edits one rank's command line?)",
-        .usage = jacobi_usage_text(),
+        .usage = app_opt_usage_text(&jacobi_option_table),
         .differ = differ_from_zero,
     };
     char err[APP_MESSAGE_BYTES] = "";
-    jacobi_parse_t parsed = jacobi_options_parse(argc, argv, &j->opts, err, sizeof err);
+    app_opt_parse_t parsed = jacobi_options_parse(argc, argv, &j->opts, err, sizeof err);
 
-    if (parsed == JACOBI_PARSE_OK && jacobi_tuning_from_env(&j->opts, err, sizeof err) != 0)
-        parsed = JACOBI_PARSE_ERROR;
+    if (parsed == APP_OPT_PARSE_OK && jacobi_tuning_from_env(&j->opts, err, sizeof err) != 0)
+        parsed = APP_OPT_PARSE_ERROR;
     return app_options_agree(&spec, j->rank, (int)parsed, err, &j->opts);
 }
 

@@ -238,20 +238,24 @@ static const app_opt_t option_rows[] = {
 };
 #undef FIELD
 
-const app_opt_table_t ms_option_table = {
-    APP_OPT_ROWS(option_rows),
-    .opts_bytes = sizeof(ms_options_t),
-    .long_only = 0,
-    .column = 23,
-    .no_letter_pad = "    ",
-    .head = usage_head,
-    .tail = usage_tail,
-};
-
-const char *ms_usage_text(void)
+/* Across options: the sweep's sizes in order, one alternative to the modes. */
+static int check(const void *options, char *err, size_t err_bytes)
 {
-    return app_opt_usage_text(&ms_option_table);
+    const ms_options_t *opts = options;
+
+    if (opts->bench && opts->bench_min > opts->bench_max) {
+        snprintf(err, err_bytes, "--bench-min is larger than --bench-max");
+        return -1;
+    }
+    if (opts->bench + opts->check_peers + opts->bench_pairs > 1) {
+        snprintf(err, err_bytes, "--bench, --bench-pairs and --check-peers exclude each other");
+        return -1;
+    }
+    return 0;
 }
+
+const app_opt_table_t ms_option_table =
+    APP_OPT_TABLE(option_rows, ms_options_t, check, 0, 23, "    ", usage_head, usage_tail);
 
 ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
                                    size_t err_bytes)
@@ -259,14 +263,6 @@ ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, ch
     ms_options_default(opts);
     if (app_opt_parse(&ms_option_table, argc, argv, opts, err, err_bytes) != APP_OPT_PARSE_OK)
         return MS_PARSE_ERROR;
-    if (opts->bench && opts->bench_min > opts->bench_max) {
-        snprintf(err, err_bytes, "--bench-min is larger than --bench-max");
-        return MS_PARSE_ERROR;
-    }
-    if (opts->bench + opts->check_peers + opts->bench_pairs > 1) {
-        snprintf(err, err_bytes, "--bench, --bench-pairs and --check-peers exclude each other");
-        return MS_PARSE_ERROR;
-    }
     return opts->help ? MS_PARSE_HELP : opts->version ? MS_PARSE_VERSION : MS_PARSE_OK;
 }
 

@@ -80,7 +80,6 @@ int ms_tuning_parse(ms_options_t *opts, const char *const text[MS_TUNING_COUNT],
                     size_t err_bytes);
 /* The same, each variable read from the environment. */
 int ms_tuning_from_env(ms_options_t *opts, char *err, size_t err_bytes);
-const char *ms_usage_text(void);
 /* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
 extern const app_opt_table_t ms_option_table;
 /* "4.00 GiB", "600 B": powers of 1024. Returns buf. */

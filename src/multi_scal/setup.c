@@ -109,7 +109,7 @@ int ms_setup_start(ms_run_t *run, int argc, char **argv)
     switch (parsed) {
     case MS_PARSE_HELP:
         if (run->rank == 0)
-            fputs(ms_usage_text(), stdout);
+            fputs(app_opt_usage_text(&ms_option_table), stdout);
         return 0;
     case MS_PARSE_VERSION:
         app_say_version("multi_scal", run->rank);

@@ -20,7 +20,7 @@ static jacobi_options_t opts;
 
 /* Parse argv; err is cleared first so that a message must come from this call,
  * opts is filled with junk so that the parser must set every field itself. */
-static jacobi_parse_t parse(int argc, char **argv)
+static app_opt_parse_t parse(int argc, char **argv)
 {
     memset(err, 0, sizeof err);
     memset(&opts, 0xA5, sizeof opts);
@@ -30,7 +30,7 @@ static jacobi_parse_t parse(int argc, char **argv)
 /* The parse fails with a message that contains each given fragment. */
 static void expect_error(int argc, char **argv, const char *frag1, const char *frag2)
 {
-    assert_int_equal(parse(argc, argv), JACOBI_PARSE_ERROR);
+    assert_int_equal(parse(argc, argv), APP_OPT_PARSE_ERROR);
     assert_true(err[0] != '\0');
     if (frag1 && strstr(err, frag1) == NULL)
         fail_msg("message '%s' does not contain '%s'", err, frag1);
@@ -83,7 +83,7 @@ static void test_jacobi_options_no_arguments_give_the_anchors_defaults(void **st
 {
     char *argv[] = {"jacobi"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     expect_defaults(&opts);
     assert_string_equal(err, "");
 }
@@ -103,7 +103,7 @@ static void test_jacobi_options_single_dash_forms_of_the_anchors_set_every_field
                     "stream", "-repeat",  "3",          "-json",    "r.json", "-allow-shared-gpu",
                     "-init",  "random:7", "-cpu-check", "no",       "-trace", "t.csv"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 130);
     assert_int_equal(opts.ny, 257);
     assert_int_equal(opts.niter, 40);
@@ -127,7 +127,7 @@ static void test_jacobi_options_double_dash_forms_set_every_field(void **state)
         "persistent", "--repeat",  "100",         "--json",    "/tmp/x.json", "--allow-shared-gpu",
         "--init",     "random",    "--cpu-check", "yes",       "--trace",     "/tmp/t.csv"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 3);
     assert_int_equal(opts.ny, 4);
     assert_int_equal(opts.niter, JACOBI_MAX_ITER);
@@ -147,7 +147,7 @@ static void test_jacobi_options_equals_forms_are_accepted(void **state)
 {
     char *argv[] = {"jacobi", "-nx=9", "--ny=11", "--variant=table", "-launch=stream"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 9);
     assert_int_equal(opts.ny, 11);
     assert_int_equal(opts.variant, JACOBI_TABLE);
@@ -159,7 +159,7 @@ static void test_jacobi_options_every_variant_name_selects_it_and_names_it_back(
     (void)state;
     for (int v = 0; v < JACOBI_VARIANT_COUNT; v++) {
         char *argv[] = {"jacobi", "--variant", (char *)jacobi_variant_name((jacobi_variant_t)v)};
-        assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+        assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
         assert_int_equal(opts.variant, v);
     }
     assert_string_equal(jacobi_variant_name(JACOBI_TABLE), "table");
@@ -174,7 +174,7 @@ static void test_jacobi_options_last_value_of_a_repeated_option_wins(void **stat
     char *argv[] = {"jacobi",   "-nx",    "100",      "--nx", "200",
                     "--launch", "stream", "--launch", "graph"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 200);
     assert_int_equal(opts.launch, JACOBI_LAUNCH_GRAPH);
 }
@@ -184,7 +184,7 @@ static void test_jacobi_options_every_launch_name_selects_it_and_names_it_back(v
     (void)state;
     for (int l = 0; l < JACOBI_LAUNCH_COUNT; l++) {
         char *argv[] = {"jacobi", "--launch", (char *)jacobi_launch_name((jacobi_launch_t)l)};
-        assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+        assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
         assert_int_equal(opts.launch, l);
     }
     assert_string_equal(jacobi_launch_name(JACOBI_LAUNCH_AUTO), "auto");
@@ -198,10 +198,10 @@ static void test_jacobi_options_init_takes_zero_random_and_a_seed_up_to_2_pow_64
     char *big[] = {"jacobi", "--init", "random:18446744073709551615"};
     char text[48];
     (void)state;
-    assert_int_equal(parse(ARGC(zero), zero), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(zero), zero), APP_OPT_PARSE_OK);
     assert_int_equal(opts.init.kind, JACOBI_INIT_ZERO);
     assert_string_equal(jacobi_init_name(&opts.init, text, sizeof text), "zero");
-    assert_int_equal(parse(ARGC(big), big), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(big), big), APP_OPT_PARSE_OK);
     assert_int_equal(opts.init.kind, JACOBI_INIT_RANDOM);
     assert_true(opts.init.seed == UINT64_MAX);
     assert_string_equal(jacobi_init_name(&opts.init, text, sizeof text),
@@ -310,7 +310,7 @@ static void test_jacobi_options_help_in_every_form_returns_help(void **state)
     (void)state;
     for (int i = 0; i < ARGC(forms); i++) {
         char *argv[] = {"jacobi", "-nx", "64", forms[i]};
-        assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_HELP);
+        assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_HELP);
     }
 }
 
@@ -340,9 +340,9 @@ static void test_jacobi_options_usage_text_names_every_option(void **state)
                                         "JACOBI_ONCHIP_ROWS",
                                         "onchip"};
     (void)state;
-    assert_true(strncmp(jacobi_usage_text(), "Usage: jacobi", 13) == 0);
+    assert_true(strncmp(app_opt_usage_text(&jacobi_option_table), "Usage: jacobi", 13) == 0);
     for (int i = 0; i < ARGC(names); i++)
-        if (strstr(jacobi_usage_text(), names[i]) == NULL)
+        if (strstr(app_opt_usage_text(&jacobi_option_table), names[i]) == NULL)
             fail_msg("the usage text does not mention '%s'", names[i]);
 }
 
@@ -366,10 +366,10 @@ static void test_jacobi_options_grid_sides_accept_both_limits(void **state)
     char *low[] = {"jacobi", "-nx", "3", "-ny", "3"};
     char *high[] = {"jacobi", "-nx", "1048576", "-ny", "16"};
     (void)state;
-    assert_int_equal(parse(ARGC(low), low), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(low), low), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 3);
     assert_int_equal(opts.ny, 3);
-    assert_int_equal(parse(ARGC(high), high), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(high), high), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, JACOBI_MAX_SIDE);
 }
 
@@ -378,7 +378,7 @@ static void test_jacobi_options_grid_of_more_than_2_pow_36_points_is_refused(voi
     char *exact[] = {"jacobi", "-nx", "262144", "-ny", "262144"}; /* 2^36: allowed */
     char *over[] = {"jacobi", "-nx", "262144", "-ny", "262145"};
     (void)state;
-    assert_int_equal(parse(ARGC(exact), exact), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(exact), exact), APP_OPT_PARSE_OK);
     expect_error(ARGC(over), over, "262144 x 262145 grid", "2^36");
 }
 
@@ -479,7 +479,7 @@ static void test_jacobi_options_error_message_is_truncated_to_the_buffer(void **
     char *argv[] = {"jacobi", "--variant", "a-variant-name-much-longer-than-the-buffer"};
     (void)state;
     memset(small, 'Z', sizeof small);
-    assert_int_equal(jacobi_options_parse(ARGC(argv), argv, &opts, small, 8), JACOBI_PARSE_ERROR);
+    assert_int_equal(jacobi_options_parse(ARGC(argv), argv, &opts, small, 8), APP_OPT_PARSE_ERROR);
     assert_int_equal(strlen(small), 7);
     assert_int_equal(small[8], 'Z'); /* nothing written past err_bytes */
 }
@@ -490,7 +490,7 @@ static void test_jacobi_options_parse_after_an_error_starts_from_defaults(void *
     char *good[] = {"jacobi", "-ny", "64"};
     (void)state;
     expect_error(ARGC(bad), bad, "-niter", NULL);
-    assert_int_equal(parse(ARGC(good), good), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(good), good), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, default_side());
     assert_int_equal(opts.ny, 64);
     assert_int_equal(opts.niter, 1000);
@@ -504,8 +504,8 @@ static void test_jacobi_options_parse_after_help_in_a_bundle_starts_afresh(void 
     char *help[] = {"jacobi", "-hx"};
     char *good[] = {"jacobi", "-nx", "64"};
     (void)state;
-    assert_int_equal(parse(ARGC(help), help), JACOBI_PARSE_HELP);
-    assert_int_equal(parse(ARGC(good), good), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(help), help), APP_OPT_PARSE_HELP);
+    assert_int_equal(parse(ARGC(good), good), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 64);
 }
 
@@ -744,7 +744,7 @@ static void test_jacobi_usage_text_lists_every_tuning_variable_with_range_and_de
         "a malformed\nor out-of-range value is bad usage"};
     (void)state;
     for (int i = 0; i < ARGC(lines); i++)
-        if (strstr(jacobi_usage_text(), lines[i]) == NULL)
+        if (strstr(app_opt_usage_text(&jacobi_option_table), lines[i]) == NULL)
             fail_msg("the usage text does not hold '%s'", lines[i]);
 }
 

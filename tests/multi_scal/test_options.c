@@ -157,7 +157,7 @@ static void test_options_help_short_and_long_return_help(void **state)
     assert_int_equal(parse(ARGC(c), c), MS_PARSE_HELP);
     assert_int_equal(opts.n, 8);
     assert_int_equal(opts.allow_shared_gpu, 1);
-    assert_non_null(strstr(ms_usage_text(), "--allow-shared-gpu"));
+    assert_non_null(strstr(app_opt_usage_text(&ms_option_table), "--allow-shared-gpu"));
 }
 
 static void test_options_bundled_short_flags_are_accepted(void **state)
