@@ -10,20 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/opt_test.h"
 #include "jacobi_options.h"
 #include "shardtab.h"
-
-#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static char err[256];
 static jacobi_options_t opts;
 
-/* Parse argv; err is cleared first so that a message must come from this call,
- * opts is filled with junk so that the parser must set every field itself. */
 static app_opt_parse_t parse(int argc, char **argv)
 {
-    memset(err, 0, sizeof err);
-    memset(&opts, 0xA5, sizeof opts);
+    opt_test_fresh(err, sizeof err, &opts, sizeof opts);
     return jacobi_options_parse(argc, argv, &opts, err, sizeof err);
 }
 
@@ -31,11 +27,7 @@ static app_opt_parse_t parse(int argc, char **argv)
 static void expect_error(int argc, char **argv, const char *frag1, const char *frag2)
 {
     assert_int_equal(parse(argc, argv), APP_OPT_PARSE_ERROR);
-    assert_true(err[0] != '\0');
-    if (frag1 && strstr(err, frag1) == NULL)
-        fail_msg("message '%s' does not contain '%s'", err, frag1);
-    if (frag2 && strstr(err, frag2) == NULL)
-        fail_msg("message '%s' does not contain '%s'", err, frag2);
+    opt_test_message_holds(err, frag1, frag2);
 }
 
 /* `option value` is refused by a message naming `name` and quoting the value. */
@@ -219,13 +211,6 @@ static void test_jacobi_options_bad_init_and_cpu_check_are_named(void **state)
     expect_bad_value("--init", "ones", "zero, random or random:SEED");
     expect_bad_value("--cpu-check", "maybe", "auto, yes or no");
     expect_bad_value("--cpu-check", "", "--cpu-check");
-}
-
-static void test_jacobi_options_empty_trace_name_is_refused(void **state)
-{
-    char *argv[] = {"jacobi", "--trace", ""};
-    (void)state;
-    expect_error(ARGC(argv), argv, "--trace", "file name");
 }
 
 /* ---- the tests' planted bugs (JACOBI_TEST_FAULT) --------------------------------------- */
@@ -412,13 +397,6 @@ static void test_jacobi_options_unknown_variant_and_launch_are_named(void **stat
     expect_bad_value("--variant", "nvshmem", "table, host-sync or mpi");
     expect_bad_value("--launch", "graphs", "--launch");
     expect_bad_value("--launch", "", "auto, persistent, graph, stream, onchip or temporal");
-}
-
-static void test_jacobi_options_empty_json_name_is_refused(void **state)
-{
-    char *argv[] = {"jacobi", "--json", ""};
-    (void)state;
-    expect_error(ARGC(argv), argv, "--json", "file name");
 }
 
 static void test_jacobi_options_missing_value_is_named_as_typed(void **state)
@@ -887,7 +865,6 @@ int main(void)
         cmocka_unit_test(test_jacobi_options_every_launch_name_selects_it_and_names_it_back),
         cmocka_unit_test(test_jacobi_options_init_takes_zero_random_and_a_seed_up_to_2_pow_64),
         cmocka_unit_test(test_jacobi_options_bad_init_and_cpu_check_are_named),
-        cmocka_unit_test(test_jacobi_options_empty_trace_name_is_refused),
         cmocka_unit_test(test_jacobi_test_fault_parses_every_solve_and_kind),
         cmocka_unit_test(test_jacobi_test_fault_refuses_anything_else_with_the_form),
         cmocka_unit_test(test_jacobi_test_fault_must_name_a_place_inside_the_grid),
@@ -899,7 +876,6 @@ int main(void)
         cmocka_unit_test(test_jacobi_options_iteration_counts_refuse_out_of_range_and_non_integers),
         cmocka_unit_test(test_jacobi_options_repeat_refuses_out_of_range_and_non_integers),
         cmocka_unit_test(test_jacobi_options_unknown_variant_and_launch_are_named),
-        cmocka_unit_test(test_jacobi_options_empty_json_name_is_refused),
         cmocka_unit_test(test_jacobi_options_missing_value_is_named_as_typed),
         cmocka_unit_test(test_jacobi_options_ambiguous_n_is_refused_and_named),
         cmocka_unit_test(test_jacobi_options_unknown_options_are_named),
