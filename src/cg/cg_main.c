@@ -40,6 +40,7 @@
 #include "cg_solver.h"
 #include "cg_verify.h"
 #include "cli.h"
+#include "job.h"
 #include "shardtab.h"
 
 static int leave(int rank, shardtab_status_t status, sparse_csr_t *a, app_outfile_t *json,
@@ -69,10 +70,7 @@ int main(int argc, char **argv)
     double *x = NULL;
     int rank, size, exit_code = 0;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    app_bound_init("cg");
+    app_job_start(&argc, &argv, "cg", &rank, &size);
     memset(&s, 0, sizeof s);
     exit_code = cg_setup_options(rank, argc, argv, &opts);
     if (exit_code >= 0) {

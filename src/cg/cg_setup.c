@@ -31,20 +31,15 @@ static int differ_from_zero(const void *opts, int rank, char *text, size_t bytes
     return cg_options_differ(mine, &zero, text, bytes);
 }
 
+static const app_options_spec_t options_spec = {"cg", "cg: error: ",    "its command line",
+                                                "",   &cg_option_table, differ_from_zero};
+
 int cg_setup_options(int rank, int argc, char **argv, cg_options_t *opts)
 {
-    const app_options_spec_t spec = {
-        .program = "cg",
-        .own_error = "cg: error: ",
-        .parsed = "its command line",
-        .hint = "",
-        .usage = app_opt_usage_text(&cg_option_table),
-        .differ = differ_from_zero,
-    };
     char err[APP_MESSAGE_BYTES] = "";
     const app_opt_parse_t parsed = cg_options_parse(argc, argv, opts, err, sizeof err);
 
-    return app_options_agree(&spec, rank, (int)parsed, err, opts);
+    return app_options_agree(&options_spec, rank, (int)parsed, err, opts);
 }
 
 int cg_setup_ranks_on_device(void)

@@ -21,6 +21,14 @@ static void say_from(int rank, int from, const char *mine, char *said, const cha
     app_bcast(said, APP_MESSAGE_BYTES, MPI_BYTE, from, MPI_COMM_WORLD, step);
 }
 
+void app_job_start(int *argc, char ***argv, const char *program, int *rank, int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    app_bound_init(program);
+}
+
 int app_options_agree(const app_options_spec_t *spec, int rank, int parsed, const char *err,
                       const void *opts)
 {
@@ -46,7 +54,7 @@ int app_options_agree(const app_options_spec_t *spec, int rank, int parsed, cons
     }
     if (worst == APP_OPT_PARSE_HELP) {
         if (rank == 0)
-            fputs(spec->usage, stdout);
+            fputs(app_opt_usage_text(spec->table), stdout);
         return 0;
     }
     if (worst == APP_OPT_PARSE_VERSION) {

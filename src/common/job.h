@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "app.h"
+#include "shardtab.h"
 
 /* How a program words the verdict, and how its options are compared. */
 typedef struct app_options_spec {
@@ -17,11 +18,15 @@ typedef struct app_options_spec {
     const char *own_error; /* how rank 0's own parse error starts: "cg: error: " */
     const char *parsed;    /* what a rank parses: "its command line" */
     const char *hint;      /* after "every rank must get the same options": "" or " (...)" */
-    const char *usage;     /* --help's text */
+    const struct app_opt_table *table; /* the command line's, for --help */
     /* 1 with "A against B" in text where this rank's options differ from rank
      * 0's; called on every rank, which broadcasts rank 0's options there */
     int (*differ)(const void *opts, int rank, char *text, size_t bytes);
 } app_options_spec_t;
+
+/* MPI started, this rank and the job's size, the bounded steps named for
+ * the program (bounded.h): every program's first lines. */
+void app_job_start(int *argc, char ***argv, const char *program, int *rank, int *size);
 
 /* One verdict for the job from every rank's parse (parsed: opt_table.h's
  * APP_OPT_PARSE_*, err its message): a parse error (the lowest failing
@@ -35,6 +40,13 @@ int app_options_agree(const app_options_spec_t *spec, int rank, int parsed, cons
  * the exchange found no memory); *shared: the library says the device is
  * shared. Collective over node. */
 int app_device_ranks(MPI_Comm node, int *shared);
+
+/* A teardown that goes on past a failure keeps the first: first where it
+ * failed, else next (the status of the step just taken). */
+static inline shardtab_status_t app_status_first(shardtab_status_t first, shardtab_status_t next)
+{
+    return first != SHARDTAB_SUCCESS ? first : next;
+}
 
 /* Rank 0 commits its results file and its trace (either may be unopened: f
  * NULL); a file that cannot be saved is said on stderr ("PROGRAM: error:

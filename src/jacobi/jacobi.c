@@ -96,10 +96,7 @@ int main(int argc, char **argv)
 
     memset(&j, 0, sizeof j);
     jacobi_verdict_init(&verdict);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &j.size);
-    app_bound_init("jacobi");
+    app_job_start(&argc, &argv, "jacobi", &j.rank, &j.size);
 
     /* ---- options and tuning variables: every rank parses, all agree, rank 0 speaks ---- */
     exit_code = jacobi_setup_options(&j, argc, argv);

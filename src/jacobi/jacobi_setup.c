@@ -28,25 +28,25 @@ static int differ_from_zero(const void *opts, int rank, char *text, size_t bytes
     return jacobi_options_differ(opts, &zero, text, bytes);
 }
 
+static const app_options_spec_t options_spec = {
+    "jacobi",
+    "jacobi: ",
+    "its command line and tuning variables",
+    " (an MPMD launch, or a wrapper that edits one rank's command line?)",
+    &jacobi_option_table,
+    differ_from_zero};
+
 /* Every rank parsed its own command line; a launch that gives ranks different
  * ones (an MPMD launch, a wrapper editing one rank's arguments) would have
  * them wait in different collectives or write past each other's shards. */
 int jacobi_setup_options(jacobi_job_t *j, int argc, char **argv)
 {
-    const app_options_spec_t spec = {
-        .program = "jacobi",
-        .own_error = "jacobi: ",
-        .parsed = "its command line and tuning variables",
-        .hint = " (an MPMD launch, or a wrapper that edits one rank's command line?)",
-        .usage = app_opt_usage_text(&jacobi_option_table),
-        .differ = differ_from_zero,
-    };
     char err[APP_MESSAGE_BYTES] = "";
     app_opt_parse_t parsed = jacobi_options_parse(argc, argv, &j->opts, err, sizeof err);
 
     if (parsed == APP_OPT_PARSE_OK && jacobi_tuning_from_env(&j->opts, err, sizeof err) != 0)
         parsed = APP_OPT_PARSE_ERROR;
-    return app_options_agree(&spec, j->rank, (int)parsed, err, &j->opts);
+    return app_options_agree(&options_spec, j->rank, (int)parsed, err, &j->opts);
 }
 
 /* Host bytes this rank needs (and the device's, which are host memory too on
@@ -215,17 +215,12 @@ static void free_host(jacobi_job_t *j)
 
 shardtab_status_t jacobi_setup_release(jacobi_job_t *j)
 {
-    shardtab_status_t first = shardtab_stream_synchronize(j->stream), s;
+    shardtab_status_t first = shardtab_stream_synchronize(j->stream);
 
-    if (j->table && (s = shardtab_destroy(&j->table)) != SHARDTAB_SUCCESS &&
-        first == SHARDTAB_SUCCESS)
-        first = s;
-    if ((s = jacobi_solver_free(&j->run)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-        first = s;
-    if ((s = jacobi_solver_free(&j->ref)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-        first = s;
-    if ((s = shardtab_mem_free(j->plain_norm2)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-        first = s;
+    first = app_status_first(first, j->table ? shardtab_destroy(&j->table) : SHARDTAB_SUCCESS);
+    first = app_status_first(first, jacobi_solver_free(&j->run));
+    first = app_status_first(first, jacobi_solver_free(&j->ref));
+    first = app_status_first(first, shardtab_mem_free(j->plain_norm2));
     j->plain_norm2 = NULL;
     jacobi_stream_destroy(j->stream);
     j->stream = NULL;

@@ -27,6 +27,7 @@
 #include "bounded.h"
 #include "check_peers.h"
 #include "cli.h"
+#include "job.h"
 #include "report.h"
 #include "run.h"
 #include "scal.h"
@@ -44,10 +45,7 @@ int main(int argc, char **argv)
     int exit_code = 0, failed = 0;
 
     memset(&run, 0, sizeof run);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &run.size);
-    app_bound_init("multi_scal");
+    app_job_start(&argc, &argv, "multi_scal", &run.rank, &run.size);
 
     /* ---- options, tuning variables, test hooks, host memory, the JSON file ---- */
     exit_code = ms_setup_start(&run, argc, argv);

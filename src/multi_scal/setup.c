@@ -13,6 +13,7 @@
 #include "app.h"
 #include "bench.h"
 #include "bounded.h"
+#include "job.h"
 #include "cli.h"
 #include "scal.h"
 #include "test_hooks.h"
@@ -262,14 +263,11 @@ shardtab_status_t ms_setup_device(ms_run_t *run)
 
 shardtab_status_t ms_setup_release(ms_run_t *run)
 {
-    shardtab_status_t first = SHARDTAB_SUCCESS, s;
+    shardtab_status_t first = SHARDTAB_SUCCESS;
 
-    if (run->table && (s = shardtab_destroy(&run->table)) != SHARDTAB_SUCCESS)
-        first = s;
-    if ((s = shardtab_mem_free(run->offsets)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-        first = s;
-    if ((s = shardtab_mem_free(run->shard)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-        first = s;
+    first = app_status_first(first, run->table ? shardtab_destroy(&run->table) : SHARDTAB_SUCCESS);
+    first = app_status_first(first, shardtab_mem_free(run->offsets));
+    first = app_status_first(first, shardtab_mem_free(run->shard));
     free(run->offsets_host);
     free(run->staging);
     return first;
