@@ -51,8 +51,7 @@ static int leave(int rank, shardtab_status_t status, sparse_csr_t *a, app_outfil
     app_outfile_discard(trace);
     sparse_csr_free(a);
     shardtab_finalize();
-    MPI_Finalize();
-    return app_exit_status(status == SHARDTAB_ERR_INVALID_ARG);
+    return app_job_end(app_exit_status(status == SHARDTAB_ERR_INVALID_ARG));
 }
 
 int main(int argc, char **argv)
@@ -73,10 +72,8 @@ int main(int argc, char **argv)
     app_job_start(&argc, &argv, "cg", &rank, &size);
     memset(&s, 0, sizeof s);
     exit_code = cg_setup_options(rank, argc, argv, &opts);
-    if (exit_code >= 0) {
-        MPI_Finalize();
-        return exit_code;
-    }
+    if (exit_code >= 0)
+        return app_job_end(exit_code);
     exit_code = 0;
 
     /* ---- the matrix, on every rank; the result files, on rank 0; the test hook ---- */
@@ -168,6 +165,5 @@ int main(int argc, char **argv)
     free(traced.history);
     sparse_csr_free(&a);
     shardtab_finalize();
-    MPI_Finalize();
-    return exit_code;
+    return app_job_end(exit_code);
 }

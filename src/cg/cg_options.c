@@ -54,6 +54,13 @@ void cg_options_default(cg_options_t *opts)
     opts->cpu_check = CG_CPU_CHECK_AUTO;
 }
 
+app_opt_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err,
+                                 size_t err_bytes)
+{
+    cg_options_default(opts);
+    return app_opt_parse(&cg_option_table, argc, argv, opts, err, err_bytes);
+}
+
 /* --poisson's hook: the matrix, and that it was named (--matrix excludes it) */
 static int parse_poisson(const char *text, void *opts, char *err, size_t err_bytes)
 {
@@ -65,6 +72,17 @@ static int parse_poisson(const char *text, void *opts, char *err, size_t err_byt
 static const char *launch_word(int index)
 {
     return cg_launch_name((cg_launch_t)index);
+}
+
+/* Across options: one matrix. */
+static int check(const void *options, char *err, size_t err_bytes)
+{
+    const cg_options_t *opts = options;
+
+    if (!opts->matrix || !opts->poisson_given)
+        return 0;
+    snprintf(err, err_bytes, "--matrix and --poisson both name the matrix: give one");
+    return -1;
 }
 
 #define FIELD(member) APP_OPT_FIELD(cg_options_t, member)
@@ -119,29 +137,10 @@ static const app_opt_t option_rows[] = {
     APP_OPT_HELP_ROW("this text"),
     APP_OPT_VERSION_ROW("the version of cg and of the library"),
 };
-#undef FIELD
-
-/* Across options: one matrix. */
-static int check(const void *options, char *err, size_t err_bytes)
-{
-    const cg_options_t *opts = options;
-
-    if (!opts->matrix || !opts->poisson_given)
-        return 0;
-    snprintf(err, err_bytes, "--matrix and --poisson both name the matrix: give one");
-    return -1;
-}
 
 /* getopt_long_only: -niter as the anchors spell it, --niter as well */
 const app_opt_table_t cg_option_table =
     APP_OPT_TABLE(option_rows, cg_options_t, check, 1, 24, NULL, usage_head, usage_tail);
-
-app_opt_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err,
-                                 size_t err_bytes)
-{
-    cg_options_default(opts);
-    return app_opt_parse(&cg_option_table, argc, argv, opts, err, err_bytes);
-}
 
 int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, size_t bytes)
 {

@@ -42,6 +42,7 @@
 #include "app.h"
 #include "cli.h"
 #include "coll_bench.h"
+#include "job.h"
 #include "latency.h"
 #include "shardtab.h"
 
@@ -59,22 +60,18 @@ int main(int argc, char **argv)
     shardtab_status_t status;
 
     memset(&c, 0, sizeof c);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    app_job_start(&argc, &argv, "coll_bench", &rank, &size);
     const app_opt_parse_t parsed = cb_options_parse(argc, argv, &o, err, sizeof err);
     if (parsed == APP_OPT_PARSE_ERROR) {
         app_say_error("coll_bench", rank, err);
-        MPI_Finalize();
-        return app_exit_status(1);
+        return app_job_end(app_exit_status(1));
     }
     if (parsed != APP_OPT_PARSE_OK) { /* --help or --version */
         if (parsed == APP_OPT_PARSE_HELP && rank == 0)
             fputs(app_opt_usage_text(&cb_option_table), stdout);
         if (parsed == APP_OPT_PARSE_VERSION)
             app_say_version("coll_bench", rank);
-        MPI_Finalize();
-        return 0;
+        return app_job_end(0);
     }
     init.allow_shared_device = o.allow_shared_gpu;
     status = shardtab_init(MPI_COMM_WORLD, &init);
@@ -137,6 +134,5 @@ int main(int argc, char **argv)
         (void)hipStreamDestroy((hipStream_t)c.stream);
 #endif
     shardtab_finalize();
-    MPI_Finalize();
-    return code;
+    return app_job_end(code);
 }

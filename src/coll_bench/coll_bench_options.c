@@ -22,6 +22,17 @@ static const char usage_tail[] =
     "Exit status: 0 every result verified, 1 a wrong result or a runtime failure, 2 bad\n"
     "usage.\n";
 
+/* Across options: the sizes in order. */
+static int check(const void *options, char *err, size_t err_bytes)
+{
+    const cb_options_t *o = options;
+
+    if (o->max >= o->min)
+        return 0;
+    snprintf(err, err_bytes, "--min (%zu bytes) is larger than --max (%zu)", o->min, o->max);
+    return -1;
+}
+
 #define FIELD(member) APP_OPT_FIELD(cb_options_t, member)
 
 /* The command line, in the order --help lists it. */
@@ -38,18 +49,6 @@ static const app_opt_t option_rows[] = {
     APP_OPT_HELP_ROW("this text"),
     APP_OPT_VERSION_ROW("the version of coll_bench and of the library"),
 };
-#undef FIELD
-
-/* Across options: the sizes in order. */
-static int check(const void *options, char *err, size_t err_bytes)
-{
-    const cb_options_t *o = options;
-
-    if (o->max >= o->min)
-        return 0;
-    snprintf(err, err_bytes, "--min (%zu bytes) is larger than --max (%zu)", o->min, o->max);
-    return -1;
-}
 
 const app_opt_table_t cb_option_table =
     APP_OPT_TABLE(option_rows, cb_options_t, check, 0, 23, NULL, usage_head, usage_tail);

@@ -29,6 +29,12 @@ void app_job_start(int *argc, char ***argv, const char *program, int *rank, int 
     app_bound_init(program);
 }
 
+int app_job_end(int exit_code)
+{
+    MPI_Finalize();
+    return exit_code;
+}
+
 int app_options_agree(const app_options_spec_t *spec, int rank, int parsed, const char *err,
                       const void *opts)
 {

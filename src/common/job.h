@@ -28,6 +28,9 @@ typedef struct app_options_spec {
  * the program (bounded.h): every program's first lines. */
 void app_job_start(int *argc, char ***argv, const char *program, int *rank, int *size);
 
+/* MPI finalized; returns exit_code, for `return app_job_end(code);`. */
+int app_job_end(int exit_code);
+
 /* One verdict for the job from every rank's parse (parsed: opt_table.h's
  * APP_OPT_PARSE_*, err its message): a parse error (the lowest failing
  * rank's; exit 2), --help (rank 0 prints the usage; exit 0), --version

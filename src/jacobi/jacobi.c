@@ -77,8 +77,7 @@ static int leave_early(const jacobi_job_t *j, shardtab_status_t status, app_outf
     app_say_error("jacobi", j->rank, shardtab_last_error());
     app_outfile_discard(json);
     app_outfile_discard(trace);
-    MPI_Finalize();
-    return app_exit_status(status == SHARDTAB_ERR_INVALID_ARG);
+    return app_job_end(app_exit_status(status == SHARDTAB_ERR_INVALID_ARG));
 }
 
 int main(int argc, char **argv)
@@ -100,10 +99,8 @@ int main(int argc, char **argv)
 
     /* ---- options and tuning variables: every rank parses, all agree, rank 0 speaks ---- */
     exit_code = jacobi_setup_options(&j, argc, argv);
-    if (exit_code >= 0) {
-        MPI_Finalize();
-        return exit_code;
-    }
+    if (exit_code >= 0)
+        return app_job_end(exit_code);
     exit_code = 0;
     /* ---- before the device: test hooks, rows, host memory, result files ---- */
     status = jacobi_setup_inputs(&j, &node, &json, &trace);
@@ -201,6 +198,5 @@ int main(int argc, char **argv)
     free(run.history);
     free(plain.history);
     free(traced.history);
-    MPI_Finalize();
-    return exit_code;
+    return app_job_end(exit_code);
 }

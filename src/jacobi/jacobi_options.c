@@ -239,6 +239,13 @@ void jacobi_options_default(jacobi_options_t *opts)
     opts->cpu_check = JACOBI_CPU_CHECK_AUTO;
 }
 
+app_opt_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
+                                     size_t err_bytes)
+{
+    jacobi_options_default(opts);
+    return app_opt_parse(&jacobi_option_table, argc, argv, opts, err, err_bytes);
+}
+
 /* --init's hook: zero, random or random:SEED */
 static int parse_init_option(const char *text, void *opts, char *err, size_t err_bytes)
 {
@@ -248,6 +255,17 @@ static int parse_init_option(const char *text, void *opts, char *err, size_t err
 static const char *launch_word(int index)
 {
     return jacobi_launch_name((jacobi_launch_t)index);
+}
+
+/* Across options: the grid's size. */
+static int check(const void *options, char *err, size_t err_bytes)
+{
+    const jacobi_options_t *opts = options;
+
+    if ((long)opts->nx * (long)opts->ny <= (1L << 36))
+        return 0;
+    snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
+    return -1;
 }
 
 #define FIELD(member) APP_OPT_FIELD(jacobi_options_t, member)
@@ -320,29 +338,10 @@ static const app_opt_t option_rows[] = {
     APP_OPT_HELP_ROW("print this help and exit"),
     APP_OPT_VERSION_ROW("the version of jacobi and of the library"),
 };
-#undef FIELD
-
-/* Across options: the grid's size. */
-static int check(const void *options, char *err, size_t err_bytes)
-{
-    const jacobi_options_t *opts = options;
-
-    if ((long)opts->nx * (long)opts->ny <= (1L << 36))
-        return 0;
-    snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
-    return -1;
-}
 
 /* getopt_long_only: -nx as the anchors spell it, --nx as well */
 const app_opt_table_t jacobi_option_table =
     APP_OPT_TABLE(option_rows, jacobi_options_t, check, 1, 19, NULL, usage_head, usage_tail);
-
-app_opt_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
-                                     size_t err_bytes)
-{
-    jacobi_options_default(opts);
-    return app_opt_parse(&jacobi_option_table, argc, argv, opts, err, err_bytes);
-}
 
 int jacobi_split_rows(int ny, int ranks, int rank, jacobi_rows_t *rows, char *err, size_t err_bytes)
 {

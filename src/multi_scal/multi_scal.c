@@ -49,10 +49,8 @@ int main(int argc, char **argv)
 
     /* ---- options, tuning variables, test hooks, host memory, the JSON file ---- */
     exit_code = ms_setup_start(&run, argc, argv);
-    if (exit_code >= 0) {
-        MPI_Finalize();
-        return exit_code;
-    }
+    if (exit_code >= 0)
+        return app_job_end(exit_code);
     exit_code = 0;
 
     /* ---- device, shard, table ---- */
@@ -61,8 +59,7 @@ int main(int argc, char **argv)
     if (status != SHARDTAB_SUCCESS) {
         app_say_error("multi_scal", run.rank, shardtab_last_error());
         ms_report_discard_json(&run.report);
-        MPI_Finalize();
-        return app_exit_status(status == SHARDTAB_ERR_INVALID_ARG);
+        return app_job_end(app_exit_status(status == SHARDTAB_ERR_INVALID_ARG));
     }
     status = ms_setup_device(&run);
 
@@ -122,6 +119,5 @@ int main(int argc, char **argv)
     free(bench_rows);
     free(peer_pairs);
     free(pair_gbps);
-    MPI_Finalize();
-    return exit_code;
+    return app_job_end(exit_code);
 }
