@@ -105,7 +105,7 @@ void cg_report_results(const cg_options_t *opts, const cg_results_t *r)
                "residual at %.3g, below %g: rounding, not the matrix (the CPU's CG's "
                "iteration count is not compared)\n",
                r->run.iterations, r->run.denominator, r->run.relative, CG_ROUNDING_RESIDUAL);
-    printf("# cg: %.6f s a solve, %.3f us an iteration (r->median of %d, the slowest rank's)\n",
+    printf("# cg: %.6f s a solve, %.3f us an iteration (median of %d, the slowest rank's)\n",
            r->median, r->run.iterations ? r->median / (double)r->run.iterations * 1e6 : 0.0,
            opts->repeat);
     if (opts->floor)
