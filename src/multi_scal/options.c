@@ -62,27 +62,14 @@ int ms_parse_count(const char *text, uint64_t *count, char *err, size_t err_byte
         return -1;
     }
     if (*end != '\0') {
-        switch (toupper((unsigned char)*end)) {
-        case 'K':
-            scale = 1ull << 10;
-            break;
-        case 'M':
-            scale = 1ull << 20;
-            break;
-        case 'G':
-            scale = 1ull << 30;
-            break;
-        case 'T':
-            scale = 1ull << 40;
-            break;
-        default:
+        /* K, M, G or T alone: 2^10, 2^20, 2^30 or 2^40 */
+        static const char units[] = "KMGT";
+        const char *unit = strchr(units, toupper((unsigned char)*end));
+        if (unit == NULL || end[1] != '\0') {
             snprintf(err, err_bytes, "invalid size suffix in '%s': use K, M, G or T", text);
             return -1;
         }
-        if (end[1] != '\0') {
-            snprintf(err, err_bytes, "invalid size suffix in '%s': use K, M, G or T", text);
-            return -1;
-        }
+        scale = 1ull << (10 * (unit - units + 1));
     }
     if (value == 0) {
         snprintf(err, err_bytes, "size '%s' must be at least 1 element", text);

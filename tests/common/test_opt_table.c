@@ -56,90 +56,122 @@ static long field_value(const app_opt_t *row)
     return v;
 }
 
+/* Every row of every table that `wanted` picks, given to `check`. */
+static void each_row(int (*wanted)(const app_opt_t *),
+                     void (*check)(const app_opt_table_t *, const app_opt_t *))
+{
+    for (int t = 0; t < TABLES; t++)
+        for (int i = 0; i < tables[t]->count; i++)
+            if (wanted(&tables[t]->rows[i]))
+                check(tables[t], &tables[t]->rows[i]);
+}
+
+static int is_int(const app_opt_t *row)
+{
+    return row->kind == APP_OPT_INT;
+}
+
+static int is_word(const app_opt_t *row)
+{
+    return row->kind == APP_OPT_WORD;
+}
+
+static int takes_no_value(const app_opt_t *row)
+{
+    return row->metavar == NULL;
+}
+
+static int takes_a_value(const app_opt_t *row)
+{
+    return row->metavar != NULL;
+}
+
+/* lo - 1 and hi + 1 refused, in the words of app_parse_long; lo and hi land */
+static void check_range(const app_opt_table_t *table, const app_opt_t *row)
+{
+    const long outside[2] = {row->lo - 1, row->hi + 1}, ends[2] = {row->lo, row->hi};
+    char arg[64], want[256], what[64];
+
+    app_opt_what(row, what, sizeof what);
+    for (int e = 0; e < 2; e++) {
+        snprintf(arg, sizeof arg, "--%s=%ld", row->name, outside[e]);
+        snprintf(want, sizeof want, "invalid %s '%ld': expected an integer from %ld to %ld", what,
+                 outside[e], row->lo, row->hi);
+        assert_int_equal(parse(table, arg, NULL), APP_OPT_PARSE_ERROR);
+        assert_string_equal(err, want);
+        snprintf(arg, sizeof arg, "--%s=%ld", row->name, ends[e]);
+        assert_int_equal(parse(table, arg, NULL), APP_OPT_PARSE_OK);
+        assert_int_equal(field_value(row), ends[e]);
+    }
+}
+
+/* each word lands as its index; another is refused, naming the option */
+static void check_words(const app_opt_table_t *table, const app_opt_t *row)
+{
+    char arg[96], want[96], what[64];
+
+    for (int w = 0; w < row->word_count; w++) {
+        snprintf(arg, sizeof arg, "--%s=%s", row->name,
+                 row->words ? row->words[w] : row->word_name(w));
+        assert_int_equal(parse(table, arg, NULL), APP_OPT_PARSE_OK);
+        assert_int_equal(field_value(row), w);
+    }
+    snprintf(arg, sizeof arg, "--%s=no-such-word", row->name);
+    snprintf(want, sizeof want, "invalid %s 'no-such-word': expected ",
+             app_opt_what(row, what, sizeof what));
+    assert_int_equal(parse(table, arg, NULL), APP_OPT_PARSE_ERROR);
+    assert_memory_equal(err, want, strlen(want));
+}
+
+/* --name=1 refused: a flag */
+static void check_flag(const app_opt_table_t *table, const app_opt_t *row)
+{
+    char arg[96], want[256];
+
+    snprintf(arg, sizeof arg, "--%s=1", row->name);
+    snprintf(want, sizeof want, "option '%s' takes no value (--%s is a flag)", arg, row->name);
+    assert_int_equal(parse(table, arg, NULL), APP_OPT_PARSE_ERROR);
+    assert_string_equal(err, want);
+}
+
+/* --name last refused: its value is missing; a file option's empty name too */
+static void check_value_needed(const app_opt_table_t *table, const app_opt_t *row)
+{
+    char arg[96], want[256], what[64];
+
+    snprintf(arg, sizeof arg, "--%s", row->name);
+    snprintf(want, sizeof want, "option '%s' needs a value", arg);
+    assert_int_equal(parse(table, arg, NULL), APP_OPT_PARSE_ERROR);
+    assert_string_equal(err, want);
+    if (row->kind != APP_OPT_TEXT)
+        return;
+    snprintf(want, sizeof want, "%s needs a file name", app_opt_what(row, what, sizeof what));
+    assert_int_equal(parse(table, arg, ""), APP_OPT_PARSE_ERROR);
+    assert_string_equal(err, want);
+}
+
 static void test_every_numeric_option_refuses_past_its_range_and_takes_its_ends(void **state)
 {
     (void)state;
-    for (int t = 0; t < TABLES; t++)
-        for (int i = 0; i < tables[t]->count; i++) {
-            const app_opt_t *row = &tables[t]->rows[i];
-            char arg[64], want[256], what[64];
-            const long outside[2] = {row->lo - 1, row->hi + 1}, ends[2] = {row->lo, row->hi};
-            if (row->kind != APP_OPT_INT)
-                continue;
-            app_opt_what(row, what, sizeof what);
-            for (int e = 0; e < 2; e++) {
-                snprintf(arg, sizeof arg, "--%s=%ld", row->name, outside[e]);
-                snprintf(want, sizeof want, "invalid %s '%ld': expected an integer from %ld to %ld",
-                         what, outside[e], row->lo, row->hi);
-                assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_ERROR);
-                assert_string_equal(err, want);
-                snprintf(arg, sizeof arg, "--%s=%ld", row->name, ends[e]);
-                assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_OK);
-                assert_int_equal(field_value(row), ends[e]);
-            }
-        }
+    each_row(is_int, check_range);
 }
 
 static void test_every_word_option_takes_each_word_and_refuses_another(void **state)
 {
     (void)state;
-    for (int t = 0; t < TABLES; t++)
-        for (int i = 0; i < tables[t]->count; i++) {
-            const app_opt_t *row = &tables[t]->rows[i];
-            char arg[96], want[96], what[64];
-            if (row->kind != APP_OPT_WORD)
-                continue;
-            for (int w = 0; w < row->word_count; w++) {
-                const char *word = row->words ? row->words[w] : row->word_name(w);
-                snprintf(arg, sizeof arg, "--%s=%s", row->name, word);
-                assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_OK);
-                assert_int_equal(field_value(row), w);
-            }
-            snprintf(arg, sizeof arg, "--%s=no-such-word", row->name);
-            snprintf(want, sizeof want, "invalid %s 'no-such-word': expected ",
-                     app_opt_what(row, what, sizeof what));
-            assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_ERROR);
-            assert_memory_equal(err, want, strlen(want));
-        }
+    each_row(is_word, check_words);
 }
 
 static void test_every_flag_refuses_a_value(void **state)
 {
     (void)state;
-    for (int t = 0; t < TABLES; t++)
-        for (int i = 0; i < tables[t]->count; i++) {
-            const app_opt_t *row = &tables[t]->rows[i];
-            char arg[96], want[256];
-            if (row->metavar != NULL)
-                continue;
-            snprintf(arg, sizeof arg, "--%s=1", row->name);
-            snprintf(want, sizeof want, "option '%s' takes no value (--%s is a flag)", arg,
-                     row->name);
-            assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_ERROR);
-            assert_string_equal(err, want);
-        }
+    each_row(takes_no_value, check_flag);
 }
 
 static void test_every_valued_option_needs_its_value_and_a_file_a_name(void **state)
 {
     (void)state;
-    for (int t = 0; t < TABLES; t++)
-        for (int i = 0; i < tables[t]->count; i++) {
-            const app_opt_t *row = &tables[t]->rows[i];
-            char arg[96], want[256], what[64];
-            if (row->metavar == NULL)
-                continue;
-            snprintf(arg, sizeof arg, "--%s", row->name);
-            snprintf(want, sizeof want, "option '%s' needs a value", arg);
-            assert_int_equal(parse(tables[t], arg, NULL), APP_OPT_PARSE_ERROR);
-            assert_string_equal(err, want);
-            if (row->kind != APP_OPT_TEXT)
-                continue;
-            snprintf(want, sizeof want, "%s needs a file name",
-                     app_opt_what(row, what, sizeof what));
-            assert_int_equal(parse(tables[t], arg, ""), APP_OPT_PARSE_ERROR);
-            assert_string_equal(err, want);
-        }
+    each_row(takes_a_value, check_value_needed);
 }
 
 static void test_usage_lists_every_row_with_its_help(void **state)
