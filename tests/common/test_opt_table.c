@@ -150,28 +150,16 @@ static void check_value_needed(const app_opt_table_t *table, const app_opt_t *ro
     assert_string_equal(err, want);
 }
 
-static void test_every_numeric_option_refuses_past_its_range_and_takes_its_ends(void **state)
-{
-    (void)state;
-    each_row(is_int, check_range);
-}
+/* A walk: the rows it picks and what each owes. */
+typedef struct walk {
+    int (*wanted)(const app_opt_t *);
+    void (*check)(const app_opt_table_t *, const app_opt_t *);
+} walk_t;
 
-static void test_every_word_option_takes_each_word_and_refuses_another(void **state)
+static void test_walk(void **state)
 {
-    (void)state;
-    each_row(is_word, check_words);
-}
-
-static void test_every_flag_refuses_a_value(void **state)
-{
-    (void)state;
-    each_row(takes_no_value, check_flag);
-}
-
-static void test_every_valued_option_needs_its_value_and_a_file_a_name(void **state)
-{
-    (void)state;
-    each_row(takes_a_value, check_value_needed);
+    const walk_t *walk = *state;
+    each_row(walk->wanted, walk->check);
 }
 
 static void test_usage_lists_every_row_with_its_help(void **state)
@@ -253,11 +241,17 @@ static void test_usage_puts_word_help_under_the_row(void **state)
 
 int main(void)
 {
+    static const walk_t ranges = {is_int, check_range}, words = {is_word, check_words},
+                        flags = {takes_no_value, check_flag},
+                        values = {takes_a_value, check_value_needed};
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_numeric_option_refuses_past_its_range_and_takes_its_ends),
-        cmocka_unit_test(test_every_word_option_takes_each_word_and_refuses_another),
-        cmocka_unit_test(test_every_flag_refuses_a_value),
-        cmocka_unit_test(test_every_valued_option_needs_its_value_and_a_file_a_name),
+        {"every numeric option refuses past its range and takes its ends", test_walk, NULL, NULL,
+         (void *)&ranges},
+        {"every word option takes each word and refuses another", test_walk, NULL, NULL,
+         (void *)&words},
+        {"every flag refuses a value", test_walk, NULL, NULL, (void *)&flags},
+        {"every valued option needs its value, and a file option a name", test_walk, NULL, NULL,
+         (void *)&values},
         cmocka_unit_test(test_usage_lists_every_row_with_its_help),
         cmocka_unit_test(test_the_tables_answer_help_and_version),
         cmocka_unit_test(test_usage_puts_word_help_under_the_row),
