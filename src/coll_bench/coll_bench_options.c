@@ -22,6 +22,16 @@ static const char usage_tail[] =
     "Exit status: 0 every result verified, 1 a wrong result or a runtime failure, 2 bad\n"
     "usage.\n";
 
+app_opt_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes)
+{
+    memset(o, 0, sizeof *o);
+    o->min = 8;
+    o->max = (size_t)1 << 30;
+    o->repeats = 5;
+    o->device_iters = 1000;
+    return app_opt_parse(&cb_option_table, argc, argv, o, err, bytes);
+}
+
 /* Across options: the sizes in order. */
 static int check(const void *options, char *err, size_t err_bytes)
 {
@@ -52,13 +62,3 @@ static const app_opt_t option_rows[] = {
 
 const app_opt_table_t cb_option_table =
     APP_OPT_TABLE(option_rows, cb_options_t, check, 0, 23, NULL, usage_head, usage_tail);
-
-app_opt_parse_t cb_options_parse(int argc, char **argv, cb_options_t *o, char *err, size_t bytes)
-{
-    memset(o, 0, sizeof *o);
-    o->min = 8;
-    o->max = (size_t)1 << 30;
-    o->repeats = 5;
-    o->device_iters = 1000;
-    return app_opt_parse(&cb_option_table, argc, argv, o, err, bytes);
-}
