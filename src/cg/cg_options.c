@@ -1,61 +1,25 @@
-/* cg_options.c - the cg program's command line (cg_options.h): getopt_long_only,
- * so that -niter reads as the anchors spell it and --niter as well. */
+/* cg_options.c - the cg program's command line (cg_options.h): its table of
+ * options (opt_table.h), its defaults and its checks across options. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "cg_options.h"
 
-#include <ctype.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "opt_table.h"
 #include "shardtab.h"
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: mpirun -np <ranks> cg [options]\n"
     "A conjugate-gradient solve of A x = b (b: every entry 1), rows split over the ranks by\n"
     "nonzeros, the matrix-vector product reading the direction vector through the node's\n"
-    "table, the dot products reduced on the device, the stop decided on the device.\n"
-    "  --poisson 2d:N|3d:N   the 5-point (7-point) Poisson matrix of an N^2 (N^3) grid\n"
-    "                        (default 2d:1024 on a GPU, 2d:256 on the host backend)\n"
-    "  --matrix F.mtx        a MatrixMarket file instead: real, symmetric positive definite\n"
-    "  -niter N              at most N iterations (default 10000: the default matrix\n"
-    "                        converges well within it)\n"
-    "  --tol T               stop once ||r|| <= T ||b|| (default 1e-8; 0: -niter iterations,\n"
-    "                        unless the residual reaches rounding first)\n"
-    "  --variant V           standard (two reductions an iteration) or pipelined (one,\n"
-    "                        overlapped with the product; Ghysels-Vanroose); default standard\n"
-    "  --launch L            persistent (one cooperative launch), stream (a launch a\n"
-    "                        phase) or auto (persistent where the grid is resident)\n"
-    "  --repro               every dot product rounded from its exact sum: the same bits\n"
-    "                        at any number of ranks and on every backend\n"
-    "  --repeat R            R timed solves, the median reported (default 1)\n"
-    "  --cpu-check C         auto, yes or no: rank 0 also solves with the CPU's CG and\n"
-    "                        compares (auto: where nonzeros x iterations <= 4e9): the same\n"
-    "                        iteration count and x within 1e-6; where neither converged in\n"
-    "                        -niter iterations and x has parted from the CPU's, x's true\n"
-    "                        residual within 10x of the CPU's after as many (or of the\n"
-    "                        solve's own); always, x's true residual within 10x of the\n"
-    "                        solve's own, or below 1e-6\n"
-    "  --json FILE           the results, the residual history among them, as JSON\n"
-    "  --trace FILE          one iteration's phases, as CSV\n"
-    "  --floor               also time device copies of the bytes an iteration must move\n"
-    "                        (the memory's floor, cg_floor_bytes), beside the solve\n"
-    "  --blocks N            the grid: N blocks (default 0: as many as the device keeps\n"
-    "                        resident, persistent, or the rows need, stream; a persistent\n"
-    "                        grid larger than the resident one is refused)\n"
-    "  --allow-shared-gpu    let ranks share a device\n"
-    "  -h, --help            this text\n"
-    "  --version             the version of cg and of the library\n"
+    "table, the dot products reduced on the device, the stop decided on the device.\n";
+
+static const char usage_tail[] =
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage or a bad\n"
     "matrix file.\n";
-
-const char *cg_usage_text(void)
-{
-    return usage_text;
-}
 
 static const char *const variant_names[] = {"standard", "pipelined"};
 static const char *const launch_names[] = {"auto", "persistent", "stream"};
@@ -90,145 +54,93 @@ void cg_options_default(cg_options_t *opts)
     opts->cpu_check = CG_CPU_CHECK_AUTO;
 }
 
-/* a finite decimal number >= 0 and nothing else */
-static int parse_tol(const char *text, double *tol, char *err, size_t err_bytes)
+app_opt_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err,
+                                 size_t err_bytes)
 {
-    char *end = NULL;
-    double v = strtod(text, &end);
-
-    /* strtod skips any leading blank: refuse them all, as app_parse_long does */
-    if (*text == '\0' || *end != '\0' || !isfinite(v) || v < 0 || isspace((unsigned char)text[0])) {
-        snprintf(err, err_bytes, "invalid --tol '%s': expected a number >= 0", text);
-        return -1;
-    }
-    *tol = v;
-    return 0;
-}
-
-cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err, size_t err_bytes)
-{
-    enum {
-        OPT_POISSON = 256,
-        OPT_MATRIX,
-        OPT_NITER,
-        OPT_TOL,
-        OPT_VARIANT,
-        OPT_LAUNCH,
-        OPT_REPRO,
-        OPT_REPEAT,
-        OPT_CPU_CHECK,
-        OPT_JSON,
-        OPT_TRACE,
-        OPT_SHARED,
-        OPT_FLOOR,
-        OPT_BLOCKS,
-        OPT_VERSION
-    };
-    static const struct option longs[] = {
-        {"poisson", required_argument, NULL, OPT_POISSON},
-        {"matrix", required_argument, NULL, OPT_MATRIX},
-        {"niter", required_argument, NULL, OPT_NITER},
-        {"tol", required_argument, NULL, OPT_TOL},
-        {"variant", required_argument, NULL, OPT_VARIANT},
-        {"launch", required_argument, NULL, OPT_LAUNCH},
-        {"repro", no_argument, NULL, OPT_REPRO},
-        {"repeat", required_argument, NULL, OPT_REPEAT},
-        {"cpu-check", required_argument, NULL, OPT_CPU_CHECK},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"trace", required_argument, NULL, OPT_TRACE},
-        {"allow-shared-gpu", no_argument, NULL, OPT_SHARED},
-        {"floor", no_argument, NULL, OPT_FLOOR},
-        {"blocks", required_argument, NULL, OPT_BLOCKS},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
-    int c, rc = 0, poisson_given = 0;
-    long value;
-
     cg_options_default(opts);
-    optind = 0; /* 0, not 1: glibc then also forgets a half-read bundle of a previous parse */
-    opterr = 0;
-    while (rc == 0 && (c = getopt_long_only(argc, argv, ":h", longs, NULL)) != -1) {
-        int word;
-        switch (c) {
-        case OPT_POISSON:
-            rc = sparse_poisson_parse(optarg, &opts->poisson, err, err_bytes);
-            poisson_given = 1;
-            break;
-        case OPT_MATRIX:
-            if (*optarg == '\0') {
-                snprintf(err, err_bytes, "--matrix needs a file name");
-                rc = -1;
-            }
-            opts->matrix = optarg;
-            break;
-        case OPT_NITER:
-            rc = app_parse_long("-niter", optarg, 0, CG_MAX_ITER, &value, err, err_bytes);
-            opts->niter = value;
-            break;
-        case OPT_TOL:
-            rc = parse_tol(optarg, &opts->tol, err, err_bytes);
-            break;
-        case OPT_VARIANT:
-            rc = app_parse_word("--variant", optarg, variant_names, 2, &word, err, err_bytes);
-            opts->variant = (cg_variant_t)word;
-            break;
-        case OPT_LAUNCH:
-            rc = app_parse_word("--launch", optarg, launch_names, 3, &word, err, err_bytes);
-            opts->launch = (cg_launch_t)word;
-            break;
-        case OPT_REPRO:
-            opts->repro = 1;
-            break;
-        case OPT_REPEAT:
-            rc = app_parse_long("--repeat", optarg, 1, CG_MAX_REPEAT, &value, err, err_bytes);
-            opts->repeat = (int)value;
-            break;
-        case OPT_CPU_CHECK:
-            rc = app_parse_word("--cpu-check", optarg, cpu_check_names, 3, &word, err, err_bytes);
-            opts->cpu_check = (cg_cpu_check_t)word;
-            break;
-        case OPT_JSON:
-        case OPT_TRACE:
-            if (*optarg == '\0') {
-                snprintf(err, err_bytes, "%s needs a file name",
-                         c == OPT_JSON ? "--json" : "--trace");
-                rc = -1;
-            }
-            *(c == OPT_JSON ? &opts->json : &opts->trace) = optarg;
-            break;
-        case OPT_SHARED:
-            opts->allow_shared_gpu = 1;
-            break;
-        case OPT_FLOOR:
-            opts->floor = 1;
-            break;
-        case OPT_BLOCKS:
-            rc = app_parse_long("--blocks", optarg, 0, CG_MAX_BLOCKS, &value, err, err_bytes);
-            opts->blocks = (int)value;
-            break;
-        case 'h':
-            return CG_PARSE_HELP;
-        case OPT_VERSION:
-            return CG_PARSE_VERSION;
-        default:
-            /* "-": getopt_long_only takes -name for a long option too (cli.h) */
-            app_option_error(c, argv[optind - 1], optopt, longs, "-", err, err_bytes);
-            rc = -1;
-            break;
-        }
-    }
-    if (rc == 0 && optind < argc) {
-        snprintf(err, err_bytes, "unexpected argument '%s'", argv[optind]);
-        rc = -1;
-    }
-    if (rc == 0 && opts->matrix && poisson_given) {
-        snprintf(err, err_bytes, "--matrix and --poisson both name the matrix: give one");
-        rc = -1;
-    }
-    return rc == 0 ? CG_PARSE_OK : CG_PARSE_ERROR;
+    return app_opt_parse(&cg_option_table, argc, argv, opts, err, err_bytes);
 }
+
+/* --poisson's hook: the matrix, and that it was named (--matrix excludes it) */
+static int parse_poisson(const char *text, void *opts, char *err, size_t err_bytes)
+{
+    cg_options_t *o = opts;
+    o->poisson_given = 1;
+    return sparse_poisson_parse(text, &o->poisson, err, err_bytes);
+}
+
+static const char *launch_word(int index)
+{
+    return cg_launch_name((cg_launch_t)index);
+}
+
+/* Across options: one matrix. */
+static int check(const void *options, char *err, size_t err_bytes)
+{
+    const cg_options_t *opts = options;
+
+    if (!opts->matrix || !opts->poisson_given)
+        return 0;
+    snprintf(err, err_bytes, "--matrix and --poisson both name the matrix: give one");
+    return -1;
+}
+
+#define FIELD(member) APP_OPT_FIELD(cg_options_t, member)
+_Static_assert(sizeof(cg_launch_t) == sizeof(int) && sizeof(cg_variant_t) == sizeof(int) &&
+                   sizeof(cg_cpu_check_t) == sizeof(int),
+               "the words' indices land in int-sized fields");
+
+/* The command line, in the order --help lists it. */
+static const app_opt_t option_rows[] = {
+    APP_OPT_CUSTOM_ROW("poisson", 0, "2d:N|3d:N", parse_poisson,
+                       "the 5-point (7-point) Poisson matrix of an N^2 (N^3) grid\n"
+                       "(default 2d:1024 on a GPU, 2d:256 on the host backend)"),
+    APP_OPT_TEXT_ROW("matrix", 0, NULL, "F.mtx", FIELD(matrix),
+                     "a MatrixMarket file instead: real, symmetric positive definite"),
+    APP_OPT_INT_ROW("niter", 0, "-niter", "N", FIELD(niter), 0, CG_MAX_ITER,
+                    "at most N iterations (default 10000: the default matrix\n"
+                    "converges well within it)"),
+    APP_OPT_DOUBLE_ROW("tol", "T", FIELD(tol), 0,
+                       "stop once ||r|| <= T ||b|| (default 1e-8; 0: -niter iterations,\n"
+                       "unless the residual reaches rounding first)"),
+    APP_OPT_WORD_ROW("variant", NULL, "V", FIELD(variant), variant_names, 2,
+                     "standard (two reductions an iteration) or pipelined (one,\n"
+                     "overlapped with the product; Ghysels-Vanroose); default standard"),
+    /* the launch modes' names; their help phrases plug in as .word_help */
+    APP_OPT_NAMED_ROW("launch", "L", FIELD(launch), launch_word, NULL, 3,
+                      "persistent (one cooperative launch), stream (a launch a\n"
+                      "phase) or auto (persistent where the grid is resident)"),
+    APP_OPT_FLAG_ROW("repro", 0, FIELD(repro),
+                     "every dot product rounded from its exact sum: the same bits\n"
+                     "at any number of ranks and on every backend"),
+    APP_OPT_INT_ROW("repeat", 0, NULL, "R", FIELD(repeat), 1, CG_MAX_REPEAT,
+                    "R timed solves, the median reported (default 1)"),
+    APP_OPT_WORD_ROW("cpu-check", NULL, "C", FIELD(cpu_check), cpu_check_names, 3,
+                     "auto, yes or no: rank 0 also solves with the CPU's CG and\n"
+                     "compares (auto: where nonzeros x iterations <= 4e9): the same\n"
+                     "iteration count and x within 1e-6; where neither converged in\n"
+                     "-niter iterations and x has parted from the CPU's, x's true\n"
+                     "residual within 10x of the CPU's after as many (or of the\n"
+                     "solve's own); always, x's true residual within 10x of the\n"
+                     "solve's own, or below 1e-6"),
+    APP_OPT_TEXT_ROW("json", 0, NULL, "FILE", FIELD(json),
+                     "the results, the residual history among them, as JSON"),
+    APP_OPT_TEXT_ROW("trace", 0, NULL, "FILE", FIELD(trace), "one iteration's phases, as CSV"),
+    APP_OPT_FLAG_ROW("floor", 0, FIELD(floor),
+                     "also time device copies of the bytes an iteration must move\n"
+                     "(the memory's floor, cg_floor_bytes), beside the solve"),
+    APP_OPT_INT_ROW("blocks", 0, NULL, "N", FIELD(blocks), 0, CG_MAX_BLOCKS,
+                    "the grid: N blocks (default 0: as many as the device keeps\n"
+                    "resident, persistent, or the rows need, stream; a persistent\n"
+                    "grid larger than the resident one is refused)"),
+    APP_OPT_FLAG_ROW("allow-shared-gpu", 0, FIELD(allow_shared_gpu), "let ranks share a device"),
+    APP_OPT_HELP_ROW("this text"),
+    APP_OPT_VERSION_ROW("the version of cg and of the library"),
+};
+
+/* getopt_long_only: -niter as the anchors spell it, --niter as well */
+const app_opt_table_t cg_option_table =
+    APP_OPT_TABLE(option_rows, cg_options_t, check, 1, 24, NULL, usage_head, usage_tail);
 
 int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, size_t bytes)
 {

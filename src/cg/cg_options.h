@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt_table.h" /* the parse's verdicts */
+
 #include "cg.h" /* cg_variant_t, cg_launch_t */
 #include "sparse_poisson.h"
 
@@ -35,16 +37,10 @@ typedef struct cg_options {
     const char *json;  /* NULL: none */
     const char *trace; /* NULL: none */
     int allow_shared_gpu;
-    int floor;  /* also time device copies of the bytes an iteration moves at least */
-    int blocks; /* the grid's blocks; 0: the launch mode's own choice (cg_grid) */
+    int floor;         /* also time device copies of the bytes an iteration moves at least */
+    int blocks;        /* the grid's blocks; 0: the launch mode's own choice (cg_grid) */
+    int poisson_given; /* --poisson was on the command line (--matrix excludes it) */
 } cg_options_t;
-
-typedef enum cg_parse {
-    CG_PARSE_OK = 0,
-    CG_PARSE_HELP,
-    CG_PARSE_VERSION,
-    CG_PARSE_ERROR /* one line in err: print it, exit 2 */
-} cg_parse_t;
 
 /* The defaults: a Poisson matrix that solves in seconds on the backend (a 2D grid of
  * CG_DEFAULT_GRID_GPU^2 points on a GPU, CG_DEFAULT_GRID_HOST^2 on the host backend),
@@ -54,14 +50,16 @@ typedef enum cg_parse {
 #define CG_DEFAULT_NITER 10000
 
 void cg_options_default(cg_options_t *opts);
-cg_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err, size_t err_bytes);
+app_opt_parse_t cg_options_parse(int argc, char **argv, cg_options_t *opts, char *err,
+                                 size_t err_bytes);
 /* The first option in which two ranks' parses differ, as "-niter 10 against
  * -niter 20" into text; 0 when they agree in everything every rank must
  * share (not the result files' names: rank 0 writes them). */
 int cg_options_differ(const cg_options_t *a, const cg_options_t *b, char *text, size_t bytes);
 const char *cg_variant_name(cg_variant_t variant);
 const char *cg_launch_name(cg_launch_t launch);
-const char *cg_usage_text(void);
+/* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
+extern const app_opt_table_t cg_option_table;
 /* --cpu-check auto: the CPU's CG runs where nonzeros x iterations are at most
  * this (a few seconds of one core). */
 #define CG_CPU_CHECK_AUTO_WORK 4000000000.0

@@ -1,9 +1,10 @@
-/* cli.c - the command-line helpers and last words both programs share (cli.h). */
+/* cli.c - the command-line helpers and last words the programs share (cli.h). */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "cli.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,23 @@ int app_parse_long(const char *name, const char *text, long lo, long hi, long *v
     if (!digits || *end != '\0' || errno != 0 || v < lo || v > hi) {
         snprintf(err, err_bytes, "invalid %s '%s': expected an integer from %ld to %ld", name,
                  text ? text : "", lo, hi);
+        return -1;
+    }
+    *value = v;
+    return 0;
+}
+
+int app_parse_double(const char *name, const char *text, double lo, double *value, char *err,
+                     size_t err_bytes)
+{
+    char *end = NULL;
+    double v = text ? strtod(text, &end) : 0.0;
+
+    /* strtod skips any leading blank: refuse them all, as app_parse_long does */
+    if (!text || *text == '\0' || *end != '\0' || !isfinite(v) || v < lo ||
+        isspace((unsigned char)text[0])) {
+        snprintf(err, err_bytes, "invalid %s '%s': expected a number >= %g", name, text ? text : "",
+                 lo);
         return -1;
     }
     *value = v;

@@ -16,6 +16,11 @@
 int app_parse_long(const char *name, const char *text, long lo, long hi, long *value, char *err,
                    size_t err_bytes);
 
+/* A finite decimal number from lo up and nothing else (no leading blank): 0
+ * with *value set, or -1 with "invalid NAME 'TEXT': expected a number >= LO". */
+int app_parse_double(const char *name, const char *text, double lo, double *value, char *err,
+                     size_t err_bytes);
+
 /* TEXT is exactly one of the count words: 0 with *index set, or -1 with
  * "invalid NAME 'TEXT': expected a, b or c" in err. */
 int app_parse_word(const char *name, const char *text, const char *const *words, int count,

@@ -5,11 +5,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_options.h"
 #include "cli.h"
+#include "opt_table.h"
 #include "shardtab.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,62 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: jacobi [options]\n"
     "Solve the 2D Poisson equation with Jacobi's 5-point stencil on an NX x NY grid\n"
     "(the problem of NVIDIA's multi-gpu-programming-models), rows split over the MPI\n"
     "ranks (one per GPU); ghost rows and the norm go through one table per node.\n"
     "Verifies every point bit for bit, the iterations and the norms against an\n"
     "independent plain reference computed in the run.\n"
-    "\n"
-    "  -nx N            grid points in x, boundaries included (default 16384 on a GPU,\n"
-    "                   1024 on the host backend)\n"
-    "  -ny N            grid points in y, boundaries included (default: as -nx's)\n"
-    "  -niter N         iterations at most (default 1000)\n"
-    "  -nccheck N       compute the L2 norm every N iterations (default 1); the solve\n"
-    "                   stops one iteration after a norm <= 1e-8, as the anchors do\n"
-    "  --variant V      table (default): ghost rows stored into the neighbours'\n"
-    "                     arrays through the table, ordered by device signals, the\n"
-    "                     norm reduced through the table, the stop decided on the\n"
-    "                     device; no MPI and no host synchronization in the loop\n"
-    "                   host-sync: the same, with a host synchronization and an\n"
-    "                     MPI_Barrier after every iteration\n"
-    "                   mpi: ghost rows by MPI messages, host-staged unless MPI says\n"
-    "                     it is GPU-aware; the norm by MPI\n"
-    "  --launch L       how a device-driven solve (variant table, every neighbour on\n"
-    "                   the node) launches its steps: persistent (one cooperative\n"
-    "                   launch for the whole solve, a grid-wide barrier per\n"
-    "                   iteration), onchip (one cooperative launch in which each\n"
-    "                   block keeps its tile of rows in registers for the whole\n"
-    "                   solve, tiles ordered by flags between neighbours, no\n"
-    "                   barrier), temporal (a launch a pass of up to\n"
-    "                   JACOBI_TEMPORAL_DEPTH iterations, each tile streamed down\n"
-    "                   its columns with a halo as deep, the grid read and written\n"
-    "                   once a pass; between ranks of one node), graph\n"
-    "                   (captured graphs of launches, replayed),\n"
-    "                   stream (a launch call per iteration), or auto (default:\n"
-    "                   the fastest measured: on a GPU temporal where a rank holds\n"
-    "                   8 Mi points or more, onchip where the rows fit on chip,\n"
-    "                   else persistent where its grid fits and the GPU is not\n"
-    "                   shared, else graph). The output and the JSON say which\n"
-    "                   ran and why; an explicit persistent, onchip or temporal that cannot\n"
-    "                   run exits 2\n"
-    "  --init I         the interior's starting state: zero (default, the anchors')\n"
-    "                   or random[:SEED] (every point drawn from a generator seeded\n"
-    "                   with SEED, default 1, the same for any number of ranks)\n"
-    "  --cpu-check C    auto (default: where the grid and iterations are small\n"
-    "                   enough), yes or no: rank 0 also solves with a plain CPU loop\n"
-    "                   and compares points, iterations and norms\n"
-    "  --repeat R       timed solves after one warm-up solve; the median is\n"
-    "                   reported (default 1)\n"
-    "  --json FILE      also write the results as JSON to FILE\n"
-    "  --trace FILE     after the timed solves, one more solve with device\n"
-    "                   timestamps: every rank's per-iteration phases to FILE (CSV),\n"
-    "                   their medians printed\n"
-    "  --allow-shared-gpu\n"
-    "                   let several ranks of a node share one GPU\n"
-    "  -h, --help       print this help and exit\n"
-    "  --version        the version of jacobi and of the library\n"
+    "\n";
+
+static const char usage_tail[] =
     "\n"
     "A neighbour on another node (or SHARDTAB_RANKS_PER_NODE=1) gets its ghost rows\n"
     "by MPI. SHARDTAB_WAIT_TIMEOUT=S bounds every device-side wait (default 10 s).\n"
@@ -109,12 +63,8 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 verified, 1 a verification or runtime failure, 2 bad usage.\n";
 
-const char *jacobi_usage_text(void)
-{
-    return usage_text;
-}
-
 static const char *const variant_names[JACOBI_VARIANT_COUNT] = {"table", "host-sync", "mpi"};
+static const char *const cpu_check_words[] = {"auto", "yes", "no"};
 const char *jacobi_variant_name(jacobi_variant_t variant)
 {
     return (unsigned)variant < JACOBI_VARIANT_COUNT ? variant_names[variant] : "?";
@@ -289,145 +239,109 @@ void jacobi_options_default(jacobi_options_t *opts)
     opts->cpu_check = JACOBI_CPU_CHECK_AUTO;
 }
 
-/* A decimal integer from lo to hi (cli.h), into an int. */
-static int parse_int(const char *name, const char *text, long lo, long hi, int *value, char *err,
-                     size_t err_bytes)
+app_opt_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
+                                     size_t err_bytes)
 {
-    long v;
-
-    if (app_parse_long(name, text, lo, hi, &v, err, err_bytes) != 0)
-        return -1;
-    *value = (int)v;
-    return 0;
-}
-
-jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
-                                    size_t err_bytes)
-{
-    enum {
-        OPT_NX = 256,
-        OPT_NY,
-        OPT_NITER,
-        OPT_NCCHECK,
-        OPT_VARIANT,
-        OPT_LAUNCH,
-        OPT_REPEAT,
-        OPT_JSON,
-        OPT_SHARED,
-        OPT_INIT,
-        OPT_CPU_CHECK,
-        OPT_TRACE
-    };
-    static const struct option longs[] = {
-        /* app_option_error reads it too */
-        {"nx", required_argument, NULL, OPT_NX},
-        {"ny", required_argument, NULL, OPT_NY},
-        {"niter", required_argument, NULL, OPT_NITER},
-        {"nccheck", required_argument, NULL, OPT_NCCHECK},
-        {"variant", required_argument, NULL, OPT_VARIANT},
-        {"launch", required_argument, NULL, OPT_LAUNCH},
-        {"repeat", required_argument, NULL, OPT_REPEAT},
-        {"init", required_argument, NULL, OPT_INIT},
-        {"cpu-check", required_argument, NULL, OPT_CPU_CHECK},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"trace", required_argument, NULL, OPT_TRACE},
-        {"allow-shared-gpu", no_argument, NULL, OPT_SHARED},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'v'},
-        {NULL, 0, NULL, 0},
-    };
-    int c, rc = 0;
-
     jacobi_options_default(opts);
-    optind = 0; /* 0, not 1: glibc then also forgets a half-read bundle of a previous parse */
-    opterr = 0;
-    /* getopt_long_only: -nx as the anchors spell it, --nx as well */
-    while (rc == 0 && (c = getopt_long_only(argc, argv, ":h", longs, NULL)) != -1) {
-        switch (c) {
-        case OPT_NX:
-            rc = parse_int("-nx", optarg, 3, JACOBI_MAX_SIDE, &opts->nx, err, err_bytes);
-            break;
-        case OPT_NY:
-            rc = parse_int("-ny", optarg, 3, JACOBI_MAX_SIDE, &opts->ny, err, err_bytes);
-            break;
-        case OPT_NITER:
-            rc = parse_int("-niter", optarg, 1, JACOBI_MAX_ITER, &opts->niter, err, err_bytes);
-            break;
-        case OPT_NCCHECK:
-            rc = parse_int("-nccheck", optarg, 1, JACOBI_MAX_ITER, &opts->nccheck, err, err_bytes);
-            break;
-        case OPT_REPEAT:
-            rc = parse_int("--repeat", optarg, 1, JACOBI_MAX_REPEAT, &opts->repeat, err, err_bytes);
-            break;
-        case OPT_VARIANT: {
-            int v;
-            rc = app_parse_word("--variant", optarg, variant_names, JACOBI_VARIANT_COUNT, &v, err,
-                                err_bytes);
-            if (rc == 0)
-                opts->variant = (jacobi_variant_t)v;
-            break;
-        }
-        case OPT_LAUNCH: {
-            const char *words[JACOBI_LAUNCH_COUNT]; /* the modes' table's names */
-            int l;
-            for (l = 0; l < JACOBI_LAUNCH_COUNT; l++)
-                words[l] = jacobi_launch_name((jacobi_launch_t)l);
-            rc = app_parse_word("--launch", optarg, words, JACOBI_LAUNCH_COUNT, &l, err, err_bytes);
-            if (rc == 0)
-                opts->launch = (jacobi_launch_t)l;
-            break;
-        }
-        case OPT_TRACE:
-            if (*optarg == '\0') {
-                snprintf(err, err_bytes, "--trace needs a file name");
-                rc = -1;
-            }
-            opts->trace = optarg;
-            break;
-        case OPT_INIT:
-            rc = parse_init(optarg, &opts->init, err, err_bytes);
-            break;
-        case OPT_CPU_CHECK: {
-            static const char *const words[] = {"auto", "yes", "no"};
-            _Static_assert(JACOBI_CPU_CHECK_AUTO == 0 && JACOBI_CPU_CHECK_YES == 1 &&
-                               JACOBI_CPU_CHECK_NO == 2,
-                           "words[] in jacobi_cpu_check_t's order");
-            int w;
-            rc = app_parse_word("--cpu-check", optarg, words, 3, &w, err, err_bytes);
-            if (rc == 0)
-                opts->cpu_check = (jacobi_cpu_check_t)w;
-            break;
-        }
-        case OPT_JSON:
-            if (*optarg == '\0') {
-                snprintf(err, err_bytes, "--json needs a file name");
-                rc = -1;
-            }
-            opts->json = optarg;
-            break;
-        case OPT_SHARED:
-            opts->allow_shared_gpu = 1;
-            break;
-        case 'h':
-            return JACOBI_PARSE_HELP;
-        case 'v':
-            return JACOBI_PARSE_VERSION;
-        default: /* ':' a value missing, '?' an option refused */
-            app_option_error(c, argv[optind - 1], optopt, longs, "-", err, err_bytes);
-            rc = -1;
-            break;
-        }
-    }
-    if (rc == 0 && optind < argc) {
-        snprintf(err, err_bytes, "unexpected argument '%s'", argv[optind]);
-        rc = -1;
-    }
-    if (rc == 0 && (long)opts->nx * (long)opts->ny > (1L << 36)) {
-        snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
-        rc = -1;
-    }
-    return rc == 0 ? JACOBI_PARSE_OK : JACOBI_PARSE_ERROR;
+    return app_opt_parse(&jacobi_option_table, argc, argv, opts, err, err_bytes);
 }
+
+/* --init's hook: zero, random or random:SEED */
+static int parse_init_option(const char *text, void *opts, char *err, size_t err_bytes)
+{
+    return parse_init(text, &((jacobi_options_t *)opts)->init, err, err_bytes);
+}
+
+static const char *launch_word(int index)
+{
+    return jacobi_launch_name((jacobi_launch_t)index);
+}
+
+/* Across options: the grid's size. */
+static int check(const void *options, char *err, size_t err_bytes)
+{
+    const jacobi_options_t *opts = options;
+
+    if ((long)opts->nx * (long)opts->ny <= (1L << 36))
+        return 0;
+    snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
+    return -1;
+}
+
+#define FIELD(member) APP_OPT_FIELD(jacobi_options_t, member)
+_Static_assert(sizeof(jacobi_launch_t) == sizeof(int) && sizeof(jacobi_variant_t) == sizeof(int) &&
+                   sizeof(jacobi_cpu_check_t) == sizeof(int),
+               "the words' indices land in int-sized fields");
+_Static_assert(JACOBI_CPU_CHECK_AUTO == 0 && JACOBI_CPU_CHECK_YES == 1 && JACOBI_CPU_CHECK_NO == 2,
+               "cpu_check_words[] in jacobi_cpu_check_t's order");
+
+/* The command line, in the order --help lists it. */
+static const app_opt_t option_rows[] = {
+    APP_OPT_INT_ROW("nx", 0, "-nx", "N", FIELD(nx), 3, JACOBI_MAX_SIDE,
+                    "grid points in x, boundaries included (default 16384 on a GPU,\n"
+                    "1024 on the host backend)"),
+    APP_OPT_INT_ROW("ny", 0, "-ny", "N", FIELD(ny), 3, JACOBI_MAX_SIDE,
+                    "grid points in y, boundaries included (default: as -nx's)"),
+    APP_OPT_INT_ROW("niter", 0, "-niter", "N", FIELD(niter), 1, JACOBI_MAX_ITER,
+                    "iterations at most (default 1000)"),
+    APP_OPT_INT_ROW("nccheck", 0, "-nccheck", "N", FIELD(nccheck), 1, JACOBI_MAX_ITER,
+                    "compute the L2 norm every N iterations (default 1); the solve\n"
+                    "stops one iteration after a norm <= 1e-8, as the anchors do"),
+    APP_OPT_WORD_ROW("variant", NULL, "V", FIELD(variant), variant_names, JACOBI_VARIANT_COUNT,
+                     "table (default): ghost rows stored into the neighbours'\n"
+                     "  arrays through the table, ordered by device signals, the\n"
+                     "  norm reduced through the table, the stop decided on the\n"
+                     "  device; no MPI and no host synchronization in the loop\n"
+                     "host-sync: the same, with a host synchronization and an\n"
+                     "  MPI_Barrier after every iteration\n"
+                     "mpi: ghost rows by MPI messages, host-staged unless MPI says\n"
+                     "  it is GPU-aware; the norm by MPI"),
+    /* the modes' table's names; its help phrases plug in as .word_help */
+    APP_OPT_NAMED_ROW("launch", "L", FIELD(launch), launch_word, NULL, JACOBI_LAUNCH_COUNT,
+                      "how a device-driven solve (variant table, every neighbour on\n"
+                      "the node) launches its steps: persistent (one cooperative\n"
+                      "launch for the whole solve, a grid-wide barrier per\n"
+                      "iteration), onchip (one cooperative launch in which each\n"
+                      "block keeps its tile of rows in registers for the whole\n"
+                      "solve, tiles ordered by flags between neighbours, no\n"
+                      "barrier), temporal (a launch a pass of up to\n"
+                      "JACOBI_TEMPORAL_DEPTH iterations, each tile streamed down\n"
+                      "its columns with a halo as deep, the grid read and written\n"
+                      "once a pass; between ranks of one node), graph\n"
+                      "(captured graphs of launches, replayed),\n"
+                      "stream (a launch call per iteration), or auto (default:\n"
+                      "the fastest measured: on a GPU temporal where a rank holds\n"
+                      "8 Mi points or more, onchip where the rows fit on chip,\n"
+                      "else persistent where its grid fits and the GPU is not\n"
+                      "shared, else graph). The output and the JSON say which\n"
+                      "ran and why; an explicit persistent, onchip or temporal that cannot\n"
+                      "run exits 2"),
+    APP_OPT_CUSTOM_ROW("init", 0, "I", parse_init_option,
+                       "the interior's starting state: zero (default, the anchors')\n"
+                       "or random[:SEED] (every point drawn from a generator seeded\n"
+                       "with SEED, default 1, the same for any number of ranks)"),
+    APP_OPT_WORD_ROW("cpu-check", NULL, "C", FIELD(cpu_check), cpu_check_words, 3,
+                     "auto (default: where the grid and iterations are small\n"
+                     "enough), yes or no: rank 0 also solves with a plain CPU loop\n"
+                     "and compares points, iterations and norms"),
+    APP_OPT_INT_ROW("repeat", 0, NULL, "R", FIELD(repeat), 1, JACOBI_MAX_REPEAT,
+                    "timed solves after one warm-up solve; the median is\n"
+                    "reported (default 1)"),
+    APP_OPT_TEXT_ROW("json", 0, NULL, "FILE", FIELD(json),
+                     "also write the results as JSON to FILE"),
+    APP_OPT_TEXT_ROW("trace", 0, NULL, "FILE", FIELD(trace),
+                     "after the timed solves, one more solve with device\n"
+                     "timestamps: every rank's per-iteration phases to FILE (CSV),\n"
+                     "their medians printed"),
+    APP_OPT_FLAG_ROW("allow-shared-gpu", 0, FIELD(allow_shared_gpu),
+                     "let several ranks of a node share one GPU"),
+    APP_OPT_HELP_ROW("print this help and exit"),
+    APP_OPT_VERSION_ROW("the version of jacobi and of the library"),
+};
+
+/* getopt_long_only: -nx as the anchors spell it, --nx as well */
+const app_opt_table_t jacobi_option_table =
+    APP_OPT_TABLE(option_rows, jacobi_options_t, check, 1, 19, NULL, usage_head, usage_tail);
 
 int jacobi_split_rows(int ny, int ranks, int rank, jacobi_rows_t *rows, char *err, size_t err_bytes)
 {
@@ -568,9 +482,8 @@ int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, 
         return 1;
     }
     if (a->cpu_check != b->cpu_check) {
-        static const char *const names[] = {"auto", "yes", "no"};
-        snprintf(text, bytes, "--cpu-check %s against --cpu-check %s", names[a->cpu_check],
-                 names[b->cpu_check]);
+        snprintf(text, bytes, "--cpu-check %s against --cpu-check %s",
+                 cpu_check_words[a->cpu_check], cpu_check_words[b->cpu_check]);
         return 1;
     }
     if (a->allow_shared_gpu != b->allow_shared_gpu) {

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt_table.h" /* the parse's verdicts */
+
 #include "jacobi_launch.h" /* jacobi_launch_t: --launch, one of the modes' table */
 #include "jacobi_sweep.h"  /* jacobi_tuning_t: the values the kernels' plans take */
 
@@ -56,13 +58,6 @@ typedef struct jacobi_options {
     unsigned tuning_set;    /* bit v: variable v was set (else its default) */
 } jacobi_options_t;
 
-typedef enum jacobi_parse {
-    JACOBI_PARSE_OK = 0,
-    JACOBI_PARSE_HELP,
-    JACOBI_PARSE_VERSION,
-    JACOBI_PARSE_ERROR, /* one line in err: print it, exit 2 */
-} jacobi_parse_t;
-
 /* The default grid, by backend: the anchors' 16384^2 on a GPU (2 GiB a grid), and a
  * 1024^2 grid on the host backend, which solves in seconds there. */
 #define JACOBI_DEFAULT_SIDE_GPU 16384
@@ -74,12 +69,13 @@ void jacobi_options_default(jacobi_options_t *opts);
  * rank must share (not --json's and --trace's file names: rank 0 writes them). */
 int jacobi_options_differ(const jacobi_options_t *a, const jacobi_options_t *b, char *text,
                           size_t bytes);
-jacobi_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
-                                    size_t err_bytes);
+app_opt_parse_t jacobi_options_parse(int argc, char **argv, jacobi_options_t *opts, char *err,
+                                     size_t err_bytes);
 const char *jacobi_variant_name(jacobi_variant_t variant);
 /* "zero" or "random:SEED" into text; returns text. */
 const char *jacobi_init_name(const jacobi_init_t *init, char *text, size_t bytes);
-const char *jacobi_usage_text(void);
+/* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
+extern const app_opt_table_t jacobi_option_table;
 
 /* The tuning variables, environment variables of the measurements
  * (docs/performance.md): every rank reads and checks them, as it parses its

@@ -17,6 +17,7 @@
  * exactly before it trusts the figures. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "bounded.h"
+#include "job.h"
 #include "bench.h"
 
 #include <math.h>
@@ -253,16 +254,12 @@ static shardtab_status_t verify_initial(bench_ctx_t *c, int *ok)
 /* Collective (shardtab_destroy). Keeps going past failures, returns the first. */
 static shardtab_status_t release_ctx(bench_ctx_t *c)
 {
-    shardtab_status_t first = SHARDTAB_SUCCESS, s;
+    shardtab_status_t first = SHARDTAB_SUCCESS;
 
-    if (c->table && (s = shardtab_destroy(&c->table)) != SHARDTAB_SUCCESS)
-        first = s;
-    if ((s = shardtab_mem_free(c->shard)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-        first = s;
-    if ((s = shardtab_mem_free(c->scratch)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-        first = s;
-    if ((s = shardtab_mem_free(c->offsets_device)) != SHARDTAB_SUCCESS && first == SHARDTAB_SUCCESS)
-        first = s;
+    first = app_status_first(first, c->table ? shardtab_destroy(&c->table) : SHARDTAB_SUCCESS);
+    first = app_status_first(first, shardtab_mem_free(c->shard));
+    first = app_status_first(first, shardtab_mem_free(c->scratch));
+    first = app_status_first(first, shardtab_mem_free(c->offsets_device));
     free(c->host);
     free(c->host_peer);
     c->shard = c->scratch = NULL;

@@ -8,6 +8,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "bounded.h"
 #include "check_peers.h"
+#include "report.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,10 +52,7 @@ static int print_matrix(const int *outcomes, const int *reported, const int *whe
         printf("# check-peers node %d: cell = reported access (Y yes, N no, ? unknown) / write "
                "through the table, verified by the owner\n",
                node);
-        printf("#   %-14s", "writer\\owner");
-        for (int o = 0; o < nodes; o++)
-            printf(" %8d", o);
-        printf("\n");
+        ms_report_matrix_head(nodes, 8);
         for (int w = 0; w < nodes; w++) {
             printf("#   %-14d", w);
             for (int o = 0; o < nodes; o++) {

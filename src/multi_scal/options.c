@@ -1,55 +1,27 @@
-/* options.c - parsing and checking multi_scal's command line. Pure C, no MPI:
+/* options.c - multi_scal's command line: its table of options (opt_table.h),
+ * its defaults and its checks across options. Pure C, no MPI:
  * each rank parses the same argv to the same verdict, and rank 0 alone
  * speaks. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "options.h"
 #include "cli.h"
+#include "opt_table.h"
 #include "scal.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: multi_scal [options]\n"
     "Scale a vector sharded over the MPI ranks (one per GPU) through one table of\n"
     "shard pointers per node, and verify every element.\n"
-    "\n"
-    "  -n, --n N            global number of doubles; K, M, G, T suffixes are powers\n"
-    "                       of 1024 (default 600)\n"
-    "  -a, --alpha A        scale factor, a finite number (default 2.0)\n"
-    "  -m, --mode MODE      local | ring | global | all (default all)\n"
-    "                         local:  each rank scales its own shard through the table\n"
-    "                         ring:   each rank scales the next node rank's shard\n"
-    "                         global: each rank scales a shard-sized stretch of the\n"
-    "                                 node's index space, shifted by half a shard\n"
-    "  -i, --iters K        apply each mode's kernel K times (default 1)\n"
-    "  -j, --json FILE      also write the results as JSON to FILE\n"
-    "  -s, --allow-shared-gpu\n"
-    "                       let several ranks of a node share one GPU\n"
-    "  -c, --check-peers    instead of the modes, print the peer-access matrix, then\n"
-    "                       write and verify a pattern through the table for every\n"
-    "                       pair of ranks of each node; exit 0 only if all pass\n"
-    "  -b, --bench          instead of the modes, the benchmark sweep: the table's modes\n"
-    "                       against device and peer copies, a host-staged update and\n"
-    "                       MPI messages, per-shard sizes from --bench-min to --bench-max\n"
-    "      --bench-min B    first bytes per shard of the sweep (default 1M)\n"
-    "      --bench-max B    last bytes per shard, x4 steps (default 4G, lowered to what\n"
-    "                       host memory holds; at most 8G; a size that cannot fit is\n"
-    "                       refused)\n"
-    "      --bench-pairs    instead of the modes, every ordered pair of a node's ranks:\n"
-    "                       the writer alone scales the owner's shard (--bench-max bytes)\n"
-    "                       through the table; prints the matrix of GB/s\n"
-    "      --bench-device-only\n"
-    "                       skip the host-staged and MPI updates (kernel tuning runs)\n"
-    "      --variant V      kernel variant: naive, vec2, vec2x4, vec2x8, vec2x4s, chunk\n"
-    "                       (default chunk)\n"
-    "  -h, --help           print this help and exit\n"
-    "  --version            the version of multi_scal and of the library\n"
+    "\n";
+
+static const char usage_tail[] =
     "\n"
     "Environment: SHARDTAB_RANKS_PER_NODE=R splits each node into groups of R ranks.\n"
     "Kernel tuning (GPU builds): SCAL_CHUNK_SHAPE=BxU, the chunk kernel's threads per\n"
@@ -57,11 +29,6 @@ static const char usage_text[] =
     "256x4 or 512x2; default 256x1); SCAL_BLOCKS_PER_SM=N (1 to 64), the other\n"
     "variants' grid. A malformed value is bad usage, on every build.\n"
     "Exit status: 0 all verified, 1 a verification or runtime failure, 2 bad usage.\n";
-
-const char *ms_usage_text(void)
-{
-    return usage_text;
-}
 
 void ms_options_default(ms_options_t *opts)
 {
@@ -95,27 +62,14 @@ int ms_parse_count(const char *text, uint64_t *count, char *err, size_t err_byte
         return -1;
     }
     if (*end != '\0') {
-        switch (toupper((unsigned char)*end)) {
-        case 'K':
-            scale = 1ull << 10;
-            break;
-        case 'M':
-            scale = 1ull << 20;
-            break;
-        case 'G':
-            scale = 1ull << 30;
-            break;
-        case 'T':
-            scale = 1ull << 40;
-            break;
-        default:
+        /* K, M, G or T alone: 2^10, 2^20, 2^30 or 2^40 */
+        static const char units[] = "KMGT";
+        const char *unit = strchr(units, toupper((unsigned char)*end));
+        if (unit == NULL || end[1] != '\0') {
             snprintf(err, err_bytes, "invalid size suffix in '%s': use K, M, G or T", text);
             return -1;
         }
-        if (end[1] != '\0') {
-            snprintf(err, err_bytes, "invalid size suffix in '%s': use K, M, G or T", text);
-            return -1;
-        }
+        scale = 1ull << (10 * (unit - units + 1));
     }
     if (value == 0) {
         snprintf(err, err_bytes, "size '%s' must be at least 1 element", text);
@@ -175,16 +129,6 @@ const char *ms_mode_name(unsigned mode)
     return "?";
 }
 
-static int parse_iters(const char *text, int *iters, char *err, size_t err_bytes)
-{
-    long value;
-
-    if (app_parse_long("iteration count", text, 1, MS_MAX_ITERS, &value, err, err_bytes) != 0)
-        return -1;
-    *iters = (int)value;
-    return 0;
-}
-
 static int parse_bench_bytes(const char *text, uint64_t *bytes, char *err, size_t err_bytes)
 {
     uint64_t value;
@@ -202,103 +146,109 @@ static int parse_bench_bytes(const char *text, uint64_t *bytes, char *err, size_
     return 0;
 }
 
-static int parse_variant(const char *text, int *variant, char *err, size_t err_bytes)
+/* The hooks of the options whose values are multi_scal's own. */
+static int parse_n(const char *text, void *opts, char *err, size_t err_bytes)
 {
-    return app_parse_word("variant", text, scal_variant_names, SCAL_VARIANT_COUNT, variant, err,
-                          err_bytes);
+    return ms_parse_count(text, &((ms_options_t *)opts)->n, err, err_bytes);
 }
 
-/* The long options, in the order --help lists them. */
-static const struct option long_options[] = {
-    {"n", required_argument, NULL, 'n'},         {"alpha", required_argument, NULL, 'a'},
-    {"mode", required_argument, NULL, 'm'},      {"iters", required_argument, NULL, 'i'},
-    {"json", required_argument, NULL, 'j'},      {"allow-shared-gpu", no_argument, NULL, 's'},
-    {"check-peers", no_argument, NULL, 'c'},     {"bench", no_argument, NULL, 'b'},
-    {"bench-min", required_argument, NULL, 'B'}, {"bench-max", required_argument, NULL, 'M'},
-    {"variant", required_argument, NULL, 'V'},   {"bench-device-only", no_argument, NULL, 'D'},
-    {"bench-pairs", no_argument, NULL, 'P'},     {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'W'},         {NULL, 0, NULL, 0},
+static int parse_alpha(const char *text, void *opts, char *err, size_t err_bytes)
+{
+    return ms_parse_alpha(text, &((ms_options_t *)opts)->alpha, err, err_bytes);
+}
+
+static int parse_mode(const char *text, void *opts, char *err, size_t err_bytes)
+{
+    return ms_parse_modes(text, &((ms_options_t *)opts)->modes, err, err_bytes);
+}
+
+static int parse_bench_min(const char *text, void *opts, char *err, size_t err_bytes)
+{
+    return parse_bench_bytes(text, &((ms_options_t *)opts)->bench_min, err, err_bytes);
+}
+
+static int parse_bench_max(const char *text, void *opts, char *err, size_t err_bytes)
+{
+    ms_options_t *o = opts;
+    o->bench_max_given = 1; /* refused, never capped, where it does not fit (ms_bench_fit) */
+    return parse_bench_bytes(text, &o->bench_max, err, err_bytes);
+}
+
+#define FIELD(member) APP_OPT_FIELD(ms_options_t, member)
+
+/* The command line, in the order --help lists it. --help and --version are
+ * flags here: a bad option beside them is still bad usage. */
+static const app_opt_t option_rows[] = {
+    APP_OPT_CUSTOM_ROW("n", 'n', "N", parse_n,
+                       "global number of doubles; K, M, G, T suffixes are powers\n"
+                       "of 1024 (default 600)"),
+    APP_OPT_CUSTOM_ROW("alpha", 'a', "A", parse_alpha,
+                       "scale factor, a finite number (default 2.0)"),
+    APP_OPT_CUSTOM_ROW("mode", 'm', "MODE", parse_mode,
+                       "local | ring | global | all (default all)\n"
+                       "  local:  each rank scales its own shard through the table\n"
+                       "  ring:   each rank scales the next node rank's shard\n"
+                       "  global: each rank scales a shard-sized stretch of the\n"
+                       "          node's index space, shifted by half a shard"),
+    APP_OPT_INT_ROW("iters", 'i', "iteration count", "K", FIELD(iters), 1, MS_MAX_ITERS,
+                    "apply each mode's kernel K times (default 1)"),
+    APP_OPT_TEXT_ROW("json", 'j', "option --json", "FILE", FIELD(json),
+                     "also write the results as JSON to FILE"),
+    APP_OPT_FLAG_ROW("allow-shared-gpu", 's', FIELD(allow_shared_gpu),
+                     "let several ranks of a node share one GPU"),
+    APP_OPT_FLAG_ROW("check-peers", 'c', FIELD(check_peers),
+                     "instead of the modes, print the peer-access matrix, then\n"
+                     "write and verify a pattern through the table for every\n"
+                     "pair of ranks of each node; exit 0 only if all pass"),
+    APP_OPT_FLAG_ROW("bench", 'b', FIELD(bench),
+                     "instead of the modes, the benchmark sweep: the table's modes\n"
+                     "against device and peer copies, a host-staged update and\n"
+                     "MPI messages, per-shard sizes from --bench-min to --bench-max"),
+    APP_OPT_CUSTOM_ROW("bench-min", 0, "B", parse_bench_min,
+                       "first bytes per shard of the sweep (default 1M)"),
+    APP_OPT_CUSTOM_ROW("bench-max", 0, "B", parse_bench_max,
+                       "last bytes per shard, x4 steps (default 4G, lowered to what\n"
+                       "host memory holds; at most 8G; a size that cannot fit is\n"
+                       "refused)"),
+    APP_OPT_FLAG_ROW("bench-pairs", 0, FIELD(bench_pairs),
+                     "instead of the modes, every ordered pair of a node's ranks:\n"
+                     "the writer alone scales the owner's shard (--bench-max bytes)\n"
+                     "through the table; prints the matrix of GB/s"),
+    APP_OPT_FLAG_ROW("bench-device-only", 0, FIELD(bench_device_only),
+                     "skip the host-staged and MPI updates (kernel tuning runs)"),
+    APP_OPT_WORD_ROW("variant", "variant", "V", FIELD(variant), scal_variant_names,
+                     SCAL_VARIANT_COUNT,
+                     "kernel variant: naive, vec2, vec2x4, vec2x8, vec2x4s, chunk\n"
+                     "(default chunk)"),
+    APP_OPT_FLAG_ROW("help", 'h', FIELD(help), "print this help and exit"),
+    APP_OPT_FLAG_ROW("version", 0, FIELD(version), "the version of multi_scal and of the library"),
 };
+#undef FIELD
+
+/* Across options: the sweep's sizes in order, one alternative to the modes. */
+static int check(const void *options, char *err, size_t err_bytes)
+{
+    const ms_options_t *opts = options;
+
+    if (opts->bench && opts->bench_min > opts->bench_max) {
+        snprintf(err, err_bytes, "--bench-min is larger than --bench-max");
+        return -1;
+    }
+    if (opts->bench + opts->check_peers + opts->bench_pairs > 1) {
+        snprintf(err, err_bytes, "--bench, --bench-pairs and --check-peers exclude each other");
+        return -1;
+    }
+    return 0;
+}
+
+const app_opt_table_t ms_option_table =
+    APP_OPT_TABLE(option_rows, ms_options_t, check, 0, 23, "    ", usage_head, usage_tail);
 
 ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
                                    size_t err_bytes)
 {
-    int c, rc = 0;
-
     ms_options_default(opts);
-    optind = 0; /* glibc: a full reset, so tests can parse many times */
-    opterr = 0; /* we word the messages ourselves */
-    while (rc == 0 && (c = getopt_long(argc, argv, ":n:a:m:i:j:schb", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            rc = ms_parse_count(optarg, &opts->n, err, err_bytes);
-            break;
-        case 'a':
-            rc = ms_parse_alpha(optarg, &opts->alpha, err, err_bytes);
-            break;
-        case 'm':
-            rc = ms_parse_modes(optarg, &opts->modes, err, err_bytes);
-            break;
-        case 'i':
-            rc = parse_iters(optarg, &opts->iters, err, err_bytes);
-            break;
-        case 'j':
-            if (optarg[0] == '\0') {
-                snprintf(err, err_bytes, "option --json needs a file name");
-                rc = -1;
-            }
-            opts->json = optarg;
-            break;
-        case 's':
-            opts->allow_shared_gpu = 1;
-            break;
-        case 'c':
-            opts->check_peers = 1;
-            break;
-        case 'b':
-            opts->bench = 1;
-            break;
-        case 'B':
-            rc = parse_bench_bytes(optarg, &opts->bench_min, err, err_bytes);
-            break;
-        case 'M':
-            rc = parse_bench_bytes(optarg, &opts->bench_max, err, err_bytes);
-            opts->bench_max_given = 1;
-            break;
-        case 'D':
-            opts->bench_device_only = 1;
-            break;
-        case 'P':
-            opts->bench_pairs = 1;
-            break;
-        case 'V':
-            rc = parse_variant(optarg, &opts->variant, err, err_bytes);
-            break;
-        case 'h':
-            opts->help = 1;
-            break;
-        case 'W':
-            opts->version = 1;
-            break;
-        default: /* ':' a value missing, '?' an option refused */
-            app_option_error(c, argv[optind - 1], optopt, long_options, "--", err, err_bytes);
-            rc = -1;
-            break;
-        }
-    }
-    if (rc == 0 && optind < argc) {
-        snprintf(err, err_bytes, "unexpected argument '%s'", argv[optind]);
-        rc = -1;
-    }
-    if (rc == 0 && opts->bench && opts->bench_min > opts->bench_max) {
-        snprintf(err, err_bytes, "--bench-min is larger than --bench-max");
-        rc = -1;
-    }
-    if (rc == 0 && opts->bench + opts->check_peers + opts->bench_pairs > 1) {
-        snprintf(err, err_bytes, "--bench, --bench-pairs and --check-peers exclude each other");
-        rc = -1;
-    }
-    if (rc != 0)
+    if (app_opt_parse(&ms_option_table, argc, argv, opts, err, err_bytes) != APP_OPT_PARSE_OK)
         return MS_PARSE_ERROR;
     return opts->help ? MS_PARSE_HELP : opts->version ? MS_PARSE_VERSION : MS_PARSE_OK;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "opt_table.h"
+
 enum {
     MS_MODE_LOCAL = 1u << 0,
     MS_MODE_RING = 1u << 1,
@@ -47,8 +49,8 @@ typedef enum ms_parse_result {
 } ms_parse_result_t;
 
 void ms_options_default(ms_options_t *opts);
-/* Parses argv (getopt_long, reentrant across calls); on error writes one line
- * into err. */
+/* Parses argv by ms_option_table (reentrant across calls); on error writes one
+ * line into err. */
 ms_parse_result_t ms_options_parse(int argc, char **argv, ms_options_t *opts, char *err,
                                    size_t err_bytes);
 /* "600", "4K", "1G": a positive count of doubles, suffixes are powers of 1024;
@@ -78,7 +80,8 @@ int ms_tuning_parse(ms_options_t *opts, const char *const text[MS_TUNING_COUNT],
                     size_t err_bytes);
 /* The same, each variable read from the environment. */
 int ms_tuning_from_env(ms_options_t *opts, char *err, size_t err_bytes);
-const char *ms_usage_text(void);
+/* The command line's table (opt_table.h): the parse, --help and the tests' cases. */
+extern const app_opt_table_t ms_option_table;
 /* "4.00 GiB", "600 B": powers of 1024. Returns buf. */
 const char *ms_human_bytes(double bytes, char *buf, size_t len);
 

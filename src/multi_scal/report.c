@@ -244,6 +244,14 @@ void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int 
     fflush(stdout);
 }
 
+void ms_report_matrix_head(int n, int width)
+{
+    printf("#   %-14s", "writer\\owner");
+    for (int o = 0; o < n; o++)
+        printf(" %*d", width, o);
+    printf("\n");
+}
+
 void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified)
 {
     char size[32];
@@ -256,10 +264,7 @@ void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified)
            "shard of node rank <column> through the table, %s per shard,\n# median of 8 after "
            "2 warm-ups; each repeat timed by the slowest node\n",
            ms_human_bytes((double)r->opts->bench_max, size, sizeof size));
-    printf("#   %-14s", "writer\\owner");
-    for (int o = 0; o < n; o++)
-        printf(" %9d", o);
-    printf("\n");
+    ms_report_matrix_head(n, 9);
     for (int w = 0; w < n; w++) {
         printf("    %-14d", w);
         for (int o = 0; o < n; o++)

@@ -71,6 +71,8 @@ void ms_report_mode(ms_report_t *r, const ms_mode_result_t *res);
 void ms_report_bench(ms_report_t *r, const ms_bench_row_t *rows, int nrows, int verified);
 /* Rank 0 prints the --bench-pairs matrix, kept for the JSON. */
 void ms_report_pairs(ms_report_t *r, const double *gbps, int n, int verified);
+/* The header row of a node's writer x owner matrix: n columns, each width wide. */
+void ms_report_matrix_head(int n, int width);
 /* Collective. Rank 0 writes the JSON and renames it over FILE; a failed write
  * or close is reported (once) and every rank gets exit status 1. Returns the
  * exit status to use. */

@@ -1,4 +1,4 @@
-/* test_cli.c - pins src/common/cli.c, the command-line helpers all three programs use: every message whole, for getopt_long and getopt_long_only alike. */
+/* test_cli.c - pins src/common/cli.c, the command-line helpers every program uses: every message whole, for getopt_long and getopt_long_only alike. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,6 +73,25 @@ static void test_parse_long_takes_the_range_and_nothing_else(void **state)
     assert_int_equal(app_parse_long("n", "9223372036854775807", 0, LONG_MAX, &v, err, sizeof err),
                      0);
     assert_true(v == LONG_MAX);
+}
+
+static void test_parse_double_takes_finite_numbers_from_its_least(void **state)
+{
+    static const char *const bad[] = {"", " 1", "1x", "inf", "nan", "-1", "1e999", "--1"};
+    double v = -1;
+
+    (void)state;
+    assert_int_equal(app_parse_double("--tol", "0", 0, &v, err, sizeof err), 0);
+    assert_true(v == 0.0);
+    assert_int_equal(app_parse_double("--tol", "2.5e-7", 0, &v, err, sizeof err), 0);
+    assert_true(v == 2.5e-7);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "invalid --tol '%s': expected a number >= 0", bad[i]);
+        assert_int_equal(app_parse_double("--tol", bad[i], 0, &v, err, sizeof err), -1);
+        assert_string_equal(err, want);
+    }
+    assert_true(v == 2.5e-7); /* a refusal leaves the value as it was */
 }
 
 static void test_parse_word_names_every_choice(void **state)
@@ -171,6 +190,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_long_takes_the_range_and_nothing_else),
+        cmocka_unit_test(test_parse_double_takes_finite_numbers_from_its_least),
         cmocka_unit_test(test_parse_word_names_every_choice),
         cmocka_unit_test(test_messages_fit_any_buffer),
         cmocka_unit_test(test_option_errors_getopt_long),

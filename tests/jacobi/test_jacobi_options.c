@@ -10,32 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/opt_test.h"
 #include "jacobi_options.h"
 #include "shardtab.h"
-
-#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static char err[256];
 static jacobi_options_t opts;
 
-/* Parse argv; err is cleared first so that a message must come from this call,
- * opts is filled with junk so that the parser must set every field itself. */
-static jacobi_parse_t parse(int argc, char **argv)
+static app_opt_parse_t parse(int argc, char **argv)
 {
-    memset(err, 0, sizeof err);
-    memset(&opts, 0xA5, sizeof opts);
+    opt_test_fresh(err, sizeof err, &opts, sizeof opts);
     return jacobi_options_parse(argc, argv, &opts, err, sizeof err);
 }
 
 /* The parse fails with a message that contains each given fragment. */
 static void expect_error(int argc, char **argv, const char *frag1, const char *frag2)
 {
-    assert_int_equal(parse(argc, argv), JACOBI_PARSE_ERROR);
-    assert_true(err[0] != '\0');
-    if (frag1 && strstr(err, frag1) == NULL)
-        fail_msg("message '%s' does not contain '%s'", err, frag1);
-    if (frag2 && strstr(err, frag2) == NULL)
-        fail_msg("message '%s' does not contain '%s'", err, frag2);
+    assert_int_equal(parse(argc, argv), APP_OPT_PARSE_ERROR);
+    opt_test_message_holds(err, frag1, frag2);
 }
 
 /* `option value` is refused by a message naming `name` and quoting the value. */
@@ -83,7 +75,7 @@ static void test_jacobi_options_no_arguments_give_the_anchors_defaults(void **st
 {
     char *argv[] = {"jacobi"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     expect_defaults(&opts);
     assert_string_equal(err, "");
 }
@@ -103,7 +95,7 @@ static void test_jacobi_options_single_dash_forms_of_the_anchors_set_every_field
                     "stream", "-repeat",  "3",          "-json",    "r.json", "-allow-shared-gpu",
                     "-init",  "random:7", "-cpu-check", "no",       "-trace", "t.csv"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 130);
     assert_int_equal(opts.ny, 257);
     assert_int_equal(opts.niter, 40);
@@ -127,7 +119,7 @@ static void test_jacobi_options_double_dash_forms_set_every_field(void **state)
         "persistent", "--repeat",  "100",         "--json",    "/tmp/x.json", "--allow-shared-gpu",
         "--init",     "random",    "--cpu-check", "yes",       "--trace",     "/tmp/t.csv"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 3);
     assert_int_equal(opts.ny, 4);
     assert_int_equal(opts.niter, JACOBI_MAX_ITER);
@@ -147,7 +139,7 @@ static void test_jacobi_options_equals_forms_are_accepted(void **state)
 {
     char *argv[] = {"jacobi", "-nx=9", "--ny=11", "--variant=table", "-launch=stream"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 9);
     assert_int_equal(opts.ny, 11);
     assert_int_equal(opts.variant, JACOBI_TABLE);
@@ -159,7 +151,7 @@ static void test_jacobi_options_every_variant_name_selects_it_and_names_it_back(
     (void)state;
     for (int v = 0; v < JACOBI_VARIANT_COUNT; v++) {
         char *argv[] = {"jacobi", "--variant", (char *)jacobi_variant_name((jacobi_variant_t)v)};
-        assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+        assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
         assert_int_equal(opts.variant, v);
     }
     assert_string_equal(jacobi_variant_name(JACOBI_TABLE), "table");
@@ -174,7 +166,7 @@ static void test_jacobi_options_last_value_of_a_repeated_option_wins(void **stat
     char *argv[] = {"jacobi",   "-nx",    "100",      "--nx", "200",
                     "--launch", "stream", "--launch", "graph"};
     (void)state;
-    assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 200);
     assert_int_equal(opts.launch, JACOBI_LAUNCH_GRAPH);
 }
@@ -184,7 +176,7 @@ static void test_jacobi_options_every_launch_name_selects_it_and_names_it_back(v
     (void)state;
     for (int l = 0; l < JACOBI_LAUNCH_COUNT; l++) {
         char *argv[] = {"jacobi", "--launch", (char *)jacobi_launch_name((jacobi_launch_t)l)};
-        assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_OK);
+        assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_OK);
         assert_int_equal(opts.launch, l);
     }
     assert_string_equal(jacobi_launch_name(JACOBI_LAUNCH_AUTO), "auto");
@@ -198,10 +190,10 @@ static void test_jacobi_options_init_takes_zero_random_and_a_seed_up_to_2_pow_64
     char *big[] = {"jacobi", "--init", "random:18446744073709551615"};
     char text[48];
     (void)state;
-    assert_int_equal(parse(ARGC(zero), zero), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(zero), zero), APP_OPT_PARSE_OK);
     assert_int_equal(opts.init.kind, JACOBI_INIT_ZERO);
     assert_string_equal(jacobi_init_name(&opts.init, text, sizeof text), "zero");
-    assert_int_equal(parse(ARGC(big), big), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(big), big), APP_OPT_PARSE_OK);
     assert_int_equal(opts.init.kind, JACOBI_INIT_RANDOM);
     assert_true(opts.init.seed == UINT64_MAX);
     assert_string_equal(jacobi_init_name(&opts.init, text, sizeof text),
@@ -219,13 +211,6 @@ static void test_jacobi_options_bad_init_and_cpu_check_are_named(void **state)
     expect_bad_value("--init", "ones", "zero, random or random:SEED");
     expect_bad_value("--cpu-check", "maybe", "auto, yes or no");
     expect_bad_value("--cpu-check", "", "--cpu-check");
-}
-
-static void test_jacobi_options_empty_trace_name_is_refused(void **state)
-{
-    char *argv[] = {"jacobi", "--trace", ""};
-    (void)state;
-    expect_error(ARGC(argv), argv, "--trace", "file name");
 }
 
 /* ---- the tests' planted bugs (JACOBI_TEST_FAULT) --------------------------------------- */
@@ -310,7 +295,7 @@ static void test_jacobi_options_help_in_every_form_returns_help(void **state)
     (void)state;
     for (int i = 0; i < ARGC(forms); i++) {
         char *argv[] = {"jacobi", "-nx", "64", forms[i]};
-        assert_int_equal(parse(ARGC(argv), argv), JACOBI_PARSE_HELP);
+        assert_int_equal(parse(ARGC(argv), argv), APP_OPT_PARSE_HELP);
     }
 }
 
@@ -340,9 +325,9 @@ static void test_jacobi_options_usage_text_names_every_option(void **state)
                                         "JACOBI_ONCHIP_ROWS",
                                         "onchip"};
     (void)state;
-    assert_true(strncmp(jacobi_usage_text(), "Usage: jacobi", 13) == 0);
+    assert_true(strncmp(app_opt_usage_text(&jacobi_option_table), "Usage: jacobi", 13) == 0);
     for (int i = 0; i < ARGC(names); i++)
-        if (strstr(jacobi_usage_text(), names[i]) == NULL)
+        if (strstr(app_opt_usage_text(&jacobi_option_table), names[i]) == NULL)
             fail_msg("the usage text does not mention '%s'", names[i]);
 }
 
@@ -366,10 +351,10 @@ static void test_jacobi_options_grid_sides_accept_both_limits(void **state)
     char *low[] = {"jacobi", "-nx", "3", "-ny", "3"};
     char *high[] = {"jacobi", "-nx", "1048576", "-ny", "16"};
     (void)state;
-    assert_int_equal(parse(ARGC(low), low), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(low), low), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 3);
     assert_int_equal(opts.ny, 3);
-    assert_int_equal(parse(ARGC(high), high), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(high), high), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, JACOBI_MAX_SIDE);
 }
 
@@ -378,7 +363,7 @@ static void test_jacobi_options_grid_of_more_than_2_pow_36_points_is_refused(voi
     char *exact[] = {"jacobi", "-nx", "262144", "-ny", "262144"}; /* 2^36: allowed */
     char *over[] = {"jacobi", "-nx", "262144", "-ny", "262145"};
     (void)state;
-    assert_int_equal(parse(ARGC(exact), exact), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(exact), exact), APP_OPT_PARSE_OK);
     expect_error(ARGC(over), over, "262144 x 262145 grid", "2^36");
 }
 
@@ -412,13 +397,6 @@ static void test_jacobi_options_unknown_variant_and_launch_are_named(void **stat
     expect_bad_value("--variant", "nvshmem", "table, host-sync or mpi");
     expect_bad_value("--launch", "graphs", "--launch");
     expect_bad_value("--launch", "", "auto, persistent, graph, stream, onchip or temporal");
-}
-
-static void test_jacobi_options_empty_json_name_is_refused(void **state)
-{
-    char *argv[] = {"jacobi", "--json", ""};
-    (void)state;
-    expect_error(ARGC(argv), argv, "--json", "file name");
 }
 
 static void test_jacobi_options_missing_value_is_named_as_typed(void **state)
@@ -479,7 +457,7 @@ static void test_jacobi_options_error_message_is_truncated_to_the_buffer(void **
     char *argv[] = {"jacobi", "--variant", "a-variant-name-much-longer-than-the-buffer"};
     (void)state;
     memset(small, 'Z', sizeof small);
-    assert_int_equal(jacobi_options_parse(ARGC(argv), argv, &opts, small, 8), JACOBI_PARSE_ERROR);
+    assert_int_equal(jacobi_options_parse(ARGC(argv), argv, &opts, small, 8), APP_OPT_PARSE_ERROR);
     assert_int_equal(strlen(small), 7);
     assert_int_equal(small[8], 'Z'); /* nothing written past err_bytes */
 }
@@ -490,7 +468,7 @@ static void test_jacobi_options_parse_after_an_error_starts_from_defaults(void *
     char *good[] = {"jacobi", "-ny", "64"};
     (void)state;
     expect_error(ARGC(bad), bad, "-niter", NULL);
-    assert_int_equal(parse(ARGC(good), good), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(good), good), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, default_side());
     assert_int_equal(opts.ny, 64);
     assert_int_equal(opts.niter, 1000);
@@ -504,8 +482,8 @@ static void test_jacobi_options_parse_after_help_in_a_bundle_starts_afresh(void 
     char *help[] = {"jacobi", "-hx"};
     char *good[] = {"jacobi", "-nx", "64"};
     (void)state;
-    assert_int_equal(parse(ARGC(help), help), JACOBI_PARSE_HELP);
-    assert_int_equal(parse(ARGC(good), good), JACOBI_PARSE_OK);
+    assert_int_equal(parse(ARGC(help), help), APP_OPT_PARSE_HELP);
+    assert_int_equal(parse(ARGC(good), good), APP_OPT_PARSE_OK);
     assert_int_equal(opts.nx, 64);
 }
 
@@ -744,7 +722,7 @@ static void test_jacobi_usage_text_lists_every_tuning_variable_with_range_and_de
         "a malformed\nor out-of-range value is bad usage"};
     (void)state;
     for (int i = 0; i < ARGC(lines); i++)
-        if (strstr(jacobi_usage_text(), lines[i]) == NULL)
+        if (strstr(app_opt_usage_text(&jacobi_option_table), lines[i]) == NULL)
             fail_msg("the usage text does not hold '%s'", lines[i]);
 }
 
@@ -887,7 +865,6 @@ int main(void)
         cmocka_unit_test(test_jacobi_options_every_launch_name_selects_it_and_names_it_back),
         cmocka_unit_test(test_jacobi_options_init_takes_zero_random_and_a_seed_up_to_2_pow_64),
         cmocka_unit_test(test_jacobi_options_bad_init_and_cpu_check_are_named),
-        cmocka_unit_test(test_jacobi_options_empty_trace_name_is_refused),
         cmocka_unit_test(test_jacobi_test_fault_parses_every_solve_and_kind),
         cmocka_unit_test(test_jacobi_test_fault_refuses_anything_else_with_the_form),
         cmocka_unit_test(test_jacobi_test_fault_must_name_a_place_inside_the_grid),
@@ -899,7 +876,6 @@ int main(void)
         cmocka_unit_test(test_jacobi_options_iteration_counts_refuse_out_of_range_and_non_integers),
         cmocka_unit_test(test_jacobi_options_repeat_refuses_out_of_range_and_non_integers),
         cmocka_unit_test(test_jacobi_options_unknown_variant_and_launch_are_named),
-        cmocka_unit_test(test_jacobi_options_empty_json_name_is_refused),
         cmocka_unit_test(test_jacobi_options_missing_value_is_named_as_typed),
         cmocka_unit_test(test_jacobi_options_ambiguous_n_is_refused_and_named),
         cmocka_unit_test(test_jacobi_options_unknown_options_are_named),

@@ -12,19 +12,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/opt_test.h"
 #include "options.h"
 #include "scal.h"
-
-#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static char err[256];
 static ms_options_t opts;
 
-/* Parse argv; err is cleared first so that a message must come from this call. */
 static ms_parse_result_t parse(int argc, char **argv)
 {
-    memset(err, 0, sizeof err);
-    memset(&opts, 0xA5, sizeof opts); /* the parser must set every field itself */
+    opt_test_fresh(err, sizeof err, &opts, sizeof opts);
     return ms_options_parse(argc, argv, &opts, err, sizeof err);
 }
 
@@ -32,11 +29,7 @@ static ms_parse_result_t parse(int argc, char **argv)
 static void expect_error(int argc, char **argv, const char *frag1, const char *frag2)
 {
     assert_int_equal(parse(argc, argv), MS_PARSE_ERROR);
-    assert_true(err[0] != '\0');
-    if (frag1 && strstr(err, frag1) == NULL)
-        fail_msg("message '%s' does not contain '%s'", err, frag1);
-    if (frag2 && strstr(err, frag2) == NULL)
-        fail_msg("message '%s' does not contain '%s'", err, frag2);
+    opt_test_message_holds(err, frag1, frag2);
 }
 
 /* --n VALUE fails, and the message quotes VALUE and contains frag. */
@@ -157,7 +150,7 @@ static void test_options_help_short_and_long_return_help(void **state)
     assert_int_equal(parse(ARGC(c), c), MS_PARSE_HELP);
     assert_int_equal(opts.n, 8);
     assert_int_equal(opts.allow_shared_gpu, 1);
-    assert_non_null(strstr(ms_usage_text(), "--allow-shared-gpu"));
+    assert_non_null(strstr(app_opt_usage_text(&ms_option_table), "--allow-shared-gpu"));
 }
 
 static void test_options_bundled_short_flags_are_accepted(void **state)
@@ -310,17 +303,6 @@ static void test_options_unknown_short_option_is_named(void **state)
     (void)state;
     expect_error(ARGC(a), a, "unknown option", "'-x'");
     expect_error(ARGC(b), b, "unknown option", "'-q'");
-}
-
-/* A flag that takes no value, given one with '=': the message must name the
- * option the user typed, not a short letter they never wrote. */
-static void test_options_long_flag_given_a_value_names_the_flag_as_typed(void **state)
-{
-    char *a[] = {"multi_scal", "--allow-shared-gpu=1"};
-    char *b[] = {"multi_scal", "--help=yes"};
-    (void)state;
-    expect_error(ARGC(a), a, "--allow-shared-gpu", NULL);
-    expect_error(ARGC(b), b, "--help", NULL);
 }
 
 /* getopt_long answers '?' for "--a" as for "--bogus"; the message must say
@@ -516,17 +498,6 @@ static void test_options_alpha_rejects_text_and_non_finite_values(void **state)
     expect_bad_alpha("nan", "finite");
     expect_bad_alpha("1e999", "finite");
     expect_bad_alpha("-1e999", "finite");
-}
-
-static void test_options_empty_json_name_is_rejected(void **state)
-{
-    char *a[] = {"multi_scal", "--json", ""};
-    char *b[] = {"multi_scal", "--json="};
-    char *c[] = {"multi_scal", "-j", ""};
-    (void)state;
-    expect_error(ARGC(a), a, "--json", "file name");
-    expect_error(ARGC(b), b, "--json", "file name");
-    expect_error(ARGC(c), c, "--json", "file name");
 }
 
 static void test_options_stray_positional_argument_is_rejected(void **state)
@@ -736,7 +707,6 @@ int main(void)
         cmocka_unit_test(test_options_missing_value_is_named),
         cmocka_unit_test(test_options_unknown_long_option_is_named),
         cmocka_unit_test(test_options_unknown_short_option_is_named),
-        cmocka_unit_test(test_options_long_flag_given_a_value_names_the_flag_as_typed),
         cmocka_unit_test(test_options_ambiguous_long_option_lists_the_candidates),
         cmocka_unit_test(test_options_unique_prefix_and_exact_name_are_not_ambiguous),
         cmocka_unit_test(test_options_bench_max_given_only_when_on_the_command_line),
@@ -749,7 +719,6 @@ int main(void)
         cmocka_unit_test(test_options_iters_rejects_zero_negative_text_and_too_many),
         cmocka_unit_test(test_options_iters_accepts_one_and_the_maximum),
         cmocka_unit_test(test_options_alpha_rejects_text_and_non_finite_values),
-        cmocka_unit_test(test_options_empty_json_name_is_rejected),
         cmocka_unit_test(test_options_stray_positional_argument_is_rejected),
         cmocka_unit_test(test_options_error_message_is_truncated_to_the_buffer),
         cmocka_unit_test(test_options_parse_count_direct),
