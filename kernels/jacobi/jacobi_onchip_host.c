@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jacobi_cut.h"
+#include "jacobi_hooks.h"
 #include "jacobi_onchip.h"
 #include "jacobi_op.h"
-#include "jacobi_plan.h"
 #include "jacobi_protocol.h"
 #include "jacobi_row_host.h"
 
@@ -21,7 +22,7 @@
  * and rows that do not split evenly. */
 #define JACOBI_HOST_ONCHIP_TILES 3
 
-/* The mode's hooks (jacobi_plan.h): the tiles cut and their edges allocated
+/* The mode's hooks (jacobi_hooks.h): the tiles cut and their edges allocated
  * (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed; the run below. */
 int jacobi_onchip_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {

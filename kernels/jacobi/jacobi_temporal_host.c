@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "jacobi_plan.h"
+#include "jacobi_cut.h"
+#include "jacobi_hooks.h"
 #include "jacobi_temporal.h"
 
 #define JACOBI_HOST_TEMPORAL_COLS 7
@@ -21,7 +22,7 @@ _Static_assert(JACOBI_HOST_TEMPORAL_COLS + 2 * JACOBI_TEMPORAL_MAX_DEPTH <=
                    JACOBI_TEMPORAL_THREAD_COLS,
                "the host's one thread streams every column of a tile");
 
-/* The mode's hooks (jacobi_plan.h): the tiles cut and their sums and buffer
+/* The mode's hooks (jacobi_hooks.h): the tiles cut and their sums and buffer
  * allocated (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed; a run's
  * start and its passes. */
 int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes)

@@ -17,13 +17,13 @@ _Static_assert((int)JACOBI_TEST_FAULT_STALE == JACOBI_FAULT_STALE &&
                "the program's fault kinds are the kernels' (jacobi_options.h, jacobi_sweep.h)");
 
 /* The deep ghost rows a solver keeps above and below (jacobi_deep_rows): the
- * deepest pass's, where temporal passes may run (--launch temporal, or auto on
- * a GPU, which picks them for large ranks: 4 x 7 rows of the rank's width);
- * else none. */
+ * deepest pass's, where the choice of a mode may end at temporal passes
+ * (--launch temporal, or auto on a GPU, which picks them for large ranks:
+ * 4 x 7 rows of the rank's width); else none. */
 static int temporal_deep_rows(const jacobi_options_t *opts)
 {
-    return opts->launch == JACOBI_LAUNCH_TEMPORAL || (opts->launch == JACOBI_LAUNCH_AUTO &&
-                                                      shardtab_backend() != SHARDTAB_BACKEND_HOST)
+    return jacobi_launch_may_run(opts->launch, shardtab_backend() != SHARDTAB_BACKEND_HOST,
+                                 JACOBI_LAUNCH_TEMPORAL)
                ? JACOBI_TEMPORAL_MAX_DEPTH
                : 0;
 }

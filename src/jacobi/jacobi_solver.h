@@ -8,6 +8,7 @@
 #define JACOBI_SOLVER_H
 
 #include "jacobi_options.h"
+#include "jacobi_plan.h"
 #include "jacobi_sweep.h"
 #include "shardtab.h"
 
