@@ -108,6 +108,11 @@ extern "C" int jacobi_multiprocessors(int *count);
  * persistent kernel (jacobi_sweep_host.c). */
 void jacobi_sweep_step_host(const jacobi_step_t *s);
 void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count);
+/* A sizing hook's answer once it has allocated what its mode needs: 0, or
+ * where allocated is 0, JACOBI_PLAN_NOT_RESIDENT with why "no memory for
+ * <what>" (the mode's release then frees what was allocated;
+ * jacobi_plan_host.c). */
+int jacobi_host_alloc_check(int allocated, const char *what, char *why, size_t why_bytes);
 #endif
 
 #endif /* JACOBI_HOOKS_H */

@@ -65,6 +65,14 @@ const char *jacobi_backend_error_string(int code)
     return code == 0 ? "no error" : "host kernel error";
 }
 
+int jacobi_host_alloc_check(int allocated, const char *what, char *why, size_t why_bytes)
+{
+    if (allocated)
+        return 0;
+    snprintf(why, why_bytes, "no memory for %s", what);
+    return JACOBI_PLAN_NOT_RESIDENT;
+}
+
 /* ---- persistent, graph and stream launches ----------------------------------------- */
 
 int jacobi_persistent_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
