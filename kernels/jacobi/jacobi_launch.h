@@ -5,8 +5,9 @@
  * holds the table, chooses among its entries and calls the hooks
  * (jacobi_plan.h); every name the program reads or writes (--launch, its
  * usage, the reports) is the table's. A new mode is a value here, a row of
- * the table, and its pair of files (jacobi_<mode>.hip, jacobi_<mode>_host.c)
- * with their hooks (jacobi_hooks.h). */
+ * the table, and its pair of files (jacobi_<mode>.hip, jacobi_<mode>_host.c,
+ * their stem in CMakeLists.txt's jacobi_kernels) with their hooks
+ * (jacobi_hooks.h). */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_LAUNCH_H
 #define JACOBI_LAUNCH_H
@@ -46,16 +47,23 @@ typedef struct jacobi_launch_hooks {
     void (*release)(jacobi_plan_t *plan);
 } jacobi_launch_hooks_t;
 
+/* Where a mode's plan is refused: the mode that runs instead (AUTO:
+ * nothing), and the launch note's words for that, "<refused> (why):
+ * <instead> instead". */
+typedef struct jacobi_launch_fallback {
+    jacobi_launch_t to;
+    const char *refused;
+    const char *instead;
+} jacobi_launch_fallback_t;
+
 typedef struct jacobi_launch_mode {
     const char *name;  /* --launch's word, and the reports' */
     const char *help;  /* its line of --launch's usage */
     const char *how;   /* the header's account of its launches */
     int device_driven; /* 1: it needs a solve the device drives alone */
     int tiled;         /* 1: on-chip tiles or temporal passes (JACOBI_TEST_FAULT edge, lag) */
-    jacobi_launch_t fallback;   /* what runs where its plan is refused; AUTO: nothing */
-    const char *refused;        /* the launch note's words for that: "<refused> (why): */
-    const char *instead;        /* <instead> instead" */
-    jacobi_launch_hooks_t plan; /* fits, size, run, release */
+    jacobi_launch_fallback_t fallback; /* to, refused, instead */
+    jacobi_launch_hooks_t plan;        /* fits, size, run, release */
 } jacobi_launch_mode_t;
 
 /* The entry of a mode, or NULL past the table. */

@@ -123,48 +123,40 @@ static int run_passes(jacobi_plan_t *plan, int count)
 static const jacobi_launch_mode_t modes[JACOBI_LAUNCH_COUNT] = {
     [JACOBI_LAUNCH_AUTO] = {.name = "auto",
                             .help = "the fastest measured for the rows and the device (default)",
-                            .fallback = JACOBI_LAUNCH_AUTO},
-    [JACOBI_LAUNCH_PERSISTENT] = {.name = "persistent",
-                                  .help =
-                                      "one cooperative launch a solve, a grid barrier an iteration",
-                                  .how = "one cooperative launch per solve",
-                                  .device_driven = 1,
-                                  .fallback = JACOBI_LAUNCH_GRAPH,
-                                  .refused = "persistent launches cannot run here",
-                                  .instead = "graph launches",
-                                  .plan = {NULL, jacobi_persistent_size, jacobi_persistent_run}},
+                            .fallback = {JACOBI_LAUNCH_AUTO}},
+    [JACOBI_LAUNCH_PERSISTENT] =
+        {.name = "persistent",
+         .help = "one cooperative launch a solve, a grid barrier an iteration",
+         .how = "one cooperative launch per solve",
+         .device_driven = 1,
+         .fallback = {JACOBI_LAUNCH_GRAPH, "persistent launches cannot run here", "graph launches"},
+         .plan = {NULL, jacobi_persistent_size, jacobi_persistent_run}},
     [JACOBI_LAUNCH_GRAPH] = {.name = "graph",
                              .help = "captured graphs of launches, replayed",
                              .how = "graphs of launches replayed",
-                             .fallback = JACOBI_LAUNCH_AUTO,
+                             .fallback = {JACOBI_LAUNCH_AUTO},
                              .plan = {NULL, jacobi_graph_size, run_steps, jacobi_graph_release}},
     [JACOBI_LAUNCH_STREAM] = {.name = "stream",
                               .help = "a launch call an iteration",
                               .how = "a launch call per step",
-                              .fallback = JACOBI_LAUNCH_AUTO,
+                              .fallback = {JACOBI_LAUNCH_AUTO},
                               .plan = {.run = run_steps}},
     [JACOBI_LAUNCH_ONCHIP] = {.name = "onchip",
                               .help = "one cooperative launch a solve, each tile's rows on chip",
                               .how = "one cooperative launch per solve, rows kept on chip",
                               .device_driven = 1,
                               .tiled = 1,
-                              .fallback = JACOBI_LAUNCH_PERSISTENT,
-                              .refused = "not on chip",
-                              .instead = "persistent",
+                              .fallback = {JACOBI_LAUNCH_PERSISTENT, "not on chip", "persistent"},
                               .plan = {onchip_fits, jacobi_onchip_size, jacobi_onchip_run,
                                        jacobi_onchip_release}},
-    [JACOBI_LAUNCH_TEMPORAL] = {.name = "temporal",
-                                .help = "a launch a pass of up to JACOBI_TEMPORAL_DEPTH iterations",
-                                .how =
-                                    "a launch per pass of several iterations, each tile streamed "
-                                    "down its columns",
-                                .device_driven = 1,
-                                .tiled = 1,
-                                .fallback = JACOBI_LAUNCH_PERSISTENT,
-                                .refused = "no temporal passes",
-                                .instead = "persistent",
-                                .plan = {temporal_fits, jacobi_temporal_size, run_passes,
-                                         jacobi_temporal_release}},
+    [JACOBI_LAUNCH_TEMPORAL] =
+        {.name = "temporal",
+         .help = "a launch a pass of up to JACOBI_TEMPORAL_DEPTH iterations",
+         .how = "a launch per pass of several iterations, each tile streamed down its columns",
+         .device_driven = 1,
+         .tiled = 1,
+         .fallback = {JACOBI_LAUNCH_PERSISTENT, "no temporal passes", "persistent"},
+         .plan = {temporal_fits, jacobi_temporal_size, run_passes, jacobi_temporal_release}},
 };
 
 const jacobi_launch_mode_t *jacobi_launch_mode(jacobi_launch_t launch)
@@ -219,7 +211,7 @@ jacobi_launch_t jacobi_launch_instead(const jacobi_launch_ask_t *ask, jacobi_lau
 {
     if (refused == ask->asked && (!ask->reference || refused == JACOBI_LAUNCH_PERSISTENT))
         return JACOBI_LAUNCH_AUTO;
-    return modes[refused].fallback;
+    return modes[refused].fallback.to;
 }
 
 int jacobi_launch_may_run(jacobi_launch_t asked, int gpu, jacobi_launch_t mode)
@@ -238,7 +230,7 @@ int jacobi_launch_may_run(jacobi_launch_t asked, int gpu, jacobi_launch_t mode)
                                          .nx = 1,
                                          .rows = rows[c >> 3]};
         for (jacobi_launch_t at = jacobi_launch_choose(&ask); at != JACOBI_LAUNCH_AUTO;
-             at = modes[at].fallback)
+             at = modes[at].fallback.to)
             if (at == mode)
                 return 1;
     }
@@ -251,7 +243,7 @@ void jacobi_launch_note_refusal(char *note, size_t note_bytes, jacobi_launch_t r
     const size_t used = strlen(note);
 
     snprintf(note + used, note_bytes - used, "%s%s (%s): %s instead", used ? "; " : "",
-             modes[refused].refused, why, modes[refused].instead);
+             modes[refused].fallback.refused, why, modes[refused].fallback.instead);
 }
 
 void jacobi_launch_note(const jacobi_launch_ask_t *ask, const jacobi_plan_t *plan, char *note,

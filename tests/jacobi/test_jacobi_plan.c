@@ -55,19 +55,19 @@ static void test_every_fallback_chain_ends_in_a_mode_without_refusal(void **stat
     for (int l = 1; l < JACOBI_LAUNCH_COUNT; l++) {
         jacobi_launch_t at = (jacobi_launch_t)l;
         int steps = 0;
-        while (jacobi_launch_mode(at)->fallback != JACOBI_LAUNCH_AUTO) {
+        while (jacobi_launch_mode(at)->fallback.to != JACOBI_LAUNCH_AUTO) {
             const jacobi_launch_mode_t *m = jacobi_launch_mode(at);
-            const char *to = jacobi_launch_name(m->fallback);
-            assert_non_null(m->refused);
-            assert_non_null(m->instead);
+            const char *to = jacobi_launch_name(m->fallback.to);
+            assert_non_null(m->fallback.refused);
+            assert_non_null(m->fallback.instead);
             assert_true(m->device_driven); /* only the device's own modes are refused */
-            if (strncmp(m->instead, to, strlen(to)) != 0)
+            if (strncmp(m->fallback.instead, to, strlen(to)) != 0)
                 fail_msg("%s falls back to %s, and its note says '%s instead'", m->name, to,
-                         m->instead);
-            at = m->fallback;
+                         m->fallback.instead);
+            at = m->fallback.to;
             assert_true(++steps < JACOBI_LAUNCH_COUNT);
         }
-        assert_null(jacobi_launch_mode(at)->refused);
+        assert_null(jacobi_launch_mode(at)->fallback.refused);
         assert_int_equal(jacobi_launch_mode(at)->device_driven, 0);
         assert_null(jacobi_launch_mode(at)->plan.fits);
     }
