@@ -1,7 +1,9 @@
-/* jacobi_sweep.h - the launchers the jacobi program calls: Jacobi sweeps of this
- * rank's rows, with their ghost rows, neighbour signals and norm, on the device.
- * A plan per launch mode (jacobi_launch.h) runs them: its neutral code in
- * jacobi_plan.c (jacobi_plan.h), each backend's hooks beside their kernels
+/* jacobi_sweep.h - what the jacobi program and its kernels share of a step:
+ * Jacobi sweeps of this rank's rows, with their ghost rows, neighbour signals
+ * and norm, on the device (the step's state, its tiles, the tuning, the
+ * stream and clock helpers). A plan per launch mode (jacobi_launch.h) runs
+ * them: its neutral code in jacobi_plan.c (jacobi_plan.h, the program's
+ * calls), each backend's hooks beside their kernels
  * (jacobi_plan.hip, jacobi_sweep.hip, ... for HIP and CUDA; the _host.c twins
  * for CPUs; jacobi_hooks.h says which). Host code never sees a <<< >>> launch.
  *
