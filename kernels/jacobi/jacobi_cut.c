@@ -2,13 +2,13 @@
  * written once for every backend (plain C, compiled into each build's
  * kernels): the step kernel's strips, the on-chip tiles of whole rows, the
  * temporal tiles and their height where the tuning leaves it to the plan.
- * The backends' sizing hooks (jacobi_plan.h) call them with what they
+ * The backends' sizing hooks (jacobi_hooks.h) call them with what they
  * measured of the device. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <math.h>
 #include <stdint.h>
 
-#include "jacobi_plan.h"
+#include "jacobi_cut.h"
 
 void jacobi_step_cut(jacobi_step_t *s, int blocks, int min_rows)
 {

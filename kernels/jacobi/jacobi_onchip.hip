@@ -10,7 +10,7 @@
  *
  * Every instantiation (rows a tile R, threads a block at most TMAX, with or
  * without the test hooks) is listed in jacobi_onchip_kernel_for, which the
- * mode's hooks at the end (jacobi_plan.h) size and launch cooperatively:
+ * mode's hooks at the end (jacobi_hooks.h) size and launch cooperatively:
  * every block resident at once, as tiles that wait for each other must be.
  */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
@@ -19,9 +19,10 @@
 #include <string.h>
 
 #include "gpu_runtime.h"
+#include "jacobi_cut.h"
+#include "jacobi_hooks.h"
 #include "jacobi_onchip.h"
 #include "jacobi_op.h"
-#include "jacobi_plan.h"
 #include "jacobi_protocol.h"
 #include "shardtab_device.h"
 
@@ -349,7 +350,7 @@ extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step
     }
 }
 
-/* ---- the mode's hooks (jacobi_plan.h) ------------------------------------------------ */
+/* ---- the mode's hooks (jacobi_hooks.h) ------------------------------------------------ */
 
 /* The on-chip grid: a block a tile of whole rows, four columns a thread, and
  * the norm block, every one resident at once (a cooperative launch). Rows a

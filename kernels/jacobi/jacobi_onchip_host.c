@@ -7,13 +7,13 @@
  * the per-point work of jacobi_op.h. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jacobi_cut.h"
+#include "jacobi_hooks.h"
 #include "jacobi_onchip.h"
 #include "jacobi_op.h"
-#include "jacobi_plan.h"
 #include "jacobi_protocol.h"
 #include "jacobi_row_host.h"
 
@@ -21,8 +21,9 @@
  * and rows that do not split evenly. */
 #define JACOBI_HOST_ONCHIP_TILES 3
 
-/* The mode's hooks (jacobi_plan.h): the tiles cut and their edges allocated
- * (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed; the run below. */
+/* The mode's hooks (jacobi_hooks.h): the tiles cut and their edges allocated
+ * (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed (also after a size
+ * that failed); the run below. */
 int jacobi_onchip_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {
     jacobi_step_t *s = &plan->step;
@@ -31,20 +32,14 @@ int jacobi_onchip_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
     jacobi_onchip_cut(s, tiles, (s->rows + tiles - 1) / tiles, 1);
     s->edges = calloc((size_t)4 * (size_t)s->tiles * (size_t)s->nx, sizeof *s->edges);
     s->tile_partials = calloc((size_t)4 * (size_t)s->tiles, sizeof *s->tile_partials);
-    if (s->edges == NULL || s->tile_partials == NULL) {
-        jacobi_onchip_release(plan);
-        snprintf(why, why_bytes, "no memory for the tiles' edges");
-        return JACOBI_PLAN_NOT_RESIDENT;
-    }
-    return 0;
+    return jacobi_host_alloc_check(s->edges && s->tile_partials, "the tiles' edges", why,
+                                   why_bytes);
 }
 
 void jacobi_onchip_release(jacobi_plan_t *plan)
 {
     free(plan->step.edges);
     free(plan->step.tile_partials);
-    plan->step.edges = NULL;
-    plan->step.tile_partials = NULL;
 }
 
 typedef struct onchip_job {

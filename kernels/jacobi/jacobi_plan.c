@@ -1,15 +1,16 @@
 /* jacobi_plan.c - the jacobi program's launch plans, written once for every
  * backend (plain C, compiled into each build's kernels): the table of launch
- * modes (jacobi_launch.h), a plan made, run and destroyed through its mode's
- * entry, what each mode needs of a rank's problem, and the pacing of chunked
- * launches. The backends' hooks (jacobi_plan.h) do what needs the device:
- * sizing by occupancy (with the cuts of jacobi_cut.c), allocations, the
- * launches. */
+ * modes (jacobi_launch.h), the choice among them (auto's measurements, the
+ * fallbacks, the launch note), a plan made, run and destroyed through its
+ * mode's row, what each mode needs of a rank's problem, and the pacing of
+ * chunked launches. The backends' hooks (jacobi_hooks.h) do what needs the
+ * device: sizing by occupancy, allocations, the launches. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jacobi_hooks.h"
 #include "jacobi_plan.h"
 
 static const jacobi_tuning_t default_tuning = JACOBI_TUNING_DEFAULTS;
@@ -120,49 +121,42 @@ static int run_passes(jacobi_plan_t *plan, int count)
 /* ---- the table ---------------------------------------------------------------------- */
 
 static const jacobi_launch_mode_t modes[JACOBI_LAUNCH_COUNT] = {
-    [JACOBI_LAUNCH_AUTO] = {.name = "auto", .fallback = JACOBI_LAUNCH_AUTO},
-    [JACOBI_LAUNCH_PERSISTENT] = {.name = "persistent",
-                                  .how = "one cooperative launch per solve",
-                                  .device_driven = 1,
-                                  .fallback = JACOBI_LAUNCH_GRAPH,
-                                  .refused = "persistent launches cannot run here",
-                                  .instead = "graph launches",
-                                  .size = jacobi_persistent_size,
-                                  .run = jacobi_persistent_run},
+    [JACOBI_LAUNCH_AUTO] = {.name = "auto",
+                            .help = "the fastest measured for the rows and the device (default)",
+                            .fallback = {JACOBI_LAUNCH_AUTO}},
+    [JACOBI_LAUNCH_PERSISTENT] =
+        {.name = "persistent",
+         .help = "one cooperative launch a solve, a grid barrier an iteration",
+         .how = "one cooperative launch per solve",
+         .device_driven = 1,
+         .fallback = {JACOBI_LAUNCH_GRAPH, "persistent launches cannot run here", "graph launches"},
+         .plan = {NULL, jacobi_persistent_size, jacobi_persistent_run}},
     [JACOBI_LAUNCH_GRAPH] = {.name = "graph",
+                             .help = "captured graphs of launches, replayed",
                              .how = "graphs of launches replayed",
-                             .fallback = JACOBI_LAUNCH_AUTO,
-                             .size = jacobi_graph_size,
-                             .run = run_steps,
-                             .release = jacobi_graph_release},
+                             .fallback = {JACOBI_LAUNCH_AUTO},
+                             .plan = {NULL, jacobi_graph_size, run_steps, jacobi_graph_release}},
     [JACOBI_LAUNCH_STREAM] = {.name = "stream",
+                              .help = "a launch call an iteration",
                               .how = "a launch call per step",
-                              .fallback = JACOBI_LAUNCH_AUTO,
-                              .run = run_steps},
+                              .fallback = {JACOBI_LAUNCH_AUTO},
+                              .plan = {.run = run_steps}},
     [JACOBI_LAUNCH_ONCHIP] = {.name = "onchip",
+                              .help = "one cooperative launch a solve, each tile's rows on chip",
                               .how = "one cooperative launch per solve, rows kept on chip",
                               .device_driven = 1,
                               .tiled = 1,
-                              .fallback = JACOBI_LAUNCH_PERSISTENT,
-                              .refused = "not on chip",
-                              .instead = "persistent",
-                              .fits = onchip_fits,
-                              .size = jacobi_onchip_size,
-                              .run = jacobi_onchip_run,
-                              .release = jacobi_onchip_release},
-    [JACOBI_LAUNCH_TEMPORAL] = {.name = "temporal",
-                                .how =
-                                    "a launch per pass of several iterations, each tile streamed "
-                                    "down its columns",
-                                .device_driven = 1,
-                                .tiled = 1,
-                                .fallback = JACOBI_LAUNCH_PERSISTENT,
-                                .refused = "no temporal passes",
-                                .instead = "persistent",
-                                .fits = temporal_fits,
-                                .size = jacobi_temporal_size,
-                                .run = run_passes,
-                                .release = jacobi_temporal_release},
+                              .fallback = {JACOBI_LAUNCH_PERSISTENT, "not on chip", "persistent"},
+                              .plan = {onchip_fits, jacobi_onchip_size, jacobi_onchip_run,
+                                       jacobi_onchip_release}},
+    [JACOBI_LAUNCH_TEMPORAL] =
+        {.name = "temporal",
+         .help = "a launch a pass of up to JACOBI_TEMPORAL_DEPTH iterations",
+         .how = "a launch per pass of several iterations, each tile streamed down its columns",
+         .device_driven = 1,
+         .tiled = 1,
+         .fallback = {JACOBI_LAUNCH_PERSISTENT, "no temporal passes", "persistent"},
+         .plan = {temporal_fits, jacobi_temporal_size, run_passes, jacobi_temporal_release}},
 };
 
 const jacobi_launch_mode_t *jacobi_launch_mode(jacobi_launch_t launch)
@@ -173,6 +167,119 @@ const jacobi_launch_mode_t *jacobi_launch_mode(jacobi_launch_t launch)
 const char *jacobi_launch_name(jacobi_launch_t launch)
 {
     return (unsigned)launch < JACOBI_LAUNCH_COUNT ? modes[launch].name : "?";
+}
+
+const char *jacobi_launch_help(jacobi_launch_t launch)
+{
+    return (unsigned)launch < JACOBI_LAUNCH_COUNT ? modes[launch].help : "?";
+}
+
+/* ---- the choice of a mode ------------------------------------------------------------ */
+
+/* Auto's launch, by the measurements (docs/performance.md, jacobi; one H200,
+ * no AMD GPU measured): on a GPU, temporal passes where a rank holds 8 Mi
+ * points or more (below that a pass's tiles do not keep the device busy
+ * enough to beat persistent's one pass an iteration: temporal passes take
+ * 0.47x persistent's time at 16384^2, 0.55x at 8192^2, 0.70x at 4096^2,
+ * 0.78x at 3072^2; 1.06x at 2560^2, 1.33x at 2048^2), else on chip where it
+ * holds 2 Mi points or more and they fit (below that the on-chip tiles'
+ * waits cost more than persistent's barrier: on chip takes 0.83x
+ * persistent's time at 2048 x 2046 points a rank, 0.95x at 2048 x 1024;
+ * 1.02x at 1024 x 1022, 1.23x at 1024 x 512); where either is refused, the
+ * table's fallback, persistent. Persistent on the host backend, whose
+ * threads gain nothing from either; graph where ranks share the device,
+ * where each rank's grid fills the whole GPU and the ranks' kernels can only
+ * take turns (without MPS). */
+#define JACOBI_ONCHIP_AUTO_POINTS (2u << 20)
+#define JACOBI_TEMPORAL_AUTO_POINTS (8u << 20)
+
+jacobi_launch_t jacobi_launch_choose(const jacobi_launch_ask_t *ask)
+{
+    const uint64_t points = (uint64_t)ask->nx * (uint64_t)ask->rows;
+
+    if (!ask->reference && ask->host_loop)
+        return JACOBI_LAUNCH_STREAM;
+    if (ask->asked != JACOBI_LAUNCH_AUTO)
+        return ask->asked;
+    return !ask->reference && ask->ranks_on_device > 1         ? JACOBI_LAUNCH_GRAPH
+           : ask->gpu && points >= JACOBI_TEMPORAL_AUTO_POINTS ? JACOBI_LAUNCH_TEMPORAL
+           : ask->gpu && points >= JACOBI_ONCHIP_AUTO_POINTS   ? JACOBI_LAUNCH_ONCHIP
+                                                               : JACOBI_LAUNCH_PERSISTENT;
+}
+
+jacobi_launch_t jacobi_launch_instead(const jacobi_launch_ask_t *ask, jacobi_launch_t refused)
+{
+    if (refused == ask->asked && (!ask->reference || refused == JACOBI_LAUNCH_PERSISTENT))
+        return JACOBI_LAUNCH_AUTO;
+    return modes[refused].fallback.to;
+}
+
+int jacobi_launch_may_run(jacobi_launch_t asked, int gpu, jacobi_launch_t mode)
+{
+    /* every case the choice tells apart: the run or the reference, the host's
+     * loop or not, the device shared or not, points below, between and past
+     * auto's bounds; then the fallbacks of the mode it chose */
+    const int rows[] = {1, JACOBI_ONCHIP_AUTO_POINTS, JACOBI_TEMPORAL_AUTO_POINTS};
+
+    for (int c = 0; c < 2 * 2 * 2 * 3; c++) {
+        const jacobi_launch_ask_t ask = {.asked = asked,
+                                         .reference = c & 1,
+                                         .host_loop = c >> 1 & 1,
+                                         .gpu = gpu,
+                                         .ranks_on_device = c >> 2 & 1 ? 2 : 1,
+                                         .nx = 1,
+                                         .rows = rows[c >> 3]};
+        for (jacobi_launch_t at = jacobi_launch_choose(&ask); at != JACOBI_LAUNCH_AUTO;
+             at = modes[at].fallback.to)
+            if (at == mode)
+                return 1;
+    }
+    return 0;
+}
+
+void jacobi_launch_note_refusal(char *note, size_t note_bytes, jacobi_launch_t refused,
+                                const char *why)
+{
+    const size_t used = strlen(note);
+
+    snprintf(note + used, note_bytes - used, "%s%s (%s): %s instead", used ? "; " : "",
+             modes[refused].fallback.refused, why, modes[refused].fallback.instead);
+}
+
+void jacobi_launch_note(const jacobi_launch_ask_t *ask, const jacobi_plan_t *plan, char *note,
+                        size_t note_bytes)
+{
+    const int auto_asked = ask->asked == JACOBI_LAUNCH_AUTO;
+    const jacobi_step_t *s = &plan->step;
+
+    if (note[0])
+        return;
+    if (ask->host_loop) {
+        if (ask->asked == JACOBI_LAUNCH_GRAPH)
+            snprintf(note, note_bytes,
+                     "the host takes part in every step: one launch per step, no graphs");
+    } else if (auto_asked && ask->ranks_on_device > 1) {
+        snprintf(
+            note, note_bytes,
+            "%d ranks share this device: graph launches (persistent grids could only take turns)",
+            ask->ranks_on_device);
+    } else if (auto_asked && plan->launch == JACOBI_LAUNCH_ONCHIP) {
+        snprintf(note, note_bytes,
+                 "auto: %d x %d points a rank fit on chip, %d tiles of at most %d rows", ask->nx,
+                 ask->rows, s->tiles, s->tile_rows);
+    } else if (plan->launch == JACOBI_LAUNCH_TEMPORAL) {
+        snprintf(note, note_bytes,
+                 "temporal: passes of up to %d iterations, %d tiles of %d x %d points a rank (%s)",
+                 plan->tuning.temporal_depth, s->temporal_tiles_x * s->temporal_tiles_y,
+                 s->temporal_cols, s->temporal_rows,
+                 !ask->gpu                    ? "the host backend's tiles"
+                 : plan->tuning.temporal_rows ? "JACOBI_TEMPORAL_ROWS"
+                                              : "rows: the plan's");
+    } else if (auto_asked && ask->gpu) {
+        snprintf(note, note_bytes,
+                 "auto: %d x %d points a rank: below 2 Mi points persistent beats on chip", ask->nx,
+                 ask->rows);
+    }
 }
 
 /* ---- a plan, through its mode's entry ------------------------------------------------ */
@@ -187,7 +294,7 @@ int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
 
     if (why_bytes)
         why[0] = '\0';
-    if (mode == NULL || mode->run == NULL) { /* auto: the program picks a mode first */
+    if (mode == NULL || mode->plan.run == NULL) { /* auto: the program picks a mode first */
         snprintf(why, why_bytes, "launch mode %s has no plan of its own",
                  jacobi_launch_name(launch));
         return JACOBI_PLAN_NOT_RESIDENT;
@@ -201,10 +308,10 @@ int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
     plan->stream = stream;
     plan->blocks = step->blocks_x * step->strips;
     rc = jacobi_backend_open(plan);
-    if (rc == 0 && mode->fits && mode->fits(plan, why, why_bytes))
+    if (rc == 0 && mode->plan.fits && mode->plan.fits(plan, why, why_bytes))
         rc = JACOBI_PLAN_NOT_RESIDENT;
-    if (rc == 0 && mode->size)
-        rc = mode->size(plan, why, why_bytes);
+    if (rc == 0 && mode->plan.size)
+        rc = mode->plan.size(plan, why, why_bytes);
     if (rc != 0) {
         jacobi_plan_destroy(plan);
         return rc;
@@ -219,15 +326,15 @@ int jacobi_plan_run(jacobi_plan_t *plan, int count)
         return 0;
     if (plan->done_host)
         *plan->done_host = 0;
-    return modes[plan->launch].run(plan, count);
+    return modes[plan->launch].plan.run(plan, count);
 }
 
 void jacobi_plan_destroy(jacobi_plan_t *plan)
 {
     if (plan == NULL)
         return;
-    if (modes[plan->launch].release)
-        modes[plan->launch].release(plan);
+    if (modes[plan->launch].plan.release)
+        modes[plan->launch].plan.release(plan);
     jacobi_backend_close(plan);
     free(plan);
 }

@@ -1,9 +1,10 @@
-/* jacobi_plan.h - the plans' backend interface, for kernels/jacobi alone: the
- * plan (one struct for every backend), the hooks each backend implements (for
- * HIP and CUDA in jacobi_plan.hip, jacobi_onchip.hip and jacobi_temporal.hip;
- * for CPUs in their _host.c twins), which the neutral code of jacobi_plan.c
- * calls through the modes' table (jacobi_launch.h), and the cuts the hooks
- * call in turn (jacobi_cut.c). */
+/* jacobi_plan.h - the jacobi program's plans, written once for every backend
+ * (jacobi_plan.c): which launch mode a solver runs (asked for, or chosen by
+ * measurement, and where the next is tried when a plan is refused), and a
+ * plan of that mode made, run and destroyed through its row of the modes'
+ * table (jacobi_launch.h). The program agrees on the choice over its ranks
+ * (src/jacobi/jacobi_solve.c); the backends' hooks that the plans call are
+ * jacobi_hooks.h. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_PLAN_H
 #define JACOBI_PLAN_H
@@ -18,113 +19,63 @@
 extern "C" {
 #endif
 
-#define JACOBI_CHUNK_STEPS 32 /* steps per graph, and per paced chunk of launches */
+/* ---- the choice of a mode --------------------------------------------------------- */
 
-struct jacobi_plan {
-    jacobi_step_t step;     /* the plan's copy, its done flag set (GPUs) */
-    jacobi_tuning_t tuning; /* the plan's copy */
-    jacobi_launch_t launch;
-    void *stream;        /* GPUs: the stream it enqueues on */
-    int blocks;          /* persistent and on chip: the grid; else one block per tile */
-    int threads;         /* on chip: threads a block (a row's columns, four a thread) */
-    int onchip_rows;     /* on chip: the kernel's most rows a tile */
-    int onchip_tmax;     /* on chip: the kernel's most threads a block */
-    void *graph;         /* graph, GPUs: the instantiated graph, or NULL */
-    void *chunk_done[2]; /* pacing, GPUs: the event of each chunk in flight */
-    uint64_t *done_host; /* set when the solve stops: GPUs, mapped host memory the device sets */
-};
+/* What the choice of one solver's mode weighs. */
+typedef struct jacobi_launch_ask {
+    jacobi_launch_t asked; /* --launch */
+    int reference;         /* 1: rank 0's reference, alone on its device; 0: the run */
+    int host_loop;         /* the run's host takes part in every step */
+    int gpu;               /* a GPU backend (not the host backend's threads) */
+    int ranks_on_device;   /* the run's ranks sharing this rank's device */
+    int nx, rows;          /* the solver's points: columns, rows */
+} jacobi_launch_ask_t;
 
-/* ---- every backend's hooks: the plan's (jacobi_plan.hip, jacobi_plan_host.c) ---- */
+/* The mode to plan first: stream where the host takes part in every step;
+ * auto's by the measurements (jacobi_plan.c); else the one asked for. */
+jacobi_launch_t jacobi_launch_choose(const jacobi_launch_ask_t *ask);
+/* Where the plan of `refused` was refused: the table's fallback, or AUTO
+ * where the refusal stands (no fallback; the run's mode asked for; the
+ * reference's persistent asked for: its on-chip tiles and temporal passes
+ * fall back all the same, the whole grid alone need not suit them). */
+jacobi_launch_t jacobi_launch_instead(const jacobi_launch_ask_t *ask, jacobi_launch_t refused);
+/* Can the choice for `asked` end at `mode` (on a GPU backend or not)? */
+int jacobi_launch_may_run(jacobi_launch_t asked, int gpu, jacobi_launch_t mode);
+/* The launch note: `refused`'s words appended ("<refused> (why): <instead>
+ * instead"), and, once the run's plan is made, why the choice ended where
+ * it did where nothing was refused (note still ""). */
+void jacobi_launch_note_refusal(char *note, size_t note_bytes, jacobi_launch_t refused,
+                                const char *why);
+void jacobi_launch_note(const jacobi_launch_ask_t *ask, const jacobi_plan_t *plan, char *note,
+                        size_t note_bytes);
 
-/* What every plan holds, made before its mode is sized and freed after it is
- * released: 0 or a runtime code. */
-int jacobi_backend_open(jacobi_plan_t *plan);
-void jacobi_backend_close(jacobi_plan_t *plan);
-/* The pacing of chunked runs (jacobi_plan.c): waits for the chunk marked in
- * `slot` (0 or 1) to finish, *stopped: nothing more need be enqueued (the
- * device has stopped the solve); and the mark after a chunk enqueued. */
-int jacobi_backend_wait(jacobi_plan_t *plan, int slot, int *stopped);
-int jacobi_backend_mark(jacobi_plan_t *plan, int slot);
-/* The runtime code of a failed host allocation, and any code's text. */
-int jacobi_backend_no_memory(void);
-const char *jacobi_backend_error_string(int code);
+/* ---- a plan ------------------------------------------------------------------------ */
 
-/* Persistent, graph and stream launches (the table's hooks). steps_enqueue:
- * `steps` steps of a stream or graph run, one chunk of the pacing. */
-int jacobi_persistent_size(jacobi_plan_t *plan, char *why, size_t why_bytes);
-int jacobi_persistent_run(jacobi_plan_t *plan, int count);
-int jacobi_graph_size(jacobi_plan_t *plan, char *why, size_t why_bytes);
-void jacobi_graph_release(jacobi_plan_t *plan);
-int jacobi_steps_enqueue(jacobi_plan_t *plan, int steps);
-
-/* ---- every backend's hooks: on chip (jacobi_onchip.hip, jacobi_onchip_host.c) ---- */
-int jacobi_onchip_size(jacobi_plan_t *plan, char *why, size_t why_bytes);
-int jacobi_onchip_run(jacobi_plan_t *plan, int count);
-void jacobi_onchip_release(jacobi_plan_t *plan);
-
-/* ---- every backend's hooks: temporal (jacobi_temporal.hip, jacobi_temporal_host.c) ---- */
-/* size and release as the table's; a run is start (its end at count
- * iterations from here), then chunks of enqueue (`passes` passes), paced. */
-int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes);
-int jacobi_temporal_start(jacobi_plan_t *plan, int count);
-int jacobi_temporal_enqueue(jacobi_plan_t *plan, int passes);
-void jacobi_temporal_release(jacobi_plan_t *plan);
-
-/* ---- the cuts the hooks call (jacobi_cut.c) ----------------------------------------- */
-
-/* Cuts the rows into tiles for a grid of about `blocks` blocks: blocks_x
- * along x (set), strips of at least min_rows rows (JACOBI_MIN_STRIP_ROWS:
- * shorter strips cost more in partial sums than they gain). */
-void jacobi_step_cut(jacobi_step_t *s, int blocks, int min_rows);
-/* The on-chip cut: `tiles` tiles of at most `rows` whole rows, `warps`
- * partial sums a tile, and the time a tile's wait gives up after. */
-void jacobi_onchip_cut(jacobi_step_t *s, int tiles, int rows, int warps);
-/* The tile a temporal plan cuts for depth (odd, 1 to JACOBI_TEMPORAL_MAX_DEPTH):
- * cols x rows own points (rows: at most the rank's); the tiles that cover the
- * rank. (What a block shares, jacobi_temporal_buffer_values, does not depend
- * on the rows: 14 KB for 256 threads at depth 7, static in the GPU kernel.) */
-void jacobi_temporal_cut(jacobi_step_t *s, int depth, int cols, int rows);
-/* The own rows a temporal tile streams where the tuning leaves it to the
- * plan, with blocks_at_once blocks resident (jacobi_plan.c says why). */
-int jacobi_temporal_auto_rows(const jacobi_step_t *s, int depth, int cols, long blocks_at_once);
+/* Everything a launch mode needs that can be done before a clock starts: a
+ * graph captured and instantiated (its first replay, in the warm-up solve,
+ * uploads it); a persistent grid sized and checked to fit co-resident. Returns
+ * 0, JACOBI_PLAN_NOT_RESIDENT with the reason in why, or a runtime code. The
+ * plan keeps its own copy of step and of tuning (NULL: the defaults), which
+ * must be those step was shaped with. */
+int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
+                       jacobi_launch_t launch, void *stream, jacobi_plan_t **plan, char *why,
+                       size_t why_bytes);
+/* Runs up to count steps from the device's current iteration and returns once
+ * they are enqueued (the caller synchronizes the stream): persistent, one
+ * launch; graph and stream, chunks of launches paced so that none is enqueued
+ * after the device has stopped the solve. Returns 0 or a runtime code. */
+int jacobi_plan_run(jacobi_plan_t *plan, int count);
+void jacobi_plan_destroy(jacobi_plan_t *plan);
+/* An on-chip plan's cut: its tiles, and the most rows a tile holds (0 for other modes). */
+int jacobi_plan_tiles(const jacobi_plan_t *plan);
+int jacobi_plan_tile_rows(const jacobi_plan_t *plan);
+/* A temporal plan's cut: its tiles, each of *cols x *rows own points at most (0 for other modes). */
+int jacobi_plan_temporal_cut(const jacobi_plan_t *plan, int *cols, int *rows);
+/* Any code's text: a plan's (JACOBI_PLAN_NOT_RESIDENT) or the backend's. */
+const char *jacobi_error_string(int code);
 
 #ifdef __cplusplus
 }
-#endif
-
-#if defined(__CUDACC__) || defined(__HIP__) || defined(__HIPCC__)
-/* ---- GPUs: between the kernels and the hooks that launch them ----------------------- */
-
-/* The block size, and the kernel that runs a step. rows_in_flight is the
- * tuning's (0: the kernel's own); a trace or a planted bug picks the kernels
- * built with their hooks (jacobi_sweep.hip). */
-#  define JACOBI_BLOCK 256 /* threads per block, all along x */
-typedef void (*jacobi_step_kernel_t)(jacobi_step_t);
-typedef void (*jacobi_persistent_kernel_t)(jacobi_step_t, uint64_t);
-extern "C" jacobi_step_kernel_t jacobi_step_kernel_for(const jacobi_step_t *step,
-                                                       int rows_in_flight);
-extern "C" jacobi_persistent_kernel_t jacobi_persistent_kernel_for(const jacobi_step_t *step,
-                                                                   int rows_in_flight);
-/* The resident blocks a multiprocessor the step kernel is built for, by columns a thread. */
-extern "C" int jacobi_step_kernel_blocks_per_sm(int columns_per_thread);
-/* The on-chip kernel for tiles of up to `rows` rows (2, 4, 8 or 16) and
- * blocks of up to max_threads threads (256, 512 or 1024), or NULL where none
- * is built (16 rows at 1024 threads: no registers left) (jacobi_onchip.hip). */
-extern "C" jacobi_persistent_kernel_t jacobi_onchip_kernel_for(const jacobi_step_t *step, int rows,
-                                                               int max_threads);
-/* One cooperative launch of kernel over plan->blocks blocks of `threads`
- * threads, for up to count steps (persistent and on chip; jacobi_plan.hip). */
-extern "C" int jacobi_cooperative_run(jacobi_plan_t *plan, jacobi_persistent_kernel_t kernel,
-                                      int threads, int count);
-/* The multiprocessors of the current device (jacobi_plan.hip). */
-extern "C" int jacobi_multiprocessors(int *count);
-#else
-/* ---- the host backend: between its loops and the hooks that call them -------------- */
-
-/* One step, as one launch of the GPU's step kernel; the whole solve, as its
- * persistent kernel (jacobi_sweep_host.c). */
-void jacobi_sweep_step_host(const jacobi_step_t *s);
-void jacobi_sweep_persistent_host(const jacobi_step_t *s, uint64_t count);
 #endif
 
 #endif /* JACOBI_PLAN_H */

@@ -1,4 +1,4 @@
-/* jacobi_plan.hip - the GPU hooks of the jacobi program's plans (jacobi_plan.h),
+/* jacobi_plan.hip - the GPU hooks of the jacobi program's plans (jacobi_hooks.h),
  * host code only, built like the kernels as HIP for AMD and as CUDA for
  * NVIDIA: the tiles cut for the device, what every plan holds (its pacing
  * events, the device's "stopped" flag), the persistent grid sized to be
@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 #include "gpu_runtime.h"
-#include "jacobi_plan.h"
+#include "jacobi_cut.h"
+#include "jacobi_hooks.h"
 
 static const jacobi_tuning_t default_tuning = JACOBI_TUNING_DEFAULTS;
 

@@ -1,5 +1,5 @@
 /* jacobi_plan_host.c - the host backend's hooks of the jacobi program's plans
- * (jacobi_plan.h), beside jacobi_plan.hip's: one tile covers a rank's rows
+ * (jacobi_hooks.h), beside jacobi_plan.hip's: one tile covers a rank's rows
  * (one "block"), a "launch" is a call of the loops of jacobi_sweep_host.c,
  * and a chunk of steps ends when its last call returns, so the pacing waits
  * for nothing; the stop it reads from the flag the loops set, as the GPUs'. */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "jacobi_plan.h"
+#include "jacobi_hooks.h"
 
 /* One tile covers the rows: the tuning variables change nothing here. */
 int jacobi_step_shape(jacobi_step_t *s, const jacobi_tuning_t *tuning, uint64_t *partials)
@@ -63,6 +63,14 @@ int jacobi_backend_no_memory(void)
 const char *jacobi_backend_error_string(int code)
 {
     return code == 0 ? "no error" : "host kernel error";
+}
+
+int jacobi_host_alloc_check(int allocated, const char *what, char *why, size_t why_bytes)
+{
+    if (allocated)
+        return 0;
+    snprintf(why, why_bytes, "no memory for %s", what);
+    return JACOBI_PLAN_NOT_RESIDENT;
 }
 
 /* ---- persistent, graph and stream launches ----------------------------------------- */

@@ -1,9 +1,11 @@
-/* jacobi_sweep.h - the launchers the jacobi program calls: Jacobi sweeps of this
- * rank's rows, with their ghost rows, neighbour signals and norm, on the device.
- * A plan per launch mode (jacobi_launch.h) runs them: its neutral code in
- * jacobi_plan.c, each backend's hooks beside their kernels (jacobi_plan.hip,
- * jacobi_sweep.hip, ... for HIP and CUDA; the _host.c twins for CPUs;
- * jacobi_plan.h says which). Host code never sees a <<< >>> launch.
+/* jacobi_sweep.h - what the jacobi program and its kernels share of a step:
+ * Jacobi sweeps of this rank's rows, with their ghost rows, neighbour signals
+ * and norm, on the device (the step's state, its tiles, the tuning, the
+ * stream and clock helpers). A plan per launch mode (jacobi_launch.h) runs
+ * them: its neutral code in jacobi_plan.c (jacobi_plan.h, the program's
+ * calls), each backend's hooks beside their kernels
+ * (jacobi_plan.hip, jacobi_sweep.hip, ... for HIP and CUDA; the _host.c twins
+ * for CPUs; jacobi_hooks.h says which). Host code never sees a <<< >>> launch.
  *
  * The step, iteration k (parity p = k & 1):
  *   reads  a[p] (this rank's rows) and halo[p] (its ghost rows: [0, nx) the row
@@ -21,7 +23,7 @@
  * bits on every rank), decides after iteration k whether to stop, one
  * iteration late as the anchors do. The host only enqueues.
  *
- * The ways to run the steps (jacobi_plan_create, jacobi_launch.h):
+ * The ways to run the steps (the modes of jacobi_launch.h):
  *   stream      one launch per step; each launch reads its iteration from the
  *               device, and the last block to finish closes the iteration;
  *   graph       the same launches, captured once in a graph and replayed;
@@ -44,7 +46,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jacobi_launch.h"
 #include "shardtab_comm.h"
 
 #ifdef __cplusplus
@@ -264,37 +265,12 @@ static inline int jacobi_share_of_device(int sms, int share)
  * the defaults. */
 int jacobi_step_shape(jacobi_step_t *step, const jacobi_tuning_t *tuning, uint64_t *partials);
 
-/* jacobi_plan_create's answer when a persistent grid cannot be co-resident. */
-#define JACOBI_PLAN_NOT_RESIDENT (-2)
-
-/* Everything a launch mode needs that can be done before a clock starts: a
- * graph captured and instantiated (its first replay, in the warm-up solve,
- * uploads it); a persistent grid sized and checked to fit co-resident. Returns
- * 0, JACOBI_PLAN_NOT_RESIDENT with the reason in why, or a runtime code. The
- * plan keeps its own copy of step and of tuning (NULL: the defaults), which
- * must be those step was shaped with. */
-int jacobi_plan_create(const jacobi_step_t *step, const jacobi_tuning_t *tuning,
-                       jacobi_launch_t launch, void *stream, jacobi_plan_t **plan, char *why,
-                       size_t why_bytes);
-/* Runs up to count steps from the device's current iteration and returns once
- * they are enqueued (the caller synchronizes the stream): persistent, one
- * launch; graph and stream, chunks of launches paced so that none is enqueued
- * after the device has stopped the solve. Returns 0 or a runtime code. */
-int jacobi_plan_run(jacobi_plan_t *plan, int count);
-void jacobi_plan_destroy(jacobi_plan_t *plan);
-/* An on-chip plan's cut: its tiles, and the most rows a tile holds (0 for other modes). */
-int jacobi_plan_tiles(const jacobi_plan_t *plan);
-int jacobi_plan_tile_rows(const jacobi_plan_t *plan);
-/* A temporal plan's cut: its tiles, each of *cols x *rows own points at most (0 for other modes). */
-int jacobi_plan_temporal_cut(const jacobi_plan_t *plan, int *cols, int *rows);
-
 /* Stream helpers for the program: a non-blocking stream (graphs cannot be
  * captured on the legacy default stream). */
 int jacobi_stream_create(void **stream);
 void jacobi_stream_destroy(void *stream);
 /* Ticks per second of the trace's clock. */
 double jacobi_clock_hz(void);
-const char *jacobi_error_string(int code);
 
 #ifdef __cplusplus
 }

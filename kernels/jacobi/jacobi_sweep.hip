@@ -23,14 +23,14 @@
 #include <stdint.h>
 
 #include "gpu_runtime.h"
+#include "jacobi_hooks.h"
 #include "jacobi_op.h"
-#include "jacobi_plan.h"
 #include "jacobi_protocol.h"
 #include "shardtab_device.h"
 
 namespace cg = cooperative_groups;
 
-/* JACOBI_BLOCK, the threads per block, is jacobi_plan.h's: the plans launch
+/* JACOBI_BLOCK, the threads per block, is jacobi_hooks.h's: the plans launch
  * with it. One column a thread: 64 registers (4 resident blocks), 8 rows in
  * flight. Four columns a thread: 72 registers (3 resident blocks), 4 rows in
  * flight: 48 KB of loads in flight per multiprocessor. */

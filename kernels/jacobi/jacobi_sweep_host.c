@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jacobi_hooks.h"
 #include "jacobi_op.h"
-#include "jacobi_plan.h"
 #include "jacobi_protocol.h"
 #include "jacobi_row_host.h"
 

@@ -61,7 +61,7 @@
 #ifndef JACOBI_TEMPORAL_H
 #define JACOBI_TEMPORAL_H
 
-#include "jacobi_onchip.h" /* jacobi_block_partial, jacobi_block_total, jacobi_block_sum */
+#include "jacobi_block_sum.h"
 #include "jacobi_op.h"
 #include "jacobi_protocol.h"
 #include "jacobi_sweep.h"

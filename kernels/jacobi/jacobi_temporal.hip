@@ -1,14 +1,15 @@
 /* jacobi_temporal.hip - --launch temporal's kernels and launches (HIP, and
  * CUDA through gpu_runtime.h): a launch a pass, a block a tile streaming
  * jacobi_temporal.h's whole tile (wait, stream) and, in the pass's last block
- * (a ticket), its finish (signals, close); the mode's hooks (jacobi_plan.h):
+ * (a ticket), its finish (signals, close); the mode's hooks (jacobi_hooks.h):
  * the tiles sized for the device, a run's start and its passes enqueued. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "gpu_runtime.h"
-#include "jacobi_plan.h"
+#include "jacobi_cut.h"
+#include "jacobi_hooks.h"
 #include "jacobi_temporal.h"
 
 /* A thread a local column of the tile: 256 columns, of which 2 D are the
@@ -69,7 +70,7 @@ __global__ void __launch_bounds__(JACOBI_TEMPORAL_THREADS, JACOBI_TEMPORAL_MIN_B
     jacobi_temporal_finish(&s, pass);
 }
 
-/* ---- the mode's hooks (jacobi_plan.h) ------------------------------------------------ */
+/* ---- the mode's hooks (jacobi_hooks.h) ------------------------------------------------ */
 
 /* Sizes the tiles for the tuning's depth (odd, 1 to 7) and own rows a tile
  * (0: the plan's, jacobi_temporal_auto_rows) and allocates the partial sums.

@@ -8,11 +8,11 @@
  * directions. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "jacobi_plan.h"
+#include "jacobi_cut.h"
+#include "jacobi_hooks.h"
 #include "jacobi_temporal.h"
 
 #define JACOBI_HOST_TEMPORAL_COLS 7
@@ -21,9 +21,9 @@ _Static_assert(JACOBI_HOST_TEMPORAL_COLS + 2 * JACOBI_TEMPORAL_MAX_DEPTH <=
                    JACOBI_TEMPORAL_THREAD_COLS,
                "the host's one thread streams every column of a tile");
 
-/* The mode's hooks (jacobi_plan.h): the tiles cut and their sums and buffer
- * allocated (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed; a run's
- * start and its passes. */
+/* The mode's hooks (jacobi_hooks.h): the tiles cut and their sums and buffer
+ * allocated (0, or JACOBI_PLAN_NOT_RESIDENT with the reason), freed (also
+ * after a size that failed); a run's start and its passes. */
 int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
 {
     jacobi_step_t *s = &plan->step;
@@ -35,20 +35,14 @@ int jacobi_temporal_size(jacobi_plan_t *plan, char *why, size_t why_bytes)
                sizeof *s->temporal_partials);
     /* zeroed: the pads and a stream's first steps read values no own point needs, defined all the same */
     s->temporal_scratch = calloc(jacobi_temporal_buffer_values(s), sizeof *s->temporal_scratch);
-    if (s->temporal_partials == NULL || s->temporal_scratch == NULL) {
-        jacobi_temporal_release(plan);
-        snprintf(why, why_bytes, "no memory for the tiles' sums and buffers");
-        return JACOBI_PLAN_NOT_RESIDENT;
-    }
-    return 0;
+    return jacobi_host_alloc_check(s->temporal_partials && s->temporal_scratch,
+                                   "the tiles' sums and buffers", why, why_bytes);
 }
 
 void jacobi_temporal_release(jacobi_plan_t *plan)
 {
     free(plan->step.temporal_partials);
     free(plan->step.temporal_scratch);
-    plan->step.temporal_partials = NULL;
-    plan->step.temporal_scratch = NULL;
 }
 
 /* A run's start: its end, and a fresh ticket. */

@@ -10,7 +10,7 @@
 #ifndef JACOBI_TEMPORAL_STREAM_H
 #define JACOBI_TEMPORAL_STREAM_H
 
-#include "jacobi_onchip.h" /* jacobi_block_partial, jacobi_block_total */
+#include "jacobi_block_sum.h"
 #include "jacobi_op.h"
 #include "jacobi_temporal_tile.h"
 #include "shardtab_device.h"

@@ -2,7 +2,7 @@
  * every backend (jacobi_temporal.h tells the whole mode): a tile's local
  * columns and the block's exchange buffer, what the next pass runs, where a
  * tile of a pass lies and where each row it streams comes from. The plans
- * cut the tiles (jacobi_temporal_cut, jacobi_plan.h); the stream
+ * cut the tiles (jacobi_temporal_cut, jacobi_cut.h); the stream
  * (jacobi_temporal_stream.h) walks them. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_TEMPORAL_TILE_H

@@ -11,9 +11,9 @@
 
 #include "jacobi_options.h"
 #include "jacobi_solver.h"
+#include "jacobi_status.h"
 #include "shardtab.h"
 
-#define JACOBI_TOL 1.0e-8          /* the anchors' tolerance */
 #define JACOBI_NORM_REL_TOL 1.0e-9 /* norms summed in another order must agree this well */
 
 /* What one solve measured. */
@@ -65,8 +65,9 @@ typedef struct jacobi_job {
     double *norms;             /* host [2 * size]: every rank's (norm, failed) */
 } jacobi_job_t;
 
-shardtab_status_t jacobi_no_memory(const char *what, size_t bytes);
-shardtab_status_t jacobi_kernel_check(int code, const char *what);
+/* The ring of the distributed solve: edges through the table where the
+ * neighbour is on this node (and the variant wants it), else through MPI. */
+shardtab_status_t jacobi_wire_edges(jacobi_job_t *j);
 /* A generous bound on the seconds rank 0 takes alone for `solves` solves of
  * the whole grid (-niter iterations each) on the slowest device it may have:
  * the others wait that long for it, on top of a step's limit

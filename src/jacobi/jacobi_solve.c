@@ -6,7 +6,6 @@
 #include "jacobi_solve.h"
 
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "bounded.h"
@@ -17,44 +16,28 @@
  * being its upload. */
 #define JACOBI_WARMUP_ITERS 100
 
-/* Auto's launch, by the measurements (docs/performance.md, jacobi; one H200,
- * no AMD GPU measured): on a GPU, temporal passes where a rank holds 8 Mi
- * points or more (below that a pass's tiles do not keep the device busy
- * enough to beat persistent's one pass an iteration: temporal passes take
- * 0.47x persistent's time at 16384^2, 0.55x at 8192^2, 0.70x at 4096^2,
- * 0.78x at 3072^2; 1.06x at 2560^2, 1.33x at 2048^2), else on chip where it
- * holds 2 Mi points or more and they fit (below that the on-chip tiles'
- * waits cost more than persistent's barrier: on chip takes 0.83x
- * persistent's time at 2048 x 2046 points a rank, 0.95x at 2048 x 1024;
- * 1.02x at 1024 x 1022, 1.23x at 1024 x 512); where either is refused, the
- * table's fallback, persistent. Persistent on the host backend, whose
- * threads gain nothing from either; graph where ranks share the device,
- * where each rank's grid fills the whole GPU and the ranks' kernels can only
- * take turns (without MPS). */
-#define JACOBI_ONCHIP_AUTO_POINTS (2u << 20)
-#define JACOBI_TEMPORAL_AUTO_POINTS (8u << 20)
-
 /* A planted bug of the on-chip tiles or the temporal passes (JACOBI_TEST_FAULT
  * edge or lag) in a solve that runs otherwise would prove nothing: refused. */
 static shardtab_status_t fault_fits(const jacobi_job_t *j)
 {
     const jacobi_test_fault_t *f = &j->fault;
-    const char *kind = f->kind == JACOBI_TEST_FAULT_EDGE ? "edge" : "lag";
+    const struct {
+        int solve;
+        jacobi_launch_t launch;
+        const char *whose;
+    } solves[] = {{JACOBI_FAULT_IN_RUN, j->launch, "run's"},
+                  {JACOBI_FAULT_IN_REFERENCE, j->ref_launch, "reference's"}};
 
     if (f->kind != JACOBI_TEST_FAULT_EDGE && f->kind != JACOBI_TEST_FAULT_LAG)
         return SHARDTAB_SUCCESS;
-    if ((f->solves & JACOBI_FAULT_IN_RUN) && !jacobi_launch_mode(j->launch)->tiled)
-        return shardtab_error_set(
-            SHARDTAB_ERR_INVALID_ARG,
-            "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
-            "temporal passes, and the run's launch is %s",
-            kind, jacobi_launch_name(j->launch));
-    if ((f->solves & JACOBI_FAULT_IN_REFERENCE) && !jacobi_launch_mode(j->ref_launch)->tiled)
-        return shardtab_error_set(
-            SHARDTAB_ERR_INVALID_ARG,
-            "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
-            "temporal passes, and the reference's launch is %s",
-            kind, jacobi_launch_name(j->ref_launch));
+    for (size_t i = 0; i < sizeof solves / sizeof solves[0]; i++)
+        if ((f->solves & solves[i].solve) && !jacobi_launch_mode(solves[i].launch)->tiled)
+            return shardtab_error_set(
+                SHARDTAB_ERR_INVALID_ARG,
+                "JACOBI_TEST_FAULT kind %s plants a bug in the on-chip tiles or the "
+                "temporal passes, and the %s launch is %s",
+                f->kind == JACOBI_TEST_FAULT_EDGE ? "edge" : "lag", solves[i].whose,
+                jacobi_launch_name(solves[i].launch));
     return SHARDTAB_SUCCESS;
 }
 
@@ -87,50 +70,38 @@ static shardtab_status_t onchip_failure(const jacobi_job_t *j, uint64_t failed)
     }
 }
 
-/* The launch mode of one solver, over the modes' table (jacobi_launch.h), its
- * plan prepared. The run (reference 0): every rank the same mode, each plan's
- * verdict agreed, its launch note in j->launch_note; rank 0's reference
- * (reference 1): alone on its device. The mode is the one asked for, or
- * auto's; a solve the host takes part in runs a launch a step. Where a mode's
- * plan is refused (JACOBI_PLAN_NOT_RESIDENT), the table's fallback runs
- * instead (the note says why), unless the mode is the one asked for: the
- * run's is a usage error, the reference's persistent grid an error; the
- * reference's on-chip tiles and temporal passes fall back all the same (the
- * whole grid alone need not fit on chip, nor suit temporal passes). Collective
- * for the run. */
+/* The launch mode of one solver, chosen over the modes' table
+ * (jacobi_plan.h), its plan prepared. The run (reference 0): every rank the
+ * same mode, each plan's verdict agreed, its launch note in j->launch_note;
+ * rank 0's reference (reference 1): alone on its device. Where a mode's plan
+ * is refused (JACOBI_PLAN_NOT_RESIDENT) everywhere, the choice's next mode
+ * runs instead (the note says why); where the refusal stands, the run's mode
+ * asked for is a usage error, the reference's an error. Collective for the
+ * run. */
 static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
 {
     jacobi_solver_t *s = reference ? &j->ref : &j->run;
-    const jacobi_launch_t asked = j->opts.launch;
-    const int gpu = shardtab_backend() != SHARDTAB_BACKEND_HOST;
-    const uint64_t points = (uint64_t)s->nx * (uint64_t)s->rows;
-    char *note = j->launch_note;
-    const size_t note_bytes = sizeof j->launch_note;
-    jacobi_launch_t launch = asked;
+    const jacobi_launch_ask_t ask = {.asked = j->opts.launch,
+                                     .reference = reference,
+                                     .host_loop = j->host_loop,
+                                     .gpu = shardtab_backend() != SHARDTAB_BACKEND_HOST,
+                                     .ranks_on_device = j->ranks_on_device,
+                                     .nx = s->nx,
+                                     .rows = s->rows};
+    const int asked_device = jacobi_launch_mode(ask.asked)->device_driven;
+    jacobi_launch_t launch = jacobi_launch_choose(&ask);
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    if (!reference && j->host_loop) {
-        if (jacobi_launch_mode(asked)->device_driven)
-            status = shardtab_error_set(
-                SHARDTAB_ERR_INVALID_ARG,
-                "--launch %s needs a solve the device drives alone (variant table, every "
-                "neighbour on the node); in this run the host takes part in every step (%s): use "
-                "--launch auto, graph or stream",
-                jacobi_launch_name(asked),
-                j->opts.variant != JACOBI_TABLE ? "the variant"
-                                                : "a neighbour or the norm goes through MPI");
-        else if (asked == JACOBI_LAUNCH_GRAPH)
-            snprintf(note, note_bytes,
-                     "the host takes part in every step: one launch per step, no graphs");
-        launch = JACOBI_LAUNCH_STREAM;
-    } else if (asked == JACOBI_LAUNCH_AUTO) {
-        launch = !reference && j->ranks_on_device > 1           ? JACOBI_LAUNCH_GRAPH
-                 : gpu && points >= JACOBI_TEMPORAL_AUTO_POINTS ? JACOBI_LAUNCH_TEMPORAL
-                 : gpu && points >= JACOBI_ONCHIP_AUTO_POINTS   ? JACOBI_LAUNCH_ONCHIP
-                                                                : JACOBI_LAUNCH_PERSISTENT;
-    }
+    if (!reference && j->host_loop && asked_device)
+        status = shardtab_error_set(
+            SHARDTAB_ERR_INVALID_ARG,
+            "--launch %s needs a solve the device drives alone (variant table, every "
+            "neighbour on the node); in this run the host takes part in every step (%s): use "
+            "--launch auto, graph or stream",
+            jacobi_launch_name(ask.asked),
+            j->opts.variant != JACOBI_TABLE ? "the variant"
+                                            : "a neighbour or the norm goes through MPI");
     for (;;) {
-        const jacobi_launch_mode_t *mode = jacobi_launch_mode(launch);
         if (status == SHARDTAB_SUCCESS) {
             char why[160];
             int rc = jacobi_solver_plan(s, launch, j->stream, why, sizeof why);
@@ -140,25 +111,20 @@ static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
         }
         if (!reference)
             status = app_agree(MPI_COMM_WORLD, status, "the agreement on the launches' plan", 0);
-        if (status != SHARDTAB_ERR_UNSUPPORTED || mode->fallback == JACOBI_LAUNCH_AUTO ||
-            (launch == asked && (!reference || launch == JACOBI_LAUNCH_PERSISTENT)))
+        const jacobi_launch_t next = jacobi_launch_instead(&ask, launch);
+        if (status != SHARDTAB_ERR_UNSUPPORTED || next == JACOBI_LAUNCH_AUTO)
             break;
-        if (!reference) {
-            char text[2 * sizeof j->launch_note + 160];
-            snprintf(text, sizeof text, "%s%s%s (%s): %s instead", note, note[0] ? "; " : "",
-                     mode->refused, shardtab_last_error(), mode->instead);
-            text[note_bytes - 1] = '\0';
-            memcpy(note, text, note_bytes);
-        }
-        launch = mode->fallback;
+        if (!reference)
+            jacobi_launch_note_refusal(j->launch_note, sizeof j->launch_note, launch,
+                                       shardtab_last_error());
+        launch = next;
         status = SHARDTAB_SUCCESS;
     }
-    if (!reference && status == SHARDTAB_ERR_UNSUPPORTED &&
-        jacobi_launch_mode(asked)->device_driven) {
+    if (!reference && status == SHARDTAB_ERR_UNSUPPORTED && asked_device) {
         status = shardtab_error_set(
             SHARDTAB_ERR_INVALID_ARG,
             "--launch %s cannot run here: %s; use --launch auto, graph or stream",
-            jacobi_launch_name(asked), shardtab_last_error());
+            jacobi_launch_name(ask.asked), shardtab_last_error());
         status = app_agree(MPI_COMM_WORLD, status, "the agreement on the launch mode", 0);
     }
     if (reference) {
@@ -166,30 +132,8 @@ static shardtab_status_t settle_launch(jacobi_job_t *j, int reference)
         return status;
     }
     j->launch = launch;
-    if (status != SHARDTAB_SUCCESS || j->host_loop)
-        return status;
-    /* the run's note where nothing was refused: why auto chose as it did, a temporal cut */
-    if (asked == JACOBI_LAUNCH_AUTO && j->ranks_on_device > 1)
-        snprintf(
-            note, note_bytes,
-            "%d ranks share this device: graph launches (persistent grids could only take turns)",
-            j->ranks_on_device);
-    else if (asked == JACOBI_LAUNCH_AUTO && !note[0] && launch == JACOBI_LAUNCH_ONCHIP)
-        snprintf(note, note_bytes,
-                 "auto: %d x %d points a rank fit on chip, %d tiles of at most %d rows", s->nx,
-                 s->rows, jacobi_plan_tiles(s->plan), jacobi_plan_tile_rows(s->plan));
-    else if (launch == JACOBI_LAUNCH_TEMPORAL && !note[0]) {
-        int cols = 0, rows = 0, tiles = jacobi_plan_temporal_cut(s->plan, &cols, &rows);
-        snprintf(note, note_bytes,
-                 "temporal: passes of up to %d iterations, %d tiles of %d x %d points a rank (%s)",
-                 s->tuning.temporal_depth, tiles, cols, rows,
-                 !gpu                      ? "the host backend's tiles"
-                 : s->tuning.temporal_rows ? "JACOBI_TEMPORAL_ROWS"
-                                           : "rows: the plan's");
-    } else if (asked == JACOBI_LAUNCH_AUTO && !note[0] && gpu)
-        snprintf(note, note_bytes,
-                 "auto: %d x %d points a rank: below 2 Mi points persistent beats on chip", s->nx,
-                 s->rows);
+    if (status == SHARDTAB_SUCCESS)
+        jacobi_launch_note(&ask, s->plan, j->launch_note, sizeof j->launch_note);
     return status;
 }
 

@@ -9,7 +9,7 @@
 #include "jacobi_job.h"
 
 /* Chooses the launch mode of the run (every rank the same) and of rank 0's
- * reference over the modes' table (jacobi_launch.h), and prepares both plans.
+ * reference as the plans' choice says (jacobi_plan.h), and prepares both plans.
  * An explicit --launch of a mode the device drives (persistent, onchip,
  * temporal) that cannot run is a usage error (SHARDTAB_ERR_INVALID_ARG);
  * auto falls back as the table says and tells why in j->launch_note.

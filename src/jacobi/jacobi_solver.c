@@ -1,29 +1,28 @@
 /* jacobi_solver.c - one solve's device buffers (rows, ghost rows, the kernel's
- * bookkeeping), their starting state, its plan, and the wiring of the ring:
- * which edges go through the table, which through MPI. */
+ * bookkeeping), their starting state, its plan, and the reference's wiring
+ * onto itself. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_solver.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "jacobi_job.h"
 #include "jacobi_op.h"
 #include "jacobi_problem.h"
+#include "jacobi_status.h"
 
 _Static_assert((int)JACOBI_TEST_FAULT_STALE == JACOBI_FAULT_STALE &&
                    (int)JACOBI_TEST_FAULT_NORM == JACOBI_FAULT_NORM &&
                    (int)JACOBI_TEST_FAULT_STOP == JACOBI_FAULT_STOP,
                "the program's fault kinds are the kernels' (jacobi_options.h, jacobi_sweep.h)");
 
-/* The deep ghost rows a solver keeps above and below (jacobi_deep_rows): the
- * deepest pass's, where temporal passes may run (--launch temporal, or auto on
- * a GPU, which picks them for large ranks: 4 x 7 rows of the rank's width);
- * else none. */
-static int temporal_deep_rows(const jacobi_options_t *opts)
+/* The deepest pass's, where the choice of a mode may end at temporal passes
+ * (--launch temporal, or auto on a GPU, which picks them for large ranks:
+ * 4 x 7 rows of the rank's width); else none. */
+int jacobi_solver_deep_rows(const jacobi_options_t *opts)
 {
-    return opts->launch == JACOBI_LAUNCH_TEMPORAL || (opts->launch == JACOBI_LAUNCH_AUTO &&
-                                                      shardtab_backend() != SHARDTAB_BACKEND_HOST)
+    return jacobi_launch_may_run(opts->launch, shardtab_backend() != SHARDTAB_BACKEND_HOST,
+                                 JACOBI_LAUNCH_TEMPORAL)
                ? JACOBI_TEMPORAL_MAX_DEPTH
                : 0;
 }
@@ -37,7 +36,7 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     uint64_t partials = 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    const int deep_rows = temporal_deep_rows(opts);
+    const int deep_rows = jacobi_solver_deep_rows(opts);
 
     memset(s, 0, sizeof *s);
     s->halo_bytes = jacobi_halo_bytes(opts);
@@ -233,82 +232,9 @@ void jacobi_solver_plant(jacobi_solver_t *s, const jacobi_test_fault_t *fault, i
     f->iteration = fault->iteration;
 }
 
-/* A neighbour's ghost rows as this rank maps them; never written past the
- * bytes the table gives for them, whatever the options say. */
-static shardtab_status_t peer_halo(const jacobi_job_t *j, int rank, void **base, size_t *bytes)
-{
-    const size_t need = j->run.halo_bytes;
-    shardtab_status_t status = shardtab_peer(j->table, rank, base, bytes);
-
-    if (status == SHARDTAB_SUCCESS && *bytes != need)
-        status = shardtab_error_set(SHARDTAB_ERR_INVALID_ARG,
-                                    "rank %d's ghost rows hold %zu bytes, and this rank's rows "
-                                    "(-nx %d) need %zu: the ranks disagree on the grid",
-                                    rank, *bytes, j->opts.nx, need);
-    return status;
-}
-
-shardtab_status_t jacobi_wire_edges(jacobi_job_t *j)
-{
-    jacobi_step_t *st = &j->run.step;
-    int node_top = shardtab_node_rank_of(j->table, j->top);
-    int node_bottom = shardtab_node_rank_of(j->table, j->bottom);
-    int me = shardtab_node_rank(j->table);
-    int single_node = shardtab_node_count(j->table) == 1;
-    int nx = j->opts.nx;
-    const int deep_rows = temporal_deep_rows(&j->opts); /* the halo's layout, every rank's */
-    shardtab_status_t status = SHARDTAB_SUCCESS;
-
-    j->host_top = j->opts.variant == JACOBI_MPI || node_top < 0;
-    j->host_bottom = j->opts.variant == JACOBI_MPI || node_bottom < 0;
-    /* every rank's norm, and the stop, on the device only where the node is the job */
-    j->host_norm = j->opts.variant == JACOBI_MPI || !single_node;
-    j->host_sync = j->opts.variant == JACOBI_HOST_SYNC;
-    j->host_loop = j->host_top || j->host_bottom || j->host_norm || j->host_sync;
-    st->device_norm = !j->host_norm;
-    st->device_sync = j->opts.variant == JACOBI_TABLE;
-    st->nccheck = j->opts.nccheck;
-    st->skip_signal = j->skip_signal;
-    st->slow_passes = j->slow_passes;
-    if (!j->host_top) {
-        void *base;
-        size_t bytes;
-        status = peer_halo(j, j->top, &base, &bytes);
-        /* my first row becomes the top neighbour's ghost row below */
-        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
-            st->top_dest[p] = (jacobi_real_t *)base + (size_t)p * 2 * nx + nx;
-        st->top_peer = node_top != me ? node_top : -1; /* one rank: no signal to itself */
-        /* my first rows become the top neighbour's deep ghost rows below */
-        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->top_peer >= 0;
-             p++)
-            st->deep_top_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 1);
-        /* ... and, on chip, its LL ghost row below */
-        if (status == SHARDTAB_SUCCESS && st->top_peer >= 0)
-            st->ll_top_dest = jacobi_ll_ghosts((jacobi_real_t *)base, nx, deep_rows) + nx;
-    }
-    if (!j->host_bottom && status == SHARDTAB_SUCCESS) {
-        void *base;
-        size_t bytes;
-        status = peer_halo(j, j->bottom, &base, &bytes);
-        /* my last row becomes the bottom neighbour's ghost row above */
-        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
-            st->bottom_dest[p] = (jacobi_real_t *)base + (size_t)p * 2 * nx;
-        st->bottom_peer = node_bottom != me ? node_bottom : -1;
-        /* my last rows become the bottom neighbour's deep ghost rows above */
-        for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && st->deep[0] && st->bottom_peer >= 0;
-             p++)
-            st->deep_bottom_dest[p] = jacobi_deep_rows((jacobi_real_t *)base, nx, p, 0);
-        if (status == SHARDTAB_SUCCESS && st->bottom_peer >= 0)
-            st->ll_bottom_dest = jacobi_ll_ghosts((jacobi_real_t *)base, nx, deep_rows);
-    }
-    if (status == SHARDTAB_SUCCESS)
-        status = shardtab_signals(j->table, &st->sig);
-    return status;
-}
-
 size_t jacobi_halo_bytes(const jacobi_options_t *opts)
 {
-    const size_t rows = (size_t)(4 + 4 * temporal_deep_rows(opts)) * (size_t)opts->nx;
+    const size_t rows = (size_t)(4 + 4 * jacobi_solver_deep_rows(opts)) * (size_t)opts->nx;
 
     return rows * sizeof(jacobi_real_t) + 4 * (size_t)opts->nx * sizeof(uint64_t); /* + LL rows */
 }

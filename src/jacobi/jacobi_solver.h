@@ -1,15 +1,17 @@
 /* jacobi_solver.h - one solve's device state (this rank's rows, or the whole
  * grid for the 1-GPU reference, their ghost rows and the kernel's bookkeeping),
- * its starting state, how its steps are launched (a plan), and the wiring of
- * its edges: which neighbour's ghost rows go through the table, which through
- * MPI. */
+ * its starting state, how its steps are launched (a plan), and the
+ * reference's wiring onto itself (the job's ring: jacobi_job.h). */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef JACOBI_SOLVER_H
 #define JACOBI_SOLVER_H
 
 #include "jacobi_options.h"
+#include "jacobi_plan.h"
 #include "jacobi_sweep.h"
 #include "shardtab.h"
+
+#define JACOBI_TOL 1.0e-8 /* the anchors' tolerance: a solve stops once its norm is at most this */
 
 typedef struct jacobi_solver {
     int nx, ny, start, rows;  /* the grid, and this solver's rows [start, start + rows) */
@@ -31,8 +33,6 @@ typedef struct jacobi_solver {
     jacobi_tuning_t tuning; /* the tuning variables its step was shaped with, its plans take */
     jacobi_plan_t *plan;    /* how its solves launch their steps */
 } jacobi_solver_t;
-
-struct jacobi_job;
 
 /* Device buffers of one solver, its starting state (opts->init) and its tiles
  * (opts->tuning). Its halo (with deep ghost rows where --launch temporal asks)
@@ -64,10 +64,9 @@ int jacobi_solver_plan(jacobi_solver_t *s, jacobi_launch_t launch, void *stream,
 /* Plants a test's bug into this solver's kernels when it names `solve` and
  * falls in its rows. */
 void jacobi_solver_plant(jacobi_solver_t *s, const jacobi_test_fault_t *fault, int solve);
+/* The deep ghost rows a solver keeps above and below (jacobi_deep_rows). */
+int jacobi_solver_deep_rows(const jacobi_options_t *opts);
 
-/* The ring of the distributed solve: edges through the table where the
- * neighbour is on this node (and the variant wants it), else through MPI. */
-shardtab_status_t jacobi_wire_edges(struct jacobi_job *j);
 /* The reference: the whole grid on this rank's device, its own rows wrapping
  * around to its own ghost rows, as the anchors' single-GPU code does. */
 void jacobi_wire_reference(jacobi_solver_t *s, int nccheck);

@@ -97,13 +97,13 @@ static void test_jacobi_initial_rows_of_any_split_equal_the_whole_grid(void **st
 
 static void test_jacobi_periodic_rows_wrap_to_the_other_end(void **state)
 {
+    /* ny, a row, the interior row it stands for: rows 0 and ny - 1 are the
+     * other end's last and first interior rows */
+    static const int cases[][3] = {{10, 0, 8}, {10, 9, 1}, {10, 1, 1},
+                                   {10, 8, 8}, {3, 0, 1},  {3, 2, 1}};
     (void)state;
-    assert_int_equal(jacobi_periodic_row(10, 0), 8);
-    assert_int_equal(jacobi_periodic_row(10, 9), 1);
-    assert_int_equal(jacobi_periodic_row(10, 1), 1);
-    assert_int_equal(jacobi_periodic_row(10, 8), 8);
-    assert_int_equal(jacobi_periodic_row(3, 0), 1);
-    assert_int_equal(jacobi_periodic_row(3, 2), 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_int_equal(jacobi_periodic_row(cases[i][0], cases[i][1]), cases[i][2]);
 }
 
 int main(void)

@@ -9,14 +9,16 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "jacobi_cut.h"   /* the temporal cut */
+#include "jacobi_hooks.h" /* JACOBI_CHUNK_STEPS */
 #include "jacobi_op.h"
-#include "jacobi_plan.h" /* jacobi_plan_create, the temporal cut */
+#include "jacobi_plan.h" /* jacobi_plan_create */
 #include "jacobi_sweep.h"
 #include "jacobi_temporal.h"
 
 #define NX_MAX 23
 #define ROWS 17   /* a rank alone: its rows periodic */
-#define NITER 200 /* past the second chunk of passes of 3 (jacobi_plan.h's JACOBI_CHUNK_STEPS) */
+#define NITER 200 /* past the second chunk of passes of 3 (jacobi_hooks.h's JACOBI_CHUNK_STEPS) */
 
 typedef struct grid {
     jacobi_real_t a[2][ROWS * NX_MAX];
