@@ -73,7 +73,7 @@ static int stream_run(const cg_args_t *g, void *stream, const cg_launch_host_t *
 
 static const cg_launch_mode_t modes[CG_LAUNCH_COUNT] = {
     [CG_LAUNCH_AUTO] = {.name = "auto",
-                        .help = "persistent where the grid is resident",
+                        .help = "persistent where the grid is resident, else stream",
                         .fallback = CG_LAUNCH_PERSISTENT},
     [CG_LAUNCH_PERSISTENT] = {.name = "persistent",
                               .help = "one cooperative launch",

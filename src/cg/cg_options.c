@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_launch.h" /* the launch modes: their names and phrases */
 #include "cli.h"
 #include "opt_table.h"
 #include "shardtab.h"
@@ -22,7 +23,6 @@ static const char usage_tail[] =
     "matrix file.\n";
 
 static const char *const variant_names[] = {"standard", "pipelined"};
-static const char *const launch_names[] = {"auto", "persistent", "stream"};
 static const char *const cpu_check_names[] = {"auto", "yes", "no"};
 
 const char *cg_variant_name(cg_variant_t variant)
@@ -32,7 +32,8 @@ const char *cg_variant_name(cg_variant_t variant)
 
 const char *cg_launch_name(cg_launch_t launch)
 {
-    return (unsigned)launch < 3 ? launch_names[launch] : "?";
+    const cg_launch_mode_t *mode = cg_launch_mode(launch);
+    return mode ? mode->name : "?";
 }
 
 static const char *cpu_check_name(cg_cpu_check_t check)
@@ -74,6 +75,11 @@ static const char *launch_word(int index)
     return cg_launch_name((cg_launch_t)index);
 }
 
+static const char *launch_help(int index)
+{
+    return cg_launch_help((cg_launch_t)index);
+}
+
 /* Across options: one matrix. */
 static int check(const void *options, char *err, size_t err_bytes)
 {
@@ -106,10 +112,9 @@ static const app_opt_t option_rows[] = {
     APP_OPT_WORD_ROW("variant", NULL, "V", FIELD(variant), variant_names, 2,
                      "standard (two reductions an iteration) or pipelined (one,\n"
                      "overlapped with the product; Ghysels-Vanroose); default standard"),
-    /* the launch modes' names; their help phrases plug in as .word_help */
-    APP_OPT_NAMED_ROW("launch", "L", FIELD(launch), launch_word, NULL, 3,
-                      "persistent (one cooperative launch), stream (a launch a\n"
-                      "phase) or auto (persistent where the grid is resident)"),
+    /* the launch modes' names and phrases: the rows of cg_launch.c */
+    APP_OPT_NAMED_ROW("launch", "L", FIELD(launch), launch_word, launch_help, CG_LAUNCH_COUNT,
+                      "how the solve launches (default auto):"),
     APP_OPT_FLAG_ROW("repro", 0, FIELD(repro),
                      "every dot product rounded from its exact sum: the same bits\n"
                      "at any number of ranks and on every backend"),

@@ -147,6 +147,40 @@ static void put(char *text, size_t bytes, size_t *used, const char *format, cons
         *used += (size_t)snprintf(text + *used, bytes - *used, format, a, b);
 }
 
+/* A word row's phrases under its help, two columns in from it: the words,
+ * then each phrase in one column, wrapped at spaces within the usage text's
+ * width. */
+static void put_word_help(char *text, size_t bytes, size_t *used, int column, const app_opt_t *row)
+{
+    enum { WIDTH = 80 };
+    int longest = 0;
+
+    for (int w = 0; w < row->word_count; w++)
+        if ((int)strlen(word_of(row, w)) > longest)
+            longest = (int)strlen(word_of(row, w));
+    const int at = column + 2 + longest + 2, room = WIDTH - at > 20 ? WIDTH - at : 20;
+    for (int w = 0; w < row->word_count; w++) {
+        const char *phrase = row->word_help(w);
+        int len = (int)strlen(phrase), indent = column + 2;
+        if (*used < bytes)
+            *used += (size_t)snprintf(text + *used, bytes - *used, "%*s%-*s  ", indent, "", longest,
+                                      word_of(row, w));
+        while (len > room) { /* the last space that fits, else the phrase whole */
+            int cut = room;
+            while (cut > 0 && phrase[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                break;
+            if (*used < bytes)
+                *used +=
+                    (size_t)snprintf(text + *used, bytes - *used, "%.*s\n%*s", cut, phrase, at, "");
+            phrase += cut + 1;
+            len -= cut + 1;
+        }
+        put(text, bytes, used, "%s\n%s", phrase, "");
+    }
+}
+
 const char *app_opt_usage(const app_opt_table_t *table, char *text, size_t bytes)
 {
     char spelled[96], pad[64];
@@ -173,10 +207,8 @@ const char *app_opt_usage(const app_opt_table_t *table, char *text, size_t bytes
             line += len + 1;
             put(text, bytes, &used, "%s%s", pad, "");
         }
-        for (int w = 0; row->kind == APP_OPT_WORD && row->word_help && w < row->word_count; w++) {
-            put(text, bytes, &used, "%s  %s: ", pad, word_of(row, w));
-            put(text, bytes, &used, "%s%s\n", row->word_help(w), "");
-        }
+        if (row->kind == APP_OPT_WORD && row->word_help)
+            put_word_help(text, bytes, &used, column, row);
     }
     put(text, bytes, &used, "%s%s", table->tail ? table->tail : "", "");
     return text;

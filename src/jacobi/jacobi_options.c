@@ -257,6 +257,11 @@ static const char *launch_word(int index)
     return jacobi_launch_name((jacobi_launch_t)index);
 }
 
+static const char *launch_help(int index)
+{
+    return jacobi_launch_help((jacobi_launch_t)index);
+}
+
 /* Across options: the grid's size. */
 static int check(const void *options, char *err, size_t err_bytes)
 {
@@ -296,26 +301,15 @@ static const app_opt_t option_rows[] = {
                      "  MPI_Barrier after every iteration\n"
                      "mpi: ghost rows by MPI messages, host-staged unless MPI says\n"
                      "  it is GPU-aware; the norm by MPI"),
-    /* the modes' table's names; its help phrases plug in as .word_help */
-    APP_OPT_NAMED_ROW("launch", "L", FIELD(launch), launch_word, NULL, JACOBI_LAUNCH_COUNT,
+    /* the modes' names and phrases: the rows of jacobi_plan.c */
+    APP_OPT_NAMED_ROW("launch", "L", FIELD(launch), launch_word, launch_help, JACOBI_LAUNCH_COUNT,
                       "how a device-driven solve (variant table, every neighbour on\n"
-                      "the node) launches its steps: persistent (one cooperative\n"
-                      "launch for the whole solve, a grid-wide barrier per\n"
-                      "iteration), onchip (one cooperative launch in which each\n"
-                      "block keeps its tile of rows in registers for the whole\n"
-                      "solve, tiles ordered by flags between neighbours, no\n"
-                      "barrier), temporal (a launch a pass of up to\n"
-                      "JACOBI_TEMPORAL_DEPTH iterations, each tile streamed down\n"
-                      "its columns with a halo as deep, the grid read and written\n"
-                      "once a pass; between ranks of one node), graph\n"
-                      "(captured graphs of launches, replayed),\n"
-                      "stream (a launch call per iteration), or auto (default:\n"
-                      "the fastest measured: on a GPU temporal where a rank holds\n"
-                      "8 Mi points or more, onchip where the rows fit on chip,\n"
-                      "else persistent where its grid fits and the GPU is not\n"
-                      "shared, else graph). The output and the JSON say which\n"
-                      "ran and why; an explicit persistent, onchip or temporal that cannot\n"
-                      "run exits 2"),
+                      "the node) launches its steps. auto: on a GPU temporal where a\n"
+                      "rank holds 8 Mi points or more, onchip where the rows fit on\n"
+                      "chip, else persistent where its grid fits and the GPU is not\n"
+                      "shared, else graph. The output and the JSON say which ran and\n"
+                      "why; an explicit persistent, onchip or temporal that cannot\n"
+                      "run exits 2. The modes:"),
     APP_OPT_CUSTOM_ROW("init", 0, "I", parse_init_option,
                        "the interior's starting state: zero (default, the anchors')\n"
                        "or random[:SEED] (every point drawn from a generator seeded\n"

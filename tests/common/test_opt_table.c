@@ -195,12 +195,15 @@ static void test_the_tables_answer_help_and_version(void **state)
 
 static const char *mode_help(int index)
 {
-    static const char *const phrases[] = {"the fast one", "the safe one"};
+    static const char *const phrases[] = {
+        "the fast one",
+        "the safe one, which never leaves the device until its last iteration ends"};
     return phrases[index];
 }
 
 /* A word option whose words have help phrases lists them under its own lines,
- * and a long spelling puts the help on the next line. */
+ * the phrases in one column and wrapped within 80 columns, and a long spelling
+ * puts the help on the next line. */
 static void test_usage_puts_word_help_under_the_row(void **state)
 {
     static const char *const words[] = {"fast", "safe"};
@@ -228,15 +231,17 @@ static void test_usage_puts_word_help_under_the_row(void **state)
                                           .tail = "end\n"};
     char text[512];
     (void)state;
-    assert_string_equal(app_opt_usage(&table, text, sizeof text),
-                        "Usage: x\n"
-                        "  --mode M  how to run:\n"
-                        "            one of\n"
-                        "              fast: the fast one\n"
-                        "              safe: the safe one\n"
-                        "  --a-rather-long-flag\n"
-                        "            a flag\n"
-                        "end\n");
+    assert_string_equal(
+        app_opt_usage(&table, text, sizeof text),
+        "Usage: x\n"
+        "  --mode M  how to run:\n"
+        "            one of\n"
+        "              fast  the fast one\n"
+        "              safe  the safe one, which never leaves the device until its last\n"
+        "                    iteration ends\n"
+        "  --a-rather-long-flag\n"
+        "            a flag\n"
+        "end\n");
 }
 
 int main(void)
