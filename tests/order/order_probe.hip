@@ -585,7 +585,7 @@ ORDER_PROBE(probe_onchip_may_run, "poll-device, poll, release-store")
 
 #if defined(ORDER_PROBE_COMM)
 #  include "cg_body.h"
-/* ---- kernels/cg/cg_body.h: the cg solve's meetings of the grid and its
+/* ---- kernels/cg/cg_body.h (cg_meet.h): the cg solve's meetings of the grid and its
  * stream phases' last block, at device scope (the node's system scope is
  * the library's barrier and collective, probed above). */
 

@@ -196,7 +196,7 @@ BLOCK_ROLES = {
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
-    # kernels/cg/cg_body.h: the meetings of a rank's grid are device scope,
+    # kernels/cg/cg_meet.h: the meetings of a rank's grid are device scope,
     # each wave's own release and acquire fences (points of their own); the
     # barriers only order the waves around the leader's fence and word (and
     # hand block 0's outcome to every thread, and free it again)
