@@ -252,16 +252,6 @@ static int parse_init_option(const char *text, void *opts, char *err, size_t err
     return parse_init(text, &((jacobi_options_t *)opts)->init, err, err_bytes);
 }
 
-static const char *launch_word(int index)
-{
-    return jacobi_launch_name((jacobi_launch_t)index);
-}
-
-static const char *launch_help(int index)
-{
-    return jacobi_launch_help((jacobi_launch_t)index);
-}
-
 /* Across options: the grid's size. */
 static int check(const void *options, char *err, size_t err_bytes)
 {
@@ -271,6 +261,17 @@ static int check(const void *options, char *err, size_t err_bytes)
         return 0;
     snprintf(err, err_bytes, "a %d x %d grid has more than 2^36 points", opts->nx, opts->ny);
     return -1;
+}
+
+/* --launch's words and phrases: the modes' rows */
+static const char *launch_word(int index)
+{
+    return jacobi_launch_name((jacobi_launch_t)index);
+}
+
+static const char *launch_help(int index)
+{
+    return jacobi_launch_help((jacobi_launch_t)index);
 }
 
 #define FIELD(member) APP_OPT_FIELD(jacobi_options_t, member)

@@ -1,6 +1,7 @@
 /* opt_test.h - what the programs' options tests share (tests/cg, tests/jacobi,
  * tests/multi_scal): the count of a literal argv, a fresh start for each
- * parse, and the check that a refusal's message holds what it must. The
+ * parse, the check that a refusal's message holds what it must, and the
+ * parse and expect_error every such file starts with. The
  * cases every row of a table owes come from tests/common/test_opt_table.c. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef OPT_TEST_H
@@ -27,5 +28,21 @@ static inline void opt_test_message_holds(const char *message, const char *frag1
     if (frag2 && strstr(message, frag2) == NULL)
         fail_msg("message '%s' does not contain '%s'", message, frag2);
 }
+
+/* A test file's parse(argc, argv): its program's parser (options_parse) over
+ * the file's static opts and err, each from a fresh start; and
+ * expect_error(argc, argv, frag1, frag2): the parse fails (error_value) with
+ * a message holding both fragments. */
+#define OPT_TEST_PARSER(result_t, options_parse, error_value)                                      \
+  static result_t parse(int argc, char **argv)                                                     \
+  {                                                                                                \
+    opt_test_fresh(err, sizeof err, &opts, sizeof opts);                                           \
+    return options_parse(argc, argv, &opts, err, sizeof err);                                      \
+  }                                                                                                \
+  static void expect_error(int argc, char **argv, const char *frag1, const char *frag2)            \
+  {                                                                                                \
+    assert_int_equal(parse(argc, argv), error_value);                                              \
+    opt_test_message_holds(err, frag1, frag2);                                                     \
+  }
 
 #endif /* OPT_TEST_H */

@@ -19,18 +19,7 @@
 static char err[256];
 static ms_options_t opts;
 
-static ms_parse_result_t parse(int argc, char **argv)
-{
-    opt_test_fresh(err, sizeof err, &opts, sizeof opts);
-    return ms_options_parse(argc, argv, &opts, err, sizeof err);
-}
-
-/* The parse fails and its message contains every one of the given fragments. */
-static void expect_error(int argc, char **argv, const char *frag1, const char *frag2)
-{
-    assert_int_equal(parse(argc, argv), MS_PARSE_ERROR);
-    opt_test_message_holds(err, frag1, frag2);
-}
+OPT_TEST_PARSER(ms_parse_result_t, ms_options_parse, MS_PARSE_ERROR)
 
 /* --n VALUE fails, and the message quotes VALUE and contains frag. */
 static void expect_bad_n(const char *value, const char *frag)
