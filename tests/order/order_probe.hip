@@ -517,6 +517,7 @@ ORDER_PROBE(probe_st_body_one_block,
 #endif /* ORDER_PROBE_COMM */
 
 #if defined(ORDER_PROBE_COMM) && __has_include("jacobi_temporal.h")
+#  include "jacobi_onchip.h" /* the on-chip tiles' LL words and their waits */
 #  include "jacobi_temporal.h"
 /* ---- kernels/jacobi/jacobi_temporal.h: the temporal passes between ranks, in the
  * order jacobi_temporal_pass_tiles (kernels/jacobi/jacobi_temporal.hip) runs them,
