@@ -55,7 +55,8 @@ static void test_table(void **state)
     assert_string_equal(cg_launch_help(CG_LAUNCH_COUNT), "?");
     assert_string_equal(cg_launch_help(CG_LAUNCH_PERSISTENT), "one cooperative launch");
     assert_string_equal(cg_launch_help(CG_LAUNCH_STREAM), "a launch a phase");
-    assert_string_equal(cg_launch_help(CG_LAUNCH_AUTO), "persistent where the grid is resident");
+    assert_string_equal(cg_launch_help(CG_LAUNCH_AUTO),
+                        "persistent where the grid is resident, else stream");
 }
 
 static void test_auto(void **state)
