@@ -3,7 +3,7 @@
  *
  * USAGE  mpiexec -n 2 ./cycle_table [--cycles N] [--warmup W] [--bytes B]
  *                                   [--rss-slack KIB] [--vm-slack KIB] [--maps-slack N]
- *                                   [--inject-leak]
+ *                                   [--inject-leak] [--allow-shared-device]
  * Two variants, each measured after W warm-up cycles and again after N:
  *   fresh   each cycle: shardtab_mem_alloc, shardtab_create, write into every
  *           peer's shard through shardtab_peer, shardtab_destroy, check what
@@ -246,6 +246,7 @@ int main(int argc, char **argv)
                     .bytes = 64 * 1024,
                     .rss_slack_kib = 1024,
                     .vm_slack_kib = 1024};
+    shardtab_init_params_t init = {0};
     int failed = 0, any = 0;
 
     MPI_Init(&argc, &argv);
@@ -268,11 +269,14 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--inject-leak") == 0) {
             cfg.inject_leak = 1;
             continue;
+        } else if (strcmp(argv[i], "--allow-shared-device") == 0) { /* one GPU under MPS */
+            init.allow_shared_device = 1;
+            continue;
         } else {
             if (rank == 0)
                 fprintf(stderr, "usage: cycle_table [--cycles N] [--warmup W] [--bytes B] "
                                 "[--rss-slack KIB] [--vm-slack KIB] [--maps-slack N] "
-                                "[--inject-leak]\n");
+                                "[--inject-leak] [--allow-shared-device]\n");
             MPI_Finalize();
             return 2;
         }
@@ -287,7 +291,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    if (check(shardtab_init(MPI_COMM_WORLD, NULL), "shardtab_init")) {
+    if (check(shardtab_init(MPI_COMM_WORLD, &init), "shardtab_init")) {
         MPI_Finalize();
         return 1;
     }

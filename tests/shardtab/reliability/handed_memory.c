@@ -6,7 +6,8 @@
  * table made, used and destroyed from another thread works, and its errors
  * are the process's; the error recorder needs no MPI after MPI_Finalize.
  *
- * USAGE  mpiexec -n <2..4> ./handed_memory     prints ok/FAIL lines, then PASS
+ * USAGE  mpiexec -n <2..4> ./handed_memory [--allow-shared-device]
+ *        prints ok/FAIL lines, then PASS (--allow-shared-device: ranks may share a GPU)
  */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
@@ -97,7 +98,10 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (shardtab_init(MPI_COMM_WORLD, NULL) != SHARDTAB_SUCCESS) {
+    /* --allow-shared-device: ranks may share a GPU (one GPU under MPS) */
+    shardtab_init_params_t init = {0};
+    init.allow_shared_device = argc > 1 && strcmp(argv[1], "--allow-shared-device") == 0;
+    if (shardtab_init(MPI_COMM_WORLD, &init) != SHARDTAB_SUCCESS) {
         if (rank == 0)
             printf("FAIL: shardtab_init: %s\n", shardtab_last_error());
         MPI_Finalize();
