@@ -1,15 +1,14 @@
 /* collectives.c - the stream-ordered collectives over a table's shards
  * (shardtab_all_reduce, _broadcast, _all_gather): the checks of a call, the
- * choice of algorithm, the sequence of phases every rank runs (the element
- * loops are collective_body.h's, run by the backend); a call that spans nodes
- * goes on to collectives_nodes.c (MPI between the nodes). Above the backend
- * and the device layer, beside shardtab.c (table.h: the table's layout;
- * call_word.h: what the ranks match). */
+ * choice of algorithm, its scratch buffer; the phases every rank of the node
+ * runs are collective_phases.c's, and a call that spans nodes goes on to
+ * collectives_nodes.c (MPI between the nodes). Above the backend and the
+ * device layer, beside shardtab.c (table.h: the table's layout). */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
-#include "call_word.h"
+#include "call_word.h" /* the algorithms, the limits of a call's words */
 #include "collective_body.h"
-#include "collectives.h"
+#include "collective_call.h"
 #include "internal.h"
 #include "table.h"
 
@@ -27,14 +26,6 @@
  * (ST_PHASE_ONE_BLOCK; up to ST_LL_BYTES, ST_PHASE_LL): its cost is its
  * syncs, not its bandwidth */
 #define ST_ONE_BLOCK_MAX ((size_t)64 << 10)
-
-const char *st_coll_type_name(int type)
-{
-    return type == SHARDTAB_FLOAT    ? "float"
-           : type == SHARDTAB_DOUBLE ? "double"
-           : type == SHARDTAB_INT64  ? "int64"
-                                     : "unknown";
-}
 
 /* SHARDTAB_ALL_REDUCE_ALGO and SHARDTAB_ALL_REDUCE_CUTOVER, checked. */
 static shardtab_status_t choose_algorithm(st_call_t *c)
@@ -116,52 +107,6 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
     return c->kind == ST_STREAM_ALL_REDUCE ? choose_algorithm(c) : SHARDTAB_SUCCESS;
 }
 
-/* An all-reduce whose values travel in its one sync's words (ST_PHASE_LL):
- * one-block, at most ST_LL_BYTES; no scratch buffer. */
-static int in_sync_words(const st_call_t *c)
-{
-    return c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_BLOCK &&
-           c->bytes <= ST_LL_BYTES;
-}
-
-/* The words every rank's call must match (the sync phase carries them). */
-static void call_words(const st_call_t *c, uint64_t args[ST_SYNC_ARGS])
-{
-    args[0] = (uint64_t)c->offset;
-    args[1] = st_call_word_pack(c->kind, c->op, c->type, c->root, c->algo, (uint64_t)c->count);
-}
-
-/* The phase every step of this call starts from. */
-static st_coll_phase_t base_phase(const shardtab_t *t, const st_call_t *c)
-{
-    st_coll_phase_t p;
-    uintptr_t aligned = (uintptr_t)c->offset;
-
-    memset(&p, 0, sizeof p);
-    (void)shardtab_signals(t, &p.sig);
-    p.op = c->op;
-    p.type = c->type;
-    p.table = (void *const *)t->device_table;
-    p.offset = c->offset;
-    p.count = c->kind == ST_STREAM_ALL_GATHER ? c->count * (size_t)t->node_size : c->count;
-    /* every rank's region 16-byte aligned: the host table's entries keep each
-     * peer's alignment (a mapping starts a page, at the owner's offset in it) */
-    for (int q = 0; q < t->node_size; q++)
-        aligned |= (uintptr_t)t->shard.entries[q];
-    p.vec16 = aligned % 16 == 0;
-    call_words(c, p.args);
-    return p;
-}
-
-static shardtab_status_t run_phase(st_coll_phase_t *p, int phase, size_t begin, size_t end,
-                                   shardtab_stream_t stream)
-{
-    p->phase = phase;
-    p->begin = begin;
-    p->end = end;
-    return st_backend()->collective_phase(p, stream);
-}
-
 static shardtab_status_t ensure_scratch(shardtab_t *t, size_t bytes)
 {
     void *grown = NULL;
@@ -187,75 +132,6 @@ static shardtab_status_t ensure_scratch(shardtab_t *t, size_t bytes)
     t->coll_scratch = grown;
     t->coll_scratch_bytes = bytes;
     return SHARDTAB_SUCCESS;
-}
-
-/* The phases inside one node (node_size > 1), enqueued on stream. */
-shardtab_status_t st_coll_node_phases(shardtab_t *t, const st_call_t *c, shardtab_stream_t stream)
-{
-    st_coll_phase_t p = base_phase(t, c);
-    const int n = t->node_size, me = t->node_rank;
-    shardtab_status_t status = SHARDTAB_SUCCESS;
-
-    if (in_sync_words(c)) {
-        p.dst = (char *)t->shard.entries[me] + c->offset;
-        return run_phase(&p, ST_PHASE_LL, 0, p.count, stream);
-    }
-    if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_BLOCK) {
-        p.dst = p.scratch = t->coll_scratch;
-        return run_phase(&p, ST_PHASE_ONE_BLOCK, 0, p.count, stream);
-    }
-    if (c->kind == ST_STREAM_ALL_REDUCE && c->algo == ST_ALGO_ONE_SHOT) {
-        p.dst = p.scratch = t->coll_scratch;
-        status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-        st_fault_stall(ST_FAULT_COLL_PHASE);
-        if (status == SHARDTAB_SUCCESS)
-            status = run_phase(&p, ST_PHASE_REDUCE, 0, p.count, stream);
-        if (status == SHARDTAB_SUCCESS) /* every rank has read every region */
-            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-        p.src_rank = -1; /* the results, from the scratch buffer */
-        if (status == SHARDTAB_SUCCESS)
-            status = run_phase(&p, ST_PHASE_COPY, 0, p.count, stream);
-        return status;
-    }
-    if (c->kind == ST_STREAM_ALL_REDUCE) { /* two-shot */
-        size_t chunk = (p.count + (size_t)n - 1) / (size_t)n;
-        chunk = (chunk + 3) / 4 * 4; /* whole 16-byte vectors */
-        size_t begin = (size_t)me * chunk, end = begin + chunk;
-        if (begin > p.count)
-            begin = p.count;
-        if (end > p.count)
-            end = p.count;
-        p.chunk = chunk;
-        p.dst = (char *)t->shard.entries[me] + c->offset; /* this rank's region */
-        status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-        st_fault_stall(ST_FAULT_COLL_PHASE);
-        if (status == SHARDTAB_SUCCESS) /* reduce-scatter: this rank's chunk, in place */
-            status = run_phase(&p, ST_PHASE_REDUCE, begin, end, stream);
-        if (status == SHARDTAB_SUCCESS) /* every chunk reduced */
-            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-        if (status == SHARDTAB_SUCCESS) /* all-gather: every other chunk from its owner */
-            status = run_phase(&p, ST_PHASE_CHUNKS, 0, 0, stream);
-        if (status == SHARDTAB_SUCCESS) /* nobody still reads a chunk its owner may change */
-            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-        return status;
-    }
-    if (c->kind == ST_STREAM_BROADCAST) {
-        int root = t->node_rank_of[c->root];
-        status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-        p.src_rank = root;
-        if (status == SHARDTAB_SUCCESS && me != root)
-            status = run_phase(&p, ST_PHASE_COPY, 0, p.count, stream);
-        if (status == SHARDTAB_SUCCESS) /* the root keeps its region until everyone has it */
-            status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-        return status;
-    }
-    p.chunk = c->count; /* all-gather: node rank q's elements at q * count */
-    status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-    if (status == SHARDTAB_SUCCESS)
-        status = run_phase(&p, ST_PHASE_CHUNKS, 0, 0, stream);
-    if (status == SHARDTAB_SUCCESS)
-        status = run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
-    return status;
 }
 
 /* ---- the calls --------------------------------------------------------------------- */
@@ -286,7 +162,8 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
      * any rank moves: a rank that cannot have it stops the node with its own
      * message, as a rank whose call failed its checks does */
     if (local == SHARDTAB_SUCCESS && c->kind == ST_STREAM_ALL_REDUCE && t->node_size > 1 &&
-        (c->algo == ST_ALGO_ONE_BLOCK || c->algo == ST_ALGO_ONE_SHOT) && !in_sync_words(c)) {
+        (c->algo == ST_ALGO_ONE_BLOCK || c->algo == ST_ALGO_ONE_SHOT) &&
+        !st_coll_in_sync_words(c)) {
         local = ensure_scratch(t, c->bytes);
         if (local != SHARDTAB_SUCCESS) {
             char why[ST_ERROR_BYTES];
@@ -315,12 +192,7 @@ static shardtab_status_t collective(shardtab_t *t, st_call_t *c, shardtab_stream
         char message[ST_ERROR_BYTES];
         snprintf(message, sizeof message, "%s", shardtab_last_error() + st_error_prefix_bytes());
         st_table_stop(t, local, message); /* what signal_check will say here */
-        st_coll_phase_t p;
-        memset(&p, 0, sizeof p);
-        (void)shardtab_signals(t, &p.sig);
-        p.args[0] = ST_ARGS_INVALID;
-        p.args[1] = ST_ARGS_INVALID;
-        (void)run_phase(&p, ST_PHASE_SYNC, 0, 0, stream);
+        st_coll_stop_sync(t, stream);
         (void)st_backend()->order_end(stream, t->barrier_order);
         return shardtab_error_set_message(local, message);
     }

@@ -6,7 +6,7 @@
 #include "backend.h"
 #include "call_word.h"
 #include "collective_body.h"
-#include "collectives.h"
+#include "collective_call.h"
 #include "internal.h"
 #include "table.h"
 
