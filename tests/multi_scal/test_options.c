@@ -339,41 +339,40 @@ static void test_options_bench_max_given_only_when_on_the_command_line(void **st
     assert_int_equal(opts.bench_max_given, 1);
 }
 
+/* ms_bench_fit of o on a node with `available` bytes, `ranks` ranks of
+ * `buffers` buffers succeeds: the sweep's top step, and whether it was capped. */
+static ms_bench_fit_t expect_fit(const ms_options_t *o, unsigned long long available, int ranks,
+                                 int buffers, unsigned long long top, int capped)
+{
+    ms_bench_fit_t fit;
+    memset(&fit, 0xA5, sizeof fit);
+    assert_int_equal(ms_bench_fit(o, available, ranks, buffers, &fit, err, sizeof err), 0);
+    assert_int_equal(fit.top, top);
+    assert_int_equal(fit.capped, capped);
+    return fit;
+}
+
 /* The default sweep is capped to the largest x4 step that fits a node's ranks;
  * unknown memory (0) or a size that fits keeps it (uncapped, `--bench` on a
  * 24 GiB machine reaches 4 GiB per shard and is OOM-killed). */
 static void test_options_bench_fit_caps_the_default_to_what_fits(void **state)
 {
     ms_options_t o;
-    ms_bench_fit_t fit;
     (void)state;
     ms_options_default(&o);
     o.bench = 1;
-    memset(&fit, 0xA5, sizeof fit);
     /* 24 GiB, 2 ranks x 5 buffers: 2.4 GiB a shard, so 1 GiB of 1M, 4M, ... 4G */
-    assert_int_equal(ms_bench_fit(&o, 24ull << 30, 2, 5, &fit, err, sizeof err), 0);
-    assert_int_equal(fit.top, 1ull << 30);
+    const ms_bench_fit_t fit = expect_fit(&o, 24ull << 30, 2, 5, 1ull << 30, 1);
     assert_int_equal(fit.asked, 4ull << 30);
-    assert_int_equal(fit.capped, 1);
     assert_int_equal(fit.available, 24ull << 30);
     assert_int_equal(fit.ranks_on_node, 2);
     assert_int_equal(fit.buffers, 5);
-    /* exactly enough for 4 GiB a shard: kept */
-    assert_int_equal(ms_bench_fit(&o, 40ull << 30, 2, 5, &fit, err, sizeof err), 0);
-    assert_int_equal(fit.top, 4ull << 30);
-    assert_int_equal(fit.capped, 0);
-    /* unknown memory: kept */
-    assert_int_equal(ms_bench_fit(&o, 0, 8, 5, &fit, err, sizeof err), 0);
-    assert_int_equal(fit.top, 4ull << 30);
-    assert_int_equal(fit.capped, 0);
-    /* the steps start at --bench-min: 3M, 12M, 48M, 192M */
-    o.bench_min = 3ull << 20;
-    assert_int_equal(ms_bench_fit(&o, 1ull << 30, 1, 5, &fit, err, sizeof err), 0);
-    assert_int_equal(fit.top, 192ull << 20);
-    /* one byte short of 4M a shard for 4 ranks x 2 buffers: 1M */
-    o.bench_min = 1ull << 20;
-    assert_int_equal(ms_bench_fit(&o, (32ull << 20) - 1, 4, 2, &fit, err, sizeof err), 0);
-    assert_int_equal(fit.top, 1ull << 20);
+    expect_fit(&o, 40ull << 30, 2, 5, 4ull << 30, 0); /* exactly enough for 4 GiB a shard */
+    expect_fit(&o, 0, 8, 5, 4ull << 30, 0);           /* unknown memory: kept */
+    o.bench_min = 3ull << 20; /* the steps start at --bench-min: 3M, 12M, 48M, 192M */
+    expect_fit(&o, 1ull << 30, 1, 5, 192ull << 20, 1);
+    o.bench_min = 1ull << 20; /* one byte short of 4M a shard for 4 ranks x 2 buffers: 1M */
+    expect_fit(&o, (32ull << 20) - 1, 4, 2, 1ull << 20, 1);
 }
 
 static void test_options_bench_fit_refuses_an_explicit_size_that_cannot_fit(void **state)
@@ -389,10 +388,7 @@ static void test_options_bench_fit_refuses_an_explicit_size_that_cannot_fit(void
         strstr(err, "need 10.00 GiB, and 8.00 GiB is available") == NULL ||
         strstr(err, "use --bench-max 819M or less") == NULL)
         fail_msg("message: %s", err);
-    /* and an explicit size that fits is kept */
-    assert_int_equal(ms_bench_fit(&opts, 10ull << 30, 2, 5, &fit, err, sizeof err), 0);
-    assert_int_equal(fit.top, 1ull << 30);
-    assert_int_equal(fit.capped, 0);
+    expect_fit(&opts, 10ull << 30, 2, 5, 1ull << 30, 0); /* an explicit size that fits: kept */
 }
 
 static void test_options_bench_fit_refuses_when_even_the_smallest_size_cannot_fit(void **state)

@@ -286,63 +286,58 @@ static void test_memory_left_is_memavailable_without_cgroups(void **state)
     assert_int_equal(st_memory_left("/nonexistent/meminfo", "/nonexistent/cgroup", sys), 0);
 }
 
-static void test_memory_left_v2_limit_caps_and_max_does_not(void **state)
+/* A memory-left case, step by step: each step writes a file under the fake
+ * root, then, where it gives `left`, st_memory_left must answer that many
+ * bytes. The cases are rows of memory_cases in main. */
+typedef struct memory_step {
+    const char *file, *text;
+    unsigned long long left; /* 0: no answer checked after this step */
+} memory_step_t;
+
+static void test_memory_left_case(void **state)
 {
-    (void)state;
-    put("proc/self/cgroup", "0::/job.slice/step_0\n");
-    put("sys/fs/cgroup/job.slice/step_0/memory.max", "4294967296\n");
-    put("sys/fs/cgroup/job.slice/step_0/memory.current", "1073741824\n");
-    assert_int_equal(st_memory_left(meminfo, self, sys), 3 * GIB);
-    put("sys/fs/cgroup/job.slice/step_0/memory.max", "max\n");
-    assert_int_equal(st_memory_left(meminfo, self, sys), 16 * GIB);
-    /* a limit above MemAvailable leaves MemAvailable */
-    put("sys/fs/cgroup/job.slice/step_0/memory.max", "68719476736\n");
-    assert_int_equal(st_memory_left(meminfo, self, sys), 16 * GIB);
+    for (const memory_step_t *step = *state; step->file; step++) {
+        put(step->file, step->text);
+        if (step->left)
+            assert_int_equal(st_memory_left(meminfo, self, sys), step->left);
+    }
 }
 
-static void test_memory_left_v1_limit_caps_and_unlimited_does_not(void **state)
-{
-    (void)state;
-    put("proc/self/cgroup", "12:pids:/slurm/uid_0/job_7\n4:memory:/slurm/uid_0/job_7\n0::/\n");
-    put("sys/fs/cgroup/memory/slurm/uid_0/job_7/memory.limit_in_bytes", "8589934592\n");
-    put("sys/fs/cgroup/memory/slurm/uid_0/job_7/memory.usage_in_bytes", "2147483648\n");
-    assert_int_equal(st_memory_left(meminfo, self, sys), 6 * GIB);
-    /* v1 writes "no limit" as PAGE_COUNTER_MAX pages */
-    put("sys/fs/cgroup/memory/slurm/uid_0/job_7/memory.limit_in_bytes", "9223372036854771712\n");
-    assert_int_equal(st_memory_left(meminfo, self, sys), 16 * GIB);
-}
-
-static void test_memory_left_v1_controllers_listed_together_and_root(void **state)
-{
-    (void)state;
-    put("proc/self/cgroup", "3:cpu,cpuacct,memory:/\n");
-    put("sys/fs/cgroup/memory/memory.limit_in_bytes", "5368709120\n");
-    put("sys/fs/cgroup/memory/memory.usage_in_bytes", "1073741824\n");
-    assert_int_equal(st_memory_left(meminfo, self, sys), 4 * GIB);
-    /* "memory" must be a whole name in the list */
-    put("proc/self/cgroup", "3:cpu,memory_fake:/\n");
-    assert_int_equal(st_memory_left(meminfo, self, sys), 16 * GIB);
-}
-
-static void test_memory_left_takes_the_least_of_v1_and_v2(void **state)
-{
-    (void)state;
-    put("proc/self/cgroup", "4:memory:/a\n0::/b\n");
-    put("sys/fs/cgroup/memory/a/memory.limit_in_bytes", "10737418240\n");
-    put("sys/fs/cgroup/memory/a/memory.usage_in_bytes", "0\n");
-    put("sys/fs/cgroup/b/memory.max", "2147483648\n");
-    put("sys/fs/cgroup/b/memory.current", "0\n");
-    assert_int_equal(st_memory_left(meminfo, self, sys), 2 * GIB);
-}
-
-static void test_memory_left_at_the_limit_is_one_byte_not_unknown(void **state)
-{
-    (void)state;
-    put("proc/self/cgroup", "0::/full\n");
-    put("sys/fs/cgroup/full/memory.max", "1073741824\n");
-    put("sys/fs/cgroup/full/memory.current", "1073745920\n"); /* over: the kernel lets it be */
-    assert_int_equal(st_memory_left(meminfo, self, sys), 1);
-}
+#define V2 "sys/fs/cgroup/job.slice/step_0/memory."
+#define V1 "sys/fs/cgroup/memory/slurm/uid_0/job_7/memory."
+static const memory_step_t v2_limit_caps_and_max_does_not[] = {
+    {"proc/self/cgroup", "0::/job.slice/step_0\n", 0},
+    {V2 "max", "4294967296\n", 0},
+    {V2 "current", "1073741824\n", 3 * GIB},
+    {V2 "max", "max\n", 16 * GIB},
+    {V2 "max", "68719476736\n", 16 * GIB}, /* a limit above MemAvailable: MemAvailable */
+    {NULL}};
+static const memory_step_t v1_limit_caps_and_unlimited_does_not[] = {
+    {"proc/self/cgroup", "12:pids:/slurm/uid_0/job_7\n4:memory:/slurm/uid_0/job_7\n0::/\n", 0},
+    {V1 "limit_in_bytes", "8589934592\n", 0},
+    {V1 "usage_in_bytes", "2147483648\n", 6 * GIB},
+    {V1 "limit_in_bytes", "9223372036854771712\n", 16 * GIB}, /* v1's "no limit" in pages */
+    {NULL}};
+static const memory_step_t v1_controllers_listed_together_and_root[] = {
+    {"proc/self/cgroup", "3:cpu,cpuacct,memory:/\n", 0},
+    {"sys/fs/cgroup/memory/memory.limit_in_bytes", "5368709120\n", 0},
+    {"sys/fs/cgroup/memory/memory.usage_in_bytes", "1073741824\n", 4 * GIB},
+    {"proc/self/cgroup", "3:cpu,memory_fake:/\n", 16 * GIB}, /* "memory" a whole name */
+    {NULL}};
+static const memory_step_t takes_the_least_of_v1_and_v2[] = {
+    {"proc/self/cgroup", "4:memory:/a\n0::/b\n", 0},
+    {"sys/fs/cgroup/memory/a/memory.limit_in_bytes", "10737418240\n", 0},
+    {"sys/fs/cgroup/memory/a/memory.usage_in_bytes", "0\n", 0},
+    {"sys/fs/cgroup/b/memory.max", "2147483648\n", 0},
+    {"sys/fs/cgroup/b/memory.current", "0\n", 2 * GIB},
+    {NULL}};
+static const memory_step_t at_the_limit_is_one_byte_not_unknown[] = {
+    {"proc/self/cgroup", "0::/full\n", 0},
+    {"sys/fs/cgroup/full/memory.max", "1073741824\n", 0},
+    {"sys/fs/cgroup/full/memory.current", "1073745920\n", 1}, /* over: the kernel lets it be */
+    {NULL}};
+#undef V1
+#undef V2
 
 int main(void)
 {
@@ -363,11 +358,16 @@ int main(void)
     /* st_memory_left's cases share one temporary folder */
     const struct CMUnitTest memory_left[] = {
         cmocka_unit_test(test_memory_left_is_memavailable_without_cgroups),
-        cmocka_unit_test(test_memory_left_v2_limit_caps_and_max_does_not),
-        cmocka_unit_test(test_memory_left_v1_limit_caps_and_unlimited_does_not),
-        cmocka_unit_test(test_memory_left_v1_controllers_listed_together_and_root),
-        cmocka_unit_test(test_memory_left_takes_the_least_of_v1_and_v2),
-        cmocka_unit_test(test_memory_left_at_the_limit_is_one_byte_not_unknown),
+        {"memory_left_v2_limit_caps_and_max_does_not", test_memory_left_case, NULL, NULL,
+         (void *)v2_limit_caps_and_max_does_not},
+        {"memory_left_v1_limit_caps_and_unlimited_does_not", test_memory_left_case, NULL, NULL,
+         (void *)v1_limit_caps_and_unlimited_does_not},
+        {"memory_left_v1_controllers_listed_together_and_root", test_memory_left_case, NULL, NULL,
+         (void *)v1_controllers_listed_together_and_root},
+        {"memory_left_takes_the_least_of_v1_and_v2", test_memory_left_case, NULL, NULL,
+         (void *)takes_the_least_of_v1_and_v2},
+        {"memory_left_at_the_limit_is_one_byte_not_unknown", test_memory_left_case, NULL, NULL,
+         (void *)at_the_limit_is_one_byte_not_unknown},
     };
     int failed = cmocka_run_group_tests_name("environment", environment, NULL, NULL);
 
