@@ -20,7 +20,7 @@ while IFS= read -r src; do
   asm=$out/$(basename "$src").gfx942.s
   "$clang" -x hip --offload-arch=gfx942 -nogpulib --rocm-path=/usr -std=c++17 \
     -I"$top/include" -I"$top/src/platform" -I"$top/kernels/jacobi" -I"$top/kernels/sparse" \
-    -I"$top/kernels/cg" -I"$top/kernels/shardtab" \
+    -I"$top/kernels/cg" -I"$top/kernels/shardtab" -I"$top/tests/shardtab" \
     -I"$(dirname "$top/$src")" \
     --cuda-device-only -S -o "$asm" "$top/$src"
   kernels=$(grep -c '^\s*s_endpgm' "$asm" || true)
