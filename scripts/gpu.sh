@@ -33,7 +33,8 @@
 #   --out DIR    logs and tables (default $OUT, else ./gpu-out)
 #   --dry-run    print every step and build, run nothing (here, to see what a call does)
 # Writes into DIR: gpu.log (every step and its output), machine.txt (GPUs, driver, CUDA, MPI),
-# timing.txt (one line a timed run), table.txt (the table, printed last), json/ (each run's JSON).
+# timing.txt (one line a timed run), table.txt (the table, rewritten as each program ends and
+# printed last), json/ (each run's JSON).
 # Exit status: 0 every step passed and every timed run verified, 1 otherwise, 2 bad usage.
 # The machine's GPUs are shared: NVLink multicast stays off (gpu-common.sh). One device call
 # is at most 10 minutes: split a long check by --programs; the builds stay between warm calls.
@@ -689,6 +690,8 @@ bench | compare)
         --json "$out/json/bench-np2.json" "${share[@]}"
     fi
     if ((with_anchors)) && [[ $command == bench ]] && declare -F "anchors_$p" >/dev/null; then "anchors_$p"; fi
+    # the rows so far, so that a call cut short by its time limit keeps the programs it finished
+    ((dry)) || table >"$out/table.txt"
   done
   mps_stop
   ((dry)) || table | tee "$out/table.txt" | tee -a "$log"
