@@ -249,19 +249,36 @@ static uint64_t box_at(const st_halo_desc_t *o, const uint64_t start[D])
            (start[0] * o->stride[0] + start[1] * o->stride[1] + start[2] * o->stride[2]) * o->elem;
 }
 
-/* A piece of extent cells: the shapes, both places' strides (packed where
- * the place is a staging buffer, NULL desc). Units are filled later. */
-static void piece_shape(shardtab_halo_piece_t *p, const uint64_t extent[D],
+/* A piece of extent cells, both places' strides (packed where the place is
+ * a staging buffer, NULL desc): cells back to back in both places merged into
+ * runs, axis by axis while the next axis's stride is the run so far (a face
+ * contiguous in memory becomes one run). Units are filled later. */
+static void piece_shape(shardtab_halo_piece_t *p, const uint64_t extent_in[D],
                         const st_halo_desc_t *src, const st_halo_desc_t *dst)
 {
+    const uint64_t elem = src ? src->elem : dst->elem;
+    uint64_t extent[D] = {extent_in[0], extent_in[1], extent_in[2]}, run = elem;
+
     for (int a = 0; a < D; a++) {
         const uint64_t packed = a == 0 ? 1 : a == 1 ? extent[0] : extent[0] * extent[1];
-        p->src_stride[a] = (src ? src->stride[a] : packed) * (src ? src->elem : dst->elem);
-        p->dst_stride[a] = (dst ? dst->stride[a] : packed) * (dst ? dst->elem : src->elem);
+        p->src_stride[a] = (src ? src->stride[a] : packed) * elem;
+        p->dst_stride[a] = (dst ? dst->stride[a] : packed) * elem;
+    }
+    for (int a = 0; a < D; a++) {
+        if (extent[a] == 1)
+            continue;
+        if (p->src_stride[a] != run || p->dst_stride[a] != run)
+            break; /* every lower axis is one run by now */
+        run *= extent[a];
+        extent[a] = 1;
     }
     p->rows = extent[1];
-    p->row_units = extent[0]; /* in cells until units are known */
+    p->row_units = extent[0];   /* runs, until units are known */
+    p->run_units = (uint32_t)0; /* plan_units */
     p->units = extent[0] * extent[1] * extent[2];
+    p->src_stride[0] = extent[0] == 1 ? 0 : p->src_stride[0];
+    p->dst_stride[0] = extent[0] == 1 ? 0 : p->dst_stride[0];
+    p->first = run; /* the run's bytes, until plan_units counts the units */
 }
 
 /* Everything a plan makes, before it is the halo's. */
@@ -344,52 +361,51 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
            (size_t)plan->unpack_count * sizeof *unpack);
 }
 
-/* The widest copy unit every address, stride and the cell allow (16 at most),
- * and the pieces' counts of units. */
-static void plan_units(const shardtab_t *t, const st_halo_desc_t *me, st_halo_plan_t *plan,
-                       uint32_t *unit_out)
+/* Each piece's copy unit: the widest (16 bytes at most) that its run, its
+ * places (the shards' own alignment too; the staging buffers are 16-byte
+ * aligned) and its strides allow; its counts of units. */
+static void plan_units(const shardtab_t *t, st_halo_plan_t *plan)
 {
     const int count = plan->node_count + plan->pack_count + plan->unpack_count;
-    uint64_t bits = 16 | me->elem;
-    uint32_t unit = 1;
 
     for (int i = 0; i < count; i++) {
-        const shardtab_halo_piece_t *p = &plan->pieces[i];
-        bits |= p->src_at | p->dst_at;
+        shardtab_halo_piece_t *p = &plan->pieces[i];
+        const uint64_t run = p->first;
+        uint64_t bits = 16 | run | p->src_at | p->dst_at;
+        uint32_t unit = 1;
         if (p->src_rank >= 0)
             bits |= (uint64_t)(uintptr_t)t->shard.entries[p->src_rank];
         if (p->dst_rank >= 0)
             bits |= (uint64_t)(uintptr_t)t->shard.entries[p->dst_rank];
         for (int a = 0; a < D; a++)
             bits |= p->src_stride[a] | p->dst_stride[a];
+        while ((bits & unit) == 0)
+            unit *= 2;
+        p->unit = unit;
+        p->run_units = (uint32_t)(run / unit);
+        p->row_units *= run / unit;
+        p->units *= run / unit;
     }
-    while ((bits & unit) == 0)
-        unit *= 2;
-    for (int i = 0; i < count; i++) {
-        shardtab_halo_piece_t *p = &plan->pieces[i];
-        p->row_units *= me->elem / unit;
-        p->units *= me->elem / unit;
-    }
-    *unit_out = unit;
 }
 
-/* one range of the pieces as a kernel takes it; first counted from the range's start */
+/* one range of the pieces as a kernel takes it; first counted from the range's
+ * start; *bytes: what it moves */
 static shardtab_halo_device_t device_range(shardtab_halo_t *h, shardtab_halo_piece_t *host,
-                                           int begin, int count, uint32_t unit, uint64_t elem)
+                                           int begin, int count, size_t *bytes)
 {
     shardtab_halo_device_t d;
     uint64_t units = 0;
 
+    *bytes = 0;
     for (int i = begin; i < begin + count; i++) {
         host[i].first = units;
         units += host[i].units;
+        *bytes += (size_t)(host[i].units * host[i].unit);
     }
     memset(&d, 0, sizeof d);
     d.pieces = h->pieces + begin;
     d.table = (void *const *)h->table->device_table;
     d.count = count;
-    d.unit = unit;
-    d.cell_units = (uint32_t)(elem / unit);
     d.units = units;
     return d;
 }
@@ -402,12 +418,11 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
     const st_halo_desc_t *me = &all[t->rank];
     st_halo_plan_t *plan = malloc(sizeof *plan);
     shardtab_status_t status = SHARDTAB_SUCCESS;
-    uint32_t unit;
 
     if (plan == NULL)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "shardtab_halo_create: malloc of its plan failed");
     plan_make(t, all, h->neighbor, plan);
-    plan_units(t, me, plan, &unit);
+    plan_units(t, plan);
     const int count = plan->node_count + plan->pack_count + plan->unpack_count;
     h->dims = (int)me->dims;
     for (int a = 0; a < D; a++) {
@@ -445,11 +460,11 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
                                          (void **)&h->pieces);
     }
     if (status == SHARDTAB_SUCCESS) {
-        h->node = device_range(h, plan->pieces, 0, plan->node_count, unit, me->elem);
-        h->pack = device_range(h, plan->pieces, plan->node_count, plan->pack_count, unit, me->elem);
+        size_t moved;
+        h->node = device_range(h, plan->pieces, 0, plan->node_count, &h->node_bytes);
+        h->pack = device_range(h, plan->pieces, plan->node_count, plan->pack_count, &moved);
         h->unpack = device_range(h, plan->pieces, plan->node_count + plan->pack_count,
-                                 plan->unpack_count, unit, me->elem);
-        h->node_bytes = (size_t)(h->node.units * unit);
+                                 plan->unpack_count, &moved);
         if (count > 0)
             status = st_backend()->copy_to_device(h->pieces, plan->pieces,
                                                   (size_t)count * sizeof *h->pieces);
