@@ -193,6 +193,10 @@ BLOCK_ROLES = {
     # st_body_ll's barrier hands its leader's words (in shared memory) to
     # every thread before the sync deposits them; no memory between ranks
     "st_body_ll": [None],
+    # kernels/shardtab/halo_body.h: the same as one-block's, between the pieces
+    # (each load of a neighbour's cell returned: its value is stored in a ghost
+    # cell first) and the unordered second sync
+    "st_body_halo_one_block": [None],
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],
