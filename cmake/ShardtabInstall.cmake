@@ -28,14 +28,15 @@ if(SHARDTAB_HAVE_FORTRAN)
           DESTINATION ${SHARDTAB_FORTRAN_MODDIR})
 endif()
 install(FILES include/shardtab.h include/shardtab_device.h include/shardtab_comm.h
-              include/shardtab_types.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+              include/shardtab_types.h include/shardtab_halo.h include/shardtab_halo_device.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # what the public headers include (the per-architecture primitives, the
 # collectives' handle and steps): users' kernels compile them, though they
 # include only the headers above
 install(FILES include/shardtab/arch_cuda.h include/shardtab/arch_hip.h
               include/shardtab/arch_gpu.h include/shardtab/arch_host.h include/shardtab/bits.h
               include/shardtab/comm_types.h include/shardtab/comm_detail.h
-              include/shardtab/comm_steps.h
+              include/shardtab/comm_steps.h include/shardtab/halo_types.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/shardtab)
 install(TARGETS multi_scal jacobi cg coll_bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT shardtabTargets NAMESPACE shardtab:: DESTINATION ${SHARDTAB_CMAKE_DIR})

@@ -7,8 +7,9 @@
 #   cmake       docs/examples configured as a project of its own with
 #               CMAKE_PREFIX_PATH=WORK/prefix alone (find_package(shardtab)), built;
 #               ldd shows the prefix's libshardtab.so.1; each example run: the C
-#               ones and the Fortran one at 2 ranks, the halo exchange at 3; bad
-#               usage refused with one line and exit 2
+#               ones and the Fortran one at 2 ranks, heat3d (the halo exchange
+#               on a 3-D grid) at 1, 2, 3, 4 and 8; bad usage refused with one
+#               line and exit 2
 #   pkg-config  the same examples compiled with mpicc (mpif90) and
 #               pkg-config's shardtab (shardtab-fortran), and run; and README.md's
 #               first program, as printed there, in strict C11, at 3 ranks
@@ -185,9 +186,11 @@ cmake)
         note "run"
         verified table_kernel 2 "$bin/table_kernel" "${share[@]+"${share[@]}"}"
         verified stream_collectives 2 "$bin/stream_collectives" "${share[@]+"${share[@]}"}"
-        verified halo_exchange 3 "$bin/halo_exchange" "${share[@]+"${share[@]}"}"
+        for np in 1 2 3 4 8; do # grids 1x1x1, 1x1x2, 1x1x3, 1x2x2, 2x2x2
+            verified heat3d "$np" "$bin/heat3d" "${share[@]+"${share[@]}"}"
+        done
         refused table_kernel "$bin/table_kernel" --n 0
-        refused halo_exchange "$bin/halo_exchange" --iters many
+        refused heat3d "$bin/heat3d" --steps many
         if [ "$fortran" -eq 1 ]; then
             if [ -x "$bin/fortran_table" ]; then
                 verified fortran_table 2 "$bin/fortran_table"
@@ -209,15 +212,15 @@ pkg-config)
     echo "pkg-config --cflags --libs shardtab: $flags"
     names=(stream_collectives)
     if [ "$backend" = host ]; then
-        names+=(table_kernel halo_exchange)
+        names+=(table_kernel heat3d)
     else # a .hip file needs hipcc or nvcc (docs/examples/README.md): the cmake step builds those
-        echo "backend $backend: table_kernel and halo_exchange are built by the cmake step only"
+        echo "backend $backend: table_kernel and heat3d are built by the cmake step only"
     fi
     for name in "${names[@]}"; do
         sources=("$examples/$name.c")
         [ -f "$examples/${name}_host.c" ] && sources+=("$examples/${name}_host.c")
         np=2
-        [ "$name" = halo_exchange ] && np=3
+        [ "$name" = heat3d ] && np=4
         # shellcheck disable=SC2086 # the flags are words, by design
         if limited 120 "$mpicc" "${sources[@]}" $flags -o "$here/$name"; then
             verified "$name" "$np" "$here/$name" "${share[@]+"${share[@]}"}"
@@ -227,7 +230,8 @@ pkg-config)
     done
     # every public header in strict ISO C, as a user's host code includes them (the host
     # backend's primitives included: their clock without POSIX's names)
-    printf '#include <shardtab.h>\n#include <shardtab_device.h>\n#include <shardtab_comm.h>\n%s\n' \
+    printf '#include <shardtab.h>\n#include <shardtab_device.h>\n#include <shardtab_comm.h>\n%s\n%s\n' \
+        '#include <shardtab_halo.h>' '#include <shardtab_halo_device.h>' \
         'int main(void) { return (int)(sizeof(shardtab_signals_t) == 0); }' >"$here/headers.c"
     # shellcheck disable=SC2086 # the flags are words, by design
     limited 120 "$mpicc" -std=c11 -pedantic -Wall -Wextra -Werror "$here/headers.c" $flags \
