@@ -132,13 +132,7 @@ program fortran_halo
       " cells, every cell checked exactly"
     write (*, '(a)') "# verify fortran halo: OK"
   end if
-  status = shardtab_halo_destroy(halo)
-  if (status == SHARDTAB_SUCCESS) status = shardtab_destroy(table)
-  if (status == SHARDTAB_SUCCESS) status = shardtab_mem_free(shard)
-  status = shardtab_agree(comm, status)
-  if (status /= SHARDTAB_SUCCESS) call fail(status)
-  status = shardtab_finalize()
-  call MPI_Finalize(ierr)
+  call release()
 
 contains
 
@@ -166,15 +160,20 @@ contains
   ! The agreed failure: rank 0 says it once, every rank leaves with status 2.
   subroutine fail(code)
     integer(c_int), intent(in) :: code
+    if (rank == 0) write (error_unit, '(5a)') "fortran_halo: error: ", shardtab_last_error(), &
+      " (", shardtab_status_string(code), ")"
+    call release()
+    stop 2, quiet=.true.
+  end subroutine
+
+  ! The halo, the table, the shard and the library gone (each where there is one), MPI ended.
+  subroutine release()
     integer(c_int) :: ignored
-    if (rank == 0) write (error_unit, '(a,a,a,a,a)') "fortran_halo: error: ", &
-      shardtab_last_error(), " (", shardtab_status_string(code), ")"
-    if (c_associated(halo%ptr)) ignored = shardtab_halo_destroy(halo)
+    ignored = shardtab_halo_destroy(halo)
     if (c_associated(table%ptr)) ignored = shardtab_destroy(table)
     if (c_associated(shard)) ignored = shardtab_mem_free(shard)
     ignored = shardtab_finalize()
     call MPI_Finalize(ierr)
-    stop 2, quiet=.true.
   end subroutine
 
 end program fortran_halo

@@ -313,25 +313,17 @@ def part_errors():
         works(t, shard, "a stream that is no stream")
 
 
-shardtab.init(comm)
-if part == "exchange":
-    part_exchange()
-elif part == "errors":
-    part_errors()
-else:
+PARTS = {"exchange": part_exchange, "errors": part_errors}
+if part not in PARTS:
     if rank == 0:
         print("usage: check_halo.py exchange|errors", file=sys.stderr)
     sys.exit(2)
+shardtab.init(comm)
+PARTS[part]()
 if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left")
-status = verdict(
-    comm,
-    problems,
-    f"# halo python {part}: OK",
-    before=[
-        f"# halo python {part}: backend {shardtab.device()['backend']}, {size} ranks"
-    ],
-    most=20,
-)
+backend = shardtab.device()["backend"]
+heading = f"# halo python {part}: backend {backend}, {size} ranks"
+status = verdict(comm, problems, f"# halo python {part}: OK", before=[heading], most=20)
 shardtab.finalize()
 sys.exit(status)

@@ -8,10 +8,9 @@ import operator
 import numpy
 
 from ._errors import (
-    ERR_INVALID_ARG,
     SUCCESS,
     Error,
-    _c_text,
+    _agree_on,
     _check,
     _last_error,
     _record,
@@ -242,10 +241,7 @@ class _Collectives:
         it ran already, its outcome agreed too. On GPUs a refusal is this
         rank's, kept for check()."""
         table = self._live()
-        status = SUCCESS
-        if why is not None:
-            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
-        _check(lib.shardtab_agree_f(self._comm, status))
+        _agree_on(self._comm, why)
         status = call()
         if not _on_host():
             # enqueued; a refusal here has stopped the node, whose other ranks

@@ -9,7 +9,7 @@ import ctypes
 import numpy
 
 from ._collectives import _stream_handle
-from ._errors import ERR_INVALID_ARG, SUCCESS, Error, _c_text, _check, _text
+from ._errors import ERR_INVALID_ARG, Error, _agree_on, _check, _text
 from ._lib import HALO_MAX_DIMS, HaloParams, c_arg, lib
 from ._memory import _table_ranges
 from ._shard import _dtype_of
@@ -129,10 +129,7 @@ class Halo:
             )
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
             why = f"shardtab.Halo: {_text(error)}"
-        status = SUCCESS
-        if why is not None:
-            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
-        _check(lib.shardtab_agree_f(table._comm, status))
+        _agree_on(table._comm, why)
         halo = ctypes.c_void_p()
         _check(lib.shardtab_halo_create(live, ctypes.byref(params), ctypes.byref(halo)))
         self._halo = halo
@@ -218,11 +215,7 @@ class Halo:
             )
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
             why = f"shardtab.Halo.of_array: {_text(error)}"
-        # every rank takes part in the agreement, whatever it found above
-        status = SUCCESS
-        if why is not None:
-            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
-        _check(lib.shardtab_agree_f(table._comm, status))
+        _agree_on(table._comm, why)  # every rank takes part, whatever it found
         halo = cls(table, **params)
         halo._array = array  # the memory stays while the halo lives
         return halo
