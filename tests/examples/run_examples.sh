@@ -13,7 +13,8 @@
 #   pkg-config  the same examples compiled with mpicc (mpif90) and
 #               pkg-config's shardtab (shardtab-fortran), and run; and README.md's
 #               first program, as printed there, in strict C11, at 3 ranks
-#   python      numpy_table.py at 2 ranks from the prefix's Python package; and
+#   python      numpy_table.py at 2 ranks and numpy_halo.py at 4 (a 2x2 grid) from
+#               the prefix's Python package; and
 #               gpu_table.py, which on the host backend must say it skipped (no
 #               GPU) and exit 77: checked here, never a case of its own
 # Every step has a time limit; each prints what it runs.
@@ -80,10 +81,11 @@ read -r -a post <<<"$postflags"
 
 # On a GPU backend a case's ranks may outnumber the machine's GPUs: the examples that
 # take it run with --allow-shared-gpu there; the README's program, which does not, at as
-# many ranks as GPUs (up to 3), and numpy_table.py at one rank
+# many ranks as GPUs (up to 3), numpy_table.py at one rank, numpy_halo.py at up to 2
 share=()
 first_np=3
 numpy_np=2
+halo_np=4
 if [ "$backend" != host ]; then
     share=(--allow-shared-gpu)
     gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
@@ -91,6 +93,7 @@ if [ "$backend" != host ]; then
         gpus=$(rocminfo 2>/dev/null | grep -cE '^[[:space:]]+Name:[[:space:]]+gfx' || true)
     first_np=$((${gpus:-0} < 1 ? 1 : (gpus < 3 ? gpus : 3)))
     numpy_np=1
+    halo_np=$((${gpus:-0} < 2 ? 1 : 2))
 fi
 
 note() { printf '\n==== %s\n' "$*"; }
@@ -230,7 +233,7 @@ pkg-config)
     done
     # every public header in strict ISO C, as a user's host code includes them (the host
     # backend's primitives included: their clock without POSIX's names)
-    printf '#include <shardtab.h>\n#include <shardtab_device.h>\n#include <shardtab_comm.h>\n%s\n%s\n' \
+    printf '#include <shardtab.h>\n#include <shardtab_device.h>\n#include <shardtab_comm.h>\n%s\n%s\n%s\n' \
         '#include <shardtab_halo.h>' '#include <shardtab_halo_device.h>' \
         'int main(void) { return (int)(sizeof(shardtab_signals_t) == 0); }' >"$here/headers.c"
     # shellcheck disable=SC2086 # the flags are words, by design
@@ -277,6 +280,8 @@ python)
     cd "$here" || exit 1
     verified numpy_table "$numpy_np" "$python" -m mpi4py "$examples/numpy_table.py"
     refused numpy_table "$python" -m mpi4py "$examples/numpy_table.py" --n none
+    verified numpy_halo "$halo_np" "$python" -m mpi4py "$examples/numpy_halo.py"
+    refused numpy_halo "$python" -m mpi4py "$examples/numpy_halo.py" --steps 11
     rc=0
     launch 2 "$python" -m mpi4py "$examples/gpu_table.py" "${share[@]+"${share[@]}"}" || rc=$?
     if [ "$backend" = host ]; then
