@@ -2,7 +2,7 @@
 # and nowhere else.
 #
 # Every case carries the label of its folder (tests/<folder>: platform, shardtab, comm,
-# signals, reliability, common, multi_scal, jacobi, sparse, cg, install, examples, fortran,
+# signals, reliability, halo, common, multi_scal, jacobi, sparse, cg, install, examples, fortran,
 # python, gpu, jobs, slurm, multihost, style, docs, ci), `unit` when it is a cmocka test,
 # and the tiers it belongs to:
 #   quick     the developer's loop (scripts/test.sh --quick, or ctest -L quick in a
@@ -31,7 +31,7 @@ set(SHARDTAB_QUICK_CASES
   # the library: the table (multi_scal's three modes), signals and the barrier,
   # collectives and LL puts on the device, stream-ordered collectives
   multi_scal.default.np3 signals.ring.np3 signals.example-barrier.np3 comm.every-call.np3
-  comm.stream-every-call.np3
+  comm.stream-every-call.np3 halo.2d-corners.np4 halo.2d-corners-rpn2.np4
   # the programs: jacobi's variants and every launch mode, cg's two variants (both
   # launches), the sparse product, coll_bench
   jacobi.table.np3 jacobi.host-sync.np4 jacobi.mpi.np4 jacobi.launch-onchip.np3
@@ -41,13 +41,14 @@ set(SHARDTAB_QUICK_CASES
   # the fronts, the installed package, and docs/examples built against it
   fortran.example.np4 python.views.np4 install.consumer examples.cmake)
 
-set(SHARDTAB_SANITIZE_FOLDERS shardtab comm signals reliability)
+set(SHARDTAB_SANITIZE_FOLDERS shardtab comm signals reliability halo)
 set(SHARDTAB_SANITIZE_NEVER
   # they end in MPI_Abort with a gave-up table held on purpose, which the leak check
   # would report
   reliability.hostile-destroy-alone.np2 reliability.hostile-destroy-alone.np3
   reliability.hostile-crossed-destroy.np2 reliability.hostile-crossed-destroy.np3
   reliability.hostile-late-destroy.np2 reliability.hostile-late-destroy.np3
+  halo.never-calls-rpn1.np2
   # MPI out of communicators: Open MPI 4.1's own failed MPI_Comm_dup frees a request that
   # a pending receive still writes into (ASan: heap-use-after-free under ompi_comm_nextcid)
   reliability.hostile-table-limit.np2

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "shardtab_comm.h"
+#include "shardtab/halo_types.h"
 
 /* The library's own collective, after the user slots of every pad
  * (shardtab_signals_t.lib_first, SHARDTAB_DETAIL_LIB_COLL_VALUES: comm_detail.h): each
@@ -66,7 +67,9 @@ enum {
     ST_PHASE_COPY,
     ST_PHASE_CHUNKS,
     ST_PHASE_ONE_BLOCK,
-    ST_PHASE_LL
+    ST_PHASE_LL,
+    ST_PHASE_HALO,          /* a halo's pieces (halo_body.h), a grid */
+    ST_PHASE_HALO_ONE_BLOCK /* a sync, the pieces, a sync: one block (halo_body.h) */
 };
 /* the threads of ST_PHASE_ONE_BLOCK's one block on a GPU */
 #define ST_ONE_BLOCK_THREADS 512
@@ -76,7 +79,12 @@ enum {
 #define ST_CMP_STREAM_ARGS 2
 /* args[1] of a rank whose call failed its own checks: no rank's can match it */
 #define ST_ARGS_INVALID UINT64_MAX
-enum { ST_STREAM_ALL_REDUCE = 1, ST_STREAM_BROADCAST = 2, ST_STREAM_ALL_GATHER = 3 };
+enum {
+    ST_STREAM_ALL_REDUCE = 1,
+    ST_STREAM_BROADCAST = 2,
+    ST_STREAM_ALL_GATHER = 3,
+    ST_STREAM_HALO = 4 /* shardtab_halo_exchange (halo_exchange.c) */
+};
 
 typedef struct st_coll_phase {
     int phase;                   /* ST_PHASE_* */
@@ -92,6 +100,7 @@ typedef struct st_coll_phase {
     void *dst;                   /* ST_PHASE_REDUCE: where element i goes (dst + i * size) */
     void *scratch;               /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
     uint64_t args[ST_SYNC_ARGS]; /* what every rank must agree on: what a sync deposits */
+    shardtab_halo_device_t halo; /* ST_PHASE_HALO*: the pieces */
 } st_coll_phase_t;
 
 SHARDTAB_DEVFN size_t st_type_size(int type)

@@ -6,6 +6,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "collective_body.h"
+#include "halo_body.h"
 
 __global__ void st_collective_sync_kernel(st_coll_phase_t p)
 {
@@ -21,6 +22,8 @@ __global__ void st_collective_move_kernel(st_coll_phase_t p)
         return;
     if (p.phase == ST_PHASE_REDUCE)
         st_body_reduce(&p, thread, threads);
+    else if (p.phase == ST_PHASE_HALO)
+        st_body_halo(&p, thread, threads);
     else
         st_body_copy(&p, thread, threads);
 }
@@ -37,6 +40,12 @@ __global__ void st_collective_one_block_kernel(st_coll_phase_t p)
     (void)st_body_one_block(&p, threadIdx.x, blockDim.x); /* a refusal records itself */
 }
 
+/* one block: a small halo exchange whole */
+__global__ void st_collective_halo_one_block_kernel(st_coll_phase_t p)
+{
+    (void)st_body_halo_one_block(&p, threadIdx.x, blockDim.x); /* a refusal records itself */
+}
+
 extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks, void *stream)
 {
     if (phase->phase == ST_PHASE_SYNC)
@@ -45,6 +54,9 @@ extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks
         st_collective_ll_kernel<<<1, ST_SYNC_THREADS, 0, (hipStream_t)stream>>>(*phase);
     else if (phase->phase == ST_PHASE_ONE_BLOCK)
         st_collective_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, (hipStream_t)stream>>>(*phase);
+    else if (phase->phase == ST_PHASE_HALO_ONE_BLOCK)
+        st_collective_halo_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, (hipStream_t)stream>>>(
+            *phase);
     else
         st_collective_move_kernel<<<blocks, 256, 0, (hipStream_t)stream>>>(*phase);
     return (int)hipGetLastError();

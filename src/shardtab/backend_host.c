@@ -17,6 +17,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #define _GNU_SOURCE
 #include "backend.h"
+#include "halo_body.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -231,10 +232,14 @@ static shardtab_status_t host_collective_phase(const st_coll_phase_t *phase,
         (void)st_body_one_block(phase, 0, 1);
     else if (phase->phase == ST_PHASE_LL)
         (void)st_body_ll(phase);
+    else if (phase->phase == ST_PHASE_HALO_ONE_BLOCK)
+        (void)st_body_halo_one_block(phase, 0, 1);
     else if (shardtab_aborted(&phase->sig))
         return SHARDTAB_SUCCESS; /* the node has stopped: shardtab_signal_check says why */
     else if (phase->phase == ST_PHASE_REDUCE)
         st_body_reduce(phase, 0, 1);
+    else if (phase->phase == ST_PHASE_HALO)
+        st_body_halo(phase, 0, 1);
     else
         st_body_copy(phase, 0, 1);
     return SHARDTAB_SUCCESS;

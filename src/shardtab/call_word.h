@@ -54,8 +54,8 @@ static inline st_call_word_t st_call_word_unpack(uint64_t word)
 static inline const char *st_call_kind_name(uint64_t kind)
 {
     static const char *const kinds[] = {"?", "shardtab_all_reduce", "shardtab_broadcast",
-                                        "shardtab_all_gather"};
-    return kind < 4 ? kinds[kind] : "?";
+                                        "shardtab_all_gather", "shardtab_halo_exchange"};
+    return kind < 5 ? kinds[kind] : "?";
 }
 
 /* An all-reduce's algorithm in words. */

@@ -1,0 +1,587 @@
+/* halo.c - making a halo exchange over a table (shardtab_halo_create): each
+ * rank's decomposition checked, every rank's gathered and compared, then the
+ * plan: for every direction with a neighbour, the box of ghost cells it
+ * fills and the neighbour's box it comes from, as a piece pulled through the
+ * table (a neighbour on this node) or a link packed and sent through MPI
+ * (one on another node); the pieces uploaded once. The exchange itself is
+ * halo_exchange.c's. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
+#include "backend.h"
+#include "halo_internal.h"
+#include "internal.h"
+#include "registry.h"
+#include "table.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define D SHARDTAB_HALO_MAX_DIMS
+
+/* What every rank tells every other about its block: the params, resolved
+ * (axes past dims: one cell, no ghost; strides filled in). */
+typedef struct st_halo_desc {
+    int64_t dims, grid[D], periodic[D], corners;
+    uint64_t block[D], ghost[D], elem, offset, stride[D];
+} st_halo_desc_t;
+
+static const char *const axis_names[D] = {"0", "1", "2"};
+
+/* ---- this rank's own checks -------------------------------------------------------- */
+
+/* a * b + c into *out, or 0 if it overflows */
+static int mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
+{
+    uint64_t product;
+    return !__builtin_mul_overflow(a, b, &product) && !__builtin_add_overflow(product, c, out);
+}
+
+/* The params, checked here, into d. */
+static shardtab_status_t resolve(const shardtab_t *t, const shardtab_halo_params_t *p,
+                                 st_halo_desc_t *d)
+{
+    const char *call = "shardtab_halo_create";
+    uint64_t extent[D], ranks = 1, span = 0, packed = 1;
+    int strides_given = 0;
+
+    memset(d, 0, sizeof *d);
+    if (p == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: params is NULL", call);
+    if (p->dims < 1 || p->dims > D)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: dims %d is not 1, 2 or 3", call, p->dims);
+    d->dims = p->dims;
+    d->corners = p->corners != 0;
+    d->elem = p->elem_bytes;
+    d->offset = p->offset;
+    if (p->elem_bytes == 0)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: elem_bytes is 0", call);
+    for (int a = 0; a < D; a++) {
+        const int in = a < p->dims;
+        d->grid[a] = in ? p->grid[a] : 1;
+        d->periodic[a] = in && p->periodic[a] != 0;
+        d->block[a] = in ? p->block[a] : 1;
+        d->ghost[a] = in ? p->ghost[a] : 0;
+        d->stride[a] = in ? p->stride[a] : 0;
+        strides_given |= d->stride[a] != 0;
+        if (d->grid[a] < 1)
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "%s: grid[%d] is %d: at least one rank an axis", call, a, p->grid[a]);
+        ranks *= (uint64_t)d->grid[a];
+        if (ranks > (uint64_t)t->size)
+            break; /* named below, before it can overflow */
+        if (d->block[a] == 0)
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "%s: block[%d] is 0: every rank owns at least one cell an axis", call,
+                           a);
+        if (d->ghost[a] > d->block[a])
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "%s: ghost[%d] = %llu is wider than this rank's block of %llu cells on "
+                           "axis %s",
+                           call, a, (unsigned long long)d->ghost[a],
+                           (unsigned long long)d->block[a], axis_names[a]);
+        if (!mul_add(d->ghost[a], 2, d->block[a], &extent[a]))
+            return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: block[%d] + 2 ghost[%d] overflows", call,
+                           a, a);
+    }
+    if (ranks != (uint64_t)t->size)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: the grid %d x %d x %d is not the table's %d ranks", call,
+                       (int)d->grid[0], p->dims > 1 ? (int)d->grid[1] : 1,
+                       p->dims > 2 ? (int)d->grid[2] : 1, t->size);
+    for (int a = 0; a < D; a++) { /* all 0: packed, axis 0 fastest */
+        if (!strides_given) {
+            d->stride[a] = packed;
+            if (!mul_add(packed, extent[a], 0, &packed))
+                return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: the block's cells overflow", call);
+        } else if (a < p->dims && d->stride[a] == 0) {
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "%s: stride[%d] is 0 and stride[0..%d] are not all 0", call, a,
+                           p->dims - 1);
+        }
+    }
+    /* No two cells overlap: the axes by growing stride, each stride at
+     * least the last one times its extent (axes of one cell do not count). */
+    {
+        int order[D] = {0, 1, 2};
+        for (int i = 1; i < D; i++)
+            for (int j = i; j > 0 && d->stride[order[j]] < d->stride[order[j - 1]]; j--) {
+                int swap = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = swap;
+            }
+        uint64_t need = 1;
+        for (int i = 0; i < D; i++) {
+            const int a = order[i];
+            if (extent[a] == 1)
+                continue;
+            if (d->stride[a] < need)
+                return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                               "%s: the strides make cells overlap: stride[%d] = %llu is below "
+                               "%llu, the cells the shorter strides span",
+                               call, a, (unsigned long long)d->stride[a], (unsigned long long)need);
+            if (!mul_add(d->stride[a], extent[a], 0, &need) ||
+                !mul_add(extent[a] - 1, d->stride[a], span, &span))
+                return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: the block's cells overflow", call);
+        }
+    }
+    /* The last cell's end inside the shard. */
+    uint64_t end;
+    if (!mul_add(span + 1, d->elem, d->offset, &end) || end > (uint64_t)t->shard.bytes)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: the block's cells run from byte %llu past this rank's shard of %zu "
+                       "bytes",
+                       call, (unsigned long long)d->offset, t->shard.bytes);
+    return SHARDTAB_SUCCESS;
+}
+
+/* ---- every rank's, compared --------------------------------------------------------- */
+
+/* rank r's coordinate on each axis */
+static void coords_of(const st_halo_desc_t *d, int r, int c[D])
+{
+    c[0] = r % (int)d->grid[0];
+    c[1] = r / (int)d->grid[0] % (int)d->grid[1];
+    c[2] = r / (int)(d->grid[0] * d->grid[1]);
+}
+
+/* The neighbour of rank r in direction dir (d[a] each -1, 0, 1), or -1. */
+static int neighbor_of(const st_halo_desc_t *d, int r, const int dir[D])
+{
+    int c[D];
+    coords_of(d, r, c);
+    for (int a = 0; a < D; a++) {
+        c[a] += dir[a];
+        if (c[a] < 0 || c[a] >= (int)d->grid[a]) {
+            if (!d->periodic[a])
+                return -1;
+            c[a] = (c[a] + (int)d->grid[a]) % (int)d->grid[a];
+        }
+    }
+    return c[0] + (int)d->grid[0] * (c[1] + (int)d->grid[1] * c[2]);
+}
+
+/* direction index k as its three offsets; whether the halo moves it (a face,
+ * or with corners an edge or a corner, on the halo's axes, every moving axis
+ * with ghost cells) */
+static int direction_moves(const st_halo_desc_t *d, int k, int dir[D])
+{
+    int moving = 0;
+    dir[0] = k % 3 - 1;
+    dir[1] = k / 3 % 3 - 1;
+    dir[2] = k / 9 - 1;
+    for (int a = 0; a < D; a++)
+        if (dir[a] != 0) {
+            if (a >= d->dims || d->ghost[a] == 0)
+                return 0;
+            moving++;
+        }
+    return moving == 1 || (moving > 1 && d->corners);
+}
+
+/* The same rules on every rank over everyone's descs: the first rank and
+ * rule broken is named, in the same words everywhere. (A ghost is never
+ * wider than a neighbour's block: it is the same on every rank and no wider
+ * than each rank's own, resolve's check.) */
+static shardtab_status_t compare(const st_halo_desc_t *all, int size)
+{
+    const char *call = "shardtab_halo_create";
+    const st_halo_desc_t *first = &all[0];
+
+    for (int r = 1; r < size; r++) {
+        const st_halo_desc_t *d = &all[r];
+        const char *field = d->dims != first->dims                              ? "dims"
+                            : memcmp(d->grid, first->grid, sizeof d->grid) != 0 ? "grid"
+                            : memcmp(d->periodic, first->periodic, sizeof d->periodic) != 0
+                                ? "periodic"
+                            : memcmp(d->ghost, first->ghost, sizeof d->ghost) != 0 ? "ghost"
+                            : d->elem != first->elem                               ? "elem_bytes"
+                            : d->corners != first->corners                         ? "corners"
+                                                                                   : NULL;
+        if (field != NULL)
+            return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                           "%s: rank %d's %s differs from rank 0's; every rank must give the "
+                           "same dims, grid, periodic, ghost, elem_bytes and corners",
+                           call, r, field);
+    }
+    for (int r = 0; r < size; r++)
+        for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
+            int dir[D], n;
+            if (k == ST_HALO_SELF || !direction_moves(first, k, dir) ||
+                (n = neighbor_of(first, r, dir)) < 0)
+                continue;
+            for (int a = 0; a < D; a++) {
+                if (dir[a] == 0 && all[n].block[a] != all[r].block[a])
+                    return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                                   "%s: ranks %d and %d share a face but not its extent: %llu "
+                                   "and %llu cells on axis %s",
+                                   call, r, n, (unsigned long long)all[r].block[a],
+                                   (unsigned long long)all[n].block[a], axis_names[a]);
+            }
+        }
+    return SHARDTAB_SUCCESS;
+}
+
+/* ---- the plan ------------------------------------------------------------------------ */
+
+/* A box of owner o's array for ghost cells toward dir (each -1, 0 or 1 an
+ * axis): with ghost, o's own ghost cells there; without, the interior cells
+ * of o that fill them on the rank at -dir from o (the low ghosts take the
+ * top cells, the high ones the bottom cells). Sets start and extent. */
+static void box(const st_halo_desc_t *o, const int dir[D], int ghost, uint64_t start[D],
+                uint64_t extent[D])
+{
+    for (int a = 0; a < D; a++) {
+        const uint64_t g = o->ghost[a], n = o->block[a];
+        extent[a] = dir[a] == 0 ? n : g;
+        if (dir[a] == 0)
+            start[a] = g;
+        else if (ghost)
+            start[a] = dir[a] < 0 ? 0 : g + n;
+        else
+            start[a] = dir[a] < 0 ? n : g;
+    }
+}
+
+static uint64_t box_at(const st_halo_desc_t *o, const uint64_t start[D])
+{
+    return o->offset +
+           (start[0] * o->stride[0] + start[1] * o->stride[1] + start[2] * o->stride[2]) * o->elem;
+}
+
+/* A piece of extent cells: the shapes, both places' strides (packed where
+ * the place is a staging buffer, NULL desc). Units are filled later. */
+static void piece_shape(shardtab_halo_piece_t *p, const uint64_t extent[D],
+                        const st_halo_desc_t *src, const st_halo_desc_t *dst)
+{
+    for (int a = 0; a < D; a++) {
+        const uint64_t packed = a == 0 ? 1 : a == 1 ? extent[0] : extent[0] * extent[1];
+        p->src_stride[a] = (src ? src->stride[a] : packed) * (src ? src->elem : dst->elem);
+        p->dst_stride[a] = (dst ? dst->stride[a] : packed) * (dst ? dst->elem : src->elem);
+    }
+    p->rows = extent[1];
+    p->row_units = extent[0]; /* in cells until units are known */
+    p->units = extent[0] * extent[1] * extent[2];
+}
+
+/* Everything a plan makes, before it is the halo's. */
+typedef struct st_halo_plan {
+    shardtab_halo_piece_t pieces[3 * SHARDTAB_HALO_MAX_PIECES];
+    int node_count, pack_count, unpack_count;
+    st_halo_link_t sends[SHARDTAB_HALO_MAX_PIECES], recvs[SHARDTAB_HALO_MAX_PIECES];
+    int send_count, recv_count;
+    size_t staging_bytes;
+} st_halo_plan_t;
+
+static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighbor[],
+                      st_halo_plan_t *plan)
+{
+    const st_halo_desc_t *me = &all[t->rank];
+    shardtab_halo_piece_t node[SHARDTAB_HALO_MAX_PIECES], pack[SHARDTAB_HALO_MAX_PIECES],
+        unpack[SHARDTAB_HALO_MAX_PIECES];
+
+    memset(plan, 0, sizeof *plan);
+    for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
+        int dir[D], back[D];
+        uint64_t start[D], extent[D], from[D];
+        neighbor[k] = -1;
+        if (k == ST_HALO_SELF || !direction_moves(me, k, dir))
+            continue;
+        const int n = neighbor[k] = neighbor_of(me, t->rank, dir);
+        if (n < 0)
+            continue;
+        for (int a = 0; a < D; a++)
+            back[a] = -dir[a];
+        box(me, dir, 1, start, extent); /* this rank's ghost cells toward dir */
+        if (t->node_rank_of[n] >= 0) {  /* on this node: pulled through the table */
+            shardtab_halo_piece_t *p = &node[plan->node_count++];
+            box(&all[n], dir, 0, from, extent); /* n's cells for them: the same extent */
+            p->src_rank = t->node_rank_of[n];
+            p->src_at = box_at(&all[n], from);
+            p->dst_rank = t->node_rank;
+            p->dst_at = box_at(me, start);
+            piece_shape(p, extent, &all[n], me);
+            continue;
+        }
+        /* across nodes: this rank's cells for n's ghosts toward -dir go out with
+         * tag -dir; n's for this rank's ghosts toward dir come in with tag dir */
+        const uint64_t bytes = extent[0] * extent[1] * extent[2] * me->elem;
+        st_halo_link_t *in = &plan->recvs[plan->recv_count];
+        shardtab_halo_piece_t *u = &unpack[plan->recv_count++];
+        in->peer = n;
+        in->tag = k;
+        in->bytes = bytes;
+        u->src_rank = -1;
+        u->src_at = 0; /* the staging buffer's address, once it is known */
+        u->dst_rank = t->node_rank;
+        u->dst_at = box_at(me, start);
+        piece_shape(u, extent, NULL, me);
+        box(me, back, 0, from, extent); /* this rank's cells for n's ghosts toward -dir */
+        st_halo_link_t *out = &plan->sends[plan->send_count];
+        shardtab_halo_piece_t *s = &pack[plan->send_count++];
+        out->peer = n;
+        out->tag = st_halo_direction(back[0], back[1], back[2]);
+        out->bytes = extent[0] * extent[1] * extent[2] * me->elem;
+        s->src_rank = t->node_rank;
+        s->src_at = box_at(me, from);
+        s->dst_rank = -1;
+        piece_shape(s, extent, me, NULL);
+    }
+    /* staging: the sends' boxes, then the receives', each 16-byte aligned */
+    for (int i = 0; i < plan->send_count; i++) {
+        plan->sends[i].at = plan->staging_bytes;
+        plan->staging_bytes += (plan->sends[i].bytes + 15) / 16 * 16;
+    }
+    for (int i = 0; i < plan->recv_count; i++) {
+        plan->recvs[i].at = plan->staging_bytes;
+        plan->staging_bytes += (plan->recvs[i].bytes + 15) / 16 * 16;
+    }
+    plan->pack_count = plan->send_count;
+    plan->unpack_count = plan->recv_count;
+    memcpy(plan->pieces, node, (size_t)plan->node_count * sizeof *node);
+    memcpy(plan->pieces + plan->node_count, pack, (size_t)plan->pack_count * sizeof *pack);
+    memcpy(plan->pieces + plan->node_count + plan->pack_count, unpack,
+           (size_t)plan->unpack_count * sizeof *unpack);
+}
+
+/* The widest copy unit every address, stride and the cell allow (16 at most),
+ * and the pieces' counts of units. */
+static void plan_units(const shardtab_t *t, const st_halo_desc_t *me, st_halo_plan_t *plan,
+                       uint32_t *unit_out)
+{
+    const int count = plan->node_count + plan->pack_count + plan->unpack_count;
+    uint64_t bits = 16 | me->elem;
+    uint32_t unit = 1;
+
+    for (int i = 0; i < count; i++) {
+        const shardtab_halo_piece_t *p = &plan->pieces[i];
+        bits |= p->src_at | p->dst_at;
+        if (p->src_rank >= 0)
+            bits |= (uint64_t)(uintptr_t)t->shard.entries[p->src_rank];
+        if (p->dst_rank >= 0)
+            bits |= (uint64_t)(uintptr_t)t->shard.entries[p->dst_rank];
+        for (int a = 0; a < D; a++)
+            bits |= p->src_stride[a] | p->dst_stride[a];
+    }
+    while ((bits & unit) == 0)
+        unit *= 2;
+    for (int i = 0; i < count; i++) {
+        shardtab_halo_piece_t *p = &plan->pieces[i];
+        p->row_units *= me->elem / unit;
+        p->units *= me->elem / unit;
+    }
+    *unit_out = unit;
+}
+
+/* one range of the pieces as a kernel takes it; first counted from the range's start */
+static shardtab_halo_device_t device_range(shardtab_halo_t *h, shardtab_halo_piece_t *host,
+                                           int begin, int count, uint32_t unit, uint64_t elem)
+{
+    shardtab_halo_device_t d;
+    uint64_t units = 0;
+
+    for (int i = begin; i < begin + count; i++) {
+        host[i].first = units;
+        units += host[i].units;
+    }
+    memset(&d, 0, sizeof d);
+    d.pieces = h->pieces + begin;
+    d.table = (void *const *)h->table->device_table;
+    d.count = count;
+    d.unit = unit;
+    d.cell_units = (uint32_t)(elem / unit);
+    d.units = units;
+    return d;
+}
+
+/* ---- the calls ----------------------------------------------------------------------- */
+
+static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *all)
+{
+    shardtab_t *t = h->table;
+    const st_halo_desc_t *me = &all[t->rank];
+    st_halo_plan_t *plan = malloc(sizeof *plan);
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    uint32_t unit;
+
+    if (plan == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "shardtab_halo_create: malloc of its plan failed");
+    plan_make(t, all, h->neighbor, plan);
+    plan_units(t, me, plan, &unit);
+    const int count = plan->node_count + plan->pack_count + plan->unpack_count;
+    h->dims = (int)me->dims;
+    for (int a = 0; a < D; a++) {
+        h->grid[a] = (int)me->grid[a];
+        h->periodic[a] = (int)me->periodic[a];
+    }
+    coords_of(me, t->rank, h->coord);
+    h->send_count = plan->send_count;
+    h->recv_count = plan->recv_count;
+    h->staging_bytes = plan->staging_bytes;
+    if (plan->staging_bytes > 0) {
+        status = st_backend()->mem_alloc(plan->staging_bytes, &h->staging);
+        h->host_staging = status == SHARDTAB_SUCCESS ? malloc(plan->staging_bytes) : NULL;
+        if (status == SHARDTAB_SUCCESS && h->host_staging == NULL)
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY,
+                             "shardtab_halo_create: malloc of %zu bytes of host staging failed",
+                             plan->staging_bytes);
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        for (int i = 0; i < plan->pack_count; i++)
+            plan->pieces[plan->node_count + i].dst_at =
+                (uint64_t)(uintptr_t)((char *)h->staging + plan->sends[i].at);
+        for (int i = 0; i < plan->unpack_count; i++)
+            plan->pieces[plan->node_count + plan->pack_count + i].src_at =
+                (uint64_t)(uintptr_t)((char *)h->staging + plan->recvs[i].at);
+        h->sends = malloc((size_t)(plan->send_count + plan->recv_count + 1) * sizeof *h->sends);
+        if (h->sends == NULL)
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "shardtab_halo_create: malloc failed");
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        h->recvs = h->sends + plan->send_count;
+        memcpy(h->sends, plan->sends, (size_t)plan->send_count * sizeof *h->sends);
+        memcpy(h->recvs, plan->recvs, (size_t)plan->recv_count * sizeof *h->recvs);
+        status = st_backend()->mem_alloc((size_t)(count > 0 ? count : 1) * sizeof *h->pieces,
+                                         (void **)&h->pieces);
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        h->node = device_range(h, plan->pieces, 0, plan->node_count, unit, me->elem);
+        h->pack = device_range(h, plan->pieces, plan->node_count, plan->pack_count, unit, me->elem);
+        h->unpack = device_range(h, plan->pieces, plan->node_count + plan->pack_count,
+                                 plan->unpack_count, unit, me->elem);
+        h->node_bytes = (size_t)(h->node.units * unit);
+        if (count > 0)
+            status = st_backend()->copy_to_device(h->pieces, plan->pieces,
+                                                  (size_t)count * sizeof *h->pieces);
+    }
+    free(plan);
+    return status;
+}
+
+/* Frees what halo_build made (what it did not is NULL). */
+static shardtab_status_t halo_free(shardtab_halo_t *h)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS, freed;
+
+    if (h->pieces != NULL && (freed = st_backend()->mem_free(h->pieces)) != SHARDTAB_SUCCESS)
+        status = freed;
+    if (h->staging != NULL && (freed = st_backend()->mem_free(h->staging)) != SHARDTAB_SUCCESS &&
+        status == SHARDTAB_SUCCESS)
+        status = freed;
+    free(h->host_staging);
+    free(h->sends);
+    free(h);
+    return status;
+}
+
+shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_params_t *params,
+                                       shardtab_halo_t **halo)
+{
+    const char *call = "shardtab_halo_create";
+    shardtab_status_t status = st_check_table(table, call);
+    st_halo_desc_t mine, *all = NULL;
+    shardtab_halo_t *h = NULL;
+    MPI_Request request;
+    int gave_up = 0;
+
+    if (status != SHARDTAB_SUCCESS)
+        return status; /* no table to agree over: local, as every call's */
+    status = st_table_in_step(table, call);
+    if (status == SHARDTAB_SUCCESS)
+        status = halo == NULL ? st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: halo is NULL", call)
+                              : resolve(table, params, &mine);
+    if (status == SHARDTAB_SUCCESS) {
+        all = calloc((size_t)table->size, sizeof *all);
+        h = calloc(1, sizeof *h);
+        if (all == NULL || h == NULL)
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: calloc failed", call);
+    }
+    status = st_agree_bounded(table->comm, status, st_patience_s(table), &gave_up);
+    if (status == SHARDTAB_SUCCESS) {
+        int rc = MPI_Iallgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
+                                table->comm, &request);
+        if (rc != MPI_SUCCESS)
+            status = st_mpi_check(rc, "MPI_Iallgather of the halo's blocks");
+        else if (st_wait_bounded(&request, st_patience_s(table)) != 0) {
+            gave_up = 1;
+            st_tables_out_of_step(table);
+            status = st_fail(SHARDTAB_ERR_TIMEOUT,
+                             "%s: MPI_Iallgather of the ranks' blocks waited %.3g s (6 x the "
+                             "wait limit); some rank never came: end the job",
+                             call, st_patience_s(table));
+        }
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = compare(all, table->size); /* the same verdict on every rank */
+    if (status == SHARDTAB_SUCCESS) {
+        h->table = table;
+        h->id = table->halos_made;
+        status = halo_build(h, all);
+    }
+    status =
+        gave_up ? status : st_agree_bounded(table->comm, status, st_patience_s(table), &gave_up);
+    if (!gave_up)
+        free(all); /* pending: a late rank may still write into it */
+    if (status != SHARDTAB_SUCCESS) {
+        if (h != NULL)
+            (void)halo_free(h);
+        return status;
+    }
+    table->halos_made++;
+    *halo = h;
+    return SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t shardtab_halo_destroy(shardtab_halo_t **halo)
+{
+    shardtab_status_t status = SHARDTAB_SUCCESS, freed;
+
+    if (halo == NULL || *halo == NULL)
+        return SHARDTAB_SUCCESS;
+    if ((*halo)->exchanges > 0)
+        status = st_backend()->stream_synchronize((*halo)->last_stream);
+    freed = halo_free(*halo);
+    *halo = NULL;
+    return status != SHARDTAB_SUCCESS ? status : freed;
+}
+
+int shardtab_halo_neighbor(const shardtab_halo_t *halo, int d0, int d1, int d2)
+{
+    if (halo == NULL || d0 < -1 || d0 > 1 || d1 < -1 || d1 > 1 || d2 < -1 || d2 > 1)
+        return -1;
+    if (d0 == 0 && d1 == 0 && d2 == 0)
+        return halo->table->rank;
+    const int dir[D] = {d0, d1, d2};
+    for (int a = 0; a < D; a++)
+        if (dir[a] != 0 && a >= halo->dims)
+            return -1;
+    /* every direction, moved or not (a corner without corners, an axis without ghosts) */
+    int c[D];
+    for (int a = 0; a < D; a++) {
+        c[a] = halo->coord[a] + dir[a];
+        if (c[a] < 0 || c[a] >= halo->grid[a]) {
+            if (!halo->periodic[a])
+                return -1;
+            c[a] = (c[a] + halo->grid[a]) % halo->grid[a];
+        }
+    }
+    return c[0] + halo->grid[0] * (c[1] + halo->grid[1] * c[2]);
+}
+
+int shardtab_halo_coord(const shardtab_halo_t *halo, int axis)
+{
+    return halo == NULL || axis < 0 || axis >= D ? -1 : halo->coord[axis];
+}
+
+shardtab_status_t shardtab_halo_device(const shardtab_halo_t *halo, shardtab_halo_device_t *dev)
+{
+    if (halo == NULL || dev == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_halo_device: %s is NULL",
+                       halo == NULL ? "halo" : "dev");
+    if (halo->send_count > 0 || halo->recv_count > 0)
+        return st_fail(SHARDTAB_ERR_UNSUPPORTED,
+                       "shardtab_halo_device: this rank has neighbours on other nodes, which a "
+                       "kernel cannot reach; exchange with shardtab_halo_exchange");
+    *dev = halo->node;
+    return SHARDTAB_SUCCESS;
+}

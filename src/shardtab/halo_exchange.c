@@ -1,0 +1,201 @@
+/* halo_exchange.c - shardtab_halo_exchange: inside a node, the pieces pulled
+ * through the table between two syncs of the library's collective (which
+ * carry the call, so that a rank whose call differs stops the node), in one
+ * block when the exchange is small; across nodes, host-synchronous: the
+ * boxes for other nodes packed, sent and received through MPI, each step
+ * bounded, then unpacked beside the node's own pieces. The plan is halo.c's;
+ * the element loops halo_body.h's. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
+#include "backend.h"
+#include "call_word.h"
+#include "collective_body.h"
+#include "halo_internal.h"
+#include "internal.h"
+#include "registry.h"
+#include "table.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Up to this many bytes a rank pulls through the table, an exchange is one
+ * block in one kernel (ST_PHASE_HALO_ONE_BLOCK): its cost is its syncs;
+ * above, a grid between two syncs, three kernels, for the bandwidth. */
+#define ST_HALO_ONE_BLOCK_MAX ((size_t)64 << 10)
+
+static const char *const call = "shardtab_halo_exchange";
+
+static shardtab_status_t run_phase(st_coll_phase_t *p, int phase, shardtab_stream_t stream)
+{
+    p->phase = phase;
+    p->begin = 0;
+    p->end = (size_t)p->halo.units;
+    return st_backend()->collective_phase(p, stream);
+}
+
+/* The pieces `what` (this node's, or the staging's), enqueued on stream: with
+ * node peers, between the node's syncs (sync_node), else alone. */
+static shardtab_status_t node_phases(shardtab_halo_t *h, const shardtab_halo_device_t *what,
+                                     int sync_node, shardtab_stream_t stream)
+{
+    shardtab_t *t = h->table;
+    st_coll_phase_t p;
+    shardtab_status_t status;
+
+    memset(&p, 0, sizeof p);
+    (void)shardtab_signals(t, &p.sig);
+    p.table = (void *const *)t->device_table;
+    p.type = SHARDTAB_INT64; /* a thread a copy unit: st_gpu_phase_blocks */
+    p.count = (size_t)what->units;
+    p.args[0] = h->id;
+    p.args[1] = st_call_word_pack(ST_STREAM_HALO, 0, 0, 0, 0, h->exchanges);
+    p.halo = *what;
+    if (!sync_node || t->node_size == 1)
+        return what->units > 0 ? run_phase(&p, ST_PHASE_HALO, stream) : SHARDTAB_SUCCESS;
+    if (h->node_bytes <= ST_HALO_ONE_BLOCK_MAX)
+        return run_phase(&p, ST_PHASE_HALO_ONE_BLOCK, stream);
+    status = run_phase(&p, ST_PHASE_SYNC, stream);
+    st_fault_stall(ST_FAULT_COLL_PHASE);
+    if (status == SHARDTAB_SUCCESS)
+        status = run_phase(&p, ST_PHASE_HALO, stream);
+    if (status == SHARDTAB_SUCCESS) /* no rank changes its cells while a neighbour reads them */
+        status = run_phase(&p, ST_PHASE_SYNC, stream);
+    return status;
+}
+
+/* The node's pieces, ordered after the table's last barrier or collective. */
+static shardtab_status_t on_node(shardtab_halo_t *h, shardtab_stream_t stream)
+{
+    shardtab_t *t = h->table;
+    shardtab_status_t status = st_backend()->order_begin(stream, &t->barrier_order);
+
+    if (status == SHARDTAB_SUCCESS)
+        status = node_phases(h, &h->node, 1, stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->order_end(stream, t->barrier_order);
+    return status;
+}
+
+/* ---- across nodes ------------------------------------------------------------------ */
+
+/* A bounded step gave up: the ranks are out of step. */
+static shardtab_status_t give_up(shardtab_t *t, const char *step, const char *why)
+{
+    st_tables_out_of_step(t);
+    return st_fail(SHARDTAB_ERR_TIMEOUT,
+                   "%s of table '%s' across nodes, at %s: %s; waited %.3g s (6 x the wait "
+                   "limit). The ranks are out of step: end the job",
+                   call, t->label, step, why, st_patience_s(t));
+}
+
+static shardtab_status_t agree(shardtab_t *t, shardtab_status_t local, const char *step,
+                               int *gave_up)
+{
+    shardtab_status_t status = st_agree_bounded(t->comm, local, st_patience_s(t), gave_up);
+    return *gave_up ? give_up(t, step, "some rank never came: it is stopped, stuck or gone")
+                    : status;
+}
+
+/* The staging buffer's bytes [at, at + bytes) to or from the host, waited for. */
+static shardtab_status_t staging_copy(shardtab_halo_t *h, size_t at, size_t bytes, int to_host,
+                                      shardtab_stream_t stream)
+{
+    char *device = (char *)h->staging + at, *host = h->host_staging + at;
+    shardtab_status_t status = bytes == 0 ? SHARDTAB_SUCCESS
+                               : to_host  ? st_backend()->copy_async(host, device, bytes, stream)
+                                          : st_backend()->copy_async(device, host, bytes, stream);
+    return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
+}
+
+/* Every link's box through MPI: the receives posted, the sends, each waited
+ * for at most the table's patience. A request that never completes is left
+ * pending, its buffer kept (the halo's staging: not freed while the job
+ * runs on, as the ranks are out of step). */
+static shardtab_status_t links(shardtab_halo_t *h, int *gave_up)
+{
+    shardtab_t *t = h->table;
+    MPI_Request requests[2 * SHARDTAB_HALO_MAX_PIECES];
+    int posted = 0, rc = MPI_SUCCESS;
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
+    for (int i = 0; i < h->recv_count && rc == MPI_SUCCESS; i++, posted++)
+        rc = MPI_Irecv(h->host_staging + h->recvs[i].at, (int)h->recvs[i].bytes, MPI_BYTE,
+                       h->recvs[i].peer, h->recvs[i].tag, t->comm, &requests[posted]);
+    if (rc != MPI_SUCCESS)
+        status = st_mpi_check(rc, "MPI_Irecv of a halo's ghost cells");
+    for (int i = 0; i < h->send_count && rc == MPI_SUCCESS; i++, posted++)
+        rc = MPI_Isend(h->host_staging + h->sends[i].at, (int)h->sends[i].bytes, MPI_BYTE,
+                       h->sends[i].peer, h->sends[i].tag, t->comm, &requests[posted]);
+    if (status == SHARDTAB_SUCCESS && rc != MPI_SUCCESS)
+        status = st_mpi_check(rc, "MPI_Isend of a halo's cells");
+    if (status != SHARDTAB_SUCCESS)
+        posted--; /* the failed one started nothing */
+    for (int i = 0; i < posted; i++) {
+        if (st_wait_bounded(&requests[i], st_patience_s(t)) == 0)
+            continue;
+        const int receive = i < h->recv_count;
+        const int peer = receive ? h->recvs[i].peer : h->sends[i - h->recv_count].peer;
+        char step[96];
+        snprintf(step, sizeof step, "its %s rank %d", receive ? "receive from" : "send to", peer);
+        *gave_up = 1;
+        return give_up(t, step, "that rank never came: it is stopped, stuck or gone");
+    }
+    return status;
+}
+
+static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stream)
+{
+    shardtab_t *t = h->table;
+    const size_t received = h->staging_bytes - (h->recv_count > 0 ? h->recvs[0].at : 0);
+    const size_t recv_at = h->recv_count > 0 ? h->recvs[0].at : 0;
+    shardtab_status_t status;
+    int gave_up = 0;
+
+    /* a stopped table refuses before anything moves, its refusal agreed (the
+     * ranks of other nodes may not know it stopped); the stream's work first */
+    status = st_table_stopped(t, call);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(stream);
+    status = agree(t, status, "the agreement before the cells move", &gave_up);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    if (h->send_count > 0) /* the boxes for other nodes, packed */
+        status = node_phases(h, &h->pack, 0, stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = staging_copy(h, 0, h->send_count > 0 ? recv_at : 0, 1, stream);
+    st_fault_stall(ST_FAULT_COLL_NODE);
+    if (status == SHARDTAB_SUCCESS)
+        status = links(h, &gave_up);
+    if (gave_up)
+        return status;
+    if (status == SHARDTAB_SUCCESS)
+        status = staging_copy(h, recv_at, received, 0, stream);
+    if (status == SHARDTAB_SUCCESS && h->recv_count > 0)
+        status = node_phases(h, &h->unpack, 0, stream);
+    if (status == SHARDTAB_SUCCESS) /* the node's own pieces; its ranks all come here */
+        status = on_node(h, stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(stream);
+    st_fault_stall(ST_FAULT_COLL_END);
+    return agree(t, status, "the agreement after the cells moved", &gave_up);
+}
+
+/* ---- the call ---------------------------------------------------------------------- */
+
+shardtab_status_t shardtab_halo_exchange(shardtab_halo_t *halo, shardtab_stream_t stream)
+{
+    shardtab_status_t status;
+
+    if (halo == NULL)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: no halo (NULL)", call);
+    status = st_check_table(halo->table, call); /* its table destroyed */
+    if (status == SHARDTAB_SUCCESS)
+        status = st_table_in_step(halo->table, call);
+    if (status == SHARDTAB_SUCCESS && !st_halo_across_nodes(halo))
+        status = st_table_stopped(halo->table, call); /* across nodes: refused, agreed */
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    st_fault_stall(ST_FAULT_COLL_ENTER);
+    halo->exchanges++;
+    halo->last_stream = stream;
+    return st_halo_across_nodes(halo) ? across_nodes(halo, stream) : on_node(halo, stream);
+}
