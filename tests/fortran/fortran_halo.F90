@@ -49,7 +49,7 @@ program fortran_halo
   call cut(whole_x, dims(1), cx, nx, x0)
   call cut(whole_y, dims(2), cy, ny, y0)
 
-  status = shardtab_init(comm)
+  status = shardtab_init(comm, allow_shared_device=.true.)   ! a GPU machine: ranks may share one
   if (status /= SHARDTAB_SUCCESS) call fail(status)
   bytes = int(offset_doubles + (nx + 2 * g) * (ny + 2 * g), c_size_t) * 8
   allocate(mem(offset_doubles + (nx + 2 * g) * (ny + 2 * g)), want(1 - g:nx + g, 1 - g:ny + g))

@@ -318,7 +318,7 @@ if part not in PARTS:
     if rank == 0:
         print("usage: check_halo.py exchange|errors", file=sys.stderr)
     sys.exit(2)
-shardtab.init(comm)
+shardtab.init(comm, allow_shared_device=True)  # a GPU machine: ranks may share one
 PARTS[part]()
 if shardtab.peer_mappings() != 0:
     problems.append(f"{shardtab.peer_mappings()} peer mappings left")
