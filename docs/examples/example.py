@@ -1,4 +1,4 @@
-"""example.py - what the Python examples share (numpy_table.py, gpu_table.py),
+"""example.py - what the Python examples share (numpy_table.py, numpy_halo.py, gpu_table.py),
 as example.h does for the C ones: the doubles each rank sums, the check of the
 sum, and one verdict for every rank.
 

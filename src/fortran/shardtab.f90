@@ -8,6 +8,14 @@
 ! Pointers stay type(c_ptr): map one with c_f_pointer. A shard lives in
 ! device memory on a GPU backend (read it there, or copy it with
 ! shardtab_memcpy_to_host); on the host backend it is ordinary memory.
+!
+! The halo exchange (shardtab_halo.h): type(shardtab_halo_params) is
+! shardtab_halo_params_t, its arrays indexed from 1 for the library's axes
+! 0, 1, 2. A Fortran array u(1-g:nx+g, 1-g:ny+g, 1-g:nz+g) maps with axis 0
+! = its first index (x, the fastest in memory): block = [nx, ny, nz], ghost =
+! [g, g, g], strides 0 (packed), offset the bytes from the shard's start to
+! u(1-g, 1-g, 1-g). Ranks lie on the grid with axis 0 varying fastest (comm
+! rank r at (mod(r, grid(1)), mod(r / grid(1), grid(2)), r / (grid(1) grid(2)))).
 ! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 module shardtab
   use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_double, c_ptr, c_char, &
@@ -48,6 +56,26 @@ module shardtab
     type(c_ptr) :: ptr = c_null_ptr
   end type
 
+  ! shardtab_halo_params_t (include/shardtab_halo.h); element a of each array
+  ! is the library's axis a - 1; axes past dims are ignored
+  integer, parameter, public :: SHARDTAB_HALO_MAX_DIMS = 3
+  type, bind(C), public :: shardtab_halo_params
+    integer(c_int) :: dims = 0                              ! 1, 2 or 3
+    integer(c_int) :: grid(SHARDTAB_HALO_MAX_DIMS) = 0      ! ranks along each axis
+    integer(c_int) :: periodic(SHARDTAB_HALO_MAX_DIMS) = 0  ! nonzero: the axis wraps
+    integer(c_size_t) :: block(SHARDTAB_HALO_MAX_DIMS) = 0  ! this rank's interior cells
+    integer(c_size_t) :: ghost(SHARDTAB_HALO_MAX_DIMS) = 0  ! ghost cells on each side
+    integer(c_size_t) :: elem_bytes = 0                     ! bytes of one cell
+    integer(c_size_t) :: offset = 0                         ! bytes to the first (ghost) cell
+    integer(c_size_t) :: stride(SHARDTAB_HALO_MAX_DIMS) = 0 ! cells; all 0: packed
+    integer(c_int) :: corners = 0                           ! nonzero: edges and corners too
+  end type
+
+  ! a halo exchange: opaque; c_null_ptr before create and after destroy
+  type, public :: shardtab_halo
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+
   public :: shardtab_init, shardtab_finalize, shardtab_device_info_get, shardtab_backend_name, &
             shardtab_mem_alloc, shardtab_mem_free, shardtab_memcpy_to_device, &
             shardtab_memcpy_to_host, shardtab_device_synchronize, shardtab_create, &
@@ -57,7 +85,8 @@ module shardtab
             shardtab_status_string, shardtab_error_set, shardtab_peers_opened, &
             shardtab_peers_reused, shardtab_peer_mappings, shardtab_signal_check, &
             shardtab_stream_synchronize, shardtab_all_reduce, shardtab_broadcast, &
-            shardtab_all_gather
+            shardtab_all_gather, shardtab_halo_create, shardtab_halo_exchange, &
+            shardtab_halo_destroy, shardtab_halo_neighbor, shardtab_halo_coord
 
   interface
     integer(c_int) function c_init(comm, allow_shared) bind(C, name="shardtab_init_f")
@@ -202,6 +231,30 @@ module shardtab
       type(c_ptr), value :: table, stream
       integer(c_int), value :: datatype
       integer(c_size_t), value :: offset, count
+    end function
+    integer(c_int) function c_halo_create(table, params, halo) bind(C, name="shardtab_halo_create")
+      import :: c_int, c_ptr, shardtab_halo_params
+      type(c_ptr), value :: table
+      type(shardtab_halo_params), intent(in) :: params
+      type(c_ptr), intent(out) :: halo
+    end function
+    integer(c_int) function c_halo_exchange(halo, stream) bind(C, name="shardtab_halo_exchange")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: halo, stream
+    end function
+    integer(c_int) function c_halo_destroy(halo) bind(C, name="shardtab_halo_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: halo
+    end function
+    integer(c_int) function c_halo_neighbor(halo, d0, d1, d2) bind(C, name="shardtab_halo_neighbor")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: halo
+      integer(c_int), value :: d0, d1, d2
+    end function
+    integer(c_int) function c_halo_coord(halo, axis) bind(C, name="shardtab_halo_coord")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: halo
+      integer(c_int), value :: axis
     end function
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_size_t, c_ptr
@@ -426,6 +479,56 @@ contains
     integer(c_size_t), intent(in) :: offset, count
     type(c_ptr), intent(in), optional :: stream
     status = c_all_gather(table%ptr, datatype, offset, count, stream_or_default(stream))
+  end function
+
+  ! ---- the halo exchange (collective over the table's communicator) ----
+
+  ! Makes the halo exchange of params' decomposition over the table; a bad
+  ! decomposition is refused on every rank with one message
+  ! (SHARDTAB_ERR_INVALID_ARG), the table still usable.
+  integer(c_int) function shardtab_halo_create(table, params, halo) result(status)
+    type(shardtab_table), intent(in) :: table
+    type(shardtab_halo_params), intent(in) :: params
+    type(shardtab_halo), intent(out) :: halo
+    status = c_halo_create(table%ptr, params, halo%ptr)
+  end function
+
+  ! Fills every ghost cell that has a neighbour from that neighbour's
+  ! interior; enqueued on stream (default: the default stream), the host
+  ! backend runs it now.
+  integer(c_int) function shardtab_halo_exchange(halo, stream) result(status)
+    type(shardtab_halo), intent(in) :: halo
+    type(c_ptr), intent(in), optional :: stream
+    status = c_halo_exchange(halo%ptr, stream_or_default(stream))
+  end function
+
+  ! Local: frees the halo once its last exchange has run.
+  integer(c_int) function shardtab_halo_destroy(halo) result(status)
+    type(shardtab_halo), intent(inout) :: halo
+    status = c_halo_destroy(halo%ptr)
+  end function
+
+  ! The communicator rank (0-based) of the neighbour at offset (d0, d1, d2),
+  ! each -1, 0 or 1 along the library's axes 0, 1, 2 (the array's first,
+  ! second, third index); -1 where there is none.
+  integer(c_int) function shardtab_halo_neighbor(halo, d0, d1, d2)
+    type(shardtab_halo), intent(in) :: halo
+    integer, intent(in) :: d0
+    integer, intent(in), optional :: d1, d2
+    integer(c_int) :: e1, e2
+    e1 = 0
+    e2 = 0
+    if (present(d1)) e1 = int(d1, c_int)
+    if (present(d2)) e2 = int(d2, c_int)
+    shardtab_halo_neighbor = c_halo_neighbor(halo%ptr, int(d0, c_int), e1, e2)
+  end function
+
+  ! This rank's coordinate (0-based) along the library's axis (0 to 2: the
+  ! array's first to third index), -1 for another axis.
+  integer(c_int) function shardtab_halo_coord(halo, axis)
+    type(shardtab_halo), intent(in) :: halo
+    integer, intent(in) :: axis
+    shardtab_halo_coord = c_halo_coord(halo%ptr, int(axis, c_int))
   end function
 
   type(c_ptr) function stream_or_default(stream)

@@ -7,12 +7,14 @@
 #   cmake       docs/examples configured as a project of its own with
 #               CMAKE_PREFIX_PATH=WORK/prefix alone (find_package(shardtab)), built;
 #               ldd shows the prefix's libshardtab.so.1; each example run: the C
-#               ones and the Fortran one at 2 ranks, the halo exchange at 3; bad
-#               usage refused with one line and exit 2
+#               ones and the Fortran one at 2 ranks, heat3d (the halo exchange
+#               on a 3-D grid) at 1, 2, 3, 4 and 8; bad usage refused with one
+#               line and exit 2
 #   pkg-config  the same examples compiled with mpicc (mpif90) and
 #               pkg-config's shardtab (shardtab-fortran), and run; and README.md's
 #               first program, as printed there, in strict C11, at 3 ranks
-#   python      numpy_table.py at 2 ranks from the prefix's Python package; and
+#   python      numpy_table.py at 2 ranks and numpy_halo.py at 4 (a 2x2 grid) from
+#               the prefix's Python package; and
 #               gpu_table.py, which on the host backend must say it skipped (no
 #               GPU) and exit 77: checked here, never a case of its own
 # Every step has a time limit; each prints what it runs.
@@ -79,10 +81,11 @@ read -r -a post <<<"$postflags"
 
 # On a GPU backend a case's ranks may outnumber the machine's GPUs: the examples that
 # take it run with --allow-shared-gpu there; the README's program, which does not, at as
-# many ranks as GPUs (up to 3), and numpy_table.py at one rank
+# many ranks as GPUs (up to 3), numpy_table.py at one rank, numpy_halo.py at up to 2
 share=()
 first_np=3
 numpy_np=2
+halo_np=4
 if [ "$backend" != host ]; then
     share=(--allow-shared-gpu)
     gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
@@ -90,6 +93,7 @@ if [ "$backend" != host ]; then
         gpus=$(rocminfo 2>/dev/null | grep -cE '^[[:space:]]+Name:[[:space:]]+gfx' || true)
     first_np=$((${gpus:-0} < 1 ? 1 : (gpus < 3 ? gpus : 3)))
     numpy_np=1
+    halo_np=$((${gpus:-0} < 2 ? 1 : 2))
 fi
 
 note() { printf '\n==== %s\n' "$*"; }
@@ -185,9 +189,11 @@ cmake)
         note "run"
         verified table_kernel 2 "$bin/table_kernel" "${share[@]+"${share[@]}"}"
         verified stream_collectives 2 "$bin/stream_collectives" "${share[@]+"${share[@]}"}"
-        verified halo_exchange 3 "$bin/halo_exchange" "${share[@]+"${share[@]}"}"
+        for np in 1 2 3 4 8; do # grids 1x1x1, 1x1x2, 1x1x3, 1x2x2, 2x2x2
+            verified heat3d "$np" "$bin/heat3d" "${share[@]+"${share[@]}"}"
+        done
         refused table_kernel "$bin/table_kernel" --n 0
-        refused halo_exchange "$bin/halo_exchange" --iters many
+        refused heat3d "$bin/heat3d" --steps many
         if [ "$fortran" -eq 1 ]; then
             if [ -x "$bin/fortran_table" ]; then
                 verified fortran_table 2 "$bin/fortran_table"
@@ -209,15 +215,15 @@ pkg-config)
     echo "pkg-config --cflags --libs shardtab: $flags"
     names=(stream_collectives)
     if [ "$backend" = host ]; then
-        names+=(table_kernel halo_exchange)
+        names+=(table_kernel heat3d)
     else # a .hip file needs hipcc or nvcc (docs/examples/README.md): the cmake step builds those
-        echo "backend $backend: table_kernel and halo_exchange are built by the cmake step only"
+        echo "backend $backend: table_kernel and heat3d are built by the cmake step only"
     fi
     for name in "${names[@]}"; do
         sources=("$examples/$name.c")
         [ -f "$examples/${name}_host.c" ] && sources+=("$examples/${name}_host.c")
         np=2
-        [ "$name" = halo_exchange ] && np=3
+        [ "$name" = heat3d ] && np=4
         # shellcheck disable=SC2086 # the flags are words, by design
         if limited 120 "$mpicc" "${sources[@]}" $flags -o "$here/$name"; then
             verified "$name" "$np" "$here/$name" "${share[@]+"${share[@]}"}"
@@ -227,7 +233,8 @@ pkg-config)
     done
     # every public header in strict ISO C, as a user's host code includes them (the host
     # backend's primitives included: their clock without POSIX's names)
-    printf '#include <shardtab.h>\n#include <shardtab_device.h>\n#include <shardtab_comm.h>\n%s\n' \
+    printf '#include <shardtab.h>\n#include <shardtab_device.h>\n#include <shardtab_comm.h>\n%s\n%s\n%s\n' \
+        '#include <shardtab_halo.h>' '#include <shardtab_halo_device.h>' \
         'int main(void) { return (int)(sizeof(shardtab_signals_t) == 0); }' >"$here/headers.c"
     # shellcheck disable=SC2086 # the flags are words, by design
     limited 120 "$mpicc" -std=c11 -pedantic -Wall -Wextra -Werror "$here/headers.c" $flags \
@@ -273,6 +280,8 @@ python)
     cd "$here" || exit 1
     verified numpy_table "$numpy_np" "$python" -m mpi4py "$examples/numpy_table.py"
     refused numpy_table "$python" -m mpi4py "$examples/numpy_table.py" --n none
+    verified numpy_halo "$halo_np" "$python" -m mpi4py "$examples/numpy_halo.py"
+    refused numpy_halo "$python" -m mpi4py "$examples/numpy_halo.py" --steps 11
     rc=0
     launch 2 "$python" -m mpi4py "$examples/gpu_table.py" "${share[@]+"${share[@]}"}" || rc=$?
     if [ "$backend" = host ]; then

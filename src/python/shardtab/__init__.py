@@ -12,6 +12,14 @@ usable from kernels on every GPU of the node.
         t.check()                               # GPUs: did the node refuse a call?
     shardtab.finalize()
 
+The halo exchange over a table's shards (shardtab_halo.h), from an array of
+the padded block (C order: the last axis is the library's axis 0):
+
+    u = shard[:(ny + 2) * (nx + 2)].reshape(ny + 2, nx + 2)  # a view of the shard
+    with shardtab.Halo.of_array(t, u, grid=(py, px), ghost=1, periodic=(False, True)) as h:
+        h.exchange(stream=None)                 # collective: the ghost cells filled
+        h.neighbor(1, 0), h.coord(0)            # the library's axes: x first
+
 Memory is a NumPy array on the host backend, and on GPUs an object with
 __cuda_array_interface__ (v3) that torch.as_tensor, CuPy and Numba take. A
 Table also takes any array that exposes either interface, as long as it is
@@ -37,6 +45,7 @@ from ._errors import ERR_INVALID_ARG, ERR_VERIFY, SUCCESS, Error
 from ._lib import CreateParams, DeviceInfo, lib
 from ._memory import DeviceArray, empty
 from ._process import agree, device, finalize, init, peer_mappings
+from ._halo import Halo
 from ._table import Table
 
 __version__ = lib.shardtab_version().decode()
@@ -49,6 +58,7 @@ __all__ = [
     "device",
     "empty",
     "Table",
+    "Halo",
     "DeviceArray",
     "agree",
     "peer_mappings",

@@ -8,10 +8,9 @@ import operator
 import numpy
 
 from ._errors import (
-    ERR_INVALID_ARG,
     SUCCESS,
     Error,
-    _c_text,
+    _agree_on,
     _check,
     _last_error,
     _record,
@@ -232,11 +231,18 @@ class _Collectives:
             handle = _stream_handle(stream)
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
             why = f"shardtab.Table.{name}: {_text(error)}"
-        status = SUCCESS
-        if why is not None:
-            status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
-        _check(lib.shardtab_agree_f(self._comm, status))
-        status = function(table, *before, kind, *region, handle)
+        self._agreed_call(why, lambda: function(table, *before, kind, *region, handle))
+
+    def _agreed_call(self, why, call):
+        """A collective call of the library over this table (a collective's,
+        Halo.exchange's): this rank's problem `why` (None: none) agreed first,
+        so that no rank enters the library unless every rank can; then
+        call(), the C call, returning its status; on the host backend, where
+        it ran already, its outcome agreed too. On GPUs a refusal is this
+        rank's, kept for check()."""
+        table = self._live()
+        _agree_on(self._comm, why)
+        status = call()
         if not _on_host():
             # enqueued; a refusal here has stopped the node, whose other ranks
             # learn it in check(), where this rank's message is the cause

@@ -49,6 +49,16 @@ def _record(status, message):
     return lib.shardtab_error_set_message(status, _c_text(message))
 
 
+def _agree_on(comm, why):
+    """Collective over comm (a Fortran handle): when any rank's why (a
+    message, or None) is not None, every rank raises Error with the first
+    such rank's, before anything else is called."""
+    status = SUCCESS
+    if why is not None:
+        status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
+    _check(lib.shardtab_agree_f(comm, status))
+
+
 def _check(status):
     if status != SUCCESS:
         raise Error(status, _last_error())

@@ -35,6 +35,25 @@ class DeviceInfo(ctypes.Structure):
     ]
 
 
+HALO_MAX_DIMS = 3  # SHARDTAB_HALO_MAX_DIMS
+
+
+class HaloParams(ctypes.Structure):
+    """shardtab_halo_params_t (include/shardtab_halo.h)"""
+
+    _fields_ = [
+        ("dims", ctypes.c_int),
+        ("grid", ctypes.c_int * HALO_MAX_DIMS),
+        ("periodic", ctypes.c_int * HALO_MAX_DIMS),
+        ("block", ctypes.c_size_t * HALO_MAX_DIMS),
+        ("ghost", ctypes.c_size_t * HALO_MAX_DIMS),
+        ("elem_bytes", ctypes.c_size_t),
+        ("offset", ctypes.c_size_t),
+        ("stride", ctypes.c_size_t * HALO_MAX_DIMS),
+        ("corners", ctypes.c_int),
+    ]
+
+
 def _find():
     """$SHARDTAB_LIBRARY; else the copy beside this package (a wheel's); else the
     library of the prefix the package was installed into (cmake --install:
@@ -104,6 +123,17 @@ for name, result, args in [
     ("shardtab_all_reduce", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
     ("shardtab_broadcast", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
     ("shardtab_all_gather", c_status, [_ptr, _int, _size, _size, _ptr]),
+    # the halo exchange (shardtab_halo.h): create (table, params, out), exchange
+    # (halo, stream), destroy (&halo), neighbor (halo, d0, d1, d2), coord (halo, axis)
+    (
+        "shardtab_halo_create",
+        c_status,
+        [_ptr, ctypes.POINTER(HaloParams), _ptr_out],
+    ),
+    ("shardtab_halo_exchange", c_status, [_ptr, _ptr]),
+    ("shardtab_halo_destroy", c_status, [_ptr_out]),
+    ("shardtab_halo_neighbor", _int, [_ptr, _int, _int, _int]),
+    ("shardtab_halo_coord", _int, [_ptr, _int]),
     ("shardtab_agree_f", c_status, [c_fint, c_status]),
     ("shardtab_error_set_message", c_status, [c_status, _text]),
     ("shardtab_last_error", _text, []),

@@ -3,6 +3,7 @@ table over each rank's shard, the node as the C API tells it, and the peers'
 shards as arrays (the collectives: _collectives.py)."""
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
+import weakref
 
 import numpy
 
@@ -44,6 +45,7 @@ class Table(_Collectives):
     ):
         self._comm = _comm_handle(comm)
         self._table = None
+        self._halos = weakref.WeakSet()  # the shardtab.Halo objects open over it
         self._label = None  # the label's bytes, alive while create reads them
         # A local problem must fail every rank, not leave the others in create:
         # whatever goes wrong here (an array interface that raises, a bad
@@ -172,6 +174,8 @@ class Table(_Collectives):
     def destroy(self):
         """Collective: every rank destroys the table, once."""
         table = self._live()
+        for halo in list(self._halos):  # local: each halo's descriptors go first
+            halo.close()
         self._table = None
         key = table.value
         try:
