@@ -39,7 +39,8 @@ set(SHARDTAB_QUICK_CASES
   cg.verify-poisson2d-standard-persistent.np2 cg.verify-poisson2d-pipelined-stream.np2
   sparse.spmv-poisson2d.np3 comm.coll-bench.np3
   # the fronts, the installed package, and docs/examples built against it
-  fortran.example.np4 python.views.np4 install.consumer examples.cmake)
+  fortran.example.np4 python.views.np4 install.consumer examples.cmake fortran.halo.np4
+  python.halo.np4)
 
 set(SHARDTAB_SANITIZE_FOLDERS shardtab comm signals reliability halo)
 set(SHARDTAB_SANITIZE_NEVER

@@ -86,9 +86,8 @@ static shardtab_status_t resolve(const shardtab_t *t, const shardtab_halo_params
     }
     if (ranks != (uint64_t)t->size)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
-                       "%s: the grid %d x %d x %d is not the table's %d ranks", call,
-                       (int)d->grid[0], p->dims > 1 ? (int)d->grid[1] : 1,
-                       p->dims > 2 ? (int)d->grid[2] : 1, t->size);
+                       "%s: the grid %d x %d x %d is not the table's %d ranks", call, p->grid[0],
+                       p->dims > 1 ? p->grid[1] : 1, p->dims > 2 ? p->grid[2] : 1, t->size);
     for (int a = 0; a < D; a++) { /* all 0: packed, axis 0 fastest */
         if (!strides_given) {
             d->stride[a] = packed;

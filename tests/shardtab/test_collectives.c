@@ -83,7 +83,8 @@ static void test_call_word_round_trip(void **state)
     assert_string_equal(st_call_kind_name(ST_STREAM_ALL_REDUCE), "shardtab_all_reduce");
     assert_string_equal(st_call_kind_name(ST_STREAM_BROADCAST), "shardtab_broadcast");
     assert_string_equal(st_call_kind_name(ST_STREAM_ALL_GATHER), "shardtab_all_gather");
-    assert_string_equal(st_call_kind_name(4), "?");
+    assert_string_equal(st_call_kind_name(ST_STREAM_HALO), "shardtab_halo_exchange");
+    assert_string_equal(st_call_kind_name(5), "?");
     assert_string_equal(st_call_algo_name(0), "no algorithm");
     assert_string_equal(st_call_algo_name(ST_ALGO_ONE_SHOT), "one-shot");
     assert_string_equal(st_call_algo_name(ST_ALGO_TWO_SHOT), "two-shot");
