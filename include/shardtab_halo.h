@@ -99,8 +99,10 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
  * every ghost cell is in place. */
 shardtab_status_t shardtab_halo_exchange(shardtab_halo_t *halo, shardtab_stream_t stream);
 /** Frees the halo (its descriptors and staging buffers) once its last
- * exchange has run; sets *halo to NULL. Local: no other rank takes part.
- * NULL or *halo NULL: nothing to do. */
+ * exchange has run (it waits for that exchange's stream); sets *halo to
+ * NULL. Local: no other rank takes part. Destroy a halo before its table,
+ * and before the stream of its last exchange. NULL or *halo NULL: nothing to
+ * do. */
 shardtab_status_t shardtab_halo_destroy(shardtab_halo_t **halo);
 /** @} */
 
