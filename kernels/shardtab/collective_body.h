@@ -12,7 +12,8 @@
  *   ST_PHASE_REDUCE  elements [begin, end) of the region: dst[i] = the value
  *                    of node rank 0 op ... op node rank n - 1, read through
  *                    the table, in node-rank order (the same bits whichever
- *                    rank computes them, one-shot or two-shot);
+ *                    rank computes them, one-shot or two-shot); SUM_EXACT
+ *                    the exact sum of them, rounded once (no order);
  *   ST_PHASE_COPY    elements [begin, end) from node rank src_rank's region
  *                    (or the scratch buffer, src_rank -1) into this rank's;
  *   ST_PHASE_CHUNKS  for every node rank q but this one, its chunk [q * chunk,
@@ -116,12 +117,54 @@ SHARDTAB_DEVFN void st_combine16(int op, int type, uint64_t *a, const uint64_t *
     a[1] = st_combine8(op, type, a[1], b[1]);
 }
 
+/* SHARDTAB_SUM_EXACT of n words' values, lane by lane (two floats, or one
+ * double), word r at words[r * stride]: the exact sum of each lane, rounded
+ * once (shardtab/exact.h). No order: the sum is exact. */
+SHARDTAB_DEVFN uint64_t st_exact8(int type, const uint64_t *words, size_t stride, size_t n)
+{
+    const int lanes = type == SHARDTAB_FLOAT ? 2 : 1;
+    uint64_t out = 0;
+
+    for (int lane = 0; lane < lanes; lane++) {
+        shardtab_detail_exact_few_t sum;
+        shardtab_detail_exact_few_init(&sum);
+        for (size_t r = 0; r < n; r++)
+            shardtab_detail_exact_few_add(
+                &sum, shardtab_detail_exact_word_value(type, words[r * stride] >> 32 * lane));
+        out |= shardtab_detail_exact_few_word(&sum, type) << 32 * lane;
+    }
+    return out;
+}
+
+/* ST_PHASE_REDUCE of SHARDTAB_SUM_EXACT: each element the exact sum of the
+ * node's values, rounded once, one element at a time */
+SHARDTAB_DEVFN void st_body_reduce_exact(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    const size_t size = st_type_size(p->type), n = (size_t)p->sig.node_size;
+
+    for (size_t i = p->begin + thread; i < p->end; i += threads) {
+        const size_t at = p->offset / size + i;
+        shardtab_detail_exact_few_t sum;
+        shardtab_detail_exact_few_init(&sum);
+        for (size_t r = 0; r < n; r++)
+            shardtab_detail_exact_few_add(
+                &sum, shardtab_detail_exact_word_value(
+                          p->type, shardtab_detail_value_word(p->type, p->table[r], at)));
+        shardtab_detail_value_store(p->type, p->dst, i,
+                                    shardtab_detail_exact_few_word(&sum, p->type));
+    }
+}
+
 /* ST_PHASE_REDUCE, thread `thread` of `threads` */
 SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size_t threads)
 {
     const size_t size = st_type_size(p->type), n = (size_t)p->sig.node_size;
     size_t i = p->begin;
 
+    if (p->op == SHARDTAB_SUM_EXACT) {
+        st_body_reduce_exact(p, thread, threads);
+        return;
+    }
     if (p->vec16) {
         const size_t per = 16 / size, vectors = (p->end - p->begin) / per;
         for (size_t v = thread; v < vectors; v += threads) {
@@ -221,7 +264,9 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t 
                                                all[r * count + a], (uint64_t)r);
                 return SHARDTAB_WAIT_MISMATCH;
             }
-    if (data) {
+    if (data && p->op == SHARDTAB_SUM_EXACT) {
+        *data = st_exact8(p->type, all + ST_SYNC_ARGS, (size_t)count, (size_t)n);
+    } else if (data) {
         uint64_t acc = all[ST_SYNC_ARGS];
         for (int r = 1; r < n; r++)
             acc = st_combine8(p->op, p->type, acc, all[r * count + ST_SYNC_ARGS]);

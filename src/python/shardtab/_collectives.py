@@ -26,7 +26,7 @@ _TYPES = {
     numpy.dtype(numpy.float64): 1,
     numpy.dtype(numpy.int64): 2,
 }
-_OPS = {"sum": 0, "min": 1, "max": 2}
+_OPS = {"sum": 0, "min": 1, "max": 2, "sum_exact": 3}
 
 
 # A stream handle is a pointer into this process's user space: on 64-bit
