@@ -90,7 +90,10 @@ class _Collectives:
         every rank, every run). Min and max depend on no order, so no layout
         of ranks into nodes changes them: a NaN wins wherever it is (of
         several NaNs, the greatest unsigned bit pattern), -0.0 is below
-        +0.0, denormals are kept.
+        +0.0, denormals are kept. "sum_exact" (float32 and float64) is the
+        exact sum of every rank's value rounded once: the same bits at any
+        rank count and layout (an inf or NaN among them gives NaN; an exact
+        zero +0.0).
 
         offset and count are elements of the table's dtype (float32, float64
         or int64; int64 sums wrap). count=None: the rest of the shard from
