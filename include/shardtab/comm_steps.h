@@ -222,7 +222,8 @@ SHARDTAB_DEVFN int shardtab_detail_coll_gather_block(const shardtab_signals_t *s
     if (kind == SHARDTAB_COLL_REDUCE && op == SHARDTAB_SUM_EXACT) {
         for (int i = t; i < count; i += threads) { /* the order cannot matter: exact */
             shardtab_detail_exact_few_t sum;
-            shardtab_detail_exact_few_init(&sum);
+            int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+            shardtab_detail_exact_few_init(&sum, limbs);
             for (int r = 0; r < n; r++)
                 shardtab_detail_exact_few_add(
                     &sum, shardtab_detail_exact_word_value(

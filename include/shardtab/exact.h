@@ -145,6 +145,8 @@ SHARDTAB_DEVFN double shardtab_detail_exact_dmul(double a, double b)
  * take neither registers nor code there. */
 #if defined(SHARDTAB_DEVICE_CUDA) || defined(SHARDTAB_DEVICE_HIP)
 #  define SHARDTAB_DETAIL_EXACT_COLD __device__ static __noinline__
+#elif defined(__GNUC__) /* and clang: out of the host's loops too; unused where unused */
+#  define SHARDTAB_DETAIL_EXACT_COLD static __attribute__((noinline, cold, unused))
 #else
 #  define SHARDTAB_DETAIL_EXACT_COLD SHARDTAB_DEVFN
 #endif
@@ -409,31 +411,33 @@ SHARDTAB_DEVFN void shardtab_detail_exact_expansion_flush(shardtab_detail_exact_
  * the exact sum rounded (the rounding of an exact value). The first add that
  * breaks either moves the sum into the state's own superaccumulator, exactly (hi,
  * lo and what escaped), where every later value goes: the result is the same bits
- * either way. A float's sum takes the fast path only while lo stays 0 (hi then
- * exact: one rounding to float); else it rounds from the limbs, never twice. */
+ * either way. A float's sum is rounded from hi + lo as one double and its
+ * remainder, never twice: the double's nearest float, or at a midpoint of two
+ * floats the one on the remainder's side. */
 typedef struct shardtab_detail_exact_few {
     double hi, lo;
-    int spilled; /* the sum is in limbs, not hi + lo */
-    int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS];
+    int spilled;    /* the sum is in limbs, not hi + lo */
+    int64_t *limbs; /* the caller's SHARDTAB_DETAIL_EXACT_LIMBS words, the thread's own:
+                       apart from the state, so that hi and lo stay in registers */
 } shardtab_detail_exact_few_t;
 
-SHARDTAB_DEVFN void shardtab_detail_exact_few_init(shardtab_detail_exact_few_t *f)
+SHARDTAB_DEVFN void shardtab_detail_exact_few_init(shardtab_detail_exact_few_t *f, int64_t *limbs)
 {
     f->hi = 0.0;
     f->lo = 0.0;
     f->spilled = 0;
+    f->limbs = limbs;
 }
 
-/* The sum so far, and then x, into the state's own limbs. */
-SHARDTAB_DETAIL_EXACT_COLD void shardtab_detail_exact_few_spill(shardtab_detail_exact_few_t *f,
-                                                                double a, double b, double x)
+/* a + b + x, the sum so far and the value that broke the fast path, into limbs */
+SHARDTAB_DETAIL_EXACT_COLD void shardtab_detail_exact_few_spill(int64_t *limbs, double a, double b,
+                                                                double x)
 {
     for (int k = 0; k < SHARDTAB_DETAIL_EXACT_LIMBS; k++)
-        f->limbs[k] = 0;
-    shardtab_detail_exact_add_own(f->limbs, a);
-    shardtab_detail_exact_add_own(f->limbs, b);
-    shardtab_detail_exact_add_own(f->limbs, x);
-    f->spilled = 1;
+        limbs[k] = 0;
+    shardtab_detail_exact_add_own(limbs, a);
+    shardtab_detail_exact_add_own(limbs, b);
+    shardtab_detail_exact_add_own(limbs, x);
 }
 
 SHARDTAB_DEVFN void shardtab_detail_exact_few_add(shardtab_detail_exact_few_t *f, double x)
@@ -445,12 +449,14 @@ SHARDTAB_DEVFN void shardtab_detail_exact_few_add(shardtab_detail_exact_few_t *f
     double err, escaped;
     const double hi = shardtab_detail_exact_two_sum(f->hi, x, &err);
     if (!(fabs(hi) <= DBL_MAX)) { /* inf, or nan from an inf or nan x */
-        shardtab_detail_exact_few_spill(f, f->hi, f->lo, x);
+        shardtab_detail_exact_few_spill(f->limbs, f->hi, f->lo, x);
+        f->spilled = 1;
         return;
     }
     const double lo = shardtab_detail_exact_two_sum(f->lo, err, &escaped);
     if (escaped != 0.0) {
-        shardtab_detail_exact_few_spill(f, hi, lo, escaped);
+        shardtab_detail_exact_few_spill(f->limbs, hi, lo, escaped);
+        f->spilled = 1;
         return;
     }
     f->hi = hi;
@@ -474,9 +480,27 @@ SHARDTAB_DEVFN uint64_t shardtab_detail_exact_few_word(shardtab_detail_exact_few
             const double sum = shardtab_detail_exact_dadd(f->hi, f->lo);
             return sum == 0.0 ? 0 : shardtab_detail_double_bits(sum);
         }
-        if (f->lo == 0.0)
-            return f->hi == 0.0 ? 0 : (uint64_t)shardtab_detail_float_bits((float)f->hi);
-        shardtab_detail_exact_few_spill(f, f->hi, f->lo, 0.0);
+        /* the exact sum is d + r, d = RN(d + r) a double: the float nearest d is
+         * the float nearest the sum unless d is a midpoint of two floats (r then
+         * decides, or the tie to even where r is 0); past FLT_MAX, the limbs */
+        double r;
+        const double d = shardtab_detail_exact_two_sum(f->hi, f->lo, &r);
+        const float nearest = (float)d;
+        if (d == 0.0)
+            return 0;
+        if (r == 0.0 || (double)nearest == d)
+            return shardtab_detail_float_bits(nearest);
+        if (fabsf(nearest) <= FLT_MAX) {
+            /* the float next to it on d's side: one more or one less in magnitude */
+            const uint32_t bits = shardtab_detail_float_bits(nearest);
+            const float other =
+                shardtab_detail_bits_float(fabs(d) > (double)fabsf(nearest) ? bits + 1 : bits - 1);
+            const int midpoint = d - (double)nearest == (double)other - d; /* exact differences */
+            const int toward_other = (r > 0.0) == ((double)other > (double)nearest);
+            return shardtab_detail_float_bits(midpoint && toward_other ? other : nearest);
+        }
+        shardtab_detail_exact_few_spill(f->limbs, f->hi, f->lo, 0.0);
+        f->spilled = 1;
     }
     return shardtab_detail_exact_round_bits(f->limbs, wide);
 }

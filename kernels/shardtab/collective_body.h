@@ -127,7 +127,8 @@ SHARDTAB_DEVFN uint64_t st_exact8(int type, const uint64_t *words, size_t stride
 
     for (int lane = 0; lane < lanes; lane++) {
         shardtab_detail_exact_few_t sum;
-        shardtab_detail_exact_few_init(&sum);
+        int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+        shardtab_detail_exact_few_init(&sum, limbs);
         for (size_t r = 0; r < n; r++)
             shardtab_detail_exact_few_add(
                 &sum, shardtab_detail_exact_word_value(type, words[r * stride] >> 32 * lane));
@@ -145,7 +146,8 @@ SHARDTAB_DEVFN void st_body_reduce_exact(const st_coll_phase_t *p, size_t thread
     for (size_t i = p->begin + thread; i < p->end; i += threads) {
         const size_t at = p->offset / size + i;
         shardtab_detail_exact_few_t sum;
-        shardtab_detail_exact_few_init(&sum);
+        int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+        shardtab_detail_exact_few_init(&sum, limbs);
         for (size_t r = 0; r < n; r++)
             shardtab_detail_exact_few_add(
                 &sum, shardtab_detail_exact_word_value(

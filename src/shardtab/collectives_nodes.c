@@ -165,7 +165,8 @@ static shardtab_status_t exact_across_nodes(st_steps_t *s, char *host, shardtab_
     }
     for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
         shardtab_detail_exact_few_t sum;
-        shardtab_detail_exact_few_init(&sum);
+        int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+        shardtab_detail_exact_few_init(&sum, limbs);
         for (int rank = 0; rank < t->size; rank++)
             shardtab_detail_exact_few_add(
                 &sum, shardtab_detail_exact_word_value(

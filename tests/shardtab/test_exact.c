@@ -910,7 +910,8 @@ static void test_one_limb_takes_many_adds_of_the_largest_digit(void **state)
 static uint64_t few_sum(const double *x, int n, int type)
 {
     shardtab_detail_exact_few_t f;
-    shardtab_detail_exact_few_init(&f);
+    int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+    shardtab_detail_exact_few_init(&f, limbs);
     for (int i = 0; i < n; i++)
         shardtab_detail_exact_few_add(&f, x[i]);
     return shardtab_detail_exact_few_word(&f, type);
@@ -968,7 +969,8 @@ static void test_few_values_match_the_reference(void **state)
         const uint64_t want = type == SHARDTAB_FLOAT ? bits_of_float(ref_round_float(&r))
                                                      : bits_of_double(ref_round(&r));
         shardtab_detail_exact_few_t f;
-        shardtab_detail_exact_few_init(&f);
+        int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+        shardtab_detail_exact_few_init(&f, limbs);
         for (int i = 0; i < n; i++)
             shardtab_detail_exact_few_add(&f, x[i]);
         if (f.spilled)
@@ -994,6 +996,20 @@ static void test_floats_round_once_not_through_a_double(void **state)
     assert_int_equal(few_sum(above, 3, SHARDTAB_FLOAT), bits_of_float(1.0f + 0x1p-23f));
     assert_int_equal(few_sum(tie, 2, SHARDTAB_FLOAT), bits_of_float(1.0f));
     assert_int_equal(few_sum(tie_odd, 2, SHARDTAB_FLOAT), bits_of_float(1.0f + 0x1p-22f));
+    /* random midpoints: a float, half its ulp (the sum a double on the tie), and a
+     * term far below on either side, or none (the tie to even) */
+    uint64_t rng = 53;
+    for (int trial = 0; trial < 20000; trial++) {
+        const double a = random_float(&rng, -120, 120);
+        const double half = ldexp(1.0, ilogb(a) - 24) * (rng_next(&rng) & 1 ? -1.0 : 1.0);
+        const double below = trial % 3 == 0 ? 0.0 : ldexp(random_float(&rng, 0, 0), ilogb(a) - 60);
+        const double x[3] = {a, half, below};
+        ref_t r;
+        ref_zero(&r);
+        for (int i = 0; i < 3; i++)
+            ref_add_double(&r, x[i]);
+        assert_int_equal(few_sum(x, 3, SHARDTAB_FLOAT), bits_of_float(ref_round_float(&r)));
+    }
     /* the limbs' own rounding to a float, the public call */
     int64_t limbs[SHARDTAB_EXACT_WORDS];
     shardtab_exact_zero(limbs);
