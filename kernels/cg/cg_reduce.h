@@ -84,7 +84,8 @@ CG_DEVFN void cg_dots_add(cg_dots_t *d, int j, double u, double v, int64_t i, in
 #if defined(SHARDTAB_DEVICE_HOST)
     d->term[j][i % CG_CHUNK] = term;
     if (i % CG_CHUNK == CG_CHUNK - 1) {
-        shardtab_detail_exact_expansion_add(&d->exact[j], block_limbs + j * CG_EXACT_WORDS, cg_chunk_tree(d->term[j]));
+        shardtab_detail_exact_expansion_add(&d->exact[j], block_limbs + j * CG_EXACT_WORDS,
+                                            cg_chunk_tree(d->term[j]));
         for (int t = 0; t < CG_CHUNK; t++)
             d->term[j][t] = 0.0;
     }
@@ -92,8 +93,8 @@ CG_DEVFN void cg_dots_add(cg_dots_t *d, int j, double u, double v, int64_t i, in
     (void)i;
     const double chunk = cg_chunk_tree_lanes(term);
     const int first_lane = shardtab_detail_block_thread() % CG_CHUNK == 0;
-    shardtab_detail_exact_expansion_add(&d->exact[j], first_lane ? block_limbs + j * CG_EXACT_WORDS : (int64_t *)0,
-                     chunk);
+    shardtab_detail_exact_expansion_add(
+        &d->exact[j], first_lane ? block_limbs + j * CG_EXACT_WORDS : (int64_t *)0, chunk);
 #endif
 }
 
@@ -179,11 +180,12 @@ CG_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count, int 
          * past them are zero, as the GPUs' lanes past the rows */
         for (int j = 0; j < count; j++)
             shardtab_detail_exact_expansion_add(&d->exact[j], block_limbs + j * CG_EXACT_WORDS,
-                             cg_chunk_tree(d->term[j]));
+                                                cg_chunk_tree(d->term[j]));
 #endif
         if (t % CG_CHUNK == 0)
             for (int j = 0; j < count; j++)
-                shardtab_detail_exact_expansion_flush(&d->exact[j], block_limbs + j * CG_EXACT_WORDS);
+                shardtab_detail_exact_expansion_flush(&d->exact[j],
+                                                      block_limbs + j * CG_EXACT_WORDS);
         shardtab_detail_block_sync();
         for (int j = t; j < count; j += n) /* each dot's own thread: the carries are serial */
             shardtab_detail_exact_normalize(block_limbs + j * CG_EXACT_WORDS);
@@ -242,7 +244,9 @@ CG_DEVFN void cg_words_values(const cg_args_t *g, int count, const uint64_t *wor
     if (g->repro) {
         for (int j = t; j < 2; j += n) /* each dot's own thread */
             rounded[j] =
-                j < count ? shardtab_detail_exact_round((const int64_t *)(words + j * CG_EXACT_WORDS)) : 0.0;
+                j < count
+                    ? shardtab_detail_exact_round((const int64_t *)(words + j * CG_EXACT_WORDS))
+                    : 0.0;
         shardtab_detail_block_sync();
     }
     for (int j = 0; j < count; j++) {
