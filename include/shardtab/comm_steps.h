@@ -225,10 +225,9 @@ SHARDTAB_DEVFN int shardtab_detail_coll_gather_block(const shardtab_signals_t *s
             int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
             shardtab_detail_exact_few_init(&sum, limbs);
             for (int r = 0; r < n; r++)
-                shardtab_detail_exact_few_add(
-                    &sum, shardtab_detail_exact_word_value(
-                              type, stashed ? stash[r * count + i]
-                                            : shardtab_detail_coll_value(s, c, e, r, i)));
+                shardtab_detail_exact_few_add_word(
+                    &sum, type,
+                    stashed ? stash[r * count + i] : shardtab_detail_coll_value(s, c, e, r, i));
             shardtab_detail_value_store(type, out, (size_t)i,
                                         shardtab_detail_exact_few_word(&sum, type));
         }

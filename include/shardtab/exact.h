@@ -411,12 +411,17 @@ SHARDTAB_DEVFN void shardtab_detail_exact_expansion_flush(shardtab_detail_exact_
  * the exact sum rounded (the rounding of an exact value). The first add that
  * breaks either moves the sum into the state's own superaccumulator, exactly (hi,
  * lo and what escaped), where every later value goes: the result is the same bits
- * either way. A float's sum is rounded from hi + lo as one double and its
+ * either way. Values come in as words (add_word): an inf or NaN is noted apart,
+ * and -0.0 tracked, so that the result of SHARDTAB_SUM_EXACT's rule depends on
+ * no order and one value is itself. A float's sum is rounded from hi + lo as one double and its
  * remainder, never twice: the double's nearest float, or at a midpoint of two
  * floats the one on the remainder's side. */
 typedef struct shardtab_detail_exact_few {
     double hi, lo;
     int spilled;    /* the sum is in limbs, not hi + lo */
+    int infs;       /* the infinities seen: 1 +inf, 2 -inf (add_word) */
+    int all_minus;  /* every value so far -0.0 (add_word) */
+    uint64_t nan;   /* the greatest NaN word seen, or 0 (add_word) */
     int64_t *limbs; /* the caller's SHARDTAB_DETAIL_EXACT_LIMBS words, the thread's own:
                        apart from the state, so that hi and lo stay in registers */
 } shardtab_detail_exact_few_t;
@@ -426,6 +431,9 @@ SHARDTAB_DEVFN void shardtab_detail_exact_few_init(shardtab_detail_exact_few_t *
     f->hi = 0.0;
     f->lo = 0.0;
     f->spilled = 0;
+    f->infs = 0;
+    f->all_minus = 1;
+    f->nan = 0;
     f->limbs = limbs;
 }
 
@@ -470,15 +478,44 @@ SHARDTAB_DEVFN double shardtab_detail_exact_word_value(int type, uint64_t w)
                                   : shardtab_detail_bits_double(w);
 }
 
+/* Adds one value word of the type (SHARDTAB_FLOAT in the low half, or
+ * SHARDTAB_DOUBLE): an inf or NaN is noted, not summed, so that the result's
+ * rule depends on no order (shardtab_types.h's SHARDTAB_SUM_EXACT). */
+SHARDTAB_DEVFN void shardtab_detail_exact_few_add_word(shardtab_detail_exact_few_t *f, int type,
+                                                       uint64_t w)
+{
+    const int wide = type != SHARDTAB_FLOAT;
+    const uint64_t sign = wide ? UINT64_C(1) << 63 : UINT64_C(1) << 31;
+    const uint64_t inf = wide ? UINT64_C(0x7ff0000000000000) : UINT64_C(0x7f800000);
+
+    w &= wide ? ~UINT64_C(0) : UINT64_C(0xffffffff);
+    if ((w & ~sign) > inf) {
+        f->nan = w > f->nan ? w : f->nan;
+        return;
+    }
+    if ((w & ~sign) == inf) {
+        f->infs |= w & sign ? 2 : 1;
+        return;
+    }
+    f->all_minus &= w == sign;
+    shardtab_detail_exact_few_add(f, shardtab_detail_exact_word_value(type, w));
+}
+
 /* The sum rounded once to the type (SHARDTAB_FLOAT or SHARDTAB_DOUBLE), as a value word. */
 SHARDTAB_DEVFN uint64_t shardtab_detail_exact_few_word(shardtab_detail_exact_few_t *f, int type)
 {
     const int wide = type != SHARDTAB_FLOAT;
+    const uint64_t minus_zero = f->all_minus ? (wide ? UINT64_C(1) << 63 : UINT64_C(1) << 31) : 0;
 
+    if (f->nan != 0 || f->infs != 0) /* a NaN, the greatest; both infinities: NaN */
+        return f->nan != 0    ? f->nan
+               : f->infs == 3 ? (wide ? UINT64_C(0x7ff8000000000000) : UINT64_C(0x7fc00000))
+               : wide ? (f->infs == 2 ? UINT64_C(1) << 63 : 0) | UINT64_C(0x7ff0000000000000)
+                      : (f->infs == 2 ? UINT64_C(1) << 31 : 0) | UINT64_C(0x7f800000);
     if (!f->spilled) {
         if (wide) {
             const double sum = shardtab_detail_exact_dadd(f->hi, f->lo);
-            return sum == 0.0 ? 0 : shardtab_detail_double_bits(sum);
+            return sum == 0.0 ? minus_zero : shardtab_detail_double_bits(sum);
         }
         /* the exact sum is d + r, d = RN(d + r) a double: the float nearest d is
          * the float nearest the sum unless d is a midpoint of two floats (r then
@@ -487,7 +524,7 @@ SHARDTAB_DEVFN uint64_t shardtab_detail_exact_few_word(shardtab_detail_exact_few
         const double d = shardtab_detail_exact_two_sum(f->hi, f->lo, &r);
         const float nearest = (float)d;
         if (d == 0.0)
-            return 0;
+            return minus_zero;
         if (r == 0.0 || (double)nearest == d)
             return shardtab_detail_float_bits(nearest);
         if (fabsf(nearest) <= FLT_MAX) {
@@ -502,7 +539,8 @@ SHARDTAB_DEVFN uint64_t shardtab_detail_exact_few_word(shardtab_detail_exact_few
         shardtab_detail_exact_few_spill(f->limbs, f->hi, f->lo, 0.0);
         f->spilled = 1;
     }
-    return shardtab_detail_exact_round_bits(f->limbs, wide);
+    const uint64_t rounded = shardtab_detail_exact_round_bits(f->limbs, wide);
+    return rounded == 0 ? minus_zero : rounded;
 }
 
 #endif /* SHARDTAB_DETAIL_EXACT_H */

@@ -130,8 +130,7 @@ SHARDTAB_DEVFN uint64_t st_exact8(int type, const uint64_t *words, size_t stride
         int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
         shardtab_detail_exact_few_init(&sum, limbs);
         for (size_t r = 0; r < n; r++)
-            shardtab_detail_exact_few_add(
-                &sum, shardtab_detail_exact_word_value(type, words[r * stride] >> 32 * lane));
+            shardtab_detail_exact_few_add_word(&sum, type, words[r * stride] >> 32 * lane);
         out |= shardtab_detail_exact_few_word(&sum, type) << 32 * lane;
     }
     return out;
@@ -149,9 +148,8 @@ SHARDTAB_DEVFN void st_body_reduce_exact(const st_coll_phase_t *p, size_t thread
         int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
         shardtab_detail_exact_few_init(&sum, limbs);
         for (size_t r = 0; r < n; r++)
-            shardtab_detail_exact_few_add(
-                &sum, shardtab_detail_exact_word_value(
-                          p->type, shardtab_detail_value_word(p->type, p->table[r], at)));
+            shardtab_detail_exact_few_add_word(
+                &sum, p->type, shardtab_detail_value_word(p->type, p->table[r], at));
         shardtab_detail_value_store(p->type, p->dst, i,
                                     shardtab_detail_exact_few_word(&sum, p->type));
     }

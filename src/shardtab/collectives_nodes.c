@@ -168,10 +168,9 @@ static shardtab_status_t exact_across_nodes(st_steps_t *s, char *host, shardtab_
         int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
         shardtab_detail_exact_few_init(&sum, limbs);
         for (int rank = 0; rank < t->size; rank++)
-            shardtab_detail_exact_few_add(
-                &sum, shardtab_detail_exact_word_value(
-                          c->type,
-                          shardtab_detail_value_word(c->type, all + (size_t)rank * c->bytes, i)));
+            shardtab_detail_exact_few_add_word(
+                &sum, c->type,
+                shardtab_detail_value_word(c->type, all + (size_t)rank * c->bytes, i));
         shardtab_detail_value_store(c->type, host, i,
                                     shardtab_detail_exact_few_word(&sum, c->type));
     }

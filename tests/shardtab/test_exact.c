@@ -907,16 +907,6 @@ static void test_one_limb_takes_many_adds_of_the_largest_digit(void **state)
 
 /* ---- a few values: one element of SHARDTAB_SUM_EXACT, and rounding to a float ------------ */
 
-static uint64_t few_sum(const double *x, int n, int type)
-{
-    shardtab_detail_exact_few_t f;
-    int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
-    shardtab_detail_exact_few_init(&f, limbs);
-    for (int i = 0; i < n; i++)
-        shardtab_detail_exact_few_add(&f, x[i]);
-    return shardtab_detail_exact_few_word(&f, type);
-}
-
 static uint64_t bits_of_double(double x)
 {
     uint64_t w;
@@ -929,6 +919,30 @@ static uint64_t bits_of_float(float x)
     uint32_t w;
     memcpy(&w, &x, sizeof w);
     return w;
+}
+
+/* x's word of the type: a float's bits (x a float's value), or a double's */
+static uint64_t word_of(double x, int type)
+{
+    return type == SHARDTAB_FLOAT ? bits_of_float((float)x) : bits_of_double(x);
+}
+
+static uint64_t few_words(const uint64_t *w, int n, int type)
+{
+    shardtab_detail_exact_few_t f;
+    int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+    shardtab_detail_exact_few_init(&f, limbs);
+    for (int i = 0; i < n; i++)
+        shardtab_detail_exact_few_add_word(&f, type, w[i]);
+    return shardtab_detail_exact_few_word(&f, type);
+}
+
+static uint64_t few_sum(const double *x, int n, int type)
+{
+    uint64_t w[8];
+    for (int i = 0; i < n && i < 8; i++)
+        w[i] = word_of(x[i], type);
+    return few_words(w, n < 8 ? n : 8, type);
 }
 
 /* any finite float of a wide range of exponents, as a double */
@@ -972,7 +986,7 @@ static void test_few_values_match_the_reference(void **state)
         int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
         shardtab_detail_exact_few_init(&f, limbs);
         for (int i = 0; i < n; i++)
-            shardtab_detail_exact_few_add(&f, x[i]);
+            shardtab_detail_exact_few_add_word(&f, type, word_of(x[i], type));
         if (f.spilled)
             spilled++;
         else
@@ -1000,7 +1014,7 @@ static void test_floats_round_once_not_through_a_double(void **state)
      * term far below on either side, or none (the tie to even) */
     uint64_t rng = 53;
     for (int trial = 0; trial < 20000; trial++) {
-        const double a = random_float(&rng, -120, 120);
+        const double a = random_float(&rng, -60, 120); /* every term below a float too */
         const double half = ldexp(1.0, ilogb(a) - 24) * (rng_next(&rng) & 1 ? -1.0 : 1.0);
         const double below = trial % 3 == 0 ? 0.0 : ldexp(random_float(&rng, 0, 0), ilogb(a) - 60);
         const double x[3] = {a, half, below};
@@ -1020,7 +1034,8 @@ static void test_floats_round_once_not_through_a_double(void **state)
 }
 
 /* The ends of the range: subnormal sums exact, past the range inf (of the type,
- * not of a double), zeros +0.0, an inf or NaN the default NaN. */
+ * not of a double), an exact zero +0.0 but -0.0 of -0.0s; the order-free rule
+ * of infinities and NaNs (shardtab_types.h), and one value itself. */
 static void test_few_values_at_the_ends_of_the_range(void **state)
 {
     const double tiny[] = {ldexp(1.0, -1074), ldexp(1.0, -1074), -ldexp(3.0, -1074)};
@@ -1028,23 +1043,39 @@ static void test_few_values_at_the_ends_of_the_range(void **state)
     const double over[] = {DBL_MAX, ldexp(1.0, 970)};          /* the tie above DBL_MAX: inf */
     const double under[] = {DBL_MAX, ldexp(1.0, 969)};         /* below the tie: DBL_MAX */
     const double fover[] = {(double)FLT_MAX, ldexp(1.0, 103)}; /* a float's tie: inf */
-    const double fsub[] = {ldexp(1.0, -149), ldexp(1.0, -150), ldexp(1.0, -200)};
+    const double fsub[] = {ldexp(1.0, -149), ldexp(1.0, -149), ldexp(3.0, -149)}; /* exact */
     const double zeros[] = {-0.0, -0.0};
     const double cancel[] = {-1.5, 1.5};
     const double nonfinite[] = {1.0, INFINITY, -INFINITY};
-    const double nan_in[] = {NAN, 2.0};
+    const double inf_in[] = {1.0, INFINITY, -DBL_MAX, INFINITY};
+    const double minus_inf[] = {-INFINITY, FLT_MAX};
+    const double mixed_zeros[] = {-0.0, 0.0, -0.0};
+    const uint64_t nans[] = {UINT64_C(0x7ff8000000000123), 0x3ff0000000000000,
+                             UINT64_C(0xfff8000000000000), UINT64_C(0x7ff0000000000000)};
+    const uint64_t float_nans[] = {0x7fc00001, 0xff800001, 0x3f800000};
+    const uint64_t one_nan = UINT64_C(0x7ff0000000000001), one_minus_zero = UINT64_C(1) << 63;
     (void)state;
     assert_int_equal(few_sum(tiny, 3, SHARDTAB_DOUBLE), bits_of_double(-ldexp(1.0, -1074)));
     assert_int_equal(few_sum(big, 3, SHARDTAB_DOUBLE), bits_of_double(DBL_MAX));
     assert_int_equal(few_sum(over, 2, SHARDTAB_DOUBLE), bits_of_double(INFINITY));
     assert_int_equal(few_sum(under, 2, SHARDTAB_DOUBLE), bits_of_double(DBL_MAX));
     assert_int_equal(few_sum(fover, 2, SHARDTAB_FLOAT), bits_of_float(INFINITY));
-    assert_int_equal(few_sum(fsub, 3, SHARDTAB_FLOAT), bits_of_float(0x1p-148f));
-    assert_int_equal(few_sum(zeros, 2, SHARDTAB_DOUBLE), 0);
-    assert_int_equal(few_sum(zeros, 2, SHARDTAB_FLOAT), 0);
+    assert_int_equal(few_sum(fsub, 3, SHARDTAB_FLOAT), 5);
+    assert_int_equal(few_sum(zeros, 2, SHARDTAB_DOUBLE), UINT64_C(1) << 63);
+    assert_int_equal(few_sum(zeros, 2, SHARDTAB_FLOAT), UINT64_C(1) << 31);
+    assert_int_equal(few_sum(mixed_zeros, 3, SHARDTAB_DOUBLE), 0);
     assert_int_equal(few_sum(cancel, 2, SHARDTAB_DOUBLE), 0);
+    assert_int_equal(few_sum(cancel, 2, SHARDTAB_FLOAT), 0);
     assert_int_equal(few_sum(nonfinite, 3, SHARDTAB_DOUBLE), UINT64_C(0x7ff8000000000000));
-    assert_int_equal(few_sum(nan_in, 2, SHARDTAB_FLOAT), UINT64_C(0x7fc00000));
+    assert_int_equal(few_sum(nonfinite, 3, SHARDTAB_FLOAT), UINT64_C(0x7fc00000));
+    assert_int_equal(few_sum(inf_in, 4, SHARDTAB_DOUBLE), bits_of_double(INFINITY));
+    assert_int_equal(few_sum(minus_inf, 2, SHARDTAB_FLOAT), bits_of_float(-INFINITY));
+    assert_int_equal(few_words(nans, 4, SHARDTAB_DOUBLE), UINT64_C(0xfff8000000000000));
+    assert_int_equal(few_words(float_nans, 3, SHARDTAB_FLOAT), 0xff800001);
+    /* one value: itself, NaN payloads and -0.0 included */
+    assert_int_equal(few_words(&one_nan, 1, SHARDTAB_DOUBLE), one_nan);
+    assert_int_equal(few_words(&one_minus_zero, 1, SHARDTAB_DOUBLE), one_minus_zero);
+    assert_int_equal(few_words(&float_nans[1], 1, SHARDTAB_FLOAT), float_nans[1]);
 }
 
 /* The dot product recipe of shardtab_comm.h: one global pair of arrays split over

@@ -190,21 +190,33 @@ static inline int exact_ref_bit(const uint32_t *acc, int b)
 }
 
 /* The exact sum of n value words of the type, rounded once to nearest, ties
- * to even, as a word of the type: +0.0 for 0, the default NaN for an inf or
- * NaN among them (the rule of shardtab_types.h). */
+ * to even, as a word of the type, by the rule of shardtab_types.h: a NaN
+ * among them gives the greatest NaN word; else +inf and -inf the default NaN,
+ * one of them itself; an exact zero +0.0, -0.0 where every value is -0.0. */
 static inline uint64_t reference_exact_sum(int type, const uint64_t *words, int n)
 {
     const int digits = type == SHARDTAB_FLOAT ? 24 : 53;
     const int first = type == SHARDTAB_FLOAT ? 1074 - 149 : 0; /* the smallest quantum's bit */
+    const uint64_t sign = type == SHARDTAB_FLOAT ? 1ull << 31 : 1ull << 63;
     uint32_t acc[EXACT_REF_WORDS] = {0};
+    uint64_t nan = 0;
+    int plus_inf = 0, minus_inf = 0, all_minus_zero = 1;
 
     for (int r = 0; r < n; r++) {
         const double x = reference_double(type, words[r]);
-        if (isnan(x) || isinf(x))
-            return type == SHARDTAB_FLOAT ? 0x7fc00000u : 0x7ff8000000000000ull;
-        if (x != 0.0)
+        all_minus_zero &= x == 0.0 && signbit(x);
+        if (isnan(x) && words[r] > nan)
+            nan = words[r];
+        plus_inf |= isinf(x) && x > 0;
+        minus_inf |= isinf(x) && x < 0;
+        if (isfinite(x) && x != 0.0)
             exact_ref_add(acc, x);
     }
+    if (nan != 0 || (plus_inf && minus_inf))
+        return nan != 0 ? nan : type == SHARDTAB_FLOAT ? 0x7fc00000u : 0x7ff8000000000000ull;
+    if (plus_inf || minus_inf)
+        return (minus_inf ? sign : 0) |
+               (type == SHARDTAB_FLOAT ? 0x7f800000u : 0x7ff0000000000000ull);
     const int negative = (int)(acc[EXACT_REF_WORDS - 1] >> 31);
     if (negative) {
         uint64_t carry = 1;
@@ -218,7 +230,7 @@ static inline uint64_t reference_exact_sum(int type, const uint64_t *words, int 
     while (lead >= 0 && !exact_ref_bit(acc, lead))
         lead--;
     if (lead < 0)
-        return 0;
+        return all_minus_zero ? sign : 0;
     int last = lead - (digits - 1) < first ? first : lead - (digits - 1);
     uint64_t m = 0;
     for (int b = lead; b >= last; b--)
