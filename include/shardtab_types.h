@@ -27,10 +27,13 @@ typedef enum shardtab_type {
  * SUM_EXACT (SHARDTAB_FLOAT and SHARDTAB_DOUBLE only) is the exact sum of
  * every rank's value rounded once, to nearest with ties to even, to the type:
  * the same bits whatever the rank count, the node layout, the order, the
- * algorithm or the backend. Subnormals are exact, a sum past the type's range
- * is +-inf, an exact zero is +0.0 (whatever the zeros' signs), and an inf or
- * NaN among the values makes the default NaN (0x7ff8000000000000, a float's
- * 0x7fc00000). SHARDTAB_INT64's SUM is exact already: SUM_EXACT of it is
+ * algorithm or the backend. Subnormals are exact and a sum past the type's
+ * range is +-inf. An exact zero is +0.0, or -0.0 where every value is -0.0.
+ * Infinities and NaNs, by a rule that depends on no order: a NaN among the
+ * values gives the NaN of the greatest unsigned bit pattern (as MIN and MAX);
+ * else +inf and -inf together give the default NaN (0x7ff8000000000000, a
+ * float's 0x7fc00000), one sign of inf that inf. So one rank's result is its
+ * own value. SHARDTAB_INT64's SUM is exact already: SUM_EXACT of it is
  * refused. */
 typedef enum shardtab_op {
     SHARDTAB_SUM = 0,       /**< the sum */

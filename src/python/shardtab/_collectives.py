@@ -92,8 +92,9 @@ class _Collectives:
         several NaNs, the greatest unsigned bit pattern), -0.0 is below
         +0.0, denormals are kept. "sum_exact" (float32 and float64) is the
         exact sum of every rank's value rounded once: the same bits at any
-        rank count and layout (an inf or NaN among them gives NaN; an exact
-        zero +0.0).
+        rank count and layout (a NaN among them gives the greatest NaN bit
+        pattern; else +inf and -inf NaN, one of them itself; an exact zero
+        +0.0, or -0.0 where every value is -0.0).
 
         offset and count are elements of the table's dtype (float32, float64
         or int64; int64 sums wrap). count=None: the rest of the shard from
