@@ -18,7 +18,7 @@
  *          one global array split three ways over the node's ranks, each
  *          split the exact dot's bits. Every value of every result is compared bit for bit with a
  *          plain sequential reduction in node-rank order computed here.
- *          --special: instead, all-reduces min and max of floats and doubles
+ *          --special: instead, all-reduces min, max and sum_exact of floats and doubles
  *          over special values (NaNs of several payloads and both signs,
  *          infinities, signed zeros, denormals), each value bit for bit
  *          against the rule of shardtab_types.h written apart
@@ -197,9 +197,9 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
  * value; an exact sum's, wide values that cancel */
 static uint64_t job_input(const cc_job_t *j, int op, int type, int r, uint64_t epoch, int i)
 {
-    if (op == SHARDTAB_SUM_EXACT)
-        return exact_input(type, r, epoch, i);
-    return j->special ? special_input(type, r, epoch, i) : input(type, r, epoch, i);
+    if (j->special)
+        return special_input(type, r, epoch, i);
+    return op == SHARDTAB_SUM_EXACT ? exact_input(type, r, epoch, i) : input(type, r, epoch, i);
 }
 
 /* The result a call must give, as pad words: values (all-gather: n * count). */
@@ -209,7 +209,7 @@ static int reference(const cc_job_t *j, const comm_call_t *c, int n, uint64_t ep
         for (int i = 0; i < c->count; i++) { /* no order: the exact sum, rounded once */
             uint64_t words[64];
             for (int r = 0; r < n && r < 64; r++)
-                words[r] = exact_input(c->type, r, epoch, i);
+                words[r] = job_input(j, c->op, c->type, r, epoch, i);
             want[i] = reference_exact_sum(c->type, words, n < 64 ? n : 64);
         }
         return c->count;
@@ -454,8 +454,8 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
     return status;
 }
 
-/* --special: all-reduces min and max of floats and doubles over special
- * values on collective A, --rounds calls of each at every count. */
+/* --special: all-reduces min, max and sum_exact of floats and doubles over
+ * special values on collective A, --rounds calls of each at every count. */
 static shardtab_status_t special_calls(cc_job_t *j, const cc_options_t *o, int *calls)
 {
     static const char *const type_names[] = {"float", "double"};
@@ -463,7 +463,7 @@ static shardtab_status_t special_calls(cc_job_t *j, const cc_options_t *o, int *
     uint64_t epoch = 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    for (int op = SHARDTAB_MIN; op <= SHARDTAB_MAX && status == SHARDTAB_SUCCESS; op++)
+    for (int op = SHARDTAB_MIN; op <= SHARDTAB_SUM_EXACT && status == SHARDTAB_SUCCESS; op++)
         for (int type = 0; type < SHARDTAB_INT64 && status == SHARDTAB_SUCCESS; type++)
             for (int ci = 0; ci < 3 && status == SHARDTAB_SUCCESS; ci++)
                 for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
@@ -472,7 +472,10 @@ static shardtab_status_t special_calls(cc_job_t *j, const cc_options_t *o, int *
                     char what[128];
                     c.plant.epoch = ++epoch;
                     snprintf(what, sizeof what, "all-reduce %s of %d special %s values",
-                             op == SHARDTAB_MIN ? "min" : "max", c.count, type_names[type]);
+                             op == SHARDTAB_MIN   ? "min"
+                             : op == SHARDTAB_MAX ? "max"
+                                                  : "sum_exact",
+                             c.count, type_names[type]);
                     status = call_checked(j, o, &c, epoch, 1, what, calls);
                 }
     return status;
@@ -1174,7 +1177,8 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS && o.special) /* --special: that stage alone */
         status = special_calls(&j, &o, &calls);
     if (status == SHARDTAB_SUCCESS && o.special && j.rank == 0)
-        printf("# comm_check: special values OK (%d calls of min and max, every value bit "
+        printf("# comm_check: special values OK (%d calls of min, max and sum_exact, every "
+               "value bit "
                "for bit)\n",
                calls);
     if (status == SHARDTAB_SUCCESS && !o.special)
