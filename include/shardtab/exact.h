@@ -413,9 +413,9 @@ SHARDTAB_DEVFN void shardtab_detail_exact_expansion_flush(shardtab_detail_exact_
  * lo and what escaped), where every later value goes: the result is the same bits
  * either way. Values come in as words (add_word): an inf or NaN is noted apart,
  * and -0.0 tracked, so that the result of SHARDTAB_SUM_EXACT's rule depends on
- * no order and one value is itself. A float's sum is rounded from hi + lo as one double and its
- * remainder, never twice: the double's nearest float, or at a midpoint of two
- * floats the one on the remainder's side. */
+ * no order and one value is itself. A float's sum is rounded from hi + lo as
+ * one double and its remainder, never twice: the double's nearest float, or at
+ * a midpoint of two floats the one on the remainder's side. */
 typedef struct shardtab_detail_exact_few {
     double hi, lo;
     int spilled;    /* the sum is in limbs, not hi + lo */
