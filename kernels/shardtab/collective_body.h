@@ -155,13 +155,17 @@ SHARDTAB_DEVFN void st_body_reduce_exact(const st_coll_phase_t *p, size_t thread
     }
 }
 
-/* ST_PHASE_REDUCE, thread `thread` of `threads` */
-SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size_t threads)
+/* ST_PHASE_REDUCE, thread `thread` of `threads`. `exact`: p's op is
+ * SHARDTAB_SUM_EXACT, said apart so that a GPU kernel built for the other ops
+ * (a constant 0: collective_gpu.hip) holds no exact sum (the _as forms take
+ * it; the plain forms read it from p) */
+SHARDTAB_DEVFN void st_body_reduce_as(const st_coll_phase_t *p, int exact, size_t thread,
+                                      size_t threads)
 {
     const size_t size = st_type_size(p->type), n = (size_t)p->sig.node_size;
     size_t i = p->begin;
 
-    if (p->op == SHARDTAB_SUM_EXACT) {
+    if (exact) {
         st_body_reduce_exact(p, thread, threads);
         return;
     }
@@ -187,6 +191,11 @@ SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size
                 p->op, p->type, acc, shardtab_detail_value_word(p->type, p->table[r], at));
         shardtab_detail_value_store(p->type, p->dst, i, acc);
     }
+}
+
+SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    st_body_reduce_as(p, p->op == SHARDTAB_SUM_EXACT, thread, threads);
 }
 
 /* Elements [begin, end) from src (indexed from the region's start) into dst. */
@@ -240,7 +249,7 @@ SHARDTAB_DEVFN void st_body_copy(const st_coll_phase_t *p, size_t thread, size_t
  * With `data`, every thread gets every rank's data word combined in
  * node-rank order (p's op and type, lane by lane). */
 SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t *c,
-                                      const uint64_t *in, int ordered, uint64_t *data)
+                                      const uint64_t *in, int ordered, uint64_t *data, int exact)
 {
     SHARDTAB_BLOCK_SHARED uint64_t all[SHARDTAB_DETAIL_LIB_COLL_VALUES * 1024];
     const int n = p->sig.node_size;
@@ -264,7 +273,7 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t 
                                                all[r * count + a], (uint64_t)r);
                 return SHARDTAB_WAIT_MISMATCH;
             }
-    if (data && p->op == SHARDTAB_SUM_EXACT) {
+    if (data && exact) {
         *data = st_exact8(p->type, all + ST_SYNC_ARGS, (size_t)count, (size_t)n);
     } else if (data) {
         uint64_t acc = all[ST_SYNC_ARGS];
@@ -284,7 +293,7 @@ SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
     int status = shardtab_coll_hold_block(&p->sig, &c);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0);
+        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0, 0);
     shardtab_coll_release_block(&p->sig, &c);
     return status;
 }
@@ -320,7 +329,7 @@ SHARDTAB_DEVFN void st_ll_unpack(int type, void *region, size_t count, uint64_t 
  * in stream order with the kernels around it; and a later call that reads it
  * through the table starts with an ordered sync, which publishes these
  * stores (as it does one-block's copy back). */
-SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
+SHARDTAB_DEVFN int st_body_ll_as(const st_coll_phase_t *p, int exact)
 {
     SHARDTAB_BLOCK_SHARED uint64_t in[SHARDTAB_DETAIL_LIB_COLL_VALUES];
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
@@ -335,11 +344,16 @@ SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
     int status = shardtab_coll_hold_block(&p->sig, &c);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, in, 0, &result);
+        status = st_body_sync_words(p, &c, in, 0, &result, exact);
     shardtab_coll_release_block(&p->sig, &c);
     if (status == SHARDTAB_WAIT_OK && shardtab_detail_block_leader())
         st_ll_unpack(p->type, p->dst, p->count, result);
     return status;
+}
+
+SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
+{
+    return st_body_ll_as(p, p->op == SHARDTAB_SUM_EXACT);
 }
 
 /* ST_PHASE_ONE_BLOCK, every thread of one block (thread `thread` of
@@ -349,14 +363,15 @@ SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
  * overwrites its region only after it has seen those words, so no load can
  * return the overwrite (docs/design.md, "Communication"). The copy back is
  * published to the next call's reads by that call's first sync. */
-SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, size_t threads)
+SHARDTAB_DEVFN int st_body_one_block_as(const st_coll_phase_t *p, int exact, size_t thread,
+                                        size_t threads)
 {
     st_coll_phase_t q = *p;
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     int status = shardtab_coll_hold_block(&p->sig, &c); /* one claim for both syncs */
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0);
+        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0, 0);
     if (status != SHARDTAB_WAIT_OK) {
         shardtab_coll_release_block(&p->sig, &c);
         return status;
@@ -364,9 +379,9 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     q.begin = 0;
     q.end = p->count;
     q.dst = p->scratch;
-    st_body_reduce(&q, thread, threads);
+    st_body_reduce_as(&q, exact, thread, threads);
     shardtab_detail_block_sync(); /* every thread's reads of the regions, and its scratch */
-    status = st_body_sync_words(p, &c, p->args, 0, (uint64_t *)0);
+    status = st_body_sync_words(p, &c, p->args, 0, (uint64_t *)0, 0);
     shardtab_coll_release_block(&p->sig, &c);
     if (status != SHARDTAB_WAIT_OK)
         return status;
@@ -374,6 +389,11 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     q.src_rank = -1;
     st_body_copy(&q, thread, threads);
     return SHARDTAB_WAIT_OK;
+}
+
+SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    return st_body_one_block_as(p, p->op == SHARDTAB_SUM_EXACT, thread, threads);
 }
 
 #endif /* ST_COLLECTIVE_BODY_H */
