@@ -36,7 +36,8 @@ install(FILES include/shardtab.h include/shardtab_device.h include/shardtab_comm
 install(FILES include/shardtab/arch_cuda.h include/shardtab/arch_hip.h
               include/shardtab/arch_gpu.h include/shardtab/arch_host.h include/shardtab/bits.h
               include/shardtab/comm_types.h include/shardtab/comm_detail.h
-              include/shardtab/comm_steps.h include/shardtab/halo_types.h
+              include/shardtab/comm_steps.h include/shardtab/exact.h
+              include/shardtab/halo_types.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/shardtab)
 install(TARGETS multi_scal jacobi cg coll_bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT shardtabTargets NAMESPACE shardtab:: DESTINATION ${SHARDTAB_CMAKE_DIR})

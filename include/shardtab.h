@@ -334,6 +334,10 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *table);
  * SHARDTAB_ALL_REDUCE_ALGO=one-block|one-shot|two-shot|auto and
  * SHARDTAB_ALL_REDUCE_CUTOVER=\<bytes> choose (the default cut-over was
  * measured: docs/performance.md). NCCL promises no such order.
+ * SHARDTAB_SUM_EXACT (floats and doubles) needs none: each element is the
+ * exact sum of every rank's value rounded once, the same bits at any rank
+ * count and layout (shardtab_types.h); across nodes every rank's values are
+ * gathered by MPI and summed exactly, no node result rounded first.
  *
  * Across nodes: the table inside each node, then MPI between the node
  * leaders, staged through the host (a gather of every node's result, reduced

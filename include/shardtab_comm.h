@@ -59,6 +59,8 @@
 /* the steps below the calls, not API: the deposits' layout, the value words,
  * the leader's claim, waits and checks */
 #include "shardtab/comm_detail.h"
+/* the exact accumulator below shardtab_exact_* and SHARDTAB_SUM_EXACT, not API */
+#include "shardtab/exact.h"
 
 /** A word the block's threads share: `__shared__` on GPUs; on the host backend, whose
  * block is the calling thread, a plain local. */
@@ -376,7 +378,8 @@ SHARDTAB_DEVFN int shardtab_coll_finish_block(const shardtab_signals_t *s, shard
 /** @name The one-call forms
  * @{ */
 
-/** out[i] = in[i] of rank 0 op ... op in[i] of rank node_size - 1, for i < count */
+/** out[i] = in[i] of rank 0 op ... op in[i] of rank node_size - 1, for i < count
+ * (SHARDTAB_SUM_EXACT: the exact sum of every rank's in[i], rounded once) */
 SHARDTAB_DEVFN int shardtab_all_reduce_block(const shardtab_signals_t *s, shardtab_coll_t *c,
                                              int op, int type, const void *in, void *out, int count)
 {
@@ -409,6 +412,109 @@ SHARDTAB_DEVFN int shardtab_all_gather_block(const shardtab_signals_t *s, shardt
                ? status
                : shardtab_coll_finish_block(s, c, SHARDTAB_COLL_GATHER, SHARDTAB_SUM, type, 0, out,
                                             count);
+}
+/** @} */
+
+/** @name Exact sums: the same bits at any rank count and any split of the data
+ *
+ * An exact accumulator is SHARDTAB_EXACT_WORDS int64 words: a fixed-point
+ * integer wide enough for every double, to which each add is exact (integer
+ * adds: any order, any grouping, the same integer), rounded once at the end.
+ * The collectives' SHARDTAB_SUM_EXACT uses it for one value a rank; these
+ * calls give it to sums of many terms, a dot product's above all.
+ *
+ * A dot product with the same bits for any split of the data over ranks,
+ * blocks and threads: each rank accumulates its share, normalizes, sums the
+ * words over the ranks as SHARDTAB_INT64 SHARDTAB_SUM (two's complement
+ * sums wrap: exact and associative), and rounds:
+ *
+ *     __shared__ int64_t acc[SHARDTAB_EXACT_WORDS];
+ *     for (int k = threadIdx.x; k < SHARDTAB_EXACT_WORDS; k += blockDim.x)
+ *         acc[k] = 0;                                  // or shardtab_exact_zero, one thread
+ *     __syncthreads();
+ *     shardtab_dot_exact_block(x, y, n, acc);           // this rank's share
+ *     if (threadIdx.x == 0)
+ *         shardtab_exact_normalize(acc);
+ *     __syncthreads();
+ *     if (shardtab_all_reduce_block(&sig, &c, SHARDTAB_SUM, SHARDTAB_INT64, acc, acc,
+ *                                   SHARDTAB_EXACT_WORDS) != SHARDTAB_WAIT_OK)
+ *         return;
+ *     double dot = shardtab_exact_round(acc);           // the same bits on every rank
+ *
+ * Stream-ordered, the same: the normalized words in a region of the table,
+ * shardtab_all_reduce(table, SHARDTAB_SUM, SHARDTAB_INT64, offset,
+ * SHARDTAB_EXACT_WORDS, stream), then shardtab_exact_round on them (on the
+ * device, or on the host backend's host). Limits: at most 2^31 adds into one
+ * accumulator before it is normalized (each normalized word is below 2^32, so
+ * 2^31 ranks' words may be summed); a product below 2^-968 may lose its error
+ * term's bits under 2^-1074 (at most 2^-1075 a product; the same bits still);
+ * an inf or NaN term makes the default NaN.
+ * @{ */
+
+/** int64 words of one exact accumulator */
+#define SHARDTAB_EXACT_WORDS SHARDTAB_DETAIL_EXACT_LIMBS
+
+/** Zeroes an accumulator (one thread). */
+SHARDTAB_DEVFN void shardtab_exact_zero(int64_t *acc)
+{
+    shardtab_detail_exact_zero(acc);
+}
+
+/** Adds x exactly. Any thread, any number at once: on GPUs each word is an
+ * atomic add, so acc may be the block's (shared) or the grid's (global). */
+SHARDTAB_DEVFN void shardtab_exact_add(int64_t *acc, double x)
+{
+    shardtab_detail_exact_add(acc, x);
+}
+
+/** Adds u * v exactly (TwoProduct: the rounded product and its error term;
+ * below 2^-968, see the limits above). Any thread, as shardtab_exact_add. */
+SHARDTAB_DEVFN void shardtab_exact_add_product(int64_t *acc, double u, double v)
+{
+    const double p = shardtab_detail_exact_dmul(u, v);
+    shardtab_detail_exact_add(acc, p);
+    shardtab_detail_exact_add(acc, fma(u, v, -p));
+}
+
+/** Carries every word into its place (one thread, once no thread adds any
+ * more); the value is unchanged. An accumulator is normalized before its
+ * words are summed with others'. */
+SHARDTAB_DEVFN void shardtab_exact_normalize(int64_t *acc)
+{
+    shardtab_detail_exact_normalize(acc);
+}
+
+/** The exact value rounded once to the nearest double, ties to even (+-inf
+ * past the range, +0.0 for 0, NaN if an inf or NaN was added). */
+SHARDTAB_DEVFN double shardtab_exact_round(const int64_t *acc)
+{
+    return shardtab_detail_exact_round(acc);
+}
+
+/** The exact value rounded once to the nearest float (from the exact value,
+ * never through a double). */
+SHARDTAB_DEVFN float shardtab_exact_round_float(const int64_t *acc)
+{
+    return shardtab_detail_bits_float((uint32_t)shardtab_detail_exact_round_bits(acc, 0));
+}
+
+/** Adds x[i] * y[i] for i < n into acc, with every thread of the block (thread
+ * t takes i = t, t + threads, ...; each keeps an exact expansion of its terms
+ * and adds it to acc at the end). acc: zeroed, in memory the block's threads
+ * share; other blocks may add into the same acc. Returns once every thread of
+ * the block has added its part (a block barrier): normalize then. */
+SHARDTAB_DEVFN void shardtab_dot_exact_block(const double *x, const double *y, size_t n,
+                                             int64_t *acc)
+{
+    const size_t t = (size_t)shardtab_detail_block_thread(),
+                 threads = (size_t)shardtab_detail_block_threads();
+    shardtab_detail_exact_expansion_t e;
+
+    shardtab_detail_exact_expansion_init(&e);
+    for (size_t i = t; i < n; i += threads)
+        shardtab_detail_exact_expansion_add_product(&e, acc, x[i], y[i]);
+    shardtab_detail_exact_expansion_flush(&e, acc);
+    shardtab_detail_block_sync();
 }
 /** @} */
 

@@ -32,6 +32,9 @@ set(SHARDTAB_QUICK_CASES
   # collectives and LL puts on the device, stream-ordered collectives
   multi_scal.default.np3 signals.ring.np3 signals.example-barrier.np3 comm.every-call.np3
   comm.stream-every-call.np3 halo.2d-corners.np4 halo.2d-corners-rpn2.np4
+  # the exact sums across simulated nodes (2 + 1) and their refusal of int64 (every-call
+  # above runs them on one node, with the exact dot)
+  comm.stream-every-call-rpn2.np3 comm.stream-fault-exact-int64.np2-each
   # the programs: jacobi's variants and every launch mode, cg's two variants (both
   # launches), the sparse product, coll_bench
   jacobi.table.np3 jacobi.host-sync.np4 jacobi.mpi.np4 jacobi.launch-onchip.np3

@@ -59,7 +59,8 @@ enum { /* SHARDTAB_WAIT_MISUSE: what was wrong, in the record's "want" */
        SHARDTAB_DETAIL_MISUSE_THIRD = 4, /* a third start before the oldest finish */
        SHARDTAB_DETAIL_MISUSE_NOTHING = 5, /* a finish with nothing started */
        SHARDTAB_DETAIL_MISUSE_ROOT = 6, /* a broadcast root outside the node ("seen": the root) */
-       SHARDTAB_DETAIL_MISUSE_SLOT = 7  /* a first slot outside [0, slots) ("seen": the slot) */
+       SHARDTAB_DETAIL_MISUSE_SLOT = 7, /* a first slot outside [0, slots) ("seen": the slot) */
+       SHARDTAB_DETAIL_MISUSE_EXACT_INT64 = 8 /* SUM_EXACT of int64 ("seen": the descriptor) */
 };
 /* The collective's state: one word of this rank's own pad, touched by this
  * device alone. Bits 0-30: the calls started, 31-61: the calls finished (each
@@ -321,6 +322,9 @@ SHARDTAB_DEVFN uint64_t shardtab_detail_coll_misuse(const shardtab_signals_t *s,
         type < 0 || type >= SHARDTAB_TYPE_COUNT)
         return *seen = shardtab_detail_coll_call(kind, op, type, root, count),
                SHARDTAB_DETAIL_MISUSE_OP;
+    if (kind == SHARDTAB_COLL_REDUCE && op == SHARDTAB_SUM_EXACT && type == SHARDTAB_INT64)
+        return *seen = shardtab_detail_coll_call(kind, op, type, root, count),
+               SHARDTAB_DETAIL_MISUSE_EXACT_INT64;
     if (kind == SHARDTAB_COLL_BROADCAST && (root < 0 || root >= s->node_size))
         return *seen = (uint64_t)(int64_t)root, SHARDTAB_DETAIL_MISUSE_ROOT;
     if (finish ? shardtab_detail_coll_in_flight(state) == 0

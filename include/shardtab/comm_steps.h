@@ -219,7 +219,19 @@ SHARDTAB_DEVFN int shardtab_detail_coll_gather_block(const shardtab_signals_t *s
     }
     if (acquire)
         shardtab_detail_fence_after_block_acquire();
-    if (kind == SHARDTAB_COLL_REDUCE) {
+    if (kind == SHARDTAB_COLL_REDUCE && op == SHARDTAB_SUM_EXACT) {
+        for (int i = t; i < count; i += threads) { /* the order cannot matter: exact */
+            shardtab_detail_exact_few_t sum;
+            int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+            shardtab_detail_exact_few_init(&sum, limbs);
+            for (int r = 0; r < n; r++)
+                shardtab_detail_exact_few_add_word(
+                    &sum, type,
+                    stashed ? stash[r * count + i] : shardtab_detail_coll_value(s, c, e, r, i));
+            shardtab_detail_value_store(type, out, (size_t)i,
+                                        shardtab_detail_exact_few_word(&sum, type));
+        }
+    } else if (kind == SHARDTAB_COLL_REDUCE) {
         for (int i = t; i < count; i += threads) {
             uint64_t acc = stashed ? stash[i] : shardtab_detail_coll_value(s, c, e, 0, i);
             for (int r = 1; r < n; r++)

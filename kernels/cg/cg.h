@@ -82,7 +82,8 @@ enum {
 
 /* The collective's user slots: one call carries at most CG_COLL_VALUES
  * 64-bit values (two dot products, each exact: two accumulators of limbs). */
-#define CG_EXACT_WORDS 68 /* words of one exact accumulator: CG_EXACT_LIMBS (cg_exact.h) */
+#define CG_EXACT_WORDS                                                                             \
+  68 /* words of one exact accumulator: SHARDTAB_DETAIL_EXACT_LIMBS (shardtab/exact.h) */
 #define CG_COLL_VALUES (2 * CG_EXACT_WORDS)
 #define CG_SIGNAL_SLOTS(node_size) SHARDTAB_COLL_SLOTS(node_size, CG_COLL_VALUES)
 
@@ -155,7 +156,7 @@ typedef struct cg_args {
     int64_t niter;
     double tol;
     int variant; /* cg_variant_t */
-    int repro;   /* dot products exact sums of fixed chunks' (cg_exact.h, CG_CHUNK) */
+    int repro;   /* dot products exact sums of fixed chunks' (shardtab/exact.h, CG_CHUNK) */
     int blocks;  /* the grid: blocks of CG_BLOCK threads (host: 1 of 1) */
     /* Across nodes (split): a reduction ends at this rank's values, in dots
      * (its shard of a table of CG_COLL_VALUES words), which the host sums over

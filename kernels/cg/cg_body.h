@@ -13,7 +13,7 @@
  * a block by a fixed tree, the blocks by a fixed strided sum and tree, the
  * ranks in node-rank order (the library's all-reduce): the same bits in every
  * block, on every rank and every run. With repro a dot product is the exact
- * sum (cg_exact.h) of its chunks' sums, a chunk being CG_CHUNK consecutive
+ * sum (shardtab/exact.h) of its chunks' sums, a chunk being CG_CHUNK consecutive
  * global rows summed by a fixed tree, every chunk whole on one rank (the
  * split falls on chunk boundaries): the same bits whatever the grid, the
  * ranks or the backend.
@@ -33,7 +33,7 @@
 #endif
 
 #include "cg.h"
-#include "cg_exact.h"
+#include "shardtab/exact.h"
 #include "shardtab_comm.h"
 #include "spmv_body.h"
 

@@ -1,6 +1,6 @@
 /* cg_reduce.h - the reductions of cg's solve (cg_body.h): a thread's part
  * of up to two dot products (fma sums, or with repro the exact sums of its
- * chunks' fixed trees, cg_exact.h), a block's by a fixed tree, a rank's from
+ * chunks' fixed trees, shardtab/exact.h), a block's by a fixed tree, a rank's from
  * every block's part, the node's by the library's all-reduce; the buffer
  * sets a reduction leaves its parts in. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
@@ -8,10 +8,10 @@
 #define CG_REDUCE_H
 
 #include "cg_device.h"
-#include "cg_exact.h"
+#include "shardtab/exact.h"
 
-/* cg.h's stride of an accumulator, for code that cannot include cg_exact.h */
-typedef char cg_exact_words_check[CG_EXACT_WORDS == CG_EXACT_LIMBS ? 1 : -1];
+/* cg.h's stride of an accumulator, for code that cannot include shardtab/exact.h */
+typedef char cg_exact_words_check[CG_EXACT_WORDS == SHARDTAB_DETAIL_EXACT_LIMBS ? 1 : -1];
 
 /* A chunk's sum (repro): its CG_CHUNK terms, term t of global row
  * chunk * CG_CHUNK + t, by one fixed tree: for d = 16, 8, 4, 2, 1, term t
@@ -25,7 +25,7 @@ CG_DEVFN double cg_chunk_tree(double *term)
 {
     for (int d = CG_CHUNK / 2; d > 0; d /= 2)
         for (int t = 0; t < d; t++)
-            term[t] = cg_exact_dadd(term[t], term[t + d]);
+            term[t] = shardtab_detail_exact_dadd(term[t], term[t + d]);
     return term[0];
 }
 #else
@@ -37,7 +37,7 @@ CG_DEVFN double cg_chunk_tree_lanes(double term)
 #  else
         const double other = __shfl_xor(term, d, CG_CHUNK);
 #  endif
-        term = cg_exact_dadd(term, other);
+        term = shardtab_detail_exact_dadd(term, other);
     }
     return term;
 }
@@ -50,7 +50,7 @@ CG_DEVFN double cg_chunk_tree_lanes(double term)
  * and its first lane alone lets overflow into the block's accumulators. */
 typedef struct cg_dots {
     double sum[2];
-    cg_expansion_t exact[2];
+    shardtab_detail_exact_expansion_t exact[2];
 #if defined(SHARDTAB_DEVICE_HOST)
     double term[2][CG_CHUNK]; /* repro: the open chunk's terms */
 #endif
@@ -61,7 +61,7 @@ CG_DEVFN void cg_dots_init(cg_dots_t *d, int repro)
     for (int j = 0; j < 2; j++) {
         d->sum[j] = 0.0;
         if (repro) {
-            cg_expansion_init(&d->exact[j]);
+            shardtab_detail_exact_expansion_init(&d->exact[j]);
 #if defined(SHARDTAB_DEVICE_HOST)
             for (int t = 0; t < CG_CHUNK; t++)
                 d->term[j][t] = 0.0;
@@ -80,11 +80,12 @@ CG_DEVFN void cg_dots_add(cg_dots_t *d, int j, double u, double v, int64_t i, in
         d->sum[j] = fma(u, v, d->sum[j]);
         return;
     }
-    const double term = cg_exact_dmul(u, v);
+    const double term = shardtab_detail_exact_dmul(u, v);
 #if defined(SHARDTAB_DEVICE_HOST)
     d->term[j][i % CG_CHUNK] = term;
     if (i % CG_CHUNK == CG_CHUNK - 1) {
-        cg_expansion_add(&d->exact[j], block_limbs + j * CG_EXACT_WORDS, cg_chunk_tree(d->term[j]));
+        shardtab_detail_exact_expansion_add(&d->exact[j], block_limbs + j * CG_EXACT_WORDS,
+                                            cg_chunk_tree(d->term[j]));
         for (int t = 0; t < CG_CHUNK; t++)
             d->term[j][t] = 0.0;
     }
@@ -92,8 +93,8 @@ CG_DEVFN void cg_dots_add(cg_dots_t *d, int j, double u, double v, int64_t i, in
     (void)i;
     const double chunk = cg_chunk_tree_lanes(term);
     const int first_lane = shardtab_detail_block_thread() % CG_CHUNK == 0;
-    cg_expansion_add(&d->exact[j], first_lane ? block_limbs + j * CG_EXACT_WORDS : (int64_t *)0,
-                     chunk);
+    shardtab_detail_exact_expansion_add(
+        &d->exact[j], first_lane ? block_limbs + j * CG_EXACT_WORDS : (int64_t *)0, chunk);
 #endif
 }
 
@@ -167,7 +168,7 @@ CG_DEVFN void cg_reduction_begin(const cg_args_t *g, cg_dots_t *d, int b, uint64
  * partials (plain), or its exact sums into the rank's (repro: each chunk
  * run's first lane flushes its expansion into the block's accumulators,
  * which, normalized, go limb by limb into the rank's: each add small enough
- * to keep them from overflowing, cg_exact.h). */
+ * to keep them from overflowing, shardtab/exact.h). */
 CG_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count, int b, uint64_t r,
                                int64_t *block_limbs)
 {
@@ -178,20 +179,21 @@ CG_DEVFN void cg_block_deliver(const cg_args_t *g, cg_dots_t *d, int count, int 
         /* the rank's last chunk, where its rows end inside one: the terms
          * past them are zero, as the GPUs' lanes past the rows */
         for (int j = 0; j < count; j++)
-            cg_expansion_add(&d->exact[j], block_limbs + j * CG_EXACT_WORDS,
-                             cg_chunk_tree(d->term[j]));
+            shardtab_detail_exact_expansion_add(&d->exact[j], block_limbs + j * CG_EXACT_WORDS,
+                                                cg_chunk_tree(d->term[j]));
 #endif
         if (t % CG_CHUNK == 0)
             for (int j = 0; j < count; j++)
-                cg_expansion_flush(&d->exact[j], block_limbs + j * CG_EXACT_WORDS);
+                shardtab_detail_exact_expansion_flush(&d->exact[j],
+                                                      block_limbs + j * CG_EXACT_WORDS);
         shardtab_detail_block_sync();
         for (int j = t; j < count; j += n) /* each dot's own thread: the carries are serial */
-            cg_exact_normalize(block_limbs + j * CG_EXACT_WORDS);
+            shardtab_detail_exact_normalize(block_limbs + j * CG_EXACT_WORDS);
         shardtab_detail_block_sync();
         int64_t *rank = cg_limbs_set(g, r);
         for (int i = t; i < count * CG_EXACT_WORDS; i += n)
             if (block_limbs[i] != 0)
-                CG_EXACT_LIMB_ADD(&rank[i], block_limbs[i]);
+                SHARDTAB_DETAIL_EXACT_LIMB_ADD(&rank[i], block_limbs[i]);
     } else {
         double *set = cg_partials_set(g, r);
         cg_block_tree(d->sum, count);
@@ -215,7 +217,7 @@ CG_DEVFN void cg_rank_words(const cg_args_t *g, int count, uint64_t r, uint64_t 
             words[i] = (uint64_t)set[i];
         shardtab_detail_block_sync();
         for (int j = t; j < count; j += n) /* each dot's own thread: the carries are serial */
-            cg_exact_normalize((int64_t *)(words + j * CG_EXACT_WORDS));
+            shardtab_detail_exact_normalize((int64_t *)(words + j * CG_EXACT_WORDS));
         shardtab_detail_block_sync();
         return;
     }
@@ -242,7 +244,9 @@ CG_DEVFN void cg_words_values(const cg_args_t *g, int count, const uint64_t *wor
     if (g->repro) {
         for (int j = t; j < 2; j += n) /* each dot's own thread */
             rounded[j] =
-                j < count ? cg_exact_round((const int64_t *)(words + j * CG_EXACT_WORDS)) : 0.0;
+                j < count
+                    ? shardtab_detail_exact_round((const int64_t *)(words + j * CG_EXACT_WORDS))
+                    : 0.0;
         shardtab_detail_block_sync();
     }
     for (int j = 0; j < count; j++) {

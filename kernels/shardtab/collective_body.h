@@ -12,7 +12,8 @@
  *   ST_PHASE_REDUCE  elements [begin, end) of the region: dst[i] = the value
  *                    of node rank 0 op ... op node rank n - 1, read through
  *                    the table, in node-rank order (the same bits whichever
- *                    rank computes them, one-shot or two-shot);
+ *                    rank computes them, one-shot or two-shot); SUM_EXACT
+ *                    the exact sum of them, rounded once (no order);
  *   ST_PHASE_COPY    elements [begin, end) from node rank src_rank's region
  *                    (or the scratch buffer, src_rank -1) into this rank's;
  *   ST_PHASE_CHUNKS  for every node rank q but this one, its chunk [q * chunk,
@@ -125,12 +126,58 @@ SHARDTAB_DEVFN void st_combine16(int op, int type, uint64_t *a, const uint64_t *
     a[1] = st_combine8(op, type, a[1], b[1]);
 }
 
-/* ST_PHASE_REDUCE, thread `thread` of `threads` */
-SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size_t threads)
+/* SHARDTAB_SUM_EXACT of n words' values, lane by lane (two floats, or one
+ * double), word r at words[r * stride]: the exact sum of each lane, rounded
+ * once (shardtab/exact.h). No order: the sum is exact. */
+SHARDTAB_DEVFN uint64_t st_exact8(int type, const uint64_t *words, size_t stride, size_t n)
+{
+    const int lanes = type == SHARDTAB_FLOAT ? 2 : 1;
+    uint64_t out = 0;
+
+    for (int lane = 0; lane < lanes; lane++) {
+        shardtab_detail_exact_few_t sum;
+        int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+        shardtab_detail_exact_few_init(&sum, limbs);
+        for (size_t r = 0; r < n; r++)
+            shardtab_detail_exact_few_add_word(&sum, type, words[r * stride] >> 32 * lane);
+        out |= shardtab_detail_exact_few_word(&sum, type) << 32 * lane;
+    }
+    return out;
+}
+
+/* ST_PHASE_REDUCE of SHARDTAB_SUM_EXACT: each element the exact sum of the
+ * node's values, rounded once, one element at a time */
+SHARDTAB_DEVFN void st_body_reduce_exact(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    const size_t size = st_type_size(p->type), n = (size_t)p->sig.node_size;
+
+    for (size_t i = p->begin + thread; i < p->end; i += threads) {
+        const size_t at = p->offset / size + i;
+        shardtab_detail_exact_few_t sum;
+        int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+        shardtab_detail_exact_few_init(&sum, limbs);
+        for (size_t r = 0; r < n; r++)
+            shardtab_detail_exact_few_add_word(
+                &sum, p->type, shardtab_detail_value_word(p->type, p->table[r], at));
+        shardtab_detail_value_store(p->type, p->dst, i,
+                                    shardtab_detail_exact_few_word(&sum, p->type));
+    }
+}
+
+/* ST_PHASE_REDUCE, thread `thread` of `threads`. `exact`: p's op is
+ * SHARDTAB_SUM_EXACT, said apart so that a GPU kernel built for the other ops
+ * (a constant 0: collective_gpu.hip) holds no exact sum (the _as forms take
+ * it; the plain forms read it from p) */
+SHARDTAB_DEVFN void st_body_reduce_as(const st_coll_phase_t *p, int exact, size_t thread,
+                                      size_t threads)
 {
     const size_t size = st_type_size(p->type), n = (size_t)p->sig.node_size;
     size_t i = p->begin;
 
+    if (exact) {
+        st_body_reduce_exact(p, thread, threads);
+        return;
+    }
     if (p->vec16) {
         const size_t per = 16 / size, vectors = (p->end - p->begin) / per;
         for (size_t v = thread; v < vectors; v += threads) {
@@ -153,6 +200,11 @@ SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size
                 p->op, p->type, acc, shardtab_detail_value_word(p->type, p->table[r], at));
         shardtab_detail_value_store(p->type, p->dst, i, acc);
     }
+}
+
+SHARDTAB_DEVFN void st_body_reduce(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    st_body_reduce_as(p, p->op == SHARDTAB_SUM_EXACT, thread, threads);
 }
 
 /* Elements [begin, end) from src (indexed from the region's start) into dst. */
@@ -206,7 +258,7 @@ SHARDTAB_DEVFN void st_body_copy(const st_coll_phase_t *p, size_t thread, size_t
  * With `data`, every thread gets every rank's data word combined in
  * node-rank order (p's op and type, lane by lane). */
 SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t *c,
-                                      const uint64_t *in, int ordered, uint64_t *data)
+                                      const uint64_t *in, int ordered, uint64_t *data, int exact)
 {
     SHARDTAB_BLOCK_SHARED uint64_t all[SHARDTAB_DETAIL_LIB_COLL_VALUES * 1024];
     const int n = p->sig.node_size;
@@ -230,7 +282,9 @@ SHARDTAB_DEVFN int st_body_sync_words(const st_coll_phase_t *p, shardtab_coll_t 
                                                all[r * count + a], (uint64_t)r);
                 return SHARDTAB_WAIT_MISMATCH;
             }
-    if (data) {
+    if (data && exact) {
+        *data = st_exact8(p->type, all + ST_SYNC_ARGS, (size_t)count, (size_t)n);
+    } else if (data) {
         uint64_t acc = all[ST_SYNC_ARGS];
         for (int r = 1; r < n; r++)
             acc = st_combine8(p->op, p->type, acc, all[r * count + ST_SYNC_ARGS]);
@@ -248,7 +302,7 @@ SHARDTAB_DEVFN int st_body_sync_block(const st_coll_phase_t *p)
     int status = shardtab_coll_hold_block(&p->sig, &c);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0);
+        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0, 0);
     shardtab_coll_release_block(&p->sig, &c);
     return status;
 }
@@ -284,7 +338,7 @@ SHARDTAB_DEVFN void st_ll_unpack(int type, void *region, size_t count, uint64_t 
  * in stream order with the kernels around it; and a later call that reads it
  * through the table starts with an ordered sync, which publishes these
  * stores (as it does one-block's copy back). */
-SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
+SHARDTAB_DEVFN int st_body_ll_as(const st_coll_phase_t *p, int exact)
 {
     SHARDTAB_BLOCK_SHARED uint64_t in[SHARDTAB_DETAIL_LIB_COLL_VALUES];
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
@@ -299,11 +353,16 @@ SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
     int status = shardtab_coll_hold_block(&p->sig, &c);
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, in, 0, &result);
+        status = st_body_sync_words(p, &c, in, 0, &result, exact);
     shardtab_coll_release_block(&p->sig, &c);
     if (status == SHARDTAB_WAIT_OK && shardtab_detail_block_leader())
         st_ll_unpack(p->type, p->dst, p->count, result);
     return status;
+}
+
+SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
+{
+    return st_body_ll_as(p, p->op == SHARDTAB_SUM_EXACT);
 }
 
 /* ST_PHASE_ONE_BLOCK, every thread of one block (thread `thread` of
@@ -313,14 +372,15 @@ SHARDTAB_DEVFN int st_body_ll(const st_coll_phase_t *p)
  * overwrites its region only after it has seen those words, so no load can
  * return the overwrite (docs/design.md, "Communication"). The copy back is
  * published to the next call's reads by that call's first sync. */
-SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, size_t threads)
+SHARDTAB_DEVFN int st_body_one_block_as(const st_coll_phase_t *p, int exact, size_t thread,
+                                        size_t threads)
 {
     st_coll_phase_t q = *p;
     shardtab_coll_t c = shardtab_lib_coll(&p->sig);
     int status = shardtab_coll_hold_block(&p->sig, &c); /* one claim for both syncs */
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0);
+        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0, 0);
     if (status != SHARDTAB_WAIT_OK) {
         shardtab_coll_release_block(&p->sig, &c);
         return status;
@@ -328,9 +388,9 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     q.begin = 0;
     q.end = p->count;
     q.dst = p->scratch;
-    st_body_reduce(&q, thread, threads);
+    st_body_reduce_as(&q, exact, thread, threads);
     shardtab_detail_block_sync(); /* every thread's reads of the regions, and its scratch */
-    status = st_body_sync_words(p, &c, p->args, 0, (uint64_t *)0);
+    status = st_body_sync_words(p, &c, p->args, 0, (uint64_t *)0, 0);
     shardtab_coll_release_block(&p->sig, &c);
     if (status != SHARDTAB_WAIT_OK)
         return status;
@@ -338,6 +398,11 @@ SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, si
     q.src_rank = -1;
     st_body_copy(&q, thread, threads);
     return SHARDTAB_WAIT_OK;
+}
+
+SHARDTAB_DEVFN int st_body_one_block(const st_coll_phase_t *p, size_t thread, size_t threads)
+{
+    return st_body_one_block_as(p, p->op == SHARDTAB_SUM_EXACT, thread, threads);
 }
 
 #endif /* ST_COLLECTIVE_BODY_H */

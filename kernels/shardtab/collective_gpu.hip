@@ -13,15 +13,22 @@ __global__ void st_collective_sync_kernel(st_coll_phase_t p)
     (void)st_body_sync_block(&p); /* a refusal records itself in the pad */
 }
 
-__global__ void st_collective_move_kernel(st_coll_phase_t p)
+/* The kernels that combine values come twice: EXACT 1 for SHARDTAB_SUM_EXACT
+ * alone, EXACT 0 for every other op, whose code then holds no exact sum (its
+ * spill limbs would give every plain call a stack frame: scratch on AMD). The
+ * launcher picks, and the bodies' _as forms take EXACT as a constant; an
+ * instantiation given the other's op returns at once. */
+#define ST_OTHER_OP(p) ((EXACT != 0) != ((p).op == SHARDTAB_SUM_EXACT))
+
+template <int EXACT> __global__ void st_collective_move_kernel(st_coll_phase_t p)
 {
     const size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t threads = (size_t)gridDim.x * blockDim.x;
 
-    if (shardtab_aborted(&p.sig))
+    if (ST_OTHER_OP(p) || shardtab_aborted(&p.sig))
         return;
     if (p.phase == ST_PHASE_REDUCE)
-        st_body_reduce(&p, thread, threads);
+        st_body_reduce_as(&p, EXACT, thread, threads);
     else if (p.phase == ST_PHASE_HALO)
         st_body_halo(&p, thread, threads);
     else
@@ -29,15 +36,19 @@ __global__ void st_collective_move_kernel(st_coll_phase_t p)
 }
 
 /* one block: an all-reduce of at most ST_LL_BYTES, in the sync's words */
-__global__ void st_collective_ll_kernel(st_coll_phase_t p)
+template <int EXACT> __global__ void st_collective_ll_kernel(st_coll_phase_t p)
 {
-    (void)st_body_ll(&p); /* a refusal records itself */
+    if (ST_OTHER_OP(p))
+        return;
+    (void)st_body_ll_as(&p, EXACT); /* a refusal records itself */
 }
 
 /* one block: a small all-reduce whole */
-__global__ void st_collective_one_block_kernel(st_coll_phase_t p)
+template <int EXACT> __global__ void st_collective_one_block_kernel(st_coll_phase_t p)
 {
-    (void)st_body_one_block(&p, threadIdx.x, blockDim.x); /* a refusal records itself */
+    if (ST_OTHER_OP(p))
+        return;
+    (void)st_body_one_block_as(&p, EXACT, threadIdx.x, blockDim.x); /* a refusal records itself */
 }
 
 /* one block: a small halo exchange whole */
@@ -48,16 +59,24 @@ __global__ void st_collective_halo_one_block_kernel(st_coll_phase_t p)
 
 extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks, void *stream)
 {
+    const hipStream_t s = (hipStream_t)stream;
+    const int exact = phase->op == SHARDTAB_SUM_EXACT;
+
     if (phase->phase == ST_PHASE_SYNC)
-        st_collective_sync_kernel<<<1, ST_SYNC_THREADS, 0, (hipStream_t)stream>>>(*phase);
+        st_collective_sync_kernel<<<1, ST_SYNC_THREADS, 0, s>>>(*phase);
+    else if (phase->phase == ST_PHASE_LL && exact)
+        st_collective_ll_kernel<1><<<1, ST_SYNC_THREADS, 0, s>>>(*phase);
     else if (phase->phase == ST_PHASE_LL)
-        st_collective_ll_kernel<<<1, ST_SYNC_THREADS, 0, (hipStream_t)stream>>>(*phase);
+        st_collective_ll_kernel<0><<<1, ST_SYNC_THREADS, 0, s>>>(*phase);
+    else if (phase->phase == ST_PHASE_ONE_BLOCK && exact)
+        st_collective_one_block_kernel<1><<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
     else if (phase->phase == ST_PHASE_ONE_BLOCK)
-        st_collective_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, (hipStream_t)stream>>>(*phase);
+        st_collective_one_block_kernel<0><<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
     else if (phase->phase == ST_PHASE_HALO_ONE_BLOCK)
-        st_collective_halo_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, (hipStream_t)stream>>>(
-            *phase);
+        st_collective_halo_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
+    else if (exact)
+        st_collective_move_kernel<1><<<blocks, 256, 0, s>>>(*phase);
     else
-        st_collective_move_kernel<<<blocks, 256, 0, (hipStream_t)stream>>>(*phase);
+        st_collective_move_kernel<0><<<blocks, 256, 0, s>>>(*phase);
     return (int)hipGetLastError();
 }

@@ -31,11 +31,11 @@ SHARDTAB_DEVFN int st_body_halo_one_block(const st_coll_phase_t *p, size_t threa
     int status = shardtab_coll_hold_block(&p->sig, &c); /* one claim for both syncs */
 
     if (status == SHARDTAB_WAIT_OK)
-        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0);
+        status = st_body_sync_words(p, &c, p->args, 1, (uint64_t *)0, 0);
     if (status == SHARDTAB_WAIT_OK) {
         st_body_halo(p, thread, threads);
         shardtab_detail_block_sync(); /* every thread's loads returned, its stores made */
-        status = st_body_sync_words(p, &c, p->args, 0, (uint64_t *)0);
+        status = st_body_sync_words(p, &c, p->args, 0, (uint64_t *)0, 0);
     }
     shardtab_coll_release_block(&p->sig, &c);
     return status;

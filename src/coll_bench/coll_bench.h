@@ -26,6 +26,7 @@ typedef shardtab_status_t (*cb_call_t)(void *ctx);
 typedef struct cb_ctx {
     shardtab_t *table;
     size_t count;
+    int op; /* the all-reduce's: SHARDTAB_SUM, or SHARDTAB_SUM_EXACT */
     void *stream;
     float *host, *shard, *copy_dst;
     void *graph; /* GPU: an instantiated graph of `graph_calls` all-reduces */
@@ -52,7 +53,8 @@ shardtab_status_t cb_fill(float *host, float *shard, size_t count, int rank);
 long long cb_wrong(const float *got, size_t count, int size);
 
 /* One size of the stream side: MPI_Allreduce and the device copy timed,
- * then each algorithm of the all-reduce timed and its result checked (and
+ * then each algorithm of the all-reduce timed and its result checked, then
+ * SHARDTAB_SUM_EXACT (auto) the same way (and
  * on GPUs, to 64 KiB, the all-reduce from a graph); rank 0 prints the rows.
  * *code becomes 1 when a result was wrong. Collective. */
 shardtab_status_t cb_stream_size(cb_ctx_t *c, const cb_options_t *o, size_t bytes, int rank,

@@ -34,6 +34,8 @@ module shardtab
   ! the collectives' element types and operations: include/shardtab_types.h
   integer(c_int), parameter, public :: SHARDTAB_FLOAT = 0, SHARDTAB_DOUBLE = 1, SHARDTAB_INT64 = 2
   integer(c_int), parameter, public :: SHARDTAB_SUM = 0, SHARDTAB_MIN = 1, SHARDTAB_MAX = 2
+  ! the exact sum rounded once: the same bits at any rank count (floats and doubles)
+  integer(c_int), parameter, public :: SHARDTAB_SUM_EXACT = 3
 
   ! shardtab_create_params_t; the defaults are the C defaults (zeros)
   type, bind(C), public :: shardtab_create_params

@@ -75,6 +75,12 @@ static shardtab_status_t check_call(const shardtab_t *t, st_call_t *c)
                        "%s: unknown op %d (expected SHARDTAB_SUM, "
                        "SHARDTAB_MIN or SHARDTAB_MAX)",
                        c->name, c->op);
+    if (c->kind == ST_STREAM_ALL_REDUCE && c->op == SHARDTAB_SUM_EXACT && c->type == SHARDTAB_INT64)
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "%s: SHARDTAB_SUM_EXACT of SHARDTAB_INT64: an int64 sum is exact already "
+                       "(use SHARDTAB_SUM); SHARDTAB_SUM_EXACT is for SHARDTAB_FLOAT and "
+                       "SHARDTAB_DOUBLE",
+                       c->name);
     if (c->kind == ST_STREAM_BROADCAST &&
         (c->root < 0 || c->root >= t->size || c->root > ST_CALL_ROOT_MAX))
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: root %d is outside the table's %d ranks%s",

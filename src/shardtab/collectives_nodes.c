@@ -135,6 +135,52 @@ static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, s
     return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
 }
 
+/* SHARDTAB_SUM_EXACT across nodes: rounded node results cannot be combined
+ * exactly, so every rank's own values go to every rank (one all-gather over
+ * the table's ranks, no node phases) and each rank sums them exactly, element
+ * by element, rounding once (shardtab/exact.h): the bits one node's table
+ * gives. host holds the region's bytes. */
+static shardtab_status_t exact_across_nodes(st_steps_t *s, char *host, shardtab_stream_t stream)
+{
+    shardtab_t *t = s->t;
+    const st_call_t *c = s->c;
+    char *all = NULL;
+    shardtab_status_t status = region_copy(t, host, c->offset, c->bytes, 1, stream);
+    MPI_Request request;
+
+    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+        all = malloc(c->bytes * (size_t)t->size);
+        if (all == NULL)
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d ranks' %zu bytes failed",
+                             c->name, t->size, c->bytes);
+    }
+    status = step_agree(s, status, "the agreement before the values' all-gather");
+    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+        st_fault_stall(ST_FAULT_COLL_LEADERS);
+        status = step_wait(s,
+                           MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
+                                          MPI_BYTE, t->comm, &request),
+                           &request, "MPI_Iallgather of every rank's values (SHARDTAB_SUM_EXACT)",
+                           "the values' all-gather");
+    }
+    for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
+        shardtab_detail_exact_few_t sum;
+        int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+        shardtab_detail_exact_few_init(&sum, limbs);
+        for (int rank = 0; rank < t->size; rank++)
+            shardtab_detail_exact_few_add_word(
+                &sum, c->type,
+                shardtab_detail_value_word(c->type, all + (size_t)rank * c->bytes, i));
+        shardtab_detail_value_store(c->type, host, i,
+                                    shardtab_detail_exact_few_word(&sum, c->type));
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = region_copy(t, host, c->offset, c->bytes, 0, stream);
+    if (!s->gave_up) /* pending: a late rank may still write into it */
+        free(all);
+    return status;
+}
+
 static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
 {
     shardtab_t *t = s->t;
@@ -190,6 +236,10 @@ static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
         }
         if (status == SHARDTAB_SUCCESS)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
+        goto agreed;
+    }
+    if (c->op == SHARDTAB_SUM_EXACT) {
+        status = exact_across_nodes(s, host, stream);
         goto agreed;
     }
     /* all-reduce: inside the node first, through the table */

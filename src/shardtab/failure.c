@@ -42,7 +42,7 @@ static void describe_call(uint64_t call, char *out, size_t bytes)
     static const char *const kinds[] = {
         "all-gather", "all-reduce", "broadcast", "stream collective",
         "kind 4",     "kind 5",     "kind 6",    "kind 7"};
-    static const char *const ops[] = {"sum", "min", "max", "op 3"};
+    static const char *const ops[] = {"sum", "min", "max", "sum_exact"};
     static const char *const types[] = {"float", "double", "int64", "type 3"};
     shardtab_coll_call_fields_t f = shardtab_detail_coll_call_unpack(call);
     snprintf(out, bytes, "%s (op %s, type %s, root %d, count %d)", kinds[f.kind], ops[f.op],
@@ -52,12 +52,12 @@ static void describe_call(uint64_t call, char *out, size_t bytes)
 /* A stream-ordered collective's call word (call_word.h), in words. */
 static void describe_stream_call(uint64_t word, char *out, size_t bytes)
 {
-    static const char *const ops[] = {"sum", "min", "max"};
+    static const char *const ops[] = {"sum", "min", "max", "sum_exact"};
     static const char *const types[] = {"float", "double", "int64"};
     const st_call_word_t w = st_call_word_unpack(word);
 
     snprintf(out, bytes, "%s (op %s, type %s, root %u, %s, count %llu)", st_call_kind_name(w.kind),
-             w.op < 3 ? ops[w.op] : "?", w.type < 3 ? types[w.type] : "?", w.root,
+             w.op < 4 ? ops[w.op] : "?", w.type < 3 ? types[w.type] : "?", w.root,
              st_call_algo_name(w.algo), (unsigned long long)w.count);
 }
 
@@ -183,6 +183,12 @@ static shardtab_status_t collective_failure(const shardtab_t *t, const uint64_t 
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d called a collective with an unknown op, type or kind: %s",
                        t->node_rank, mine);
+    case SHARDTAB_DETAIL_MISUSE_EXACT_INT64:
+        return st_fail(SHARDTAB_ERR_INVALID_ARG,
+                       "node rank %d called an all-reduce of SHARDTAB_INT64 with "
+                       "SHARDTAB_SUM_EXACT: an int64 sum is exact already (use SHARDTAB_SUM); "
+                       "SHARDTAB_SUM_EXACT is for SHARDTAB_FLOAT and SHARDTAB_DOUBLE",
+                       t->node_rank);
     case SHARDTAB_DETAIL_MISUSE_THIRD:
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "node rank %d started a third call of one collective before finishing "

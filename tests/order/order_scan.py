@@ -188,11 +188,12 @@ BLOCK_ROLES = {
     # reduce and its second sync (unordered) has every thread's loads of the
     # regions returned (each value is stored in the scratch buffer first) before
     # any of that sync's words go out, and the scratch written for the copy
-    # back; it orders no memory between ranks (the words carry their epoch)
-    "st_body_one_block": [None],
-    # st_body_ll's barrier hands its leader's words (in shared memory) to
+    # back; it orders no memory between ranks (the words carry their epoch).
+    # The bodies are the _as forms (the op's exactness given apart)
+    "st_body_one_block_as": [None],
+    # st_body_ll_as's barrier hands its leader's words (in shared memory) to
     # every thread before the sync deposits them; no memory between ranks
-    "st_body_ll": [None],
+    "st_body_ll_as": [None],
     # kernels/shardtab/halo_body.h: the same as one-block's, between the pieces
     # (each load of a neighbour's cell returned: its value is stored in a ghost
     # cell first) and the unordered second sync

@@ -2,7 +2,8 @@
 shards (Table.all_reduce, .broadcast, .all_gather, .check), on any backend,
 one part per run:
 
-  results  float32, float64 and int64 tables; every op ("sum", "min", "max")
+  results  float32, float64 and int64 tables; every op ("sum", "min", "max";
+           "sum_exact" of floats, against Fraction's exact sum rounded once)
            at counts 0, 1, 7, the rest of the shard given and count=None,
            at offsets 0, 1 and 5 (elements); broadcasts from every root and
            all-gathers at several counts and offsets. Every rank's inputs are
@@ -36,6 +37,7 @@ Rank 0 prints "# collectives python <part>: OK" when every rank agrees.
 USAGE  mpiexec -n N python3 check_collectives.py results|errors
 """
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
+import fractions
 import sys
 import time
 
@@ -97,6 +99,54 @@ def combine(op, a, b):
         return numpy.where(b_wins, b, a)
 
 
+def exact_sum(values):
+    """sum_exact as shardtab_types.h defines it, element by element, apart from
+    the library: the exact sum (fractions.Fraction) rounded once to the dtype,
+    ties to even, inf past the range; a NaN among the values gives the greatest
+    NaN bit pattern, else +inf and -inf NaN, one of them itself; an exact zero
+    +0.0, or -0.0 where every value is -0.0."""
+    stacked = numpy.stack([values[r] for r in range(size)])
+    ftype = stacked.dtype.type
+    out = numpy.empty(stacked.shape[1], dtype=stacked.dtype)
+    largest = numpy.finfo(ftype).max
+    top = fractions.Fraction(float(largest))
+    half_ulp = (top - fractions.Fraction(float(numpy.nextafter(largest, ftype(0))))) / 2
+    for i in range(stacked.shape[1]):
+        column = stacked[:, i]
+        nans = column[numpy.isnan(column)]
+        if nans.size:
+            out[i] = nans[numpy.argmax(bits(nans))]
+            continue
+        infs = column[numpy.isinf(column)]
+        if infs.size:
+            out[i] = infs[0] if numpy.all(infs == infs[0]) else ftype(numpy.nan)
+            continue
+        exact = sum(fractions.Fraction(float(v)) for v in column)
+        if exact == 0:
+            minus = bool(numpy.all(numpy.signbit(column)))
+            out[i] = ftype(-0.0) if minus else ftype(0.0)
+            continue
+        if abs(exact) >= top + half_ulp:  # past the range, the tie included
+            out[i] = ftype(numpy.inf) if exact > 0 else ftype(-numpy.inf)
+            continue
+        with numpy.errstate(over="ignore"):
+            near = ftype(float(exact))  # within one unit of the correct rounding
+        best = None
+        for c in (
+            near,
+            numpy.nextafter(near, ftype(numpy.inf)),
+            numpy.nextafter(near, -ftype(numpy.inf)),
+        ):
+            if not numpy.isfinite(c):
+                continue
+            gap = abs(fractions.Fraction(float(c)) - exact)
+            even = int(bits(numpy.array([c]))[0]) % 2 == 0
+            if best is None or gap < best[0] or (gap == best[0] and even):
+                best = (gap, even, c)
+        out[i] = best[2]
+    return out
+
+
 def reduce_in(op, order, values):
     """values[r] combined over the ranks of `order`, one at a time."""
     acc = None
@@ -148,7 +198,10 @@ class Job:
         self.node_count = table.node_count
 
     def reduced(self, op, values):
-        """The library's order: node-rank order in each node, then node order."""
+        """The library's order: node-rank order in each node, then node order
+        (sum_exact: no order, the exact sum rounded once)."""
+        if op == "sum_exact":
+            return exact_sum(values)
         per_node = [reduce_in(op, ranks, values) for ranks in self.nodes]
         return reduce_in(op, range(len(per_node)), per_node)
 
@@ -219,13 +272,14 @@ def part_results():
             job = Job(t)
             before = len(problems)
             n = calls
-            for op in ("sum", "min", "max"):
+            ops = ("sum", "min", "max") + (("sum_exact",) if dtype != "int64" else ())
+            for op in ops:
                 for offset in offsets:
                     for count in (0, 1, 7, LENGTH - offset, None):
                         run(t, a, job, dtype, "all_reduce", offset, count, op)
             if len(problems) == before:
                 say(
-                    f"{dtype}: all_reduce, 3 ops x counts 0, 1, 7, the rest, None x offsets "
+                    f"{dtype}: all_reduce, {len(ops)} ops x counts 0, 1, 7, the rest, None x offsets "
                     f"{', '.join(map(str, offsets))}: {calls - n} calls, every element bit for bit"
                 )
             before, n = len(problems), calls

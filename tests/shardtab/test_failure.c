@@ -229,11 +229,12 @@ static void test_device_collective_records_name_the_peer_and_both_calls(void **s
     record(SHARDTAB_WAIT_MISMATCH, FIRST_USER + 3, SHARDTAB_CMP_EQ,
            shardtab_detail_coll_call(SHARDTAB_COLL_GATHER, SHARDTAB_MIN, SHARDTAB_FLOAT, 9, 1),
            shardtab_detail_coll_call(6, 3, 3, 1023, 0x7fff), 7); /* no kind, op or type of these */
-    check_says(SHARDTAB_ERR_INVALID_ARG,
-               "the ranks disagree on a collective call at signal slot 3: node rank 1 called "
-               "all-gather (op min, type float, root 9, count 1), node rank 7 (rank -1) kind 6 (op "
-               "op 3, type type 3, root 1023, count 32767); every rank of the node must make the "
-               "same calls, in the same order");
+    check_says(
+        SHARDTAB_ERR_INVALID_ARG,
+        "the ranks disagree on a collective call at signal slot 3: node rank 1 called "
+        "all-gather (op min, type float, root 9, count 1), node rank 7 (rank -1) kind 6 (op "
+        "sum_exact, type type 3, root 1023, count 32767); every rank of the node must make the "
+        "same calls, in the same order");
     /* the library's syncs: one with its values (the 8-byte one-block), one without */
     record(SHARDTAB_WAIT_MISMATCH, FIRST_LIB + 9, SHARDTAB_CMP_EQ,
            shardtab_detail_coll_call(SHARDTAB_DETAIL_COLL_STREAM, SHARDTAB_SUM, SHARDTAB_INT64, 0,
@@ -304,8 +305,17 @@ static void test_each_misuse_has_its_message(void **state)
                "signal_slots in shardtab_create_with");
     record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_OP,
            shardtab_detail_coll_call(5, 3, 3, 2, 1), 0);
-    check_says(SHARDTAB_ERR_INVALID_ARG, "node rank 1 called a collective with an unknown op, type "
-                                         "or kind: kind 5 (op op 3, type type 3, root 2, count 1)");
+    check_says(SHARDTAB_ERR_INVALID_ARG,
+               "node rank 1 called a collective with an unknown op, type "
+               "or kind: kind 5 (op sum_exact, type type 3, root 2, count 1)");
+    record(
+        SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_EXACT_INT64,
+        shardtab_detail_coll_call(SHARDTAB_COLL_REDUCE, SHARDTAB_SUM_EXACT, SHARDTAB_INT64, 0, 1),
+        0);
+    check_says(SHARDTAB_ERR_INVALID_ARG,
+               "node rank 1 called an all-reduce of SHARDTAB_INT64 with SHARDTAB_SUM_EXACT: an "
+               "int64 sum is exact already (use SHARDTAB_SUM); SHARDTAB_SUM_EXACT is for "
+               "SHARDTAB_FLOAT and SHARDTAB_DOUBLE");
     record(SHARDTAB_WAIT_MISUSE, FIRST_USER, SHARDTAB_CMP_EQ, SHARDTAB_DETAIL_MISUSE_THIRD, 2, 0);
     check_says(SHARDTAB_ERR_INVALID_ARG,
                "node rank 1 started a third call of one collective before finishing the first (at "

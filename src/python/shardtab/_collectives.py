@@ -25,7 +25,7 @@ _TYPES = {
     numpy.dtype(numpy.float64): 1,
     numpy.dtype(numpy.int64): 2,
 }
-_OPS = {"sum": 0, "min": 1, "max": 2}
+_OPS = {"sum": 0, "min": 1, "max": 2, "sum_exact": 3}
 
 
 # A stream handle is a pointer into this process's user space: on 64-bit
@@ -89,7 +89,11 @@ class _Collectives:
         every rank, every run). Min and max depend on no order, so no layout
         of ranks into nodes changes them: a NaN wins wherever it is (of
         several NaNs, the greatest unsigned bit pattern), -0.0 is below
-        +0.0, denormals are kept.
+        +0.0, denormals are kept. "sum_exact" (float32 and float64) is the
+        exact sum of every rank's value rounded once: the same bits at any
+        rank count and layout (a NaN among them gives the greatest NaN bit
+        pattern; else +inf and -inf NaN, one of them itself; an exact zero
+        +0.0, or -0.0 where every value is -0.0).
 
         offset and count are elements of the table's dtype (float32, float64
         or int64; int64 sums wrap). count=None: the rest of the shard from

@@ -85,6 +85,31 @@ SHARDTAB_DEVFN int comm_call_block(const shardtab_signals_t *s, const comm_call_
     return status;
 }
 
+/* The exact dot product recipe of shardtab_comm.h: this rank's share x . y
+ * of n elements into the block's accumulator, normalized, its words summed
+ * over the node as int64 on the collective at slot (SHARDTAB_EXACT_WORDS
+ * values), rounded once into *out (the leader's). */
+SHARDTAB_DEVFN int comm_dot_exact_block(const shardtab_signals_t *s, int slot, const double *x,
+                                        const double *y, size_t n, double *out)
+{
+    SHARDTAB_BLOCK_SHARED int64_t acc[SHARDTAB_EXACT_WORDS];
+    shardtab_coll_t c = shardtab_coll(s, slot, SHARDTAB_EXACT_WORDS);
+    const int t = shardtab_detail_block_thread(), threads = shardtab_detail_block_threads();
+
+    for (int k = t; k < SHARDTAB_EXACT_WORDS; k += threads)
+        acc[k] = 0;
+    shardtab_detail_block_sync();
+    shardtab_dot_exact_block(x, y, n, acc);
+    if (shardtab_detail_block_leader())
+        shardtab_exact_normalize(acc);
+    shardtab_detail_block_sync();
+    const int status = shardtab_all_reduce_block(s, &c, SHARDTAB_SUM, SHARDTAB_INT64, acc, acc,
+                                                 SHARDTAB_EXACT_WORDS);
+    if (status == SHARDTAB_WAIT_OK && shardtab_detail_block_leader())
+        *out = shardtab_exact_round(acc);
+    return status;
+}
+
 /* Put `bytes` of src into node rank `peer`'s shard at `offset` and signal
  * slot `slot` = round there; then wait for this rank's own slot to reach round
  * (its predecessor's put). */

@@ -1,7 +1,7 @@
 /* comm_check.c - the device-side communication of shardtab_comm.h, end to end under mpiexec, on every backend.
  *
- * PURPOSE  Calls every collective of a few values (all-reduce with sum, min and
- *          max; broadcast from every root; all-gather) for every type (float,
+ * PURPOSE  Calls every collective of a few values (all-reduce with sum, min,
+ *          max and sum_exact; broadcast from every root; all-gather) for every type (float,
  *          double, int64) and count (0, 1, an odd count, the collective's
  *          whole capacity), many epochs each, so that the ring of deposits
  *          wraps; then two calls in flight at once (split phase) on a second
@@ -11,9 +11,14 @@
  *          ranks; then LL puts (shardtab_put_ll_block, _wait_ll_block) of 4 B
  *          to 64 KiB around the ring, a ping to the next rank and its pong
  *          back each round, many rounds with a growing flag, two buffers
- *          each way alternating, every byte compared. Every value of every result is compared bit for bit with a
+ *          each way alternating, every byte compared. sum_exact's inputs
+ *          span most exponents and cancel (comm_reference.h), its results
+ *          compared with their exact sum rounded once; and an exact dot
+ *          product (shardtab_dot_exact_block, its words summed as int64) of
+ *          one global array split three ways over the node's ranks, each
+ *          split the exact dot's bits. Every value of every result is compared bit for bit with a
  *          plain sequential reduction in node-rank order computed here.
- *          --special: instead, all-reduces min and max of floats and doubles
+ *          --special: instead, all-reduces min, max and sum_exact of floats and doubles
  *          over special values (NaNs of several payloads and both signs,
  *          infinities, signed zeros, denormals), each value bit for bit
  *          against the rule of shardtab_types.h written apart
@@ -23,14 +28,15 @@
  *          keeps; the same checks and faults.
  * USAGE    mpiexec -n <ranks> ./comm_check [--rounds N] [--values V] [--threads T] [--special]
  *                 [--held] [--fault never|stale|corrupt|count|op|concurrent|third|ll-never|ll-size|
- *                          ll-dst|held-stop]
+ *                          ll-dst|held-stop|exact-int64]
  *                 [--fault-rank R] [--bench N] [--allow-shared-gpu]
  * NOTES    Inputs differ by rank, epoch and element (a SplitMix64 stream), so a
  *          value read from the wrong rank, epoch or slot shows. A fault is
  *          planted on node rank R (default the last) in the all-reduce stage:
  *          never (it makes no call: the others time out), stale (its deposit
  *          carries an old epoch), corrupt (a value flipped after its checksum),
- *          count / op (it calls with another count or op), concurrent (two of
+ *          count / op (it calls with another count or op), exact-int64 (it
+ *          calls SHARDTAB_SUM_EXACT of int64: refused by name), concurrent (two of
  *          its blocks enter one collective at once), third (it starts a third
  *          call with two in flight), in the LL stage ll-never (it puts no
  *          ping in one round: the next rank's wait runs out), ll-size (it
@@ -79,11 +85,12 @@ enum {
     FAULT_LL_DST,
     FAULT_HELD_STOP,
     FAULT_PAST_PAD,
+    FAULT_EXACT_INT64,
     FAULT_KINDS
 };
 static const char *const fault_names[FAULT_KINDS] = {
-    "none",  "never",    "stale",   "corrupt", "count",     "op",      "concurrent",
-    "third", "ll-never", "ll-size", "ll-dst",  "held-stop", "past-pad"};
+    "none",  "never",    "stale",   "corrupt", "count",     "op",       "concurrent",
+    "third", "ll-never", "ll-size", "ll-dst",  "held-stop", "past-pad", "exact-int64"};
 
 typedef struct cc_options {
     int rounds, values, threads, fault, fault_rank, allow_shared_gpu, bench, special, held;
@@ -99,7 +106,7 @@ typedef struct cc_job {
     int *status;        /* device: the kernel's SHARDTAB_WAIT_* */
     uint64_t *host_in, *host_out, *want;
     void *stream;
-    int slot_a, slot_b, slot_put;
+    int slot_a, slot_b, slot_put, slot_dot;
 } cc_job_t;
 
 #define SHARD_BYTES (1u << 20)
@@ -186,32 +193,44 @@ static int parse(int argc, char **argv, cc_options_t *o, char *err, size_t bytes
 
 /* ---- the inputs, and the plain reference ----------------------------------------- */
 
-/* node rank r's value i of call `epoch`: the SplitMix64 stream, or a special value */
-static uint64_t job_input(const cc_job_t *j, int type, int r, uint64_t epoch, int i)
+/* node rank r's value i of call `epoch`: the SplitMix64 stream, or a special
+ * value; an exact sum's, wide values that cancel */
+static uint64_t job_input(const cc_job_t *j, int op, int type, int r, uint64_t epoch, int i)
 {
-    return j->special ? special_input(type, r, epoch, i) : input(type, r, epoch, i);
+    if (j->special)
+        return special_input(type, r, epoch, i);
+    return op == SHARDTAB_SUM_EXACT ? exact_input(type, r, epoch, i) : input(type, r, epoch, i);
 }
 
 /* The result a call must give, as pad words: values (all-gather: n * count). */
 static int reference(const cc_job_t *j, const comm_call_t *c, int n, uint64_t epoch, uint64_t *want)
 {
+    if (c->kind == SHARDTAB_COLL_REDUCE && c->op == SHARDTAB_SUM_EXACT) {
+        for (int i = 0; i < c->count; i++) { /* no order: the exact sum, rounded once */
+            uint64_t words[64];
+            for (int r = 0; r < n && r < 64; r++)
+                words[r] = job_input(j, c->op, c->type, r, epoch, i);
+            want[i] = reference_exact_sum(c->type, words, n < 64 ? n : 64);
+        }
+        return c->count;
+    }
     if (c->kind == SHARDTAB_COLL_REDUCE) {
         for (int i = 0; i < c->count; i++) {
-            uint64_t acc = job_input(j, c->type, 0, epoch, i);
+            uint64_t acc = job_input(j, c->op, c->type, 0, epoch, i);
             for (int r = 1; r < n; r++)
-                acc = plain_combine(c->op, c->type, acc, job_input(j, c->type, r, epoch, i));
+                acc = plain_combine(c->op, c->type, acc, job_input(j, c->op, c->type, r, epoch, i));
             want[i] = acc;
         }
         return c->count;
     }
     if (c->kind == SHARDTAB_COLL_BROADCAST) {
         for (int i = 0; i < c->count; i++)
-            want[i] = job_input(j, c->type, c->root, epoch, i);
+            want[i] = job_input(j, SHARDTAB_SUM, c->type, c->root, epoch, i);
         return c->count;
     }
     for (int r = 0; r < n; r++)
         for (int i = 0; i < c->count; i++)
-            want[r * c->count + i] = job_input(j, c->type, r, epoch, i);
+            want[r * c->count + i] = job_input(j, SHARDTAB_SUM, c->type, r, epoch, i);
     return n * c->count;
 }
 
@@ -254,7 +273,8 @@ static shardtab_status_t launch(cc_job_t *j, const cc_options_t *o, const comm_c
 
     if (c->phases & COMM_START) {
         for (int i = 0; i < c->count; i++)
-            j->host_in[i] = job_input(j, c->type, j->node_rank, epoch, i);
+            j->host_in[i] = job_input(j, c->kind == SHARDTAB_COLL_REDUCE ? c->op : SHARDTAB_SUM,
+                                      c->type, j->node_rank, epoch, i);
         to_typed(c->type, j->host_in, j->host_out, c->count);
         status = shardtab_memcpy_async(j->in, j->host_out, (size_t)(c->count ? c->count : 1) * 8,
                                        j->stream);
@@ -373,16 +393,21 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
     uint64_t epoch = 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    for (int kind = 0; kind < 5 && status == SHARDTAB_SUCCESS;
-         kind++) /* 3 reduce ops, bcast, gather */
+    /* 3 reduce ops, bcast, gather, then the exact sum (floats and doubles) */
+    for (int kind = 0; kind < 6 && status == SHARDTAB_SUCCESS; kind++)
         for (int type = 0; type < SHARDTAB_TYPE_COUNT && status == SHARDTAB_SUCCESS; type++)
             for (int ci = 0; ci < 4 && status == SHARDTAB_SUCCESS; ci++)
                 for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
+                    if (kind == 5 && type == SHARDTAB_INT64)
+                        continue; /* refused: an int64 sum is exact already */
                     comm_call_t c = call_of(o, j->slot_a, o->values,
-                                            kind < 3    ? SHARDTAB_COLL_REDUCE
-                                            : kind == 3 ? SHARDTAB_COLL_BROADCAST
-                                                        : SHARDTAB_COLL_GATHER,
-                                            kind < 3 ? kind : SHARDTAB_SUM, type, counts[ci]);
+                                            kind < 3 || kind == 5 ? SHARDTAB_COLL_REDUCE
+                                            : kind == 3           ? SHARDTAB_COLL_BROADCAST
+                                                                  : SHARDTAB_COLL_GATHER,
+                                            kind < 3    ? kind
+                                            : kind == 5 ? SHARDTAB_SUM_EXACT
+                                                        : SHARDTAB_SUM,
+                                            type, counts[ci]);
                     char what[128];
                     c.root = kind == 3 ? round % j->node_size : 0;
                     epoch++;
@@ -391,7 +416,8 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
                                             : kind == 1 ? "all-reduce min"
                                                         : "all-reduce max")
                              : kind == 3 ? "broadcast"
-                                         : "all-gather",
+                             : kind == 4 ? "all-gather"
+                                         : "all-reduce sum_exact",
                              c.count, type_names[type],
                              kind == 3 ? " (root: round % node size)" : "");
                     int blocks = 1;
@@ -411,6 +437,10 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
                             c.count = c.count > 0 ? c.count - 1 : 1;
                         if (faulty && o->fault == FAULT_OP)
                             c.op = SHARDTAB_MAX;
+                        if (faulty && o->fault == FAULT_EXACT_INT64) {
+                            c.op = SHARDTAB_SUM_EXACT; /* refused: an int64 sum is exact */
+                            c.type = SHARDTAB_INT64;
+                        }
                         if (o->fault == FAULT_CONCURRENT) {
                             if (faulty)
                                 blocks = 2;
@@ -424,8 +454,8 @@ static shardtab_status_t every_call(cc_job_t *j, const cc_options_t *o, int *cal
     return status;
 }
 
-/* --special: all-reduces min and max of floats and doubles over special
- * values on collective A, --rounds calls of each at every count. */
+/* --special: all-reduces min, max and sum_exact of floats and doubles over
+ * special values on collective A, --rounds calls of each at every count. */
 static shardtab_status_t special_calls(cc_job_t *j, const cc_options_t *o, int *calls)
 {
     static const char *const type_names[] = {"float", "double"};
@@ -433,7 +463,7 @@ static shardtab_status_t special_calls(cc_job_t *j, const cc_options_t *o, int *
     uint64_t epoch = 0;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
-    for (int op = SHARDTAB_MIN; op <= SHARDTAB_MAX && status == SHARDTAB_SUCCESS; op++)
+    for (int op = SHARDTAB_MIN; op <= SHARDTAB_SUM_EXACT && status == SHARDTAB_SUCCESS; op++)
         for (int type = 0; type < SHARDTAB_INT64 && status == SHARDTAB_SUCCESS; type++)
             for (int ci = 0; ci < 3 && status == SHARDTAB_SUCCESS; ci++)
                 for (int round = 0; round < o->rounds && status == SHARDTAB_SUCCESS; round++) {
@@ -442,7 +472,10 @@ static shardtab_status_t special_calls(cc_job_t *j, const cc_options_t *o, int *
                     char what[128];
                     c.plant.epoch = ++epoch;
                     snprintf(what, sizeof what, "all-reduce %s of %d special %s values",
-                             op == SHARDTAB_MIN ? "min" : "max", c.count, type_names[type]);
+                             op == SHARDTAB_MIN   ? "min"
+                             : op == SHARDTAB_MAX ? "max"
+                                                  : "sum_exact",
+                             c.count, type_names[type]);
                     status = call_checked(j, o, &c, epoch, 1, what, calls);
                 }
     return status;
@@ -852,7 +885,8 @@ static shardtab_status_t set_up(cc_job_t *j, const cc_options_t *o)
     j->slot_a = 0;
     j->slot_b = SHARDTAB_COLL_SLOTS(node_size_guess, o->values);
     j->slot_put = j->slot_b + SHARDTAB_COLL_SLOTS(node_size_guess, B_VALUES);
-    params.signal_slots = j->slot_put + 1;
+    j->slot_dot = j->slot_put + 1;
+    params.signal_slots = j->slot_dot + SHARDTAB_COLL_SLOTS(node_size_guess, SHARDTAB_EXACT_WORDS);
     params.stream = j->stream;
     status = shardtab_create_with(MPI_COMM_WORLD, j->shard, SHARD_BYTES, &params, &j->table);
     if (status != SHARDTAB_SUCCESS)
@@ -999,6 +1033,66 @@ out:
 }
 
 /* Every stage but --special's, in order, each announced by rank 0. */
+/* ---- the exact dot product, split over the node's ranks (comm_reference.h) ---------- */
+
+/* The global dot of DOT_ELEMENTS split over the node's ranks three ways, each
+ * rank's share by shardtab_dot_exact_block and the words summed on the device:
+ * every split, and every rank count and layout, the bits of the exact dot
+ * (comm_reference.h's big integer over the exact products). *bits: them. */
+static shardtab_status_t exact_dot(cc_job_t *j, const cc_options_t *o, uint64_t *bits)
+{
+    static double x[DOT_ELEMENTS], y[DOT_ELEMENTS], mine_x[DOT_ELEMENTS], mine_y[DOT_ELEMENTS];
+    static uint64_t products[DOT_ELEMENTS];
+    double *dev = NULL, got = 0.0;
+    shardtab_status_t status = shardtab_mem_alloc(2 * DOT_ELEMENTS * sizeof(double), (void **)&dev);
+
+    for (int i = 0; i < DOT_ELEMENTS; i++) {
+        dot_element(i, &x[i], &y[i]);
+        const double p = x[i] * y[i]; /* exact */
+        memcpy(&products[i], &p, sizeof p);
+    }
+    *bits = reference_exact_sum(SHARDTAB_DOUBLE, products, DOT_ELEMENTS);
+    for (int way = 0; way < DOT_SPLITS && status == SHARDTAB_SUCCESS; way++) {
+        size_t n = 0;
+        int kernel_status = 0;
+        for (int i = 0; i < DOT_ELEMENTS; i++)
+            if (dot_owner(way, i, j->node_size) == j->node_rank) {
+                mine_x[n] = x[i];
+                mine_y[n++] = y[i];
+            }
+        status = shardtab_memcpy_to_device(dev, mine_x, n * sizeof(double));
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_device(dev + DOT_ELEMENTS, mine_y, n * sizeof(double));
+        if (status == SHARDTAB_SUCCESS)
+            status = zero_status(j);
+        if (status == SHARDTAB_SUCCESS)
+            status = kernel_ended(j,
+                                  comm_dot_exact_launch(&j->sig, j->slot_dot, dev,
+                                                        dev + DOT_ELEMENTS, n, (double *)j->out,
+                                                        j->status, o->threads, j->stream),
+                                  "the exact dot's kernel", &kernel_status);
+        if (status == SHARDTAB_SUCCESS && kernel_status != SHARDTAB_WAIT_OK)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "the exact dot's kernel returned %d and the pad "
+                                        "records nothing",
+                                        kernel_status);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_host(&got, j->out, sizeof got);
+        uint64_t got_bits = 0;
+        memcpy(&got_bits, &got, sizeof got);
+        if (status == SHARDTAB_SUCCESS && got_bits != *bits)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "the exact dot split %d ways (split %d) is 0x%016llx, the "
+                                        "exact dot rounded once is 0x%016llx",
+                                        j->node_size, way, (unsigned long long)got_bits,
+                                        (unsigned long long)*bits);
+        status = shardtab_agree(MPI_COMM_WORLD, status);
+    }
+    if (dev != NULL && shardtab_mem_free(dev) != SHARDTAB_SUCCESS && status == SHARDTAB_SUCCESS)
+        status = SHARDTAB_ERR_DEVICE;
+    return shardtab_agree(MPI_COMM_WORLD, status);
+}
+
 static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
 {
     shardtab_status_t status = SHARDTAB_SUCCESS;
@@ -1017,6 +1111,13 @@ static shardtab_status_t every_stage(cc_job_t *j, cc_options_t *o)
         status = every_call(j, o, &calls);
     if (status == SHARDTAB_SUCCESS && j->rank == 0)
         printf("# comm_check: collectives OK (%d calls, every value bit for bit)\n", calls);
+    uint64_t dot_bits = 0;
+    if (status == SHARDTAB_SUCCESS)
+        status = exact_dot(j, o, &dot_bits);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0)
+        printf("# comm_check: exact dot OK (0x%016llx: %d elements split %d ways over %d node "
+               "ranks, every split the same bits)\n",
+               (unsigned long long)dot_bits, DOT_ELEMENTS, DOT_SPLITS, j->node_size);
     if (status == SHARDTAB_SUCCESS)
         status = split_phase(j, o, &epoch_b);
     if (status == SHARDTAB_SUCCESS && j->rank == 0)
@@ -1076,7 +1177,8 @@ int main(int argc, char **argv)
     if (status == SHARDTAB_SUCCESS && o.special) /* --special: that stage alone */
         status = special_calls(&j, &o, &calls);
     if (status == SHARDTAB_SUCCESS && o.special && j.rank == 0)
-        printf("# comm_check: special values OK (%d calls of min and max, every value bit "
+        printf("# comm_check: special values OK (%d calls of min, max and sum_exact, every "
+               "value bit "
                "for bit)\n",
                calls);
     if (status == SHARDTAB_SUCCESS && !o.special)

@@ -46,6 +46,9 @@ int comm_held_stop_launch(const shardtab_signals_t *sig, int slot, int values, i
 int comm_concurrent_launch(const shardtab_signals_t *sig, int slot_a, int values_a, int slot_b,
                            int rounds, int held, const double *in, double *out, int *status,
                            void *stream);
+/* comm_dot_exact_block in one block of `threads`: *out the node's exact dot */
+int comm_dot_exact_launch(const shardtab_signals_t *sig, int slot, const double *x, const double *y,
+                          size_t n, double *out, int *status, int threads, void *stream);
 /* Ticks per second of shardtab_detail_clock(). */
 double comm_clock_hz(void);
 

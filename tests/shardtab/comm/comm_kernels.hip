@@ -90,6 +90,22 @@ extern "C" int comm_held_stop_launch(const shardtab_signals_t *sig, int slot, in
     return (int)hipGetLastError();
 }
 
+__global__ void comm_dot_exact_kernel(shardtab_signals_t sig, int slot, const double *x,
+                                      const double *y, size_t n, double *out, int *status)
+{
+    int st = comm_dot_exact_block(&sig, slot, x, y, n, out);
+    if (shardtab_detail_block_leader())
+        *status = st;
+}
+
+extern "C" int comm_dot_exact_launch(const shardtab_signals_t *sig, int slot, const double *x,
+                                     const double *y, size_t n, double *out, int *status,
+                                     int threads, void *stream)
+{
+    comm_dot_exact_kernel<<<1, threads, 0, (hipStream_t)stream>>>(*sig, slot, x, y, n, out, status);
+    return (int)hipGetLastError();
+}
+
 __global__ void comm_concurrent_kernel(shardtab_signals_t sig, int slot_a, int values_a, int slot_b,
                                        int rounds, int held, const double *in, double *out,
                                        int *status)

@@ -78,6 +78,14 @@ int comm_held_stop_launch(const shardtab_signals_t *sig, int slot, int values, i
     return 0;
 }
 
+int comm_dot_exact_launch(const shardtab_signals_t *sig, int slot, const double *x, const double *y,
+                          size_t n, double *out, int *status, int threads, void *stream)
+{
+    (void)threads, (void)stream;
+    *status = comm_dot_exact_block(sig, slot, x, y, n, out);
+    return 0;
+}
+
 typedef struct comm_concurrent {
     const shardtab_signals_t *sig;
     int which, slot_a, values_a, slot_b, rounds, held, status;

@@ -3,7 +3,10 @@
  * call and element: both signs and fractions, so that a sum's order shows in
  * its bits; or special values: NaNs of several payloads and both signs,
  * infinities, signed zeros, denormals) and the reduction of two values, in
- * the test's own code. */
+ * the test's own code; for SHARDTAB_SUM_EXACT, inputs of a wide range of
+ * exponents that cancel, and their exact sum by a big integer of its own,
+ * rounded bit by bit; and the global arrays of an exact dot product, with
+ * the splits of them over the ranks. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef COMM_REFERENCE_H
 #define COMM_REFERENCE_H
@@ -119,6 +122,173 @@ static inline uint64_t plain_combine(int op, int type, uint64_t a, uint64_t b)
     int64_t x = (int64_t)a, y = (int64_t)b;
     return op == SHARDTAB_SUM ? a + b
                               : (uint64_t)(op == SHARDTAB_MIN ? (y < x ? y : x) : (y > x ? y : x));
+}
+
+/* ---- SHARDTAB_SUM_EXACT: wide inputs that cancel, and their exact sum ---------------- */
+
+/* node rank r's value i of call `epoch` for an exact sum: exponents over most
+ * of the type's range (subnormals too), the negative of rank r - 1's value
+ * (a whole cancellation), or of it nearly; never all ones or zeros */
+static inline uint64_t exact_input(int type, int r, uint64_t epoch, int i)
+{
+    const uint64_t x = splitmix((uint64_t)r << 48 ^ epoch << 20 ^ (uint64_t)i ^ 0xe7ac7ull << 36);
+    const int kind = (int)(x % 8);
+    const int wide = type != SHARDTAB_FLOAT;
+    double v;
+
+    if (r > 0 && (kind == 5 || kind == 6)) {
+        double prev = reference_double(type, exact_input(type, r - 1, epoch, i));
+        v = kind == 5 ? -prev : -prev * (1.0 + ldexp(1.0, wide ? -40 : -20));
+    } else {
+        const int span = kind < 3 ? 40 : kind == 7 ? 1 : (wide ? 2000 : 250);
+        const int low = kind < 3 ? -20 : kind == 7 ? (wide ? -1070 : -146) : (wide ? -1070 : -146);
+        const int e = low + (int)((x >> 8) % (uint64_t)span);
+        const double m = (double)((x >> 11) | 1u) / 9007199254740992.0; /* in (0, 1) */
+        v = ldexp(m, e);
+        if (x >> 63)
+            v = -v;
+    }
+    uint64_t w = 0;
+    if (type == SHARDTAB_FLOAT) {
+        float f = (float)v;
+        memcpy(&w, &f, sizeof f);
+    } else {
+        memcpy(&w, &v, sizeof v);
+    }
+    return w;
+}
+
+/* A two's complement integer in units of 2^-1074: 72 words of 32 bits reach
+ * 2^1230, past any sum of a few doubles. */
+enum { EXACT_REF_WORDS = 72 };
+
+static inline void exact_ref_add(uint32_t *acc, double x)
+{
+    int e;
+    const double f = frexp(x, &e); /* x = f * 2^e, 0.5 <= |f| < 1 */
+    uint64_t m = (uint64_t)fabs(ldexp(f, 53));
+    int at = e - 53 + 1074; /* where m's last bit goes */
+    while (at < 0) {        /* a subnormal's trailing zeros */
+        m >>= 1;
+        at++;
+    }
+    uint32_t part[EXACT_REF_WORDS] = {0};
+    for (int b = 0; b < 64; b++)
+        if (m >> b & 1)
+            part[(at + b) / 32] |= 1u << ((at + b) % 32);
+    uint64_t carry = x < 0 ? 1 : 0; /* minus: add the complement, plus one */
+    for (int k = 0; k < EXACT_REF_WORDS; k++) {
+        carry += (uint64_t)acc[k] + (x < 0 ? (uint32_t)~part[k] : part[k]);
+        acc[k] = (uint32_t)carry;
+        carry >>= 32;
+    }
+}
+
+static inline int exact_ref_bit(const uint32_t *acc, int b)
+{
+    return b >= 0 && (acc[b / 32] >> (b % 32) & 1);
+}
+
+/* The exact sum of n value words of the type, rounded once to nearest, ties
+ * to even, as a word of the type, by the rule of shardtab_types.h: a NaN
+ * among them gives the greatest NaN word; else +inf and -inf the default NaN,
+ * one of them itself; an exact zero +0.0, -0.0 where every value is -0.0. */
+static inline uint64_t reference_exact_sum(int type, const uint64_t *words, int n)
+{
+    const int digits = type == SHARDTAB_FLOAT ? 24 : 53;
+    const int first = type == SHARDTAB_FLOAT ? 1074 - 149 : 0; /* the smallest quantum's bit */
+    const uint64_t sign = type == SHARDTAB_FLOAT ? 1ull << 31 : 1ull << 63;
+    uint32_t acc[EXACT_REF_WORDS] = {0};
+    uint64_t nan = 0;
+    int plus_inf = 0, minus_inf = 0, all_minus_zero = 1;
+
+    for (int r = 0; r < n; r++) {
+        const double x = reference_double(type, words[r]);
+        all_minus_zero &= x == 0.0 && signbit(x);
+        if (isnan(x) && words[r] > nan)
+            nan = words[r];
+        plus_inf |= isinf(x) && x > 0;
+        minus_inf |= isinf(x) && x < 0;
+        if (isfinite(x) && x != 0.0)
+            exact_ref_add(acc, x);
+    }
+    if (nan != 0 || (plus_inf && minus_inf))
+        return nan != 0 ? nan : type == SHARDTAB_FLOAT ? 0x7fc00000u : 0x7ff8000000000000ull;
+    if (plus_inf || minus_inf)
+        return (minus_inf ? sign : 0) |
+               (type == SHARDTAB_FLOAT ? 0x7f800000u : 0x7ff0000000000000ull);
+    const int negative = (int)(acc[EXACT_REF_WORDS - 1] >> 31);
+    if (negative) {
+        uint64_t carry = 1;
+        for (int k = 0; k < EXACT_REF_WORDS; k++) {
+            carry += (uint32_t)~acc[k];
+            acc[k] = (uint32_t)carry;
+            carry >>= 32;
+        }
+    }
+    int lead = 32 * EXACT_REF_WORDS - 1;
+    while (lead >= 0 && !exact_ref_bit(acc, lead))
+        lead--;
+    if (lead < 0)
+        return all_minus_zero ? sign : 0;
+    int last = lead - (digits - 1) < first ? first : lead - (digits - 1);
+    uint64_t m = 0;
+    for (int b = lead; b >= last; b--)
+        m = m << 1 | (uint64_t)exact_ref_bit(acc, b);
+    int sticky = 0;
+    for (int b = 0; b < last - 1; b++)
+        sticky |= exact_ref_bit(acc, b);
+    if (exact_ref_bit(acc, last - 1) && (sticky || (m & 1)))
+        m++;
+    const double y = ldexp((double)m, last - 1074) * (negative ? -1.0 : 1.0); /* exact, or inf */
+    uint64_t w = 0;
+    if (type == SHARDTAB_FLOAT) {
+        const float f = (float)y; /* exact, or inf at 2^128 */
+        memcpy(&w, &f, sizeof f);
+    } else {
+        memcpy(&w, &y, sizeof y);
+    }
+    return w;
+}
+
+/* ---- an exact dot product: one global pair of arrays, split over the ranks ---------- */
+
+enum { DOT_ELEMENTS = 1001, DOT_SPLITS = 3 };
+
+/* element i of the global x and y: 26-bit significands, exponents over
+ * [-200, 200], so that every product is exact; every third product cancels
+ * the one before it */
+static inline void dot_element(int i, double *x, double *y)
+{
+    const uint64_t a = splitmix(0xd07ull << 40 ^ (uint64_t)i);
+    const uint64_t b = splitmix(0xd07ull << 41 ^ (uint64_t)i);
+    *x = ldexp((double)(a >> 38 | 1), (int)(a % 401) - 200 - 26) * (a >> 37 & 1 ? -1.0 : 1.0);
+    *y = ldexp((double)(b >> 38 | 1), (int)(b % 401) - 200 - 26) * (b >> 37 & 1 ? -1.0 : 1.0);
+    if (i % 3 == 2) {
+        double px, py;
+        dot_element(i - 1, &px, &py);
+        *x = px;
+        *y = -py;
+    }
+}
+
+/* the rank (of n) that holds element i in split `way`: even blocks, uneven
+ * blocks (rank r's weight r + 1), round robin */
+static inline int dot_owner(int way, int i, int n)
+{
+    if (way == 0)
+        return (int)((int64_t)i * n / DOT_ELEMENTS);
+    if (way == 1) {
+        const int total = n * (n + 1) / 2;
+        int r = 0, end = 0;
+        for (r = 0; r < n; r++) {
+            end += (int)((int64_t)DOT_ELEMENTS * (r + 1) / total);
+            if (i < end)
+                return r;
+        }
+        return n - 1;
+    }
+    return i % n;
 }
 
 #endif /* COMM_REFERENCE_H */

@@ -1,6 +1,6 @@
 /* stream_check.c - the stream-ordered collectives of shardtab.h (all-reduce, broadcast, all-gather over the table's shards), end to end under mpiexec.
  *
- * PURPOSE  Every op (sum, min, max) and type (float, double, int64) of
+ * PURPOSE  Every op (sum, min, max; sum_exact of floats and doubles) and type of
  *          shardtab_all_reduce at counts 0, 1, 2, 7, 1001 and the whole
  *          shard (up to 8 bytes one-block runs in its sync's words), each
  *          algorithm, at a 16-byte aligned offset and an offset
@@ -9,19 +9,24 @@
  *          bit with a plain reduction computed here: in node-rank order
  *          inside a node, then in node order across nodes (the library's
  *          hierarchy), so a wrong order shows in the bits of a float sum.
- *          --special: min and max of floats and doubles over special values
+ *          sum_exact's inputs span most exponents and cancel; each element
+ *          is compared with their exact sum by comm_reference.h's big
+ *          integer, rounded once: the same at every layout and algorithm.
+ *          --special: min, max and sum_exact of floats and doubles over special values
  *          (NaNs of several payloads and both signs, infinities, signed
  *          zeros, denormals) on every rank, each element bit for bit
  *          against a reduction in rank order by the rule of shardtab_types.h,
  *          written apart in comm_reference.h: the same at every layout.
  * USAGE    mpiexec -n <ranks> ./stream_check [--shard-bytes B] [--big] [--special]
- *                 [--fault count|offset|op|past-shard|algo|scratch] [--fault-rank R]
+ *                 [--fault count|offset|op|past-shard|algo|scratch|exact-int64|unknown-op]
+ *                 [--fault-rank R]
  *                 [--fault-small] [--allow-shared-gpu]
  * NOTES    --big runs instead an all-reduce of 64 MiB a rank, each algorithm. A
  *          fault makes one rank (default the last) call otherwise (another
  *          count, offset or op), call past its shard, or set another
  *          SHARDTAB_ALL_REDUCE_ALGO, or (host backend) lower its address-space
- *          limit so that the all-reduce's scratch buffer cannot be mapped;
+ *          limit so that the all-reduce's scratch buffer cannot be mapped,
+ *          or call SHARDTAB_SUM_EXACT of int64 or an unknown op (refused);
  *          every rank must end with one message, exit 2 (1 for scratch), at once.
  *          SHARDTAB_FAULT=coll-<step>:<rank> (the library's test hook) stops that
  *          rank (SIGSTOP) at that step of its first call that reaches it: the
@@ -41,6 +46,7 @@
 #include "../check_program.h"
 #include "comm_reference.h"
 #include "shardtab.h"
+#include "shardtab_comm.h" /* shardtab_exact_*: the exact dot's accumulator, on the host */
 
 enum {
     FAULT_NONE,
@@ -50,12 +56,14 @@ enum {
     FAULT_PAST,
     FAULT_ALGO,
     FAULT_SCRATCH,
+    FAULT_EXACT_INT64,
+    FAULT_UNKNOWN_OP,
     FAULT_KINDS
 };
-static const char *const fault_names[FAULT_KINDS] = {"none",       "count", "offset", "op",
-                                                     "past-shard", "algo",  "scratch"};
+static const char *const fault_names[FAULT_KINDS] = {
+    "none", "count", "offset", "op", "past-shard", "algo", "scratch", "exact-int64", "unknown-op"};
 static const char *const type_names[] = {"float", "double", "int64"};
-static const char *const op_names[] = {"sum", "min", "max"};
+static const char *const op_names[] = {"sum", "min", "max", "sum_exact"};
 
 typedef struct sc_job {
     int rank, size, node_id, node_count;
@@ -85,22 +93,31 @@ static uint64_t get_word(int type, const unsigned char *at)
     return w;
 }
 
-/* rank r's element i of `call`: the SplitMix64 stream, or with --special a special value */
-static uint64_t value_of(const sc_job_t *j, int type, int r, uint64_t call, int i)
+/* rank r's element i of `call`: the SplitMix64 stream, or with --special a
+ * special value; an exact sum's, wide values that cancel */
+static uint64_t value_of(const sc_job_t *j, int op, int type, int r, uint64_t call, int i)
 {
-    return j->special ? special_input(type, r, call, i) : input(type, r, call, i);
+    if (j->special)
+        return special_input(type, r, call, i);
+    return op == SHARDTAB_SUM_EXACT ? exact_input(type, r, call, i) : input(type, r, call, i);
 }
 
 /* The plain all-reduce of element i: node-rank order inside each node, then
- * node order; with --special (min and max alone) simply in rank order, as the
+ * node order; with --special (min and max) simply in rank order, as the
  * rule's result depends on no order. */
 static uint64_t reduced(const sc_job_t *j, int op, int type, uint64_t call, size_t i)
 {
     uint64_t total = 0;
+    if (op == SHARDTAB_SUM_EXACT) { /* no order: the exact sum of every rank's, rounded once */
+        uint64_t words[64];
+        for (int r = 0; r < j->size && r < 64; r++)
+            words[r] = value_of(j, op, type, r, call, (int)i);
+        return reference_exact_sum(type, words, j->size < 64 ? j->size : 64);
+    }
     if (j->special) {
-        total = value_of(j, type, 0, call, (int)i);
+        total = value_of(j, op, type, 0, call, (int)i);
         for (int r = 1; r < j->size; r++)
-            total = plain_combine(op, type, total, value_of(j, type, r, call, (int)i));
+            total = plain_combine(op, type, total, value_of(j, op, type, r, call, (int)i));
         return total;
     }
     for (int node = 0; node < j->node_count; node++) {
@@ -166,20 +183,24 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         size_t index = kind == 2 ? i % (count ? count : 1) : i;
         if (kind != 2 || owner == j->rank)
             put_word(type, j->host + offset + i * size,
-                     value_of(j, type, j->rank, call, (int)index));
+                     value_of(j, kind == 0 ? op : SHARDTAB_SUM, type, j->rank, call, (int)index));
     }
     status = shardtab_memcpy_to_device(j->shard, j->host, j->shard_bytes);
     if (algo)
         setenv("SHARDTAB_ALL_REDUCE_ALGO", algo, 1);
     if (status == SHARDTAB_SUCCESS) {
         size_t my_count = count, my_offset = offset;
-        int my_op = op;
+        int my_op = op, my_type = type;
         if (faulty && j->fault == FAULT_COUNT)
             my_count = count + 1;
         if (faulty && j->fault == FAULT_OFFSET)
             my_offset = offset + size;
         if (faulty && j->fault == FAULT_OP)
             my_op = (op + 1) % SHARDTAB_OP_COUNT;
+        if (faulty && j->fault == FAULT_EXACT_INT64)
+            my_op = SHARDTAB_SUM_EXACT, my_type = SHARDTAB_INT64;
+        if (faulty && j->fault == FAULT_UNKNOWN_OP)
+            my_op = SHARDTAB_OP_COUNT;
         if (faulty && j->fault == FAULT_PAST)
             my_offset = j->shard_bytes + size;
         if (faulty && j->fault == FAULT_ALGO && kind == 0)
@@ -189,7 +210,7 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         if (faulty && j->fault == FAULT_SCRATCH)
             limit_address_space(&saved);
         if (kind == 0)
-            status = shardtab_all_reduce(j->table, (shardtab_op_t)my_op, (shardtab_type_t)type,
+            status = shardtab_all_reduce(j->table, (shardtab_op_t)my_op, (shardtab_type_t)my_type,
                                          my_offset, my_count, NULL);
         else if (kind == 1)
             status = shardtab_broadcast(j->table, root, (shardtab_type_t)type, my_offset, my_count,
@@ -212,9 +233,9 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
         if (kind == 0)
             want = reduced(j, op, type, call, i);
         else if (kind == 1)
-            want = value_of(j, type, root, call, (int)i);
+            want = value_of(j, SHARDTAB_SUM, type, root, call, (int)i);
         else
-            want = value_of(j, type, (int)(i / count), call, (int)(i % count));
+            want = value_of(j, SHARDTAB_SUM, type, (int)(i / count), call, (int)(i % count));
         uint64_t got = get_word(type, j->want + offset + i * size);
         if (got != want)
             status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
@@ -236,8 +257,8 @@ static shardtab_status_t one(sc_job_t *j, int kind, int op, int type, size_t off
     return shardtab_agree_within(MPI_COMM_WORLD, status, j->agree_s);
 }
 
-/* --special: min and max of floats and doubles over special values, every
- * algorithm, at offset 0 and one element in. */
+/* --special: min, max and sum_exact of floats and doubles over special
+ * values, every algorithm, at offset 0 and one element in. */
 static shardtab_status_t special_calls(sc_job_t *j, int *calls)
 {
     static const char *const algos[3] = {"one-shot", "two-shot", "one-block"};
@@ -245,7 +266,7 @@ static shardtab_status_t special_calls(sc_job_t *j, int *calls)
     uint64_t call = 2000000;
 
     for (int type = 0; type < SHARDTAB_INT64 && status == SHARDTAB_SUCCESS; type++)
-        for (int op = SHARDTAB_MIN; op <= SHARDTAB_MAX && status == SHARDTAB_SUCCESS; op++)
+        for (int op = SHARDTAB_MIN; op <= SHARDTAB_SUM_EXACT && status == SHARDTAB_SUCCESS; op++)
             for (int a = 0; a < 3 && status == SHARDTAB_SUCCESS; a++)
                 for (int o = 0; o < 2 && status == SHARDTAB_SUCCESS; o++) {
                     const size_t size = type_size(type), whole = j->shard_bytes / size - 1;
@@ -253,6 +274,58 @@ static shardtab_status_t special_calls(sc_job_t *j, int *calls)
                                  ++call, algos[a]);
                     (*calls)++;
                 }
+    return status;
+}
+
+/* The exact dot recipe of shardtab_comm.h, stream-ordered: one global pair of
+ * arrays split three ways over every rank (across nodes too), each rank's
+ * accumulator normalized into its region, shardtab_all_reduce of the words as
+ * int64 SUM, rounded: every split, rank count and layout the exact dot's bits
+ * (comm_check's, the same arrays). *bits: them. */
+static shardtab_status_t exact_dot(sc_job_t *j, uint64_t *bits)
+{
+    static uint64_t products[DOT_ELEMENTS];
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+    const size_t bytes = SHARDTAB_EXACT_WORDS * sizeof(int64_t);
+
+    for (int i = 0; i < DOT_ELEMENTS; i++) {
+        double x, y;
+        dot_element(i, &x, &y);
+        const double p = x * y; /* exact */
+        memcpy(&products[i], &p, sizeof p);
+    }
+    *bits = reference_exact_sum(SHARDTAB_DOUBLE, products, DOT_ELEMENTS);
+    for (int way = 0; way < DOT_SPLITS && status == SHARDTAB_SUCCESS; way++) {
+        int64_t acc[SHARDTAB_EXACT_WORDS];
+        shardtab_exact_zero(acc);
+        for (int i = 0; i < DOT_ELEMENTS; i++)
+            if (dot_owner(way, i, j->size) == j->rank) {
+                double x, y;
+                dot_element(i, &x, &y);
+                shardtab_exact_add_product(acc, x, y);
+            }
+        shardtab_exact_normalize(acc);
+        status = shardtab_memcpy_to_device(j->shard, acc, bytes);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_all_reduce(j->table, SHARDTAB_SUM, SHARDTAB_INT64, 0,
+                                         SHARDTAB_EXACT_WORDS, NULL);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_stream_synchronize(NULL);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_signal_check(j->table);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_to_host(acc, j->shard, bytes);
+        const double dot = shardtab_exact_round(acc);
+        uint64_t got = 0;
+        memcpy(&got, &dot, sizeof dot);
+        if (status == SHARDTAB_SUCCESS && got != *bits)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "the exact dot split %d ways (split %d) is 0x%016llx, the "
+                                        "exact dot rounded once is 0x%016llx",
+                                        j->size, way, (unsigned long long)got,
+                                        (unsigned long long)*bits);
+        status = shardtab_agree_within(MPI_COMM_WORLD, status, j->agree_s);
+    }
     return status;
 }
 
@@ -278,6 +351,8 @@ static shardtab_status_t every_call(sc_job_t *j, int *calls)
         for (int ci = 0; ci < 6 && status == SHARDTAB_SUCCESS; ci++)
             for (int op = 0; op < SHARDTAB_OP_COUNT && status == SHARDTAB_SUCCESS; op++)
                 for (int a = 0; a < 3 && status == SHARDTAB_SUCCESS; a++) {
+                    if (op == SHARDTAB_SUM_EXACT && type == SHARDTAB_INT64)
+                        continue; /* refused: an int64 sum is exact (--fault exact-int64) */
                     /* the whole shard at offset 0; the others one element in (not 16-byte aligned) too */
                     size_t offsets[2] = {0, size}, count = counts[ci];
                     for (int o = 0; o < 2 && status == SHARDTAB_SUCCESS; o++) {
@@ -374,11 +449,20 @@ int main(int argc, char **argv)
             status = every_call(&j, &calls);
     }
     if (status == SHARDTAB_SUCCESS && j.rank == 0 && j.special)
-        printf("# stream_check: special values OK (%d calls of min and max, every element bit "
+        printf("# stream_check: special values OK (%d calls of min, max and sum_exact, every "
+               "element bit "
                "for bit)\n",
                calls);
     else if (status == SHARDTAB_SUCCESS && j.rank == 0 && !j.big)
         printf("# stream_check: every call OK (%d calls, every element bit for bit)\n", calls);
+    if (status == SHARDTAB_SUCCESS && !j.big && !j.special && j.fault == FAULT_NONE) {
+        uint64_t bits = 0;
+        status = exact_dot(&j, &bits);
+        if (status == SHARDTAB_SUCCESS && j.rank == 0)
+            printf("# stream_check: exact dot OK (0x%016llx: %d elements split %d ways over %d "
+                   "ranks, every split the same bits)\n",
+                   (unsigned long long)bits, DOT_ELEMENTS, DOT_SPLITS, j.size);
+    }
     if (status == SHARDTAB_SUCCESS && j.big) {
         const size_t count = (64u << 20) / 4;
         status = one(&j, 0, SHARDTAB_SUM, SHARDTAB_FLOAT, 0, count, 0, 1000001, "one-shot");
