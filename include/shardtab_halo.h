@@ -117,8 +117,8 @@ int shardtab_halo_neighbor(const shardtab_halo_t *halo, int d0, int d1, int d2);
 int shardtab_halo_coord(const shardtab_halo_t *halo, int axis);
 /** The halo's descriptor for shardtab_halo_exchange_block in a kernel
  * (shardtab_halo_device.h); valid until the halo is destroyed. Refused
- * (SHARDTAB_ERR_UNSUPPORTED) when a neighbour is on another node: a kernel
- * cannot reach it. */
+ * (SHARDTAB_ERR_UNSUPPORTED) on every rank when the table spans nodes: a
+ * kernel cannot reach another node. */
 shardtab_status_t shardtab_halo_device(const shardtab_halo_t *halo, shardtab_halo_device_t *dev);
 /** @} */
 

@@ -15,8 +15,8 @@
  *
  * One block of each rank of the node calls it (it is the node's barrier,
  * shardtab_barrier_block, twice: one at a time per rank); every rank of the
- * node calls it the same number of times. Only neighbours on this node can
- * be reached: shardtab_halo_device refuses a halo with one elsewhere. */
+ * node calls it the same number of times. Only this node's ranks can be
+ * reached: shardtab_halo_device refuses a halo whose table spans nodes. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_HALO_DEVICE_H
 #define SHARDTAB_HALO_DEVICE_H

@@ -36,7 +36,8 @@ typedef struct shardtab_halo_piece {
     uint64_t row_units; /**< copy units of one row: extent[0] runs */
     uint64_t rows;      /**< extent[1]: rows of one plane */
     uint32_t unit;      /**< bytes one copy moves: 16, 8, 4, 2 or 1 */
-    uint32_t run_units; /**< copy units of one run (a cell, or cells back to back) */
+    uint32_t pad;       /**< 0 */
+    uint64_t run_units; /**< copy units of one run (a cell, or cells back to back) */
     uint64_t src_stride[SHARDTAB_HALO_MAX_DIMS]; /**< bytes between runs, rows, planes */
     uint64_t dst_stride[SHARDTAB_HALO_MAX_DIMS]; /**< bytes between runs, rows, planes */
 } shardtab_halo_piece_t;

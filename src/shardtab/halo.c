@@ -12,6 +12,7 @@
 #include "registry.h"
 #include "table.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,11 +301,9 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
     for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
         int dir[D], back[D];
         uint64_t start[D], extent[D], from[D];
-        neighbor[k] = -1;
-        if (k == ST_HALO_SELF || !direction_moves(me, k, dir))
-            continue;
-        const int n = neighbor[k] = neighbor_of(me, t->rank, dir);
-        if (n < 0)
+        const int moves = direction_moves(me, k, dir);
+        const int n = neighbor[k] = neighbor_of(me, t->rank, dir); /* moved or not */
+        if (k == ST_HALO_SELF || !moves || n < 0)
             continue;
         for (int a = 0; a < D; a++)
             back[a] = -dir[a];
@@ -381,7 +380,7 @@ static void plan_units(const shardtab_t *t, st_halo_plan_t *plan)
         while ((bits & unit) == 0)
             unit *= 2;
         p->unit = unit;
-        p->run_units = (uint32_t)(run / unit);
+        p->run_units = run / unit;
         p->row_units *= run / unit;
         p->units *= run / unit;
     }
@@ -421,13 +420,18 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
     if (plan == NULL)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "shardtab_halo_create: malloc of its plan failed");
     plan_make(t, all, h->neighbor, plan);
+    for (int i = 0; i < plan->send_count; i++)
+        if (plan->sends[i].bytes > (size_t)INT_MAX) {
+            const size_t bytes = plan->sends[i].bytes;
+            free(plan);
+            return st_fail(SHARDTAB_ERR_UNSUPPORTED,
+                           "shardtab_halo_create: a box of %zu bytes crosses nodes: the MPI "
+                           "stage takes at most 2 GiB a message",
+                           bytes);
+        }
     plan_units(t, plan);
     const int count = plan->node_count + plan->pack_count + plan->unpack_count;
     h->dims = (int)me->dims;
-    for (int a = 0; a < D; a++) {
-        h->grid[a] = (int)me->grid[a];
-        h->periodic[a] = (int)me->periodic[a];
-    }
     coords_of(me, t->rank, h->coord);
     h->send_count = plan->send_count;
     h->recv_count = plan->recv_count;
@@ -493,35 +497,35 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
 {
     const char *call = "shardtab_halo_create";
     shardtab_status_t status = st_check_table(table, call);
-    st_halo_desc_t mine, *all = NULL;
+    st_halo_desc_t *all = NULL; /* every rank's, then this rank's own at [size]: the send
+                                   buffer stays with the receive buffer if a gather is left */
     shardtab_halo_t *h = NULL;
     MPI_Request request;
-    int gave_up = 0;
+    int gave_up = 0, pending = 0;
 
     if (status != SHARDTAB_SUCCESS)
         return status; /* no table to agree over: local, as every call's */
     status = st_table_in_step(table, call);
-    if (status == SHARDTAB_SUCCESS)
-        status = halo == NULL ? st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: halo is NULL", call)
-                              : resolve(table, params, &mine);
     if (status == SHARDTAB_SUCCESS) {
-        all = calloc((size_t)table->size, sizeof *all);
+        all = calloc((size_t)table->size + 1, sizeof *all);
         h = calloc(1, sizeof *h);
         if (all == NULL || h == NULL)
             status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: calloc failed", call);
     }
+    if (status == SHARDTAB_SUCCESS)
+        status = halo == NULL ? st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: halo is NULL", call)
+                              : resolve(table, params, &all[table->size]);
     status = st_agree_bounded(table->comm, status, st_patience_s(table), &gave_up);
     if (status == SHARDTAB_SUCCESS) {
-        int rc = MPI_Iallgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
-                                table->comm, &request);
+        int rc = MPI_Iallgather(&all[table->size], (int)sizeof *all, MPI_BYTE, all,
+                                (int)sizeof *all, MPI_BYTE, table->comm, &request);
         if (rc != MPI_SUCCESS)
             status = st_mpi_check(rc, "MPI_Iallgather of the halo's blocks");
         else if (st_wait_bounded(&request, st_patience_s(table)) != 0) {
-            gave_up = 1;
-            st_tables_out_of_step(table);
+            gave_up = pending = 1;
             status = st_fail(SHARDTAB_ERR_TIMEOUT,
-                             "%s: MPI_Iallgather of the ranks' blocks waited %.3g s (6 x the "
-                             "wait limit); some rank never came: end the job",
+                             "%s: MPI_Iallgather of the ranks' blocks waited %.3g s (the "
+                             "table's patience); some rank never came: end the job",
                              call, st_patience_s(table));
         }
     }
@@ -534,8 +538,10 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
     }
     status =
         gave_up ? status : st_agree_bounded(table->comm, status, st_patience_s(table), &gave_up);
-    if (!gave_up)
-        free(all); /* pending: a late rank may still write into it */
+    if (gave_up) /* an agreement or the gather left pending: no collective may follow */
+        st_tables_out_of_step(table);
+    if (!pending)
+        free(all); /* pending: a late rank may still read and write it */
     if (status != SHARDTAB_SUCCESS) {
         if (h != NULL)
             (void)halo_free(h);
@@ -552,8 +558,10 @@ shardtab_status_t shardtab_halo_destroy(shardtab_halo_t **halo)
 
     if (halo == NULL || *halo == NULL)
         return SHARDTAB_SUCCESS;
-    if ((*halo)->exchanges > 0)
+    if ((*halo)->exchanges > 0 && !(*halo)->gave_up)
         status = st_backend()->stream_synchronize((*halo)->last_stream);
+    if ((*halo)->gave_up) /* a receive may still land there: kept while the job runs on */
+        (*halo)->host_staging = NULL;
     freed = halo_free(*halo);
     *halo = NULL;
     return status != SHARDTAB_SUCCESS ? status : freed;
@@ -563,23 +571,7 @@ int shardtab_halo_neighbor(const shardtab_halo_t *halo, int d0, int d1, int d2)
 {
     if (halo == NULL || d0 < -1 || d0 > 1 || d1 < -1 || d1 > 1 || d2 < -1 || d2 > 1)
         return -1;
-    if (d0 == 0 && d1 == 0 && d2 == 0)
-        return halo->table->rank;
-    const int dir[D] = {d0, d1, d2};
-    for (int a = 0; a < D; a++)
-        if (dir[a] != 0 && a >= halo->dims)
-            return -1;
-    /* every direction, moved or not (a corner without corners, an axis without ghosts) */
-    int c[D];
-    for (int a = 0; a < D; a++) {
-        c[a] = halo->coord[a] + dir[a];
-        if (c[a] < 0 || c[a] >= halo->grid[a]) {
-            if (!halo->periodic[a])
-                return -1;
-            c[a] = (c[a] + halo->grid[a]) % halo->grid[a];
-        }
-    }
-    return c[0] + halo->grid[0] * (c[1] + halo->grid[1] * c[2]);
+    return halo->neighbor[st_halo_direction(d0, d1, d2)]; /* the plan's, every direction */
 }
 
 int shardtab_halo_coord(const shardtab_halo_t *halo, int axis)
@@ -592,9 +584,9 @@ shardtab_status_t shardtab_halo_device(const shardtab_halo_t *halo, shardtab_hal
     if (halo == NULL || dev == NULL)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "shardtab_halo_device: %s is NULL",
                        halo == NULL ? "halo" : "dev");
-    if (halo->send_count > 0 || halo->recv_count > 0)
+    if (st_halo_across_nodes(halo)) /* the same answer on every rank: none launches alone */
         return st_fail(SHARDTAB_ERR_UNSUPPORTED,
-                       "shardtab_halo_device: this rank has neighbours on other nodes, which a "
+                       "shardtab_halo_device: the halo's table spans nodes, whose ranks a "
                        "kernel cannot reach; exchange with shardtab_halo_exchange");
     *dev = halo->node;
     return SHARDTAB_SUCCESS;

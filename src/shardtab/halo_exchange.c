@@ -78,20 +78,23 @@ static shardtab_status_t on_node(shardtab_halo_t *h, shardtab_stream_t stream)
 /* ---- across nodes ------------------------------------------------------------------ */
 
 /* A bounded step gave up: the ranks are out of step. */
-static shardtab_status_t give_up(shardtab_t *t, const char *step, const char *why)
+static shardtab_status_t give_up(shardtab_halo_t *h, const char *step, const char *why)
 {
+    shardtab_t *t = h->table;
+    h->gave_up = 1; /* its staging stays: a late receive may land there */
     st_tables_out_of_step(t);
     return st_fail(SHARDTAB_ERR_TIMEOUT,
-                   "%s of table '%s' across nodes, at %s: %s; waited %.3g s (6 x the wait "
-                   "limit). The ranks are out of step: end the job",
+                   "%s of table '%s' across nodes, at %s: %s; waited %.3g s (the table's "
+                   "patience). The ranks are out of step: end the job",
                    call, t->label, step, why, st_patience_s(t));
 }
 
-static shardtab_status_t agree(shardtab_t *t, shardtab_status_t local, const char *step,
+static shardtab_status_t agree(shardtab_halo_t *h, shardtab_status_t local, const char *step,
                                int *gave_up)
 {
+    shardtab_t *t = h->table;
     shardtab_status_t status = st_agree_bounded(t->comm, local, st_patience_s(t), gave_up);
-    return *gave_up ? give_up(t, step, "some rank never came: it is stopped, stuck or gone")
+    return *gave_up ? give_up(h, step, "some rank never came: it is stopped, stuck or gone")
                     : status;
 }
 
@@ -127,8 +130,17 @@ static shardtab_status_t links(shardtab_halo_t *h, int *gave_up)
                        h->sends[i].peer, h->sends[i].tag, t->comm, &requests[posted]);
     if (status == SHARDTAB_SUCCESS && rc != MPI_SUCCESS)
         status = st_mpi_check(rc, "MPI_Isend of a halo's cells");
-    if (status != SHARDTAB_SUCCESS)
-        posted--; /* the failed one started nothing */
+    if (status != SHARDTAB_SUCCESS) {
+        /* the failed one started nothing; the others are taken back, and the
+         * closing agreement tells the peers, whose own requests then end with
+         * theirs */
+        posted--;
+        for (int i = 0; i < posted; i++) {
+            MPI_Cancel(&requests[i]);
+            MPI_Request_free(&requests[i]);
+        }
+        return status;
+    }
     for (int i = 0; i < posted; i++) {
         if (st_wait_bounded(&requests[i], st_patience_s(t)) == 0)
             continue;
@@ -137,7 +149,7 @@ static shardtab_status_t links(shardtab_halo_t *h, int *gave_up)
         char step[96];
         snprintf(step, sizeof step, "its %s rank %d", receive ? "receive from" : "send to", peer);
         *gave_up = 1;
-        return give_up(t, step, "that rank never came: it is stopped, stuck or gone");
+        return give_up(h, step, "that rank never came: it is stopped, stuck or gone");
     }
     return status;
 }
@@ -155,13 +167,15 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
     status = st_table_stopped(t, call);
     if (status == SHARDTAB_SUCCESS)
         status = st_backend()->stream_synchronize(stream);
-    status = agree(t, status, "the agreement before the cells move", &gave_up);
-    if (status != SHARDTAB_SUCCESS)
-        return status;
-    if (h->send_count > 0) /* the boxes for other nodes, packed */
+    if (status == SHARDTAB_SUCCESS && h->send_count > 0) /* the boxes for other nodes, packed */
         status = node_phases(h, &h->pack, 0, stream);
     if (status == SHARDTAB_SUCCESS)
         status = staging_copy(h, 0, h->send_count > 0 ? recv_at : 0, 1, stream);
+    /* every rank's local steps agreed before any message: a rank that failed
+     * them sends nothing, and no peer waits for it */
+    status = agree(h, status, "the agreement before the cells move", &gave_up);
+    if (status != SHARDTAB_SUCCESS)
+        return status;
     st_fault_stall(ST_FAULT_COLL_NODE);
     if (status == SHARDTAB_SUCCESS)
         status = links(h, &gave_up);
@@ -176,7 +190,7 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
     if (status == SHARDTAB_SUCCESS)
         status = st_backend()->stream_synchronize(stream);
     st_fault_stall(ST_FAULT_COLL_END);
-    return agree(t, status, "the agreement after the cells moved", &gave_up);
+    return agree(h, status, "the agreement after the cells moved", &gave_up);
 }
 
 /* ---- the call ---------------------------------------------------------------------- */

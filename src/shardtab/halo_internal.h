@@ -29,9 +29,9 @@ struct shardtab_halo {
     shardtab_t *table;
     uint64_t id;        /* the table's halos made before this one, on every rank */
     uint64_t exchanges; /* exchanges called */
-    int dims, grid[SHARDTAB_HALO_MAX_DIMS], periodic[SHARDTAB_HALO_MAX_DIMS],
-        coord[SHARDTAB_HALO_MAX_DIMS];
-    int neighbor[ST_HALO_DIRECTIONS]; /* comm rank of each direction's neighbour, -1 none */
+    int dims, coord[SHARDTAB_HALO_MAX_DIMS];
+    int neighbor[ST_HALO_DIRECTIONS]; /* comm rank of each direction's neighbour, moved or
+                                         not (this rank at ST_HALO_SELF), -1 none */
     /* device memory: the pieces pulled through the table, then those packed
      * for other nodes, then those unpacked from them */
     shardtab_halo_piece_t *pieces;
@@ -43,6 +43,7 @@ struct shardtab_halo {
     char *host_staging;            /* the same, on the host */
     size_t staging_bytes;          /* of both */
     shardtab_stream_t last_stream; /* of the last exchange */
+    int gave_up; /* a bounded MPI step of an exchange gave up: requests may be pending */
 };
 
 /* The direction index of (d0, d1, d2). */
