@@ -177,8 +177,7 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
     if (status != SHARDTAB_SUCCESS)
         return status;
     st_fault_stall(ST_FAULT_COLL_NODE);
-    if (status == SHARDTAB_SUCCESS)
-        status = links(h, &gave_up);
+    status = links(h, &gave_up);
     if (gave_up)
         return status;
     if (status == SHARDTAB_SUCCESS)
