@@ -12,7 +12,7 @@
  * USAGE    mpiexec -n <ranks> ./halo_check --grid G0[,G1[,G2]] [--block N0,..]
  *                 [--ghost W0,..] [--periodic P0,..] [--elem B] [--corners]
  *                 [--uneven] [--pad P] [--offset B] [--rounds R] [--device]
- *                 [--fault grid|ghost|overlap|past|differ|face|skip]
+ *                 [--fault grid|ghost|overlap|past|differ|face|skip|plant]
  *                 [--fault-rank R] [--allow-shared-gpu]
  * NOTES    The grid's length is the halo's dims. --uneven: a rank's block is one
  *          cell longer on each axis where its coordinate is odd (a face's two
@@ -22,7 +22,9 @@
  *          A fault makes one rank (default the last) call create otherwise
  *          (grid: every rank), each refused on every rank with one message,
  *          exit 2; skip: that rank never calls the exchange, and every rank
- *          must end with one message, exit 1. Exit 0 verified, 1 a failure, 2
+ *          must end with one message, exit 1; plant: after each exchange that
+ *          rank changes one byte of its first ghost cell on axis 0's lower
+ *          face (the verifier must name it: exit 1). Exit 0 verified, 1 a failure, 2
  *          bad usage or a refused create; one message, from rank 0. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include <stdint.h>
@@ -66,6 +68,16 @@ static int parse_list(const char *text, long lo, long hi, long v[D])
             return 0;
         text = end + 1;
     }
+    return 0;
+}
+
+static int known_fault(const char *name)
+{
+    static const char *const faults[] = {"grid",   "ghost", "overlap", "past",
+                                         "differ", "face",  "skip",    "plant"};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        if (strcmp(name, faults[i]) == 0)
+            return 1;
     return 0;
 }
 
@@ -118,7 +130,7 @@ static void parse(int argc, char **argv, job_t *j, char *err, size_t bytes)
             j->rounds = (int)v[0];
         } else if (strcmp(o, "--fault-rank") == 0 && parse_list(val, 0, 1 << 20, v) == 1) {
             j->fault_rank = (int)v[0];
-        } else if (strcmp(o, "--fault") == 0) {
+        } else if (strcmp(o, "--fault") == 0 && known_fault(val)) {
             j->fault = val;
         } else {
             snprintf(err, bytes, "bad option or value: %s %s", o, val);
@@ -313,6 +325,7 @@ static shardtab_status_t run(job_t *j)
         host ? SHARDTAB_SUCCESS : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc failed");
     size_t wrong = 0;
     const int skip = j->fault != NULL && strcmp(j->fault, "skip") == 0;
+    const int plant = j->fault != NULL && strcmp(j->fault, "plant") == 0;
 
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc(shard_bytes, &shard);
@@ -354,6 +367,10 @@ static shardtab_status_t run(job_t *j)
             status = shardtab_signal_check(table);
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_memcpy_to_host(host, shard, l.bytes);
+        if (status == SHARDTAB_SUCCESS && plant && j->rank == j->fault_rank && ghost_of(j, 0) > 0)
+            host[j->offset + (ghost_of(j, 0) - 1 + ghost_of(j, 1) * l.stride[1] +
+                              ghost_of(j, 2) * l.stride[2]) *
+                                 j->elem] ^= 0x5a;
         if (status == SHARDTAB_SUCCESS && !(skip && j->rank == j->fault_rank) &&
             (wrong = verify(j, &l, host, k)) > 0)
             status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "round %d: %zu cells of rank %d wrong",
