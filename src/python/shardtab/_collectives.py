@@ -8,6 +8,7 @@ import operator
 import numpy
 
 from ._errors import (
+    ERR_TIMEOUT,
     SUCCESS,
     Error,
     _agree_on,
@@ -242,18 +243,25 @@ class _Collectives:
         Halo.exchange's): this rank's problem `why` (None: none) agreed first,
         so that no rank enters the library unless every rank can; then
         call(), the C call, returning its status; on the host backend, where
-        it ran already, its outcome agreed too. On GPUs a refusal is this
-        rank's, kept for check()."""
+        it ran already, its outcome agreed too. On GPUs a refusal inside a
+        node is this rank's, kept for check(). Across nodes (every backend)
+        the call is host-synchronous and its outcome already the same on
+        every rank: a failure is agreed, so that every rank's message is the
+        same; but not a timeout, whose ranks may be out of step."""
         table = self._live()
         _agree_on(self._comm, why)
         status = call()
-        if not _on_host():
+        across = self.node_count > 1
+        if not _on_host() and not across:
             # enqueued; a refusal here has stopped the node, whose other ranks
             # learn it in check(), where this rank's message is the cause
             if status != SUCCESS:
                 message = _last_error()
                 self._pending = (status, message)
                 raise Error(status, message)
+            return
+        if across and (status == ERR_TIMEOUT or (status == SUCCESS and not _on_host())):
+            _check(status)
             return
         if status == SUCCESS:
             status = lib.shardtab_signal_check(table)

@@ -6,6 +6,7 @@ from ._lib import lib
 SUCCESS = 0
 ERR_INVALID_ARG = 1
 ERR_VERIFY = 10
+ERR_TIMEOUT = 11
 
 
 class Error(Exception):
