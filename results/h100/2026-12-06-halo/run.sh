@@ -7,6 +7,9 @@
 #            ranks from 8 B to 16 MiB (SHARDTAB_SUM_EXACT beside the plain sum)
 #   fronts   the examples as a user's CUDA project (ctest -L examples) and the halo and the
 #            exact sums from Python (ctest -R python.halo|python.collectives)
+#   python   the Python part of fronts alone
+#   exact    coll_bench at 2 and 4 ranks with the exact sum's reduce loop in three forms,
+#            side by side: this tree's and two with exact-vector.patch (see the stage)
 # Run on the device machine from the repository root: OUT=<dir> bash <this file> <stage>
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
@@ -50,6 +53,43 @@ if [[ $stage == measure ]]; then
       --min 8 --max 16777216 --repeats 7 --device-iters 1000
     sed -n "/^# coll_bench: $np ranks/,/^# coll_bench: every/p" "$log" >"$out/coll_bench-np$np.txt"
   done
+elif [[ $stage == exact ]]; then
+  # the exact sum's reduce loop, A/B in one job: this tree (element by element), the
+  # tree with exact-vector.patch (16-byte vectors, a branch-free double-double a lane,
+  # four ranks' loads in flight: vector), and that with two ranks' loads (vector-batch2)
+  step "build tree" timeout 300 cmake --build "$b" -j 16 --target coll_bench
+  declare -A exe=([tree]=$b/coll_bench)
+  for v in vector vector-batch2; do
+    s=/tmp/ab-$v
+    rm -rf "$s" && mkdir -p "$s"
+    (cd "$top" && tar --exclude='./build*' --exclude=./.git -cf - .) | tar -xf - -C "$s"
+    (cd "$s" && patch -s -p1 <"$here/exact-vector.patch")
+    if [[ $v == vector-batch2 ]]; then
+      sed -i 's/^#define ST_EXACT_BATCH .*/#define ST_EXACT_BATCH 2/' \
+        "$s/kernels/shardtab/collective_body.h"
+    fi
+    step "configure $v" timeout 200 cmake -S "$s" -B "$s/build" -DSHARDTAB_BACKEND=cuda \
+      -DSHARDTAB_BUILD_TESTS=OFF
+    step "build $v" timeout 300 cmake --build "$s/build" -j 16 --target coll_bench
+    exe[$v]=$s/build/coll_bench
+  done
+  for np in 2 4; do
+    i=0
+    for v in vector tree vector-batch2 vector; do # vector twice: the drift within the job
+      i=$((i + 1))
+      from=$(($(wc -l <"$log") + 1))
+      step "coll_bench $v np$np" run -np $np -x CUDA_MPS_PIPE_DIRECTORY "${exe[$v]}" \
+        --allow-shared-gpu --min 8 --max 16777216 --repeats 7 --device-iters 1000
+      {
+        echo "### run $i: $v"
+        tail -n +$from "$log" | sed -n "/^# coll_bench: $np ranks/,/^# coll_bench: every/p"
+      } >>"$out/exact-np$np.txt"
+    done
+  done
+elif [[ $stage == python ]]; then
+  step "build" timeout 300 cmake --build "$b" -j 16 --target shardtab_shared
+  step "the halo and the exact sums from Python" timeout 200 ctest --test-dir "$b" \
+    -R "python[.](halo|collectives)" --output-on-failure
 else
   step "build" timeout 500 cmake --build "$b" -j 16
   step "examples as a user's project" timeout 400 ctest --test-dir "$b" -L examples --output-on-failure
