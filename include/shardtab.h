@@ -438,6 +438,13 @@ shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local);
  * job with MPI_Abort, instead of waiting for the job's time limit. Every rank
  * of comm must call this form (not shardtab_agree) at that point. */
 shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, double seconds);
+/** Collective over the table's communicator: shardtab_agree_within, bounded as
+ * the table's own steps across nodes are (6 x its wait limit, at least 1 s).
+ * For code that agrees around the table's calls (the Python front does, before
+ * each collective): a rank that never comes ends the job with one line instead
+ * of holding the others. A table that is not live: SHARDTAB_ERR_INVALID_ARG,
+ * at once, on that rank. */
+shardtab_status_t shardtab_table_agree(const shardtab_t *table, shardtab_status_t local);
 /** @} */
 
 /** @name The same collective calls for a Fortran communicator handle

@@ -83,7 +83,7 @@ module shardtab
             shardtab_memcpy_to_host, shardtab_device_synchronize, shardtab_create, &
             shardtab_destroy, shardtab_node_size, shardtab_node_rank, shardtab_node_id, &
             shardtab_node_count, shardtab_member, shardtab_node_rank_of, shardtab_peer, &
-            shardtab_device_table, shardtab_agree, shardtab_last_error, &
+            shardtab_device_table, shardtab_agree, shardtab_table_agree, shardtab_last_error, &
             shardtab_status_string, shardtab_error_set, shardtab_peers_opened, &
             shardtab_peers_reused, shardtab_peer_mappings, shardtab_signal_check, &
             shardtab_stream_synchronize, shardtab_all_reduce, shardtab_broadcast, &
@@ -181,6 +181,11 @@ module shardtab
     integer(c_int) function c_agree(comm, status) bind(C, name="shardtab_agree_f")
       import :: c_int
       integer(c_int), value :: comm, status
+    end function
+    integer(c_int) function c_table_agree(table, status) bind(C, name="shardtab_table_agree")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: table
+      integer(c_int), value :: status
     end function
     type(c_ptr) function c_last_error() bind(C, name="shardtab_last_error")
       import :: c_ptr
@@ -547,6 +552,14 @@ contains
     integer, intent(in) :: comm
     integer(c_int), intent(in) :: local
     status = c_agree(int(comm, c_int), local)
+  end function
+
+  ! Collective over the table's communicator: shardtab_agree, bounded by the
+  ! table's patience (6 x its wait limit): a rank that never comes ends the job.
+  integer(c_int) function shardtab_table_agree(table, local) result(status)
+    type(shardtab_table), intent(in) :: table
+    integer(c_int), intent(in) :: local
+    status = c_table_agree(table%ptr, local)
   end function
 
   function shardtab_last_error() result(message)

@@ -1,7 +1,8 @@
 /* accessors.c - what a caller asks of a live table: its node and members, a
- * peer's shard, the create's timings and counts, and the signals handle its
- * kernels use (with the barrier enqueued through it). Each looks the table up
- * first (registry.c). */
+ * peer's shard, the create's timings and counts, the signals handle its
+ * kernels use (with the barrier enqueued through it), and an agreement over
+ * its ranks bounded by its patience. Each looks the table up first
+ * (registry.c). */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "imports.h"
@@ -120,4 +121,14 @@ shardtab_status_t shardtab_peer(const shardtab_t *t, int comm_rank, void **base,
     *base = q < 0 ? NULL : t->shard.entries[q];
     *bytes = q < 0 ? 0 : t->shard.entry_bytes[q];
     return SHARDTAB_SUCCESS;
+}
+
+shardtab_status_t shardtab_table_agree(const shardtab_t *t, shardtab_status_t local)
+{
+    shardtab_status_t status = st_check_table(t, "shardtab_table_agree");
+
+    /* a rank whose table is not live answers at once; the others' wait is
+     * still bounded, so the job ends with their message */
+    return status != SHARDTAB_SUCCESS ? status
+                                      : shardtab_agree_within(t->comm, local, st_patience_s(t));
 }

@@ -25,10 +25,14 @@ table's shard, on 2-D process grids, one part per run:
 
 Rank 0 prints "# halo python <part>: OK" when every rank agrees.
 
-USAGE  mpiexec -n N python3 check_halo.py exchange|errors
+  never     the last rank never calls the exchange: the job ends with one
+            line within the table's patience, on one node and across nodes.
+
+USAGE  mpiexec -n N python3 check_halo.py exchange|errors|never
 """
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import sys
+import time
 
 import numpy
 from mpi4py import MPI
@@ -312,10 +316,27 @@ def part_errors():
         works(t, shard, "a stream that is no stream")
 
 
-PARTS = {"exchange": part_exchange, "errors": part_errors}
+def part_never():
+    """The last rank never calls the exchange (it hangs, as a stuck rank
+    would): every other rank's wait is bounded (the front's agreement before
+    the call, 6 x the table's wait limit), and the first to give up ends the
+    job with one line. Nothing here returns."""
+    shard = shardtab.empty(SHARD_BYTES // 8, "float64")
+    t = shardtab.Table(comm, shard)
+    h = shardtab.Halo(
+        t, grid=(size, 1), block=(4, 4), ghost=1, elem_bytes=8, periodic=True
+    )
+    if rank == size - 1:
+        time.sleep(600)  # never calls; the job ends before this does
+    h.exchange()
+    t.check()
+    problems.append("an exchange returned while a rank never called it")
+
+
+PARTS = {"exchange": part_exchange, "errors": part_errors, "never": part_never}
 if part not in PARTS:
     if rank == 0:
-        print("usage: check_halo.py exchange|errors", file=sys.stderr)
+        print("usage: check_halo.py exchange|errors|never", file=sys.stderr)
     sys.exit(2)
 shardtab.init(comm, allow_shared_device=True)  # a GPU machine: ranks may share one
 PARTS[part]()

@@ -11,6 +11,7 @@ from ._errors import (
     ERR_TIMEOUT,
     SUCCESS,
     Error,
+    _agree,
     _agree_on,
     _check,
     _last_error,
@@ -173,7 +174,7 @@ class _Collectives:
         if self._pending is not None:  # this rank's own refusal is the cause
             status = _record(*self._pending)
             self._pending = None
-        _check(lib.shardtab_agree_f(self._comm, status))
+        _check(_agree(self._comm, status, table))
 
     def _region(self, offset, count, parts):
         """(byte offset, count) of a region of `parts` pieces of count
@@ -249,7 +250,7 @@ class _Collectives:
         every rank: a failure is agreed, so that every rank's message is the
         same; but not a timeout, whose ranks may be out of step."""
         table = self._live()
-        _agree_on(self._comm, why)
+        _agree_on(self._comm, why, table)
         status = call()
         across = self.node_count > 1
         if not _on_host() and not across:
@@ -265,4 +266,4 @@ class _Collectives:
             return
         if status == SUCCESS:
             status = lib.shardtab_signal_check(table)
-        _check(lib.shardtab_agree_f(self._comm, status))
+        _check(_agree(self._comm, status, table))

@@ -50,14 +50,23 @@ def _record(status, message):
     return lib.shardtab_error_set_message(status, _c_text(message))
 
 
-def _agree_on(comm, why):
+def _agree_on(comm, why, table=None):
     """Collective over comm (a Fortran handle): when any rank's why (a
     message, or None) is not None, every rank raises Error with the first
-    such rank's, before anything else is called."""
+    such rank's, before anything else is called. Given the table (a live
+    handle over comm), the wait is bounded by its patience
+    (shardtab_table_agree): a rank that never comes ends the job."""
     status = SUCCESS
     if why is not None:
         status = lib.shardtab_error_set_message(ERR_INVALID_ARG, _c_text(why))
-    _check(lib.shardtab_agree_f(comm, status))
+    _check(_agree(comm, status, table))
+
+
+def _agree(comm, status, table=None):
+    """shardtab_agree over comm, or bounded over the table's ranks."""
+    if table is not None:
+        return lib.shardtab_table_agree(table, status)
+    return lib.shardtab_agree_f(comm, status)
 
 
 def _check(status):

@@ -129,7 +129,7 @@ class Halo:
             )
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
             why = f"shardtab.Halo: {_text(error)}"
-        _agree_on(table._comm, why)
+        _agree_on(table._comm, why, live)
         halo = ctypes.c_void_p()
         _check(lib.shardtab_halo_create(live, ctypes.byref(params), ctypes.byref(halo)))
         self._halo = halo
@@ -215,7 +215,8 @@ class Halo:
             )
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
             why = f"shardtab.Halo.of_array: {_text(error)}"
-        _agree_on(table._comm, why)  # every rank takes part, whatever it found
+        # every rank takes part, whatever it found
+        _agree_on(table._comm, why, table._live())
         halo = cls(table, **params)
         halo._array = array  # the memory stays while the halo lives
         return halo

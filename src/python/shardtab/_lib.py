@@ -135,6 +135,7 @@ for name, result, args in [
     ("shardtab_halo_neighbor", _int, [_ptr, _int, _int, _int]),
     ("shardtab_halo_coord", _int, [_ptr, _int]),
     ("shardtab_agree_f", c_status, [c_fint, c_status]),
+    ("shardtab_table_agree", c_status, [_ptr, c_status]),
     ("shardtab_error_set_message", c_status, [c_status, _text]),
     ("shardtab_last_error", _text, []),
     ("shardtab_status_string", _text, [c_status]),

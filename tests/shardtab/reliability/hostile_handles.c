@@ -157,6 +157,7 @@ static void not_a_table(const char *what, shardtab_t *t)
            "shardtab_all_reduce");
     STATUS(shardtab_broadcast(t, 0, SHARDTAB_DOUBLE, 0, 1, NULL), "shardtab_broadcast");
     STATUS(shardtab_all_gather(t, SHARDTAB_DOUBLE, 0, 1, NULL), "shardtab_all_gather");
+    STATUS(shardtab_table_agree(t, SHARDTAB_SUCCESS), "shardtab_table_agree");
 #undef STATUS
     {
         shardtab_t *copy = t;
