@@ -8,6 +8,7 @@
 #include "collective_body.h"
 #include "collective_call.h"
 #include "internal.h"
+#include "mpi_steps.h"
 #include "table.h"
 
 #include <stdint.h>
@@ -40,57 +41,9 @@ static void describe_fields(const uint64_t *f, char *out, size_t bytes)
              (unsigned long long)f[6]);
 }
 
-/* ---- across nodes: every MPI step bounded ----------------------------------------- *
- * A call across nodes is a sequence of MPI steps, host-synchronous. Each waits at most
- * the table's patience (6 x its wait limit, as the first agreement and a destroy do): a
- * rank that never comes (stopped, stuck, gone) makes the others give up at the step it
- * holds up, the request left pending (its buffers never freed: a late rank may still
- * complete it), every table over these ranks out of step, the call failed with
- * SHARDTAB_ERR_TIMEOUT naming the step; the caller ends the job. After a give-up no
- * step follows. */
-typedef struct st_steps {
-    shardtab_t *t;
-    const st_call_t *c;
-    int gave_up; /* a step gave up: its buffers stay, no later step runs */
-} st_steps_t;
-
-static shardtab_status_t give_up(st_steps_t *s, const char *step)
-{
-    char why[ST_ERROR_BYTES];
-    snprintf(why, sizeof why, "%s", shardtab_last_error() + st_error_prefix_bytes());
-    s->gave_up = 1;
-    st_tables_out_of_step(s->t);
-    return st_fail(SHARDTAB_ERR_TIMEOUT, "%s of table '%s' across nodes, at %s: %s", s->c->name,
-                   s->t->label, step, why);
-}
-
-/* shardtab_agree over the table's ranks, bounded */
-static shardtab_status_t step_agree(st_steps_t *s, shardtab_status_t local, const char *step)
-{
-    int pending = 0;
-    shardtab_status_t status = st_agree_bounded(s->t->comm, local, st_patience_s(s->t), &pending);
-    return pending ? give_up(s, step) : status;
-}
-
-/* a non-blocking collective started (rc: its MPI_I... call's), waited for, bounded */
-static shardtab_status_t step_wait(st_steps_t *s, int rc, MPI_Request *request, const char *call,
-                                   const char *step)
-{
-    if (rc != MPI_SUCCESS)
-        return st_mpi_check(rc, call);
-    if (st_wait_bounded(request, st_patience_s(s->t)) == 0)
-        return SHARDTAB_SUCCESS;
-    st_fail(SHARDTAB_ERR_TIMEOUT,
-            "%s: waited %.3g s for the other ranks (6 x the wait limit); some rank never "
-            "came: it is stopped, stuck or gone. The ranks are out of step: end the job",
-            call, st_patience_s(s->t));
-    return give_up(s, step);
-}
-
-static shardtab_status_t agree_call(st_steps_t *s)
+static shardtab_status_t agree_call(st_steps_t *s, const st_call_t *c)
 {
     shardtab_t *t = s->t;
-    const st_call_t *c = s->c;
     uint64_t mine[ST_CALL_FIELDS], *all = malloc((size_t)t->size * sizeof mine);
     shardtab_status_t status =
         all ? SHARDTAB_SUCCESS
@@ -99,14 +52,14 @@ static shardtab_status_t agree_call(st_steps_t *s)
     MPI_Request request;
 
     call_fields(c, mine);
-    status = step_agree(s, status, "the agreement before the arguments' all-gather");
+    status = st_steps_agree(s, status, "the agreement before the arguments' all-gather");
     if (status == SHARDTAB_SUCCESS) {
         st_fault_stall(ST_FAULT_COLL_ARGS);
-        status = step_wait(s,
-                           MPI_Iallgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
-                                          MPI_BYTE, t->comm, &request),
-                           &request, "MPI_Iallgather of the collective's arguments",
-                           "the arguments' all-gather");
+        status = st_steps_wait(s,
+                               MPI_Iallgather(mine, (int)sizeof mine, MPI_BYTE, all,
+                                              (int)sizeof mine, MPI_BYTE, t->comm, &request),
+                               &request, "MPI_Iallgather of the collective's arguments",
+                               "the arguments' all-gather");
     }
     for (int r = 1; r < t->size && status == SHARDTAB_SUCCESS; r++)
         if (memcmp(all + (size_t)r * ST_CALL_FIELDS, all, sizeof mine) != 0) {
@@ -140,10 +93,10 @@ static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, s
  * the table's ranks, no node phases) and each rank sums them exactly, element
  * by element, rounding once (shardtab/exact.h): the bits one node's table
  * gives. host holds the region's bytes. */
-static shardtab_status_t exact_across_nodes(st_steps_t *s, char *host, shardtab_stream_t stream)
+static shardtab_status_t exact_across_nodes(st_steps_t *s, const st_call_t *c, char *host,
+                                            shardtab_stream_t stream)
 {
     shardtab_t *t = s->t;
-    const st_call_t *c = s->c;
     char *all = NULL;
     shardtab_status_t status = region_copy(t, host, c->offset, c->bytes, 1, stream);
     MPI_Request request;
@@ -154,14 +107,15 @@ static shardtab_status_t exact_across_nodes(st_steps_t *s, char *host, shardtab_
             status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d ranks' %zu bytes failed",
                              c->name, t->size, c->bytes);
     }
-    status = step_agree(s, status, "the agreement before the values' all-gather");
+    status = st_steps_agree(s, status, "the agreement before the values' all-gather");
     if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
         st_fault_stall(ST_FAULT_COLL_LEADERS);
-        status = step_wait(s,
-                           MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
-                                          MPI_BYTE, t->comm, &request),
-                           &request, "MPI_Iallgather of every rank's values (SHARDTAB_SUM_EXACT)",
-                           "the values' all-gather");
+        status =
+            st_steps_wait(s,
+                          MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
+                                         MPI_BYTE, t->comm, &request),
+                          &request, "MPI_Iallgather of every rank's values (SHARDTAB_SUM_EXACT)",
+                          "the values' all-gather");
     }
     for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
         shardtab_detail_exact_few_t sum;
@@ -181,10 +135,9 @@ static shardtab_status_t exact_across_nodes(st_steps_t *s, char *host, shardtab_
     return status;
 }
 
-static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
+static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, shardtab_stream_t stream)
 {
     shardtab_t *t = s->t;
-    const st_call_t *c = s->c;
     const size_t size = st_type_size(c->type);
     char *host = NULL, *all = NULL;
     shardtab_status_t status = SHARDTAB_SUCCESS;
@@ -204,18 +157,18 @@ static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
                              "host failed",
                              c->name, c->bytes);
     }
-    status = step_agree(s, status, "the agreement before the data moves");
+    status = st_steps_agree(s, status, "the agreement before the data moves");
     if (status != SHARDTAB_SUCCESS)
         goto out;
     if (c->kind == ST_STREAM_BROADCAST) {
         if (t->rank == c->root)
             status = region_copy(t, host, c->offset, c->bytes, 1, stream);
-        status = step_agree(s, status, "the agreement before the broadcast");
+        status = st_steps_agree(s, status, "the agreement before the broadcast");
         if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
             st_fault_stall(ST_FAULT_COLL_RESULT);
-            status =
-                step_wait(s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm, &request),
-                          &request, "MPI_Ibcast of a broadcast's region", "the broadcast");
+            status = st_steps_wait(
+                s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm, &request), &request,
+                "MPI_Ibcast of a broadcast's region", "the broadcast");
         }
         if (status == SHARDTAB_SUCCESS && t->rank != c->root)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
@@ -225,21 +178,21 @@ static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
         const size_t piece = c->count * size;
         status = region_copy(t, host + (size_t)t->rank * piece, c->offset + (size_t)t->rank * piece,
                              piece, 1, stream);
-        status = step_agree(s, status, "the agreement before the all-gather");
+        status = st_steps_agree(s, status, "the agreement before the all-gather");
         if (status == SHARDTAB_SUCCESS && piece > 0) {
             st_fault_stall(ST_FAULT_COLL_RESULT);
-            status =
-                step_wait(s,
-                          MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE,
-                                         t->comm, &request),
-                          &request, "MPI_Iallgather of an all-gather's pieces", "the all-gather");
+            status = st_steps_wait(s,
+                                   MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece,
+                                                  MPI_BYTE, t->comm, &request),
+                                   &request, "MPI_Iallgather of an all-gather's pieces",
+                                   "the all-gather");
         }
         if (status == SHARDTAB_SUCCESS)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
         goto agreed;
     }
     if (c->op == SHARDTAB_SUM_EXACT) {
-        status = exact_across_nodes(s, host, stream);
+        status = exact_across_nodes(s, c, host, stream);
         goto agreed;
     }
     /* all-reduce: inside the node first, through the table */
@@ -255,7 +208,7 @@ static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
             status = shardtab_signal_check(t);
     }
     st_fault_stall(ST_FAULT_COLL_NODE);
-    status = step_agree(s, status, "the agreement after the node's phases");
+    status = st_steps_agree(s, status, "the agreement after the node's phases");
     if (status != SHARDTAB_SUCCESS)
         goto out;
     if (t->node_rank == 0) {
@@ -270,11 +223,11 @@ static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
             memcpy(all, host, c->bytes); /* one node, its ranks out of order: its result */
         else if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
             st_fault_stall(ST_FAULT_COLL_LEADERS);
-            status = step_wait(s,
-                               MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
-                                              MPI_BYTE, t->leaders, &request),
-                               &request, "MPI_Iallgather of the nodes' results",
-                               "the leaders' all-gather");
+            status = st_steps_wait(s,
+                                   MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
+                                                  MPI_BYTE, t->leaders, &request),
+                                   &request, "MPI_Iallgather of the nodes' results",
+                                   "the leaders' all-gather");
         }
         for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
             uint64_t acc = shardtab_detail_value_word(c->type, all, i);
@@ -288,12 +241,12 @@ static shardtab_status_t across_nodes(st_steps_t *s, shardtab_stream_t stream)
     if (s->gave_up)
         goto out;
     /* a leader's failure reaches its node before the node's broadcast */
-    status = step_agree(s, status, "the agreement after the leaders' all-gather");
+    status = st_steps_agree(s, status, "the agreement after the leaders' all-gather");
     if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
         st_fault_stall(ST_FAULT_COLL_RESULT);
-        status = step_wait(s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, 0, t->node, &request),
-                           &request, "MPI_Ibcast of the result inside the node",
-                           "the node's broadcast of the result");
+        status = st_steps_wait(s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, 0, t->node, &request),
+                               &request, "MPI_Ibcast of the result inside the node",
+                               "the node's broadcast of the result");
     }
     if (status == SHARDTAB_SUCCESS)
         status = region_copy(t, host, c->offset, c->bytes, 0, stream);
@@ -301,7 +254,7 @@ agreed:
     if (s->gave_up)
         goto out;
     st_fault_stall(ST_FAULT_COLL_END);
-    status = step_agree(s, status, "the call's last agreement");
+    status = st_steps_agree(s, status, "the call's last agreement");
 out:
     if (!s->gave_up) { /* pending: a late rank may still write into them */
         free(host);
@@ -310,15 +263,15 @@ out:
     return status;
 }
 
-/* The call across nodes, every step bounded (st_steps_t): a rank that never
+/* The call across nodes, every step bounded (mpi_steps.h): a rank that never
  * comes (stopped, stuck, gone) must not hold the others here. */
 shardtab_status_t st_coll_across_nodes(shardtab_t *t, const st_call_t *c, shardtab_status_t local,
                                        shardtab_stream_t stream)
 {
-    st_steps_t steps = {t, c, 0};
-    shardtab_status_t status = step_agree(&steps, local, "the call's first agreement");
+    st_steps_t steps = {t, c->name, 0};
+    shardtab_status_t status = st_steps_agree(&steps, local, "the call's first agreement");
 
     if (status == SHARDTAB_SUCCESS)
-        status = agree_call(&steps);
-    return status == SHARDTAB_SUCCESS ? across_nodes(&steps, stream) : status;
+        status = agree_call(&steps, c);
+    return status == SHARDTAB_SUCCESS ? across_nodes(&steps, c, stream) : status;
 }

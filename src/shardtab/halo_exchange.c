@@ -11,6 +11,7 @@
 #include "collective_body.h"
 #include "halo_internal.h"
 #include "internal.h"
+#include "mpi_steps.h"
 #include "registry.h"
 #include "table.h"
 
@@ -77,27 +78,6 @@ static shardtab_status_t on_node(shardtab_halo_t *h, shardtab_stream_t stream)
 
 /* ---- across nodes ------------------------------------------------------------------ */
 
-/* A bounded step gave up: the ranks are out of step. */
-static shardtab_status_t give_up(shardtab_halo_t *h, const char *step, const char *why)
-{
-    shardtab_t *t = h->table;
-    h->gave_up = 1; /* its staging stays: a late receive may land there */
-    st_tables_out_of_step(t);
-    return st_fail(SHARDTAB_ERR_TIMEOUT,
-                   "%s of table '%s' across nodes, at %s: %s; waited %.3g s (the table's "
-                   "patience). The ranks are out of step: end the job",
-                   call, t->label, step, why, st_patience_s(t));
-}
-
-static shardtab_status_t agree(shardtab_halo_t *h, shardtab_status_t local, const char *step,
-                               int *gave_up)
-{
-    shardtab_t *t = h->table;
-    shardtab_status_t status = st_agree_bounded(t->comm, local, st_patience_s(t), gave_up);
-    return *gave_up ? give_up(h, step, "some rank never came: it is stopped, stuck or gone")
-                    : status;
-}
-
 /* The staging buffer's bytes [at, at + bytes) to or from the host, waited for. */
 static shardtab_status_t staging_copy(shardtab_halo_t *h, size_t at, size_t bytes, int to_host,
                                       shardtab_stream_t stream)
@@ -113,7 +93,7 @@ static shardtab_status_t staging_copy(shardtab_halo_t *h, size_t at, size_t byte
  * for at most the table's patience. A request that never completes is left
  * pending, its buffer kept (the halo's staging: not freed while the job
  * runs on, as the ranks are out of step). */
-static shardtab_status_t links(shardtab_halo_t *h, int *gave_up)
+static shardtab_status_t links(shardtab_halo_t *h, st_steps_t *s)
 {
     shardtab_t *t = h->table;
     MPI_Request requests[2 * SHARDTAB_HALO_MAX_PIECES];
@@ -141,15 +121,14 @@ static shardtab_status_t links(shardtab_halo_t *h, int *gave_up)
         }
         return status;
     }
-    for (int i = 0; i < posted; i++) {
-        if (st_wait_bounded(&requests[i], st_patience_s(t)) == 0)
-            continue;
+    for (int i = 0; i < posted && status == SHARDTAB_SUCCESS; i++) {
         const int receive = i < h->recv_count;
         const int peer = receive ? h->recvs[i].peer : h->sends[i - h->recv_count].peer;
-        char step[96];
+        char what[96], step[96];
+        snprintf(what, sizeof what, "%s rank %d of a halo's cells",
+                 receive ? "MPI_Irecv from" : "MPI_Isend to", peer);
         snprintf(step, sizeof step, "its %s rank %d", receive ? "receive from" : "send to", peer);
-        *gave_up = 1;
-        return give_up(h, step, "that rank never came: it is stopped, stuck or gone");
+        status = st_steps_wait(s, MPI_SUCCESS, &requests[i], what, step);
     }
     return status;
 }
@@ -160,7 +139,7 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
     const size_t received = h->staging_bytes - (h->recv_count > 0 ? h->recvs[0].at : 0);
     const size_t recv_at = h->recv_count > 0 ? h->recvs[0].at : 0;
     shardtab_status_t status;
-    int gave_up = 0;
+    st_steps_t steps = {t, call, 0};
 
     /* a stopped table refuses before anything moves, its refusal agreed (the
      * ranks of other nodes may not know it stopped); the stream's work first */
@@ -173,12 +152,14 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
         status = staging_copy(h, 0, h->send_count > 0 ? recv_at : 0, 1, stream);
     /* every rank's local steps agreed before any message: a rank that failed
      * them sends nothing, and no peer waits for it */
-    status = agree(h, status, "the agreement before the cells move", &gave_up);
+    status = st_steps_agree(&steps, status, "the agreement before the cells move");
+    h->gave_up |= steps.gave_up; /* its staging stays: a late receive may land there */
     if (status != SHARDTAB_SUCCESS)
         return status;
     st_fault_stall(ST_FAULT_COLL_NODE);
-    status = links(h, &gave_up);
-    if (gave_up)
+    status = links(h, &steps); /* a failed post: the closing agreement tells the peers */
+    h->gave_up |= steps.gave_up;
+    if (steps.gave_up)
         return status;
     if (status == SHARDTAB_SUCCESS)
         status = staging_copy(h, recv_at, received, 0, stream);
@@ -189,7 +170,9 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
     if (status == SHARDTAB_SUCCESS)
         status = st_backend()->stream_synchronize(stream);
     st_fault_stall(ST_FAULT_COLL_END);
-    return agree(h, status, "the agreement after the cells moved", &gave_up);
+    status = st_steps_agree(&steps, status, "the agreement after the cells moved");
+    h->gave_up |= steps.gave_up;
+    return status;
 }
 
 /* ---- the call ---------------------------------------------------------------------- */

@@ -1,0 +1,32 @@
+/* mpi_steps.h - a call across nodes as a sequence of host-synchronous MPI
+ * steps, each bounded by the table's patience (6 x its wait limit, as the
+ * first agreement and a destroy are): a rank that never comes (stopped,
+ * stuck, gone) makes the others give up at the step it holds up, the request
+ * left pending (its buffers never freed: a late rank may still complete it),
+ * every table over these ranks out of step, the call failed with
+ * SHARDTAB_ERR_TIMEOUT naming the step; the caller ends the job. After a
+ * give-up no step follows. The collectives across nodes (collectives_nodes.c)
+ * and the halo exchange across nodes (halo_exchange.c) are made of these. */
+/* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
+#ifndef ST_MPI_STEPS_H
+#define ST_MPI_STEPS_H
+
+#include <mpi.h>
+
+#include "table.h"
+
+typedef struct st_steps {
+    shardtab_t *t;
+    const char *call; /* the API call, for the messages */
+    int gave_up;      /* a step gave up: its buffers stay, no later step runs */
+} st_steps_t;
+
+/* shardtab_agree over the table's ranks, bounded */
+shardtab_status_t st_steps_agree(st_steps_t *s, shardtab_status_t local, const char *step);
+
+/* A non-blocking MPI operation started (rc: its MPI_I... call's, `what` its
+ * name), waited for, bounded. */
+shardtab_status_t st_steps_wait(st_steps_t *s, int rc, MPI_Request *request, const char *what,
+                                const char *step);
+
+#endif /* ST_MPI_STEPS_H */
