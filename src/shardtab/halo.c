@@ -252,12 +252,19 @@ static uint64_t box_at(const st_halo_desc_t *o, const uint64_t start[D])
 /* A piece of extent cells, both places' strides (packed where the place is
  * a staging buffer, NULL desc): cells back to back in both places merged into
  * runs, axis by axis while the next axis's stride is the run so far (a face
- * contiguous in memory becomes one run). Units are filled later. */
-static void piece_shape(shardtab_halo_piece_t *p, const uint64_t extent_in[D],
+ * contiguous in memory becomes one run); then its copy unit, the widest (16
+ * bytes at most) that its run, its places and its strides allow, and its
+ * counts of units. p's ranks and places are set: a shard's place is its
+ * offset there, the shard's own alignment counted too; a staging buffer's is
+ * 0 until it exists (16-byte aligned, each box at a multiple of 16). Its first
+ * unit is device_range's. */
+static void piece_shape(const shardtab_t *t, shardtab_halo_piece_t *p, const uint64_t extent_in[D],
                         const st_halo_desc_t *src, const st_halo_desc_t *dst)
 {
     const uint64_t elem = src ? src->elem : dst->elem;
     uint64_t extent[D] = {extent_in[0], extent_in[1], extent_in[2]}, run = elem;
+    uint64_t bits = 16 | p->src_at | p->dst_at;
+    uint32_t unit = 1;
 
     for (int a = 0; a < D; a++) {
         const uint64_t packed = a == 0 ? 1 : a == 1 ? extent[0] : extent[0] * extent[1];
@@ -272,13 +279,24 @@ static void piece_shape(shardtab_halo_piece_t *p, const uint64_t extent_in[D],
         run *= extent[a];
         extent[a] = 1;
     }
-    p->rows = extent[1];
-    p->row_units = extent[0];   /* runs, until units are known */
-    p->run_units = (uint32_t)0; /* plan_units */
-    p->units = extent[0] * extent[1] * extent[2];
     p->src_stride[0] = extent[0] == 1 ? 0 : p->src_stride[0];
     p->dst_stride[0] = extent[0] == 1 ? 0 : p->dst_stride[0];
-    p->first = run; /* the run's bytes, until plan_units counts the units */
+    if (p->src_rank >= 0)
+        bits |= (uint64_t)(uintptr_t)t->shard.entries[p->src_rank];
+    if (p->dst_rank >= 0)
+        bits |= (uint64_t)(uintptr_t)t->shard.entries[p->dst_rank];
+    for (int a = 0; a < D; a++)
+        bits |= p->src_stride[a] | p->dst_stride[a];
+    bits |= run;
+    while ((bits & unit) == 0)
+        unit *= 2;
+    p->unit = unit;
+    p->pad = 0;
+    p->first = 0;
+    p->run_units = run / unit;
+    p->row_units = extent[0] * (run / unit);
+    p->rows = extent[1];
+    p->units = extent[0] * extent[1] * extent[2] * (run / unit);
 }
 
 /* Everything a plan makes, before it is the halo's. */
@@ -315,7 +333,7 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
             p->src_at = box_at(&all[n], from);
             p->dst_rank = t->node_rank;
             p->dst_at = box_at(me, start);
-            piece_shape(p, extent, &all[n], me);
+            piece_shape(t, p, extent, &all[n], me);
             continue;
         }
         /* across nodes: this rank's cells for n's ghosts toward -dir go out with
@@ -330,7 +348,7 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
         u->src_at = 0; /* the staging buffer's address, once it is known */
         u->dst_rank = t->node_rank;
         u->dst_at = box_at(me, start);
-        piece_shape(u, extent, NULL, me);
+        piece_shape(t, u, extent, NULL, me);
         box(me, back, 0, from, extent); /* this rank's cells for n's ghosts toward -dir */
         st_halo_link_t *out = &plan->sends[plan->send_count];
         shardtab_halo_piece_t *s = &pack[plan->send_count++];
@@ -340,7 +358,8 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
         s->src_rank = t->node_rank;
         s->src_at = box_at(me, from);
         s->dst_rank = -1;
-        piece_shape(s, extent, me, NULL);
+        s->dst_at = 0; /* the staging buffer's address, once it is known */
+        piece_shape(t, s, extent, me, NULL);
     }
     /* staging: the sends' boxes, then the receives', each 16-byte aligned */
     for (int i = 0; i < plan->send_count; i++) {
@@ -357,33 +376,6 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
     memcpy(plan->pieces + plan->node_count, pack, (size_t)plan->pack_count * sizeof *pack);
     memcpy(plan->pieces + plan->node_count + plan->pack_count, unpack,
            (size_t)plan->unpack_count * sizeof *unpack);
-}
-
-/* Each piece's copy unit: the widest (16 bytes at most) that its run, its
- * places (the shards' own alignment too; the staging buffers are 16-byte
- * aligned) and its strides allow; its counts of units. */
-static void plan_units(const shardtab_t *t, st_halo_plan_t *plan)
-{
-    const int count = plan->node_count + plan->pack_count + plan->unpack_count;
-
-    for (int i = 0; i < count; i++) {
-        shardtab_halo_piece_t *p = &plan->pieces[i];
-        const uint64_t run = p->first;
-        uint64_t bits = 16 | run | p->src_at | p->dst_at;
-        uint32_t unit = 1;
-        if (p->src_rank >= 0)
-            bits |= (uint64_t)(uintptr_t)t->shard.entries[p->src_rank];
-        if (p->dst_rank >= 0)
-            bits |= (uint64_t)(uintptr_t)t->shard.entries[p->dst_rank];
-        for (int a = 0; a < D; a++)
-            bits |= p->src_stride[a] | p->dst_stride[a];
-        while ((bits & unit) == 0)
-            unit *= 2;
-        p->unit = unit;
-        p->run_units = run / unit;
-        p->row_units *= run / unit;
-        p->units *= run / unit;
-    }
 }
 
 /* one range of the pieces as a kernel takes it; first counted from the range's
@@ -429,7 +421,6 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
                            "stage takes at most 2 GiB a message",
                            bytes);
         }
-    plan_units(t, plan);
     const int count = plan->node_count + plan->pack_count + plan->unpack_count;
     h->dims = (int)me->dims;
     coords_of(me, t->rank, h->coord);

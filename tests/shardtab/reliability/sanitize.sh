@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sanitize.sh - ASan+UBSan+LSan build running the cases of the sanitize tier (tests/tiers.cmake says which), then valgrind memcheck on multi_scal at 2 ranks: 0 errors from our code.
+# sanitize.sh - ASan+UBSan+LSan build running the cases of the sanitize tier (tests/tiers.cmake says which), then valgrind memcheck at 2 ranks on multi_scal, cycle_table and halo_check across two simulated nodes: 0 errors from our code.
 #
 # Usage: tests/shardtab/reliability/sanitize.sh [--asan-dir DIR] [--plain-dir DIR] [--jobs N]
 #                                       [--skip-asan] [--skip-valgrind] [--junit FILE]
@@ -129,7 +129,7 @@ if [[ $do_asan -eq 1 ]]; then
     unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 fi
 
-# ---- 2. valgrind memcheck: multi_scal --n 1000 at 2 ranks --------------------------------------
+# ---- 2. valgrind memcheck: multi_scal, cycle_table and halo_check at 2 ranks ---------------------
 if [[ $do_valgrind -eq 1 ]]; then
     echo "# [2/2] valgrind memcheck in $plain_dir: mpiexec -n 2 valgrind ... multi_scal --n 1000"
     command -v valgrind >/dev/null || { echo "FAIL: valgrind is not installed"; exit 1; }
@@ -148,13 +148,18 @@ if [[ $do_valgrind -eq 1 ]]; then
     # reuse variant, 0 memcheck errors), so the flatness check gets a slack here;
     # leaks are memcheck's verdict, and reliability.cycle-table.np2 stays strict.
     cyc="cycle_table --cycles 20 --warmup 10 --maps-slack 4 --vm-slack 16384 --rss-slack 4096"
-    for run in "multi_scal --n 1000" "multi_scal --n 1000 --check-peers" "$cyc"; do
+    # halo_check across two simulated nodes: the plan's pack and unpack pieces, MPI
+    # between the ranks (it once read an unset staging address there)
+    halo="halo_check --grid 2,1 --periodic 1 --corners --block 6,5"
+    for run in "multi_scal --n 1000" "multi_scal --n 1000 --check-peers" "$cyc" "$halo"; do
         read -r -a words <<<"$run"
         prog=$plain_dir/${words[0]}
+        rpn=
         if [[ ${words[0]} == cycle_table ]]; then prog=$plain_dir/tests/shardtab/reliability/cycle_table; fi
+        if [[ ${words[0]} == halo_check ]]; then prog=$plain_dir/tests/shardtab/halo/halo_check rpn=1; fi
         rm -f "$logs/vg"/*
         set +e
-        "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg/vg.%p" \
+        SHARDTAB_RANKS_PER_NODE=$rpn "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg/vg.%p" \
             "$prog" "${words[@]:1}" >"$logs/vg.out" 2>&1
         rc=$?
         set -e
