@@ -443,7 +443,9 @@ shardtab_status_t shardtab_agree_within(MPI_Comm comm, shardtab_status_t local, 
  * For code that agrees around the table's calls (the Python front does, before
  * each collective): a rank that never comes ends the job with one line instead
  * of holding the others. A table that is not live: SHARDTAB_ERR_INVALID_ARG,
- * at once, on that rank. */
+ * at once, on that rank; one out of step after a bounded step gave up:
+ * SHARDTAB_ERR_TIMEOUT, at once (an agreement now could pair with the pending
+ * one). */
 shardtab_status_t shardtab_table_agree(const shardtab_t *table, shardtab_status_t local);
 /** @} */
 

@@ -127,8 +127,12 @@ shardtab_status_t shardtab_table_agree(const shardtab_t *t, shardtab_status_t lo
 {
     shardtab_status_t status = st_check_table(t, "shardtab_table_agree");
 
-    /* a rank whose table is not live answers at once; the others' wait is
-     * still bounded, so the job ends with their message */
+    /* a table out of step (a bounded step gave up, its request pending on the
+     * table's communicator) is refused too: a new agreement could pair with
+     * the pending one. A rank that answers at once leaves the others' wait
+     * bounded, and the job ends with their message */
+    if (status == SHARDTAB_SUCCESS)
+        status = st_table_in_step(t, "shardtab_table_agree");
     return status != SHARDTAB_SUCCESS ? status
                                       : shardtab_agree_within(t->comm, local, st_patience_s(t));
 }

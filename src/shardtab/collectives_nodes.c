@@ -71,6 +71,8 @@ static shardtab_status_t agree_call(st_steps_t *s, const st_call_t *c)
                         "every rank must make the same calls, in the same order, with the same "
                         "arguments",
                         c->name, first, r, other);
+            /* every rank found it in the same gather: agreed, one message everywhere */
+            status = st_steps_agree(s, status, "the agreement on the calls' difference");
         }
     if (!s->gave_up) /* pending: a late rank may still write into it */
         free(all);

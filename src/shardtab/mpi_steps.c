@@ -34,7 +34,7 @@ shardtab_status_t st_steps_wait(st_steps_t *s, int rc, MPI_Request *request, con
     if (st_wait_bounded(request, st_patience_s(s->t)) == 0)
         return SHARDTAB_SUCCESS;
     st_fail(SHARDTAB_ERR_TIMEOUT,
-            "%s: waited %.3g s for the other ranks (6 x the wait limit); some rank never "
+            "%s: waited %.3g s for the other ranks (the table's patience); some rank never "
             "came: it is stopped, stuck or gone. The ranks are out of step: end the job",
             what, st_patience_s(s->t));
     return give_up(s, step);

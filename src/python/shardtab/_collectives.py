@@ -115,7 +115,7 @@ class _Collectives:
         argument this rank cannot take (unknown op, a dtype without
         collectives, count=None over unequal shards, a region past the shard)
         raises Error on every rank before anything is enqueued (one host
-        agreement, an MPI_Allreduce of an int, per call): the table stays
+        agreement, a bounded MPI agreement of an int, per call): the table stays
         usable. An Error from the library itself, here or in check(), means
         the node stopped: destroy the table."""
 
@@ -244,16 +244,15 @@ class _Collectives:
         Halo.exchange's): this rank's problem `why` (None: none) agreed first,
         so that no rank enters the library unless every rank can; then
         call(), the C call, returning its status; on the host backend, where
-        it ran already, its outcome agreed too. On GPUs a refusal inside a
-        node is this rank's, kept for check(). Across nodes (every backend)
-        the call is host-synchronous and its outcome already the same on
-        every rank: a failure is agreed, so that every rank's message is the
-        same; but not a timeout, whose ranks may be out of step."""
+        it ran already, its outcome agreed too, but not a timeout (the ranks
+        may be out of step: it is raised at once). On GPUs a refusal is this
+        rank's, kept for check(); across nodes, where the call is
+        host-synchronous, the library has agreed it already. Every agreement
+        here is bounded by the table's patience (shardtab_table_agree)."""
         table = self._live()
         _agree_on(self._comm, why, table)
         status = call()
-        across = self.node_count > 1
-        if not _on_host() and not across:
+        if not _on_host():
             # enqueued; a refusal here has stopped the node, whose other ranks
             # learn it in check(), where this rank's message is the cause
             if status != SUCCESS:
@@ -261,9 +260,8 @@ class _Collectives:
                 self._pending = (status, message)
                 raise Error(status, message)
             return
-        if across and (status == ERR_TIMEOUT or (status == SUCCESS and not _on_host())):
+        if status == ERR_TIMEOUT:
             _check(status)
-            return
         if status == SUCCESS:
             status = lib.shardtab_signal_check(table)
         _check(_agree(self._comm, status, table))

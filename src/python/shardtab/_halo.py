@@ -215,8 +215,7 @@ class Halo:
             )
         except Exception as error:  # noqa: BLE001 - every kind goes to the agreement
             why = f"shardtab.Halo.of_array: {_text(error)}"
-        # every rank takes part, whatever it found
-        _agree_on(table._comm, why, table._live())
+        _agree_on(table._comm, why)  # every rank takes part, whatever it found
         halo = cls(table, **params)
         halo._array = array  # the memory stays while the halo lives
         return halo
