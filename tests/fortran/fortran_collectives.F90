@@ -195,13 +195,14 @@ contains
   end function
 
   ! After a collective: this rank's own refusal, or what the node found
-  ! (shardtab_signal_check waits for the call), agreed by every rank.
+  ! (shardtab_signal_check waits for the call), agreed by every rank of the
+  ! table, bounded by its patience.
   subroutine finish(local)
     integer(c_int), intent(in) :: local
     integer(c_int) :: s
     s = local
     if (s == SHARDTAB_SUCCESS) s = shardtab_signal_check(table)
-    s = shardtab_agree(comm, s)
+    s = shardtab_table_agree(table, s)
     if (s /= SHARDTAB_SUCCESS) call fail(s)
   end subroutine
 

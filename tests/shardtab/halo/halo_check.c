@@ -138,6 +138,9 @@ static void parse(int argc, char **argv, job_t *j, char *err, size_t bytes)
     }
     if (err[0] == '\0' && j->dims == 0)
         snprintf(err, bytes, "--grid is required");
+    if (err[0] == '\0' && j->fault != NULL && strcmp(j->fault, "plant") == 0 && j->ghost[0] == 0)
+        snprintf(err, bytes,
+                 "--fault plant changes a ghost cell on axis 0: give it --ghost 1 or more");
 }
 
 /* ---- the cells ------------------------------------------------------------------------ */
@@ -367,7 +370,7 @@ static shardtab_status_t run(job_t *j)
             status = shardtab_signal_check(table);
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_memcpy_to_host(host, shard, l.bytes);
-        if (status == SHARDTAB_SUCCESS && plant && j->rank == j->fault_rank && ghost_of(j, 0) > 0)
+        if (status == SHARDTAB_SUCCESS && plant && j->rank == j->fault_rank)
             host[j->offset + (ghost_of(j, 0) - 1 + ghost_of(j, 1) * l.stride[1] +
                               ghost_of(j, 2) * l.stride[2]) *
                                  j->elem] ^= 0x5a;

@@ -131,7 +131,7 @@ fi
 
 # ---- 2. valgrind memcheck: multi_scal, cycle_table and halo_check at 2 ranks ---------------------
 if [[ $do_valgrind -eq 1 ]]; then
-    echo "# [2/2] valgrind memcheck in $plain_dir: mpiexec -n 2 valgrind ... multi_scal --n 1000"
+    echo "# [2/2] valgrind memcheck in $plain_dir: mpiexec -n 2 valgrind ... multi_scal, cycle_table, halo_check"
     command -v valgrind >/dev/null || { echo "FAIL: valgrind is not installed"; exit 1; }
     configure "$plain_dir" OFF
     supp=(--suppressions="$here/valgrind-openmpi.supp")
@@ -154,12 +154,15 @@ if [[ $do_valgrind -eq 1 ]]; then
     for run in "multi_scal --n 1000" "multi_scal --n 1000 --check-peers" "$cyc" "$halo"; do
         read -r -a words <<<"$run"
         prog=$plain_dir/${words[0]}
-        rpn=
+        nodes=()
         if [[ ${words[0]} == cycle_table ]]; then prog=$plain_dir/tests/shardtab/reliability/cycle_table; fi
-        if [[ ${words[0]} == halo_check ]]; then prog=$plain_dir/tests/shardtab/halo/halo_check rpn=1; fi
+        if [[ ${words[0]} == halo_check ]]; then
+            prog=$plain_dir/tests/shardtab/halo/halo_check
+            nodes=(SHARDTAB_RANKS_PER_NODE=1)
+        fi
         rm -f "$logs/vg"/*
         set +e
-        SHARDTAB_RANKS_PER_NODE=$rpn "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg/vg.%p" \
+        env "${nodes[@]}" "${launch[@]}" -n 2 "${vg[@]}" --log-file="$logs/vg/vg.%p" \
             "$prog" "${words[@]:1}" >"$logs/vg.out" 2>&1
         rc=$?
         set -e
