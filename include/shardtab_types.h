@@ -16,15 +16,16 @@ typedef enum shardtab_type {
 
 /** A reduction operation of the collectives.
  *
- * SUM combines in node-rank order inside a node, then in node order, with the
- * device's own adds: a NaN result's bits are the device's (an NVIDIA GPU's
- * float adds give 0x7fffffff, an x86 CPU's 0x7fc00000 or 0xffc00000), the same
- * on every rank of one job. MIN and MAX of floats and doubles depend on no
- * order or grouping (commutative and associative on the bits, so the node
- * layout never changes them): a NaN wins over any number, wherever it is; of
- * several NaNs, the one with the greatest unsigned bit pattern; among numbers
- * the least (greatest), with -0.0 below +0.0 and denormals as they are (never
- * flushed). Integers: the signed min and max.
+ * SUM combines in node-rank order inside a node, then in node order: a NaN
+ * result's bits are those of the adds that made it, the device's inside a node
+ * (an NVIDIA GPU's float adds give 0x7fffffff), the host CPU's between nodes
+ * (x86: 0x7fc00000 or 0xffc00000); the same on every rank of one job. MIN and
+ * MAX of floats and doubles depend on no order or grouping (commutative and
+ * associative on the bits, so the node layout never changes them): a NaN wins
+ * over any number, wherever it is; of several NaNs, the one with the greatest
+ * unsigned bit pattern; among numbers the least (greatest), with -0.0 below
+ * +0.0 and denormals as they are (never flushed). Integers: the signed min and
+ * max.
  *
  * SUM_EXACT (SHARDTAB_FLOAT and SHARDTAB_DOUBLE only) is the exact sum of
  * every rank's value rounded once, to nearest with ties to even, to the type:
