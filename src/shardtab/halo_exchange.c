@@ -153,14 +153,12 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
     /* every rank's local steps agreed before any message: a rank that failed
      * them sends nothing, and no peer waits for it */
     status = st_steps_agree(&steps, status, "the agreement before the cells move");
-    h->gave_up |= steps.gave_up; /* its staging stays: a late receive may land there */
     if (status != SHARDTAB_SUCCESS)
-        return status;
+        goto out;
     st_fault_stall(ST_FAULT_COLL_NODE);
     status = links(h, &steps); /* a failed post: the closing agreement tells the peers */
-    h->gave_up |= steps.gave_up;
     if (steps.gave_up)
-        return status;
+        goto out;
     if (status == SHARDTAB_SUCCESS)
         status = staging_copy(h, recv_at, received, 0, stream);
     if (status == SHARDTAB_SUCCESS && h->recv_count > 0)
@@ -171,7 +169,8 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
         status = st_backend()->stream_synchronize(stream);
     st_fault_stall(ST_FAULT_COLL_END);
     status = st_steps_agree(&steps, status, "the agreement after the cells moved");
-    h->gave_up |= steps.gave_up;
+out:
+    h->gave_up |= steps.gave_up; /* its staging stays: a late receive may land there */
     return status;
 }
 
