@@ -83,11 +83,7 @@ static shardtab_status_t agree_call(st_steps_t *s, const st_call_t *c)
 static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, size_t bytes,
                                      int to_host, shardtab_stream_t stream)
 {
-    char *region = (char *)t->shard.local + offset;
-    shardtab_status_t status = bytes == 0 ? SHARDTAB_SUCCESS
-                               : to_host  ? st_backend()->copy_async(host, region, bytes, stream)
-                                          : st_backend()->copy_async(region, host, bytes, stream);
-    return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
+    return st_steps_copy((char *)t->shard.local + offset, host, bytes, to_host, stream);
 }
 
 /* SHARDTAB_SUM_EXACT across nodes: rounded node results cannot be combined

@@ -82,11 +82,7 @@ static shardtab_status_t on_node(shardtab_halo_t *h, shardtab_stream_t stream)
 static shardtab_status_t staging_copy(shardtab_halo_t *h, size_t at, size_t bytes, int to_host,
                                       shardtab_stream_t stream)
 {
-    char *device = (char *)h->staging + at, *host = h->host_staging + at;
-    shardtab_status_t status = bytes == 0 ? SHARDTAB_SUCCESS
-                               : to_host  ? st_backend()->copy_async(host, device, bytes, stream)
-                                          : st_backend()->copy_async(device, host, bytes, stream);
-    return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
+    return st_steps_copy((char *)h->staging + at, h->host_staging + at, bytes, to_host, stream);
 }
 
 /* Every link's box through MPI: the receives posted, the sends, each waited

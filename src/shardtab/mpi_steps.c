@@ -1,10 +1,12 @@
 /* mpi_steps.c - the bounded MPI steps of a call across nodes (mpi_steps.h):
- * an agreement, a wait, and the one way a step gives up. */
+ * an agreement, a wait, and the one way a step gives up; the host copies
+ * between them. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "mpi_steps.h"
 
 #include <stdio.h>
 
+#include "backend.h"
 #include "internal.h"
 
 /* A step gave up: every table over these ranks out of step, the call failed
@@ -38,4 +40,13 @@ shardtab_status_t st_steps_wait(st_steps_t *s, int rc, MPI_Request *request, con
             "came: it is stopped, stuck or gone. The ranks are out of step: end the job",
             what, st_patience_s(s->t));
     return give_up(s, step);
+}
+
+shardtab_status_t st_steps_copy(void *device, void *host, size_t bytes, int to_host,
+                                shardtab_stream_t stream)
+{
+    shardtab_status_t status = bytes == 0 ? SHARDTAB_SUCCESS
+                               : to_host  ? st_backend()->copy_async(host, device, bytes, stream)
+                                          : st_backend()->copy_async(device, host, bytes, stream);
+    return status == SHARDTAB_SUCCESS ? st_backend()->stream_synchronize(stream) : status;
 }

@@ -5,7 +5,8 @@
  * left pending (its buffers never freed: a late rank may still complete it),
  * every table over these ranks out of step, the call failed with
  * SHARDTAB_ERR_TIMEOUT naming the step; the caller ends the job. After a
- * give-up no step follows. The collectives across nodes (collectives_nodes.c)
+ * give-up no step follows. Between them, the copies to and from the host.
+ * The collectives across nodes (collectives_nodes.c)
  * and the halo exchange across nodes (halo_exchange.c) are made of these. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef ST_MPI_STEPS_H
@@ -28,5 +29,10 @@ shardtab_status_t st_steps_agree(st_steps_t *s, shardtab_status_t local, const c
  * name), waited for, bounded. */
 shardtab_status_t st_steps_wait(st_steps_t *s, int rc, MPI_Request *request, const char *what,
                                 const char *step);
+
+/* bytes between device memory and the host on stream, waited for: what a call
+ * across nodes stages through the host before and after its MPI steps */
+shardtab_status_t st_steps_copy(void *device, void *host, size_t bytes, int to_host,
+                                shardtab_stream_t stream);
 
 #endif /* ST_MPI_STEPS_H */
