@@ -90,19 +90,25 @@ typedef struct shardtab_halo_params {
 shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_params_t *params,
                                        shardtab_halo_t **halo);
 /** Fills every ghost cell that has a neighbour from that neighbour's
- * interior. Enqueued on stream after the table's last barrier or collective
- * (as shardtab_all_reduce is, and checked the same way: a rank whose call
- * differs stops the node), as one kernel when the exchange is small, a grid
- * between two node barriers otherwise; the host backend runs it now. With
+ * interior. Enqueued on stream after the table's last barrier or
+ * collective; the host backend runs it now. Pushed (shardtab_halo_pushed):
+ * one kernel of one block, each rank storing its cells into its
+ * neighbours' inboxes as LL words and taking its own, one way, with no
+ * barrier (a rank that calls something else instead leaves its neighbours'
+ * waits to give up at the table's limit). Pulled: a grid between two node
+ * barriers of the library's collective (a rank whose call differs stops
+ * the node, as shardtab_all_reduce's check). With
  * neighbours on other nodes it is host-synchronous (the stream's work first,
  * then MPI, each step bounded as the collectives' are) and returns once
  * every ghost cell is in place. */
 shardtab_status_t shardtab_halo_exchange(shardtab_halo_t *halo, shardtab_stream_t stream);
-/** Frees the halo (its descriptors and staging buffers) once its last
- * exchange has run (it waits for that exchange's stream); sets *halo to
- * NULL. Local: no other rank takes part. Destroy a halo before its table,
- * and before the stream of its last exchange. NULL or *halo NULL: nothing to
- * do. */
+/** Frees the halo (its descriptors, staging buffers and inboxes) once its
+ * last exchange has run (it waits for that exchange's stream); sets *halo to
+ * NULL. Collective: a pushed halo's inboxes are a table of their own, which
+ * every rank destroys (shardtab_destroy's bounded wait), so every rank
+ * destroys its halos in the order it made them. Destroy a halo before its
+ * table, and before the stream of its last exchange. NULL or *halo NULL:
+ * nothing to do. */
 shardtab_status_t shardtab_halo_destroy(shardtab_halo_t **halo);
 /** @} */
 
@@ -115,6 +121,11 @@ shardtab_status_t shardtab_halo_destroy(shardtab_halo_t **halo);
 int shardtab_halo_neighbor(const shardtab_halo_t *halo, int d0, int d1, int d2);
 /** This rank's coordinate along axis (0 to 2), -1 for another axis. */
 int shardtab_halo_coord(const shardtab_halo_t *halo, int axis);
+/** 1 where the halo's cells inside the node are pushed as LL words (every
+ * rank's cells whole 4-byte words at 4-byte aligned places, and at most
+ * 64 KiB of ghost cells a rank: the same on every rank), 0 where they are
+ * pulled between two node barriers, -1 for NULL. */
+int shardtab_halo_pushed(const shardtab_halo_t *halo);
 /** The halo's descriptor for shardtab_halo_exchange_block in a kernel
  * (shardtab_halo_device.h); valid until the halo is destroyed. Refused
  * (SHARDTAB_ERR_UNSUPPORTED) on every rank when the table spans nodes: a

@@ -129,6 +129,9 @@ SHARDTAB_DEVFN int shardtab_detail_ll_ahead(uint32_t got, uint64_t e)
  * collective_body.h): "index" is the word in the buffer, "want" the flag,
  * "seen" the whole word as last read. */
 #define SHARDTAB_DETAIL_CMP_LL 3
+/* ... and when a pushed halo exchange's wait gives up (shardtab_halo_device.h):
+ * "index" the word of this rank's inbox, "want" the exchange's flag */
+#define SHARDTAB_DETAIL_CMP_HALO 4
 /* SHARDTAB_WAIT_MISUSE reasons of the LL calls, in the record's "want",
  * numbered apart from the collectives' */
 enum {

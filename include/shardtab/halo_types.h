@@ -42,12 +42,21 @@ typedef struct shardtab_halo_piece {
     uint64_t dst_stride[SHARDTAB_HALO_MAX_DIMS]; /**< bytes between runs, rows, planes */
 } shardtab_halo_piece_t;
 
-/** A halo as a kernel takes it (by value): shardtab_halo_device fills it. */
+/** A halo as a kernel takes it (by value): shardtab_halo_device fills it.
+ * Pulled (inbox NULL): the pieces copy the neighbours' cells through the
+ * table between two node barriers. Pushed as LL words (inbox set): the
+ * sends put this rank's cells into the neighbours' inboxes, the pieces take
+ * this rank's inbox into its ghost cells (shardtab_halo_device.h). */
 typedef struct shardtab_halo_device {
     const shardtab_halo_piece_t *pieces; /**< device memory: the pieces, in order */
     void *const *table;                  /**< the table's device replica */
     int count;                           /**< pieces */
     uint64_t units;                      /**< copy units of every piece */
+    const shardtab_halo_piece_t *sends;  /**< device memory: pushed, the sends, in order */
+    int send_count;                      /**< sends */
+    uint64_t send_units;                 /**< 4-byte units of every send */
+    void *const *inbox; /**< the inboxes' device replica (node ranks); NULL: pulled */
+    uint64_t *epoch;    /**< device memory: this rank's pushed exchanges so far */
 } shardtab_halo_device_t;
 
 /** @cond detail */
@@ -81,20 +90,44 @@ SHARDTAB_DEVFN void shardtab_detail_halo_unit(char *dst, const char *src, uint32
         *dst = *src;
 }
 
-/* Copy units [thread, units) in steps of threads, over every piece of h:
- * unit k of a piece is part k % run_units of run k / run_units of its row,
- * row k / row_units of the box (rows first, then planes); a piece that is
- * one run (a face contiguous in both places) is a straight copy, with no
- * division. No ordering: the callers' syncs and barriers give it. */
+/* Unit `local` of piece p: part local % run_units of run local / run_units
+ * of its row, row local / row_units of the box (rows first, then planes);
+ * its byte offsets from the source's and the destination's places. */
+SHARDTAB_DEVFN void shardtab_detail_halo_unit_at(const shardtab_halo_piece_t *p, uint64_t local,
+                                                 uint64_t *src, uint64_t *dst)
+{
+    if (p->run_units == p->units) { /* one run */
+        *src = *dst = local * p->unit;
+        return;
+    }
+    const uint64_t row = local / p->row_units, in_row = local % p->row_units;
+    const uint64_t run = in_row / p->run_units, part = in_row % p->run_units;
+    const uint64_t i1 = row % p->rows, i2 = row / p->rows;
+    *src = run * p->src_stride[0] + i1 * p->src_stride[1] + i2 * p->src_stride[2] + part * p->unit;
+    *dst = run * p->dst_stride[0] + i1 * p->dst_stride[1] + i2 * p->dst_stride[2] + part * p->unit;
+}
+
+/* The piece of unit k, searched from piece *p on (k only grows in a
+ * thread's loop); k - its first, its local unit. */
+SHARDTAB_DEVFN const shardtab_halo_piece_t *shardtab_detail_halo_piece_of(
+    const shardtab_halo_piece_t *pieces, int *p, uint64_t k)
+{
+    while (k >= pieces[*p].first + pieces[*p].units)
+        (*p)++;
+    return &pieces[*p];
+}
+
+/* Copy units [thread, units) in steps of threads, over every piece of h
+ * (shardtab_detail_halo_unit_at); a piece that is one run of 16-byte units
+ * (a face contiguous in both places) is a straight copy, four loads in
+ * flight. No ordering: the callers' syncs and barriers give it. */
 SHARDTAB_DEVFN void shardtab_detail_halo_copy(const shardtab_halo_device_t *h, uint64_t thread,
                                               uint64_t threads)
 {
     int p = 0;
 
     for (uint64_t k = thread; k < h->units; k += threads) {
-        while (k >= h->pieces[p].first + h->pieces[p].units) /* k only grows */
-            p++;
-        const shardtab_halo_piece_t *piece = &h->pieces[p];
+        const shardtab_halo_piece_t *piece = shardtab_detail_halo_piece_of(h->pieces, &p, k);
         const uint64_t local = k - piece->first;
         const char *src = shardtab_detail_halo_place(h->table, piece->src_rank, piece->src_at);
         char *dst = shardtab_detail_halo_place(h->table, piece->dst_rank, piece->dst_at);
@@ -121,19 +154,9 @@ SHARDTAB_DEVFN void shardtab_detail_halo_copy(const shardtab_halo_device_t *h, u
             k += (l3 < n ? 3 : l2 < n ? 2 : l1 < n ? 1 : 0) * threads;
             continue;
         }
-        if (piece->run_units == piece->units) { /* one run */
-            shardtab_detail_halo_unit(dst + local * piece->unit, src + local * piece->unit,
-                                      piece->unit);
-            continue;
-        }
-        const uint64_t row = local / piece->row_units, in_row = local % piece->row_units;
-        const uint64_t run = in_row / piece->run_units, part = in_row % piece->run_units;
-        const uint64_t i1 = row % piece->rows, i2 = row / piece->rows;
-        shardtab_detail_halo_unit(dst + run * piece->dst_stride[0] + i1 * piece->dst_stride[1] +
-                                      i2 * piece->dst_stride[2] + part * piece->unit,
-                                  src + run * piece->src_stride[0] + i1 * piece->src_stride[1] +
-                                      i2 * piece->src_stride[2] + part * piece->unit,
-                                  piece->unit);
+        uint64_t from, to;
+        shardtab_detail_halo_unit_at(piece, local, &from, &to);
+        shardtab_detail_halo_unit(dst + to, src + from, piece->unit);
     }
 }
 /** @endcond */

@@ -88,7 +88,8 @@ module shardtab
             shardtab_peers_reused, shardtab_peer_mappings, shardtab_signal_check, &
             shardtab_stream_synchronize, shardtab_all_reduce, shardtab_broadcast, &
             shardtab_all_gather, shardtab_halo_create, shardtab_halo_exchange, &
-            shardtab_halo_destroy, shardtab_halo_neighbor, shardtab_halo_coord
+            shardtab_halo_destroy, shardtab_halo_neighbor, shardtab_halo_coord, &
+            shardtab_halo_pushed
 
   interface
     integer(c_int) function c_init(comm, allow_shared) bind(C, name="shardtab_init_f")
@@ -262,6 +263,10 @@ module shardtab
       import :: c_int, c_ptr
       type(c_ptr), value :: halo
       integer(c_int), value :: axis
+    end function
+    integer(c_int) function c_halo_pushed(halo) bind(C, name="shardtab_halo_pushed")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: halo
     end function
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_size_t, c_ptr
@@ -536,6 +541,13 @@ contains
     type(shardtab_halo), intent(in) :: halo
     integer, intent(in) :: axis
     shardtab_halo_coord = c_halo_coord(halo%ptr, int(axis, c_int))
+  end function
+
+  ! 1 where the halo's cells inside the node are pushed as LL words, 0 where
+  ! they are pulled between two node barriers (shardtab_halo_pushed).
+  integer(c_int) function shardtab_halo_pushed(halo)
+    type(shardtab_halo), intent(in) :: halo
+    shardtab_halo_pushed = c_halo_pushed(halo%ptr)
   end function
 
   type(c_ptr) function stream_or_default(stream)

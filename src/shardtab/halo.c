@@ -1,10 +1,13 @@
 /* halo.c - making a halo exchange over a table (shardtab_halo_create): each
  * rank's decomposition checked, every rank's gathered and compared, then the
  * plan: for every direction with a neighbour, the box of ghost cells it
- * fills and the neighbour's box it comes from, as a piece pulled through the
- * table (a neighbour on this node) or a link packed and sent through MPI
- * (one on another node); the pieces uploaded once. The exchange itself is
- * halo_exchange.c's. */
+ * fills and the neighbour's box it comes from. A neighbour on this node
+ * gives a piece pulled through the table, or, where the halo is pushed
+ * (whole 4-byte words, small ghosts: the same choice on every rank), a send
+ * into that neighbour's inbox and a piece from this rank's inbox, the
+ * inboxes a table of their own; one on another node a link packed and sent
+ * through MPI. The pieces are uploaded once. The exchange itself is
+ * halo_exchange.c's, its device body shardtab_halo_device.h's. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
 #include "halo_internal.h"
@@ -20,11 +23,17 @@
 
 #define D SHARDTAB_HALO_MAX_DIMS
 
+/* A halo is pushed when every rank's ghost cells take at most this many
+ * bytes (its inbox four times as many: LL words, two halves): one block's
+ * exchange, whose cost is its latency. Above, a grid pulls. */
+#define ST_HALO_PUSH_MAX ((size_t)64 << 10)
+
 /* What every rank tells every other about its block: the params, resolved
  * (axes past dims: one cell, no ghost; strides filled in). */
 typedef struct st_halo_desc {
     int64_t dims, grid[D], periodic[D], corners;
     uint64_t block[D], ghost[D], elem, offset, stride[D];
+    uint64_t base; /* the shard's address modulo 16 */
 } st_halo_desc_t;
 
 static const char *const axis_names[D] = {"0", "1", "2"};
@@ -55,6 +64,7 @@ static shardtab_status_t resolve(const shardtab_t *t, const shardtab_halo_params
     d->corners = p->corners != 0;
     d->elem = p->elem_bytes;
     d->offset = p->offset;
+    d->base = (uint64_t)(uintptr_t)t->shard.local % 16;
     if (p->elem_bytes == 0)
         return st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: elem_bytes is 0", call);
     for (int a = 0; a < D; a++) {
@@ -256,14 +266,15 @@ static uint64_t box_at(const st_halo_desc_t *o, const uint64_t start[D])
  * bytes at most) that its run, its places and its strides allow, and its
  * counts of units. p's ranks and places are set: a shard's place is its
  * offset there, the shard's own alignment counted too; a staging buffer's is
- * 0 until it exists (16-byte aligned, each box at a multiple of 16). Its first
- * unit is device_range's. */
+ * 0 until it exists (16-byte aligned, each box at a multiple of 16); an
+ * inbox's is its offset there (max_unit 4: a pushed piece's unit is one
+ * LL word's payload). Its first unit is device_range's. */
 static void piece_shape(const shardtab_t *t, shardtab_halo_piece_t *p, const uint64_t extent_in[D],
-                        const st_halo_desc_t *src, const st_halo_desc_t *dst)
+                        const st_halo_desc_t *src, const st_halo_desc_t *dst, uint32_t max_unit)
 {
     const uint64_t elem = src ? src->elem : dst->elem;
     uint64_t extent[D] = {extent_in[0], extent_in[1], extent_in[2]}, run = elem;
-    uint64_t bits = 16 | p->src_at | p->dst_at;
+    uint64_t bits = max_unit | p->src_at | p->dst_at;
     uint32_t unit = 1;
 
     for (int a = 0; a < D; a++) {
@@ -301,21 +312,70 @@ static void piece_shape(const shardtab_t *t, shardtab_halo_piece_t *p, const uin
 
 /* Everything a plan makes, before it is the halo's. */
 typedef struct st_halo_plan {
-    shardtab_halo_piece_t pieces[3 * SHARDTAB_HALO_MAX_PIECES];
-    int node_count, pack_count, unpack_count;
+    shardtab_halo_piece_t pieces[4 * SHARDTAB_HALO_MAX_PIECES];
+    int node_count, push_count, pack_count, unpack_count;
+    size_t inbox_bytes; /* pushed: this rank's inbox */
     st_halo_link_t sends[SHARDTAB_HALO_MAX_PIECES], recvs[SHARDTAB_HALO_MAX_PIECES];
     int send_count, recv_count;
     size_t staging_bytes;
 } st_halo_plan_t;
 
-static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighbor[],
+/* The cells of the box toward dir (every axis's extent multiplied). */
+static uint64_t box_cells(const st_halo_desc_t *o, const int dir[D])
+{
+    uint64_t start[D], extent[D];
+    box(o, dir, 1, start, extent);
+    return extent[0] * extent[1] * extent[2];
+}
+
+/* Pushed: the byte offset in rank r's inbox of its words for ghost cells
+ * toward direction `want` (ST_HALO_DIRECTIONS: the inbox's whole size). A
+ * direction's words are its box's 4-byte units, each an 8-byte LL word, two
+ * halves; directions in index order, those with a neighbour on this node. */
+static size_t inbox_at(const shardtab_t *t, const st_halo_desc_t *all, int r, int want)
+{
+    size_t at = 0;
+    for (int k = 0; k < want; k++) {
+        int dir[D], n;
+        if (k == ST_HALO_SELF || !direction_moves(&all[r], k, dir) ||
+            (n = neighbor_of(&all[r], r, dir)) < 0 || t->node_rank_of[n] < 0)
+            continue;
+        at += 2 * 8 * (size_t)(box_cells(&all[r], dir) * all[r].elem / 4);
+    }
+    return at;
+}
+
+/* Is the halo pushed? The same answer on every rank, from everyone's descs:
+ * every cell whole 4-byte words at 4-byte aligned addresses, and every rank's
+ * ghost cells (of every direction with a neighbour) at most ST_HALO_PUSH_MAX. */
+static int halo_pushed(const shardtab_t *t, const st_halo_desc_t *all)
+{
+    for (int r = 0; r < t->size; r++) {
+        uint64_t bytes = 0;
+        if (all[r].elem % 4 != 0 || all[r].offset % 4 != 0 || all[r].base % 4 != 0)
+            return 0;
+        for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
+            int dir[D];
+            if (k != ST_HALO_SELF && direction_moves(&all[r], k, dir) &&
+                neighbor_of(&all[r], r, dir) >= 0)
+                bytes += box_cells(&all[r], dir) * all[r].elem;
+        }
+        if (bytes > ST_HALO_PUSH_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int pushed, int neighbor[],
                       st_halo_plan_t *plan)
 {
     const st_halo_desc_t *me = &all[t->rank];
-    shardtab_halo_piece_t node[SHARDTAB_HALO_MAX_PIECES], pack[SHARDTAB_HALO_MAX_PIECES],
-        unpack[SHARDTAB_HALO_MAX_PIECES];
+    shardtab_halo_piece_t node[SHARDTAB_HALO_MAX_PIECES], push[SHARDTAB_HALO_MAX_PIECES],
+        pack[SHARDTAB_HALO_MAX_PIECES], unpack[SHARDTAB_HALO_MAX_PIECES];
 
     memset(plan, 0, sizeof *plan);
+    if (pushed)
+        plan->inbox_bytes = inbox_at(t, all, t->rank, ST_HALO_DIRECTIONS);
     for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
         int dir[D], back[D];
         uint64_t start[D], extent[D], from[D];
@@ -326,14 +386,32 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
         for (int a = 0; a < D; a++)
             back[a] = -dir[a];
         box(me, dir, 1, start, extent); /* this rank's ghost cells toward dir */
-        if (t->node_rank_of[n] >= 0) {  /* on this node: pulled through the table */
+        if (t->node_rank_of[n] >= 0 && pushed) {
+            /* on this node, pushed: taken from this rank's inbox; and this
+             * rank's cells for n's ghosts toward -dir sent into n's */
+            shardtab_halo_piece_t *p = &node[plan->node_count++];
+            p->src_rank = t->node_rank;
+            p->src_at = inbox_at(t, all, t->rank, k);
+            p->dst_rank = t->node_rank;
+            p->dst_at = box_at(me, start);
+            piece_shape(t, p, extent, NULL, me, 4);
+            shardtab_halo_piece_t *s = &push[plan->push_count++];
+            box(me, back, 0, from, extent);
+            s->src_rank = t->node_rank;
+            s->src_at = box_at(me, from);
+            s->dst_rank = t->node_rank_of[n];
+            s->dst_at = inbox_at(t, all, n, st_halo_direction(back[0], back[1], back[2]));
+            piece_shape(t, s, extent, me, NULL, 4);
+            continue;
+        }
+        if (t->node_rank_of[n] >= 0) { /* on this node: pulled through the table */
             shardtab_halo_piece_t *p = &node[plan->node_count++];
             box(&all[n], dir, 0, from, extent); /* n's cells for them: the same extent */
             p->src_rank = t->node_rank_of[n];
             p->src_at = box_at(&all[n], from);
             p->dst_rank = t->node_rank;
             p->dst_at = box_at(me, start);
-            piece_shape(t, p, extent, &all[n], me);
+            piece_shape(t, p, extent, &all[n], me, 16);
             continue;
         }
         /* across nodes: this rank's cells for n's ghosts toward -dir go out with
@@ -348,7 +426,7 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
         u->src_at = 0; /* the staging buffer's address, once it is known */
         u->dst_rank = t->node_rank;
         u->dst_at = box_at(me, start);
-        piece_shape(t, u, extent, NULL, me);
+        piece_shape(t, u, extent, NULL, me, 16);
         box(me, back, 0, from, extent); /* this rank's cells for n's ghosts toward -dir */
         st_halo_link_t *out = &plan->sends[plan->send_count];
         shardtab_halo_piece_t *s = &pack[plan->send_count++];
@@ -359,7 +437,7 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
         s->src_at = box_at(me, from);
         s->dst_rank = -1;
         s->dst_at = 0; /* the staging buffer's address, once it is known */
-        piece_shape(t, s, extent, me, NULL);
+        piece_shape(t, s, extent, me, NULL, 16);
     }
     /* staging: the sends' boxes, then the receives', each 16-byte aligned */
     for (int i = 0; i < plan->send_count; i++) {
@@ -372,25 +450,24 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int neighb
     }
     plan->pack_count = plan->send_count;
     plan->unpack_count = plan->recv_count;
-    memcpy(plan->pieces, node, (size_t)plan->node_count * sizeof *node);
-    memcpy(plan->pieces + plan->node_count, pack, (size_t)plan->pack_count * sizeof *pack);
-    memcpy(plan->pieces + plan->node_count + plan->pack_count, unpack,
-           (size_t)plan->unpack_count * sizeof *unpack);
+    shardtab_halo_piece_t *at = plan->pieces;
+    memcpy(at, node, (size_t)plan->node_count * sizeof *node);
+    memcpy(at += plan->node_count, push, (size_t)plan->push_count * sizeof *push);
+    memcpy(at += plan->push_count, pack, (size_t)plan->pack_count * sizeof *pack);
+    memcpy(at += plan->pack_count, unpack, (size_t)plan->unpack_count * sizeof *unpack);
 }
 
 /* one range of the pieces as a kernel takes it; first counted from the range's
- * start; *bytes: what it moves */
+ * start */
 static shardtab_halo_device_t device_range(shardtab_halo_t *h, shardtab_halo_piece_t *host,
-                                           int begin, int count, size_t *bytes)
+                                           int begin, int count)
 {
     shardtab_halo_device_t d;
     uint64_t units = 0;
 
-    *bytes = 0;
     for (int i = begin; i < begin + count; i++) {
         host[i].first = units;
         units += host[i].units;
-        *bytes += (size_t)(host[i].units * host[i].unit);
     }
     memset(&d, 0, sizeof d);
     d.pieces = h->pieces + begin;
@@ -411,7 +488,8 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
 
     if (plan == NULL)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "shardtab_halo_create: malloc of its plan failed");
-    plan_make(t, all, h->neighbor, plan);
+    h->pushed = halo_pushed(t, all);
+    plan_make(t, all, h->pushed, h->neighbor, plan);
     for (int i = 0; i < plan->send_count; i++)
         if (plan->sends[i].bytes > (size_t)INT_MAX) {
             const size_t bytes = plan->sends[i].bytes;
@@ -421,7 +499,8 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
                            "stage takes at most 2 GiB a message",
                            bytes);
         }
-    const int count = plan->node_count + plan->pack_count + plan->unpack_count;
+    const int count = plan->node_count + plan->push_count + plan->pack_count + plan->unpack_count;
+    const int packed_at = plan->node_count + plan->push_count;
     h->dims = (int)me->dims;
     coords_of(me, t->rank, h->coord);
     h->send_count = plan->send_count;
@@ -437,10 +516,10 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
     }
     if (status == SHARDTAB_SUCCESS) {
         for (int i = 0; i < plan->pack_count; i++)
-            plan->pieces[plan->node_count + i].dst_at =
+            plan->pieces[packed_at + i].dst_at =
                 (uint64_t)(uintptr_t)((char *)h->staging + plan->sends[i].at);
         for (int i = 0; i < plan->unpack_count; i++)
-            plan->pieces[plan->node_count + plan->pack_count + i].src_at =
+            plan->pieces[packed_at + plan->pack_count + i].src_at =
                 (uint64_t)(uintptr_t)((char *)h->staging + plan->recvs[i].at);
         h->sends = malloc((size_t)(plan->send_count + plan->recv_count + 1) * sizeof *h->sends);
         if (h->sends == NULL)
@@ -450,28 +529,73 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
         h->recvs = h->sends + plan->send_count;
         memcpy(h->sends, plan->sends, (size_t)plan->send_count * sizeof *h->sends);
         memcpy(h->recvs, plan->recvs, (size_t)plan->recv_count * sizeof *h->recvs);
-        status = st_backend()->mem_alloc((size_t)(count > 0 ? count : 1) * sizeof *h->pieces,
-                                         (void **)&h->pieces);
+        /* the pieces, then one zeroed piece's room: the pushed epoch */
+        status =
+            st_backend()->mem_alloc((size_t)(count + 1) * sizeof *h->pieces, (void **)&h->pieces);
+    }
+    if (status == SHARDTAB_SUCCESS && h->pushed && plan->inbox_bytes > 0) {
+        /* the inbox, every word's flag 0 before the ranks agree (create's end) */
+        void *zeros = calloc(1, plan->inbox_bytes);
+        status = zeros == NULL ? st_fail(SHARDTAB_ERR_NO_MEMORY,
+                                         "shardtab_halo_create: calloc of %zu bytes failed",
+                                         plan->inbox_bytes)
+                               : shardtab_mem_alloc_coherent(plan->inbox_bytes, &h->inbox);
+        h->inbox_bytes = plan->inbox_bytes;
+        if (status == SHARDTAB_SUCCESS)
+            status = st_backend()->copy_to_device(h->inbox, zeros, plan->inbox_bytes);
+        free(zeros);
     }
     if (status == SHARDTAB_SUCCESS) {
-        size_t moved;
-        h->node = device_range(h, plan->pieces, 0, plan->node_count, &h->node_bytes);
-        h->pack = device_range(h, plan->pieces, plan->node_count, plan->pack_count, &moved);
-        h->unpack = device_range(h, plan->pieces, plan->node_count + plan->pack_count,
-                                 plan->unpack_count, &moved);
-        if (count > 0)
-            status = st_backend()->copy_to_device(h->pieces, plan->pieces,
-                                                  (size_t)count * sizeof *h->pieces);
+        h->node = device_range(h, plan->pieces, 0, plan->node_count);
+        if (h->pushed) {
+            const shardtab_halo_device_t sends =
+                device_range(h, plan->pieces, plan->node_count, plan->push_count);
+            h->node.sends = sends.pieces;
+            h->node.send_count = sends.count;
+            h->node.send_units = sends.units;
+            h->node.epoch = (uint64_t *)(void *)(h->pieces + count);
+        }
+        h->pack = device_range(h, plan->pieces, packed_at, plan->pack_count);
+        h->unpack = device_range(h, plan->pieces, packed_at + plan->pack_count, plan->unpack_count);
+        status = st_backend()->copy_to_device(h->pieces, plan->pieces,
+                                              (size_t)(count + 1) * sizeof *h->pieces);
     }
     free(plan);
     return status;
 }
 
-/* Frees what halo_build made (what it did not is NULL). */
-static shardtab_status_t halo_free(shardtab_halo_t *h)
+/* Pushed: the table of the node's inboxes, made by every rank (collective,
+ * after the ranks agreed that each built its own), its device replica the
+ * halo's. */
+static shardtab_status_t inboxes_make(shardtab_halo_t *h)
+{
+    shardtab_t *t = h->table;
+    shardtab_create_params_t params;
+    shardtab_status_t status;
+
+    memset(&params, 0, sizeof params);
+    params.stream = t->stream;
+    params.wait_timeout_s = t->wait_timeout_s;
+    params.alignment = 8;
+    params.label = "shardtab_halo inboxes";
+    status = shardtab_create_with(t->comm, h->inbox, h->inbox_bytes, &params, &h->inboxes);
+    if (status == SHARDTAB_SUCCESS)
+        h->node.inbox = (void *const *)h->inboxes->device_table;
+    return status;
+}
+
+/* Frees what halo_build and inboxes_make made (what they did not is NULL);
+ * the inboxes' table with every rank (collective), unless `alone` (the
+ * ranks out of step: it and the inbox are left). */
+static shardtab_status_t halo_free(shardtab_halo_t *h, int alone)
 {
     shardtab_status_t status = SHARDTAB_SUCCESS, freed;
 
+    if (h->inboxes != NULL && !alone)
+        status = shardtab_destroy(&h->inboxes);
+    if (h->inbox != NULL && h->inboxes == NULL &&
+        (freed = shardtab_mem_free(h->inbox)) != SHARDTAB_SUCCESS && status == SHARDTAB_SUCCESS)
+        status = freed;
     if (h->pieces != NULL && (freed = st_backend()->mem_free(h->pieces)) != SHARDTAB_SUCCESS)
         status = freed;
     if (h->staging != NULL && (freed = st_backend()->mem_free(h->staging)) != SHARDTAB_SUCCESS &&
@@ -529,13 +653,15 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
     }
     status =
         gave_up ? status : st_agree_bounded(table->comm, status, st_patience_s(table), &gave_up);
+    if (status == SHARDTAB_SUCCESS && h->pushed) /* every rank built its inbox: the table */
+        status = inboxes_make(h);                /* agreed by create */
     if (gave_up) /* an agreement or the gather left pending: no collective may follow */
         st_tables_out_of_step(table);
     if (!pending)
         free(all); /* pending: a late rank may still read and write it */
     if (status != SHARDTAB_SUCCESS) {
         if (h != NULL)
-            (void)halo_free(h);
+            (void)halo_free(h, gave_up);
         return status;
     }
     table->halos_made++;
@@ -553,7 +679,7 @@ shardtab_status_t shardtab_halo_destroy(shardtab_halo_t **halo)
         status = st_backend()->stream_synchronize((*halo)->last_stream);
     if ((*halo)->gave_up) /* a receive may still land there: kept while the job runs on */
         (*halo)->host_staging = NULL;
-    freed = halo_free(*halo);
+    freed = halo_free(*halo, (*halo)->gave_up);
     *halo = NULL;
     return status != SHARDTAB_SUCCESS ? status : freed;
 }
@@ -568,6 +694,11 @@ int shardtab_halo_neighbor(const shardtab_halo_t *halo, int d0, int d1, int d2)
 int shardtab_halo_coord(const shardtab_halo_t *halo, int axis)
 {
     return halo == NULL || axis < 0 || axis >= D ? -1 : halo->coord[axis];
+}
+
+int shardtab_halo_pushed(const shardtab_halo_t *halo)
+{
+    return halo == NULL ? -1 : halo->pushed;
 }
 
 shardtab_status_t shardtab_halo_device(const shardtab_halo_t *halo, shardtab_halo_device_t *dev)

@@ -32,11 +32,15 @@ struct shardtab_halo {
     int dims, coord[SHARDTAB_HALO_MAX_DIMS];
     int neighbor[ST_HALO_DIRECTIONS]; /* comm rank of each direction's neighbour, moved or
                                          not (this rank at ST_HALO_SELF), -1 none */
-    /* device memory: the pieces pulled through the table, then those packed
-     * for other nodes, then those unpacked from them */
+    /* device memory: the node's pieces (pulled through the table, or pushed:
+     * taken from the inbox), the pushed sends, then the pieces packed for
+     * other nodes, then those unpacked from them; then the pushed epoch */
     shardtab_halo_piece_t *pieces;
     shardtab_halo_device_t node, pack, unpack;
-    size_t node_bytes; /* moved through the table: one block or a grid */
+    int pushed;          /* the node's cells pushed as LL words (shardtab_halo_device.h) */
+    void *inbox;         /* pushed: this rank's inbox, coherent memory */
+    size_t inbox_bytes;  /* of it (0: no neighbour on this node) */
+    shardtab_t *inboxes; /* pushed: the table of the node's inboxes */
     st_halo_link_t *sends, *recvs;
     int send_count, recv_count;
     void *staging;                 /* device: the sends' boxes, then the receives' */

@@ -514,21 +514,21 @@ ORDER_PROBE(probe_st_body_one_block,
 }
 
 #    include "halo_body.h"
-/* ST_PHASE_HALO_ONE_BLOCK (kernels/shardtab/halo_body.h): the ordered sync,
- * the pieces through the table, the block's barrier, the unordered sync (its
- * LL words after every load of a neighbour's cell returned), as one-block's. */
-ORDER_PROBE(probe_st_body_halo_one_block,
-            "poll, claim-device, release-fence, ll-store, ll-load, acquire-fence, release-store")
+/* ST_PHASE_HALO_PUSH (kernels/shardtab/halo_body.h): a pushed exchange, the
+ * cells out as LL words, the inbox's words polled (each load done before the
+ * closing barrier): no fence, no acquire. */
+ORDER_PROBE(probe_st_body_halo_push, "poll, ll-store, ll-load")
 (st_coll_phase_t p, int *status)
 {
-    status[threadIdx.x] = st_body_halo_one_block(&p, threadIdx.x, blockDim.x);
+    status[threadIdx.x] = st_body_halo_push(&p);
 }
 #  endif /* collective_body.h */
 
 #  include "shardtab_halo_device.h"
-/* shardtab_halo_exchange_block: the block's barrier (this rank's stores
- * released, the neighbours' acquired), the pieces, and the barrier again
- * (its release after every thread's ghost stores and loads). */
+/* shardtab_halo_exchange_block: pushed, as the probe above; pulled, the
+ * block's barrier (this rank's stores released, the neighbours' acquired),
+ * the pieces, and the barrier again (its release after every thread's ghost
+ * stores and loads). */
 ORDER_PROBE(probe_halo_exchange_block,
             "seq-cst-fence, block-release, release-store, poll, acquire-fence, block-acquire")
 (shardtab_signals_t sig, shardtab_halo_device_t halo, int *status)

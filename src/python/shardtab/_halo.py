@@ -1,10 +1,11 @@
 """_halo.py - shardtab.Halo: the halo exchange over a table (shardtab_halo.h):
 made from the decomposition (Halo(table, ...), the library's axes) or from
 an array of the padded block (Halo.of_array, the array's axes), then
-exchange, neighbor, coord and close. Each rank's arguments are checked and
+exchange, neighbor, coord, pushed and close. Each rank's arguments are checked and
 agreed before the library's collective calls, as the collectives' are."""
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
+import itertools
 
 import numpy
 
@@ -49,6 +50,9 @@ def _interface_of(array):
     )
 
 
+_made = itertools.count()  # halos made in this process, in order
+
+
 class Halo:
     """Collective over the table's communicator: the halo exchange of a
     block decomposition over the table's shards (shardtab_halo_create).
@@ -75,7 +79,7 @@ class Halo:
     ghost wider than a neighbour's block, overlapping strides, ranks that
     differ) raise its Error, with its message, on every rank. The table stays
     usable. Close it on every rank (`with`, or close()); destroying the table
-    closes the halos still open over it."""
+    closes the halos still open over it, in the order they were made."""
 
     def __init__(
         self,
@@ -134,6 +138,7 @@ class Halo:
         _check(lib.shardtab_halo_create(live, ctypes.byref(params), ctypes.byref(halo)))
         self._halo = halo
         self.dims = dims
+        self._order = next(_made)  # the table's destroy closes its halos in this order
         table._halos.add(self)  # closed by the table's destroy, if still open
 
     @classmethod
@@ -257,8 +262,16 @@ class Halo:
         """This rank's coordinate along the library's axis (0 to 2)."""
         return lib.shardtab_halo_coord(self._live(), c_arg(axis, ctypes.c_int, "axis"))
 
+    @property
+    def pushed(self):
+        """True where the cells inside the node go as LL words into the
+        neighbours' inboxes, one way; False where they are pulled between two
+        node barriers (shardtab_halo_pushed)."""
+        return lib.shardtab_halo_pushed(self._live()) == 1
+
     def close(self):
-        """Frees the halo (local: no other rank takes part); again: nothing."""
+        """Collective: every rank closes its halos in the order it made them
+        (a pushed halo's inboxes are a table of their own); again: nothing."""
         halo, self._halo = self._halo, None
         if halo is not None and halo.value is not None:
             self._table._halos.discard(self)

@@ -124,7 +124,8 @@ for name, result, args in [
     ("shardtab_broadcast", c_status, [_ptr, _int, _int, _size, _size, _ptr]),
     ("shardtab_all_gather", c_status, [_ptr, _int, _size, _size, _ptr]),
     # the halo exchange (shardtab_halo.h): create (table, params, out), exchange
-    # (halo, stream), destroy (&halo), neighbor (halo, d0, d1, d2), coord (halo, axis)
+    # (halo, stream), destroy (&halo), neighbor (halo, d0, d1, d2), coord (halo, axis),
+    # pushed (halo)
     (
         "shardtab_halo_create",
         c_status,
@@ -134,6 +135,7 @@ for name, result, args in [
     ("shardtab_halo_destroy", c_status, [_ptr_out]),
     ("shardtab_halo_neighbor", _int, [_ptr, _int, _int, _int]),
     ("shardtab_halo_coord", _int, [_ptr, _int]),
+    ("shardtab_halo_pushed", _int, [_ptr]),
     ("shardtab_agree_f", c_status, [c_fint, c_status]),
     ("shardtab_table_agree", c_status, [_ptr, c_status]),
     ("shardtab_error_set_message", c_status, [c_status, _text]),

@@ -174,7 +174,8 @@ class Table(_Collectives):
     def destroy(self):
         """Collective: every rank destroys the table, once."""
         table = self._live()
-        for halo in list(self._halos):  # local: each halo's descriptors go first
+        # every rank closes them alike: in the order they were made
+        for halo in sorted(self._halos, key=lambda halo: halo._order):
             halo.close()
         self._table = None
         key = table.value

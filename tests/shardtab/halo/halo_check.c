@@ -345,9 +345,10 @@ static shardtab_status_t run(job_t *j)
         status = shardtab_halo_create(table, &p, &halo);
     }
     if (status == SHARDTAB_SUCCESS && j->rank == 0)
-        printf("# " PROGRAM ": %d ranks, %d nodes, grid %d x %d x %d, %s\n", j->size,
+        printf("# " PROGRAM ": %d ranks, %d nodes, grid %d x %d x %d, %s, %s\n", j->size,
                shardtab_node_count(table), j->grid[0], j->grid[1], j->grid[2],
-               j->device ? "device-side" : "stream-ordered");
+               j->device ? "device-side" : "stream-ordered",
+               shardtab_halo_pushed(halo) ? "pushed" : "pulled");
     for (int k = 0; status == SHARDTAB_SUCCESS && k < (j->device ? 1 : j->rounds); k++) {
         fill(j, &l, host, k);
         status = shardtab_memcpy_to_device(shard, host, l.bytes);
