@@ -69,8 +69,9 @@ enum {
     ST_PHASE_CHUNKS,
     ST_PHASE_ONE_BLOCK,
     ST_PHASE_LL,
-    ST_PHASE_HALO,     /* a halo's pieces (halo_body.h), a grid */
-    ST_PHASE_HALO_PUSH /* a pushed exchange whole: one block (halo_body.h) */
+    ST_PHASE_HALO,           /* a halo's pieces (halo_body.h), a grid */
+    ST_PHASE_HALO_ONE_BLOCK, /* a sync, the pieces, a sync: one block (halo_body.h) */
+    ST_PHASE_HALO_PUSH       /* a pushed exchange whole: one block (halo_body.h) */
 };
 /* the threads of ST_PHASE_ONE_BLOCK's one block on a GPU */
 #define ST_ONE_BLOCK_THREADS 512

@@ -51,6 +51,12 @@ template <int EXACT> __global__ void st_collective_one_block_kernel(st_coll_phas
     (void)st_body_one_block_as(&p, EXACT, threadIdx.x, blockDim.x); /* a refusal records itself */
 }
 
+/* one block: a small pulled halo exchange whole */
+__global__ void st_collective_halo_one_block_kernel(st_coll_phase_t p)
+{
+    (void)st_body_halo_one_block(&p, threadIdx.x, blockDim.x); /* a refusal records itself */
+}
+
 /* one block: a pushed halo exchange whole */
 __global__ void st_collective_halo_push_kernel(st_coll_phase_t p)
 {
@@ -72,6 +78,8 @@ extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks
         st_collective_one_block_kernel<1><<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
     else if (phase->phase == ST_PHASE_ONE_BLOCK)
         st_collective_one_block_kernel<0><<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
+    else if (phase->phase == ST_PHASE_HALO_ONE_BLOCK)
+        st_collective_halo_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
     else if (phase->phase == ST_PHASE_HALO_PUSH)
         st_collective_halo_push_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
     else if (exact)

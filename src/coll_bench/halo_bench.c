@@ -2,7 +2,8 @@
  * otherwise, every exchange verified.
  *
  * PURPOSE  For each face shape (2-D faces of 4096 and 16384 doubles with ghost widths 1
- *          and 4, a 3-D face of 256 x 256 doubles; --small: 64 doubles), on a periodic
+ *          and 4, a 3-D face of 256 x 256 doubles; --small: 64 doubles; --latency: 64, 256,
+ *          1024 and 2048 doubles), on a periodic
  *          column of ranks (each rank's two neighbours across its faces): the
  *          stream-ordered exchange (shardtab_halo_exchange), the device-side one
  *          (shardtab_halo_exchange_block, `--device-iters` in one kernel of one block),
@@ -12,7 +13,7 @@
  *          neighbours, the two ghost faces back). The ghost faces are compared with the
  *          neighbours' cells after the stream-ordered and the device-side exchanges.
  * USAGE    mpirun -np <ranks> halo_bench [--repeats R] [--iters N] [--device-iters N]
- *                 [--small] [--allow-shared-gpu]
+ *                 [--small] [--latency] [--allow-shared-gpu]
  * NOTES    Stream side: warm-up calls first, then R repeats, each after an MPI_Barrier,
  *          of N calls back to back with the stream drained at the end; a repeat's time
  *          per call is the max over ranks; the median of the repeats is printed.
@@ -39,7 +40,7 @@
 #endif
 
 typedef struct hb_options {
-    int repeats, iters, device_iters, small, allow_shared_gpu;
+    int repeats, iters, device_iters, small, latency, allow_shared_gpu;
 } hb_options_t;
 
 #define FIELD(member) APP_OPT_FIELD(hb_options_t, member)
@@ -51,6 +52,7 @@ static const app_opt_t option_rows[] = {
     APP_OPT_INT_ROW("device-iters", 0, NULL, "N", FIELD(device_iters), 1, 1000000,
                     "device-side exchanges in one kernel (default 1000)"),
     APP_OPT_FLAG_ROW("small", 0, FIELD(small), "faces of 64 doubles (a quick check)"),
+    APP_OPT_FLAG_ROW("latency", 0, FIELD(latency), "faces of 64 to 2048 doubles, w 1"),
     APP_OPT_FLAG_ROW("allow-shared-gpu", 0, FIELD(allow_shared_gpu), "let ranks share a device"),
     APP_OPT_HELP_ROW("this text"),
     APP_OPT_VERSION_ROW("the version of halo_bench and of the library"),
@@ -289,8 +291,14 @@ int main(int argc, char **argv)
         {"2d 16384 w4", 2, 16384, 4}, {"3d 256x256 w1", 3, 65536, 1},
     };
     static const hb_shape_t small = {"2d 64 w1", 2, 64, 1};
+    static const hb_shape_t latency[] = {
+        {"2d 64 w1", 2, 64, 1},
+        {"2d 256 w1", 2, 256, 1},
+        {"2d 1024 w1", 2, 1024, 1},
+        {"2d 2048 w1", 2, 2048, 1},
+    };
     shardtab_init_params_t init = {0};
-    hb_options_t o = {7, 200, 1000, 0, 0};
+    hb_options_t o = {7, 200, 1000, 0, 0, 0};
     hb_run_t r;
     char err[200];
     long long wrong = 0;
@@ -340,11 +348,12 @@ int main(int argc, char **argv)
         printf("# %-15s %10s %10s %10s %10s %10s %8s %8s %7s\n", "shape", "bytes", "stream(us)",
                "device(us)", "copy(us)", "mpi(us)", "str/copy", "dev/copy", "#wrong");
     }
-    if (o.small && status == SHARDTAB_SUCCESS)
-        status = run_shape(&r, &small, &wrong);
-    for (size_t i = 0;
-         !o.small && i < sizeof shapes / sizeof shapes[0] && status == SHARDTAB_SUCCESS; i++)
-        status = run_shape(&r, &shapes[i], &wrong);
+    const hb_shape_t *list = o.small ? &small : o.latency ? latency : shapes;
+    const size_t count = o.small     ? 1
+                         : o.latency ? sizeof latency / sizeof latency[0]
+                                     : sizeof shapes / sizeof shapes[0];
+    for (size_t i = 0; i < count && status == SHARDTAB_SUCCESS; i++)
+        status = run_shape(&r, &list[i], &wrong);
     if (status == SHARDTAB_SUCCESS && r.rank == 0)
         printf("# halo_bench: %s\n", wrong == 0 ? "every exchange verified" : "WRONG cells");
     {

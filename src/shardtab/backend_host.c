@@ -232,6 +232,8 @@ static shardtab_status_t host_collective_phase(const st_coll_phase_t *phase,
         (void)st_body_one_block(phase, 0, 1);
     else if (phase->phase == ST_PHASE_LL)
         (void)st_body_ll(phase);
+    else if (phase->phase == ST_PHASE_HALO_ONE_BLOCK)
+        (void)st_body_halo_one_block(phase, 0, 1);
     else if (phase->phase == ST_PHASE_HALO_PUSH)
         (void)st_body_halo_push(phase);
     else if (shardtab_aborted(&phase->sig))

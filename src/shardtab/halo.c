@@ -24,9 +24,11 @@
 #define D SHARDTAB_HALO_MAX_DIMS
 
 /* A halo is pushed when every rank's ghost cells take at most this many
- * bytes (its inbox four times as many: LL words, two halves): one block's
- * exchange, whose cost is its latency. Above, a grid pulls. */
-#define ST_HALO_PUSH_MAX ((size_t)64 << 10)
+ * bytes (its inbox four times as many: LL words, two halves): there one
+ * block's LL words cost less than the pulled exchange's two syncs. Above,
+ * one block moves the LL words slower than it pulls 16-byte units between
+ * the syncs (docs/performance.md: 2.3x at 64 KiB). */
+#define ST_HALO_PUSH_MAX ((size_t)8 << 10)
 
 /* What every rank tells every other about its block: the params, resolved
  * (axes past dims: one cell, no ghost; strides filled in). */
@@ -458,16 +460,18 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int pushed
 }
 
 /* one range of the pieces as a kernel takes it; first counted from the range's
- * start */
+ * start; *bytes: what it moves */
 static shardtab_halo_device_t device_range(shardtab_halo_t *h, shardtab_halo_piece_t *host,
-                                           int begin, int count)
+                                           int begin, int count, size_t *bytes)
 {
     shardtab_halo_device_t d;
     uint64_t units = 0;
 
+    *bytes = 0;
     for (int i = begin; i < begin + count; i++) {
         host[i].first = units;
         units += host[i].units;
+        *bytes += (size_t)(host[i].units * host[i].unit);
     }
     memset(&d, 0, sizeof d);
     d.pieces = h->pieces + begin;
@@ -546,17 +550,19 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
         free(zeros);
     }
     if (status == SHARDTAB_SUCCESS) {
-        h->node = device_range(h, plan->pieces, 0, plan->node_count);
+        size_t moved;
+        h->node = device_range(h, plan->pieces, 0, plan->node_count, &h->node_bytes);
         if (h->pushed) {
             const shardtab_halo_device_t sends =
-                device_range(h, plan->pieces, plan->node_count, plan->push_count);
+                device_range(h, plan->pieces, plan->node_count, plan->push_count, &moved);
             h->node.sends = sends.pieces;
             h->node.send_count = sends.count;
             h->node.send_units = sends.units;
             h->node.epoch = (uint64_t *)(void *)(h->pieces + count);
         }
-        h->pack = device_range(h, plan->pieces, packed_at, plan->pack_count);
-        h->unpack = device_range(h, plan->pieces, packed_at + plan->pack_count, plan->unpack_count);
+        h->pack = device_range(h, plan->pieces, packed_at, plan->pack_count, &moved);
+        h->unpack =
+            device_range(h, plan->pieces, packed_at + plan->pack_count, plan->unpack_count, &moved);
         status = st_backend()->copy_to_device(h->pieces, plan->pieces,
                                               (size_t)(count + 1) * sizeof *h->pieces);
     }

@@ -37,6 +37,7 @@ struct shardtab_halo {
      * other nodes, then those unpacked from them; then the pushed epoch */
     shardtab_halo_piece_t *pieces;
     shardtab_halo_device_t node, pack, unpack;
+    size_t node_bytes;   /* pulled through the table: one block or a grid */
     int pushed;          /* the node's cells pushed as LL words (shardtab_halo_device.h) */
     void *inbox;         /* pushed: this rank's inbox, coherent memory */
     size_t inbox_bytes;  /* of it (0: no neighbour on this node) */

@@ -514,6 +514,16 @@ ORDER_PROBE(probe_st_body_one_block,
 }
 
 #    include "halo_body.h"
+/* ST_PHASE_HALO_ONE_BLOCK (kernels/shardtab/halo_body.h): the ordered sync,
+ * the pieces through the table, the block's barrier, the unordered sync (its
+ * LL words after every load of a neighbour's cell returned), as one-block's. */
+ORDER_PROBE(probe_st_body_halo_one_block,
+            "poll, claim-device, release-fence, ll-store, ll-load, acquire-fence, release-store")
+(st_coll_phase_t p, int *status)
+{
+    status[threadIdx.x] = st_body_halo_one_block(&p, threadIdx.x, blockDim.x);
+}
+
 /* ST_PHASE_HALO_PUSH (kernels/shardtab/halo_body.h): a pushed exchange, the
  * cells out as LL words, the inbox's words polled (each load done before the
  * closing barrier): no fence, no acquire. */

@@ -194,6 +194,10 @@ BLOCK_ROLES = {
     # st_body_ll_as's barrier hands its leader's words (in shared memory) to
     # every thread before the sync deposits them; no memory between ranks
     "st_body_ll_as": [None],
+    # kernels/shardtab/halo_body.h: the same as one-block's, between the pieces
+    # (each load of a neighbour's cell returned: its value is stored in a ghost
+    # cell first) and the unordered second sync
+    "st_body_halo_one_block": [None],
     # shardtab_halo_device.h, a pushed exchange: the first frees the last
     # call's shared words, the second shares the epoch and the outcome, the
     # third ends the call (every inbox word loaded and its payload stored, the
