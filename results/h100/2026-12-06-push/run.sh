@@ -8,46 +8,59 @@
 #   halo and the collectives from Python.
 # Then halo_bench --latency (faces of 64 to 2048 doubles) the same way, the base tree built
 #   with this tree's halo_bench.c (it uses the public API alone); stage `latency`: that alone.
-# Run on the device machine from the repository root: OUT=<dir> bash <this file> [latency]
+# Stage `crossover`: halo_bench --latency for this tree and for a copy of it that pushes up
+#   to 32 KiB of ghost cells (ST_HALO_PUSH_MAX), interleaved, to place the crossover.
+# Run on the device machine from the repository root:
+#   OUT=<dir> bash <this file> [latency|crossover]
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/gpu-common.sh disable=SC1091
 source "$here/../../../scripts/gpu-common.sh"
 stage=${1:-push}
+other=base
+[[ $stage == crossover ]] && other=push32
 gpu_start "${OUT:-$here/out}" "$stage.log"
 b=$top/build-gpu
 [[ -d $top/.debs ]] && dpkg -i "$top"/.debs/*.deb >>"$log" 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$log"
 step "configure" timeout 300 cmake -S "$top" -B "$b" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=ON
 base=/tmp/base
-rm -rf "$base" && mkdir -p "$base" && tar -xf "$top/.ab/base.tar" -C "$base"
+rm -rf "$base" && mkdir -p "$base"
+if [[ $stage == crossover ]]; then
+  (cd "$top" && tar --exclude='./build*' --exclude=./.git --exclude=./.ab -cf - .) | tar -xf - -C "$base"
+  sed -i 's/^#define ST_HALO_PUSH_MAX .*/#define ST_HALO_PUSH_MAX ((size_t)32 << 10)/' \
+    "$base/src/shardtab/halo.c"
+  grep -n "define ST_HALO_PUSH_MAX" "$base/src/shardtab/halo.c" | tee -a "$log"
+else
+  tar -xf "$top/.ab/base.tar" -C "$base"
+fi
 cp "$top/src/coll_bench/halo_bench.c" "$base/src/coll_bench/" # --latency
 step "configure base" timeout 300 cmake -S "$base" -B "$base/build" -DSHARDTAB_BACKEND=cuda \
   -DSHARDTAB_BUILD_TESTS=ON
 targets=(halo_check halo_bench shardtab_shared)
-[[ $stage == latency ]] && targets=(halo_bench)
+[[ $stage != push ]] && targets=(halo_bench)
 step "build" timeout 400 cmake --build "$b" -j 16 --target "${targets[@]}"
 step "build base" timeout 300 cmake --build "$base/build" -j 16 --target halo_bench
 mps_start
 latency_runs() {
   for np in 2 4; do
     i=0
-    for v in this base this; do
+    for v in this "$other" this; do
       i=$((i + 1))
       exe=$(find "$b" -name halo_bench -type f | head -1)
-      [[ $v == base ]] && exe=$(find "$base/build" -name halo_bench -type f | head -1)
+      [[ $v == "$other" ]] && exe=$(find "$base/build" -name halo_bench -type f | head -1)
       from=$(($(wc -l <"$log") + 1))
       step "halo_bench --latency $v np$np" run -np $np -x CUDA_MPS_PIPE_DIRECTORY "$exe" \
         --allow-shared-gpu --latency
       {
         echo "### run $i: $v"
         tail -n +$from "$log" | grep -A8 "^# halo_bench: $np ranks"
-      } >>"$out/latency-np$np.txt"
+      } >>"$out/${stage/push/latency}-np$np.txt"
     done
   done
 }
-if [[ $stage == latency ]]; then
+if [[ $stage != push ]]; then
   latency_runs
   say "# failures: $failures"
   exit $((failures > 0))
