@@ -123,7 +123,7 @@ int shardtab_halo_neighbor(const shardtab_halo_t *halo, int d0, int d1, int d2);
 int shardtab_halo_coord(const shardtab_halo_t *halo, int axis);
 /** 1 where the halo's cells inside the node are pushed as LL words (every
  * rank's cells whole 4-byte words at 4-byte aligned places, and at most
- * 8 KiB of ghost cells a rank: the same on every rank), 0 where they are
+ * 16 KiB of ghost cells a rank: the same on every rank), 0 where they are
  * pulled between two node barriers, -1 for NULL. */
 int shardtab_halo_pushed(const shardtab_halo_t *halo);
 /** The halo's descriptor for shardtab_halo_exchange_block in a kernel

@@ -19,7 +19,7 @@
  *
  * Two forms, chosen by shardtab_halo_create alike on every rank:
  *   - pushed (the descriptor's inbox set; cells of whole 4-byte words and at
- *     most 8 KiB of ghost cells a rank): each rank stores the cells its
+ *     most 16 KiB of ghost cells a rank): each rank stores the cells its
  *     neighbours need as LL words into their inboxes (4 bytes and the
  *     exchange's flag in one 8-byte store, shardtab_comm.h's LL puts), then
  *     waits for its own inbox's words and stores them into its ghost cells.

@@ -27,8 +27,8 @@
  * bytes (its inbox four times as many: LL words, two halves): there one
  * block's LL words cost less than the pulled exchange's two syncs. Above,
  * one block moves the LL words slower than it pulls 16-byte units between
- * the syncs (docs/performance.md: 2.3x at 64 KiB). */
-#define ST_HALO_PUSH_MAX ((size_t)8 << 10)
+ * the syncs (docs/performance.md: 1.4x at 32 KiB, 2.3x at 64 KiB). */
+#define ST_HALO_PUSH_MAX ((size_t)16 << 10)
 
 /* What every rank tells every other about its block: the params, resolved
  * (axes past dims: one cell, no ghost; strides filled in). */

@@ -78,7 +78,7 @@ for np in 2 4; do
   step "halo_check np$np device-side 3-byte cells (pulled)" run -np $np -x CUDA_MPS_PIPE_DIRECTORY \
     "$hc" --allow-shared-gpu --grid "$g" --periodic 1 --elem 3 --device --rounds 20
   step "halo_check np$np mid (pulled, one block)" run -np $np -x CUDA_MPS_PIPE_DIRECTORY "$hc" \
-    --allow-shared-gpu --grid "$np,1" --periodic 1 --block 16,600 --rounds 3
+    --allow-shared-gpu --grid "$np,1" --periodic 1 --block 16,1100 --rounds 3
   step "halo_check np$np large (pulled, a grid)" run -np $np -x CUDA_MPS_PIPE_DIRECTORY "$hc" \
     --allow-shared-gpu --grid "$np,1" --periodic 1 --block 16,4096 --ghost 8 --rounds 3
   step "halo_check np$np 3-D elem16" run -np $np -x CUDA_MPS_PIPE_DIRECTORY "$hc" --allow-shared-gpu \
