@@ -273,29 +273,25 @@ static shardtab_status_t pad_failure(const shardtab_t *t, const uint64_t *header
                        "orders its own calls; call shardtab_barrier_block from one block)",
                        t->node_rank);
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT &&
-        header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_DETAIL_CMP_LL)
+        (header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_DETAIL_CMP_LL ||
+         header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_DETAIL_CMP_HALO)) {
+        /* an LL word without its flag: a user's LL buffer, or a halo's inbox */
+        const int halo = header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_DETAIL_CMP_HALO;
         return st_fail(SHARDTAB_ERR_TIMEOUT,
                        "a device-side wait gave up after %.2f s (limit %.3g s, "
-                       "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for word %llu of an LL "
-                       "buffer (shardtab_wait_ll_block) to carry flag %llu, and it held flag "
-                       "%llu; the rank that should have put it is late, stuck or gone, or "
-                       "wrote that buffer again before this rank had read it",
+                       "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for word %llu of %s to "
+                       "carry flag %llu%s, and it held flag %llu; %s",
                        (double)header[SHARDTAB_PAD_ERR_TICKS] / t->clock_hz, t->wait_timeout_s,
                        t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SLOT],
+                       halo ? "its halo inbox" : "an LL buffer (shardtab_wait_ll_block)",
                        (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
-                       (unsigned long long)(header[SHARDTAB_PAD_ERR_SEEN] >> 32));
-    if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT &&
-        header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_DETAIL_CMP_HALO)
-        return st_fail(SHARDTAB_ERR_TIMEOUT,
-                       "a device-side wait gave up after %.2f s (limit %.3g s, "
-                       "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for word %llu of its halo "
-                       "inbox to carry flag %llu (a pushed halo exchange), and it held flag "
-                       "%llu; a neighbour is late, stuck or gone, or called something else, or "
-                       "fewer exchanges of this halo",
-                       (double)header[SHARDTAB_PAD_ERR_TICKS] / t->clock_hz, t->wait_timeout_s,
-                       t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SLOT],
-                       (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
-                       (unsigned long long)(header[SHARDTAB_PAD_ERR_SEEN] >> 32));
+                       halo ? " (a pushed halo exchange)" : "",
+                       (unsigned long long)(header[SHARDTAB_PAD_ERR_SEEN] >> 32),
+                       halo ? "a neighbour is late, stuck or gone, or called something else, or "
+                              "fewer exchanges of this halo"
+                            : "the rank that should have put it is late, stuck or gone, or "
+                              "wrote that buffer again before this rank had read it");
+    }
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT) {
         describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], what, sizeof what);
         return st_fail(SHARDTAB_ERR_TIMEOUT,

@@ -539,15 +539,10 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
     }
     if (status == SHARDTAB_SUCCESS && h->pushed && plan->inbox_bytes > 0) {
         /* the inbox, every word's flag 0 before the ranks agree (create's end) */
-        void *zeros = calloc(1, plan->inbox_bytes);
-        status = zeros == NULL ? st_fail(SHARDTAB_ERR_NO_MEMORY,
-                                         "shardtab_halo_create: calloc of %zu bytes failed",
-                                         plan->inbox_bytes)
-                               : shardtab_mem_alloc_coherent(plan->inbox_bytes, &h->inbox);
+        status = shardtab_mem_alloc_coherent(plan->inbox_bytes, &h->inbox);
         h->inbox_bytes = plan->inbox_bytes;
         if (status == SHARDTAB_SUCCESS)
-            status = st_backend()->copy_to_device(h->inbox, zeros, plan->inbox_bytes);
-        free(zeros);
+            status = st_device_zero(h->inbox, h->inbox_bytes, t->stream, "halo inbox");
     }
     if (status == SHARDTAB_SUCCESS) {
         size_t moved;

@@ -71,23 +71,31 @@ static size_t pad_bytes(int node_size, int slots)
            sizeof(uint64_t);
 }
 
-/* Coherent memory, zeroed by a copy (never a host store into device memory). */
+shardtab_status_t st_device_zero(void *ptr, size_t bytes, shardtab_stream_t stream,
+                                 const char *what)
+{
+    void *zeros = calloc(1, bytes);
+    shardtab_status_t status;
+
+    if (zeros == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of a %zu-byte %s failed", bytes, what);
+    status = st_backend()->copy_async(ptr, zeros, bytes, stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(stream);
+    free(zeros);
+    return status;
+}
+
+/* Coherent memory, zeroed by a copy. */
 shardtab_status_t st_table_pad_alloc(shardtab_t *t)
 {
     size_t bytes = pad_bytes(t->node_size, t->signal_slots);
-    shardtab_status_t status;
-    void *zeros = calloc(1, bytes);
+    shardtab_status_t status = st_pad_alloc(bytes, &t->pad.local);
 
-    if (zeros == NULL)
-        return st_fail(SHARDTAB_ERR_NO_MEMORY, "calloc of a %zu-byte signal pad failed", bytes);
-    status = st_pad_alloc(bytes, &t->pad.local);
     if (status == SHARDTAB_SUCCESS) {
         t->pad.bytes = bytes;
-        status = st_backend()->copy_async(t->pad.local, zeros, bytes, t->stream);
+        status = st_device_zero(t->pad.local, bytes, t->stream, "signal pad");
     }
-    if (status == SHARDTAB_SUCCESS)
-        status = st_backend()->stream_synchronize(t->stream);
-    free(zeros);
     return status;
 }
 

@@ -111,6 +111,11 @@ void st_region_alloc_host(st_region_t *r, int n, shardtab_status_t *status);
 void st_region_release_host(st_region_t *r);
 /* Step 2: this rank's signal pad, allocated and zeroed (t->pad.local, .bytes). */
 shardtab_status_t st_table_pad_alloc(shardtab_t *t);
+/* Zeroes bytes of device memory at ptr by a copy of host zeros on stream,
+ * waited for (never a host store into device memory); `what` names it when
+ * the host's zeros cannot be had. */
+shardtab_status_t st_device_zero(void *ptr, size_t bytes, shardtab_stream_t stream,
+                                 const char *what);
 /* Step 3: fills this rank's descriptor of region r and, unless it is empty,
  * exports it. */
 shardtab_status_t st_region_export(shardtab_t *t, st_region_t *r, st_descriptor_t *desc);
