@@ -17,17 +17,23 @@
  * shardtab_halo_exchange count with them. Only this node's ranks can be
  * reached: shardtab_halo_device refuses a halo whose table spans nodes.
  *
- * Two forms, chosen by shardtab_halo_create alike on every rank:
- *   - pushed (the descriptor's inbox set; cells of whole 4-byte words and at
- *     most 16 KiB of ghost cells a rank): each rank stores the cells its
- *     neighbours need as LL words into their inboxes (4 bytes and the
- *     exchange's flag in one 8-byte store, shardtab_comm.h's LL puts), then
- *     waits for its own inbox's words and stores them into its ghost cells.
- *     One way, no barrier: a rank's ghost cells are written by itself alone,
- *     and a neighbour's cells are read by that neighbour alone. Each inbox
- *     has two halves, by the exchange's parity; a rank writes a half again
- *     only after it has taken its neighbour's next exchange, which the
- *     neighbour put after it had read that half.
+ * Three forms, chosen by shardtab_halo_create alike on every rank
+ * (shardtab_halo_pushed, the descriptor's form):
+ *   - pushed as LL words (cells of whole 4-byte words and at most 8 KiB of
+ *     ghost cells a rank): each rank stores the cells its neighbours need
+ *     as LL words into their inboxes (4 bytes and the exchange's flag in
+ *     one 8-byte store, shardtab_comm.h's LL puts), then waits for its own
+ *     inbox's words and stores them into its ghost cells.
+ *   - pushed by put (any other cells, at most 1 MiB of ghost cells a
+ *     rank): each rank stores the cells its neighbours need into their
+ *     inboxes, in the widest units their places allow, then after a release
+ *     a flag for each (the exchange's number); then it waits for its own
+ *     inbox's flags and copies the cells into its ghost cells.
+ *   Both are one way, with no barrier: a rank's ghost cells are written by
+ *   itself alone, and a neighbour's cells are read by that neighbour alone.
+ *   Each inbox has two halves, by the exchange's parity; a rank writes a
+ *   half again only after it has taken its neighbour's next exchange, which
+ *   the neighbour put after it had read that half.
  *   - pulled (any other halo): a node barrier (every rank's interior
  *     visible), this rank's ghost cells copied from its neighbours' blocks
  *     through the table, and a second barrier, so that no rank changes its
@@ -149,6 +155,149 @@ SHARDTAB_DEVFN int shardtab_detail_halo_push_block(const shardtab_signals_t *s,
         *h->epoch = e;
     return got == 2 ? SHARDTAB_WAIT_OK : got == 0 ? SHARDTAB_WAIT_TIMED_OUT : SHARDTAB_WAIT_ABORTED;
 }
+
+/* Pushed by put: the flag of a piece's half in node rank `rank`'s inbox
+ * (two words a piece, before the cells). */
+SHARDTAB_DEVFN uint64_t *shardtab_detail_halo_flag_word(void *const *inbox, int32_t rank,
+                                                        const shardtab_halo_piece_t *p,
+                                                        uint64_t half)
+{
+    return (uint64_t *)inbox[rank] + 2 * (uint64_t)p->slot + half;
+}
+
+/* The exchange pushed by put (see the file's comment), as block `block` of
+ * `blocks` (the stream's kernel may run a grid; a kernel's own call is one
+ * block), every thread of it; its two parts, so that the host backend can
+ * run a grid's blocks one after another, every block's sends before any
+ * block's takes. The send: the block's share of the sends' cells into the
+ * neighbours' inboxes, every wave's release and the block's barrier; the
+ * grid's last block to count itself into h->epoch[1] (a relaxed add between
+ * two fences, as shardtab_signal_after_blocks: every earlier count's stores
+ * are in the ticket it returns; one block needs no count) then releases each
+ * send's flag, the exchange's number. Returns that number, or 0 where the
+ * node has stopped. */
+SHARDTAB_DEVFN uint64_t shardtab_detail_halo_put_send(const shardtab_signals_t *s,
+                                                      const shardtab_halo_device_t *h,
+                                                      uint64_t block, uint64_t blocks)
+{
+    SHARDTAB_BLOCK_SHARED uint64_t epoch_shared;
+    SHARDTAB_BLOCK_SHARED int last; /* this block flags the sends; -1: the node has stopped */
+    const uint64_t t = (uint64_t)shardtab_detail_block_thread(),
+                   threads = (uint64_t)shardtab_detail_block_threads();
+
+    shardtab_detail_block_sync(); /* the last call's shared words read by every thread */
+    if (shardtab_detail_block_leader()) {
+        epoch_shared = *h->epoch + 1;
+        last = shardtab_aborted(s) ? -1 : 0;
+    }
+    shardtab_detail_block_sync();
+    if (last < 0)
+        return 0;
+    const uint64_t e = epoch_shared, half = e & 1;
+
+    shardtab_detail_halo_copy_pieces(h->sends, h->send_units, h->table, h->inbox, 0, half,
+                                     block * threads + t, blocks * threads);
+    shardtab_detail_fence_before_block_release();
+    shardtab_detail_block_sync(); /* every thread's cells stored */
+    if (shardtab_detail_block_leader()) {
+        if (blocks == 1) {
+            last = 1;
+        } else {
+            shardtab_detail_fence(); /* the block's cells before its count */
+            last = (shardtab_detail_fetch_add_relaxed_system(&h->epoch[1], 1) + 1) % blocks == 0;
+            if (last)
+                shardtab_detail_fence(); /* every block's cells, seen through the count */
+        }
+    }
+    shardtab_detail_block_sync();
+    if (last)
+        for (uint64_t i = t; i < (uint64_t)h->send_count; i += threads)
+            shardtab_detail_store_release_system(
+                shardtab_detail_halo_flag_word(h->inbox, h->sends[i].dst_rank, &h->sends[i], half),
+                e);
+    return e;
+}
+
+/* The take of exchange e, block `block` of `blocks`: a thread a piece polls
+ * its flag in this rank's inbox (bounded, the node's stop watched) and
+ * acquires, the block's barrier, every wave's acquire, then the block's
+ * share of the pieces' cells into the ghost cells; the grid's last block to
+ * count itself into h->epoch[2] (one block: itself) records e, after every
+ * block has read the number it had. Returns
+ * SHARDTAB_WAIT_OK in every thread, or _TIMED_OUT (recorded, the node told)
+ * or _ABORTED. */
+SHARDTAB_DEVFN int shardtab_detail_halo_put_take(const shardtab_signals_t *s,
+                                                 const shardtab_halo_device_t *h, uint64_t e,
+                                                 uint64_t block, uint64_t blocks)
+{
+    SHARDTAB_BLOCK_SHARED int outcome; /* 0 a thread timed out, 1 one saw the stop, 2 neither */
+    const uint64_t t = (uint64_t)shardtab_detail_block_thread(),
+                   threads = (uint64_t)shardtab_detail_block_threads(), half = e & 1;
+    int why = SHARDTAB_WAIT_OK;
+
+    if (shardtab_detail_block_leader())
+        outcome = 2;
+    shardtab_detail_block_sync();
+    for (uint64_t i = t; i < (uint64_t)h->count && why == SHARDTAB_WAIT_OK; i += threads) {
+        uint64_t *flag =
+            shardtab_detail_halo_flag_word(h->inbox, h->pieces[i].src_rank, &h->pieces[i], half);
+        const uint64_t start = shardtab_detail_clock();
+        for (;;) {
+            const uint64_t seen = shardtab_detail_load_relaxed_system(flag);
+            if (seen == e) {
+                shardtab_detail_fence_acquire();
+                break;
+            }
+            const uint64_t waited = shardtab_detail_clock() - start;
+            if (shardtab_aborted(s)) {
+                why = SHARDTAB_WAIT_ABORTED;
+            } else if (waited > s->timeout_ticks) {
+                shardtab_detail_give_up(s, (int)i, SHARDTAB_DETAIL_CMP_HALO_FLAG, e, seen, waited);
+                why = SHARDTAB_WAIT_TIMED_OUT;
+            }
+            if (why != SHARDTAB_WAIT_OK)
+                break;
+            shardtab_detail_pause();
+        }
+    }
+    if (why != SHARDTAB_WAIT_OK)
+        shardtab_detail_block_min_int(&outcome, why == SHARDTAB_WAIT_TIMED_OUT ? 0 : 1);
+    shardtab_detail_block_sync(); /* every flag seen, or the outcome */
+    shardtab_detail_fence_after_block_acquire();
+    const int got = outcome;
+    if (got == 2)
+        shardtab_detail_halo_copy_pieces(h->pieces, h->units, h->inbox, h->table, half, 0,
+                                         block * threads + t, blocks * threads);
+    shardtab_detail_block_sync(); /* every cell taken and stored before the epoch moves on */
+    if (got == 2 && shardtab_detail_block_leader()) {
+        int last = 1;
+        if (blocks > 1) { /* the block's read of the epoch before its count, as the send's */
+            shardtab_detail_fence();
+            last = (shardtab_detail_fetch_add_relaxed_system(&h->epoch[2], 1) + 1) % blocks == 0;
+            if (last)
+                shardtab_detail_fence();
+        }
+        if (last)
+            *h->epoch = e;
+    }
+    return got == 2 ? SHARDTAB_WAIT_OK : got == 0 ? SHARDTAB_WAIT_TIMED_OUT : SHARDTAB_WAIT_ABORTED;
+}
+
+/* Every thread of one block: the exchange pushed by put, whole. */
+SHARDTAB_DEVFN int shardtab_detail_halo_put_block(const shardtab_signals_t *s,
+                                                  const shardtab_halo_device_t *h)
+{
+    const uint64_t e = shardtab_detail_halo_put_send(s, h, 0, 1);
+    return e == 0 ? SHARDTAB_WAIT_ABORTED : shardtab_detail_halo_put_take(s, h, e, 0, 1);
+}
+
+/* Every thread of one block: a pushed exchange, in its form. */
+SHARDTAB_DEVFN int shardtab_detail_halo_pushed_block(const shardtab_signals_t *s,
+                                                     const shardtab_halo_device_t *h)
+{
+    return h->form == SHARDTAB_HALO_PUSHED_PUT ? shardtab_detail_halo_put_block(s, h)
+                                               : shardtab_detail_halo_push_block(s, h);
+}
 /** @endcond */
 
 /** Every thread of one block: this rank's ghost cells filled from its
@@ -159,8 +308,8 @@ SHARDTAB_DEVFN int shardtab_detail_halo_push_block(const shardtab_signals_t *s,
 SHARDTAB_DEVFN int shardtab_halo_exchange_block(const shardtab_signals_t *s,
                                                 const shardtab_halo_device_t *h)
 {
-    if (h->inbox)
-        return shardtab_detail_halo_push_block(s, h);
+    if (h->form != SHARDTAB_HALO_PULLED)
+        return shardtab_detail_halo_pushed_block(s, h);
     int status = shardtab_barrier_block(s);
 
     if (status != SHARDTAB_WAIT_OK)

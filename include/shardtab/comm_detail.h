@@ -132,6 +132,9 @@ SHARDTAB_DEVFN int shardtab_detail_ll_ahead(uint32_t got, uint64_t e)
 /* ... and when a pushed halo exchange's wait gives up (shardtab_halo_device.h):
  * "index" the word of this rank's inbox, "want" the exchange's flag */
 #define SHARDTAB_DETAIL_CMP_HALO 4
+/* ... and when a halo exchange pushed by put waits for a flag: "index" the
+ * piece whose flag it is, "want" the exchange */
+#define SHARDTAB_DETAIL_CMP_HALO_FLAG 5
 /* SHARDTAB_WAIT_MISUSE reasons of the LL calls, in the record's "want",
  * numbered apart from the collectives' */
 enum {

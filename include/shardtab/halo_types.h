@@ -36,17 +36,25 @@ typedef struct shardtab_halo_piece {
     uint64_t row_units; /**< copy units of one row: extent[0] runs */
     uint64_t rows;      /**< extent[1]: rows of one plane */
     uint32_t unit;      /**< bytes one copy moves: 16, 8, 4, 2 or 1 */
-    uint32_t pad;       /**< 0 */
+    uint32_t slot;      /**< pushed by put: the piece's index in its inbox (its flags) */
     uint64_t run_units; /**< copy units of one run (a cell, or cells back to back) */
     uint64_t src_stride[SHARDTAB_HALO_MAX_DIMS]; /**< bytes between runs, rows, planes */
     uint64_t dst_stride[SHARDTAB_HALO_MAX_DIMS]; /**< bytes between runs, rows, planes */
 } shardtab_halo_piece_t;
 
+/** How a halo moves the cells inside a node (shardtab_halo_pushed, the
+ * descriptor's form; shardtab_halo_device.h has each form's protocol). */
+enum shardtab_halo_form {
+    SHARDTAB_HALO_PULLED = 0,    /**< through the table between two node barriers */
+    SHARDTAB_HALO_PUSHED_LL = 1, /**< into the neighbours' inboxes as LL words */
+    SHARDTAB_HALO_PUSHED_PUT = 2 /**< into the neighbours' inboxes, then a flag each */
+};
+
 /** A halo as a kernel takes it (by value): shardtab_halo_device fills it.
  * Pulled (inbox NULL): the pieces copy the neighbours' cells through the
- * table between two node barriers. Pushed as LL words (inbox set): the
- * sends put this rank's cells into the neighbours' inboxes, the pieces take
- * this rank's inbox into its ghost cells (shardtab_halo_device.h). */
+ * table between two node barriers. Pushed (inbox set): the sends put this
+ * rank's cells into the neighbours' inboxes, the pieces take this rank's
+ * inbox into its ghost cells (shardtab_halo_device.h). */
 typedef struct shardtab_halo_device {
     const shardtab_halo_piece_t *pieces; /**< device memory: the pieces, in order */
     void *const *table;                  /**< the table's device replica */
@@ -54,9 +62,11 @@ typedef struct shardtab_halo_device {
     uint64_t units;                      /**< copy units of every piece */
     const shardtab_halo_piece_t *sends;  /**< device memory: pushed, the sends, in order */
     int send_count;                      /**< sends */
-    uint64_t send_units;                 /**< 4-byte units of every send */
+    uint64_t send_units;                 /**< copy units of every send */
     void *const *inbox; /**< the inboxes' device replica (node ranks); NULL: pulled */
-    uint64_t *epoch;    /**< device memory: this rank's pushed exchanges so far */
+    uint64_t *epoch;    /**< device memory: this rank's pushed exchanges so far; then
+                             the put form's grid's two counts of blocks */
+    int form;           /**< a shardtab_halo_form */
 } shardtab_halo_device_t;
 
 /** @cond detail */
@@ -117,20 +127,34 @@ SHARDTAB_DEVFN const shardtab_halo_piece_t *shardtab_detail_halo_piece_of(
     return &pieces[*p];
 }
 
-/* Copy units [thread, units) in steps of threads, over every piece of h
- * (shardtab_detail_halo_unit_at); a piece that is one run of 16-byte units
- * (a face contiguous in both places) is a straight copy, four loads in
- * flight. No ordering: the callers' syncs and barriers give it. */
-SHARDTAB_DEVFN void shardtab_detail_halo_copy(const shardtab_halo_device_t *h, uint64_t thread,
-                                              uint64_t threads)
+/* Pushed by put: the bytes from a piece's first half in an inbox to its
+ * second (its cells, rounded up to keep both halves 16-byte aligned). */
+SHARDTAB_DEVFN uint64_t shardtab_detail_halo_half(const shardtab_halo_piece_t *p)
+{
+    return (p->units * p->unit + 15) / 16 * 16;
+}
+
+/* Copy units [thread, units) of `pieces` in steps of threads (unit_at), each
+ * source place in src_table's shards, each destination in dst_table's,
+ * shifted to half src_half or dst_half (0 or 1) of a pushed piece's inbox
+ * room; a piece that is one run of 16-byte units (a face contiguous in both
+ * places) is a straight copy, four loads in flight. No ordering: the
+ * callers' syncs, barriers and flags give it. */
+SHARDTAB_DEVFN void shardtab_detail_halo_copy_pieces(const shardtab_halo_piece_t *pieces,
+                                                     uint64_t units, void *const *src_table,
+                                                     void *const *dst_table, uint64_t src_half,
+                                                     uint64_t dst_half, uint64_t thread,
+                                                     uint64_t threads)
 {
     int p = 0;
 
-    for (uint64_t k = thread; k < h->units; k += threads) {
-        const shardtab_halo_piece_t *piece = shardtab_detail_halo_piece_of(h->pieces, &p, k);
-        const uint64_t local = k - piece->first;
-        const char *src = shardtab_detail_halo_place(h->table, piece->src_rank, piece->src_at);
-        char *dst = shardtab_detail_halo_place(h->table, piece->dst_rank, piece->dst_at);
+    for (uint64_t k = thread; k < units; k += threads) {
+        const shardtab_halo_piece_t *piece = shardtab_detail_halo_piece_of(pieces, &p, k);
+        const uint64_t local = k - piece->first, half = shardtab_detail_halo_half(piece);
+        const char *src =
+            shardtab_detail_halo_place(src_table, piece->src_rank, piece->src_at) + src_half * half;
+        char *dst =
+            shardtab_detail_halo_place(dst_table, piece->dst_rank, piece->dst_at) + dst_half * half;
         if (piece->run_units == piece->units && piece->unit == 16) {
             /* one run of 16-byte units: this thread's next four loads in flight at once */
             const shardtab_detail_halo16_t *from = (const shardtab_detail_halo16_t *)src;
@@ -158,6 +182,15 @@ SHARDTAB_DEVFN void shardtab_detail_halo_copy(const shardtab_halo_device_t *h, u
         shardtab_detail_halo_unit_at(piece, local, &from, &to);
         shardtab_detail_halo_unit(dst + to, src + from, piece->unit);
     }
+}
+
+/* Every piece of h through the table (pulled; the cells that cross nodes,
+ * packed and unpacked). */
+SHARDTAB_DEVFN void shardtab_detail_halo_copy(const shardtab_halo_device_t *h, uint64_t thread,
+                                              uint64_t threads)
+{
+    shardtab_detail_halo_copy_pieces(h->pieces, h->units, h->table, h->table, 0, 0, thread,
+                                     threads);
 }
 /** @endcond */
 

@@ -51,16 +51,10 @@ template <int EXACT> __global__ void st_collective_one_block_kernel(st_coll_phas
     (void)st_body_one_block_as(&p, EXACT, threadIdx.x, blockDim.x); /* a refusal records itself */
 }
 
-/* one block: a small pulled halo exchange whole */
-__global__ void st_collective_halo_one_block_kernel(st_coll_phase_t p)
-{
-    (void)st_body_halo_one_block(&p, threadIdx.x, blockDim.x); /* a refusal records itself */
-}
-
-/* one block: a pushed halo exchange whole */
+/* a pushed halo exchange whole: one block, or by put p.blocks */
 __global__ void st_collective_halo_push_kernel(st_coll_phase_t p)
 {
-    (void)st_body_halo_push(&p); /* a wait that gives up records itself */
+    (void)st_body_halo_push(&p, blockIdx.x); /* a wait that gives up records itself */
 }
 
 extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks, void *stream)
@@ -78,10 +72,9 @@ extern "C" int st_gpu_collective_launch(const st_coll_phase_t *phase, int blocks
         st_collective_one_block_kernel<1><<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
     else if (phase->phase == ST_PHASE_ONE_BLOCK)
         st_collective_one_block_kernel<0><<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
-    else if (phase->phase == ST_PHASE_HALO_ONE_BLOCK)
-        st_collective_halo_one_block_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
     else if (phase->phase == ST_PHASE_HALO_PUSH)
-        st_collective_halo_push_kernel<<<1, ST_ONE_BLOCK_THREADS, 0, s>>>(*phase);
+        st_collective_halo_push_kernel<<<(unsigned)phase->blocks, ST_ONE_BLOCK_THREADS, 0, s>>>(
+            *phase);
     else if (exact)
         st_collective_move_kernel<1><<<blocks, 256, 0, s>>>(*phase);
     else

@@ -3,7 +3,7 @@
  *
  * PURPOSE  For each face shape (2-D faces of 4096 and 16384 doubles with ghost widths 1
  *          and 4, a 3-D face of 256 x 256 doubles; --small: 64 doubles; --latency: 64, 256,
- *          1024 and 2048 doubles), on a periodic
+ *          1024, 2048 and 4096 doubles), on a periodic
  *          column of ranks (each rank's two neighbours across its faces): the
  *          stream-ordered exchange (shardtab_halo_exchange), the device-side one
  *          (shardtab_halo_exchange_block, `--device-iters` in one kernel of one block),
@@ -52,7 +52,7 @@ static const app_opt_t option_rows[] = {
     APP_OPT_INT_ROW("device-iters", 0, NULL, "N", FIELD(device_iters), 1, 1000000,
                     "device-side exchanges in one kernel (default 1000)"),
     APP_OPT_FLAG_ROW("small", 0, FIELD(small), "faces of 64 doubles (a quick check)"),
-    APP_OPT_FLAG_ROW("latency", 0, FIELD(latency), "faces of 64 to 2048 doubles, w 1"),
+    APP_OPT_FLAG_ROW("latency", 0, FIELD(latency), "faces of 64 to 4096 doubles, w 1"),
     APP_OPT_FLAG_ROW("allow-shared-gpu", 0, FIELD(allow_shared_gpu), "let ranks share a device"),
     APP_OPT_HELP_ROW("this text"),
     APP_OPT_VERSION_ROW("the version of halo_bench and of the library"),
@@ -292,10 +292,8 @@ int main(int argc, char **argv)
     };
     static const hb_shape_t small = {"2d 64 w1", 2, 64, 1};
     static const hb_shape_t latency[] = {
-        {"2d 64 w1", 2, 64, 1},
-        {"2d 256 w1", 2, 256, 1},
-        {"2d 1024 w1", 2, 1024, 1},
-        {"2d 2048 w1", 2, 2048, 1},
+        {"2d 64 w1", 2, 64, 1},     {"2d 256 w1", 2, 256, 1},   {"2d 1024 w1", 2, 1024, 1},
+        {"2d 2048 w1", 2, 2048, 1}, {"2d 4096 w1", 2, 4096, 1},
     };
     shardtab_init_params_t init = {0};
     hb_options_t o = {7, 200, 1000, 0, 0, 0};

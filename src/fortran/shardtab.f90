@@ -36,6 +36,9 @@ module shardtab
   integer(c_int), parameter, public :: SHARDTAB_SUM = 0, SHARDTAB_MIN = 1, SHARDTAB_MAX = 2
   ! the exact sum rounded once: the same bits at any rank count (floats and doubles)
   integer(c_int), parameter, public :: SHARDTAB_SUM_EXACT = 3
+  ! how a halo's cells move inside the node (shardtab_halo_pushed): shardtab/halo_types.h
+  integer(c_int), parameter, public :: SHARDTAB_HALO_PULLED = 0, SHARDTAB_HALO_PUSHED_LL = 1, &
+    SHARDTAB_HALO_PUSHED_PUT = 2
 
   ! shardtab_create_params_t; the defaults are the C defaults (zeros)
   type, bind(C), public :: shardtab_create_params
@@ -543,8 +546,9 @@ contains
     shardtab_halo_coord = c_halo_coord(halo%ptr, int(axis, c_int))
   end function
 
-  ! 1 where the halo's cells inside the node are pushed as LL words, 0 where
-  ! they are pulled between two node barriers (shardtab_halo_pushed).
+  ! How the halo's cells inside the node move (shardtab_halo_pushed):
+  ! SHARDTAB_HALO_PUSHED_LL as LL words, SHARDTAB_HALO_PUSHED_PUT by put with a
+  ! flag each, SHARDTAB_HALO_PULLED between two node barriers.
   integer(c_int) function shardtab_halo_pushed(halo)
     type(shardtab_halo), intent(in) :: halo
     shardtab_halo_pushed = c_halo_pushed(halo%ptr)

@@ -222,6 +222,26 @@ static shardtab_status_t host_order_begin(shardtab_stream_t stream, void **order
     return SHARDTAB_SUCCESS;
 }
 
+/* ST_PHASE_HALO_PUSH: by put over a grid, its blocks one after another,
+ * every block's send before any block's take (a block's take waits for the
+ * neighbours' flags, which their last block sends); else the one block. */
+static void host_halo_push(const st_coll_phase_t *phase)
+{
+    const size_t blocks = phase->blocks;
+    uint64_t e = 1;
+
+    if (phase->halo.form != SHARDTAB_HALO_PUSHED_PUT || blocks <= 1) {
+        (void)st_body_halo_push(phase, 0);
+        return;
+    }
+    for (size_t b = 0; b < blocks && e != 0; b++) /* every block reads the same number */
+        e = shardtab_detail_halo_put_send(&phase->sig, &phase->halo, b, blocks);
+    for (size_t b = 0; b < blocks && e != 0; b++)
+        if (shardtab_detail_halo_put_take(&phase->sig, &phase->halo, e, b, blocks) !=
+            SHARDTAB_WAIT_OK)
+            return; /* the node has stopped: shardtab_signal_check says why */
+}
+
 static shardtab_status_t host_collective_phase(const st_coll_phase_t *phase,
                                                shardtab_stream_t stream)
 {
@@ -232,10 +252,8 @@ static shardtab_status_t host_collective_phase(const st_coll_phase_t *phase,
         (void)st_body_one_block(phase, 0, 1);
     else if (phase->phase == ST_PHASE_LL)
         (void)st_body_ll(phase);
-    else if (phase->phase == ST_PHASE_HALO_ONE_BLOCK)
-        (void)st_body_halo_one_block(phase, 0, 1);
     else if (phase->phase == ST_PHASE_HALO_PUSH)
-        (void)st_body_halo_push(phase);
+        host_halo_push(phase);
     else if (shardtab_aborted(&phase->sig))
         return SHARDTAB_SUCCESS; /* the node has stopped: shardtab_signal_check says why */
     else if (phase->phase == ST_PHASE_REDUCE)

@@ -3,8 +3,8 @@
  * plan: for every direction with a neighbour, the box of ghost cells it
  * fills and the neighbour's box it comes from. A neighbour on this node
  * gives a piece pulled through the table, or, where the halo is pushed
- * (whole 4-byte words, small ghosts: the same choice on every rank), a send
- * into that neighbour's inbox and a piece from this rank's inbox, the
+ * (small ghosts: as LL words or by put, the same choice on every rank), a
+ * send into that neighbour's inbox and a piece from this rank's inbox, the
  * inboxes a table of their own; one on another node a link packed and sent
  * through MPI. The pieces are uploaded once. The exchange itself is
  * halo_exchange.c's, its device body shardtab_halo_device.h's. */
@@ -23,12 +23,28 @@
 
 #define D SHARDTAB_HALO_MAX_DIMS
 
-/* A halo is pushed when every rank's ghost cells take at most this many
- * bytes (its inbox four times as many: LL words, two halves): there one
- * block's LL words cost less than the pulled exchange's two syncs. Above,
- * one block moves the LL words slower than it pulls 16-byte units between
- * the syncs (docs/performance.md: 1.4x at 32 KiB, 2.3x at 64 KiB). */
-#define ST_HALO_PUSH_MAX ((size_t)16 << 10)
+/* A halo is pushed as LL words when its cells are whole 4-byte words and
+ * every rank's ghost cells take at most this many bytes (its inbox four
+ * times as many: LL words, two halves): one store and one load a word, no
+ * fence. On an H100 (docs/performance.md) they beat the put at 1 and 4 KiB
+ * (1.8 / 3.0 against 3.9 / 4.0 us device-side) and lost to it at 16 KiB
+ * (6.5 against 5.4); 8 KiB, between, was not measured. */
+#define ST_HALO_LL_MAX ((size_t)8 << 10)
+/* Otherwise it is pushed by put when every rank's ghost cells take at most
+ * this many bytes (its inbox twice as many, two halves), one way; above, a
+ * grid pulls them between two syncs. On an H100 the put took 0.8x the pull's
+ * time stream-ordered from 256 KiB to 1 MiB, but 1.2-1.5x device-side at
+ * 1 MiB (one block moves the cells twice; docs/performance.md). */
+#define ST_HALO_PUT_MAX ((size_t)1 << 20)
+/* A stream-ordered exchange pushed by put runs one block while the rank's
+ * cells (sent or taken, the more) take at most ST_HALO_PUT_ONE_BLOCK_MAX,
+ * above a block for every ST_HALO_PUT_BLOCK_BYTES, ST_HALO_PUT_MAX_BLOCKS at
+ * most: a grid's blocks count themselves at system scope, two seq_cst fences
+ * each, which cost more than one block's copy up to 64 KiB and less from
+ * 256 KiB (docs/performance.md). A kernel's own call is one block. */
+#define ST_HALO_PUT_ONE_BLOCK_MAX ((size_t)64 << 10)
+#define ST_HALO_PUT_BLOCK_BYTES ((size_t)16 << 10)
+#define ST_HALO_PUT_MAX_BLOCKS 32
 
 /* What every rank tells every other about its block: the params, resolved
  * (axes past dims: one cell, no ghost; strides filled in). */
@@ -262,15 +278,15 @@ static uint64_t box_at(const st_halo_desc_t *o, const uint64_t start[D])
 }
 
 /* A piece of extent cells, both places' strides (packed where the place is
- * a staging buffer, NULL desc): cells back to back in both places merged into
+ * a staging buffer or an inbox, NULL desc): cells back to back in both places merged into
  * runs, axis by axis while the next axis's stride is the run so far (a face
  * contiguous in memory becomes one run); then its copy unit, the widest (16
  * bytes at most) that its run, its places and its strides allow, and its
  * counts of units. p's ranks and places are set: a shard's place is its
  * offset there, the shard's own alignment counted too; a staging buffer's is
  * 0 until it exists (16-byte aligned, each box at a multiple of 16); an
- * inbox's is its offset there (max_unit 4: a pushed piece's unit is one
- * LL word's payload). Its first unit is device_range's. */
+ * inbox's is its offset there (16-byte aligned; max_unit 4 where a unit is
+ * one LL word's payload). Its first unit and slot are the caller's. */
 static void piece_shape(const shardtab_t *t, shardtab_halo_piece_t *p, const uint64_t extent_in[D],
                         const st_halo_desc_t *src, const st_halo_desc_t *dst, uint32_t max_unit)
 {
@@ -294,9 +310,9 @@ static void piece_shape(const shardtab_t *t, shardtab_halo_piece_t *p, const uin
     }
     p->src_stride[0] = extent[0] == 1 ? 0 : p->src_stride[0];
     p->dst_stride[0] = extent[0] == 1 ? 0 : p->dst_stride[0];
-    if (p->src_rank >= 0)
+    if (src != NULL)
         bits |= (uint64_t)(uintptr_t)t->shard.entries[p->src_rank];
-    if (p->dst_rank >= 0)
+    if (dst != NULL)
         bits |= (uint64_t)(uintptr_t)t->shard.entries[p->dst_rank];
     for (int a = 0; a < D; a++)
         bits |= p->src_stride[a] | p->dst_stride[a];
@@ -304,7 +320,7 @@ static void piece_shape(const shardtab_t *t, shardtab_halo_piece_t *p, const uin
     while ((bits & unit) == 0)
         unit *= 2;
     p->unit = unit;
-    p->pad = 0;
+    p->slot = 0;
     p->first = 0;
     p->run_units = run / unit;
     p->row_units = extent[0] * (run / unit);
@@ -330,42 +346,56 @@ static uint64_t box_cells(const st_halo_desc_t *o, const int dir[D])
     return extent[0] * extent[1] * extent[2];
 }
 
-/* Pushed: the byte offset in rank r's inbox of its words for ghost cells
- * toward direction `want` (ST_HALO_DIRECTIONS: the inbox's whole size). A
- * direction's words are its box's 4-byte units, each an 8-byte LL word, two
- * halves; directions in index order, those with a neighbour on this node. */
-static size_t inbox_at(const shardtab_t *t, const st_halo_desc_t *all, int r, int want)
+/* Pushed: where in rank r's inbox the cells for its ghosts toward
+ * direction `want` go (ST_HALO_DIRECTIONS: the inbox's whole size), and in
+ * *slot their piece's index there: the directions in index order, those
+ * with a neighbour on this node. As LL words, each 4-byte unit an 8-byte
+ * word, two halves. By put, two flags a piece first, then each piece's
+ * two halves of its cells, each half rounded up to 16 bytes. */
+static size_t inbox_at(const shardtab_t *t, const st_halo_desc_t *all, int r, int want, int form,
+                       uint32_t *slot)
 {
-    size_t at = 0;
-    for (int k = 0; k < want; k++) {
+    size_t at = 0, flags = 0;
+    uint32_t pieces = 0;
+    for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
         int dir[D], n;
         if (k == ST_HALO_SELF || !direction_moves(&all[r], k, dir) ||
             (n = neighbor_of(&all[r], r, dir)) < 0 || t->node_rank_of[n] < 0)
             continue;
-        at += 2 * 8 * (size_t)(box_cells(&all[r], dir) * all[r].elem / 4);
+        flags += 2 * sizeof(uint64_t);
+        if (k >= want)
+            continue;
+        const size_t bytes = (size_t)(box_cells(&all[r], dir) * all[r].elem);
+        at += form == SHARDTAB_HALO_PUSHED_LL ? 2 * 8 * (bytes / 4) : 2 * ((bytes + 15) / 16 * 16);
+        pieces++;
     }
-    return at;
+    *slot = pieces;
+    return form == SHARDTAB_HALO_PUSHED_LL ? at : (flags + 15) / 16 * 16 + at;
 }
 
-/* Is the halo pushed? The same answer on every rank, from everyone's descs:
- * every cell whole 4-byte words at 4-byte aligned addresses, and every rank's
- * ghost cells (of every direction with a neighbour) at most ST_HALO_PUSH_MAX. */
-static int halo_pushed(const shardtab_t *t, const st_halo_desc_t *all)
+/* How the node's cells move: the same answer on every rank, from everyone's
+ * descs and every rank's ghost cells (of every direction with a
+ * neighbour). As LL words where every cell is whole 4-byte words at 4-byte
+ * aligned places and each rank's ghost cells take at most ST_HALO_LL_MAX;
+ * by put where they take at most ST_HALO_PUT_MAX; else pulled. */
+static int halo_form(const shardtab_t *t, const st_halo_desc_t *all)
 {
+    int words = 1;
+    uint64_t most = 0;
     for (int r = 0; r < t->size; r++) {
         uint64_t bytes = 0;
-        if (all[r].elem % 4 != 0 || all[r].offset % 4 != 0 || all[r].base % 4 != 0)
-            return 0;
+        words &= all[r].elem % 4 == 0 && all[r].offset % 4 == 0 && all[r].base % 4 == 0;
         for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
             int dir[D];
             if (k != ST_HALO_SELF && direction_moves(&all[r], k, dir) &&
                 neighbor_of(&all[r], r, dir) >= 0)
                 bytes += box_cells(&all[r], dir) * all[r].elem;
         }
-        if (bytes > ST_HALO_PUSH_MAX)
-            return 0;
+        most = bytes > most ? bytes : most;
     }
-    return 1;
+    return words && most <= ST_HALO_LL_MAX ? SHARDTAB_HALO_PUSHED_LL
+           : most <= ST_HALO_PUT_MAX       ? SHARDTAB_HALO_PUSHED_PUT
+                                           : SHARDTAB_HALO_PULLED;
 }
 
 static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int pushed, int neighbor[],
@@ -375,9 +405,11 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int pushed
     shardtab_halo_piece_t node[SHARDTAB_HALO_MAX_PIECES], push[SHARDTAB_HALO_MAX_PIECES],
         pack[SHARDTAB_HALO_MAX_PIECES], unpack[SHARDTAB_HALO_MAX_PIECES];
 
+    uint32_t pieces;
+
     memset(plan, 0, sizeof *plan);
     if (pushed)
-        plan->inbox_bytes = inbox_at(t, all, t->rank, ST_HALO_DIRECTIONS);
+        plan->inbox_bytes = inbox_at(t, all, t->rank, ST_HALO_DIRECTIONS, pushed, &pieces);
     for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
         int dir[D], back[D];
         uint64_t start[D], extent[D], from[D];
@@ -391,19 +423,23 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int pushed
         if (t->node_rank_of[n] >= 0 && pushed) {
             /* on this node, pushed: taken from this rank's inbox; and this
              * rank's cells for n's ghosts toward -dir sent into n's */
+            const uint32_t unit = pushed == SHARDTAB_HALO_PUSHED_LL ? 4 : 16;
             shardtab_halo_piece_t *p = &node[plan->node_count++];
             p->src_rank = t->node_rank;
-            p->src_at = inbox_at(t, all, t->rank, k);
+            p->src_at = inbox_at(t, all, t->rank, k, pushed, &pieces);
             p->dst_rank = t->node_rank;
             p->dst_at = box_at(me, start);
-            piece_shape(t, p, extent, NULL, me, 4);
+            piece_shape(t, p, extent, NULL, me, unit);
+            p->slot = pieces;
             shardtab_halo_piece_t *s = &push[plan->push_count++];
             box(me, back, 0, from, extent);
             s->src_rank = t->node_rank;
             s->src_at = box_at(me, from);
             s->dst_rank = t->node_rank_of[n];
-            s->dst_at = inbox_at(t, all, n, st_halo_direction(back[0], back[1], back[2]));
-            piece_shape(t, s, extent, me, NULL, 4);
+            s->dst_at =
+                inbox_at(t, all, n, st_halo_direction(back[0], back[1], back[2]), pushed, &pieces);
+            piece_shape(t, s, extent, me, NULL, unit);
+            s->slot = pieces;
             continue;
         }
         if (t->node_rank_of[n] >= 0) { /* on this node: pulled through the table */
@@ -460,18 +496,16 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int pushed
 }
 
 /* one range of the pieces as a kernel takes it; first counted from the range's
- * start; *bytes: what it moves */
+ * start */
 static shardtab_halo_device_t device_range(shardtab_halo_t *h, shardtab_halo_piece_t *host,
-                                           int begin, int count, size_t *bytes)
+                                           int begin, int count)
 {
     shardtab_halo_device_t d;
     uint64_t units = 0;
 
-    *bytes = 0;
     for (int i = begin; i < begin + count; i++) {
         host[i].first = units;
         units += host[i].units;
-        *bytes += (size_t)(host[i].units * host[i].unit);
     }
     memset(&d, 0, sizeof d);
     d.pieces = h->pieces + begin;
@@ -479,6 +513,21 @@ static shardtab_halo_device_t device_range(shardtab_halo_t *h, shardtab_halo_pie
     d.count = count;
     d.units = units;
     return d;
+}
+
+/* The blocks of a stream-ordered exchange pushed by put (ST_HALO_PUT_*). */
+static size_t put_blocks(const st_halo_plan_t *plan)
+{
+    size_t sent = 0, taken = 0;
+    for (int i = 0; i < plan->node_count; i++)
+        taken += (size_t)(plan->pieces[i].units * plan->pieces[i].unit);
+    for (int i = plan->node_count; i < plan->node_count + plan->push_count; i++)
+        sent += (size_t)(plan->pieces[i].units * plan->pieces[i].unit);
+    const size_t most = sent > taken ? sent : taken;
+    if (most <= ST_HALO_PUT_ONE_BLOCK_MAX)
+        return 1;
+    const size_t blocks = (most + ST_HALO_PUT_BLOCK_BYTES - 1) / ST_HALO_PUT_BLOCK_BYTES;
+    return blocks > ST_HALO_PUT_MAX_BLOCKS ? ST_HALO_PUT_MAX_BLOCKS : blocks;
 }
 
 /* ---- the calls ----------------------------------------------------------------------- */
@@ -492,7 +541,7 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
 
     if (plan == NULL)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "shardtab_halo_create: malloc of its plan failed");
-    h->pushed = halo_pushed(t, all);
+    h->pushed = halo_form(t, all);
     plan_make(t, all, h->pushed, h->neighbor, plan);
     for (int i = 0; i < plan->send_count; i++)
         if (plan->sends[i].bytes > (size_t)INT_MAX) {
@@ -545,19 +594,19 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
             status = st_device_zero(h->inbox, h->inbox_bytes, t->stream, "halo inbox");
     }
     if (status == SHARDTAB_SUCCESS) {
-        size_t moved;
-        h->node = device_range(h, plan->pieces, 0, plan->node_count, &h->node_bytes);
+        h->node = device_range(h, plan->pieces, 0, plan->node_count);
         if (h->pushed) {
             const shardtab_halo_device_t sends =
-                device_range(h, plan->pieces, plan->node_count, plan->push_count, &moved);
+                device_range(h, plan->pieces, plan->node_count, plan->push_count);
             h->node.sends = sends.pieces;
             h->node.send_count = sends.count;
             h->node.send_units = sends.units;
             h->node.epoch = (uint64_t *)(void *)(h->pieces + count);
         }
-        h->pack = device_range(h, plan->pieces, packed_at, plan->pack_count, &moved);
-        h->unpack =
-            device_range(h, plan->pieces, packed_at + plan->pack_count, plan->unpack_count, &moved);
+        h->node.form = h->pushed;
+        h->put_blocks = h->pushed == SHARDTAB_HALO_PUSHED_PUT ? put_blocks(plan) : 1;
+        h->pack = device_range(h, plan->pieces, packed_at, plan->pack_count);
+        h->unpack = device_range(h, plan->pieces, packed_at + plan->pack_count, plan->unpack_count);
         status = st_backend()->copy_to_device(h->pieces, plan->pieces,
                                               (size_t)(count + 1) * sizeof *h->pieces);
     }
@@ -577,7 +626,7 @@ static shardtab_status_t inboxes_make(shardtab_halo_t *h)
     memset(&params, 0, sizeof params);
     params.stream = t->stream;
     params.wait_timeout_s = t->wait_timeout_s;
-    params.alignment = 8;
+    params.alignment = 16; /* pushed by put: 16-byte units */
     params.label = "shardtab_halo inboxes";
     status = shardtab_create_with(t->comm, h->inbox, h->inbox_bytes, &params, &h->inboxes);
     if (status == SHARDTAB_SUCCESS)

@@ -1,8 +1,7 @@
-/* halo_exchange.c - shardtab_halo_exchange: inside a node, a pushed halo's
- * LL words in one block (shardtab_halo_device.h), or the pieces pulled
- * through the table between two syncs of the library's collective (which
- * carry the call, so that a rank whose call differs stops the node), in one
- * block when the exchange is small;
+/* halo_exchange.c - shardtab_halo_exchange: inside a node, a pushed halo in
+ * one block (LL words or put, shardtab_halo_device.h), or the pieces pulled
+ * through the table by a grid between two syncs of the library's collective
+ * (which carry the call, so that a rank whose call differs stops the node);
  * across nodes, host-synchronous: the
  * boxes for other nodes packed, sent and received through MPI, each step
  * bounded, then unpacked beside the node's own pieces. The plan is halo.c's;
@@ -20,11 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Up to this many bytes a rank pulls through the table, a pulled exchange is
- * one block in one kernel (ST_PHASE_HALO_ONE_BLOCK): its cost is its syncs;
- * above, a grid between two syncs, three kernels, for the bandwidth. */
-#define ST_HALO_ONE_BLOCK_MAX ((size_t)64 << 10)
-
 static const char *const call = "shardtab_halo_exchange";
 
 static shardtab_status_t run_phase(st_coll_phase_t *p, int phase, shardtab_stream_t stream)
@@ -36,8 +30,8 @@ static shardtab_status_t run_phase(st_coll_phase_t *p, int phase, shardtab_strea
 }
 
 /* The pieces `what` (this node's, or the staging's), enqueued on stream: the
- * node's pushed in one block, or with node peers pulled between the node's
- * syncs (sync_node: in one block when small), else alone. */
+ * node's pushed in one block, or with node peers pulled by a grid between the
+ * node's syncs (sync_node), else alone. */
 static shardtab_status_t node_phases(shardtab_halo_t *h, const shardtab_halo_device_t *what,
                                      int sync_node, shardtab_stream_t stream)
 {
@@ -53,12 +47,11 @@ static shardtab_status_t node_phases(shardtab_halo_t *h, const shardtab_halo_dev
     p.args[0] = h->id;
     p.args[1] = st_call_word_pack(ST_STREAM_HALO, 0, 0, 0, 0, h->exchanges);
     p.halo = *what;
+    p.blocks = h->put_blocks;
     if (sync_node && h->pushed) /* every exchange, pieces or none: the epochs stay alike */
         return run_phase(&p, ST_PHASE_HALO_PUSH, stream);
     if (!sync_node || t->node_size == 1)
         return what->units > 0 ? run_phase(&p, ST_PHASE_HALO, stream) : SHARDTAB_SUCCESS;
-    if (h->node_bytes <= ST_HALO_ONE_BLOCK_MAX)
-        return run_phase(&p, ST_PHASE_HALO_ONE_BLOCK, stream);
     status = run_phase(&p, ST_PHASE_SYNC, stream);
     st_fault_stall(ST_FAULT_COLL_PHASE);
     if (status == SHARDTAB_SUCCESS)

@@ -37,8 +37,8 @@ struct shardtab_halo {
      * other nodes, then those unpacked from them; then the pushed epoch */
     shardtab_halo_piece_t *pieces;
     shardtab_halo_device_t node, pack, unpack;
-    size_t node_bytes;   /* pulled through the table: one block or a grid */
-    int pushed;          /* the node's cells pushed as LL words (shardtab_halo_device.h) */
+    int pushed;          /* how the node's cells move: a shardtab_halo_form (halo.c) */
+    size_t put_blocks;   /* the stream's exchange's blocks (pushed by put: a grid) */
     void *inbox;         /* pushed: this rank's inbox, coherent memory */
     size_t inbox_bytes;  /* of it (0: no neighbour on this node) */
     shardtab_t *inboxes; /* pushed: the table of the node's inboxes */

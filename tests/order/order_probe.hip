@@ -514,27 +514,29 @@ ORDER_PROBE(probe_st_body_one_block,
 }
 
 #    include "halo_body.h"
-/* ST_PHASE_HALO_ONE_BLOCK (kernels/shardtab/halo_body.h): the ordered sync,
- * the pieces through the table, the block's barrier, the unordered sync (its
- * LL words after every load of a neighbour's cell returned), as one-block's. */
-ORDER_PROBE(probe_st_body_halo_one_block,
-            "poll, claim-device, release-fence, ll-store, ll-load, acquire-fence, release-store")
-(st_coll_phase_t p, int *status)
-{
-    status[threadIdx.x] = st_body_halo_one_block(&p, threadIdx.x, blockDim.x);
-}
-
-/* ST_PHASE_HALO_PUSH (kernels/shardtab/halo_body.h): a pushed exchange, the
- * cells out as LL words, the inbox's words polled (each load done before the
- * closing barrier): no fence, no acquire. */
+/* ST_PHASE_HALO_PUSH (kernels/shardtab/halo_body.h): a pushed exchange, as
+ * LL words the cells out, the inbox's words polled (each load done before
+ * the closing barrier): no fence, no acquire; or by put (its own probe,
+ * probe_halo_put_block). */
 ORDER_PROBE(probe_st_body_halo_push, "poll, ll-store, ll-load")
 (st_coll_phase_t p, int *status)
 {
-    status[threadIdx.x] = st_body_halo_push(&p);
+    status[threadIdx.x] = st_body_halo_push(&p, blockIdx.x);
 }
 #  endif /* collective_body.h */
 
 #  include "shardtab_halo_device.h"
+/* The exchange pushed by put (shardtab_halo_device.h): the cells into the
+ * neighbours' inboxes, every wave's release (a seq_cst fence) and the
+ * block's barrier, each flag's release store; each of its own flags polled,
+ * one acquire fence, the block's barrier, every wave's acquire, then the
+ * inbox's cells into the ghost cells. */
+ORDER_PROBE(probe_halo_put_block,
+            "seq-cst-fence, block-release, release-store, poll, acquire-fence, block-acquire")
+(shardtab_signals_t sig, shardtab_halo_device_t halo, int *status)
+{
+    status[threadIdx.x] = shardtab_detail_halo_put_block(&sig, &halo);
+}
 /* shardtab_halo_exchange_block: pushed, as the probe above; pulled, the
  * block's barrier (this rank's stores released, the neighbours' acquired),
  * the pieces, and the barrier again (its release after every thread's ghost

@@ -194,16 +194,21 @@ BLOCK_ROLES = {
     # st_body_ll_as's barrier hands its leader's words (in shared memory) to
     # every thread before the sync deposits them; no memory between ranks
     "st_body_ll_as": [None],
-    # kernels/shardtab/halo_body.h: the same as one-block's, between the pieces
-    # (each load of a neighbour's cell returned: its value is stored in a ghost
-    # cell first) and the unordered second sync
-    "st_body_halo_one_block": [None],
     # shardtab_halo_device.h, a pushed exchange: the first frees the last
     # call's shared words, the second shares the epoch and the outcome, the
     # third ends the call (every inbox word loaded and its payload stored, the
     # outcome set); its words carry their flag: no memory between ranks is
     # ordered by them
     "shardtab_detail_halo_push_block": [None, None, None],
+    # ... pushed by put, its send: the first two as the LL form's, the third
+    # after every wave released its cells for the neighbours, the fourth shares
+    # whether this block flags them (the last of the grid to count itself, the
+    # count between two seq_cst fences, as signal_after_blocks's)
+    "shardtab_detail_halo_put_send": [None, None, "block-release", None],
+    # ... and its take: the first has the outcome set before any thread lowers
+    # it, the second follows every flag seen (every wave acquires), the third
+    # ends the call (every ghost cell stored)
+    "shardtab_detail_halo_put_take": [None, "block-acquire", None],
     # kernels/jacobi/jacobi_temporal.h: every wave of a tile that stored into a
     # neighbour releases before the barrier, before its leader's ticket
     "jacobi_temporal_release_block": ["block-release"],

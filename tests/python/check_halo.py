@@ -192,11 +192,13 @@ def run_case(t, shard, case, by_array):
             problems.append(
                 f"case {case.number}: neighbor(1, 0) is {h.neighbor(1, 0)}, expected {right}"
             )
-        # whole 4-byte words at 4-byte places (the ghosts are small): pushed
-        pushed = case.dtype.itemsize % 4 == 0 and case.offset % 4 == 0
-        if h.pushed != pushed:
+        # the ghosts are small: pushed, as LL words where the cells are whole
+        # 4-byte words at 4-byte places, else by put
+        words = case.dtype.itemsize % 4 == 0 and case.offset % 4 == 0
+        form = "ll" if words else "put"
+        if h.form != form or not h.pushed:
             problems.append(
-                f"case {case.number}: pushed is {h.pushed}, expected {pushed}"
+                f"case {case.number}: form is {h.form} (pushed {h.pushed}), expected {form}"
             )
         h.exchange()
     after = as_host(shard).view(numpy.uint8)

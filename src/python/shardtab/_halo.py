@@ -1,7 +1,7 @@
 """_halo.py - shardtab.Halo: the halo exchange over a table (shardtab_halo.h):
 made from the decomposition (Halo(table, ...), the library's axes) or from
 an array of the padded block (Halo.of_array, the array's axes), then
-exchange, neighbor, coord, pushed and close. Each rank's arguments are checked and
+exchange, neighbor, coord, pushed, form and close. Each rank's arguments are checked and
 agreed before the library's collective calls, as the collectives' are."""
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
@@ -264,10 +264,16 @@ class Halo:
 
     @property
     def pushed(self):
-        """True where the cells inside the node go as LL words into the
-        neighbours' inboxes, one way; False where they are pulled between two
-        node barriers (shardtab_halo_pushed)."""
-        return lib.shardtab_halo_pushed(self._live()) == 1
+        """True where the cells inside the node go into the neighbours'
+        inboxes, one way (as LL words, or by put with a flag each); False
+        where they are pulled between two node barriers (shardtab_halo_pushed)."""
+        return self.form != "pulled"
+
+    @property
+    def form(self):
+        """How the cells inside the node move, the same on every rank:
+        "ll" (pushed as LL words), "put" (pushed by put) or "pulled"."""
+        return {0: "pulled", 1: "ll", 2: "put"}[lib.shardtab_halo_pushed(self._live())]
 
     def close(self):
         """Collective: every rank closes its halos in the order it made them

@@ -40,6 +40,9 @@
 #include "test_stream.h"
 
 #define PROGRAM "halo_check"
+
+/* shardtab_halo_pushed's answers, as the first line names them */
+static const char *const form_names[] = {"pulled", "pushed-ll", "pushed-put"};
 #define D 3
 
 typedef struct job {
@@ -348,7 +351,7 @@ static shardtab_status_t run(job_t *j)
         printf("# " PROGRAM ": %d ranks, %d nodes, grid %d x %d x %d, %s, %s\n", j->size,
                shardtab_node_count(table), j->grid[0], j->grid[1], j->grid[2],
                j->device ? "device-side" : "stream-ordered",
-               shardtab_halo_pushed(halo) ? "pushed" : "pulled");
+               form_names[shardtab_halo_pushed(halo)]);
     for (int k = 0; status == SHARDTAB_SUCCESS && k < (j->device ? 1 : j->rounds); k++) {
         fill(j, &l, host, k);
         status = shardtab_memcpy_to_device(shard, host, l.bytes);
