@@ -91,8 +91,8 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
                                        shardtab_halo_t **halo);
 /** Fills every ghost cell that has a neighbour from that neighbour's
  * interior. Enqueued on stream after the table's last barrier or
- * collective; the host backend runs it now. Pushed (shardtab_halo_pushed):
- * one kernel of one block, each rank storing its cells into its
+ * collective; the host backend runs it now. Pushed (shardtab_halo_form):
+ * one kernel (one block; by put above 64 KiB a grid), each rank storing its cells into its
  * neighbours' inboxes (as LL words, or by put with a flag each) and taking
  * its own, one way, with no barrier (a rank that calls something else
  * instead leaves its neighbours' waits to give up at the table's limit).
@@ -122,12 +122,15 @@ shardtab_status_t shardtab_halo_destroy(shardtab_halo_t **halo);
 int shardtab_halo_neighbor(const shardtab_halo_t *halo, int d0, int d1, int d2);
 /** This rank's coordinate along axis (0 to 2), -1 for another axis. */
 int shardtab_halo_coord(const shardtab_halo_t *halo, int axis);
-/** How the halo's cells move inside the node, the same on every rank
- * (shardtab_halo_form, shardtab/halo_types.h): SHARDTAB_HALO_PUSHED_LL (1)
+/** How the halo's cells move inside the node, the same on every rank (enum
+ * shardtab_halo_form, shardtab/halo_types.h): SHARDTAB_HALO_PUSHED_LL (1)
  * where every rank's cells are whole 4-byte words at 4-byte aligned places
  * and its ghost cells at most 8 KiB; SHARDTAB_HALO_PUSHED_PUT (2) where
  * they are otherwise at most 1 MiB a rank; SHARDTAB_HALO_PULLED (0)
  * between two node barriers above; -1 for NULL. */
+int shardtab_halo_form(const shardtab_halo_t *halo);
+/** 1 where the halo's cells inside the node are pushed into the neighbours'
+ * inboxes (either pushed form), 0 where they are pulled, -1 for NULL. */
 int shardtab_halo_pushed(const shardtab_halo_t *halo);
 /** The halo's descriptor for shardtab_halo_exchange_block in a kernel
  * (shardtab_halo_device.h); valid until the halo is destroyed. Refused

@@ -1,7 +1,7 @@
 /** @file
  * shardtab_halo_device.h - the halo exchange inside a kernel, for solvers
  * whose kernel owns its iterations (a persistent kernel), and the body of
- * the stream-ordered exchange's small form: no host in the loop.
+ * the stream-ordered exchange's pushed forms: no host in the loop.
  *
  *     __global__ void solve(shardtab_signals_t sig, shardtab_halo_device_t halo, ...) {
  *         for (int it = 0; it < n; it++) {
@@ -174,24 +174,30 @@ SHARDTAB_DEVFN uint64_t *shardtab_detail_halo_flag_word(void *const *inbox, int3
  * grid's last block to count itself into h->epoch[1] (a relaxed add between
  * two fences, as shardtab_signal_after_blocks: every earlier count's stores
  * are in the ticket it returns; one block needs no count) then releases each
- * send's flag, the exchange's number. Returns that number, or 0 where the
- * node has stopped. */
+ * send's flag, the exchange's number, and records it in *h->epoch (every
+ * block read the number it had before its count). The flags go out from the
+ * leader's warp or wave (at most 26 sends): each after the leader's fence and
+ * the block's barrier, a release at system scope. Every block of a grid must
+ * be resident at once: a block's take waits for the flags its rank's (and
+ * its neighbours') last block sends. Returns the exchange's number, or 0
+ * where the node has stopped (a count then left short of a multiple of
+ * blocks: a stopped table is only destroyed). */
 SHARDTAB_DEVFN uint64_t shardtab_detail_halo_put_send(const shardtab_signals_t *s,
                                                       const shardtab_halo_device_t *h,
                                                       uint64_t block, uint64_t blocks)
 {
     SHARDTAB_BLOCK_SHARED uint64_t epoch_shared;
-    SHARDTAB_BLOCK_SHARED int last; /* this block flags the sends; -1: the node has stopped */
+    SHARDTAB_BLOCK_SHARED int stopped, last; /* the node has stopped; this block flags the sends */
     const uint64_t t = (uint64_t)shardtab_detail_block_thread(),
                    threads = (uint64_t)shardtab_detail_block_threads();
 
     shardtab_detail_block_sync(); /* the last call's shared words read by every thread */
     if (shardtab_detail_block_leader()) {
         epoch_shared = *h->epoch + 1;
-        last = shardtab_aborted(s) ? -1 : 0;
+        stopped = shardtab_aborted(s);
     }
     shardtab_detail_block_sync();
-    if (last < 0)
+    if (stopped)
         return 0;
     const uint64_t e = epoch_shared, half = e & 1;
 
@@ -210,20 +216,21 @@ SHARDTAB_DEVFN uint64_t shardtab_detail_halo_put_send(const shardtab_signals_t *
         }
     }
     shardtab_detail_block_sync();
-    if (last)
+    if (last) {
         for (uint64_t i = t; i < (uint64_t)h->send_count; i += threads)
             shardtab_detail_store_release_system(
                 shardtab_detail_halo_flag_word(h->inbox, h->sends[i].dst_rank, &h->sends[i], half),
                 e);
+        if (shardtab_detail_block_leader())
+            *h->epoch = e;
+    }
     return e;
 }
 
 /* The take of exchange e, block `block` of `blocks`: a thread a piece polls
  * its flag in this rank's inbox (bounded, the node's stop watched) and
  * acquires, the block's barrier, every wave's acquire, then the block's
- * share of the pieces' cells into the ghost cells; the grid's last block to
- * count itself into h->epoch[2] (one block: itself) records e, after every
- * block has read the number it had. Returns
+ * share of the pieces' cells into the ghost cells. Returns
  * SHARDTAB_WAIT_OK in every thread, or _TIMED_OUT (recorded, the node told)
  * or _ABORTED. */
 SHARDTAB_DEVFN int shardtab_detail_halo_put_take(const shardtab_signals_t *s,
@@ -268,18 +275,7 @@ SHARDTAB_DEVFN int shardtab_detail_halo_put_take(const shardtab_signals_t *s,
     if (got == 2)
         shardtab_detail_halo_copy_pieces(h->pieces, h->units, h->inbox, h->table, half, 0,
                                          block * threads + t, blocks * threads);
-    shardtab_detail_block_sync(); /* every cell taken and stored before the epoch moves on */
-    if (got == 2 && shardtab_detail_block_leader()) {
-        int last = 1;
-        if (blocks > 1) { /* the block's read of the epoch before its count, as the send's */
-            shardtab_detail_fence();
-            last = (shardtab_detail_fetch_add_relaxed_system(&h->epoch[2], 1) + 1) % blocks == 0;
-            if (last)
-                shardtab_detail_fence();
-        }
-        if (last)
-            *h->epoch = e;
-    }
+    shardtab_detail_block_sync(); /* every cell taken and stored: the next call may begin */
     return got == 2 ? SHARDTAB_WAIT_OK : got == 0 ? SHARDTAB_WAIT_TIMED_OUT : SHARDTAB_WAIT_ABORTED;
 }
 

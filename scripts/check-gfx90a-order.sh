@@ -236,7 +236,7 @@ plants=(
   "load_relaxed|probe_signal_read:acquire-load||acquire-load"
   "poll_workgroup|$(each poll probe_poll probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) probe_device_acquire:poll-device|$(each poll $claim probe_coll_take \
-    probe_halo_put_block) \
+    probe_halo_put_block probe_halo_put_grid) \
     $(each ll-load $gather) $(each poll $ll_wait) $(each ll-load $ll_wait) \
     probe_coll_pending:poll-device probe_device_claim:poll-device \
     probe_temporal_wait:poll $(each poll probe_onchip_ll_wait probe_onchip_may_run) \
@@ -246,24 +246,26 @@ plants=(
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block)|probe_coll_gather_ordered:acquire-fence $(each acquire-fence $ordered) \
     probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire \
-    probe_halo_put_block:acquire-fence probe_halo_put_block:block-acquire|acquire-fence block-acquire ir-scope"
+    $(each acquire-fence probe_halo_put_block probe_halo_put_grid) \
+    $(each block-acquire probe_halo_put_block probe_halo_put_grid)|acquire-fence block-acquire ir-scope"
   "acquire_fence_none|$(each acquire-fence probe_wait probe_barrier probe_barrier_block \
     probe_signal_wait_block) $(each block-acquire probe_barrier_block \
     probe_signal_wait_block) probe_device_acquire:acquire-fence-device|probe_coll_gather_ordered:acquire-fence \
     $(each acquire-fence $ordered) probe_temporal_wait:acquire-fence probe_temporal_wait:block-acquire \
-    probe_halo_put_block:acquire-fence probe_halo_put_block:block-acquire \
+    $(each acquire-fence probe_halo_put_block probe_halo_put_grid) \
+    $(each block-acquire probe_halo_put_block probe_halo_put_grid) \
     probe_temporal_pass_end:acquire-fence-device \
     $(each acquire-fence-device probe_cg_meet_solo probe_cg_meet_other probe_cg_meet_zero probe_cg_last_block)|acquire-fence block-acquire
     acquire-fence-device unacquired-read"
   "block_fence_workgroup|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
-    probe_put_signal_block probe_signal_after_blocks probe_halo_put_block) $(each block-release \
-    probe_put_signal_block probe_signal_after_blocks probe_halo_put_block) \
+    probe_put_signal_block probe_signal_after_blocks probe_halo_put_block probe_halo_put_grid) $(each block-release \
+    probe_put_signal_block probe_signal_after_blocks probe_halo_put_block probe_halo_put_grid) \
     probe_temporal_pass_end:seq-cst-fence probe_temporal_pass_end:block-release|seq-cst-fence block-release ir-scope"
   "block_fence_none|$(each seq-cst-fence probe_signal_set_block probe_barrier_block) \
     $(each block-release probe_signal_set_block probe_barrier_block)|$(each seq-cst-fence \
-    probe_put_signal_block probe_signal_after_blocks probe_halo_put_block) $(each block-release \
-    probe_put_signal_block probe_signal_after_blocks probe_halo_put_block) \
+    probe_put_signal_block probe_signal_after_blocks probe_halo_put_block probe_halo_put_grid) $(each block-release \
+    probe_put_signal_block probe_signal_after_blocks probe_halo_put_block probe_halo_put_grid) \
     probe_temporal_pass_end:seq-cst-fence probe_temporal_pass_end:block-release|seq-cst-fence block-release"
   "release_fence_agent||probe_coll_deposit_ordered:release-fence \
     probe_coll_deposit_ordered:ll-store $(each release-fence $ordered) \

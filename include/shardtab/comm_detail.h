@@ -129,7 +129,7 @@ SHARDTAB_DEVFN int shardtab_detail_ll_ahead(uint32_t got, uint64_t e)
  * collective_body.h): "index" is the word in the buffer, "want" the flag,
  * "seen" the whole word as last read. */
 #define SHARDTAB_DETAIL_CMP_LL 3
-/* ... and when a pushed halo exchange's wait gives up (shardtab_halo_device.h):
+/* ... and when a halo exchange pushed as LL words gives up (shardtab_halo_device.h):
  * "index" the word of this rank's inbox, "want" the exchange's flag */
 #define SHARDTAB_DETAIL_CMP_HALO 4
 /* ... and when a halo exchange pushed by put waits for a flag: "index" the

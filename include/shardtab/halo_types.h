@@ -51,10 +51,10 @@ enum shardtab_halo_form {
 };
 
 /** A halo as a kernel takes it (by value): shardtab_halo_device fills it.
- * Pulled (inbox NULL): the pieces copy the neighbours' cells through the
- * table between two node barriers. Pushed (inbox set): the sends put this
- * rank's cells into the neighbours' inboxes, the pieces take this rank's
- * inbox into its ghost cells (shardtab_halo_device.h). */
+ * Pulled (form SHARDTAB_HALO_PULLED): the pieces copy the neighbours' cells
+ * through the table between two node barriers. Pushed (either other form):
+ * the sends put this rank's cells into the neighbours' inboxes, the pieces
+ * take this rank's inbox into its ghost cells (shardtab_halo_device.h). */
 typedef struct shardtab_halo_device {
     const shardtab_halo_piece_t *pieces; /**< device memory: the pieces, in order */
     void *const *table;                  /**< the table's device replica */
@@ -65,7 +65,7 @@ typedef struct shardtab_halo_device {
     uint64_t send_units;                 /**< copy units of every send */
     void *const *inbox; /**< the inboxes' device replica (node ranks); NULL: pulled */
     uint64_t *epoch;    /**< device memory: this rank's pushed exchanges so far; then
-                             the put form's grid's two counts of blocks */
+                             the count of the put form's grid's blocks */
     int form;           /**< a shardtab_halo_form */
 } shardtab_halo_device_t;
 

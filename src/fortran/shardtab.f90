@@ -36,7 +36,7 @@ module shardtab
   integer(c_int), parameter, public :: SHARDTAB_SUM = 0, SHARDTAB_MIN = 1, SHARDTAB_MAX = 2
   ! the exact sum rounded once: the same bits at any rank count (floats and doubles)
   integer(c_int), parameter, public :: SHARDTAB_SUM_EXACT = 3
-  ! how a halo's cells move inside the node (shardtab_halo_pushed): shardtab/halo_types.h
+  ! how a halo's cells move inside the node (shardtab_halo_form): shardtab/halo_types.h
   integer(c_int), parameter, public :: SHARDTAB_HALO_PULLED = 0, SHARDTAB_HALO_PUSHED_LL = 1, &
     SHARDTAB_HALO_PUSHED_PUT = 2
 
@@ -92,7 +92,7 @@ module shardtab
             shardtab_stream_synchronize, shardtab_all_reduce, shardtab_broadcast, &
             shardtab_all_gather, shardtab_halo_create, shardtab_halo_exchange, &
             shardtab_halo_destroy, shardtab_halo_neighbor, shardtab_halo_coord, &
-            shardtab_halo_pushed
+            shardtab_halo_pushed, shardtab_halo_form
 
   interface
     integer(c_int) function c_init(comm, allow_shared) bind(C, name="shardtab_init_f")
@@ -268,6 +268,10 @@ module shardtab
       integer(c_int), value :: axis
     end function
     integer(c_int) function c_halo_pushed(halo) bind(C, name="shardtab_halo_pushed")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: halo
+    end function
+    integer(c_int) function c_halo_form(halo) bind(C, name="shardtab_halo_form")
       import :: c_int, c_ptr
       type(c_ptr), value :: halo
     end function
@@ -546,12 +550,18 @@ contains
     shardtab_halo_coord = c_halo_coord(halo%ptr, int(axis, c_int))
   end function
 
-  ! How the halo's cells inside the node move (shardtab_halo_pushed):
-  ! SHARDTAB_HALO_PUSHED_LL as LL words, SHARDTAB_HALO_PUSHED_PUT by put with a
-  ! flag each, SHARDTAB_HALO_PULLED between two node barriers.
+  ! 1 where the halo's cells inside the node are pushed into the neighbours'
+  ! inboxes, 0 where they are pulled between two node barriers (shardtab_halo_pushed).
   integer(c_int) function shardtab_halo_pushed(halo)
     type(shardtab_halo), intent(in) :: halo
     shardtab_halo_pushed = c_halo_pushed(halo%ptr)
+  end function
+
+  ! How they move (shardtab_halo_form): SHARDTAB_HALO_PUSHED_LL as LL words,
+  ! SHARDTAB_HALO_PUSHED_PUT by put with a flag each, SHARDTAB_HALO_PULLED.
+  integer(c_int) function shardtab_halo_form(halo)
+    type(shardtab_halo), intent(in) :: halo
+    shardtab_halo_form = c_halo_form(halo%ptr)
   end function
 
   type(c_ptr) function stream_or_default(stream)

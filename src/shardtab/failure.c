@@ -285,7 +285,7 @@ static shardtab_status_t pad_failure(const shardtab_t *t, const uint64_t *header
                        t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SLOT],
                        halo ? "its halo inbox" : "an LL buffer (shardtab_wait_ll_block)",
                        (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
-                       halo ? " (a pushed halo exchange)" : "",
+                       halo ? " (a halo exchange pushed as LL words)" : "",
                        (unsigned long long)(header[SHARDTAB_PAD_ERR_SEEN] >> 32),
                        halo ? "a neighbour is late, stuck or gone, or called something else, or "
                               "fewer exchanges of this halo"

@@ -370,7 +370,7 @@ static size_t inbox_at(const shardtab_t *t, const st_halo_desc_t *all, int r, in
         pieces++;
     }
     *slot = pieces;
-    return form == SHARDTAB_HALO_PUSHED_LL ? at : (flags + 15) / 16 * 16 + at;
+    return form == SHARDTAB_HALO_PUSHED_LL ? at : flags + at; /* 16 bytes a piece */
 }
 
 /* How the node's cells move: the same answer on every rank, from everyone's
@@ -398,18 +398,18 @@ static int halo_form(const shardtab_t *t, const st_halo_desc_t *all)
                                            : SHARDTAB_HALO_PULLED;
 }
 
-static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int pushed, int neighbor[],
+static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int form, int neighbor[],
                       st_halo_plan_t *plan)
 {
     const st_halo_desc_t *me = &all[t->rank];
     shardtab_halo_piece_t node[SHARDTAB_HALO_MAX_PIECES], push[SHARDTAB_HALO_MAX_PIECES],
         pack[SHARDTAB_HALO_MAX_PIECES], unpack[SHARDTAB_HALO_MAX_PIECES];
 
-    uint32_t pieces;
+    uint32_t slot;
 
     memset(plan, 0, sizeof *plan);
-    if (pushed)
-        plan->inbox_bytes = inbox_at(t, all, t->rank, ST_HALO_DIRECTIONS, pushed, &pieces);
+    if (form != SHARDTAB_HALO_PULLED)
+        plan->inbox_bytes = inbox_at(t, all, t->rank, ST_HALO_DIRECTIONS, form, &slot);
     for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
         int dir[D], back[D];
         uint64_t start[D], extent[D], from[D];
@@ -420,26 +420,26 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int pushed
         for (int a = 0; a < D; a++)
             back[a] = -dir[a];
         box(me, dir, 1, start, extent); /* this rank's ghost cells toward dir */
-        if (t->node_rank_of[n] >= 0 && pushed) {
+        if (t->node_rank_of[n] >= 0 && form != SHARDTAB_HALO_PULLED) {
             /* on this node, pushed: taken from this rank's inbox; and this
              * rank's cells for n's ghosts toward -dir sent into n's */
-            const uint32_t unit = pushed == SHARDTAB_HALO_PUSHED_LL ? 4 : 16;
+            const uint32_t unit = form == SHARDTAB_HALO_PUSHED_LL ? 4 : 16;
             shardtab_halo_piece_t *p = &node[plan->node_count++];
             p->src_rank = t->node_rank;
-            p->src_at = inbox_at(t, all, t->rank, k, pushed, &pieces);
+            p->src_at = inbox_at(t, all, t->rank, k, form, &slot);
             p->dst_rank = t->node_rank;
             p->dst_at = box_at(me, start);
             piece_shape(t, p, extent, NULL, me, unit);
-            p->slot = pieces;
+            p->slot = slot;
             shardtab_halo_piece_t *s = &push[plan->push_count++];
             box(me, back, 0, from, extent);
             s->src_rank = t->node_rank;
             s->src_at = box_at(me, from);
             s->dst_rank = t->node_rank_of[n];
             s->dst_at =
-                inbox_at(t, all, n, st_halo_direction(back[0], back[1], back[2]), pushed, &pieces);
+                inbox_at(t, all, n, st_halo_direction(back[0], back[1], back[2]), form, &slot);
             piece_shape(t, s, extent, me, NULL, unit);
-            s->slot = pieces;
+            s->slot = slot;
             continue;
         }
         if (t->node_rank_of[n] >= 0) { /* on this node: pulled through the table */
@@ -541,8 +541,8 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
 
     if (plan == NULL)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "shardtab_halo_create: malloc of its plan failed");
-    h->pushed = halo_form(t, all);
-    plan_make(t, all, h->pushed, h->neighbor, plan);
+    h->form = halo_form(t, all);
+    plan_make(t, all, h->form, h->neighbor, plan);
     for (int i = 0; i < plan->send_count; i++)
         if (plan->sends[i].bytes > (size_t)INT_MAX) {
             const size_t bytes = plan->sends[i].bytes;
@@ -582,11 +582,11 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
         h->recvs = h->sends + plan->send_count;
         memcpy(h->sends, plan->sends, (size_t)plan->send_count * sizeof *h->sends);
         memcpy(h->recvs, plan->recvs, (size_t)plan->recv_count * sizeof *h->recvs);
-        /* the pieces, then one zeroed piece's room: the pushed epoch */
+        /* the pieces, then one zeroed piece's room: the pushed epoch, the grid's count */
         status =
             st_backend()->mem_alloc((size_t)(count + 1) * sizeof *h->pieces, (void **)&h->pieces);
     }
-    if (status == SHARDTAB_SUCCESS && h->pushed && plan->inbox_bytes > 0) {
+    if (status == SHARDTAB_SUCCESS && h->form && plan->inbox_bytes > 0) {
         /* the inbox, every word's flag 0 before the ranks agree (create's end) */
         status = shardtab_mem_alloc_coherent(plan->inbox_bytes, &h->inbox);
         h->inbox_bytes = plan->inbox_bytes;
@@ -595,7 +595,7 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
     }
     if (status == SHARDTAB_SUCCESS) {
         h->node = device_range(h, plan->pieces, 0, plan->node_count);
-        if (h->pushed) {
+        if (h->form) {
             const shardtab_halo_device_t sends =
                 device_range(h, plan->pieces, plan->node_count, plan->push_count);
             h->node.sends = sends.pieces;
@@ -603,8 +603,8 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
             h->node.send_units = sends.units;
             h->node.epoch = (uint64_t *)(void *)(h->pieces + count);
         }
-        h->node.form = h->pushed;
-        h->put_blocks = h->pushed == SHARDTAB_HALO_PUSHED_PUT ? put_blocks(plan) : 1;
+        h->node.form = h->form;
+        h->put_blocks = h->form == SHARDTAB_HALO_PUSHED_PUT ? put_blocks(plan) : 1;
         h->pack = device_range(h, plan->pieces, packed_at, plan->pack_count);
         h->unpack = device_range(h, plan->pieces, packed_at + plan->pack_count, plan->unpack_count);
         status = st_backend()->copy_to_device(h->pieces, plan->pieces,
@@ -703,8 +703,8 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
     }
     status =
         gave_up ? status : st_agree_bounded(table->comm, status, st_patience_s(table), &gave_up);
-    if (status == SHARDTAB_SUCCESS && h->pushed) /* every rank built its inbox: the table */
-        status = inboxes_make(h);                /* agreed by create */
+    if (status == SHARDTAB_SUCCESS && h->form) /* every rank built its inbox: the table */
+        status = inboxes_make(h);              /* agreed by create */
     if (gave_up) /* an agreement or the gather left pending: no collective may follow */
         st_tables_out_of_step(table);
     if (!pending)
@@ -746,9 +746,14 @@ int shardtab_halo_coord(const shardtab_halo_t *halo, int axis)
     return halo == NULL || axis < 0 || axis >= D ? -1 : halo->coord[axis];
 }
 
+int shardtab_halo_form(const shardtab_halo_t *halo)
+{
+    return halo == NULL ? -1 : halo->form;
+}
+
 int shardtab_halo_pushed(const shardtab_halo_t *halo)
 {
-    return halo == NULL ? -1 : halo->pushed;
+    return halo == NULL ? -1 : halo->form != SHARDTAB_HALO_PULLED;
 }
 
 shardtab_status_t shardtab_halo_device(const shardtab_halo_t *halo, shardtab_halo_device_t *dev)

@@ -1,5 +1,5 @@
 /* halo_exchange.c - shardtab_halo_exchange: inside a node, a pushed halo in
- * one block (LL words or put, shardtab_halo_device.h), or the pieces pulled
+ * one kernel (LL words or put, shardtab_halo_device.h), or the pieces pulled
  * through the table by a grid between two syncs of the library's collective
  * (which carry the call, so that a rank whose call differs stops the node);
  * across nodes, host-synchronous: the
@@ -30,8 +30,8 @@ static shardtab_status_t run_phase(st_coll_phase_t *p, int phase, shardtab_strea
 }
 
 /* The pieces `what` (this node's, or the staging's), enqueued on stream: the
- * node's pushed in one block, or with node peers pulled by a grid between the
- * node's syncs (sync_node), else alone. */
+ * node's pushed (one block, or by put its grid of put_blocks), or with node
+ * peers pulled by a grid between the node's syncs (sync_node), else alone. */
 static shardtab_status_t node_phases(shardtab_halo_t *h, const shardtab_halo_device_t *what,
                                      int sync_node, shardtab_stream_t stream)
 {
@@ -48,7 +48,7 @@ static shardtab_status_t node_phases(shardtab_halo_t *h, const shardtab_halo_dev
     p.args[1] = st_call_word_pack(ST_STREAM_HALO, 0, 0, 0, 0, h->exchanges);
     p.halo = *what;
     p.blocks = h->put_blocks;
-    if (sync_node && h->pushed) /* every exchange, pieces or none: the epochs stay alike */
+    if (sync_node && h->form) /* every exchange, pieces or none: the epochs stay alike */
         return run_phase(&p, ST_PHASE_HALO_PUSH, stream);
     if (!sync_node || t->node_size == 1)
         return what->units > 0 ? run_phase(&p, ST_PHASE_HALO, stream) : SHARDTAB_SUCCESS;

@@ -122,8 +122,9 @@ program fortran_halo
   if (cy == 0 .and. said(4) /= -1) write (why, '(a,i0,a,i0)') "rank ", rank, &
     ": shardtab_halo_neighbor(halo, 0, -1) at y's end is ", said(4)
   ! doubles at a 4-byte multiple, a few KiB of ghosts: pushed as LL words
-  if (shardtab_halo_pushed(halo) /= SHARDTAB_HALO_PUSHED_LL) write (why, '(a,i0,a,i0)') "rank ", rank, &
-    ": shardtab_halo_pushed(halo) is ", shardtab_halo_pushed(halo)
+  if (shardtab_halo_form(halo) /= SHARDTAB_HALO_PUSHED_LL .or. shardtab_halo_pushed(halo) /= 1) &
+    write (why, '(a,i0,a,i0)') "rank ", rank, ": shardtab_halo_form(halo) is ", &
+    shardtab_halo_form(halo)
   if (status == SHARDTAB_SUCCESS .and. len_trim(why) > 0) &
     status = shardtab_error_set(SHARDTAB_ERR_VERIFY, why)
   status = shardtab_agree(comm, status)

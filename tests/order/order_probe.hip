@@ -516,8 +516,8 @@ ORDER_PROBE(probe_st_body_one_block,
 #    include "halo_body.h"
 /* ST_PHASE_HALO_PUSH (kernels/shardtab/halo_body.h): a pushed exchange, as
  * LL words the cells out, the inbox's words polled (each load done before
- * the closing barrier): no fence, no acquire; or by put (its own probe,
- * probe_halo_put_block). */
+ * the closing barrier): no fence, no acquire; or by put (its own probes,
+ * probe_halo_put_block and probe_halo_put_grid). */
 ORDER_PROBE(probe_st_body_halo_push, "poll, ll-store, ll-load")
 (st_coll_phase_t p, int *status)
 {
@@ -536,6 +536,20 @@ ORDER_PROBE(probe_halo_put_block,
 (shardtab_signals_t sig, shardtab_halo_device_t halo, int *status)
 {
     status[threadIdx.x] = shardtab_detail_halo_put_block(&sig, &halo);
+}
+
+/* The same over a grid (the stream's kernel above 64 KiB): each block's
+ * cells out, every wave's release and the block's barrier, the leader's
+ * count between two seq_cst fences, the last block's flags (release
+ * stores); then each block's take, as above. */
+ORDER_PROBE(probe_halo_put_grid,
+            "seq-cst-fence, block-release, release-store, poll, acquire-fence, block-acquire")
+(shardtab_signals_t sig, shardtab_halo_device_t halo, int *status)
+{
+    const uint64_t e = shardtab_detail_halo_put_send(&sig, &halo, blockIdx.x, gridDim.x);
+    status[threadIdx.x] =
+        e == 0 ? (int)SHARDTAB_WAIT_ABORTED
+               : shardtab_detail_halo_put_take(&sig, &halo, e, blockIdx.x, gridDim.x);
 }
 /* shardtab_halo_exchange_block: pushed, as the probe above; pulled, the
  * block's barrier (this rank's stores released, the neighbours' acquired),

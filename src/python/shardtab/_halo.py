@@ -267,13 +267,14 @@ class Halo:
         """True where the cells inside the node go into the neighbours'
         inboxes, one way (as LL words, or by put with a flag each); False
         where they are pulled between two node barriers (shardtab_halo_pushed)."""
-        return self.form != "pulled"
+        return lib.shardtab_halo_pushed(self._live()) == 1
 
     @property
     def form(self):
         """How the cells inside the node move, the same on every rank:
-        "ll" (pushed as LL words), "put" (pushed by put) or "pulled"."""
-        return {0: "pulled", 1: "ll", 2: "put"}[lib.shardtab_halo_pushed(self._live())]
+        "ll" (pushed as LL words), "put" (pushed by put) or "pulled"
+        (shardtab_halo_form)."""
+        return {0: "pulled", 1: "ll", 2: "put"}[lib.shardtab_halo_form(self._live())]
 
     def close(self):
         """Collective: every rank closes its halos in the order it made them

@@ -136,6 +136,7 @@ for name, result, args in [
     ("shardtab_halo_neighbor", _int, [_ptr, _int, _int, _int]),
     ("shardtab_halo_coord", _int, [_ptr, _int]),
     ("shardtab_halo_pushed", _int, [_ptr]),
+    ("shardtab_halo_form", _int, [_ptr]),
     ("shardtab_agree_f", c_status, [c_fint, c_status]),
     ("shardtab_table_agree", c_status, [_ptr, c_status]),
     ("shardtab_error_set_message", c_status, [c_status, _text]),

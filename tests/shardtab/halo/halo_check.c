@@ -41,9 +41,10 @@
 
 #define PROGRAM "halo_check"
 
-/* shardtab_halo_pushed's answers, as the first line names them */
-static const char *const form_names[] = {"pulled", "pushed-ll", "pushed-put"};
 #define D 3
+
+/* shardtab_halo_form's answers, as the first line names them */
+static const char *const form_names[] = {"pulled", "pushed-ll", "pushed-put"};
 
 typedef struct job {
     int rank, size, dims, rounds, corners, uneven, device, allow_shared;
@@ -350,8 +351,7 @@ static shardtab_status_t run(job_t *j)
     if (status == SHARDTAB_SUCCESS && j->rank == 0)
         printf("# " PROGRAM ": %d ranks, %d nodes, grid %d x %d x %d, %s, %s\n", j->size,
                shardtab_node_count(table), j->grid[0], j->grid[1], j->grid[2],
-               j->device ? "device-side" : "stream-ordered",
-               form_names[shardtab_halo_pushed(halo)]);
+               j->device ? "device-side" : "stream-ordered", form_names[shardtab_halo_form(halo)]);
     for (int k = 0; status == SHARDTAB_SUCCESS && k < (j->device ? 1 : j->rounds); k++) {
         fill(j, &l, host, k);
         status = shardtab_memcpy_to_device(shard, host, l.bytes);
