@@ -17,7 +17,8 @@
 #   device-side one block beside it); halo_bench --latency this tree beside a copy that puts
 #   in one block (one), and halo_bench's shapes beside a copy that pulls above 64 KiB
 #   (pull64), each interleaved this, other, this.
-# Stage `final`: this tree alone, the item-4 job: halo_check at 2 and 4 ranks (LL words, put in
+# Stage `final` (FINAL_RUNS=1: the put's halo_check cases and one run of each halo_bench):
+#   this tree alone, the item-4 job: halo_check at 2 and 4 ranks (LL words, put in
 #   one block and over a grid, stream-ordered and device-side, pulled above 1 MiB, 2 + 2
 #   simulated nodes); halo_bench's shapes and --latency twice each; coll_bench at 2 and 4
 #   ranks (the exact sum beside the plain one); the halo and the collectives from Python.
@@ -51,8 +52,9 @@ if [[ $stage == ll ]]; then
   variant putall "(size_t)0" LL_MAX
   mps_start
 elif [[ $stage == final ]]; then
-  step "build" timeout 400 cmake --build "$b" -j 16 --target halo_check halo_bench coll_bench \
-    shardtab_shared
+  targets=(halo_check halo_bench)
+  [[ -z ${FINAL_RUNS:-} ]] && targets+=(coll_bench shardtab_shared)
+  step "build" timeout 400 cmake --build "$b" -j 16 --target "${targets[@]}"
   mps_start
 elif [[ $stage == grid ]]; then
   step "build" timeout 400 cmake --build "$b" -j 16 --target halo_check halo_bench
@@ -93,12 +95,13 @@ if [[ $stage == ll ]]; then
 fi
 if [[ $stage == final ]]; then
   hc=$(find "$b" -name halo_check -type f | head -1)
+  short=${FINAL_RUNS:+1} # FINAL_RUNS=1: the short form (the put's cases, one run of each bench)
   hcr() { step "halo_check np$1 $2" run -np "$1" -x CUDA_MPS_PIPE_DIRECTORY "$hc" --allow-shared-gpu "${@:3}"; }
   for np in 2 4; do
     g="$np"
     [[ $np == 4 ]] && g="2,2"
-    hcr $np "2-D corners (LL)" --grid "$g" --periodic 1 --corners --uneven --rounds 5
-    hcr $np "device-side (LL)" --grid "$g" --periodic 1 --corners --device --rounds 100
+    [[ -z $short ]] && hcr $np "2-D corners (LL)" --grid "$g" --periodic 1 --corners --uneven --rounds 5
+    [[ -z $short ]] && hcr $np "device-side (LL)" --grid "$g" --periodic 1 --corners --device --rounds 100
     hcr $np "3-byte cells (put)" --grid "$g" --periodic 1 --corners --elem 3 --rounds 20
     hcr $np "device-side 3-byte cells (put)" --grid "$g" --periodic 1 --corners --elem 3 --device \
       --rounds 100
@@ -109,16 +112,17 @@ if [[ $stage == final ]]; then
       --ghost 0,0,1 --rounds 20
     hcr $np "device-side 256 KiB (put)" --grid "$np,1" --periodic 1 --block 16,2048 --ghost 8 \
       --device --rounds 50
-    hcr $np "3-D 6-byte cells with corners (put)" --grid "1,1,$np" --periodic 1 --corners --elem 6 \
+    [[ -z $short ]] && hcr $np "3-D 6-byte cells with corners (put)" --grid "1,1,$np" --periodic 1 --corners --elem 6 \
       --block 40,30,8 --ghost 2 --rounds 20
-    hcr $np "over 1 MiB (pulled)" --grid "$np,1" --periodic 1 --block 32,4096 --ghost 17 --rounds 5
-    hcr $np "device-side over 1 MiB (pulled)" --grid "$np,1" --periodic 1 --block 32,4096 --ghost 17 \
+    [[ -z $short ]] && hcr $np "over 1 MiB (pulled)" --grid "$np,1" --periodic 1 --block 32,4096 --ghost 17 --rounds 5
+    [[ -z $short ]] && hcr $np "device-side over 1 MiB (pulled)" --grid "$np,1" --periodic 1 --block 32,4096 --ghost 17 \
       --device --rounds 5
   done
-  step "halo_check np4 rpn2 (MPI between simulated nodes)" run -np 4 -x CUDA_MPS_PIPE_DIRECTORY \
-    -x SHARDTAB_RANKS_PER_NODE=2 "$hc" --allow-shared-gpu --grid 2,2 --periodic 1 --corners --elem 6
+  [[ -z $short ]] && step "halo_check np4 rpn2 (MPI between simulated nodes)" run -np 4 \
+    -x CUDA_MPS_PIPE_DIRECTORY -x SHARDTAB_RANKS_PER_NODE=2 "$hc" --allow-shared-gpu --grid 2,2 \
+    --periodic 1 --corners --elem 6
   for np in 2 4; do
-    for i in 1 2; do
+    for i in $(seq "${FINAL_RUNS:-2}"); do
       for args in "" "--latency"; do
         from=$(($(wc -l <"$log") + 1))
         step "halo_bench $args np$np run $i" run -np $np -x CUDA_MPS_PIPE_DIRECTORY \
@@ -129,6 +133,7 @@ if [[ $stage == final ]]; then
         } >>"$out/final-${args:+latency-}np$np.txt"
       done
     done
+    [[ -n $short ]] && continue
     from=$(($(wc -l <"$log") + 1))
     step "coll_bench np$np" run -np $np -x CUDA_MPS_PIPE_DIRECTORY \
       "$(find "$b" -name coll_bench -type f | head -1)" --allow-shared-gpu --min 8 --max 16777216 \
@@ -136,8 +141,8 @@ if [[ $stage == final ]]; then
     tail -n +$from "$log" | sed -n "/^# coll_bench: $np ranks/,/^# coll_bench: every/p" \
       >"$out/final-exact-np$np.txt"
   done
-  step "the halo and the collectives from Python" timeout 200 ctest --test-dir "$b" \
-    -R "python[.](halo|collectives)" --output-on-failure
+  [[ -z $short ]] && step "the halo and the collectives from Python" timeout 200 ctest \
+    --test-dir "$b" -R "python[.](halo|collectives)" --output-on-failure
   say "# failures: $failures"
   exit $((failures > 0))
 fi
