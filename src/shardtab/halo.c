@@ -351,7 +351,9 @@ static uint64_t box_cells(const st_halo_desc_t *o, const int dir[D])
  * *slot their piece's index there: the directions in index order, those
  * with a neighbour on this node. As LL words, each 4-byte unit an 8-byte
  * word, two halves. By put, two flags a piece first, then each piece's
- * two halves of its cells, each half rounded up to 16 bytes. */
+ * two halves of its cells, each half rounded up to 16 bytes. The device
+ * reads the same layout: shardtab_detail_halo_flag_word and
+ * shardtab_detail_halo_half (shardtab_halo_device.h, shardtab/halo_types.h). */
 static size_t inbox_at(const shardtab_t *t, const st_halo_desc_t *all, int r, int want, int form,
                        uint32_t *slot)
 {
