@@ -18,7 +18,7 @@
  * reached: shardtab_halo_device refuses a halo whose table spans nodes.
  *
  * Three forms, chosen by shardtab_halo_create alike on every rank
- * (shardtab_halo_pushed, the descriptor's form):
+ * (shardtab_halo_form, the descriptor's form):
  *   - pushed as LL words (cells of whole 4-byte words and at most 8 KiB of
  *     ghost cells a rank): each rank stores the cells its neighbours need
  *     as LL words into their inboxes (4 bytes and the exchange's flag in

@@ -24,8 +24,8 @@ SHARDTAB_DEVFN void st_body_halo(const st_coll_phase_t *p, size_t thread, size_t
  * cells are this rank's own: its next kernels see them in stream order. */
 SHARDTAB_DEVFN int st_body_halo_push(const st_coll_phase_t *p, size_t block)
 {
-    if (p->halo.form != SHARDTAB_HALO_PUSHED_PUT || p->blocks == 1)
-        return shardtab_detail_halo_pushed_block(&p->sig, &p->halo);
+    if (p->halo.form != SHARDTAB_HALO_PUSHED_PUT)
+        return shardtab_detail_halo_push_block(&p->sig, &p->halo);
     const uint64_t e = shardtab_detail_halo_put_send(&p->sig, &p->halo, block, p->blocks);
     return e == 0 ? SHARDTAB_WAIT_ABORTED
                   : shardtab_detail_halo_put_take(&p->sig, &p->halo, e, block, p->blocks);

@@ -222,15 +222,15 @@ static shardtab_status_t host_order_begin(shardtab_stream_t stream, void **order
     return SHARDTAB_SUCCESS;
 }
 
-/* ST_PHASE_HALO_PUSH: by put over a grid, its blocks one after another,
- * every block's send before any block's take (a block's take waits for the
- * neighbours' flags, which their last block sends); else the one block. */
+/* ST_PHASE_HALO_PUSH: by put, the grid's blocks one after another, every
+ * block's send before any block's take (a block's take waits for the flags
+ * its rank's and its neighbours' last blocks send); as LL words, one block. */
 static void host_halo_push(const st_coll_phase_t *phase)
 {
     const size_t blocks = phase->blocks;
     uint64_t e = 1;
 
-    if (phase->halo.form != SHARDTAB_HALO_PUSHED_PUT || blocks <= 1) {
+    if (phase->halo.form != SHARDTAB_HALO_PUSHED_PUT) {
         (void)st_body_halo_push(phase, 0);
         return;
     }

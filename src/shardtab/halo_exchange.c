@@ -48,7 +48,8 @@ static shardtab_status_t node_phases(shardtab_halo_t *h, const shardtab_halo_dev
     p.args[1] = st_call_word_pack(ST_STREAM_HALO, 0, 0, 0, 0, h->exchanges);
     p.halo = *what;
     p.blocks = h->put_blocks;
-    if (sync_node && h->form) /* every exchange, pieces or none: the epochs stay alike */
+    if (sync_node &&
+        h->form != SHARDTAB_HALO_PULLED) /* every exchange, pieces or none: the epochs stay alike */
         return run_phase(&p, ST_PHASE_HALO_PUSH, stream);
     if (!sync_node || t->node_size == 1)
         return what->units > 0 ? run_phase(&p, ST_PHASE_HALO, stream) : SHARDTAB_SUCCESS;
