@@ -27,8 +27,8 @@
  *   - pushed by put (any other cells, at most 1 MiB of ghost cells a
  *     rank): each rank stores the cells its neighbours need into their
  *     inboxes, in the widest units their places allow, then after a release
- *     a flag for each (the exchange's number); then it waits for its own
- *     inbox's flags and copies the cells into its ghost cells.
+ *     a flag for each slice of each (its number; above 64 KiB cells are cut
+ *     in slices, the stream's kernel a block a slice); then takes its own.
  *   Both are one way, with no barrier: a rank's ghost cells are written by
  *   itself alone, and a neighbour's cells are read by that neighbour alone.
  *   Each inbox has two halves, by the exchange's parity; a rank writes a
@@ -156,44 +156,83 @@ SHARDTAB_DEVFN int shardtab_detail_halo_push_block(const shardtab_signals_t *s,
     return got == 2 ? SHARDTAB_WAIT_OK : got == 0 ? SHARDTAB_WAIT_TIMED_OUT : SHARDTAB_WAIT_ABORTED;
 }
 
-/* Pushed by put: the flag of a piece's half in node rank `rank`'s inbox
- * (two words a piece, before the cells). */
-SHARDTAB_DEVFN uint64_t *shardtab_detail_halo_flag_word(void *const *inbox, int32_t rank,
-                                                        const shardtab_halo_piece_t *p,
-                                                        uint64_t half)
+/* Pushed by put: a piece's room in an inbox is two halves, by the
+ * exchange's parity, each its cells rounded up to 16 bytes (so that both
+ * halves stay 16-byte aligned); the bytes from the first half to the
+ * second. */
+SHARDTAB_DEVFN uint64_t shardtab_detail_halo_half(const shardtab_halo_piece_t *p)
 {
-    return (uint64_t *)inbox[rank] + 2 * (uint64_t)p->slot + half;
+    return (p->units * p->unit + 15) / 16 * 16;
 }
 
-/* The exchange pushed by put (see the file's comment), as block `block` of
- * `blocks` (the stream's kernel may run a grid; a kernel's own call is one
- * block), every thread of it; its two parts, so that the host backend can
- * run a grid's blocks one after another, every block's sends before any
- * block's takes. The send: the block's share of the sends' cells into the
- * neighbours' inboxes, every wave's release and the block's barrier; the
- * grid's last block to count itself into h->epoch[1] (a relaxed add between
- * two fences, as shardtab_signal_after_blocks: every earlier count's stores
- * are in the ticket it returns; one block needs no count) then releases each
- * send's flag, the exchange's number, and records it in *h->epoch (every
- * block read the number it had before its count). The flags go out from the
- * leader's warp or wave (at most 26 sends): each after the leader's fence and
- * the block's barrier, a release at system scope. Every block of a grid must
- * be resident at once: a block's take waits for the flags its rank's (and
- * its neighbours') last block sends. Returns the exchange's number, or 0
- * where the node has stopped (a count then left short of a multiple of
- * blocks: a stopped table is only destroyed). */
-SHARDTAB_DEVFN uint64_t shardtab_detail_halo_put_send(const shardtab_signals_t *s,
-                                                      const shardtab_halo_device_t *h,
-                                                      uint64_t block, uint64_t blocks)
+/* Pushed by put: the first unit of slice `slice` of piece p's cells
+ * (slice_units each, halo.c's slice_units: the sender's piece and the
+ * receiver's, which may move the same bytes in units of different sizes, cut
+ * them at the same bytes, multiples of 16); the last slice's end is the
+ * piece's. */
+SHARDTAB_DEVFN uint64_t shardtab_detail_halo_slice_at(const shardtab_halo_piece_t *p,
+                                                      uint64_t slice)
 {
-    SHARDTAB_BLOCK_SHARED uint64_t epoch_shared;
-    SHARDTAB_BLOCK_SHARED int stopped, last; /* the node has stopped; this block flags the sends */
+    return slice * p->slice_units < p->units ? slice * p->slice_units : p->units;
+}
+
+/* Pushed by put: the flag of slice `slice` of a piece's half in node rank
+ * `rank`'s inbox: 2 x slices words a piece, before the cells. */
+SHARDTAB_DEVFN uint64_t *shardtab_detail_halo_flag_word(void *const *inbox, int32_t rank,
+                                                        const shardtab_halo_piece_t *p,
+                                                        uint64_t half, uint64_t slice,
+                                                        uint64_t slices)
+{
+    return (uint64_t *)inbox[rank] + (2 * (uint64_t)p->slot + half) * slices + slice;
+}
+
+/* Pushed by put: slices [s0, s1) of each of `count` pieces from their
+ * source places into their destinations, the inbox's side shifted to half
+ * src_half or dst_half (0 or 1), every thread of the block. */
+SHARDTAB_DEVFN void shardtab_detail_halo_copy_slices(const shardtab_halo_piece_t *pieces, int count,
+                                                     void *const *src_table, void *const *dst_table,
+                                                     uint64_t src_half, uint64_t dst_half,
+                                                     uint64_t s0, uint64_t s1)
+{
     const uint64_t t = (uint64_t)shardtab_detail_block_thread(),
                    threads = (uint64_t)shardtab_detail_block_threads();
 
+    for (int i = 0; i < count; i++) {
+        const shardtab_halo_piece_t *p = &pieces[i];
+        const uint64_t half = shardtab_detail_halo_half(p),
+                       end = shardtab_detail_halo_slice_at(p, s1);
+        const char *src = shardtab_detail_halo_place(src_table, p->src_rank, p->src_at);
+        char *dst = shardtab_detail_halo_place(dst_table, p->dst_rank, p->dst_at);
+        for (uint64_t l = shardtab_detail_halo_slice_at(p, s0) + t; l < end;)
+            l += threads * shardtab_detail_halo_copy_some(p, src + src_half * half,
+                                                          dst + dst_half * half, l, end, threads);
+    }
+}
+
+/* The exchange pushed by put (see the file's comment), slices [s0, s1) of
+ * it, every thread of one block: the stream's kernel runs a grid of a
+ * block a slice, a kernel's own call one block for every slice. Its two
+ * parts, so that the host backend can run a grid's blocks one after
+ * another, every block's sends before any block's takes. The send: the
+ * slices of the sends' cells into the neighbours' inboxes, every wave's
+ * release and the block's barrier, then each slice's flag, the exchange's
+ * number (a release at system scope, after the barrier: cumulative), and
+ * the number recorded in each slice's epoch word (every slice's sender
+ * counts its own exchanges, so no block waits for another of its rank).
+ * Returns the exchange's number, or 0 where the node has stopped. */
+SHARDTAB_DEVFN uint64_t shardtab_detail_halo_put_send(const shardtab_signals_t *s,
+                                                      const shardtab_halo_device_t *h, uint64_t s0,
+                                                      uint64_t s1)
+{
+    SHARDTAB_BLOCK_SHARED uint64_t epoch_shared;
+    SHARDTAB_BLOCK_SHARED int stopped;
+    const uint64_t t = (uint64_t)shardtab_detail_block_thread(),
+                   threads = (uint64_t)shardtab_detail_block_threads(), n = s1 - s0,
+                   slices = (uint64_t)h->slices;
+
     shardtab_detail_block_sync(); /* the last call's shared words read by every thread */
     if (shardtab_detail_block_leader()) {
-        epoch_shared = *h->epoch + 1;
+        epoch_shared = h->epoch[s0] + 1;
         stopped = shardtab_aborted(s);
     }
     shardtab_detail_block_sync();
@@ -201,53 +240,44 @@ SHARDTAB_DEVFN uint64_t shardtab_detail_halo_put_send(const shardtab_signals_t *
         return 0;
     const uint64_t e = epoch_shared, half = e & 1;
 
-    shardtab_detail_halo_copy_pieces(h->sends, h->send_units, h->table, h->inbox, 0, half,
-                                     block * threads + t, blocks * threads);
+    shardtab_detail_halo_copy_slices(h->sends, h->send_count, h->table, h->inbox, 0, half, s0, s1);
     shardtab_detail_fence_before_block_release();
     shardtab_detail_block_sync(); /* every thread's cells stored */
-    if (shardtab_detail_block_leader()) {
-        if (blocks == 1) {
-            last = 1;
-        } else {
-            shardtab_detail_fence(); /* the block's cells before its count */
-            last = (shardtab_detail_fetch_add_relaxed_system(&h->epoch[1], 1) + 1) % blocks == 0;
-            if (last)
-                shardtab_detail_fence(); /* every block's cells, seen through the count */
-        }
+    for (uint32_t i = (uint32_t)t; i < (uint32_t)(h->send_count * n); i += (uint32_t)threads) {
+        const shardtab_halo_piece_t *p = &h->sends[i / (uint32_t)n];
+        shardtab_detail_store_release_system(
+            shardtab_detail_halo_flag_word(h->inbox, p->dst_rank, p, half, s0 + i % (uint32_t)n,
+                                           slices),
+            e);
     }
-    shardtab_detail_block_sync();
-    if (last) {
-        for (uint64_t i = t; i < (uint64_t)h->send_count; i += threads)
-            shardtab_detail_store_release_system(
-                shardtab_detail_halo_flag_word(h->inbox, h->sends[i].dst_rank, &h->sends[i], half),
-                e);
-        if (shardtab_detail_block_leader())
-            *h->epoch = e;
-    }
+    for (uint64_t i = t; i < n; i += threads)
+        h->epoch[s0 + i] = e;
     return e;
 }
 
-/* The take of exchange e, block `block` of `blocks`: a thread a piece polls
- * its flag in this rank's inbox (bounded, the node's stop watched) and
- * acquires, the block's barrier, every wave's acquire, then the block's
- * share of the pieces' cells into the ghost cells. Returns
- * SHARDTAB_WAIT_OK in every thread, or _TIMED_OUT (recorded, the node told)
- * or _ABORTED. */
+/* The take of exchange e, slices [s0, s1): a thread a flag polls it in
+ * this rank's inbox (bounded, the node's stop watched) and acquires, the
+ * block's barrier, every wave's acquire, then the slices of the pieces'
+ * cells into the ghost cells. Returns SHARDTAB_WAIT_OK in every thread, or
+ * _TIMED_OUT (recorded, the node told) or _ABORTED. */
 SHARDTAB_DEVFN int shardtab_detail_halo_put_take(const shardtab_signals_t *s,
                                                  const shardtab_halo_device_t *h, uint64_t e,
-                                                 uint64_t block, uint64_t blocks)
+                                                 uint64_t s0, uint64_t s1)
 {
     SHARDTAB_BLOCK_SHARED int outcome; /* 0 a thread timed out, 1 one saw the stop, 2 neither */
     const uint64_t t = (uint64_t)shardtab_detail_block_thread(),
-                   threads = (uint64_t)shardtab_detail_block_threads(), half = e & 1;
+                   threads = (uint64_t)shardtab_detail_block_threads(), half = e & 1, n = s1 - s0,
+                   slices = (uint64_t)h->slices;
     int why = SHARDTAB_WAIT_OK;
 
     if (shardtab_detail_block_leader())
         outcome = 2;
     shardtab_detail_block_sync();
-    for (uint64_t i = t; i < (uint64_t)h->count && why == SHARDTAB_WAIT_OK; i += threads) {
-        uint64_t *flag =
-            shardtab_detail_halo_flag_word(h->inbox, h->pieces[i].src_rank, &h->pieces[i], half);
+    for (uint32_t i = (uint32_t)t; i < (uint32_t)(h->count * n) && why == SHARDTAB_WAIT_OK;
+         i += (uint32_t)threads) {
+        const shardtab_halo_piece_t *p = &h->pieces[i / (uint32_t)n];
+        uint64_t *flag = shardtab_detail_halo_flag_word(h->inbox, p->src_rank, p, half,
+                                                        s0 + i % (uint32_t)n, slices);
         const uint64_t start = shardtab_detail_clock();
         for (;;) {
             const uint64_t seen = shardtab_detail_load_relaxed_system(flag);
@@ -259,7 +289,8 @@ SHARDTAB_DEVFN int shardtab_detail_halo_put_take(const shardtab_signals_t *s,
             if (shardtab_aborted(s)) {
                 why = SHARDTAB_WAIT_ABORTED;
             } else if (waited > s->timeout_ticks) {
-                shardtab_detail_give_up(s, (int)i, SHARDTAB_DETAIL_CMP_HALO_FLAG, e, seen, waited);
+                shardtab_detail_give_up(s, (int)(i / (uint32_t)n), SHARDTAB_DETAIL_CMP_HALO_FLAG, e,
+                                        seen, waited);
                 why = SHARDTAB_WAIT_TIMED_OUT;
             }
             if (why != SHARDTAB_WAIT_OK)
@@ -273,18 +304,17 @@ SHARDTAB_DEVFN int shardtab_detail_halo_put_take(const shardtab_signals_t *s,
     shardtab_detail_fence_after_block_acquire();
     const int got = outcome;
     if (got == 2)
-        shardtab_detail_halo_copy_pieces(h->pieces, h->units, h->inbox, h->table, half, 0,
-                                         block * threads + t, blocks * threads);
+        shardtab_detail_halo_copy_slices(h->pieces, h->count, h->inbox, h->table, half, 0, s0, s1);
     shardtab_detail_block_sync(); /* every cell taken and stored: the next call may begin */
     return got == 2 ? SHARDTAB_WAIT_OK : got == 0 ? SHARDTAB_WAIT_TIMED_OUT : SHARDTAB_WAIT_ABORTED;
 }
 
-/* Every thread of one block: the exchange pushed by put, whole. */
+/* Every thread of one block: the exchange pushed by put, whole (every slice). */
 SHARDTAB_DEVFN int shardtab_detail_halo_put_block(const shardtab_signals_t *s,
                                                   const shardtab_halo_device_t *h)
 {
-    const uint64_t e = shardtab_detail_halo_put_send(s, h, 0, 1);
-    return e == 0 ? SHARDTAB_WAIT_ABORTED : shardtab_detail_halo_put_take(s, h, e, 0, 1);
+    const uint64_t slices = (uint64_t)h->slices, e = shardtab_detail_halo_put_send(s, h, 0, slices);
+    return e == 0 ? SHARDTAB_WAIT_ABORTED : shardtab_detail_halo_put_take(s, h, e, 0, slices);
 }
 
 /* Every thread of one block: a pushed exchange, in its form. */

@@ -27,17 +27,18 @@
  * one straight copy. Made by shardtab_halo_create; a kernel only passes it
  * on. */
 typedef struct shardtab_halo_piece {
-    int32_t src_rank;   /**< node rank whose shard holds the source; -1: src_at is an address */
-    int32_t dst_rank;   /**< the same for the destination */
-    uint64_t src_at;    /**< bytes into that shard, or the address */
-    uint64_t dst_at;    /**< bytes into that shard, or the address */
-    uint64_t first;     /**< copy units of the pieces before this one */
-    uint64_t units;     /**< copy units of this piece */
-    uint64_t row_units; /**< copy units of one row: extent[0] runs */
-    uint64_t rows;      /**< extent[1]: rows of one plane */
-    uint32_t unit;      /**< bytes one copy moves: 16, 8, 4, 2 or 1 */
-    uint32_t slot;      /**< pushed by put: the piece's index in its inbox (its flags) */
-    uint64_t run_units; /**< copy units of one run (a cell, or cells back to back) */
+    int32_t src_rank;     /**< node rank whose shard holds the source; -1: src_at is an address */
+    int32_t dst_rank;     /**< the same for the destination */
+    uint64_t src_at;      /**< bytes into that shard, or the address */
+    uint64_t dst_at;      /**< bytes into that shard, or the address */
+    uint64_t first;       /**< copy units of the pieces before this one */
+    uint64_t units;       /**< copy units of this piece */
+    uint64_t row_units;   /**< copy units of one row: extent[0] runs */
+    uint64_t rows;        /**< extent[1]: rows of one plane */
+    uint32_t unit;        /**< bytes one copy moves: 16, 8, 4, 2 or 1 */
+    uint32_t slot;        /**< pushed by put: the piece's index in its inbox (its flags) */
+    uint64_t run_units;   /**< copy units of one run (a cell, or cells back to back) */
+    uint64_t slice_units; /**< pushed by put: copy units of one slice but the last */
     uint64_t src_stride[SHARDTAB_HALO_MAX_DIMS]; /**< bytes between runs, rows, planes */
     uint64_t dst_stride[SHARDTAB_HALO_MAX_DIMS]; /**< bytes between runs, rows, planes */
 } shardtab_halo_piece_t;
@@ -64,9 +65,11 @@ typedef struct shardtab_halo_device {
     int send_count;                      /**< sends */
     uint64_t send_units;                 /**< copy units of every send */
     void *const *inbox; /**< the inboxes' device replica (node ranks); NULL: pulled */
-    uint64_t *epoch;    /**< device memory: this rank's pushed exchanges so far; then
-                             the count of the put form's grid's blocks */
+    uint64_t *epoch;    /**< device memory [slices]: this rank's pushed exchanges so far,
+                             as each slice's sender has counted them */
     int form;           /**< a shardtab_halo_form */
+    int slices;         /**< pushed by put: the slices of every piece, each with its
+                             own flag (the same on every rank); else 1 */
 } shardtab_halo_device_t;
 
 /** @cond detail */
@@ -127,60 +130,56 @@ SHARDTAB_DEVFN const shardtab_halo_piece_t *shardtab_detail_halo_piece_of(
     return &pieces[*p];
 }
 
-/* Pushed by put: the bytes from a piece's first half in an inbox to its
- * second (its cells, rounded up to keep both halves 16-byte aligned). */
-SHARDTAB_DEVFN uint64_t shardtab_detail_halo_half(const shardtab_halo_piece_t *p)
+/* Units local, local + step, .. of piece p below end, up to four of them,
+ * from src to dst (its places: unit_at); returns how many it copied. A piece
+ * that is one run of 16-byte units (a face contiguous in both places) has
+ * the four loads in flight at once; any other copies one unit. */
+SHARDTAB_DEVFN uint64_t shardtab_detail_halo_copy_some(const shardtab_halo_piece_t *p,
+                                                       const char *src, char *dst, uint64_t local,
+                                                       uint64_t end, uint64_t step)
 {
-    return (p->units * p->unit + 15) / 16 * 16;
+    if (p->run_units == p->units && p->unit == 16) {
+        const shardtab_detail_halo16_t *from = (const shardtab_detail_halo16_t *)src;
+        shardtab_detail_halo16_t *to = (shardtab_detail_halo16_t *)dst, v0, v1, v2, v3;
+        const uint64_t l1 = local + step, l2 = l1 + step, l3 = l2 + step;
+        v0 = from[local];
+        if (l1 < end)
+            v1 = from[l1];
+        if (l2 < end)
+            v2 = from[l2];
+        if (l3 < end)
+            v3 = from[l3];
+        to[local] = v0;
+        if (l1 < end)
+            to[l1] = v1;
+        if (l2 < end)
+            to[l2] = v2;
+        if (l3 < end)
+            to[l3] = v3;
+        return l3 < end ? 4 : l2 < end ? 3 : l1 < end ? 2 : 1;
+    }
+    uint64_t from, to;
+    shardtab_detail_halo_unit_at(p, local, &from, &to);
+    shardtab_detail_halo_unit(dst + to, src + from, p->unit);
+    return 1;
 }
 
-/* Copy units [thread, units) of `pieces` in steps of threads (unit_at), each
- * source place in src_table's shards, each destination in dst_table's,
- * shifted to half src_half or dst_half (0 or 1) of a pushed piece's inbox
- * room; a piece that is one run of 16-byte units (a face contiguous in both
- * places) is a straight copy, four loads in flight. No ordering: the
- * callers' syncs, barriers and flags give it. */
+/* Copy units [thread, units) of `pieces` in steps of threads, each source
+ * place in src_table's shards, each destination in dst_table's. No
+ * ordering: the callers' syncs and barriers give it. */
 SHARDTAB_DEVFN void shardtab_detail_halo_copy_pieces(const shardtab_halo_piece_t *pieces,
                                                      uint64_t units, void *const *src_table,
-                                                     void *const *dst_table, uint64_t src_half,
-                                                     uint64_t dst_half, uint64_t thread,
+                                                     void *const *dst_table, uint64_t thread,
                                                      uint64_t threads)
 {
     int p = 0;
 
-    for (uint64_t k = thread; k < units; k += threads) {
+    for (uint64_t k = thread; k < units;) {
         const shardtab_halo_piece_t *piece = shardtab_detail_halo_piece_of(pieces, &p, k);
-        const uint64_t local = k - piece->first, half = shardtab_detail_halo_half(piece);
-        const char *src =
-            shardtab_detail_halo_place(src_table, piece->src_rank, piece->src_at) + src_half * half;
-        char *dst =
-            shardtab_detail_halo_place(dst_table, piece->dst_rank, piece->dst_at) + dst_half * half;
-        if (piece->run_units == piece->units && piece->unit == 16) {
-            /* one run of 16-byte units: this thread's next four loads in flight at once */
-            const shardtab_detail_halo16_t *from = (const shardtab_detail_halo16_t *)src;
-            shardtab_detail_halo16_t *to = (shardtab_detail_halo16_t *)dst, v0, v1, v2, v3;
-            const uint64_t n = piece->units, l1 = local + threads, l2 = l1 + threads,
-                           l3 = l2 + threads;
-            v0 = from[local];
-            if (l1 < n)
-                v1 = from[l1];
-            if (l2 < n)
-                v2 = from[l2];
-            if (l3 < n)
-                v3 = from[l3];
-            to[local] = v0;
-            if (l1 < n)
-                to[l1] = v1;
-            if (l2 < n)
-                to[l2] = v2;
-            if (l3 < n)
-                to[l3] = v3;
-            k += (l3 < n ? 3 : l2 < n ? 2 : l1 < n ? 1 : 0) * threads;
-            continue;
-        }
-        uint64_t from, to;
-        shardtab_detail_halo_unit_at(piece, local, &from, &to);
-        shardtab_detail_halo_unit(dst + to, src + from, piece->unit);
+        const char *src = shardtab_detail_halo_place(src_table, piece->src_rank, piece->src_at);
+        char *dst = shardtab_detail_halo_place(dst_table, piece->dst_rank, piece->dst_at);
+        k += threads * shardtab_detail_halo_copy_some(piece, src, dst, k - piece->first,
+                                                      piece->units, threads);
     }
 }
 
@@ -189,8 +188,7 @@ SHARDTAB_DEVFN void shardtab_detail_halo_copy_pieces(const shardtab_halo_piece_t
 SHARDTAB_DEVFN void shardtab_detail_halo_copy(const shardtab_halo_device_t *h, uint64_t thread,
                                               uint64_t threads)
 {
-    shardtab_detail_halo_copy_pieces(h->pieces, h->units, h->table, h->table, 0, 0, thread,
-                                     threads);
+    shardtab_detail_halo_copy_pieces(h->pieces, h->units, h->table, h->table, thread, threads);
 }
 /** @endcond */
 

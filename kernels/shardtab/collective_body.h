@@ -70,7 +70,7 @@ enum {
     ST_PHASE_ONE_BLOCK,
     ST_PHASE_LL,
     ST_PHASE_HALO,     /* a halo's pieces (halo_body.h), a grid */
-    ST_PHASE_HALO_PUSH /* a pushed exchange whole: one block (halo_body.h) */
+    ST_PHASE_HALO_PUSH /* a pushed exchange whole: one block, by put a block a slice */
 };
 /* the threads of ST_PHASE_ONE_BLOCK's one block on a GPU */
 #define ST_ONE_BLOCK_THREADS 512
@@ -102,7 +102,7 @@ typedef struct st_coll_phase {
     void *scratch;               /* ST_PHASE_COPY from -1: the scratch buffer, element 0 first */
     uint64_t args[ST_SYNC_ARGS]; /* what every rank must agree on: what a sync deposits */
     shardtab_halo_device_t halo; /* ST_PHASE_HALO*: the pieces */
-    size_t blocks;               /* ST_PHASE_HALO_PUSH: the grid (1: one block) */
+    size_t blocks;               /* ST_PHASE_HALO_PUSH: the grid (by put: the slices) */
 } st_coll_phase_t;
 
 SHARDTAB_DEVFN size_t st_type_size(int type)

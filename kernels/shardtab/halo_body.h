@@ -19,16 +19,17 @@ SHARDTAB_DEVFN void st_body_halo(const st_coll_phase_t *p, size_t thread, size_t
     shardtab_detail_halo_copy(&p->halo, (uint64_t)thread, (uint64_t)threads);
 }
 
-/* ST_PHASE_HALO_PUSH, every thread of block `block` of p->blocks: as LL
- * words one block, by put a grid's share (its send, then its take). Its ghost
- * cells are this rank's own: its next kernels see them in stream order. */
+/* ST_PHASE_HALO_PUSH, every thread of block `block`: as LL words one
+ * block, by put a grid of a block a slice (its send, then its take). Its
+ * ghost cells are this rank's own: its next kernels see them in stream
+ * order. */
 SHARDTAB_DEVFN int st_body_halo_push(const st_coll_phase_t *p, size_t block)
 {
     if (p->halo.form != SHARDTAB_HALO_PUSHED_PUT)
         return shardtab_detail_halo_push_block(&p->sig, &p->halo);
-    const uint64_t e = shardtab_detail_halo_put_send(&p->sig, &p->halo, block, p->blocks);
+    const uint64_t e = shardtab_detail_halo_put_send(&p->sig, &p->halo, block, block + 1);
     return e == 0 ? SHARDTAB_WAIT_ABORTED
-                  : shardtab_detail_halo_put_take(&p->sig, &p->halo, e, block, p->blocks);
+                  : shardtab_detail_halo_put_take(&p->sig, &p->halo, e, block, block + 1);
 }
 
 #endif /* ST_HALO_BODY_H */

@@ -222,22 +222,22 @@ static shardtab_status_t host_order_begin(shardtab_stream_t stream, void **order
     return SHARDTAB_SUCCESS;
 }
 
-/* ST_PHASE_HALO_PUSH: by put, the grid's blocks one after another, every
- * block's send before any block's take (a block's take waits for the flags
- * its rank's and its neighbours' last blocks send); as LL words, one block. */
+/* ST_PHASE_HALO_PUSH: by put, the grid's blocks (a slice each) one after
+ * another, every block's send before any block's take (the neighbours'
+ * sends come in any order); as LL words, one block. */
 static void host_halo_push(const st_coll_phase_t *phase)
 {
-    const size_t blocks = phase->blocks;
+    const uint64_t blocks = (uint64_t)phase->blocks;
     uint64_t e = 1;
 
     if (phase->halo.form != SHARDTAB_HALO_PUSHED_PUT) {
         (void)st_body_halo_push(phase, 0);
         return;
     }
-    for (size_t b = 0; b < blocks && e != 0; b++) /* every block reads the same number */
-        e = shardtab_detail_halo_put_send(&phase->sig, &phase->halo, b, blocks);
-    for (size_t b = 0; b < blocks && e != 0; b++)
-        if (shardtab_detail_halo_put_take(&phase->sig, &phase->halo, e, b, blocks) !=
+    for (uint64_t b = 0; b < blocks && e != 0; b++) /* every slice counts the same number */
+        e = shardtab_detail_halo_put_send(&phase->sig, &phase->halo, b, b + 1);
+    for (uint64_t b = 0; b < blocks && e != 0; b++)
+        if (shardtab_detail_halo_put_take(&phase->sig, &phase->halo, e, b, b + 1) !=
             SHARDTAB_WAIT_OK)
             return; /* the node has stopped: shardtab_signal_check says why */
 }

@@ -36,15 +36,15 @@
  * time stream-ordered from 256 KiB to 1 MiB, but 1.2-1.5x device-side at
  * 1 MiB (one block moves the cells twice; docs/performance.md). */
 #define ST_HALO_PUT_MAX ((size_t)1 << 20)
-/* A stream-ordered exchange pushed by put runs one block while the rank's
- * cells (sent or taken, the more) take at most ST_HALO_PUT_ONE_BLOCK_MAX,
- * above a block for every ST_HALO_PUT_BLOCK_BYTES, ST_HALO_PUT_MAX_BLOCKS at
- * most: a grid's blocks count themselves at system scope, two seq_cst fences
- * each, which cost more than one block's copy up to 64 KiB and less from
- * 256 KiB (docs/performance.md). A kernel's own call is one block. */
-#define ST_HALO_PUT_ONE_BLOCK_MAX ((size_t)64 << 10)
-#define ST_HALO_PUT_BLOCK_BYTES ((size_t)16 << 10)
-#define ST_HALO_PUT_MAX_BLOCKS 32
+/* Pushed by put, every piece is cut into slices, each with its own flag,
+ * the same number on every rank: one while every rank's ghost cells take at
+ * most ST_HALO_PUT_ONE_SLICE_MAX, above one for every ST_HALO_PUT_SLICE_BYTES,
+ * ST_HALO_PUT_MAX_SLICES at most. The stream-ordered exchange runs a block a
+ * slice, each on its own (docs/performance.md); a kernel's own call is one
+ * block for every slice. */
+#define ST_HALO_PUT_ONE_SLICE_MAX ((size_t)64 << 10)
+#define ST_HALO_PUT_SLICE_BYTES ((size_t)16 << 10)
+#define ST_HALO_PUT_MAX_SLICES 32
 
 /* What every rank tells every other about its block: the params, resolved
  * (axes past dims: one cell, no ghost; strides filled in). */
@@ -338,6 +338,16 @@ typedef struct st_halo_plan {
     size_t staging_bytes;
 } st_halo_plan_t;
 
+/* Pushed by put: the copy units of each of a piece's `slices` slices but the
+ * last, its bytes cut at multiples of 16 (a multiple of every unit), so that
+ * the sender's piece and the receiver's cut the same bytes whatever units
+ * each copies (shardtab_detail_halo_slice_at reads it). */
+static uint64_t slice_units(const shardtab_halo_piece_t *p, size_t slices)
+{
+    const uint64_t bytes = p->units * p->unit, cut = 16 * (uint64_t)slices;
+    return (bytes + cut - 1) / cut * 16 / p->unit;
+}
+
 /* The cells of the box toward dir (every axis's extent multiplied). */
 static uint64_t box_cells(const st_halo_desc_t *o, const int dir[D])
 {
@@ -350,12 +360,13 @@ static uint64_t box_cells(const st_halo_desc_t *o, const int dir[D])
  * direction `want` go (ST_HALO_DIRECTIONS: the inbox's whole size), and in
  * *slot their piece's index there: the directions in index order, those
  * with a neighbour on this node. As LL words, each 4-byte unit an 8-byte
- * word, two halves. By put, two flags a piece first, then each piece's
- * two halves of its cells, each half rounded up to 16 bytes. The device
- * reads the same layout: shardtab_detail_halo_flag_word and
- * shardtab_detail_halo_half (shardtab_halo_device.h, shardtab/halo_types.h). */
+ * word, two halves. By put, a flag for each half and slice of each piece
+ * first, then each piece's two halves of its cells, each half rounded up to
+ * 16 bytes. The device reads the same layout:
+ * shardtab_detail_halo_flag_word and shardtab_detail_halo_half
+ * (shardtab_halo_device.h). */
 static size_t inbox_at(const shardtab_t *t, const st_halo_desc_t *all, int r, int want, int form,
-                       uint32_t *slot)
+                       size_t slices, uint32_t *slot)
 {
     size_t at = 0, flags = 0;
     uint32_t pieces = 0;
@@ -364,7 +375,7 @@ static size_t inbox_at(const shardtab_t *t, const st_halo_desc_t *all, int r, in
         if (k == ST_HALO_SELF || !direction_moves(&all[r], k, dir) ||
             (n = neighbor_of(&all[r], r, dir)) < 0 || t->node_rank_of[n] < 0)
             continue;
-        flags += 2 * sizeof(uint64_t);
+        flags += 2 * slices * sizeof(uint64_t);
         if (k >= want)
             continue;
         const size_t bytes = (size_t)(box_cells(&all[r], dir) * all[r].elem);
@@ -375,18 +386,17 @@ static size_t inbox_at(const shardtab_t *t, const st_halo_desc_t *all, int r, in
     return form == SHARDTAB_HALO_PUSHED_LL ? at : flags + at; /* 16 bytes a piece */
 }
 
-/* How the node's cells move: the same answer on every rank, from everyone's
- * descs and every rank's ghost cells (of every direction with a
- * neighbour). As LL words where every cell is whole 4-byte words at 4-byte
- * aligned places and each rank's ghost cells take at most ST_HALO_LL_MAX;
- * by put where they take at most ST_HALO_PUT_MAX; else pulled. */
-static int halo_form(const shardtab_t *t, const st_halo_desc_t *all)
+/* The most bytes of ghost cells (of every direction with a neighbour) a
+ * rank has, from everyone's descs; *words: every rank's cells are whole
+ * 4-byte words at 4-byte aligned places. */
+static uint64_t ghost_bytes_most(const shardtab_t *t, const st_halo_desc_t *all, int *words)
 {
-    int words = 1;
     uint64_t most = 0;
+
+    *words = 1;
     for (int r = 0; r < t->size; r++) {
         uint64_t bytes = 0;
-        words &= all[r].elem % 4 == 0 && all[r].offset % 4 == 0 && all[r].base % 4 == 0;
+        *words &= all[r].elem % 4 == 0 && all[r].offset % 4 == 0 && all[r].base % 4 == 0;
         for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
             int dir[D];
             if (k != ST_HALO_SELF && direction_moves(&all[r], k, dir) &&
@@ -395,13 +405,30 @@ static int halo_form(const shardtab_t *t, const st_halo_desc_t *all)
         }
         most = bytes > most ? bytes : most;
     }
-    return words && most <= ST_HALO_LL_MAX ? SHARDTAB_HALO_PUSHED_LL
-           : most <= ST_HALO_PUT_MAX       ? SHARDTAB_HALO_PUSHED_PUT
-                                           : SHARDTAB_HALO_PULLED;
+    return most;
 }
 
-static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int form, int neighbor[],
-                      st_halo_plan_t *plan)
+/* How the node's cells move: the same answer on every rank. As LL words
+ * where every cell is whole 4-byte words at 4-byte aligned places and each
+ * rank's ghost cells take at most ST_HALO_LL_MAX; by put where they take at
+ * most ST_HALO_PUT_MAX; else pulled. By put, *slices (ST_HALO_PUT_*); else 1. */
+static int halo_form(const shardtab_t *t, const st_halo_desc_t *all, size_t *slices)
+{
+    int words;
+    const uint64_t most = ghost_bytes_most(t, all, &words);
+    const int form = words && most <= ST_HALO_LL_MAX ? SHARDTAB_HALO_PUSHED_LL
+                     : most <= ST_HALO_PUT_MAX       ? SHARDTAB_HALO_PUSHED_PUT
+                                                     : SHARDTAB_HALO_PULLED;
+    const size_t cut = (size_t)(most + ST_HALO_PUT_SLICE_BYTES - 1) / ST_HALO_PUT_SLICE_BYTES;
+
+    *slices = form != SHARDTAB_HALO_PUSHED_PUT || most <= ST_HALO_PUT_ONE_SLICE_MAX ? 1
+              : cut > ST_HALO_PUT_MAX_SLICES ? ST_HALO_PUT_MAX_SLICES
+                                             : cut;
+    return form;
+}
+
+static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int form, size_t slices,
+                      int neighbor[], st_halo_plan_t *plan)
 {
     const st_halo_desc_t *me = &all[t->rank];
     shardtab_halo_piece_t node[SHARDTAB_HALO_MAX_PIECES], push[SHARDTAB_HALO_MAX_PIECES],
@@ -411,7 +438,7 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int form, 
 
     memset(plan, 0, sizeof *plan);
     if (form != SHARDTAB_HALO_PULLED)
-        plan->inbox_bytes = inbox_at(t, all, t->rank, ST_HALO_DIRECTIONS, form, &slot);
+        plan->inbox_bytes = inbox_at(t, all, t->rank, ST_HALO_DIRECTIONS, form, slices, &slot);
     for (int k = 0; k < ST_HALO_DIRECTIONS; k++) {
         int dir[D], back[D];
         uint64_t start[D], extent[D], from[D];
@@ -428,20 +455,22 @@ static void plan_make(const shardtab_t *t, const st_halo_desc_t *all, int form, 
             const uint32_t unit = form == SHARDTAB_HALO_PUSHED_LL ? 4 : 16;
             shardtab_halo_piece_t *p = &node[plan->node_count++];
             p->src_rank = t->node_rank;
-            p->src_at = inbox_at(t, all, t->rank, k, form, &slot);
+            p->src_at = inbox_at(t, all, t->rank, k, form, slices, &slot);
             p->dst_rank = t->node_rank;
             p->dst_at = box_at(me, start);
             piece_shape(t, p, extent, NULL, me, unit);
             p->slot = slot;
+            p->slice_units = slice_units(p, slices);
             shardtab_halo_piece_t *s = &push[plan->push_count++];
             box(me, back, 0, from, extent);
             s->src_rank = t->node_rank;
             s->src_at = box_at(me, from);
             s->dst_rank = t->node_rank_of[n];
-            s->dst_at =
-                inbox_at(t, all, n, st_halo_direction(back[0], back[1], back[2]), form, &slot);
+            s->dst_at = inbox_at(t, all, n, st_halo_direction(back[0], back[1], back[2]), form,
+                                 slices, &slot);
             piece_shape(t, s, extent, me, NULL, unit);
             s->slot = slot;
+            s->slice_units = slice_units(s, slices);
             continue;
         }
         if (t->node_rank_of[n] >= 0) { /* on this node: pulled through the table */
@@ -514,22 +543,8 @@ static shardtab_halo_device_t device_range(shardtab_halo_t *h, shardtab_halo_pie
     d.table = (void *const *)h->table->device_table;
     d.count = count;
     d.units = units;
+    d.slices = 1;
     return d;
-}
-
-/* The blocks of a stream-ordered exchange pushed by put (ST_HALO_PUT_*). */
-static size_t put_blocks(const st_halo_plan_t *plan)
-{
-    size_t sent = 0, taken = 0;
-    for (int i = 0; i < plan->node_count; i++)
-        taken += (size_t)(plan->pieces[i].units * plan->pieces[i].unit);
-    for (int i = plan->node_count; i < plan->node_count + plan->push_count; i++)
-        sent += (size_t)(plan->pieces[i].units * plan->pieces[i].unit);
-    const size_t most = sent > taken ? sent : taken;
-    if (most <= ST_HALO_PUT_ONE_BLOCK_MAX)
-        return 1;
-    const size_t blocks = (most + ST_HALO_PUT_BLOCK_BYTES - 1) / ST_HALO_PUT_BLOCK_BYTES;
-    return blocks > ST_HALO_PUT_MAX_BLOCKS ? ST_HALO_PUT_MAX_BLOCKS : blocks;
 }
 
 /* ---- the calls ----------------------------------------------------------------------- */
@@ -543,8 +558,9 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
 
     if (plan == NULL)
         return st_fail(SHARDTAB_ERR_NO_MEMORY, "shardtab_halo_create: malloc of its plan failed");
-    h->form = halo_form(t, all);
-    plan_make(t, all, h->form, h->neighbor, plan);
+    size_t slices;
+    h->form = halo_form(t, all, &slices);
+    plan_make(t, all, h->form, slices, h->neighbor, plan);
     for (int i = 0; i < plan->send_count; i++)
         if (plan->sends[i].bytes > (size_t)INT_MAX) {
             const size_t bytes = plan->sends[i].bytes;
@@ -556,6 +572,8 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
         }
     const int count = plan->node_count + plan->push_count + plan->pack_count + plan->unpack_count;
     const int packed_at = plan->node_count + plan->push_count;
+    const size_t pieces_bytes = (size_t)count * sizeof *h->pieces,
+                 epoch_bytes = ST_HALO_PUT_MAX_SLICES * sizeof(uint64_t);
     h->dims = (int)me->dims;
     coords_of(me, t->rank, h->coord);
     h->send_count = plan->send_count;
@@ -584,9 +602,8 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
         h->recvs = h->sends + plan->send_count;
         memcpy(h->sends, plan->sends, (size_t)plan->send_count * sizeof *h->sends);
         memcpy(h->recvs, plan->recvs, (size_t)plan->recv_count * sizeof *h->recvs);
-        /* the pieces, then one zeroed piece's room: the pushed epoch, the grid's count */
-        status =
-            st_backend()->mem_alloc((size_t)(count + 1) * sizeof *h->pieces, (void **)&h->pieces);
+        /* the pieces, then the pushed epochs, zeroed: one a slice */
+        status = st_backend()->mem_alloc(pieces_bytes + epoch_bytes, (void **)&h->pieces);
     }
     if (status == SHARDTAB_SUCCESS && h->form && plan->inbox_bytes > 0) {
         /* the inbox, every word's flag 0 before the ranks agree (create's end) */
@@ -606,11 +623,14 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
             h->node.epoch = (uint64_t *)(void *)(h->pieces + count);
         }
         h->node.form = h->form;
-        h->put_blocks = h->form == SHARDTAB_HALO_PUSHED_PUT ? put_blocks(plan) : 1;
+        h->node.slices = (int)slices;
         h->pack = device_range(h, plan->pieces, packed_at, plan->pack_count);
         h->unpack = device_range(h, plan->pieces, packed_at + plan->pack_count, plan->unpack_count);
-        status = st_backend()->copy_to_device(h->pieces, plan->pieces,
-                                              (size_t)(count + 1) * sizeof *h->pieces);
+        status = st_backend()->copy_to_device(h->pieces, plan->pieces, pieces_bytes);
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        static const uint64_t zero[ST_HALO_PUT_MAX_SLICES];
+        status = st_backend()->copy_to_device((char *)h->pieces + pieces_bytes, zero, epoch_bytes);
     }
     free(plan);
     return status;

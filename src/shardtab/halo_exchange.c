@@ -30,7 +30,7 @@ static shardtab_status_t run_phase(st_coll_phase_t *p, int phase, shardtab_strea
 }
 
 /* The pieces `what` (this node's, or the staging's), enqueued on stream: the
- * node's pushed (one block, or by put its grid of put_blocks), or with node
+ * node's pushed (one block, or by put a block a slice), or with node
  * peers pulled by a grid between the node's syncs (sync_node), else alone. */
 static shardtab_status_t node_phases(shardtab_halo_t *h, const shardtab_halo_device_t *what,
                                      int sync_node, shardtab_stream_t stream)
@@ -47,7 +47,7 @@ static shardtab_status_t node_phases(shardtab_halo_t *h, const shardtab_halo_dev
     p.args[0] = h->id;
     p.args[1] = st_call_word_pack(ST_STREAM_HALO, 0, 0, 0, 0, h->exchanges);
     p.halo = *what;
-    p.blocks = h->put_blocks;
+    p.blocks = (size_t)what->slices;
     if (sync_node &&
         h->form != SHARDTAB_HALO_PULLED) /* every exchange, pieces or none: the epochs stay alike */
         return run_phase(&p, ST_PHASE_HALO_PUSH, stream);

@@ -34,12 +34,11 @@ struct shardtab_halo {
                                          not (this rank at ST_HALO_SELF), -1 none */
     /* device memory: the node's pieces (pulled through the table, or pushed:
      * taken from the inbox), the pushed sends, then the pieces packed for
-     * other nodes, then those unpacked from them; then the pushed epoch and
-     * the put grid's count (shardtab_halo_device_t.epoch) */
+     * other nodes, then those unpacked from them; then the pushed epochs,
+     * one a slice (shardtab_halo_device_t.epoch) */
     shardtab_halo_piece_t *pieces;
     shardtab_halo_device_t node, pack, unpack;
     int form;            /* how the node's cells move: a shardtab_halo_form (halo.c) */
-    size_t put_blocks;   /* the stream's exchange's blocks (pushed by put: a grid) */
     void *inbox;         /* pushed: this rank's inbox, coherent memory */
     size_t inbox_bytes;  /* of it (0: no neighbour on this node) */
     shardtab_t *inboxes; /* pushed: the table of the node's inboxes */

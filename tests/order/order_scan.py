@@ -201,10 +201,9 @@ BLOCK_ROLES = {
     # ordered by them
     "shardtab_detail_halo_push_block": [None, None, None],
     # ... pushed by put, its send: the first two as the LL form's, the third
-    # after every wave released its cells for the neighbours, the fourth shares
-    # whether this block flags them (the last of the grid to count itself, the
-    # count between two seq_cst fences, as signal_after_blocks's)
-    "shardtab_detail_halo_put_send": [None, None, "block-release", None],
+    # after every wave released its slices' cells for the neighbours (the
+    # flags' release stores follow it)
+    "shardtab_detail_halo_put_send": [None, None, "block-release"],
     # ... and its take: the first has the outcome set before any thread lowers
     # it, the second follows every flag seen (every wave acquires), the third
     # ends the call (every ghost cell stored)

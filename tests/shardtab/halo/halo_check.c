@@ -352,6 +352,12 @@ static shardtab_status_t run(job_t *j)
         printf("# " PROGRAM ": %d ranks, %d nodes, grid %d x %d x %d, %s, %s\n", j->size,
                shardtab_node_count(table), j->grid[0], j->grid[1], j->grid[2],
                j->device ? "device-side" : "stream-ordered", form_names[shardtab_halo_form(halo)]);
+    if (status == SHARDTAB_SUCCESS && j->rank == 0 && shardtab_node_count(table) == 1 &&
+        shardtab_halo_form(halo) == SHARDTAB_HALO_PUSHED_PUT) {
+        shardtab_halo_device_t dev;
+        if (shardtab_halo_device(halo, &dev) == SHARDTAB_SUCCESS)
+            printf("# " PROGRAM ": by put, %d slices a piece\n", dev.slices);
+    }
     for (int k = 0; status == SHARDTAB_SUCCESS && k < (j->device ? 1 : j->rounds); k++) {
         fill(j, &l, host, k);
         status = shardtab_memcpy_to_device(shard, host, l.bytes);
