@@ -26,6 +26,11 @@
  * (ST_PHASE_ONE_BLOCK; up to ST_LL_BYTES, ST_PHASE_LL): its cost is its
  * syncs, not its bandwidth */
 #define ST_ONE_BLOCK_MAX ((size_t)64 << 10)
+/* ... but SHARDTAB_SUM_EXACT only up to this many: its one block adds value
+ * by value (two TwoSums each), which on one H200 under MPS took 17 us at
+ * 16 KiB and 35 us at 64 KiB a rank, where one-shot's grid took 20 us from
+ * 128 KiB (docs/performance.md) */
+#define ST_ONE_BLOCK_EXACT_MAX ((size_t)16 << 10)
 
 /* SHARDTAB_ALL_REDUCE_ALGO and SHARDTAB_ALL_REDUCE_CUTOVER, checked. */
 static shardtab_status_t choose_algorithm(st_call_t *c)
@@ -43,10 +48,12 @@ static shardtab_status_t choose_algorithm(st_call_t *c)
                            "SHARDTAB_ALL_REDUCE_CUTOVER='%s' is not a number of bytes", cut);
         cutover = (size_t)v;
     }
+    const size_t one_block_max =
+        c->op == SHARDTAB_SUM_EXACT ? ST_ONE_BLOCK_EXACT_MAX : ST_ONE_BLOCK_MAX;
     if (algo == NULL || *algo == '\0' || strcmp(algo, "auto") == 0)
-        c->algo = c->bytes <= ST_ONE_BLOCK_MAX && c->bytes <= cutover ? ST_ALGO_ONE_BLOCK
-                  : c->bytes <= cutover                               ? ST_ALGO_ONE_SHOT
-                                                                      : ST_ALGO_TWO_SHOT;
+        c->algo = c->bytes <= one_block_max && c->bytes <= cutover ? ST_ALGO_ONE_BLOCK
+                  : c->bytes <= cutover                            ? ST_ALGO_ONE_SHOT
+                                                                   : ST_ALGO_TWO_SHOT;
     else if (strcmp(algo, "one-block") == 0)
         c->algo = ST_ALGO_ONE_BLOCK;
     else if (strcmp(algo, "one-shot") == 0)
