@@ -12,7 +12,8 @@
  *         }
  *     }
  *
- * One block of each rank of the node calls it; every rank of the node calls
+ * One block of each rank of the node calls it (or the whole grid shares a
+ * large halo: shardtab_halo_exchange_blocks); every rank of the node calls
  * it the same number of times, and calls of the same halo's
  * shardtab_halo_exchange count with them. Only this node's ranks can be
  * reached: shardtab_halo_device refuses a halo whose table spans nodes.
@@ -343,6 +344,31 @@ SHARDTAB_DEVFN int shardtab_halo_exchange_block(const shardtab_signals_t *s,
     shardtab_detail_halo_copy(h, (uint64_t)shardtab_detail_block_thread(),
                               (uint64_t)shardtab_detail_block_threads());
     return shardtab_barrier_block(s); /* its release covers the block's ghost stores */
+}
+
+/** Every thread of every block of a grid of `blocks`, this one `block`
+ * (each block once): the exchange of shardtab_halo_exchange_block, shared
+ * among the blocks where the halo is pushed by put in slices (the
+ * descriptor's slices: above 64 KiB a rank), each block the put and the
+ * take of its own slices, so a persistent solver's whole grid moves a large
+ * halo; any other halo is block 0's alone. A block waits only for its
+ * slices' flags, never for another block. Returns this block's status
+ * (SHARDTAB_WAIT_OK where it had nothing to do); a wait that gave up stops
+ * the node, as shardtab_halo_exchange_block's. Every ghost cell is in place
+ * for the grid after the grid's own sync, which must also come between two
+ * calls (a block may take other slices in the next). */
+SHARDTAB_DEVFN int shardtab_halo_exchange_blocks(const shardtab_signals_t *s,
+                                                 const shardtab_halo_device_t *h, int block,
+                                                 int blocks)
+{
+    if (h->form != SHARDTAB_HALO_PUSHED_PUT || h->slices == 1 || blocks <= 1)
+        return block == 0 ? shardtab_halo_exchange_block(s, h) : SHARDTAB_WAIT_OK;
+    const uint64_t n = (uint64_t)h->slices, s0 = n * (uint64_t)block / (uint64_t)blocks,
+                   s1 = n * (uint64_t)(block + 1) / (uint64_t)blocks;
+    if (s0 == s1)
+        return SHARDTAB_WAIT_OK;
+    const uint64_t e = shardtab_detail_halo_put_send(s, h, s0, s1);
+    return e == 0 ? SHARDTAB_WAIT_ABORTED : shardtab_detail_halo_put_take(s, h, e, s0, s1);
 }
 
 #endif /* SHARDTAB_HALO_DEVICE_H */

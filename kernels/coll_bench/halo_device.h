@@ -1,7 +1,8 @@
 /* halo_device.h - halo_bench's device side: a kernel of one block that makes
  * `iters` device-side halo exchanges back to back (shardtab_halo_exchange_block),
- * as a persistent solver's exchanging block does. halo_device.hip for HIP and
- * CUDA, halo_device_host.c for CPUs. */
+ * as a persistent solver's exchanging block does; or a cooperative grid of
+ * `blocks` sharing each (shardtab_halo_exchange_blocks, the grid's sync after
+ * each). halo_device.hip for HIP and CUDA, halo_device_host.c for CPUs. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef COLL_BENCH_HALO_DEVICE_H
 #define COLL_BENCH_HALO_DEVICE_H
@@ -18,7 +19,7 @@ extern "C" {
 /* 0 or the runtime's code of the launch; a wait that gave up is recorded in
  * the pad (shardtab_signal_check). */
 int halo_device_exchanges(const shardtab_signals_t *sig, const shardtab_halo_device_t *halo,
-                          int iters, void *stream);
+                          int iters, int blocks, void *stream);
 
 #ifdef __cplusplus
 }

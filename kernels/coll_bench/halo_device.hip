@@ -1,5 +1,6 @@
 /* halo_device.hip - halo_bench's device-side exchanges (halo_device.h): one
- * block a rank. HIP for AMD, compiled as CUDA for NVIDIA. */
+ * block a rank, or a cooperative grid sharing each exchange. HIP for AMD,
+ * compiled as CUDA for NVIDIA. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "gpu_runtime.h"
 #include "halo_device.h"
@@ -11,9 +12,28 @@ __global__ void halo_device_kernel(shardtab_signals_t sig, shardtab_halo_device_
             return; /* recorded in the pad */
 }
 
-extern "C" int halo_device_exchanges(const shardtab_signals_t *sig,
-                                     const shardtab_halo_device_t *halo, int iters, void *stream)
+/* a block that gave up goes on to the syncs: the node has stopped */
+__global__ void halo_device_grid_kernel(shardtab_signals_t sig, shardtab_halo_device_t halo,
+                                        int iters)
 {
-    halo_device_kernel<<<1, HALO_DEVICE_THREADS, 0, (hipStream_t)stream>>>(*sig, *halo, iters);
-    return (int)hipGetLastError();
+    for (int i = 0; i < iters; i++) {
+        (void)shardtab_halo_exchange_blocks(&sig, &halo, (int)blockIdx.x, (int)gridDim.x);
+        cooperative_groups::this_grid().sync();
+    }
+}
+
+extern "C" int halo_device_exchanges(const shardtab_signals_t *sig,
+                                     const shardtab_halo_device_t *halo, int iters, int blocks,
+                                     void *stream)
+{
+    if (blocks <= 1) {
+        halo_device_kernel<<<1, HALO_DEVICE_THREADS, 0, (hipStream_t)stream>>>(*sig, *halo, iters);
+        return (int)hipGetLastError();
+    }
+    shardtab_signals_t s = *sig;
+    shardtab_halo_device_t h = *halo;
+    void *args[] = {&s, &h, &iters};
+    return (int)hipLaunchCooperativeKernel((const void *)halo_device_grid_kernel,
+                                           dim3((unsigned)blocks), dim3(HALO_DEVICE_THREADS), args,
+                                           0, (hipStream_t)stream);
 }

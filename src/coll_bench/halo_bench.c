@@ -6,14 +6,15 @@
  *          1024, 2048 and 4096 doubles), on a periodic
  *          column of ranks (each rank's two neighbours across its faces): the
  *          stream-ordered exchange (shardtab_halo_exchange), the device-side one
- *          (shardtab_halo_exchange_block, `--device-iters` in one kernel of one block),
+ *          (shardtab_halo_exchange_block, `--device-iters` in one kernel of one block;
+ *          --device-blocks N: a cooperative grid of N, shardtab_halo_exchange_blocks),
  *          the copy engines moving the same two faces from the neighbours' shards
  *          (shardtab_memcpy_async through the table's mappings, no sync between ranks),
  *          and host-staged MPI (the two edge faces to the host, MPI_Sendrecv with both
  *          neighbours, the two ghost faces back). The ghost faces are compared with the
  *          neighbours' cells after the stream-ordered and the device-side exchanges.
  * USAGE    mpirun -np <ranks> halo_bench [--repeats R] [--iters N] [--device-iters N]
- *                 [--small] [--latency] [--allow-shared-gpu]
+ *                 [--device-blocks N] [--small] [--latency] [--allow-shared-gpu]
  * NOTES    Stream side: warm-up calls first, then R repeats, each after an MPI_Barrier,
  *          of N calls back to back with the stream drained at the end; a repeat's time
  *          per call is the max over ranks; the median of the repeats is printed.
@@ -40,7 +41,7 @@
 #endif
 
 typedef struct hb_options {
-    int repeats, iters, device_iters, small, latency, allow_shared_gpu;
+    int repeats, iters, device_iters, device_blocks, small, latency, allow_shared_gpu;
 } hb_options_t;
 
 #define FIELD(member) APP_OPT_FIELD(hb_options_t, member)
@@ -51,6 +52,8 @@ static const app_opt_t option_rows[] = {
                     "stream-side calls a repeat (default 200)"),
     APP_OPT_INT_ROW("device-iters", 0, NULL, "N", FIELD(device_iters), 1, 1000000,
                     "device-side exchanges in one kernel (default 1000)"),
+    APP_OPT_INT_ROW("device-blocks", 0, NULL, "N", FIELD(device_blocks), 1, 64,
+                    "the device-side kernel's blocks, sharing each exchange (default 1)"),
     APP_OPT_FLAG_ROW("small", 0, FIELD(small), "faces of 64 doubles (a quick check)"),
     APP_OPT_FLAG_ROW("latency", 0, FIELD(latency), "faces of 64 to 4096 doubles, w 1"),
     APP_OPT_FLAG_ROW("allow-shared-gpu", 0, FIELD(allow_shared_gpu), "let ranks share a device"),
@@ -159,7 +162,7 @@ static shardtab_status_t call_device(hb_run_t *r)
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_halo_device(r->halo, &dev);
     if (status == SHARDTAB_SUCCESS &&
-        halo_device_exchanges(&sig, &dev, r->o->device_iters, r->stream) != 0)
+        halo_device_exchanges(&sig, &dev, r->o->device_iters, r->o->device_blocks, r->stream) != 0)
         status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "launch of the device-side exchanges");
     return status;
 }
@@ -296,7 +299,7 @@ int main(int argc, char **argv)
         {"2d 2048 w1", 2, 2048, 1}, {"2d 4096 w1", 2, 4096, 1},
     };
     shardtab_init_params_t init = {0};
-    hb_options_t o = {7, 200, 1000, 0, 0, 0};
+    hb_options_t o = {7, 200, 1000, 1, 0, 0, 0};
     hb_run_t r;
     char err[200];
     long long wrong = 0;
@@ -340,9 +343,10 @@ int main(int argc, char **argv)
         shardtab_device_info_t info;
         (void)shardtab_device_info(&info);
         printf("# halo_bench: %d ranks, %d nodes, backend %s, device %s; a periodic column, "
-               "median of %d repeats, the slowest rank's time per exchange\n",
+               "median of %d repeats, the slowest rank's time per exchange; device-side by "
+               "%d block%s\n",
                r.size, shardtab_node_count(r.table), shardtab_backend_name(info.backend), info.name,
-               o.repeats);
+               o.repeats, o.device_blocks, o.device_blocks == 1 ? "" : "s");
         printf("# %-15s %10s %10s %10s %10s %10s %8s %8s %7s\n", "shape", "bytes", "stream(us)",
                "device(us)", "copy(us)", "mpi(us)", "str/copy", "dev/copy", "#wrong");
     }

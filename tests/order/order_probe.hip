@@ -538,18 +538,17 @@ ORDER_PROBE(probe_halo_put_block,
     status[threadIdx.x] = shardtab_detail_halo_put_block(&sig, &halo);
 }
 
-/* The same over a grid (the stream's kernel above 64 KiB), a block a
- * slice: each block's slice of the cells out, every wave's release and the
- * block's barrier, the slice's flags (release stores); then the block's
- * take of its slice, as above. */
+/* The same shared by a grid (shardtab_halo_exchange_blocks; the stream's
+ * kernel above 64 KiB runs the same send and take, a block a slice): each
+ * block's slices of the cells out, every wave's release and the block's
+ * barrier, the slices' flags (release stores); then the block's take of its
+ * slices, as above; any other form, block 0's shardtab_halo_exchange_block. */
 ORDER_PROBE(probe_halo_put_grid,
             "seq-cst-fence, block-release, release-store, poll, acquire-fence, block-acquire")
 (shardtab_signals_t sig, shardtab_halo_device_t halo, int *status)
 {
-    const uint64_t e = shardtab_detail_halo_put_send(&sig, &halo, blockIdx.x, blockIdx.x + 1);
     status[threadIdx.x] =
-        e == 0 ? (int)SHARDTAB_WAIT_ABORTED
-               : shardtab_detail_halo_put_take(&sig, &halo, e, blockIdx.x, blockIdx.x + 1);
+        shardtab_halo_exchange_blocks(&sig, &halo, (int)blockIdx.x, (int)gridDim.x);
 }
 /* shardtab_halo_exchange_block: pushed, as the probe above; pulled, the
  * block's barrier (this rank's stores released, the neighbours' acquired),

@@ -12,13 +12,16 @@
  * USAGE    mpiexec -n <ranks> ./halo_check --grid G0[,G1[,G2]] [--block N0,..]
  *                 [--ghost W0,..] [--periodic P0,..] [--elem B] [--corners]
  *                 [--uneven] [--pad P] [--offset B] [--rounds R] [--device]
+ *                 [--device-blocks N]
  *                 [--fault grid|ghost|overlap|past|differ|face|skip|plant]
  *                 [--fault-rank R] [--allow-shared-gpu]
  * NOTES    The grid's length is the halo's dims. --uneven: a rank's block is one
  *          cell longer on each axis where its coordinate is odd (a face's two
  *          sides still agree). --pad P: rows and planes P cells apart more than
  *          packed (strides given, not packed). --device: the rounds are made by
- *          one kernel, shardtab_halo_exchange_block, and checked at its end.
+ *          one kernel, shardtab_halo_exchange_block, and checked at its end;
+ *          --device-blocks N: by a grid of N blocks, each round every block's
+ *          shardtab_halo_exchange_blocks, then the grid's sync.
  *          A fault makes one rank (default the last) call create otherwise
  *          (grid: every rank), each refused on every rank with one message,
  *          exit 2; skip: that rank never calls the exchange, and every rank
@@ -47,7 +50,7 @@
 static const char *const form_names[] = {"pulled", "pushed-ll", "pushed-put"};
 
 typedef struct job {
-    int rank, size, dims, rounds, corners, uneven, device, allow_shared;
+    int rank, size, dims, rounds, corners, uneven, device, device_blocks, allow_shared;
     int grid[D], periodic[D];
     size_t block[D], ghost[D], elem, pad, offset;
     const char *fault;
@@ -94,6 +97,7 @@ static void parse(int argc, char **argv, job_t *j, char *err, size_t bytes)
     j->rounds = 3;
     j->elem = 8;
     j->fault_rank = -1;
+    j->device_blocks = 1;
     for (int a = 0; a < D; a++) {
         j->grid[a] = 1;
         j->block[a] = 5;
@@ -124,6 +128,9 @@ static void parse(int argc, char **argv, job_t *j, char *err, size_t bytes)
         } else if (strcmp(o, "--periodic") == 0 && (n = parse_list(val, 0, 1, v)) > 0) {
             for (int a = 0; a < D; a++)
                 j->periodic[a] = (int)v[a < n ? a : n - 1];
+        } else if (strcmp(o, "--device-blocks") == 0 && parse_list(val, 1, 64, v) == 1) {
+            j->device = 1;
+            j->device_blocks = (int)v[0];
         } else if (strcmp(o, "--elem") == 0 && parse_list(val, 1, 64, v) == 1) {
             j->elem = (size_t)v[0];
         } else if (strcmp(o, "--pad") == 0 && parse_list(val, 0, 64, v) == 1) {
@@ -369,7 +376,8 @@ static shardtab_status_t run(job_t *j)
             status = shardtab_signals(table, &sig);
             if (status == SHARDTAB_SUCCESS)
                 status = shardtab_halo_device(halo, &dev);
-            if (status == SHARDTAB_SUCCESS && halo_device_launch(&sig, &dev, j->rounds, stream))
+            if (status == SHARDTAB_SUCCESS &&
+                halo_device_launch(&sig, &dev, j->rounds, j->device_blocks, stream))
                 status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "launch failed");
         } else if (status == SHARDTAB_SUCCESS && !(skip && j->rank == j->fault_rank)) {
             status = shardtab_halo_exchange(halo, stream);

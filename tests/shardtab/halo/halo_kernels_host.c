@@ -1,14 +1,22 @@
 /* halo_kernels_host.c - halo_check's device-side exchanges on the host
- * backend (halo_kernels.h): the same device code, run now by this thread. */
+ * backend (halo_kernels.h): the same device code, run now by this thread; a
+ * grid's blocks one after another, each exchange's every block before the
+ * next exchange (the grid's sync). */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "halo_kernels.h"
 
 int halo_device_launch(const shardtab_signals_t *sig, const shardtab_halo_device_t *halo, int iters,
-                       void *stream)
+                       int blocks, void *stream)
 {
     (void)stream;
-    for (int i = 0; i < iters; i++)
-        if (shardtab_halo_exchange_block(sig, halo) != SHARDTAB_WAIT_OK)
+    for (int i = 0; i < iters; i++) {
+        int status = SHARDTAB_WAIT_OK;
+        if (blocks <= 1)
+            status = shardtab_halo_exchange_block(sig, halo);
+        for (int b = 0; b < blocks && blocks > 1 && status == SHARDTAB_WAIT_OK; b++)
+            status = shardtab_halo_exchange_blocks(sig, halo, b, blocks);
+        if (status != SHARDTAB_WAIT_OK)
             break; /* recorded in the pad */
+    }
     return 0;
 }
