@@ -356,7 +356,9 @@ SHARDTAB_DEVFN int shardtab_halo_exchange_block(const shardtab_signals_t *s,
  * (SHARDTAB_WAIT_OK where it had nothing to do); a wait that gave up stops
  * the node, as shardtab_halo_exchange_block's. Every ghost cell is in place
  * for the grid after the grid's own sync, which must also come between two
- * calls (a block may take other slices in the next). */
+ * calls (a block may take other slices in the next). Its paths take many
+ * registers (halo_bench's grid kernel: 166 a thread for sm_90): such a
+ * kernel's blocks may need to be of 256 threads or fewer. */
 SHARDTAB_DEVFN int shardtab_halo_exchange_blocks(const shardtab_signals_t *s,
                                                  const shardtab_halo_device_t *h, int block,
                                                  int blocks)

@@ -13,8 +13,11 @@
 extern "C" {
 #endif
 
-/* the block's threads on a GPU */
+/* the block's threads on a GPU; a cooperative grid's blocks take fewer: its
+ * kernel (every form's paths and the grid's sync) takes 166 registers a
+ * thread for sm_90, and 512 threads of it do not fit a multiprocessor's 64 Ki */
 #define HALO_DEVICE_THREADS 512
+#define HALO_DEVICE_GRID_THREADS 256
 
 /* 0 or the runtime's code of the launch; a wait that gave up is recorded in
  * the pad (shardtab_signal_check). */

@@ -34,6 +34,6 @@ extern "C" int halo_device_exchanges(const shardtab_signals_t *sig,
     shardtab_halo_device_t h = *halo;
     void *args[] = {&s, &h, &iters};
     return (int)hipLaunchCooperativeKernel((const void *)halo_device_grid_kernel,
-                                           dim3((unsigned)blocks), dim3(HALO_DEVICE_THREADS), args,
-                                           0, (hipStream_t)stream);
+                                           dim3((unsigned)blocks), dim3(HALO_DEVICE_GRID_THREADS),
+                                           args, 0, (hipStream_t)stream);
 }

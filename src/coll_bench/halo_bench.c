@@ -161,9 +161,14 @@ static shardtab_status_t call_device(hb_run_t *r)
     shardtab_status_t status = shardtab_signals(r->table, &sig);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_halo_device(r->halo, &dev);
-    if (status == SHARDTAB_SUCCESS &&
-        halo_device_exchanges(&sig, &dev, r->o->device_iters, r->o->device_blocks, r->stream) != 0)
-        status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "launch of the device-side exchanges");
+    const int launched =
+        status == SHARDTAB_SUCCESS
+            ? halo_device_exchanges(&sig, &dev, r->o->device_iters, r->o->device_blocks, r->stream)
+            : 0;
+    if (launched != 0)
+        status = shardtab_error_set(SHARDTAB_ERR_DEVICE,
+                                    "launch of the device-side exchanges failed (runtime error %d)",
+                                    launched);
     return status;
 }
 
