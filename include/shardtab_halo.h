@@ -92,8 +92,8 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
 /** Fills every ghost cell that has a neighbour from that neighbour's
  * interior. Enqueued on stream after the table's last barrier or
  * collective; the host backend runs it now. Pushed (shardtab_halo_form):
- * one kernel (one block; by put above 64 KiB a grid), each rank storing its cells into its
- * neighbours' inboxes (as LL words, or by put with a flag each) and taking
+ * one kernel (one block; by put above 64 KiB a block a slice), each rank storing its cells
+ * into its neighbours' inboxes (as LL words, or by put with a flag a slice) and taking
  * its own, one way, with no barrier (a rank that calls something else
  * instead leaves its neighbours' waits to give up at the table's limit).
  * Pulled: a grid between two node

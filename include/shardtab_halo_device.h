@@ -3,12 +3,12 @@
  * whose kernel owns its iterations (a persistent kernel), and the body of
  * the stream-ordered exchange's pushed forms: no host in the loop.
  *
- *     __global__ void solve(shardtab_signals_t sig, shardtab_halo_device_t halo, ...) {
+ *     __global__ void solve(shardtab_signals_t sig, shardtab_halo_device_t halo, int *stop) {
  *         for (int it = 0; it < n; it++) {
- *             if (blockIdx.x == 0 &&
- *                 shardtab_halo_exchange_block(&sig, &halo) != SHARDTAB_WAIT_OK)
- *                 ...stop: the host reports why (shardtab_signal_check)
- *             ...the grid's own sync, then the sweep
+ *             if (blockIdx.x == 0 && shardtab_halo_exchange_block(&sig, &halo) != 0)
+ *                 *stop = 1;     // why: shardtab_signal_check, on the host
+ *             ...the grid's own sync, by every block; then all return if *stop (volatile)
+ *             ...the sweep
  *         }
  *     }
  *
@@ -290,8 +290,9 @@ SHARDTAB_DEVFN int shardtab_detail_halo_put_take(const shardtab_signals_t *s,
             if (shardtab_aborted(s)) {
                 why = SHARDTAB_WAIT_ABORTED;
             } else if (waited > s->timeout_ticks) {
-                shardtab_detail_give_up(s, (int)(i / (uint32_t)n), SHARDTAB_DETAIL_CMP_HALO_FLAG, e,
-                                        seen, waited);
+                shardtab_detail_give_up(
+                    s, (int)SHARDTAB_DETAIL_HALO_FLAG_AT(i / (uint32_t)n, s0 + i % (uint32_t)n),
+                    SHARDTAB_DETAIL_CMP_HALO_FLAG, e, seen, waited);
                 why = SHARDTAB_WAIT_TIMED_OUT;
             }
             if (why != SHARDTAB_WAIT_OK)
@@ -356,14 +357,20 @@ SHARDTAB_DEVFN int shardtab_halo_exchange_block(const shardtab_signals_t *s,
  * (SHARDTAB_WAIT_OK where it had nothing to do); a wait that gave up stops
  * the node, as shardtab_halo_exchange_block's. Every ghost cell is in place
  * for the grid after the grid's own sync, which must also come between two
- * calls (a block may take other slices in the next). Its paths take many
- * registers (halo_bench's grid kernel: 166 a thread for sm_90): such a
- * kernel's blocks may need to be of 256 threads or fewer. */
+ * calls (a block may take other slices in the next). The blocks' statuses
+ * differ where a wait gave up: every block must still reach the grid's
+ * sync, and the grid decide to stop after it, from one word every block
+ * reads (the file's example), never a block leave alone (the others would
+ * wait in the sync, which has no limit). block outside [0, blocks): nothing
+ * to do. The exchange's paths take many registers: a kernel's blocks may
+ * need to be smaller (docs/performance.md). */
 SHARDTAB_DEVFN int shardtab_halo_exchange_blocks(const shardtab_signals_t *s,
                                                  const shardtab_halo_device_t *h, int block,
                                                  int blocks)
 {
-    if (h->form != SHARDTAB_HALO_PUSHED_PUT || h->slices == 1 || blocks <= 1)
+    if (block < 0 || block >= blocks)
+        return SHARDTAB_WAIT_OK;
+    if (h->form != SHARDTAB_HALO_PUSHED_PUT || h->slices == 1 || blocks == 1)
         return block == 0 ? shardtab_halo_exchange_block(s, h) : SHARDTAB_WAIT_OK;
     const uint64_t n = (uint64_t)h->slices, s0 = n * (uint64_t)block / (uint64_t)blocks,
                    s1 = n * (uint64_t)(block + 1) / (uint64_t)blocks;

@@ -135,6 +135,11 @@ SHARDTAB_DEVFN int shardtab_detail_ll_ahead(uint32_t got, uint64_t e)
 /* ... and when a halo exchange pushed by put waits for a flag: "index" the
  * piece whose flag it is, "want" the exchange */
 #define SHARDTAB_DETAIL_CMP_HALO_FLAG 5
+/* ... whose slot is the piece and the slice of the flag (a piece's index is
+ * below SHARDTAB_HALO_MAX_PIECES < 32) */
+#define SHARDTAB_DETAIL_HALO_FLAG_AT(piece, slice) ((uint64_t)(piece) + 32 * (uint64_t)(slice))
+#define SHARDTAB_DETAIL_HALO_FLAG_PIECE(at) ((at) % 32)
+#define SHARDTAB_DETAIL_HALO_FLAG_SLICE(at) ((at) / 32)
 /* SHARDTAB_WAIT_MISUSE reasons of the LL calls, in the record's "want",
  * numbered apart from the collectives' */
 enum {

@@ -2,10 +2,10 @@
  * shardtab/halo_types.h - what a halo exchange moves, as the device sees it:
  * its pieces (boxes of cells, each from one shard into another) and the
  * descriptor a kernel takes (shardtab_halo_device_t, from
- * shardtab_halo_device), with the one copy loop every backend runs: the
- * stream-ordered exchange's kernels, the device-side
- * shardtab_halo_exchange_block, the host backend's C, and the packing of
- * the cells that cross nodes. API types, documented here; the loop is detail.
+ * shardtab_halo_device), with the copy loops every backend runs (a few
+ * units of a piece; the pulled pieces and the packing of the cells that
+ * cross nodes), for the stream-ordered exchange's kernels, the device-side
+ * calls and the host backend's C. API types, documented here; the loops are detail.
  * No MPI and no GPU runtime header. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef SHARDTAB_HALO_TYPES_H
@@ -48,7 +48,7 @@ typedef struct shardtab_halo_piece {
 enum shardtab_halo_form {
     SHARDTAB_HALO_PULLED = 0,    /**< through the table between two node barriers */
     SHARDTAB_HALO_PUSHED_LL = 1, /**< into the neighbours' inboxes as LL words */
-    SHARDTAB_HALO_PUSHED_PUT = 2 /**< into the neighbours' inboxes, then a flag each */
+    SHARDTAB_HALO_PUSHED_PUT = 2 /**< into the neighbours' inboxes, then a flag a slice */
 };
 
 /** A halo as a kernel takes it (by value): shardtab_halo_device fills it.

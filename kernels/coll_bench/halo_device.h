@@ -1,4 +1,4 @@
-/* halo_device.h - halo_bench's device side: a kernel of one block that makes
+/* halo_device.h - halo_bench's and halo_check's device side: a kernel of one block that makes
  * `iters` device-side halo exchanges back to back (shardtab_halo_exchange_block),
  * as a persistent solver's exchanging block does; or a cooperative grid of
  * `blocks` sharing each (shardtab_halo_exchange_blocks, the grid's sync after

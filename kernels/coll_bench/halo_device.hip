@@ -1,4 +1,4 @@
-/* halo_device.hip - halo_bench's device-side exchanges (halo_device.h): one
+/* halo_device.hip - halo_bench's and halo_check's device-side exchanges (halo_device.h): one
  * block a rank, or a cooperative grid sharing each exchange. HIP for AMD,
  * compiled as CUDA for NVIDIA. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */

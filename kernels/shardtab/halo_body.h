@@ -1,8 +1,8 @@
 /* halo_body.h - the stream-ordered halo exchange's phases (halo_exchange.c),
  * one body for every backend beside the collectives' (collective_body.h): a
- * pushed exchange whole in one block (ST_PHASE_HALO_PUSH:
- * shardtab_halo_device.h's LL words or put with flags, the body that
- * shardtab_halo_exchange_block runs in a kernel), or a pulled one, each rank
+ * pushed exchange whole (ST_PHASE_HALO_PUSH: shardtab_halo_device.h's LL
+ * words in one block, or put with flags, a block a slice: the bodies that
+ * the device-side calls run in a kernel), or a pulled one, each rank
  * reading its neighbours' cells through the table and writing only its own
  * ghost cells: the pieces copied by a grid (ST_PHASE_HALO) between two
  * ordered syncs. */

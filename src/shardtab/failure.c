@@ -294,16 +294,19 @@ static shardtab_status_t pad_failure(const shardtab_t *t, const uint64_t *header
     }
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT &&
         header[SHARDTAB_PAD_ERR_CMP] == SHARDTAB_DETAIL_CMP_HALO_FLAG)
-        return st_fail(SHARDTAB_ERR_TIMEOUT,
-                       "a device-side wait gave up after %.2f s (limit %.3g s, "
-                       "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for the flag of piece %llu "
-                       "of its halo inbox to be %llu (a halo exchange pushed by put), and it "
-                       "held %llu; a neighbour is late, stuck or gone, or called something "
-                       "else, or fewer exchanges of this halo",
-                       (double)header[SHARDTAB_PAD_ERR_TICKS] / t->clock_hz, t->wait_timeout_s,
-                       t->node_rank, (unsigned long long)header[SHARDTAB_PAD_ERR_SLOT],
-                       (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
-                       (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
+        return st_fail(
+            SHARDTAB_ERR_TIMEOUT,
+            "a device-side wait gave up after %.2f s (limit %.3g s, "
+            "SHARDTAB_WAIT_TIMEOUT): node rank %d waited for the flag of piece %llu, "
+            "slice %llu, of its halo inbox to be %llu (a halo exchange pushed by "
+            "put), and it "
+            "held %llu; a neighbour is late, stuck or gone, or called something "
+            "else, or fewer exchanges of this halo",
+            (double)header[SHARDTAB_PAD_ERR_TICKS] / t->clock_hz, t->wait_timeout_s, t->node_rank,
+            (unsigned long long)SHARDTAB_DETAIL_HALO_FLAG_PIECE(header[SHARDTAB_PAD_ERR_SLOT]),
+            (unsigned long long)SHARDTAB_DETAIL_HALO_FLAG_SLICE(header[SHARDTAB_PAD_ERR_SLOT]),
+            (unsigned long long)header[SHARDTAB_PAD_ERR_WANT],
+            (unsigned long long)header[SHARDTAB_PAD_ERR_SEEN]);
     if (header[SHARDTAB_PAD_STATUS] == SHARDTAB_WAIT_TIMED_OUT) {
         describe_index(t, header[SHARDTAB_PAD_ERR_SLOT], what, sizeof what);
         return st_fail(SHARDTAB_ERR_TIMEOUT,

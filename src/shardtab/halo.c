@@ -32,9 +32,9 @@
 #define ST_HALO_LL_MAX ((size_t)8 << 10)
 /* Otherwise it is pushed by put when every rank's ghost cells take at most
  * this many bytes (its inbox twice as many, two halves), one way; above, a
- * grid pulls them between two syncs. On an H100 the put took 0.8x the pull's
- * time stream-ordered from 256 KiB to 1 MiB, but 1.2-1.5x device-side at
- * 1 MiB (one block moves the cells twice; docs/performance.md). */
+ * grid pulls them between two syncs. On an H100 the put's first grid took
+ * 0.8x the pull's time stream-ordered from 256 KiB to 1 MiB
+ * (results/journey.md); above 1 MiB the put was not measured. */
 #define ST_HALO_PUT_MAX ((size_t)1 << 20)
 /* Pushed by put, every piece is cut into slices, each with its own flag,
  * the same number on every rank: one while every rank's ghost cells take at

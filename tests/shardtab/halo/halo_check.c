@@ -12,7 +12,7 @@
  * USAGE    mpiexec -n <ranks> ./halo_check --grid G0[,G1[,G2]] [--block N0,..]
  *                 [--ghost W0,..] [--periodic P0,..] [--elem B] [--corners]
  *                 [--uneven] [--pad P] [--offset B] [--rounds R] [--device]
- *                 [--device-blocks N]
+ *                 [--device-blocks N] [--pipelined]
  *                 [--fault grid|ghost|overlap|past|differ|face|skip|plant]
  *                 [--fault-rank R] [--allow-shared-gpu]
  * NOTES    The grid's length is the halo's dims. --uneven: a rank's block is one
@@ -21,7 +21,12 @@
  *          packed (strides given, not packed). --device: the rounds are made by
  *          one kernel, shardtab_halo_exchange_block, and checked at its end;
  *          --device-blocks N: by a grid of N blocks, each round every block's
- *          shardtab_halo_exchange_blocks, then the grid's sync.
+ *          shardtab_halo_exchange_blocks, then the grid's sync. --pipelined:
+ *          the stream-ordered rounds back to back, no sync between them (each
+ *          round's cells copied in, the exchange, the shard copied out, all on
+ *          the stream), so that a rank runs ahead of its neighbours and puts
+ *          into an inbox's other half while they still take from this one;
+ *          every round checked at the end.
  *          A fault makes one rank (default the last) call create otherwise
  *          (grid: every rank), each refused on every rank with one message,
  *          exit 2; skip: that rank never calls the exchange, and every rank
@@ -38,7 +43,7 @@
 #include <mpi.h>
 
 #include "check_program.h"
-#include "halo_kernels.h"
+#include "halo_device.h"
 #include "shardtab_halo.h"
 #include "test_stream.h"
 
@@ -50,7 +55,7 @@
 static const char *const form_names[] = {"pulled", "pushed-ll", "pushed-put"};
 
 typedef struct job {
-    int rank, size, dims, rounds, corners, uneven, device, device_blocks, allow_shared;
+    int rank, size, dims, rounds, corners, uneven, device, device_blocks, pipelined, allow_shared;
     int grid[D], periodic[D];
     size_t block[D], ghost[D], elem, pad, offset;
     const char *fault;
@@ -111,6 +116,8 @@ static void parse(int argc, char **argv, job_t *j, char *err, size_t bytes)
             j->uneven = 1;
         } else if (strcmp(o, "--device") == 0) {
             j->device = 1;
+        } else if (strcmp(o, "--pipelined") == 0) {
+            j->pipelined = 1;
         } else if (strcmp(o, "--allow-shared-gpu") == 0) {
             j->allow_shared = 1;
         } else if (val == NULL) {
@@ -292,6 +299,40 @@ static size_t verify(const job_t *j, const layout_t *l, const unsigned char *hos
 
 /* ---- the run -------------------------------------------------------------------------- */
 
+/* --pipelined: every round enqueued back to back, then every round checked */
+static shardtab_status_t run_pipelined(const job_t *j, const layout_t *l, void *shard,
+                                       shardtab_t *table, shardtab_halo_t *halo, void *stream)
+{
+    const size_t bytes = l->bytes, rounds = (size_t)j->rounds;
+    unsigned char *in = malloc(rounds * bytes), *out = malloc(rounds * bytes);
+    shardtab_status_t status =
+        in && out ? SHARDTAB_SUCCESS
+                  : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the rounds failed");
+    size_t wrong = 0;
+
+    for (int k = 0; status == SHARDTAB_SUCCESS && k < j->rounds; k++)
+        fill(j, l, in + (size_t)k * bytes, k);
+    status = shardtab_agree(MPI_COMM_WORLD, status);
+    for (int k = 0; status == SHARDTAB_SUCCESS && k < j->rounds; k++) {
+        status = shardtab_memcpy_async(shard, in + (size_t)k * bytes, bytes, stream);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_halo_exchange(halo, stream);
+        if (status == SHARDTAB_SUCCESS)
+            status = shardtab_memcpy_async(out + (size_t)k * bytes, shard, bytes, stream);
+    }
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_stream_synchronize(stream);
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_signal_check(table);
+    for (int k = 0; status == SHARDTAB_SUCCESS && k < j->rounds && wrong == 0; k++)
+        if ((wrong = verify(j, l, out + (size_t)k * bytes, k)) > 0)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "round %d: %zu cells of rank %d wrong",
+                                        k, wrong, j->rank);
+    free(in);
+    free(out);
+    return shardtab_agree(MPI_COMM_WORLD, status);
+}
+
 /* the params, with this rank's fault if it is the fault rank */
 static shardtab_halo_params_t params_of(const job_t *j, const layout_t *l, size_t shard_bytes)
 {
@@ -365,7 +406,11 @@ static shardtab_status_t run(job_t *j)
         if (shardtab_halo_device(halo, &dev) == SHARDTAB_SUCCESS)
             printf("# " PROGRAM ": by put, %d slices a piece\n", dev.slices);
     }
-    for (int k = 0; status == SHARDTAB_SUCCESS && k < (j->device ? 1 : j->rounds); k++) {
+    if (status == SHARDTAB_SUCCESS && j->pipelined && !j->device)
+        status = run_pipelined(j, &l, shard, table, halo, stream);
+    for (int k = 0; status == SHARDTAB_SUCCESS && !(j->pipelined && !j->device) &&
+                    k < (j->device ? 1 : j->rounds);
+         k++) {
         fill(j, &l, host, k);
         status = shardtab_memcpy_to_device(shard, host, l.bytes);
         if (status == SHARDTAB_SUCCESS) /* every rank's cells in place before any exchange */
@@ -377,7 +422,7 @@ static shardtab_status_t run(job_t *j)
             if (status == SHARDTAB_SUCCESS)
                 status = shardtab_halo_device(halo, &dev);
             if (status == SHARDTAB_SUCCESS &&
-                halo_device_launch(&sig, &dev, j->rounds, j->device_blocks, stream))
+                halo_device_exchanges(&sig, &dev, j->rounds, j->device_blocks, stream))
                 status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "launch failed");
         } else if (status == SHARDTAB_SUCCESS && !(skip && j->rank == j->fault_rank)) {
             status = shardtab_halo_exchange(halo, stream);
@@ -400,7 +445,9 @@ static shardtab_status_t run(job_t *j)
     }
     if (status == SHARDTAB_SUCCESS && j->rank == 0)
         printf("# " PROGRAM ": %d %s exchanges OK, every cell byte for byte\n", j->rounds,
-               j->device ? "device-side" : "stream-ordered");
+               j->device      ? "device-side"
+               : j->pipelined ? "stream-ordered (pipelined)"
+                              : "stream-ordered");
     shardtab_status_t released = shardtab_halo_destroy(&halo);
     /* a bounded MPI step that gave up leaves the ranks out of step: the table's
      * destroy would be refused, its message in the place of this one; the job
