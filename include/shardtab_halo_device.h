@@ -311,12 +311,22 @@ SHARDTAB_DEVFN int shardtab_detail_halo_put_take(const shardtab_signals_t *s,
     return got == 2 ? SHARDTAB_WAIT_OK : got == 0 ? SHARDTAB_WAIT_TIMED_OUT : SHARDTAB_WAIT_ABORTED;
 }
 
+/* Every thread of one block: slices [s0, s1) of the exchange pushed by put,
+ * their send, then their take (the stream's kernel: a slice a block; a
+ * kernel's own call: every slice, or a grid's share). */
+SHARDTAB_DEVFN int shardtab_detail_halo_put_slices(const shardtab_signals_t *s,
+                                                   const shardtab_halo_device_t *h, uint64_t s0,
+                                                   uint64_t s1)
+{
+    const uint64_t e = shardtab_detail_halo_put_send(s, h, s0, s1);
+    return e == 0 ? SHARDTAB_WAIT_ABORTED : shardtab_detail_halo_put_take(s, h, e, s0, s1);
+}
+
 /* Every thread of one block: the exchange pushed by put, whole (every slice). */
 SHARDTAB_DEVFN int shardtab_detail_halo_put_block(const shardtab_signals_t *s,
                                                   const shardtab_halo_device_t *h)
 {
-    const uint64_t slices = (uint64_t)h->slices, e = shardtab_detail_halo_put_send(s, h, 0, slices);
-    return e == 0 ? SHARDTAB_WAIT_ABORTED : shardtab_detail_halo_put_take(s, h, e, 0, slices);
+    return shardtab_detail_halo_put_slices(s, h, 0, (uint64_t)h->slices);
 }
 
 /* Every thread of one block: a pushed exchange, in its form. */
@@ -374,10 +384,7 @@ SHARDTAB_DEVFN int shardtab_halo_exchange_blocks(const shardtab_signals_t *s,
         return block == 0 ? shardtab_halo_exchange_block(s, h) : SHARDTAB_WAIT_OK;
     const uint64_t n = (uint64_t)h->slices, s0 = n * (uint64_t)block / (uint64_t)blocks,
                    s1 = n * (uint64_t)(block + 1) / (uint64_t)blocks;
-    if (s0 == s1)
-        return SHARDTAB_WAIT_OK;
-    const uint64_t e = shardtab_detail_halo_put_send(s, h, s0, s1);
-    return e == 0 ? SHARDTAB_WAIT_ABORTED : shardtab_detail_halo_put_take(s, h, e, s0, s1);
+    return s0 == s1 ? SHARDTAB_WAIT_OK : shardtab_detail_halo_put_slices(s, h, s0, s1);
 }
 
 #endif /* SHARDTAB_HALO_DEVICE_H */

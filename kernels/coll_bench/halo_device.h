@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* the block's threads on a GPU; a cooperative grid's blocks take fewer: its
- * kernel (every form's paths and the grid's sync) takes 166 registers a
+ * kernel (every form's paths and the grid's sync) takes 164 registers a
  * thread for sm_90, and 512 threads of it do not fit a multiprocessor's 64 Ki */
 #define HALO_DEVICE_THREADS 512
 #define HALO_DEVICE_GRID_THREADS 256

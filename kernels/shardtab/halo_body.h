@@ -27,9 +27,7 @@ SHARDTAB_DEVFN int st_body_halo_push(const st_coll_phase_t *p, size_t block)
 {
     if (p->halo.form != SHARDTAB_HALO_PUSHED_PUT)
         return shardtab_detail_halo_push_block(&p->sig, &p->halo);
-    const uint64_t e = shardtab_detail_halo_put_send(&p->sig, &p->halo, block, block + 1);
-    return e == 0 ? SHARDTAB_WAIT_ABORTED
-                  : shardtab_detail_halo_put_take(&p->sig, &p->halo, e, block, block + 1);
+    return shardtab_detail_halo_put_slices(&p->sig, &p->halo, block, block + 1);
 }
 
 #endif /* ST_HALO_BODY_H */
