@@ -461,13 +461,15 @@ SHARDTAB_DEVFN void shardtab_detail_exact_few_add(shardtab_detail_exact_few_t *f
         f->spilled = 1;
         return;
     }
+    f->hi = hi;
+    if (err == 0.0) /* the add was exact, as most of floats (as doubles) are: lo stays */
+        return;
     const double lo = shardtab_detail_exact_two_sum(f->lo, err, &escaped);
     if (escaped != 0.0) {
         shardtab_detail_exact_few_spill(f->limbs, hi, lo, escaped);
         f->spilled = 1;
         return;
     }
-    f->hi = hi;
     f->lo = lo;
 }
 
@@ -478,11 +480,12 @@ SHARDTAB_DEVFN double shardtab_detail_exact_word_value(int type, uint64_t w)
                                   : shardtab_detail_bits_double(w);
 }
 
-/* Adds one value word of the type (SHARDTAB_FLOAT in the low half, or
+/* One value word of the type (SHARDTAB_FLOAT in the low half, or
  * SHARDTAB_DOUBLE): an inf or NaN is noted, not summed, so that the result's
- * rule depends on no order (shardtab_types.h's SHARDTAB_SUM_EXACT). */
-SHARDTAB_DEVFN void shardtab_detail_exact_few_add_word(shardtab_detail_exact_few_t *f, int type,
-                                                       uint64_t w)
+ * rule depends on no order (shardtab_types.h's SHARDTAB_SUM_EXACT), and 0
+ * returned; else 1, its value in *x, -0.0 tracked. */
+SHARDTAB_DEVFN int shardtab_detail_exact_few_value(shardtab_detail_exact_few_t *f, int type,
+                                                   uint64_t w, double *x)
 {
     const int wide = type != SHARDTAB_FLOAT;
     const uint64_t sign = wide ? UINT64_C(1) << 63 : UINT64_C(1) << 31;
@@ -491,14 +494,36 @@ SHARDTAB_DEVFN void shardtab_detail_exact_few_add_word(shardtab_detail_exact_few
     w &= wide ? ~UINT64_C(0) : UINT64_C(0xffffffff);
     if ((w & ~sign) > inf) {
         f->nan = w > f->nan ? w : f->nan;
-        return;
+        return 0;
     }
     if ((w & ~sign) == inf) {
         f->infs |= w & sign ? 2 : 1;
-        return;
+        return 0;
     }
     f->all_minus &= w == sign;
-    shardtab_detail_exact_few_add(f, shardtab_detail_exact_word_value(type, w));
+    *x = shardtab_detail_exact_word_value(type, w);
+    return 1;
+}
+
+/* Adds one value word of the type (shardtab_detail_exact_few_value). */
+SHARDTAB_DEVFN void shardtab_detail_exact_few_add_word(shardtab_detail_exact_few_t *f, int type,
+                                                       uint64_t w)
+{
+    double x;
+    if (shardtab_detail_exact_few_value(f, type, w, &x))
+        shardtab_detail_exact_few_add(f, x);
+}
+
+/* A sum (limbs as shardtab_detail_exact_few_init's) of its first value word:
+ * that value itself, with no TwoSum (exactly what adding it to zero gives,
+ * but for -0.0, which the rounding's zero rule treats alike). */
+SHARDTAB_DEVFN void shardtab_detail_exact_few_start(shardtab_detail_exact_few_t *f, int64_t *limbs,
+                                                    int type, uint64_t w)
+{
+    double x;
+    shardtab_detail_exact_few_init(f, limbs);
+    if (shardtab_detail_exact_few_value(f, type, w, &x))
+        f->hi = x;
 }
 
 /* The sum rounded once to the type (SHARDTAB_FLOAT or SHARDTAB_DOUBLE), as a value word. */
@@ -520,8 +545,8 @@ SHARDTAB_DEVFN uint64_t shardtab_detail_exact_few_word(shardtab_detail_exact_few
         /* the exact sum is d + r, d = RN(d + r) a double: the float nearest d is
          * the float nearest the sum unless d is a midpoint of two floats (r then
          * decides, or the tie to even where r is 0); past FLT_MAX, the limbs */
-        double r;
-        const double d = shardtab_detail_exact_two_sum(f->hi, f->lo, &r);
+        double r = 0.0;
+        const double d = f->lo == 0.0 ? f->hi : shardtab_detail_exact_two_sum(f->hi, f->lo, &r);
         const float nearest = (float)d;
         if (d == 0.0)
             return minus_zero;

@@ -138,8 +138,8 @@ SHARDTAB_DEVFN uint64_t st_exact8(int type, const uint64_t *words, size_t stride
     for (int lane = 0; lane < lanes; lane++) {
         shardtab_detail_exact_few_t sum;
         int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
-        shardtab_detail_exact_few_init(&sum, limbs);
-        for (size_t r = 0; r < n; r++)
+        shardtab_detail_exact_few_start(&sum, limbs, type, words[0] >> 32 * lane);
+        for (size_t r = 1; r < n; r++)
             shardtab_detail_exact_few_add_word(&sum, type, words[r * stride] >> 32 * lane);
         out |= shardtab_detail_exact_few_word(&sum, type) << 32 * lane;
     }
@@ -156,8 +156,9 @@ SHARDTAB_DEVFN void st_body_reduce_exact(const st_coll_phase_t *p, size_t thread
         const size_t at = p->offset / size + i;
         shardtab_detail_exact_few_t sum;
         int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
-        shardtab_detail_exact_few_init(&sum, limbs);
-        for (size_t r = 0; r < n; r++)
+        shardtab_detail_exact_few_start(&sum, limbs, p->type,
+                                        shardtab_detail_value_word(p->type, p->table[0], at));
+        for (size_t r = 1; r < n; r++)
             shardtab_detail_exact_few_add_word(
                 &sum, p->type, shardtab_detail_value_word(p->type, p->table[r], at));
         shardtab_detail_value_store(p->type, p->dst, i,
