@@ -130,33 +130,32 @@ SHARDTAB_DEVFN const shardtab_halo_piece_t *shardtab_detail_halo_piece_of(
     return &pieces[*p];
 }
 
-/* Units local, local + step, .. of piece p below end, up to four of them,
- * from src to dst (its places: unit_at); returns how many it copied. A piece
- * that is one run of 16-byte units (a face contiguous in both places) has
- * the four loads in flight at once; any other copies one unit. */
+/* A thread's loads in flight where a halo's cells are one run of 16-byte units */
+#define SHARDTAB_DETAIL_HALO_IN_FLIGHT 4
+
+/* Units local, local + step, .. of piece p below end, up to
+ * SHARDTAB_DETAIL_HALO_IN_FLIGHT of them, from src to dst (its places:
+ * unit_at); returns how many it copied. A piece that is one run of 16-byte
+ * units (a face contiguous in both places) has those loads in flight at once,
+ * all issued before any store; any other copies one unit. */
 SHARDTAB_DEVFN uint64_t shardtab_detail_halo_copy_some(const shardtab_halo_piece_t *p,
                                                        const char *src, char *dst, uint64_t local,
                                                        uint64_t end, uint64_t step)
 {
     if (p->run_units == p->units && p->unit == 16) {
         const shardtab_detail_halo16_t *from = (const shardtab_detail_halo16_t *)src;
-        shardtab_detail_halo16_t *to = (shardtab_detail_halo16_t *)dst, v0, v1, v2, v3;
-        const uint64_t l1 = local + step, l2 = l1 + step, l3 = l2 + step;
-        v0 = from[local];
-        if (l1 < end)
-            v1 = from[l1];
-        if (l2 < end)
-            v2 = from[l2];
-        if (l3 < end)
-            v3 = from[l3];
-        to[local] = v0;
-        if (l1 < end)
-            to[l1] = v1;
-        if (l2 < end)
-            to[l2] = v2;
-        if (l3 < end)
-            to[l3] = v3;
-        return l3 < end ? 4 : l2 < end ? 3 : l1 < end ? 2 : 1;
+        shardtab_detail_halo16_t *to = (shardtab_detail_halo16_t *)dst,
+                                 v[SHARDTAB_DETAIL_HALO_IN_FLIGHT];
+        uint64_t copied = 0;
+        for (int j = 0; j < SHARDTAB_DETAIL_HALO_IN_FLIGHT; j++)
+            if (local + (uint64_t)j * step < end)
+                v[j] = from[local + (uint64_t)j * step];
+        for (int j = 0; j < SHARDTAB_DETAIL_HALO_IN_FLIGHT; j++)
+            if (local + (uint64_t)j * step < end) {
+                to[local + (uint64_t)j * step] = v[j];
+                copied++;
+            }
+        return copied;
     }
     uint64_t from, to;
     shardtab_detail_halo_unit_at(p, local, &from, &to);
