@@ -16,7 +16,8 @@
 #   tree), interleaved this, NAME..., this, NAME...: the exact sum beside the plain one, 8 B
 #   to 16 MiB. (The first call, `exact` alone, ran this, base, this.)
 # Stage `ab NAME...`: as `exact`, then halo_bench --latency and halo_bench's shapes at 2 and
-#   4 ranks for the same trees but `vector` (the exact sum's alone), interleaved the same way.
+#   4 ranks for the same trees but `vector` (the exact sum's alone), interleaved the same way;
+#   and this tree's halo_bench --device-blocks 32, twice.
 # Run on the device machine from the repository root:  OUT=<dir> bash <this file> [stage] [NAME...]
 # Everything the call writes is packed into $OUT/out.tar (the machine returns few files).
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
@@ -85,6 +86,7 @@ if ((ab)); then
     for v in "${variants[@]}"; do [[ $v != vector ]] && halo+=("$v"); done
     each halo_bench latency "${halo[*]}" --latency
     each halo_bench shapes "${halo[*]}"
+    each halo_bench blocks "" --device-blocks 32
   fi
   say "# failures: $failures"
   exit $((failures > 0))
