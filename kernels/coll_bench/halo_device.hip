@@ -5,34 +5,58 @@
 #include "gpu_runtime.h"
 #include "halo_device.h"
 
-__global__ void halo_device_kernel(shardtab_signals_t sig, shardtab_halo_device_t halo, int iters)
+__global__ void halo_device_kernel(shardtab_signals_t sig, shardtab_halo_device_t halo, int iters,
+                                   halo_device_vary_t vary)
 {
-    for (int i = 0; i < iters; i++)
+    unsigned char all = 0;
+    for (int i = 0; i < iters; i++) {
+        if (i > 0 && vary.first) {
+            halo_device_vary_round(&vary, i, threadIdx.x, blockDim.x);
+            all ^= halo_device_mask(i);
+            __syncthreads();
+        }
         if (shardtab_halo_exchange_block(&sig, &halo) != SHARDTAB_WAIT_OK)
             return; /* recorded in the pad */
+        if (vary.first)
+            halo_device_check_round(&vary, i, all, threadIdx.x, blockDim.x);
+    }
 }
 
 /* a block that gave up goes on to the syncs: the node has stopped */
 __global__ void halo_device_grid_kernel(shardtab_signals_t sig, shardtab_halo_device_t halo,
-                                        int iters)
+                                        int iters, halo_device_vary_t vary)
 {
+    const uint64_t thread = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                   threads = (uint64_t)gridDim.x * blockDim.x;
+    unsigned char all = 0;
     for (int i = 0; i < iters; i++) {
+        if (i > 0 && vary.first) {
+            halo_device_vary_round(&vary, i, thread, threads);
+            all ^= halo_device_mask(i);
+            cooperative_groups::this_grid().sync();
+        }
         (void)shardtab_halo_exchange_blocks(&sig, &halo, (int)blockIdx.x, (int)gridDim.x);
         cooperative_groups::this_grid().sync();
+        if (vary.first)
+            halo_device_check_round(&vary, i, all, thread, threads);
     }
 }
 
 extern "C" int halo_device_exchanges(const shardtab_signals_t *sig,
                                      const shardtab_halo_device_t *halo, int iters, int blocks,
-                                     void *stream)
+                                     const halo_device_vary_t *vary, void *stream)
 {
+    halo_device_vary_t v = {};
+    if (vary)
+        v = *vary;
     if (blocks <= 1) {
-        halo_device_kernel<<<1, HALO_DEVICE_THREADS, 0, (hipStream_t)stream>>>(*sig, *halo, iters);
+        halo_device_kernel<<<1, HALO_DEVICE_THREADS, 0, (hipStream_t)stream>>>(*sig, *halo, iters,
+                                                                               v);
         return (int)hipGetLastError();
     }
     shardtab_signals_t s = *sig;
     shardtab_halo_device_t h = *halo;
-    void *args[] = {&s, &h, &iters};
+    void *args[] = {&s, &h, &iters, &v};
     return (int)hipLaunchCooperativeKernel((const void *)halo_device_grid_kernel,
                                            dim3((unsigned)blocks), dim3(HALO_DEVICE_GRID_THREADS),
                                            args, 0, (hipStream_t)stream);

@@ -161,10 +161,10 @@ static shardtab_status_t call_device(hb_run_t *r)
     shardtab_status_t status = shardtab_signals(r->table, &sig);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_halo_device(r->halo, &dev);
-    const int launched =
-        status == SHARDTAB_SUCCESS
-            ? halo_device_exchanges(&sig, &dev, r->o->device_iters, r->o->device_blocks, r->stream)
-            : 0;
+    const int launched = status == SHARDTAB_SUCCESS
+                             ? halo_device_exchanges(&sig, &dev, r->o->device_iters,
+                                                     r->o->device_blocks, NULL, r->stream)
+                             : 0;
     if (launched != 0)
         status = shardtab_error_set(SHARDTAB_ERR_DEVICE,
                                     "launch of the device-side exchanges failed (runtime error %d)",

@@ -19,7 +19,11 @@
  *          cell longer on each axis where its coordinate is odd (a face's two
  *          sides still agree). --pad P: rows and planes P cells apart more than
  *          packed (strides given, not packed). --device: the rounds are made by
- *          one kernel, shardtab_halo_exchange_block, and checked at its end;
+ *          one kernel, shardtab_halo_exchange_block, every round but the first
+ *          after the kernel XORed each interior byte with that round's mask (so
+ *          that each round moves other bytes), every round's ghost cells
+ *          checked by the kernel against the first round's and the masks, and
+ *          every cell checked at its end;
  *          --device-blocks N: by a grid of N blocks, each round every block's
  *          shardtab_halo_exchange_blocks, then the grid's sync. --pipelined:
  *          the stream-ordered rounds back to back, no sync between them (each
@@ -231,8 +235,10 @@ static layout_t layout_of(const job_t *j)
 }
 
 /* The bytes cell c should hold after round k: its own (interior), its
- * neighbour's (a ghost with one), or its stale ones. */
-static void expected(const job_t *j, const uint64_t c[D], int k, unsigned char *out)
+ * neighbour's (a ghost with one), or its stale ones; the first two XORed with
+ * `mask` (--device: the rounds' masks, every rank's interior changed alike). */
+static void expected(const job_t *j, const uint64_t c[D], int k, unsigned char mask,
+                     unsigned char *out)
 {
     int dir[D], moving = 0, none = 0;
     uint64_t from[D];
@@ -250,9 +256,9 @@ static void expected(const job_t *j, const uint64_t c[D], int k, unsigned char *
         from[a] = dir[a] < 0 ? c[a] + theirs : dir[a] > 0 ? c[a] - mine : c[a];
     }
     for (size_t b = 0; b < j->elem; b++)
-        out[b] = moving == 0     ? cell_byte(j->rank, c, k, b, 0)
+        out[b] = moving == 0     ? cell_byte(j->rank, c, k, b, 0) ^ mask
                  : none || n < 0 ? cell_byte(j->rank, c, k, b, 1)
-                                 : cell_byte(n, from, k, b, 0);
+                                 : cell_byte(n, from, k, b, 0) ^ mask;
 }
 
 /* every cell of this rank's block in round k: interior its own, ghosts stale */
@@ -275,8 +281,9 @@ static void fill(const job_t *j, const layout_t *l, unsigned char *host, int k)
             }
 }
 
-/* cells whose bytes are not as expected after round k */
-static size_t verify(const job_t *j, const layout_t *l, const unsigned char *host, int k)
+/* cells whose bytes are not as expected after round k (mask: expected's) */
+static size_t verify(const job_t *j, const layout_t *l, const unsigned char *host, int k,
+                     unsigned char mask)
 {
     unsigned char want[64];
     uint64_t c[D];
@@ -288,7 +295,7 @@ static size_t verify(const job_t *j, const layout_t *l, const unsigned char *hos
                 const unsigned char *cell =
                     host + j->offset +
                     (c[0] * l->stride[0] + c[1] * l->stride[1] + c[2] * l->stride[2]) * j->elem;
-                expected(j, c, k, want);
+                expected(j, c, k, mask, want);
                 if (memcmp(cell, want, j->elem) != 0 && wrong++ == 0)
                     fprintf(stderr, "# " PROGRAM ": rank %d: cell (%llu, %llu, %llu) is wrong\n",
                             j->rank, (unsigned long long)c[0], (unsigned long long)c[1],
@@ -325,7 +332,7 @@ static shardtab_status_t run_pipelined(const job_t *j, const layout_t *l, void *
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_signal_check(table);
     for (int k = 0; status == SHARDTAB_SUCCESS && k < j->rounds && wrong == 0; k++)
-        if ((wrong = verify(j, l, out + (size_t)k * bytes, k)) > 0)
+        if ((wrong = verify(j, l, out + (size_t)k * bytes, k, 0)) > 0)
             status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "round %d: %zu cells of rank %d wrong",
                                         k, wrong, j->rank);
     free(in);
@@ -373,17 +380,25 @@ static shardtab_status_t run(job_t *j)
     layout_t l = layout_of(j);
     const size_t shard_bytes = l.bytes + 4096; /* room for the faults' larger blocks */
     unsigned char *host = malloc(shard_bytes);
-    void *shard = NULL, *stream = NULL;
+    void *shard = NULL, *stream = NULL, *snap = NULL;
+    uint64_t *wrong_round = NULL, first_wrong = UINT64_MAX;
     shardtab_t *table = NULL;
     shardtab_halo_t *halo = NULL;
     shardtab_status_t status =
         host ? SHARDTAB_SUCCESS : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc failed");
     size_t wrong = 0;
+    unsigned char mask = 0; /* --device: the rounds' changes of the interior, XORed */
     const int skip = j->fault != NULL && strcmp(j->fault, "skip") == 0;
     const int plant = j->fault != NULL && strcmp(j->fault, "plant") == 0;
 
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_mem_alloc(shard_bytes, &shard);
+    if (status == SHARDTAB_SUCCESS && j->device) /* the kernel's own check of every round */
+        status = shardtab_mem_alloc(l.bytes, &snap);
+    if (status == SHARDTAB_SUCCESS && j->device)
+        status = shardtab_mem_alloc(sizeof *wrong_round, (void **)&wrong_round);
+    if (status == SHARDTAB_SUCCESS && j->device)
+        status = shardtab_memcpy_to_device(wrong_round, &first_wrong, sizeof first_wrong);
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(
@@ -421,8 +436,19 @@ static shardtab_status_t run(job_t *j)
             status = shardtab_signals(table, &sig);
             if (status == SHARDTAB_SUCCESS)
                 status = shardtab_halo_device(halo, &dev);
+            halo_device_vary_t vary = {.first = (unsigned char *)shard + j->offset,
+                                       .snap = snap,
+                                       .wrong = wrong_round,
+                                       .elem = j->elem};
+            for (int a = 0; a < D; a++) {
+                vary.ghost[a] = ghost_of(j, a);
+                vary.block[a] = block_of(j, j->rank, a);
+                vary.stride[a] = l.stride[a];
+            }
+            for (int i = 1; i < j->rounds; i++)
+                mask ^= halo_device_mask(i);
             if (status == SHARDTAB_SUCCESS &&
-                halo_device_exchanges(&sig, &dev, j->rounds, j->device_blocks, stream))
+                halo_device_exchanges(&sig, &dev, j->rounds, j->device_blocks, &vary, stream))
                 status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "launch failed");
         } else if (status == SHARDTAB_SUCCESS && !(skip && j->rank == j->fault_rank)) {
             status = shardtab_halo_exchange(halo, stream);
@@ -433,12 +459,19 @@ static shardtab_status_t run(job_t *j)
             status = shardtab_signal_check(table);
         if (status == SHARDTAB_SUCCESS)
             status = shardtab_memcpy_to_host(host, shard, l.bytes);
+        if (status == SHARDTAB_SUCCESS && j->device)
+            status = shardtab_memcpy_to_host(&first_wrong, wrong_round, sizeof first_wrong);
+        if (status == SHARDTAB_SUCCESS && first_wrong != UINT64_MAX)
+            status = shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                        "round %llu: rank %d's ghost cells held another round's "
+                                        "bytes (checked in the kernel)",
+                                        (unsigned long long)first_wrong, j->rank);
         if (status == SHARDTAB_SUCCESS && plant && j->rank == j->fault_rank)
             host[j->offset + (ghost_of(j, 0) - 1 + ghost_of(j, 1) * l.stride[1] +
                               ghost_of(j, 2) * l.stride[2]) *
                                  j->elem] ^= 0x5a;
         if (status == SHARDTAB_SUCCESS && !(skip && j->rank == j->fault_rank) &&
-            (wrong = verify(j, &l, host, k)) > 0)
+            (wrong = verify(j, &l, host, k, mask)) > 0)
             status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "round %d: %zu cells of rank %d wrong",
                                         k, wrong, j->rank);
         status = shardtab_agree(MPI_COMM_WORLD, status);
@@ -462,6 +495,10 @@ static shardtab_status_t run(job_t *j)
         test_stream_destroy(stream);
     if (shard != NULL && !out_of_step)
         (void)shardtab_mem_free(shard);
+    if (snap != NULL)
+        (void)shardtab_mem_free(snap);
+    if (wrong_round != NULL)
+        (void)shardtab_mem_free(wrong_round);
     free(host);
     return status != SHARDTAB_SUCCESS ? status : released;
 }
