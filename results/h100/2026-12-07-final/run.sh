@@ -17,7 +17,8 @@
 #   to 16 MiB. (The first call, `exact` alone, ran this, base, this.)
 # Stage `ab NAME...`: as `exact`, then halo_bench --latency and halo_bench's shapes at 2 and
 #   4 ranks for the same trees but `vector` (the exact sum's alone), interleaved the same way;
-#   and this tree's halo_bench --device-blocks 32, twice.
+#   and this tree's halo_bench --device-blocks 32, twice. First, this tree's halo_check
+#   device-side at 2 and 4 ranks, the interior changed every round and checked in-kernel.
 # Run on the device machine from the repository root:  OUT=<dir> bash <this file> [stage] [NAME...]
 # Everything the call writes is packed into $OUT/out.tar (the machine returns few files).
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
@@ -47,7 +48,9 @@ if ((ab)); then
     (timeout 300 cmake -S "$d" -B "$d/build" -DSHARDTAB_BACKEND=cuda -DSHARDTAB_BUILD_TESTS=ON &&
       timeout 400 cmake --build "$d/build" -j 4 --target "${targets[@]}") >"$out/build-$v.log" 2>&1 &
   done
-  step "build" timeout 400 cmake --build "$b" -j 8 --target "${targets[@]}"
+  mine=("${targets[@]}")
+  [[ $stage == ab ]] && mine+=(halo_check)
+  step "build" timeout 400 cmake --build "$b" -j 8 --target "${mine[@]}"
   wait
   for v in "${variants[@]}"; do
     step "build $v" test -x "$(find "/tmp/$v/build" -name coll_bench -type f | head -1)"
@@ -79,6 +82,24 @@ each() {
     done
   done
 }
+hc=$(find "$b" -name halo_check -type f | head -1)
+hcr() { step "halo_check np$1 $2" run -np "$1" -x CUDA_MPS_PIPE_DIRECTORY "$hc" --allow-shared-gpu "${@:3}"; }
+if [[ $stage == ab ]]; then # the device-side rounds, each changing the interior, checked in-kernel
+  for np in 2 4; do
+    g="$np"
+    [[ $np == 4 ]] && g="2,2"
+    hcr $np "device-side 2-D corners (LL words)" --grid "$g" --periodic 1 --corners --uneven \
+      --device --rounds 200
+    hcr $np "device-side 3-byte cells (put)" --grid "$g" --periodic 1 --corners --elem 3 --device \
+      --rounds 200
+    hcr $np "device-side 256 KiB (put, 17 slices in one block)" --grid "$np,1" --periodic 1 \
+      --block 16,2048 --ghost 8 --device --rounds 100
+    hcr $np "256 KiB (put, 17 slices) shared by 8 blocks" --grid "$np,1" --periodic 1 \
+      --block 16,2048 --ghost 8 --device-blocks 8 --rounds 100
+    hcr $np "device-side ghosts 17 deep (pulled)" --grid "$np,1" --periodic 1 --block 32,4096 \
+      --ghost 17 --device --rounds 20
+  done
+fi
 if ((ab)); then
   each coll_bench exact "${variants[*]}" --min 8 --max 16777216 --repeats 7 --device-iters 1000
   if [[ $stage == ab ]]; then # halo_bench: the variants that change the halo's code
