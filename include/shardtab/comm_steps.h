@@ -223,8 +223,9 @@ SHARDTAB_DEVFN int shardtab_detail_coll_gather_block(const shardtab_signals_t *s
         for (int i = t; i < count; i += threads) { /* the order cannot matter: exact */
             shardtab_detail_exact_few_t sum;
             int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
-            shardtab_detail_exact_few_init(&sum, limbs);
-            for (int r = 0; r < n; r++)
+            shardtab_detail_exact_few_start(
+                &sum, limbs, type, stashed ? stash[i] : shardtab_detail_coll_value(s, c, e, 0, i));
+            for (int r = 1; r < n; r++)
                 shardtab_detail_exact_few_add_word(
                     &sum, type,
                     stashed ? stash[r * count + i] : shardtab_detail_coll_value(s, c, e, r, i));

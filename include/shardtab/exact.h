@@ -406,7 +406,8 @@ SHARDTAB_DEVFN void shardtab_detail_exact_expansion_flush(shardtab_detail_exact_
 }
 
 /* ---- a handful of values: one element of SHARDTAB_SUM_EXACT ---------------------------
- * hi + lo is the exact sum of what was added (TwoSum twice an add), while every
+ * hi + lo is the exact sum of what was added (at most two TwoSums an add; the
+ * first value taken as it is, shardtab_detail_exact_few_start), while every
  * sum stayed finite and nothing escaped lo's TwoSum; then RN(hi + lo), one add, is
  * the exact sum rounded (the rounding of an exact value). The first add that
  * breaks either moves the sum into the state's own superaccumulator, exactly (hi,
@@ -462,7 +463,7 @@ SHARDTAB_DEVFN void shardtab_detail_exact_few_add(shardtab_detail_exact_few_t *f
         return;
     }
     f->hi = hi;
-    if (err == 0.0) /* the add was exact, as most of floats (as doubles) are: lo stays */
+    if (err == 0.0) /* an exact add (most adds of floats, as doubles): lo stays */
         return;
     const double lo = shardtab_detail_exact_two_sum(f->lo, err, &escaped);
     if (escaped != 0.0) {

@@ -118,8 +118,9 @@ static shardtab_status_t exact_across_nodes(st_steps_t *s, const st_call_t *c, c
     for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
         shardtab_detail_exact_few_t sum;
         int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
-        shardtab_detail_exact_few_init(&sum, limbs);
-        for (int rank = 0; rank < t->size; rank++)
+        shardtab_detail_exact_few_start(&sum, limbs, c->type,
+                                        shardtab_detail_value_word(c->type, all, i));
+        for (int rank = 1; rank < t->size; rank++)
             shardtab_detail_exact_few_add_word(
                 &sum, c->type,
                 shardtab_detail_value_word(c->type, all + (size_t)rank * c->bytes, i));

@@ -927,14 +927,22 @@ static uint64_t word_of(double x, int type)
     return type == SHARDTAB_FLOAT ? bits_of_float((float)x) : bits_of_double(x);
 }
 
+/* n >= 1 value words summed twice: from zero, every word added; and as the
+ * collectives do, the first word the sum (shardtab_detail_exact_few_start),
+ * the others added. The two must give the same bits, which are returned. */
 static uint64_t few_words(const uint64_t *w, int n, int type)
 {
-    shardtab_detail_exact_few_t f;
-    int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
+    shardtab_detail_exact_few_t f, g;
+    int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS], more[SHARDTAB_DETAIL_EXACT_LIMBS]; /* spills */
     shardtab_detail_exact_few_init(&f, limbs);
     for (int i = 0; i < n; i++)
         shardtab_detail_exact_few_add_word(&f, type, w[i]);
-    return shardtab_detail_exact_few_word(&f, type);
+    shardtab_detail_exact_few_start(&g, more, type, w[0]);
+    for (int i = 1; i < n; i++)
+        shardtab_detail_exact_few_add_word(&g, type, w[i]);
+    const uint64_t from_zero = shardtab_detail_exact_few_word(&f, type);
+    assert_int_equal(shardtab_detail_exact_few_word(&g, type), from_zero);
+    return from_zero;
 }
 
 static uint64_t few_sum(const double *x, int n, int type)
