@@ -16,80 +16,85 @@ extern "C" {
 #endif
 
 /* the block's threads on a GPU; a cooperative grid's blocks take fewer: its
- * kernel (every form's paths and the grid's sync) takes 107 registers a
- * thread for sm_90, so that blocks of 256 fit two a multiprocessor and ranks
- * sharing a GPU fit their grids beside each other's (it took 164 before the
- * halo's copy loop was one loop, and 512 threads of it did not fit at all) */
+ * kernel carries every form's paths and the grid's sync, and ranks sharing a
+ * GPU need their grids resident beside each other's */
 #define HALO_DEVICE_THREADS 512
 #define HALO_DEVICE_GRID_THREADS 256
 
-/* A rank's interior cells, changed before every exchange but the first: each
- * byte XORed with that round's mask (halo_device_mask), so that each round's
- * ghost cells differ from the last's; and after every exchange but the first,
- * each ghost byte checked against its value after the first: it must be that
- * XORed with every mask so far (filled from a neighbour), or that alone (a
- * ghost with no neighbour), else a ghost cell came from another round. */
+/* halo_check's rounds: a rank's interior cells changed before every exchange
+ * but the first, each byte XORed so that after round i it is its first value
+ * XORed with round i's mark (halo_device_mark); and after every exchange, each
+ * ghost byte checked: one filled from a neighbour must hold its value after
+ * the first round XORed with round i's mark, any other that value alone. */
 typedef struct halo_device_vary {
-    unsigned char *first; /* cell (0, 0, 0), a ghost cell, in this rank's shard */
-    unsigned char *snap;  /* device memory as large: the ghosts after the first round */
-    uint64_t *wrong;      /* device memory, ~0 at the start: the first round found wrong */
-    uint64_t ghost[3], block[3], stride[3]; /* cells, along each axis (1 and 0 past dims) */
+    unsigned char *origin;       /* cell (0, 0, 0), a ghost cell, in this rank's shard */
+    unsigned char *snap;         /* device memory as large: the bytes after the first round */
+    const unsigned char *filled; /* device memory, a byte a cell, axis 0 fastest over the
+                                    padded block: 1 where a neighbour fills the ghost cell */
+    uint64_t *wrong;             /* device memory, ~0 at the start: the first round found wrong */
+    uint64_t ghost[3], block[3], stride[3]; /* cells, along each axis (block 1 and ghost 0
+                                               past dims) */
     uint64_t elem;                          /* bytes a cell */
 } halo_device_vary_t;
 
-/* Round i's mask (i >= 1): never 0, never the same two rounds running. */
-SHARDTAB_DEVFN unsigned char halo_device_mask(int i)
+/* Round i's mark: 0 for the first round, then 1 to 255 and round again, so
+ * never 0 after the first and never the round before's. */
+SHARDTAB_DEVFN unsigned char halo_device_mark(int i)
 {
-    return (unsigned char)(1 + (unsigned)i * 91u % 255u);
+    return i == 0 ? 0 : (unsigned char)(1 + (unsigned)(i - 1) % 255u);
 }
 
 /* Before exchange i (i >= 1), thread `thread` of `threads`: its share of the
- * interior's bytes XORed with round i's mask. The caller's block or grid sync
- * follows, before the exchange reads them. */
-SHARDTAB_DEVFN void halo_device_vary_round(const halo_device_vary_t *v, int i, uint64_t thread,
+ * interior's bytes moved from round i - 1's mark to round i's. The caller's
+ * block or grid sync follows, before the exchange reads them. */
+SHARDTAB_DEVFN void halo_device_vary_round(const halo_device_vary_t *vary, int i, uint64_t thread,
                                            uint64_t threads)
 {
-    const uint64_t cells = v->block[0] * v->block[1] * v->block[2];
-    const unsigned char mask = halo_device_mask(i);
+    const uint64_t cells = vary->block[0] * vary->block[1] * vary->block[2];
+    const unsigned char step = halo_device_mark(i) ^ halo_device_mark(i - 1);
 
-    for (uint64_t k = thread; k < cells * v->elem; k += threads) {
-        const uint64_t cell = k / v->elem, c0 = cell % v->block[0],
-                       c1 = cell / v->block[0] % v->block[1],
-                       c2 = cell / (v->block[0] * v->block[1]);
-        v->first[((c0 + v->ghost[0]) * v->stride[0] + (c1 + v->ghost[1]) * v->stride[1] +
-                  (c2 + v->ghost[2]) * v->stride[2]) *
-                     v->elem +
-                 k % v->elem] ^= mask;
+    for (uint64_t k = thread; k < cells * vary->elem; k += threads) {
+        const uint64_t cell = k / vary->elem, c0 = cell % vary->block[0],
+                       c1 = cell / vary->block[0] % vary->block[1],
+                       c2 = cell / (vary->block[0] * vary->block[1]);
+        vary->origin[((c0 + vary->ghost[0]) * vary->stride[0] +
+                      (c1 + vary->ghost[1]) * vary->stride[1] +
+                      (c2 + vary->ghost[2]) * vary->stride[2]) *
+                         vary->elem +
+                     k % vary->elem] ^= step;
     }
 }
 
-/* After exchange i, thread `thread` of `threads`: round i's ghost bytes
- * against the first's (snapshot, i == 0: taken), `all` the XOR of the masks
- * of rounds 1 to i; a wrong byte puts i into *wrong (the smallest stays). */
-SHARDTAB_DEVFN void halo_device_check_round(const halo_device_vary_t *v, int i, unsigned char all,
-                                            uint64_t thread, uint64_t threads)
+/* After exchange i, thread `thread` of `threads`: its share of the ghost
+ * bytes, copied into snap after the first round, checked against snap from
+ * the second; a wrong byte puts i into *wrong (the smallest stays). */
+SHARDTAB_DEVFN void halo_device_check_round(const halo_device_vary_t *vary, int i, uint64_t thread,
+                                            uint64_t threads)
 {
-    const uint64_t e0 = v->block[0] + 2 * v->ghost[0], e1 = v->block[1] + 2 * v->ghost[1],
-                   e2 = v->block[2] + 2 * v->ghost[2];
+    const uint64_t extent[3] = {vary->block[0] + 2 * vary->ghost[0],
+                                vary->block[1] + 2 * vary->ghost[1],
+                                vary->block[2] + 2 * vary->ghost[2]};
+    const unsigned char mark = halo_device_mark(i);
 
-    for (uint64_t k = thread; k < e0 * e1 * e2 * v->elem; k += threads) {
-        const uint64_t cell = k / v->elem, c0 = cell % e0, c1 = cell / e0 % e1,
-                       c2 = cell / (e0 * e1);
-        if (c0 >= v->ghost[0] && c0 < v->ghost[0] + v->block[0] && c1 >= v->ghost[1] &&
-            c1 < v->ghost[1] + v->block[1] && c2 >= v->ghost[2] && c2 < v->ghost[2] + v->block[2])
-            continue; /* interior */
+    for (uint64_t k = thread; k < extent[0] * extent[1] * extent[2] * vary->elem; k += threads) {
+        const uint64_t cell = k / vary->elem;
+        if (!vary->filled[cell])
+            continue; /* interior, or a ghost with no neighbour: the exchange leaves it */
+        const uint64_t c0 = cell % extent[0], c1 = cell / extent[0] % extent[1],
+                       c2 = cell / (extent[0] * extent[1]);
         const uint64_t at =
-            (c0 * v->stride[0] + c1 * v->stride[1] + c2 * v->stride[2]) * v->elem + k % v->elem;
+            (c0 * vary->stride[0] + c1 * vary->stride[1] + c2 * vary->stride[2]) * vary->elem +
+            k % vary->elem;
         if (i == 0)
-            v->snap[at] = v->first[at];
-        else if (v->first[at] != v->snap[at] && v->first[at] != (v->snap[at] ^ all))
-            shardtab_detail_min_relaxed_system(v->wrong, (uint64_t)i);
+            vary->snap[at] = vary->origin[at];
+        else if (vary->origin[at] != (unsigned char)(vary->snap[at] ^ mark))
+            shardtab_detail_min_relaxed_system(vary->wrong, (uint64_t)i);
     }
 }
 
 /* 0 or the runtime's code of the launch; a wait that gave up is recorded in
- * the pad (shardtab_signal_check). vary: NULL, or the interior changed before
- * every exchange but the first. */
+ * the pad (shardtab_signal_check). vary: NULL (halo_bench), or halo_check's
+ * rounds. */
 int halo_device_exchanges(const shardtab_signals_t *sig, const shardtab_halo_device_t *halo,
                           int iters, int blocks, const halo_device_vary_t *vary, void *stream);
 

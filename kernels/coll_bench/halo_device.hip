@@ -8,17 +8,15 @@
 __global__ void halo_device_kernel(shardtab_signals_t sig, shardtab_halo_device_t halo, int iters,
                                    halo_device_vary_t vary)
 {
-    unsigned char all = 0;
     for (int i = 0; i < iters; i++) {
-        if (i > 0 && vary.first) {
+        if (i > 0 && vary.origin) {
             halo_device_vary_round(&vary, i, threadIdx.x, blockDim.x);
-            all ^= halo_device_mask(i);
             __syncthreads();
         }
         if (shardtab_halo_exchange_block(&sig, &halo) != SHARDTAB_WAIT_OK)
             return; /* recorded in the pad */
-        if (vary.first)
-            halo_device_check_round(&vary, i, all, threadIdx.x, blockDim.x);
+        if (vary.origin)
+            halo_device_check_round(&vary, i, threadIdx.x, blockDim.x);
     }
 }
 
@@ -28,17 +26,15 @@ __global__ void halo_device_grid_kernel(shardtab_signals_t sig, shardtab_halo_de
 {
     const uint64_t thread = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
                    threads = (uint64_t)gridDim.x * blockDim.x;
-    unsigned char all = 0;
     for (int i = 0; i < iters; i++) {
-        if (i > 0 && vary.first) {
+        if (i > 0 && vary.origin) {
             halo_device_vary_round(&vary, i, thread, threads);
-            all ^= halo_device_mask(i);
             cooperative_groups::this_grid().sync();
         }
         (void)shardtab_halo_exchange_blocks(&sig, &halo, (int)blockIdx.x, (int)gridDim.x);
         cooperative_groups::this_grid().sync();
-        if (vary.first)
-            halo_device_check_round(&vary, i, all, thread, threads);
+        if (vary.origin)
+            halo_device_check_round(&vary, i, thread, threads);
     }
 }
 

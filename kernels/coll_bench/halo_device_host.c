@@ -11,18 +11,14 @@ int halo_device_exchanges(const shardtab_signals_t *sig, const shardtab_halo_dev
 {
     const int grid = blocks > 1 ? blocks : 1; /* one block: shardtab_halo_exchange_block */
     int status = SHARDTAB_WAIT_OK;
-    unsigned char all = 0;
-
     (void)stream;
     for (int i = 0; i < iters && status == SHARDTAB_WAIT_OK; i++) {
-        if (i > 0 && vary && vary->first) {
+        if (i > 0 && vary && vary->origin)
             halo_device_vary_round(vary, i, 0, 1);
-            all ^= halo_device_mask(i);
-        }
         for (int b = 0; b < grid && status == SHARDTAB_WAIT_OK; b++)
             status = shardtab_halo_exchange_blocks(sig, halo, b, grid);
-        if (status == SHARDTAB_WAIT_OK && vary && vary->first)
-            halo_device_check_round(vary, i, all, 0, 1);
+        if (status == SHARDTAB_WAIT_OK && vary && vary->origin)
+            halo_device_check_round(vary, i, 0, 1);
     }
     return 0; /* a wait that gave up is recorded in the pad */
 }

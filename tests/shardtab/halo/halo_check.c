@@ -20,10 +20,10 @@
  *          sides still agree). --pad P: rows and planes P cells apart more than
  *          packed (strides given, not packed). --device: the rounds are made by
  *          one kernel, shardtab_halo_exchange_block, every round but the first
- *          after the kernel XORed each interior byte with that round's mask (so
- *          that each round moves other bytes), every round's ghost cells
- *          checked by the kernel against the first round's and the masks, and
- *          every cell checked at its end;
+ *          after the kernel XORed the interior's bytes (so that each round
+ *          moves other bytes: halo_device_mark), every round's ghost cells
+ *          checked by the kernel against the first round's and the round's
+ *          mark, and every cell checked at its end;
  *          --device-blocks N: by a grid of N blocks, each round every block's
  *          shardtab_halo_exchange_blocks, then the grid's sync. --pipelined:
  *          the stream-ordered rounds back to back, no sync between them (each
@@ -234,31 +234,44 @@ static layout_t layout_of(const job_t *j)
     return l;
 }
 
-/* The bytes cell c should hold after round k: its own (interior), its
- * neighbour's (a ghost with one), or its stale ones; the first two XORed with
- * `mask` (--device: the rounds' masks, every rank's interior changed alike). */
-static void expected(const job_t *j, const uint64_t c[D], int k, unsigned char mask,
-                     unsigned char *out)
+/* Where cell c's bytes come from: -1 its own (interior), -2 nowhere (a ghost
+ * with no neighbour: stale), else the neighbour's rank, and the direction to it
+ * in dir. */
+static int source_of(const job_t *j, const uint64_t c[D], int dir[D])
 {
-    int dir[D], moving = 0, none = 0;
-    uint64_t from[D];
+    int moving = 0;
 
     for (int a = 0; a < D; a++) {
         const size_t g = ghost_of(j, a), n = block_of(j, j->rank, a);
         dir[a] = c[a] < g ? -1 : c[a] >= g + n ? 1 : 0;
         moving += dir[a] != 0;
     }
-    const int n = moving == 0 ? -1 : neighbour_of(j, j->rank, dir);
+    if (moving == 0)
+        return -1;
     if (moving > 1 && !j->corners)
-        none = 1;
-    for (int a = 0; a < D && moving > 0 && n >= 0; a++) {
+        return -2;
+    const int n = neighbour_of(j, j->rank, dir);
+    return n >= 0 ? n : -2;
+}
+
+/* The bytes cell c should hold after round k: its own (interior), its
+ * neighbour's (a ghost with one), or its stale ones; the first two XORed with
+ * `mark` (--device: the last round's, every rank's interior changed alike). */
+static void expected(const job_t *j, const uint64_t c[D], int k, unsigned char mark,
+                     unsigned char *out)
+{
+    int dir[D];
+    uint64_t from[D];
+    const int n = source_of(j, c, dir);
+
+    for (int a = 0; a < D && n >= 0; a++) {
         const size_t mine = block_of(j, j->rank, a), theirs = block_of(j, n, a);
         from[a] = dir[a] < 0 ? c[a] + theirs : dir[a] > 0 ? c[a] - mine : c[a];
     }
     for (size_t b = 0; b < j->elem; b++)
-        out[b] = moving == 0     ? cell_byte(j->rank, c, k, b, 0) ^ mask
-                 : none || n < 0 ? cell_byte(j->rank, c, k, b, 1)
-                                 : cell_byte(n, from, k, b, 0) ^ mask;
+        out[b] = n == -1   ? cell_byte(j->rank, c, k, b, 0) ^ mark
+                 : n == -2 ? cell_byte(j->rank, c, k, b, 1)
+                           : cell_byte(n, from, k, b, 0) ^ mark;
 }
 
 /* every cell of this rank's block in round k: interior its own, ghosts stale */
@@ -281,9 +294,9 @@ static void fill(const job_t *j, const layout_t *l, unsigned char *host, int k)
             }
 }
 
-/* cells whose bytes are not as expected after round k (mask: expected's) */
+/* cells whose bytes are not as expected after round k (mark: expected's) */
 static size_t verify(const job_t *j, const layout_t *l, const unsigned char *host, int k,
-                     unsigned char mask)
+                     unsigned char mark)
 {
     unsigned char want[64];
     uint64_t c[D];
@@ -295,7 +308,7 @@ static size_t verify(const job_t *j, const layout_t *l, const unsigned char *hos
                 const unsigned char *cell =
                     host + j->offset +
                     (c[0] * l->stride[0] + c[1] * l->stride[1] + c[2] * l->stride[2]) * j->elem;
-                expected(j, c, k, mask, want);
+                expected(j, c, k, mark, want);
                 if (memcmp(cell, want, j->elem) != 0 && wrong++ == 0)
                     fprintf(stderr, "# " PROGRAM ": rank %d: cell (%llu, %llu, %llu) is wrong\n",
                             j->rank, (unsigned long long)c[0], (unsigned long long)c[1],
@@ -305,6 +318,29 @@ static size_t verify(const job_t *j, const layout_t *l, const unsigned char *hos
 }
 
 /* ---- the run -------------------------------------------------------------------------- */
+
+/* --device: a byte a cell of the padded block, axis 0 fastest, 1 where a
+ * neighbour fills the ghost cell (halo_device_vary_t.filled), in device memory */
+static shardtab_status_t fill_filled(const job_t *j, const layout_t *l, void **filled)
+{
+    const size_t cells = l->extent[0] * l->extent[1] * l->extent[2];
+    unsigned char *map = malloc(cells);
+    shardtab_status_t status =
+        map ? shardtab_mem_alloc(cells, filled)
+            : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc of the ghost map failed");
+    uint64_t c[D];
+    int dir[D];
+    size_t k = 0;
+
+    for (c[2] = 0; status == SHARDTAB_SUCCESS && c[2] < l->extent[2]; c[2]++)
+        for (c[1] = 0; c[1] < l->extent[1]; c[1]++)
+            for (c[0] = 0; c[0] < l->extent[0]; c[0]++)
+                map[k++] = source_of(j, c, dir) >= 0;
+    if (status == SHARDTAB_SUCCESS)
+        status = shardtab_memcpy_to_device(*filled, map, cells);
+    free(map);
+    return status;
+}
 
 /* --pipelined: every round enqueued back to back, then every round checked */
 static shardtab_status_t run_pipelined(const job_t *j, const layout_t *l, void *shard,
@@ -380,14 +416,14 @@ static shardtab_status_t run(job_t *j)
     layout_t l = layout_of(j);
     const size_t shard_bytes = l.bytes + 4096; /* room for the faults' larger blocks */
     unsigned char *host = malloc(shard_bytes);
-    void *shard = NULL, *stream = NULL, *snap = NULL;
+    void *shard = NULL, *stream = NULL, *snap = NULL, *filled = NULL;
     uint64_t *wrong_round = NULL, first_wrong = UINT64_MAX;
     shardtab_t *table = NULL;
     shardtab_halo_t *halo = NULL;
     shardtab_status_t status =
         host ? SHARDTAB_SUCCESS : shardtab_error_set(SHARDTAB_ERR_NO_MEMORY, "malloc failed");
     size_t wrong = 0;
-    unsigned char mask = 0; /* --device: the rounds' changes of the interior, XORed */
+    unsigned char mark = 0; /* --device: the last round's change of the interior */
     const int skip = j->fault != NULL && strcmp(j->fault, "skip") == 0;
     const int plant = j->fault != NULL && strcmp(j->fault, "plant") == 0;
 
@@ -399,6 +435,8 @@ static shardtab_status_t run(job_t *j)
         status = shardtab_mem_alloc(sizeof *wrong_round, (void **)&wrong_round);
     if (status == SHARDTAB_SUCCESS && j->device)
         status = shardtab_memcpy_to_device(wrong_round, &first_wrong, sizeof first_wrong);
+    if (status == SHARDTAB_SUCCESS && j->device)
+        status = fill_filled(j, &l, &filled);
     status = shardtab_agree(MPI_COMM_WORLD, status);
     if (status == SHARDTAB_SUCCESS)
         status = shardtab_agree(
@@ -436,8 +474,9 @@ static shardtab_status_t run(job_t *j)
             status = shardtab_signals(table, &sig);
             if (status == SHARDTAB_SUCCESS)
                 status = shardtab_halo_device(halo, &dev);
-            halo_device_vary_t vary = {.first = (unsigned char *)shard + j->offset,
+            halo_device_vary_t vary = {.origin = (unsigned char *)shard + j->offset,
                                        .snap = snap,
+                                       .filled = filled,
                                        .wrong = wrong_round,
                                        .elem = j->elem};
             for (int a = 0; a < D; a++) {
@@ -445,8 +484,7 @@ static shardtab_status_t run(job_t *j)
                 vary.block[a] = block_of(j, j->rank, a);
                 vary.stride[a] = l.stride[a];
             }
-            for (int i = 1; i < j->rounds; i++)
-                mask ^= halo_device_mask(i);
+            mark = halo_device_mark(j->rounds - 1);
             if (status == SHARDTAB_SUCCESS &&
                 halo_device_exchanges(&sig, &dev, j->rounds, j->device_blocks, &vary, stream))
                 status = shardtab_error_set(SHARDTAB_ERR_DEVICE, "launch failed");
@@ -471,7 +509,7 @@ static shardtab_status_t run(job_t *j)
                               ghost_of(j, 2) * l.stride[2]) *
                                  j->elem] ^= 0x5a;
         if (status == SHARDTAB_SUCCESS && !(skip && j->rank == j->fault_rank) &&
-            (wrong = verify(j, &l, host, k, mask)) > 0)
+            (wrong = verify(j, &l, host, k, mark)) > 0)
             status = shardtab_error_set(SHARDTAB_ERR_VERIFY, "round %d: %zu cells of rank %d wrong",
                                         k, wrong, j->rank);
         status = shardtab_agree(MPI_COMM_WORLD, status);
@@ -499,6 +537,8 @@ static shardtab_status_t run(job_t *j)
         (void)shardtab_mem_free(snap);
     if (wrong_round != NULL)
         (void)shardtab_mem_free(wrong_round);
+    if (filled != NULL)
+        (void)shardtab_mem_free(filled);
     free(host);
     return status != SHARDTAB_SUCCESS ? status : released;
 }
