@@ -44,6 +44,13 @@ SHARDTAB_DEVFN unsigned char halo_device_mark(int i)
     return i == 0 ? 0 : (unsigned char)(1 + (unsigned)(i - 1) % 255u);
 }
 
+/* Byte b of padded cell (c0, c1, c2), from origin. */
+SHARDTAB_DEVFN uint64_t halo_device_byte(const halo_device_vary_t *vary, uint64_t c0, uint64_t c1,
+                                         uint64_t c2, uint64_t b)
+{
+    return (c0 * vary->stride[0] + c1 * vary->stride[1] + c2 * vary->stride[2]) * vary->elem + b;
+}
+
 /* Before exchange i (i >= 1), thread `thread` of `threads`: its share of the
  * interior's bytes moved from round i - 1's mark to round i's. The caller's
  * block or grid sync follows, before the exchange reads them. */
@@ -57,11 +64,8 @@ SHARDTAB_DEVFN void halo_device_vary_round(const halo_device_vary_t *vary, int i
         const uint64_t cell = k / vary->elem, c0 = cell % vary->block[0],
                        c1 = cell / vary->block[0] % vary->block[1],
                        c2 = cell / (vary->block[0] * vary->block[1]);
-        vary->origin[((c0 + vary->ghost[0]) * vary->stride[0] +
-                      (c1 + vary->ghost[1]) * vary->stride[1] +
-                      (c2 + vary->ghost[2]) * vary->stride[2]) *
-                         vary->elem +
-                     k % vary->elem] ^= step;
+        vary->origin[halo_device_byte(vary, c0 + vary->ghost[0], c1 + vary->ghost[1],
+                                      c2 + vary->ghost[2], k % vary->elem)] ^= step;
     }
 }
 
@@ -82,9 +86,7 @@ SHARDTAB_DEVFN void halo_device_check_round(const halo_device_vary_t *vary, int 
             continue; /* interior, or a ghost with no neighbour: the exchange leaves it */
         const uint64_t c0 = cell % extent[0], c1 = cell / extent[0] % extent[1],
                        c2 = cell / (extent[0] * extent[1]);
-        const uint64_t at =
-            (c0 * vary->stride[0] + c1 * vary->stride[1] + c2 * vary->stride[2]) * vary->elem +
-            k % vary->elem;
+        const uint64_t at = halo_device_byte(vary, c0, c1, c2, k % vary->elem);
         if (i == 0)
             vary->snap[at] = vary->origin[at];
         else if (vary->origin[at] != (unsigned char)(vary->snap[at] ^ mark))
