@@ -46,6 +46,7 @@ if(DOXYGEN_FOUND)
     DEPENDS ${SHARDTAB_DOXYFILE} docs/reference.md include/shardtab.h include/shardtab_device.h
             include/shardtab_comm.h include/shardtab/comm_types.h include/shardtab_types.h
             include/shardtab_halo.h include/shardtab_halo_device.h include/shardtab/halo_types.h
+            include/shardtab_faces.h
             ${CMAKE_BINARY_DIR}/include/shardtab_version.h
     WORKING_DIRECTORY ${SHARDTAB_DOCS_DIR}
     COMMENT "API reference (Doxygen): ${SHARDTAB_DOCS_DIR}/html" VERBATIM)

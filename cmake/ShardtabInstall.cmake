@@ -29,6 +29,7 @@ if(SHARDTAB_HAVE_FORTRAN)
 endif()
 install(FILES include/shardtab.h include/shardtab_device.h include/shardtab_comm.h
               include/shardtab_types.h include/shardtab_halo.h include/shardtab_halo_device.h
+              include/shardtab_faces.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # what the public headers include (the per-architecture primitives, the
 # collectives' handle and steps): users' kernels compile them, though they
