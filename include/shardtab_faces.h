@@ -107,17 +107,24 @@ shardtab_status_t shardtab_faces_create(shardtab_t *table, const shardtab_faces_
  * NULL) into that neighbour's ghost face (a, 1 - s, parity), and this
  * rank's ghost faces (a, s, parity) from its neighbours. Host-synchronous:
  * the stream's work first, then MPI, each wait bounded by the table's
- * patience; it returns once every such ghost face is in place. Between the
- * neighbours only: a rank that never calls leaves its neighbours'
- * receives to give up (SHARDTAB_ERR_TIMEOUT, naming the neighbour), the
- * ranks then out of step. A rank whose work before failed still sends and
- * receives, so that no neighbour waits for it, and returns its failure.
- * Nothing to move: SHARDTAB_SUCCESS at once. */
+ * patience; every such ghost face is in place for the work enqueued on
+ * stream after the call (staged: copied in on stream; straight: already
+ * there). Between the neighbours only: a rank that never calls leaves its
+ * neighbours' receives to give up (SHARDTAB_ERR_TIMEOUT, naming the
+ * neighbour), the ranks then out of step: end the job. A rank whose stream failed still
+ * sends (what its staging held) and receives, so that no neighbour waits
+ * for it, and returns its failure; a neighbour's SUCCESS then does not say
+ * that the face it received was good: the solver agrees on failures itself,
+ * in its next collective. Bad arguments are refused before anything moves
+ * (SHARDTAB_ERR_INVALID_ARG; the neighbours' waits then give up), as is a
+ * table that is out of step (SHARDTAB_ERR_TIMEOUT). Nothing to move:
+ * SHARDTAB_SUCCESS at once. */
 shardtab_status_t shardtab_faces_exchange(shardtab_faces_t *faces, int parity,
                                           const void *const *src, shardtab_stream_t stream);
-/** Frees the faces (their host buffers; the ghost faces are the shard's).
- * Local; after an exchange that gave up, its buffers are kept (a late
- * message may still land). NULL or *faces NULL: nothing to do. */
+/** Frees the faces (their host buffers, once the last exchange's copies from
+ * them are done; the ghost faces are the shard's). Local; after an exchange
+ * that gave up, its buffers are kept (a late message may still land). NULL
+ * or *faces NULL: nothing to do. */
 shardtab_status_t shardtab_faces_destroy(shardtab_faces_t **faces);
 /** @} */
 

@@ -19,10 +19,13 @@
 
 #define D SHARDTAB_HALO_MAX_DIMS
 #define FACES (2 * D) /* a face's index: 2 axis + side */
-/* a face's MPI tag: this base + the index of the ghost face it fills, as its
- * receiver sees it (two faces between the same ranks, on a periodic axis of
- * two, never cross) */
-#define ST_FACES_TAG 0x5f00
+/* A face's MPI tag: this base, then the faces' id (modulo 256) and the
+ * parity, then the index of the ghost face it fills, as its receiver sees it:
+ * two faces between the same ranks (a periodic axis of two), two faces
+ * objects of one table, and two parities never cross. Under 32767, the least
+ * MPI_TAG_UB; above the halo's tags (its 27 directions). */
+#define ST_FACES_TAG 0x4000
+#define ST_FACES_IDS 256
 
 /* What every rank tells every other: its params, resolved (axes past dims:
  * one rank, not periodic, no faces). */
@@ -33,13 +36,16 @@ typedef struct st_faces_desc {
 
 struct shardtab_faces {
     shardtab_t *table;
+    uint64_t id; /* the table's faces made before these, on every rank */
     st_faces_desc_t mine;
     char *ghost[2][FACES]; /* this rank's ghost faces, in its shard */
     char *dest[2][FACES];  /* its faces' places in the neighbours' shards: route TABLE */
     int neighbor[FACES], node_peer[FACES], route[FACES];
     int mpi_device;
-    char *host;  /* staging: [FACES] faces out, then [FACES] in, each its axis's bytes */
-    int gave_up; /* an exchange's wait gave up: a late message may land in host */
+    char *host;    /* staging: [FACES] faces out, then [FACES] in, each its axis's bytes */
+    int exchanges; /* exchanges that moved faces */
+    shardtab_stream_t last_stream; /* the last such exchange's: its copies from host */
+    int gave_up;                   /* an exchange gave up: a late message may land in host */
 };
 
 static const char *const create_call = "shardtab_faces_create";
@@ -61,7 +67,8 @@ static uint64_t desc_offset(const st_faces_desc_t *d, int a, int s, int p)
             before += d->face[b];
     }
     if (__builtin_mul_overflow(all, 2 * (uint64_t)p, &at) ||
-        __builtin_add_overflow(at, 2 * before + (uint64_t)s * d->face[a], &at))
+        __builtin_mul_overflow(before, 2, &before) || __builtin_add_overflow(at, before, &at) ||
+        __builtin_add_overflow(at, (uint64_t)s * d->face[a], &at))
         return UINT64_MAX;
     return at;
 }
@@ -253,8 +260,8 @@ static shardtab_status_t place(shardtab_faces_t *f, const st_faces_desc_t *all)
             for (int p = 0; p < me->parities; p++) /* its ghost face on the other side */
                 f->dest[p][i] = (char *)base + all[n].offset + desc_offset(&all[n], a, 1 - s, p);
         }
-    if (most > 0 && !f->mpi_device && (f->host = malloc(2 * most)) == NULL)
-        status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %zu bytes of staging failed",
+    if (most > 0 && !f->mpi_device && (f->host = calloc(2, most)) == NULL)
+        status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: calloc of %zu bytes of staging failed",
                          create_call, 2 * most);
     return status;
 }
@@ -299,6 +306,7 @@ shardtab_status_t shardtab_faces_create(shardtab_t *table, const shardtab_faces_
         status = compare(all, table->size); /* the same verdict on every rank */
     if (status == SHARDTAB_SUCCESS) {
         f->table = table;
+        f->id = table->faces_made;
         f->mine = all[table->size];
         f->mpi_device = params->mpi_device != 0;
         status = place(f, all);
@@ -315,19 +323,25 @@ shardtab_status_t shardtab_faces_create(shardtab_t *table, const shardtab_faces_
         free(f);
         return status;
     }
+    table->faces_made++;
     *faces = f;
     return SHARDTAB_SUCCESS;
 }
 
 shardtab_status_t shardtab_faces_destroy(shardtab_faces_t **faces)
 {
+    shardtab_status_t status = SHARDTAB_SUCCESS;
+
     if (faces == NULL || *faces == NULL)
         return SHARDTAB_SUCCESS;
-    if (!(*faces)->gave_up) /* else a late message may still land there: kept */
-        free((*faces)->host);
+    if ((*faces)->gave_up) /* a late message may still land in the staging: kept */
+        (*faces)->host = NULL;
+    else if ((*faces)->exchanges > 0 && (*faces)->host != NULL) /* its copies from there */
+        status = st_backend()->stream_synchronize((*faces)->last_stream);
+    free((*faces)->host);
     free(*faces);
     *faces = NULL;
-    return SHARDTAB_SUCCESS;
+    return status;
 }
 
 /* ---- the exchange ----------------------------------------------------------------------- */
@@ -343,25 +357,31 @@ static shardtab_status_t links(shardtab_faces_t *f, int p, const void *const *sr
     int index[2 * FACES], posted = 0, rc = MPI_SUCCESS;
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
+    const int tag = ST_FACES_TAG + (int)((f->id % ST_FACES_IDS) * 2 + (uint64_t)p) * FACES;
+
     for (int i = 0; i < FACES && rc == MPI_SUCCESS; i++)
         if (f->route[i] == SHARDTAB_FACES_MPI) {
             index[posted] = i;
-            rc =
-                MPI_Irecv(f->mpi_device ? f->ghost[p][i] : in[i], (int)f->mine.face[i / 2],
-                          MPI_BYTE, f->neighbor[i], ST_FACES_TAG + i, t->comm, &requests[posted++]);
+            rc = MPI_Irecv(f->mpi_device ? f->ghost[p][i] : in[i], (int)f->mine.face[i / 2],
+                           MPI_BYTE, f->neighbor[i], tag + i, t->comm, &requests[posted++]);
         }
     for (int i = 0; i < FACES && rc == MPI_SUCCESS; i++)
         if (f->route[i] == SHARDTAB_FACES_MPI) {
             index[posted] = i;
             rc = MPI_Isend(f->mpi_device ? src[i] : out[i], (int)f->mine.face[i / 2], MPI_BYTE,
-                           f->neighbor[i], ST_FACES_TAG + (i ^ 1), t->comm, &requests[posted++]);
+                           f->neighbor[i], tag + (i ^ 1), t->comm, &requests[posted++]);
         }
     if (rc != MPI_SUCCESS) {
+        /* the failed one started nothing; the others are taken back, and the
+         * ranks are out of step: a neighbour's face of this round may still
+         * come, and no later exchange may take it for its own */
         status = st_mpi_check(rc, "MPI_Irecv or MPI_Isend of a face");
-        for (int i = 0; i < posted - 1; i++) { /* the failed one started nothing */
+        for (int i = 0; i < posted - 1; i++) {
             MPI_Cancel(&requests[i]);
             MPI_Request_free(&requests[i]);
         }
+        steps->gave_up = 1;
+        st_tables_out_of_step(t);
         return status;
     }
     for (int k = 0; k < posted && !steps->gave_up; k++) {
@@ -408,16 +428,23 @@ shardtab_status_t shardtab_faces_exchange(shardtab_faces_t *faces, int parity,
     if (status != SHARDTAB_SUCCESS || !any)
         return status;
     steps = (st_steps_t){faces->table, call, 0};
-    /* the faces out, where they are staged: what the stream made first */
-    status = st_backend()->stream_synchronize(stream);
+    /* the last exchange's copies from the staging done, if on another stream */
+    status = faces->exchanges > 0 && faces->last_stream != stream && faces->host != NULL
+                 ? st_backend()->stream_synchronize(faces->last_stream)
+                 : SHARDTAB_SUCCESS;
+    faces->exchanges++;
+    faces->last_stream = stream;
+    /* the faces out, after what the stream made: staged, copied on it; then one sync */
     at = faces->host;
     for (int i = 0; i < FACES && !faces->mpi_device; i++)
         if (faces->route[i] == SHARDTAB_FACES_MPI) {
             out[i] = at;
             at += faces->mine.face[i / 2];
             if (status == SHARDTAB_SUCCESS)
-                status = st_steps_copy((void *)src[i], out[i], faces->mine.face[i / 2], 1, stream);
+                status = st_backend()->copy_async(out[i], src[i], faces->mine.face[i / 2], stream);
         }
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(stream);
     for (int i = 0; i < FACES && !faces->mpi_device; i++)
         if (faces->route[i] == SHARDTAB_FACES_MPI) {
             in[i] = at;
@@ -428,10 +455,12 @@ shardtab_status_t shardtab_faces_exchange(shardtab_faces_t *faces, int parity,
     faces->gave_up |= steps.gave_up;
     if (status == SHARDTAB_SUCCESS)
         status = moved;
+    /* the staged faces in, in stream order (the next exchange's sync comes before
+     * the staging is written again) */
     for (int i = 0; i < FACES && !faces->mpi_device && status == SHARDTAB_SUCCESS; i++)
         if (faces->route[i] == SHARDTAB_FACES_MPI)
-            status =
-                st_steps_copy(faces->ghost[parity][i], in[i], faces->mine.face[i / 2], 0, stream);
+            status = st_backend()->copy_async(faces->ghost[parity][i], in[i],
+                                              faces->mine.face[i / 2], stream);
     return status;
 }
 

@@ -6,8 +6,9 @@
  * every table over these ranks out of step, the call failed with
  * SHARDTAB_ERR_TIMEOUT naming the step; the caller ends the job. After a
  * give-up no step follows. Between them, the copies to and from the host.
- * The collectives across nodes (collectives_nodes.c)
- * and the halo exchange across nodes (halo_exchange.c) are made of these. */
+ * The collectives across nodes (collectives_nodes.c), the halo exchange
+ * across nodes (halo_exchange.c) and the direct faces' exchange (faces.c)
+ * are made of these. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef ST_MPI_STEPS_H
 #define ST_MPI_STEPS_H

@@ -53,6 +53,7 @@ struct shardtab {
     size_t coll_scratch_bytes;
     MPI_Comm leaders;    /* across nodes, node rank 0 of each node; else MPI_COMM_NULL */
     uint64_t halos_made; /* shardtab_halo_create's over it (halo.c): a halo's id */
+    uint64_t faces_made; /* shardtab_faces_create's over it (faces.c): its faces' id */
     /* a destroy over the same ranks (a congruent communicator) gave up
      * waiting on this rank: its agreement may still be pending, so no call
      * on this table may enter a collective again (shardtab.c); the label of

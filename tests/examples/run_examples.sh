@@ -233,8 +233,8 @@ pkg-config)
     done
     # every public header in strict ISO C, as a user's host code includes them (the host
     # backend's primitives included: their clock without POSIX's names)
-    printf '#include <shardtab.h>\n#include <shardtab_device.h>\n#include <shardtab_comm.h>\n%s\n%s\n%s\n' \
-        '#include <shardtab_halo.h>' '#include <shardtab_halo_device.h>' \
+    printf '#include <shardtab.h>\n#include <shardtab_device.h>\n#include <shardtab_comm.h>\n%s\n%s\n%s\n%s\n' \
+        '#include <shardtab_halo.h>' '#include <shardtab_halo_device.h>' '#include <shardtab_faces.h>' \
         'int main(void) { return (int)(sizeof(shardtab_signals_t) == 0); }' >"$here/headers.c"
     # shellcheck disable=SC2086 # the flags are words, by design
     limited 120 "$mpicc" -std=c11 -pedantic -Wall -Wextra -Werror "$here/headers.c" $flags \

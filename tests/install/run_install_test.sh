@@ -127,13 +127,13 @@ soname=$(objdump -p "$prefix/$libdir/libshardtab.so.1" 2>/dev/null | awk '/SONAM
 exported=$(nm -D --defined-only "$prefix/$libdir/libshardtab.so.1" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u)
 # a declaration: a line that starts with its type, then the name (not a comment's words)
 declared=$(grep -ohE '^[a-z][a-z0-9_ *]*[ *]shardtab_[a-z0-9_]+\(' "$prefix/include/shardtab.h" \
-    "$prefix/include/shardtab_halo.h" |
+    "$prefix/include/shardtab_halo.h" "$prefix/include/shardtab_faces.h" |
     grep -oE 'shardtab_[a-z0-9_]+\($' | sed 's/($//' | sort -u)
 extra=$(comm -23 <(echo "$exported") <(echo "$declared"))
 missing=$(comm -13 <(echo "$exported") <(echo "$declared"))
-echo "exported: $(wc -w <<<"$exported") symbols; declared in shardtab.h and shardtab_halo.h: $(wc -w <<<"$declared")"
-[ -z "$extra" ] || fail "libshardtab.so.1 exports what shardtab.h and shardtab_halo.h do not declare: $(tr '\n' ' ' <<<"$extra")"
-[ -z "$missing" ] || fail "shardtab.h or shardtab_halo.h declares what libshardtab.so.1 does not export: $(tr '\n' ' ' <<<"$missing")"
+echo "exported: $(wc -w <<<"$exported") symbols; declared in shardtab.h, shardtab_halo.h and shardtab_faces.h: $(wc -w <<<"$declared")"
+[ -z "$extra" ] || fail "libshardtab.so.1 exports what shardtab.h, shardtab_halo.h and shardtab_faces.h do not declare: $(tr '\n' ' ' <<<"$extra")"
+[ -z "$missing" ] || fail "shardtab.h, shardtab_halo.h or shardtab_faces.h declares what libshardtab.so.1 does not export: $(tr '\n' ' ' <<<"$missing")"
 
 # ---- 2. find_package(shardtab) -----------------------------------------------------------
 step "consumer through find_package(shardtab)"
