@@ -21,7 +21,7 @@
  * neighbours' time k, which each sent after it had read time k - 1.
  *
  * Between ranks the words are the same, written through the table into the
- * reader's shard (its LL ghost rows, jacobi_ll_ghosts) with the library's LL
+ * reader's shard (its LL ghost rows, the solver's JACOBI_FACES_LL) with the library's LL
  * stores and polled with its LL loads (shardtab_detail_ll_store, shardtab_detail_ll_load:
  * system scope, across the link; the shard is coherent memory), so a rank's
  * edge costs one store and one load crossing the link, not a fenced put and a

@@ -58,24 +58,6 @@ typedef float jacobi_real_t; /* as the anchors: single precision */
  * deep ghost rows above and below (jacobi_step_t.deep). */
 #define JACOBI_TEMPORAL_MAX_DEPTH 7
 
-/* The deep ghost rows' layout, one place for the solver and the kernels: a
- * rank's halo holds, after its [parity][above, below] ghost rows (4 rows),
- * [parity][JACOBI_TEMPORAL_MAX_DEPTH rows above its first, as many below its
- * last][nx]; above, index i is rank row i - MAX_DEPTH (the nearest last),
- * below, index i is rank row rows + i. Returns the first of the part's rows. */
-static inline jacobi_real_t *jacobi_deep_rows(jacobi_real_t *halo, int nx, int parity, int below)
-{
-    return halo + (size_t)(4 + (2 * parity + below) * JACOBI_TEMPORAL_MAX_DEPTH) * (size_t)nx;
-}
-
-/* ... and last, after the deep rows (deep_rows of them above and below, or
- * 0), the on-chip launch's ghost rows between ranks as LL words
- * (jacobi_onchip.h): [parity][above, below][nx], 8 bytes a point. */
-static inline uint64_t *jacobi_ll_ghosts(jacobi_real_t *halo, int nx, int deep_rows)
-{
-    return (uint64_t *)(halo + (size_t)(4 + 4 * deep_rows) * (size_t)nx);
-}
-
 /* Slots of each rank's signal pad the step uses (shardtab_create_with). */
 #define JACOBI_SLOT_FROM_TOP 0    /* iterations the top neighbour has finished */
 #define JACOBI_SLOT_FROM_BOTTOM 1 /* iterations the bottom neighbour has finished */
@@ -197,7 +179,8 @@ typedef struct jacobi_step {
     uint64_t wait_ticks;     /* a tile's wait for a rank's edge gives up past this; for a
                                 tile of its own rank or the decision, past twice this */
     /* --launch onchip between ranks (set by the solver): the ghost rows as
-     * LL words, by time parity (jacobi_ll_ghosts). ll_above and ll_below are
+     * LL words, by time parity (the solver's JACOBI_FACES_LL: parity 1's row
+     * 2 nx words after parity 0's, jacobi_ll_ghost). ll_above and ll_below are
      * this rank's (the neighbours write them); ll_top_dest is the top
      * neighbour's row below, ll_bottom_dest the bottom neighbour's row above
      * (NULL: no neighbour rank) */
@@ -211,7 +194,9 @@ typedef struct jacobi_step {
     int temporal_blocks;             /* GPUs: the pass's grid, a block a tile */
     jacobi_real_t *temporal_scratch; /* host backend: a tile's exchange buffer */
     /* --launch temporal (set by the solver): each parity's deep ghost rows
-     * (jacobi_deep_rows), written by the neighbours once a pass; and where
+     * (the solver's JACOBI_FACES_DEEP: JACOBI_TEMPORAL_MAX_DEPTH rows above,
+     * row i rank row i - MAX_DEPTH, then as many below, row i rank row rows
+     * + i), written by the neighbours once a pass; and where
      * this rank's first and last rows go in theirs. deep is allocated for
      * every temporal solver; the dests are NULL where there is no neighbour
      * (a rank alone reads its own rows, periodic, in place). */

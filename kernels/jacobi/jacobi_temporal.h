@@ -35,7 +35,7 @@
  * A rank alone reads its own first and last rows as its ghost rows
  * (periodic), in place. Between the ranks of a node each rank keeps deep
  * ghost rows, JACOBI_TEMPORAL_MAX_DEPTH above and below for each parity
- * (jacobi_deep_rows), and a pass's store writes the tile's rows among the
+ * (the solver's JACOBI_FACES_DEEP), and a pass's store writes the tile's rows among the
  * rank's first and last temporal_depth into the neighbours' (through the
  * table): one exchange a pass, not one an iteration. The passes are counted
  * (ctl->passes, reruns included, the same on every rank: the stop is the

@@ -73,24 +73,15 @@ static void heed_stop(void)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* This rank gave up: every other rank of the job is told (those waiting in a
- * step print it), then this one prints and ends the job. */
-static void give_up(const char *step, double limit)
+/* Every other rank of the job is told `message` (those waiting in a step
+ * print it), then this one prints it and ends the job. */
+static void end_job(const char *message)
 {
-    char host[256], message[STOP_BYTES];
     int rank = -1, size = 0, sent = 0;
     MPI_Request *requests;
 
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "unknown-host");
-    host[sizeof host - 1] = '\0';
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    snprintf(message, sizeof message,
-             "%s rank %d: %s: waited %.3g s for the other ranks (3 x SHARDTAB_WAIT_TIMEOUT, plus "
-             "the step's own work); some rank never came: it is stopped, stuck or gone. Ending "
-             "the job (MPI_Abort)",
-             host, rank, step, limit);
     requests = calloc((size_t)(size > 0 ? size : 1), sizeof *requests);
     for (int r = 0; requests != NULL && r < size; r++)
         if (r != rank)
@@ -113,6 +104,32 @@ static void give_up(const char *step, double limit)
     }
     MPI_Abort(MPI_COMM_WORLD, 1);
     free(requests); /* not reached */
+}
+
+/* This rank gave up on a step: the job ends, every rank told why. */
+static void give_up(const char *step, double limit)
+{
+    char host[256], message[STOP_BYTES];
+    int rank = -1;
+
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "unknown-host");
+    host[sizeof host - 1] = '\0';
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    snprintf(message, sizeof message,
+             "%s rank %d: %s: waited %.3g s for the other ranks (3 x SHARDTAB_WAIT_TIMEOUT, plus "
+             "the step's own work); some rank never came: it is stopped, stuck or gone. Ending "
+             "the job (MPI_Abort)",
+             host, rank, step, limit);
+    end_job(message);
+}
+
+void app_end_job(const char *why)
+{
+    char message[STOP_BYTES];
+
+    snprintf(message, sizeof message, "%s. Ending the job (MPI_Abort)", why);
+    end_job(message);
 }
 
 /* Waits for count requests: their return code, or, past the limit, the end

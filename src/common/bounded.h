@@ -32,6 +32,12 @@ void app_bound_init(const char *program);
  * least 1 s, plus work_s. */
 double app_bound_limit(double work_s);
 
+/* A library call gave up on other ranks (SHARDTAB_ERR_TIMEOUT: the ranks are
+ * out of step) with `why` (its message, which names this rank): every other
+ * rank is told, this one prints it, and the job ends (MPI_Abort), as a step
+ * that runs out of time ends it. */
+void app_end_job(const char *why);
+
 /* shardtab_agree with a limit: a first non-blocking step finds whether any
  * rank failed; only then does the library's agreement carry the first
  * failure's message (every rank is known to be there by then). */

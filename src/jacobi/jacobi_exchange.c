@@ -1,7 +1,8 @@
-/* jacobi_exchange.c - the host's part of a host-driven step: ghost rows by MPI
- * (from device memory when MPI is GPU-aware, else staged through the host),
- * every rank's norm by an allgather summed in rank order, and host-sync's
- * allreduce, each carrying who failed so that no rank waits alone. */
+/* jacobi_exchange.c - the host's part of a host-driven step: the ghost rows
+ * that go by MPI (shardtab_faces_exchange: from device memory when MPI is
+ * GPU-aware, else staged through the host), every rank's norm by an
+ * allgather summed in rank order, and host-sync's allreduce, each carrying
+ * who failed so that no rank waits alone. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "jacobi_exchange.h"
 
@@ -11,48 +12,10 @@
 #include "bounded.h"
 #include "jacobi_op.h"
 
-#define TAG_DOWN 1 /* a rank's last row, to the rank below */
-#define TAG_UP 2   /* a rank's first row, to the rank above */
-
 void jacobi_host_loop_init(jacobi_host_loop_t *loop, uint64_t base)
 {
     memset(loop, 0, sizeof *loop);
     loop->base = base;
-}
-
-/* The edge rows of step k's result out, the ghost rows of k + 1 in. */
-static shardtab_status_t exchange_edges(jacobi_job_t *j, uint64_t k, shardtab_status_t local)
-{
-    jacobi_solver_t *s = &j->run;
-    const int nx = s->nx, next = (int)((k + 1) & 1);
-    const size_t row_bytes = (size_t)nx * sizeof(jacobi_real_t);
-    jacobi_real_t *first = s->a[next], *last = s->a[next] + (size_t)(s->rows - 1) * nx;
-    jacobi_real_t *ghost_top = s->halo + (size_t)next * 2 * nx, *ghost_bottom = ghost_top + nx;
-    jacobi_real_t *in_top = j->mpi_direct ? ghost_top : j->recv_top;
-    jacobi_real_t *in_bottom = j->mpi_direct ? ghost_bottom : j->recv_bottom;
-    MPI_Request req[4];
-    int nreq = 0;
-
-    if (j->host_top) {
-        MPI_Irecv(in_top, nx, MPI_FLOAT, j->top, TAG_DOWN, MPI_COMM_WORLD, &req[nreq++]);
-        MPI_Isend(j->mpi_direct ? first : j->send_first, nx, MPI_FLOAT, j->top, TAG_UP,
-                  MPI_COMM_WORLD, &req[nreq++]);
-    }
-    if (j->host_bottom) {
-        MPI_Irecv(in_bottom, nx, MPI_FLOAT, j->bottom, TAG_UP, MPI_COMM_WORLD, &req[nreq++]);
-        MPI_Isend(j->mpi_direct ? last : j->send_last, nx, MPI_FLOAT, j->bottom, TAG_DOWN,
-                  MPI_COMM_WORLD, &req[nreq++]);
-    }
-    shardtab_status_t waited =
-        shardtab_mpi_check(app_waitall(nreq, req, "the exchange of the ghost rows", 0),
-                           "MPI_Waitall of the ghost rows");
-    if (local == SHARDTAB_SUCCESS)
-        local = waited;
-    if (!j->mpi_direct && j->host_top && local == SHARDTAB_SUCCESS)
-        local = shardtab_memcpy_async(ghost_top, j->recv_top, row_bytes, j->stream);
-    if (!j->mpi_direct && j->host_bottom && local == SHARDTAB_SUCCESS)
-        local = shardtab_memcpy_async(ghost_bottom, j->recv_bottom, row_bytes, j->stream);
-    return local;
 }
 
 shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, uint64_t k,
@@ -60,21 +23,15 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
 {
     jacobi_solver_t *s = &j->run;
     const int nx = s->nx, next = (int)((k + 1) & 1);
-    const size_t row_bytes = (size_t)nx * sizeof(jacobi_real_t);
     const uint64_t base = loop->base;
-    jacobi_real_t *first = s->a[next], *last = s->a[next] + (size_t)(s->rows - 1) * nx;
+    /* step k's edge rows, toward the top and the bottom neighbour */
+    const void *edges[2] = {s->a[next], s->a[next] + (size_t)(s->rows - 1) * nx};
     const int norm_iter = jacobi_norm_iteration(base, j->opts.nccheck, k);
     const int decision = jacobi_decision_iteration(base, j->opts.nccheck, k);
     double local2 = 0.0;
     jacobi_ctl_t ctl = {0};
 
     loop->failed = 0;
-    if (!j->mpi_direct && local == SHARDTAB_SUCCESS) {
-        if (j->host_top)
-            local = shardtab_memcpy_async(j->send_first, first, row_bytes, j->stream);
-        if (j->host_bottom && local == SHARDTAB_SUCCESS)
-            local = shardtab_memcpy_async(j->send_last, last, row_bytes, j->stream);
-    }
     if (j->host_norm && norm_iter && local == SHARDTAB_SUCCESS)
         local = shardtab_memcpy_async(&local2, &s->ctl->local_norm2, sizeof local2, j->stream);
     /* the device decides the stop (host-sync on one node): has it? */
@@ -83,8 +40,14 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
     if (local == SHARDTAB_SUCCESS)
         local = shardtab_stream_synchronize(j->stream);
 
-    if (j->host_top || j->host_bottom)
-        local = exchange_edges(j, k, local);
+    if (j->host_top || j->host_bottom) { /* the ghost rows of k + 1, through the library */
+        shardtab_status_t moved =
+            shardtab_faces_exchange(j->faces[JACOBI_FACES_ROWS], next, edges, j->stream);
+        if (moved == SHARDTAB_ERR_TIMEOUT) /* a neighbour never came: no later step can meet */
+            app_end_job(shardtab_last_error());
+        if (local == SHARDTAB_SUCCESS)
+            local = moved;
+    }
 
     if (j->host_norm && decision) {
         uint64_t done = k - 1 - base;

@@ -57,9 +57,11 @@ typedef struct jacobi_job {
     jacobi_solver_t run; /* this rank's rows */
     jacobi_solver_t ref; /* rank 0: the whole grid, alone (the 1-GPU reference) */
     double *plain_norm2; /* rank 0, device [ny]: the plain reference's row norms */
-    jacobi_real_t *send_first, *send_last, *recv_top, *recv_bottom; /* host staging */
-    jacobi_real_t *result;     /* host: my rows of the run, final */
-    jacobi_real_t *expected;   /* host: my rows of the plain reference, final */
+    shardtab_faces_t *faces[JACOBI_FACES_PARTS]; /* the ghost rows' parts as direct faces
+                                                    (NULL: the deep rows, where no temporal
+                                                    pass may run) */
+    jacobi_real_t *result;                       /* host: my rows of the run, final */
+    jacobi_real_t *expected;                     /* host: my rows of the plain reference, final */
     jacobi_real_t *ref_rows;   /* rank 0, host: the 1-GPU reference's interior, final */
     jacobi_real_t *plain_rows; /* rank 0, host: the plain reference's interior, final */
     double *norms;             /* host [2 * size]: every rank's (norm, failed) */

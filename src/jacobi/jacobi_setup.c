@@ -183,14 +183,9 @@ static shardtab_status_t allocate_host(jacobi_job_t *j)
 
     j->result = malloc(mine);
     j->expected = malloc(mine);
-    j->send_first = malloc(row);
-    j->send_last = malloc(row);
-    j->recv_top = malloc(row);
-    j->recv_bottom = malloc(row);
     j->norms = malloc(2 * (size_t)j->size * sizeof *j->norms);
-    if (!j->result || !j->expected || !j->send_first || !j->send_last || !j->recv_top ||
-        !j->recv_bottom || !j->norms)
-        return jacobi_no_memory("host rows", 2 * mine + 4 * row);
+    if (!j->result || !j->expected || !j->norms)
+        return jacobi_no_memory("host rows", 2 * mine);
     if (j->rank == 0) {
         j->ref_rows = malloc(whole);
         j->plain_rows = malloc(whole);
@@ -204,10 +199,6 @@ static void free_host(jacobi_job_t *j)
 {
     free(j->result);
     free(j->expected);
-    free(j->send_first);
-    free(j->send_last);
-    free(j->recv_top);
-    free(j->recv_bottom);
     free(j->norms);
     free(j->ref_rows);
     free(j->plain_rows);
@@ -217,6 +208,8 @@ shardtab_status_t jacobi_setup_release(jacobi_job_t *j)
 {
     shardtab_status_t first = shardtab_stream_synchronize(j->stream);
 
+    for (int part = 0; part < JACOBI_FACES_PARTS; part++)
+        first = app_status_first(first, shardtab_faces_destroy(&j->faces[part]));
     first = app_status_first(first, j->table ? shardtab_destroy(&j->table) : SHARDTAB_SUCCESS);
     first = app_status_first(first, jacobi_solver_free(&j->run));
     first = app_status_first(first, jacobi_solver_free(&j->ref));
@@ -247,6 +240,7 @@ shardtab_status_t jacobi_setup_device(jacobi_job_t *j)
         params.stream = j->stream;
         params.signal_slots = JACOBI_SIGNAL_SLOTS(j->size); /* the same on every rank */
         params.alignment = 16;                              /* the kernel's 16-byte accesses */
+        params.label = "jacobi ghost rows";                 /* the library's messages name it */
         status = shardtab_create_with(MPI_COMM_WORLD, j->run.halo, j->run.halo_bytes, &params,
                                       &j->table);
     }

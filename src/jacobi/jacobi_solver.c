@@ -27,6 +27,28 @@ int jacobi_solver_deep_rows(const jacobi_options_t *opts)
                : 0;
 }
 
+/* The kernels step from one part's pointer to its others themselves: a
+ * ghost row below at halo[p] + nx (row_at), the deep rows below at deep[p] +
+ * MAX_DEPTH rows, an LL row's parity 1 at 2 nx words from parity 0
+ * (jacobi_ll_ghost). Does the faces' layout put them there? */
+static int kernels_agree(const jacobi_solver_t *s, int deep_rows)
+{
+    const jacobi_step_t *st = &s->step;
+    const size_t nx = (size_t)s->nx;
+    int agree = (uint64_t *)jacobi_faces_at(s->halo, s->nx, deep_rows, JACOBI_FACES_LL, 0, 1) ==
+                    st->ll_above + 2 * nx &&
+                st->ll_below == st->ll_above + nx;
+
+    for (int p = 0; p < 2; p++) {
+        agree &= jacobi_faces_at(s->halo, s->nx, deep_rows, JACOBI_FACES_ROWS, 1, p) ==
+                 (void *)(st->halo[p] + nx);
+        if (deep_rows)
+            agree &= jacobi_faces_at(s->halo, s->nx, deep_rows, JACOBI_FACES_DEEP, 1, p) ==
+                     (void *)(st->deep[p] + JACOBI_TEMPORAL_MAX_DEPTH * nx);
+    }
+    return agree;
+}
+
 shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t *opts, int start,
                                       int rows, int coherent_halo, int padded)
 {
@@ -84,11 +106,16 @@ shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t
     memset(st, 0, sizeof *st);
     for (int p = 0; p < 2; p++) {
         st->a[p] = s->a[p];
-        st->halo[p] = s->halo + (size_t)p * 2 * nx;
-        st->deep[p] = deep_rows ? jacobi_deep_rows(s->halo, nx, p, 0) : NULL;
+        st->halo[p] = jacobi_faces_at(s->halo, nx, deep_rows, JACOBI_FACES_ROWS, 0, p);
+        st->deep[p] =
+            deep_rows ? jacobi_faces_at(s->halo, nx, deep_rows, JACOBI_FACES_DEEP, 0, p) : NULL;
     }
-    st->ll_above = jacobi_ll_ghosts(s->halo, nx, deep_rows);
-    st->ll_below = st->ll_above + nx;
+    st->ll_above = jacobi_faces_at(s->halo, nx, deep_rows, JACOBI_FACES_LL, 0, 0);
+    st->ll_below = jacobi_faces_at(s->halo, nx, deep_rows, JACOBI_FACES_LL, 1, 0);
+    if (!kernels_agree(s, deep_rows))
+        return shardtab_error_set(SHARDTAB_ERR_VERIFY,
+                                  "the ghost rows' layout (jacobi_faces_params) is not the one "
+                                  "the kernels step through: a build of mismatched sources");
     st->nx = nx;
     st->rows = rows;
     st->top_peer = st->bottom_peer = -1;
@@ -168,8 +195,7 @@ shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream)
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
         status = shardtab_memcpy_async(s->a[p], s->init, (size_t)s->rows * row_bytes, stream);
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS; p++)
-        status = shardtab_memcpy_async(s->halo + (size_t)p * 2 * s->nx, s->init_halo, 2 * row_bytes,
-                                       stream);
+        status = shardtab_memcpy_async(s->step.halo[p], s->init_halo, 2 * row_bytes, stream);
     for (int p = 0; p < 2 && status == SHARDTAB_SUCCESS && s->init_deep; p++)
         status = shardtab_memcpy_async(s->step.deep[p], s->init_deep,
                                        2 * JACOBI_TEMPORAL_MAX_DEPTH * row_bytes, stream);
@@ -232,19 +258,55 @@ void jacobi_solver_plant(jacobi_solver_t *s, const jacobi_test_fault_t *fault, i
     f->iteration = fault->iteration;
 }
 
+/* Bytes of one face of a part: a row, deep_rows rows, or a row of LL words. */
+static size_t part_face_bytes(int nx, int deep_rows, enum jacobi_faces_part part)
+{
+    return part == JACOBI_FACES_LL ? (size_t)nx * sizeof(uint64_t)
+                                   : (size_t)(part == JACOBI_FACES_DEEP ? deep_rows : 1) *
+                                         (size_t)nx * sizeof(jacobi_real_t);
+}
+
+shardtab_faces_params_t jacobi_faces_params(int nx, int deep_rows, int ranks,
+                                            enum jacobi_faces_part part)
+{
+    shardtab_faces_params_t fp;
+
+    memset(&fp, 0, sizeof fp);
+    fp.dims = 1;
+    fp.grid[0] = ranks;
+    fp.periodic[0] = 1;
+    fp.parities = 2;
+    for (int before = 0; before < (int)part; before++) { /* the parts before this one */
+        fp.face_bytes[0] = part_face_bytes(nx, deep_rows, (enum jacobi_faces_part)before);
+        fp.offset += shardtab_faces_bytes(&fp);
+    }
+    fp.face_bytes[0] = part_face_bytes(nx, deep_rows, part);
+    return fp;
+}
+
+void *jacobi_faces_at(jacobi_real_t *halo, int nx, int deep_rows, enum jacobi_faces_part part,
+                      int side, int p)
+{
+    shardtab_faces_params_t fp = jacobi_faces_params(nx, deep_rows, 1, part);
+
+    return (char *)halo + shardtab_faces_offset(&fp, 0, side, p);
+}
+
 size_t jacobi_halo_bytes(const jacobi_options_t *opts)
 {
-    const size_t rows = (size_t)(4 + 4 * jacobi_solver_deep_rows(opts)) * (size_t)opts->nx;
+    shardtab_faces_params_t ll =
+        jacobi_faces_params(opts->nx, jacobi_solver_deep_rows(opts), 1, JACOBI_FACES_LL);
 
-    return rows * sizeof(jacobi_real_t) + 4 * (size_t)opts->nx * sizeof(uint64_t); /* + LL rows */
+    return ll.offset + shardtab_faces_bytes(&ll);
 }
 
 void jacobi_wire_reference(jacobi_solver_t *s, int nccheck)
 {
     jacobi_step_t *st = &s->step;
-    for (int p = 0; p < 2; p++) {
-        st->top_dest[p] = s->halo + (size_t)p * 2 * s->nx + s->nx;
-        st->bottom_dest[p] = s->halo + (size_t)p * 2 * s->nx;
+
+    for (int p = 0; p < 2; p++) { /* its first row its own ghost row below, its last above */
+        st->top_dest[p] = jacobi_faces_at(s->halo, s->nx, 0, JACOBI_FACES_ROWS, 1, p);
+        st->bottom_dest[p] = jacobi_faces_at(s->halo, s->nx, 0, JACOBI_FACES_ROWS, 0, p);
     }
     st->device_norm = 1; /* one rank: its own norm decides, on the device */
     st->nccheck = nccheck;

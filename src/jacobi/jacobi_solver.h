@@ -10,6 +10,7 @@
 #include "jacobi_plan.h"
 #include "jacobi_sweep.h"
 #include "shardtab.h"
+#include "shardtab_faces.h"
 
 #define JACOBI_TOL 1.0e-8 /* the anchors' tolerance: a solve stops once its norm is at most this */
 
@@ -17,9 +18,7 @@ typedef struct jacobi_solver {
     int nx, ny, start, rows;  /* the grid, and this solver's rows [start, start + rows) */
     jacobi_real_t *buffer[2]; /* device allocations: rows x nx, or (rows + 2) x nx padded */
     jacobi_real_t *a[2];      /* device: the rows, inside buffer[p] */
-    jacobi_real_t *halo;      /* device: [parity][above, below][nx], then (--launch temporal)
-                                  the deep ghost rows (jacobi_deep_rows), then the LL
-                                  ghost rows (jacobi_ll_ghosts) */
+    jacobi_real_t *halo;      /* device: the ghost rows, in the parts of jacobi_faces_params */
     size_t halo_bytes;        /* halo's size: the table's shard, the same on every rank */
     jacobi_ctl_t *ctl;        /* device */
     double *partials;         /* device */
@@ -42,9 +41,27 @@ typedef struct jacobi_solver {
 shardtab_status_t jacobi_solver_alloc(jacobi_solver_t *s, const jacobi_options_t *opts, int start,
                                       int rows, int coherent_halo, int padded);
 shardtab_status_t jacobi_solver_free(jacobi_solver_t *s);
-/* Bytes of a solver's halo (the table's shard): two ghost rows a parity,
- * with --launch temporal two times JACOBI_TEMPORAL_MAX_DEPTH more, and the
- * on-chip launch's two a parity in LL words (jacobi_ll_ghosts). */
+/* The parts of a rank's ghost rows (its halo, the table's shard), one after
+ * another, each laid out as the library's direct faces (shardtab_faces.h:
+ * one axis, the rows; [parity][above, below]): the ghost rows; with
+ * --launch temporal (deep_rows) JACOBI_TEMPORAL_MAX_DEPTH rows above and
+ * below, written once a pass (above, row i is rank row i - MAX_DEPTH, the
+ * nearest last; below, rank row rows + i); the on-chip launch's rows as LL
+ * words, 8 bytes a point. */
+enum jacobi_faces_part {
+    JACOBI_FACES_ROWS,
+    JACOBI_FACES_DEEP,
+    JACOBI_FACES_LL,
+    JACOBI_FACES_PARTS
+};
+/* That part's layout for rows nx wide, over `ranks` ranks in a periodic
+ * ring; face_bytes 0 for the deep rows where deep_rows is 0. */
+shardtab_faces_params_t jacobi_faces_params(int nx, int deep_rows, int ranks,
+                                            enum jacobi_faces_part part);
+/* Where that part's ghost rows (side 0 above, 1 below) of parity p lie in halo. */
+void *jacobi_faces_at(jacobi_real_t *halo, int nx, int deep_rows, enum jacobi_faces_part part,
+                      int side, int p);
+/* Bytes of a solver's halo: the three parts. */
 size_t jacobi_halo_bytes(const jacobi_options_t *opts);
 /* Back to the starting state for a new solve, the iteration count kept. Synchronous. */
 shardtab_status_t jacobi_solver_reset(jacobi_solver_t *s, void *stream);
@@ -64,7 +81,7 @@ int jacobi_solver_plan(jacobi_solver_t *s, jacobi_launch_t launch, void *stream,
 /* Plants a test's bug into this solver's kernels when it names `solve` and
  * falls in its rows. */
 void jacobi_solver_plant(jacobi_solver_t *s, const jacobi_test_fault_t *fault, int solve);
-/* The deep ghost rows a solver keeps above and below (jacobi_deep_rows). */
+/* The deep ghost rows a solver keeps above and below (JACOBI_FACES_DEEP). */
 int jacobi_solver_deep_rows(const jacobi_options_t *opts);
 
 /* The reference: the whole grid on this rank's device, its own rows wrapping
