@@ -8,8 +8,9 @@
 #               CMAKE_PREFIX_PATH=WORK/prefix alone (find_package(shardtab)), built;
 #               ldd shows the prefix's libshardtab.so.1; each example run: the C
 #               ones and the Fortran one at 2 ranks, heat3d (the halo exchange
-#               on a 3-D grid) at 1, 2, 3, 4 and 8; bad usage refused with one
-#               line and exit 2
+#               on a 3-D grid) at 1, 2, 3, 4 and 8, faces2d (direct faces) at 1, 2
+#               and 3 and at 4 over simulated nodes of two; bad usage refused with
+#               one line and exit 2
 #   pkg-config  the same examples compiled with mpicc (mpif90) and
 #               pkg-config's shardtab (shardtab-fortran), and run; and README.md's
 #               first program, as printed there, in strict C11, at 3 ranks
@@ -111,6 +112,7 @@ launch() {
     local np=$1 pass=()
     shift
     [ -n "${PYTHONPATH+set}" ] && pass+=(PYTHONPATH)
+    [ -n "${SHARDTAB_RANKS_PER_NODE+set}" ] && pass+=(SHARDTAB_RANKS_PER_NODE)
     mpi_launch_flags "$mpiexec" "${pass[@]+"${pass[@]}"}"
     (
         mpi_single_rank_quick_exit "$np" # a refusal at one rank: no kill grace
@@ -192,8 +194,14 @@ cmake)
         for np in 1 2 3 4 8; do # grids 1x1x1, 1x1x2, 1x1x3, 1x2x2, 2x2x2
             verified heat3d "$np" "$bin/heat3d" "${share[@]+"${share[@]}"}"
         done
+        for np in 1 2 3; do # a ring of one rank (its own neighbour), of two, of three
+            verified faces2d "$np" "$bin/faces2d" "${share[@]+"${share[@]}"}"
+        done
+        # simulated nodes of two ranks: two edges through the table, two through MPI
+        SHARDTAB_RANKS_PER_NODE=2 verified faces2d 4 "$bin/faces2d" "${share[@]+"${share[@]}"}"
         refused table_kernel "$bin/table_kernel" --n 0
         refused heat3d "$bin/heat3d" --steps many
+        refused faces2d "$bin/faces2d" --ny 0
         if [ "$fortran" -eq 1 ]; then
             if [ -x "$bin/fortran_table" ]; then
                 verified fortran_table 2 "$bin/fortran_table"
@@ -215,9 +223,9 @@ pkg-config)
     echo "pkg-config --cflags --libs shardtab: $flags"
     names=(stream_collectives)
     if [ "$backend" = host ]; then
-        names+=(table_kernel heat3d)
+        names+=(table_kernel heat3d faces2d)
     else # a .hip file needs hipcc or nvcc (docs/examples/README.md): the cmake step builds those
-        echo "backend $backend: table_kernel and heat3d are built by the cmake step only"
+        echo "backend $backend: table_kernel, heat3d and faces2d are built by the cmake step only"
     fi
     for name in "${names[@]}"; do
         sources=("$examples/$name.c")
