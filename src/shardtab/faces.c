@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "grid.h"
 #include "internal.h"
 #include "mpi_steps.h"
 #include "table.h"
@@ -179,16 +180,10 @@ static shardtab_status_t resolve(const shardtab_t *t, const shardtab_faces_param
 /* The neighbour of rank r at step `by` (-1 or 1) along axis a, or -1. */
 static int neighbor_of(const st_faces_desc_t *d, int r, int a, int by)
 {
-    int c[D] = {r % (int)d->grid[0], r / (int)d->grid[0] % (int)d->grid[1],
-                r / (int)(d->grid[0] * d->grid[1])};
+    int dir[D] = {0, 0, 0};
 
-    c[a] += by;
-    if (c[a] < 0 || c[a] >= (int)d->grid[a]) {
-        if (!d->periodic[a])
-            return -1;
-        c[a] = (c[a] + (int)d->grid[a]) % (int)d->grid[a];
-    }
-    return c[0] + (int)d->grid[0] * (c[1] + (int)d->grid[1] * c[2]);
+    dir[a] = by;
+    return st_grid_neighbor(d->grid, d->periodic, r, dir);
 }
 
 /* The same rules on every rank over everyone's descs: the first rank and rule
@@ -273,7 +268,6 @@ shardtab_status_t shardtab_faces_create(shardtab_t *table, const shardtab_faces_
     st_faces_desc_t *all = NULL; /* every rank's, then this rank's at [size]: kept with
                                     the receive buffer if the gather is left pending */
     shardtab_faces_t *f = NULL;
-    MPI_Request request;
     int gave_up = 0, pending = 0;
 
     if (status != SHARDTAB_SUCCESS)
@@ -288,20 +282,8 @@ shardtab_status_t shardtab_faces_create(shardtab_t *table, const shardtab_faces_
     if (status == SHARDTAB_SUCCESS)
         status = faces == NULL ? st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: faces is NULL", create_call)
                                : resolve(table, params, &all[table->size]);
-    status = st_agree_bounded(table->comm, status, st_patience_s(table), &gave_up);
-    if (status == SHARDTAB_SUCCESS) {
-        int rc = MPI_Iallgather(&all[table->size], (int)sizeof *all, MPI_BYTE, all,
-                                (int)sizeof *all, MPI_BYTE, table->comm, &request);
-        if (rc != MPI_SUCCESS)
-            status = st_mpi_check(rc, "MPI_Iallgather of the faces' layouts");
-        else if (st_wait_bounded(&request, st_patience_s(table)) != 0) {
-            gave_up = pending = 1;
-            status = st_fail(SHARDTAB_ERR_TIMEOUT,
-                             "%s: MPI_Iallgather of the ranks' faces waited %.3g s (the "
-                             "table's patience); some rank never came: end the job",
-                             create_call, st_patience_s(table));
-        }
-    }
+    status =
+        st_gather_agreed(table, create_call, "faces", status, all, sizeof *all, &gave_up, &pending);
     if (status == SHARDTAB_SUCCESS)
         status = compare(all, table->size); /* the same verdict on every rank */
     if (status == SHARDTAB_SUCCESS) {

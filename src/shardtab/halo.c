@@ -10,6 +10,7 @@
  * halo_exchange.c's, its device body shardtab_halo_device.h's. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #include "backend.h"
+#include "grid.h"
 #include "halo_internal.h"
 #include "internal.h"
 #include "registry.h"
@@ -165,28 +166,10 @@ static shardtab_status_t resolve(const shardtab_t *t, const shardtab_halo_params
 
 /* ---- every rank's, compared --------------------------------------------------------- */
 
-/* rank r's coordinate on each axis */
-static void coords_of(const st_halo_desc_t *d, int r, int c[D])
-{
-    c[0] = r % (int)d->grid[0];
-    c[1] = r / (int)d->grid[0] % (int)d->grid[1];
-    c[2] = r / (int)(d->grid[0] * d->grid[1]);
-}
-
 /* The neighbour of rank r in direction dir (d[a] each -1, 0, 1), or -1. */
 static int neighbor_of(const st_halo_desc_t *d, int r, const int dir[D])
 {
-    int c[D];
-    coords_of(d, r, c);
-    for (int a = 0; a < D; a++) {
-        c[a] += dir[a];
-        if (c[a] < 0 || c[a] >= (int)d->grid[a]) {
-            if (!d->periodic[a])
-                return -1;
-            c[a] = (c[a] + (int)d->grid[a]) % (int)d->grid[a];
-        }
-    }
-    return c[0] + (int)d->grid[0] * (c[1] + (int)d->grid[1] * c[2]);
+    return st_grid_neighbor(d->grid, d->periodic, r, dir);
 }
 
 /* direction index k as its three offsets; whether the halo moves it (a face,
@@ -575,7 +558,7 @@ static shardtab_status_t halo_build(shardtab_halo_t *h, const st_halo_desc_t *al
     const size_t pieces_bytes = (size_t)count * sizeof *h->pieces,
                  epoch_bytes = ST_HALO_PUT_MAX_SLICES * sizeof(uint64_t);
     h->dims = (int)me->dims;
-    coords_of(me, t->rank, h->coord);
+    st_grid_coords(me->grid, t->rank, h->coord);
     h->send_count = plan->send_count;
     h->recv_count = plan->recv_count;
     h->staging_bytes = plan->staging_bytes;
@@ -687,7 +670,6 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
     st_halo_desc_t *all = NULL; /* every rank's, then this rank's own at [size]: the send
                                    buffer stays with the receive buffer if a gather is left */
     shardtab_halo_t *h = NULL;
-    MPI_Request request;
     int gave_up = 0, pending = 0;
 
     if (status != SHARDTAB_SUCCESS)
@@ -702,20 +684,7 @@ shardtab_status_t shardtab_halo_create(shardtab_t *table, const shardtab_halo_pa
     if (status == SHARDTAB_SUCCESS)
         status = halo == NULL ? st_fail(SHARDTAB_ERR_INVALID_ARG, "%s: halo is NULL", call)
                               : resolve(table, params, &all[table->size]);
-    status = st_agree_bounded(table->comm, status, st_patience_s(table), &gave_up);
-    if (status == SHARDTAB_SUCCESS) {
-        int rc = MPI_Iallgather(&all[table->size], (int)sizeof *all, MPI_BYTE, all,
-                                (int)sizeof *all, MPI_BYTE, table->comm, &request);
-        if (rc != MPI_SUCCESS)
-            status = st_mpi_check(rc, "MPI_Iallgather of the halo's blocks");
-        else if (st_wait_bounded(&request, st_patience_s(table)) != 0) {
-            gave_up = pending = 1;
-            status = st_fail(SHARDTAB_ERR_TIMEOUT,
-                             "%s: MPI_Iallgather of the ranks' blocks waited %.3g s (the "
-                             "table's patience); some rank never came: end the job",
-                             call, st_patience_s(table));
-        }
-    }
+    status = st_gather_agreed(table, call, "blocks", status, all, sizeof *all, &gave_up, &pending);
     if (status == SHARDTAB_SUCCESS)
         status = compare(all, table->size); /* the same verdict on every rank */
     if (status == SHARDTAB_SUCCESS) {

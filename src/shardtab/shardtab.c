@@ -249,6 +249,30 @@ double st_patience_s(const shardtab_t *t)
     return waits > ST_PATIENCE_FLOOR_S ? waits : ST_PATIENCE_FLOOR_S;
 }
 
+shardtab_status_t st_gather_agreed(shardtab_t *t, const char *call, const char *what,
+                                   shardtab_status_t local, void *all, size_t bytes, int *gave_up,
+                                   int *pending)
+{
+    shardtab_status_t status = st_agree_bounded(t->comm, local, st_patience_s(t), gave_up);
+    MPI_Request request;
+    char step[96];
+    int rc;
+
+    if (status != SHARDTAB_SUCCESS)
+        return status;
+    snprintf(step, sizeof step, "MPI_Iallgather of the ranks' %s", what);
+    rc = MPI_Iallgather((char *)all + (size_t)t->size * bytes, (int)bytes, MPI_BYTE, all,
+                        (int)bytes, MPI_BYTE, t->comm, &request);
+    if (rc != MPI_SUCCESS)
+        return st_mpi_check(rc, step);
+    if (st_wait_bounded(&request, st_patience_s(t)) == 0)
+        return SHARDTAB_SUCCESS;
+    *gave_up = *pending = 1;
+    return st_fail(SHARDTAB_ERR_TIMEOUT,
+                   "%s: %s waited %.3g s (the table's patience); some rank never came: end the job",
+                   call, step, st_patience_s(t));
+}
+
 shardtab_status_t st_table_in_step(const shardtab_t *t, const char *call)
 {
     if (!t->out_of_step)

@@ -80,6 +80,15 @@ shardtab_status_t st_table_in_step(const shardtab_t *t, const char *call);
 /* How long a bounded agreement of t waits for its peers: 6 x its wait limit,
  * at least 1 s. */
 double st_patience_s(const shardtab_t *t);
+/* The step a create over t's ranks starts with (shardtab_halo_create,
+ * shardtab_faces_create): an agreement on local, then every rank's `bytes`
+ * of description gathered, from all + size x bytes (this rank's own) into
+ * all[0, size), each bounded by t's patience. *gave_up when either gave up;
+ * *pending when the gather did (all must then stay allocated: a late rank
+ * may still write it). `what` names the descriptions in messages. */
+shardtab_status_t st_gather_agreed(shardtab_t *t, const char *call, const char *what,
+                                   shardtab_status_t local, void *all, size_t bytes, int *gave_up,
+                                   int *pending);
 /* t's bounded agreement gave up, its request left pending: every live table
  * over the same ranks is out of step (st_table_in_step refuses its calls). */
 void st_tables_out_of_step(const shardtab_t *t);
