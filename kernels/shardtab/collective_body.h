@@ -146,23 +146,53 @@ SHARDTAB_DEVFN uint64_t st_exact8(int type, const uint64_t *words, size_t stride
     return out;
 }
 
+/* The elements a thread of the exact reduce sums at once, each rank's loads of
+ * them in flight together: one element at a time, a thread had one load of each
+ * rank in flight, and the grid (its kernels' registers cap the blocks a
+ * multiprocessor) too few bytes to keep memory busy. Two keep the plain
+ * reduce's four blocks of 256 a multiprocessor (64 registers for sm_90, where
+ * one took 56); three and four take 72 and 94 and lose blocks, and were slower
+ * than one (docs/performance.md). */
+#ifndef ST_EXACT_IN_FLIGHT
+#  define ST_EXACT_IN_FLIGHT 2
+#endif
+
 /* ST_PHASE_REDUCE of SHARDTAB_SUM_EXACT: each element the exact sum of the
- * node's values, rounded once, one element at a time */
+ * node's values, rounded once; a thread's ST_EXACT_IN_FLIGHT elements (threads
+ * apart, so that a warp's loads stay side by side) summed rank by rank. */
 SHARDTAB_DEVFN void st_body_reduce_exact(const st_coll_phase_t *p, size_t thread, size_t threads)
 {
+    enum { K = ST_EXACT_IN_FLIGHT };
     const size_t size = st_type_size(p->type), n = (size_t)p->sig.node_size;
+    const size_t first = p->offset / size;
 
-    for (size_t i = p->begin + thread; i < p->end; i += threads) {
-        const size_t at = p->offset / size + i;
-        shardtab_detail_exact_few_t sum;
-        int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
-        shardtab_detail_exact_few_start(&sum, limbs, p->type,
-                                        shardtab_detail_value_word(p->type, p->table[0], at));
-        for (size_t r = 1; r < n; r++)
-            shardtab_detail_exact_few_add_word(
-                &sum, p->type, shardtab_detail_value_word(p->type, p->table[r], at));
-        shardtab_detail_value_store(p->type, p->dst, i,
-                                    shardtab_detail_exact_few_word(&sum, p->type));
+    for (size_t i = p->begin + thread; i < p->end; i += K * threads) {
+        shardtab_detail_exact_few_t sum[K];
+        int64_t limbs[K][SHARDTAB_DETAIL_EXACT_LIMBS]; /* their spills */
+        uint64_t w[K];
+        /* the elements of this round: i, i + threads, ... while below end */
+        const size_t left = (p->end - i + threads - 1) / threads;
+        const int live = left < (size_t)K ? (int)left : K;
+
+        for (int k = 0; k < K; k++)
+            if (k < live)
+                w[k] = shardtab_detail_value_word(p->type, p->table[0], first + i + k * threads);
+        for (int k = 0; k < K; k++)
+            if (k < live)
+                shardtab_detail_exact_few_start(&sum[k], limbs[k], p->type, w[k]);
+        for (size_t r = 1; r < n; r++) {
+            for (int k = 0; k < K; k++)
+                if (k < live)
+                    w[k] =
+                        shardtab_detail_value_word(p->type, p->table[r], first + i + k * threads);
+            for (int k = 0; k < K; k++)
+                if (k < live)
+                    shardtab_detail_exact_few_add_word(&sum[k], p->type, w[k]);
+        }
+        for (int k = 0; k < K; k++)
+            if (k < live)
+                shardtab_detail_value_store(p->type, p->dst, i + k * threads,
+                                            shardtab_detail_exact_few_word(&sum[k], p->type));
     }
 }
 
