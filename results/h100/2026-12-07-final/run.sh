@@ -19,9 +19,9 @@
 #   4 ranks for the same trees but `vector` (the exact sum's alone), interleaved the same way;
 #   and this tree's halo_bench --device-blocks 32, twice. First, this tree's halo_check
 #   device-side at 2 and 4 ranks, the interior changed every round and checked in-kernel.
-#   Not run yet: every start after `exact` was refused, until the session's device time
-#   ran out. The next call: `run.sh ab base vector in8` with .ab/{base,vector,in8}.tar
-#   carried (6d23f41; this tree's exact reduce 16 bytes at a time; 8 loads in flight).
+#   Run as `run.sh ab base` on the tree of the direct faces (7133e88) beside 6d23f41:
+#   results/h100/2026-12-07-item4/ab/. The variants `vector` and `in8` (the exact reduce
+#   16 bytes at a time; 8 loads in flight) were not run with it.
 # Run on the device machine from the repository root:  OUT=<dir> bash <this file> [stage] [NAME...]
 # Everything the call writes is packed into $OUT/out.tar (the machine returns few files).
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
