@@ -267,7 +267,7 @@ out:
 shardtab_status_t st_coll_across_nodes(shardtab_t *t, const st_call_t *c, shardtab_status_t local,
                                        shardtab_stream_t stream)
 {
-    st_steps_t steps = {t, c->name, 0};
+    st_steps_t steps = {t, c->name, 0, NULL};
     shardtab_status_t status = st_steps_agree(&steps, local, "the call's first agreement");
 
     if (status == SHARDTAB_SUCCESS)

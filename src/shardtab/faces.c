@@ -409,7 +409,8 @@ shardtab_status_t shardtab_faces_exchange(shardtab_faces_t *faces, int parity,
         status = st_table_in_step(faces->table, call);
     if (status != SHARDTAB_SUCCESS || !any)
         return status;
-    steps = (st_steps_t){faces->table, call, 0};
+    /* through_mpi: every face through MPI, the node's too */
+    steps = (st_steps_t){faces->table, call, 0, faces->mine.through_mpi ? "through MPI" : NULL};
     /* the last exchange's copies from the staging done, if on another stream */
     status = faces->exchanges > 0 && faces->last_stream != stream && faces->host != NULL
                  ? st_backend()->stream_synchronize(faces->last_stream)

@@ -134,7 +134,7 @@ static shardtab_status_t across_nodes(shardtab_halo_t *h, shardtab_stream_t stre
     const size_t received = h->staging_bytes - (h->recv_count > 0 ? h->recvs[0].at : 0);
     const size_t recv_at = h->recv_count > 0 ? h->recvs[0].at : 0;
     shardtab_status_t status;
-    st_steps_t steps = {t, call, 0};
+    st_steps_t steps = {t, call, 0, NULL};
 
     /* a stopped table refuses before anything moves, its refusal agreed (the
      * ranks of other nodes may not know it stopped); the stream's work first */

@@ -17,8 +17,8 @@ static shardtab_status_t give_up(st_steps_t *s, const char *step)
     snprintf(why, sizeof why, "%s", shardtab_last_error() + st_error_prefix_bytes());
     s->gave_up = 1;
     st_tables_out_of_step(s->t);
-    return st_fail(SHARDTAB_ERR_TIMEOUT, "%s of table '%s' across nodes, at %s: %s", s->call,
-                   s->t->label, step, why);
+    return st_fail(SHARDTAB_ERR_TIMEOUT, "%s of table '%s' %s, at %s: %s", s->call, s->t->label,
+                   s->route != NULL ? s->route : "across nodes", step, why);
 }
 
 shardtab_status_t st_steps_agree(st_steps_t *s, shardtab_status_t local, const char *step)

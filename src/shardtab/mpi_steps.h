@@ -19,8 +19,9 @@
 
 typedef struct st_steps {
     shardtab_t *t;
-    const char *call; /* the API call, for the messages */
-    int gave_up;      /* a step gave up: its buffers stay, no later step runs */
+    const char *call;  /* the API call, for the messages */
+    int gave_up;       /* a step gave up: its buffers stay, no later step runs */
+    const char *route; /* how the data goes, for the messages: "across nodes" where NULL */
 } st_steps_t;
 
 /* shardtab_agree over the table's ranks, bounded */
