@@ -326,7 +326,7 @@ shardtab_status_t shardtab_signal_check(const shardtab_t *table);
  * one-block all-reduce (one kernel: a node barrier, every rank reads every
  * peer's region into a scratch buffer, a barrier, the copy back; up to 8
  * bytes, one sync whose words carry the values, each rank combining them
- * into its own region, no rank reading another's) up to 64 KiB (32 KiB for
+ * into its own region, no rank reading another's) up to 64 KiB (16 KiB for
  * SHARDTAB_SUM_EXACT), the one-shot
  * (the same in four kernels, a grid each) up to the cut-over, the two-shot
  * (each rank reduces its chunk in place, a barrier, each copies every other

@@ -13,9 +13,9 @@ static const char usage_head[] =
     "one double, put with signal and LL puts between node ranks 0 and 1 (8 B to 64 KiB,\n"
     "half the round trip); then shardtab_all_reduce of floats from --min to --max bytes a\n"
     "rank (auto, one-block, one-shot, two-shot; on GPUs from a graph too), and the exact\n"
-    "sum (SHARDTAB_SUM_EXACT, redop 'exact', auto), beside MPI_Allreduce and the device\n"
-    "copy, in nccl-tests' columns (time in us, algbw and busbw in GB/s, #wrong), the\n"
-    "median of --repeats.\n";
+    "sum (SHARDTAB_SUM_EXACT, redop 'exact', auto; one-shot too up to 64 KiB), beside\n"
+    "MPI_Allreduce and the device copy, in nccl-tests' columns (time in us, algbw and\n"
+    "busbw in GB/s, #wrong), the median of --repeats.\n";
 
 static const char usage_tail[] =
     "Environment: SHARDTAB_ALL_REDUCE_ALGO and SHARDTAB_ALL_REDUCE_CUTOVER choose the\n"

@@ -27,10 +27,10 @@
  * syncs, not its bandwidth */
 #define ST_ONE_BLOCK_MAX ((size_t)64 << 10)
 /* ... but SHARDTAB_SUM_EXACT only up to this many: its one block adds value
- * by value (two TwoSums each). On one H100 under MPS, 2 / 4 ranks, one block
- * took 24 / 40 us at 32 KiB a rank and 36 / 60 at 64 KiB, one-shot 26 / 38
- * and 25 / 39 (docs/performance.md) */
-#define ST_ONE_BLOCK_EXACT_MAX ((size_t)32 << 10)
+ * by value (two TwoSums each). On one H100 under MPS, 2 / 4 ranks, with two
+ * elements a thread in flight: one block took 18 / 30 us at 16 KiB a rank and
+ * 24 / 41 at 32 KiB, one-shot 22 / 38 and 22.5 / 38.5 (docs/performance.md) */
+#define ST_ONE_BLOCK_EXACT_MAX ((size_t)16 << 10)
 
 /* SHARDTAB_ALL_REDUCE_ALGO and SHARDTAB_ALL_REDUCE_CUTOVER, checked. */
 static shardtab_status_t choose_algorithm(st_call_t *c)
