@@ -43,7 +43,10 @@ shardtab_status_t jacobi_host_step(jacobi_job_t *j, jacobi_host_loop_t *loop, ui
     if (j->host_top || j->host_bottom) { /* the ghost rows of k + 1, through the library */
         shardtab_status_t moved =
             shardtab_faces_exchange(j->faces[JACOBI_FACES_ROWS], next, edges, j->stream);
-        if (moved == SHARDTAB_ERR_TIMEOUT) /* a neighbour never came: no later step can meet */
+        /* every failure but the stream's (after which the exchange still moved every
+         * face, and the norms' step agrees on it) leaves a neighbour waiting, or was
+         * one that waited in vain: the ranks are out of step, no later step can meet */
+        if (moved != SHARDTAB_SUCCESS && moved != SHARDTAB_ERR_DEVICE)
             app_end_job(shardtab_last_error());
         if (local == SHARDTAB_SUCCESS)
             local = moved;

@@ -174,6 +174,8 @@ static const struct {
     [ST_FAULT_COLL_LEADERS] = {"coll-leaders", SHARDTAB_ERR_DEVICE},
     [ST_FAULT_COLL_RESULT] = {"coll-result", SHARDTAB_ERR_DEVICE},
     [ST_FAULT_COLL_END] = {"coll-end", SHARDTAB_ERR_DEVICE},
+    [ST_FAULT_FACES_STAGING] = {"faces-staging", SHARDTAB_ERR_NO_MEMORY},
+    [ST_FAULT_FACES_POST] = {"faces-post", SHARDTAB_ERR_MPI},
 };
 
 const char *st_fault_step_name(st_fault_step_t step)
@@ -219,7 +221,8 @@ shardtab_status_t st_fault_check(st_fault_step_t step)
         return st_fail(SHARDTAB_ERR_INVALID_ARG,
                        "SHARDTAB_FAULT='%s' is not <step>:<rank> with step one of "
                        "alloc, export, exchange, open, upload, close, free, coll-enter, "
-                       "coll-phase, coll-args, coll-node, coll-leaders, coll-result, coll-end",
+                       "coll-phase, coll-args, coll-node, coll-leaders, coll-result, coll-end, "
+                       "faces-staging, faces-post",
                        text);
     if (!st_mpi_usable())
         return SHARDTAB_SUCCESS; /* no rank to aim at before MPI_Init or after MPI_Finalize */

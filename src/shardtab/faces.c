@@ -255,9 +255,12 @@ static shardtab_status_t place(shardtab_faces_t *f, const st_faces_desc_t *all)
             for (int p = 0; p < me->parities; p++) /* its ghost face on the other side */
                 f->dest[p][i] = (char *)base + all[n].offset + desc_offset(&all[n], a, 1 - s, p);
         }
-    if (most > 0 && !f->mpi_device && (f->host = calloc(2, most)) == NULL)
-        status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: calloc of %zu bytes of staging failed",
-                         create_call, 2 * most);
+    if (most > 0 && !f->mpi_device) {
+        status = st_fault_check(ST_FAULT_FACES_STAGING); /* a test build's failure */
+        if (status == SHARDTAB_SUCCESS && (f->host = calloc(2, most)) == NULL)
+            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: calloc of %zu bytes of staging failed",
+                             create_call, 2 * most);
+    }
     return status;
 }
 
@@ -340,7 +343,10 @@ static shardtab_status_t links(shardtab_faces_t *f, int p, const void *const *sr
     shardtab_status_t status = SHARDTAB_SUCCESS;
 
     const int tag = ST_FACES_TAG + (int)((f->id % ST_FACES_IDS) * 2 + (uint64_t)p) * FACES;
+    const shardtab_status_t fault = st_fault_check(ST_FAULT_FACES_POST); /* a test build's */
 
+    if (fault != SHARDTAB_SUCCESS)
+        rc = MPI_ERR_OTHER; /* as if the first post failed */
     for (int i = 0; i < FACES && rc == MPI_SUCCESS; i++)
         if (f->route[i] == SHARDTAB_FACES_MPI) {
             index[posted] = i;
@@ -357,7 +363,10 @@ static shardtab_status_t links(shardtab_faces_t *f, int p, const void *const *sr
         /* the failed one started nothing; the others are taken back, and the
          * ranks are out of step: a neighbour's face of this round may still
          * come, and no later exchange may take it for its own */
-        status = st_mpi_check(rc, "MPI_Irecv or MPI_Isend of a face");
+        status =
+            fault != SHARDTAB_SUCCESS
+                ? fault
+                : st_mpi_check(rc, "shardtab_faces_exchange: MPI_Irecv or MPI_Isend of a face");
         for (int i = 0; i < posted - 1; i++) {
             MPI_Cancel(&requests[i]);
             MPI_Request_free(&requests[i]);

@@ -64,7 +64,7 @@ uint64_t st_ipc_namespace(void);
 uint64_t st_memory_left(const char *meminfo, const char *self_cgroup, const char *cgroup_root);
 
 /* Steps at which SHARDTAB_FAULT=<step>:<rank> injects a failure (create and
- * destroy), or stops that rank (SIGSTOP, from within) on its way through a
+ * destroy; the direct faces' create and exchange), or stops that rank (SIGSTOP, from within) on its way through a
  * stream-ordered collective (the coll-* steps): the tests of the bounds on
  * every wait, a rank stopped at several points inside a call. */
 typedef enum st_fault_step {
@@ -75,13 +75,15 @@ typedef enum st_fault_step {
     ST_FAULT_UPLOAD,
     ST_FAULT_CLOSE,
     ST_FAULT_FREE,
-    ST_FAULT_COLL_ENTER,   /* entering a call (one node: before its first phase) */
-    ST_FAULT_COLL_PHASE,   /* one node: between a call's phases */
-    ST_FAULT_COLL_ARGS,    /* across nodes: before the arguments' all-gather */
-    ST_FAULT_COLL_NODE,    /* across nodes: after the node's phases */
-    ST_FAULT_COLL_LEADERS, /* across nodes, a node's leader: before the leaders' all-gather */
-    ST_FAULT_COLL_RESULT,  /* across nodes: before the node's broadcast of the result */
-    ST_FAULT_COLL_END,     /* across nodes: before the call's last agreement */
+    ST_FAULT_COLL_ENTER,    /* entering a call (one node: before its first phase) */
+    ST_FAULT_COLL_PHASE,    /* one node: between a call's phases */
+    ST_FAULT_COLL_ARGS,     /* across nodes: before the arguments' all-gather */
+    ST_FAULT_COLL_NODE,     /* across nodes: after the node's phases */
+    ST_FAULT_COLL_LEADERS,  /* across nodes, a node's leader: before the leaders' all-gather */
+    ST_FAULT_COLL_RESULT,   /* across nodes: before the node's broadcast of the result */
+    ST_FAULT_COLL_END,      /* across nodes: before the call's last agreement */
+    ST_FAULT_FACES_STAGING, /* shardtab_faces_create: the staging's allocation */
+    ST_FAULT_FACES_POST,    /* shardtab_faces_exchange: the receives' and sends' posts */
     ST_FAULT_STEP_COUNT
 } st_fault_step_t;
 

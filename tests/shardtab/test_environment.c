@@ -24,8 +24,9 @@
 /* ---- SHARDTAB_FAULT and integers ------------------------------------------- */
 
 static const char *const step_names[ST_FAULT_STEP_COUNT] = {
-    "alloc",      "export",     "exchange",  "open",      "upload",       "close",       "free",
-    "coll-enter", "coll-phase", "coll-args", "coll-node", "coll-leaders", "coll-result", "coll-end",
+    "alloc",       "export",     "exchange",      "open",       "upload",    "close",
+    "free",        "coll-enter", "coll-phase",    "coll-args",  "coll-node", "coll-leaders",
+    "coll-result", "coll-end",   "faces-staging", "faces-post",
 };
 
 static void expect_fault(const char *text, st_fault_step_t step, int rank)
@@ -180,7 +181,7 @@ static void test_fault_check_before_mpi_refuses_only_a_malformed_variable(void *
     const char *const want = "SHARDTAB_FAULT='open:x' is not <step>:<rank> with step one of "
                              "alloc, export, exchange, open, upload, close, free, coll-enter, "
                              "coll-phase, coll-args, coll-node, coll-leaders, coll-result, "
-                             "coll-end";
+                             "coll-end, faces-staging, faces-post";
     (void)state;
     setenv("SHARDTAB_FAULT", "open:0", 1);
     for (int s = 0; s < ST_FAULT_STEP_COUNT; s++)

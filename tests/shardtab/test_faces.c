@@ -350,6 +350,33 @@ static void test_bad_decompositions_are_refused_on_every_rank(void **state)
     assert_int_equal(shardtab_finalize(), SHARDTAB_SUCCESS);
 }
 
+/* The staging's allocation failing on one rank (SHARDTAB_FAULT=faces-staging:<last>):
+ * every rank's create fails with that rank's message, and nothing is left. */
+static void test_a_failed_staging_fails_every_rank(void **state)
+{
+    shardtab_faces_params_t fp = decomposition(0, 2);
+    shardtab_faces_t *faces = NULL;
+    shardtab_t *t = NULL;
+    char *shard = NULL, fault[32], text[96];
+    (void)state;
+    fp.through_mpi = 1; /* every face by MPI, staged through the host */
+    assert_int_equal(shardtab_mem_alloc(4096, (void **)&shard), SHARDTAB_SUCCESS);
+    assert_int_equal(shardtab_create(MPI_COMM_WORLD, shard, 4096, &t), SHARDTAB_SUCCESS);
+    snprintf(fault, sizeof fault, "faces-staging:%d", size - 1);
+    snprintf(text, sizeof text, "fault injected at step 'faces-staging' (SHARDTAB_FAULT=%s)",
+             fault);
+    setenv("SHARDTAB_FAULT", fault, 1);
+    expect_agreed(shardtab_faces_create(t, &fp, &faces), SHARDTAB_ERR_NO_MEMORY, size - 1, text);
+    unsetenv("SHARDTAB_FAULT");
+    assert_null(faces);
+    /* the table is still usable: the same faces, made */
+    assert_int_equal(shardtab_faces_create(t, &fp, &faces), SHARDTAB_SUCCESS);
+    assert_int_equal(shardtab_faces_destroy(&faces), SHARDTAB_SUCCESS);
+    assert_int_equal(shardtab_destroy(&t), SHARDTAB_SUCCESS);
+    assert_int_equal(shardtab_mem_free(shard), SHARDTAB_SUCCESS);
+    expect_nothing_left();
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +385,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_faces_through_mpi_staged),
         cmocka_unit_test(test_faces_through_mpi_from_device_memory),
         cmocka_unit_test(test_faces_across_simulated_nodes),
+        cmocka_unit_test(test_a_failed_staging_fails_every_rank),
         cmocka_unit_test(test_bad_decompositions_are_refused_on_every_rank)};
 
     return mpi_case_main(&argc, &argv, tests, sizeof tests / sizeof *tests, NULL, NULL);
