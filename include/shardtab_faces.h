@@ -111,9 +111,10 @@ shardtab_status_t shardtab_faces_create(shardtab_t *table, const shardtab_faces_
  * stream after the call (staged: copied in on stream; straight: already
  * there). Between the neighbours only: a rank that never calls leaves its
  * neighbours' receives to give up (SHARDTAB_ERR_TIMEOUT, naming the
- * neighbour), the ranks then out of step: end the job. A post of this rank's that
- * fails (SHARDTAB_ERR_MPI: its other posts taken back) leaves them out of step too.
- * A rank whose stream failed still
+ * neighbour), the ranks then out of step: end the job. A post of this rank's
+ * that fails (SHARDTAB_ERR_MPI: its other posts taken back) leaves them out of
+ * step too; either is returned over a failure of the stream. A rank whose
+ * stream failed still
  * sends (what its staging held) and receives, so that no neighbour waits
  * for it, and returns its failure; a neighbour's SUCCESS then does not say
  * that the face it received was good: the solver agrees on failures itself,

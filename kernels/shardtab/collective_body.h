@@ -147,14 +147,16 @@ SHARDTAB_DEVFN uint64_t st_exact8(int type, const uint64_t *words, size_t stride
 }
 
 /* The elements a thread of the exact reduce sums at once, each rank's loads of
- * them in flight together: one element at a time, a thread had one load of each
- * rank in flight, and the grid (its kernels' registers cap the blocks a
- * multiprocessor) too few bytes to keep memory busy. Two keep the plain
- * reduce's four blocks of 256 a multiprocessor (64 registers for sm_90, where
- * one took 56); three and four take 72 and 94 and lose blocks, and were slower
- * than one (docs/performance.md). */
+ * them issued together. The kernel's registers cap its grid at four blocks of
+ * 256 a multiprocessor (sm_90), so what keeps memory busy is the loads each
+ * thread has in flight: two elements keep the four blocks (64 registers); more
+ * take blocks away and were slower (docs/performance.md, "Two elements in
+ * flight"). */
 #ifndef ST_EXACT_IN_FLIGHT
 #  define ST_EXACT_IN_FLIGHT 2
+#endif
+#if ST_EXACT_IN_FLIGHT < 1
+#  error "ST_EXACT_IN_FLIGHT: at least one element a thread"
 #endif
 
 /* ST_PHASE_REDUCE of SHARDTAB_SUM_EXACT: each element the exact sum of the
@@ -169,25 +171,25 @@ SHARDTAB_DEVFN void st_body_reduce_exact(const st_coll_phase_t *p, size_t thread
     for (size_t i = p->begin + thread; i < p->end; i += K * threads) {
         shardtab_detail_exact_few_t sum[K];
         int64_t limbs[K][SHARDTAB_DETAIL_EXACT_LIMBS]; /* their spills */
-        uint64_t w[K];
+        uint64_t word[K];
         /* the elements of this round: i, i + threads, ... while below end */
-        const size_t left = (p->end - i + threads - 1) / threads;
+        const size_t left = (p->end - i - 1) / threads + 1;
         const int live = left < (size_t)K ? (int)left : K;
 
         for (int k = 0; k < K; k++)
             if (k < live)
-                w[k] = shardtab_detail_value_word(p->type, p->table[0], first + i + k * threads);
+                word[k] = shardtab_detail_value_word(p->type, p->table[0], first + i + k * threads);
         for (int k = 0; k < K; k++)
             if (k < live)
-                shardtab_detail_exact_few_start(&sum[k], limbs[k], p->type, w[k]);
+                shardtab_detail_exact_few_start(&sum[k], limbs[k], p->type, word[k]);
         for (size_t r = 1; r < n; r++) {
             for (int k = 0; k < K; k++)
                 if (k < live)
-                    w[k] =
+                    word[k] =
                         shardtab_detail_value_word(p->type, p->table[r], first + i + k * threads);
             for (int k = 0; k < K; k++)
                 if (k < live)
-                    shardtab_detail_exact_few_add_word(&sum[k], p->type, w[k]);
+                    shardtab_detail_exact_few_add_word(&sum[k], p->type, word[k]);
         }
         for (int k = 0; k < K; k++)
             if (k < live)

@@ -12,7 +12,8 @@
  *          to --max bytes (x2 steps), float sum in place:
  *          shardtab_all_reduce with the automatic choice, one-block (to
  *          64 KiB), one-shot and two-shot, then SHARDTAB_SUM_EXACT by the
- *          automatic choice (redop "exact": its cost beside the plain sum); MPI_Allreduce on a host buffer of
+ *          automatic choice and, up to 64 KiB, by one-shot (redop "exact":
+ *          its cost beside the plain sum); MPI_Allreduce on a host buffer of
  *          the same size (this machine's MPI may not be GPU-aware); the copy
  *          engine's device-to-device copy of the same bytes on the same GPU;
  *          and, on GPUs, the all-reduce replayed from a captured graph (to

@@ -196,8 +196,14 @@ shardtab_status_t cb_stream_size(cb_ctx_t *c, const cb_options_t *o, size_t byte
                                          "two-shot", "auto",      "one-shot"};
     const size_t count = bytes / sizeof(float);
     const int iters = bytes <= (1u << 20) ? 100 : bytes <= (64u << 20) ? 20 : 5;
+    /* the caller's SHARDTAB_ALL_REDUCE_ALGO: what the rows by the automatic choice run */
+    const char *given = getenv("SHARDTAB_ALL_REDUCE_ALGO");
+    char callers[256];
     double mpi = 0, copy = 0;
     shardtab_status_t status;
+
+    if (given != NULL)
+        snprintf(callers, sizeof callers, "%s", given);
 
     c->count = count;
     status = cb_fill(c->host, c->shard, count, rank);
@@ -225,7 +231,10 @@ shardtab_status_t cb_stream_size(cb_ctx_t *c, const cb_options_t *o, size_t byte
             status = shardtab_memcpy_to_host(c->host, c->shard, bytes);
         if (status == SHARDTAB_SUCCESS)
             bad = cb_wrong(c->host, count, size);
-        unsetenv("SHARDTAB_ALL_REDUCE_ALGO");
+        if (given != NULL)
+            setenv("SHARDTAB_ALL_REDUCE_ALGO", callers, 1);
+        else
+            unsetenv("SHARDTAB_ALL_REDUCE_ALGO");
         long long total = 0;
         MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
         status = shardtab_agree(MPI_COMM_WORLD, status);

@@ -7,7 +7,9 @@
  * Every hook, in this one place:
  *   SHARDTAB_FAULT=<step>:<rank>     the library: a failure at a step of create
  *                                    or destroy (alloc, export, exchange, open,
- *                                    upload, close, free) on that world rank, or
+ *                                    upload, close, free) or of the direct faces
+ *                                    (faces-staging, faces-post) on that world
+ *                                    rank, or
  *                                    that rank stopped (SIGSTOP) at a step of a
  *                                    stream-ordered collective (coll-enter,
  *                                    coll-phase, coll-args, coll-node,

@@ -241,7 +241,8 @@ shardtab_status_t st_fault_status(st_fault_step_t step)
 void st_fault_stall(st_fault_step_t step)
 {
     /* a malformed value or a build without hooks: refused at create's steps */
-    if (st_fault_check(step) == st_fault_status(step) && step >= ST_FAULT_COLL_ENTER) {
+    if (step >= ST_FAULT_COLL_ENTER && step <= ST_FAULT_COLL_END &&
+        st_fault_check(step) == st_fault_status(step)) {
         fprintf(stderr, "shardtab: %s: this rank stops here (SIGSTOP)\n", shardtab_last_error());
         fflush(stderr);
         raise(SIGSTOP);

@@ -445,7 +445,7 @@ shardtab_status_t shardtab_faces_exchange(shardtab_faces_t *faces, int parity,
     /* sent and received whatever came before: no neighbour waits for this rank */
     moved = links(faces, parity, src, in, out, &steps);
     faces->gave_up |= steps.gave_up;
-    if (status == SHARDTAB_SUCCESS)
+    if (moved != SHARDTAB_SUCCESS) /* over the stream's: it leaves the ranks out of step */
         status = moved;
     /* the staged faces in, in stream order (the next exchange's sync comes before
      * the staging is written again) */

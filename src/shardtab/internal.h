@@ -64,9 +64,10 @@ uint64_t st_ipc_namespace(void);
 uint64_t st_memory_left(const char *meminfo, const char *self_cgroup, const char *cgroup_root);
 
 /* Steps at which SHARDTAB_FAULT=<step>:<rank> injects a failure (create and
- * destroy; the direct faces' create and exchange), or stops that rank (SIGSTOP, from within) on its way through a
- * stream-ordered collective (the coll-* steps): the tests of the bounds on
- * every wait, a rank stopped at several points inside a call. */
+ * destroy; the direct faces' create and exchange), or stops that rank
+ * (SIGSTOP, from within) on its way through a stream-ordered collective (the
+ * coll-* steps): the tests of the bounds on every wait, a rank stopped at
+ * several points inside a call. */
 typedef enum st_fault_step {
     ST_FAULT_ALLOC,
     ST_FAULT_EXPORT,

@@ -1,14 +1,14 @@
-/* mpi_steps.h - a call across nodes as a sequence of host-synchronous MPI
- * steps, each bounded by the table's patience (6 x its wait limit, as the
- * first agreement and a destroy are): a rank that never comes (stopped,
- * stuck, gone) makes the others give up at the step it holds up, the request
- * left pending (its buffers never freed: a late rank may still complete it),
- * every table over these ranks out of step, the call failed with
- * SHARDTAB_ERR_TIMEOUT naming the step; the caller ends the job. After a
- * give-up no step follows. Between them, the copies to and from the host.
- * The collectives across nodes (collectives_nodes.c), the halo exchange
- * across nodes (halo_exchange.c) and the direct faces' exchange (faces.c)
- * are made of these. */
+/* mpi_steps.h - a call across nodes (or the direct faces through MPI) as a
+ * sequence of host-synchronous MPI steps, each bounded by the table's patience
+ * (6 x its wait limit, as the first agreement and a destroy are): a rank that
+ * never comes (stopped, stuck, gone) makes the others give up at the step it
+ * holds up, the request left pending (its buffers never freed: a late rank may
+ * still complete it), every table over these ranks out of step, the call
+ * failed with SHARDTAB_ERR_TIMEOUT naming the step; the caller ends the job.
+ * After a give-up no step follows. Between them, the copies to and from the
+ * host. The collectives across nodes (collectives_nodes.c), the halo exchange
+ * across nodes (halo_exchange.c) and the direct faces' exchange (faces.c) are
+ * made of these. */
 /* SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers */
 #ifndef ST_MPI_STEPS_H
 #define ST_MPI_STEPS_H
