@@ -20,6 +20,15 @@ the padded block (C order: the last axis is the library's axis 0):
         h.exchange(stream=None)                 # collective: the ghost cells filled
         h.neighbor(1, 0), h.coord(0)            # the library's axes: x first
 
+Direct faces (shardtab_faces.h): ghost faces in each shard that the
+neighbours' kernels store into themselves, and the exchange of those that
+go through MPI (another node):
+
+    with shardtab.Faces(t, grid=size, face_bytes=nx * 8, periodic=True) as f:
+        f.dest(0, 0, p), f.ghost(0, 1, p)       # addresses, for a kernel
+        f.route(0, 1)                           # "table", "mpi" or "none"
+        f.exchange(p, [first_row, last_row])    # the faces of route "mpi"
+
 Memory is a NumPy array on the host backend, and on GPUs an object with
 __cuda_array_interface__ (v3) that torch.as_tensor, CuPy and Numba take. A
 Table also takes any array that exposes either interface, as long as it is
@@ -46,6 +55,7 @@ from ._lib import CreateParams, DeviceInfo, lib
 from ._memory import DeviceArray, empty
 from ._process import agree, device, finalize, init, peer_mappings
 from ._halo import Halo
+from ._faces import Faces
 from ._table import Table
 
 __version__ = lib.shardtab_version().decode()
@@ -59,6 +69,7 @@ __all__ = [
     "empty",
     "Table",
     "Halo",
+    "Faces",
     "DeviceArray",
     "agree",
     "peer_mappings",

@@ -54,6 +54,21 @@ class HaloParams(ctypes.Structure):
     ]
 
 
+class FacesParams(ctypes.Structure):
+    """shardtab_faces_params_t (include/shardtab_faces.h)"""
+
+    _fields_ = [
+        ("dims", ctypes.c_int),
+        ("grid", ctypes.c_int * HALO_MAX_DIMS),
+        ("periodic", ctypes.c_int * HALO_MAX_DIMS),
+        ("face_bytes", ctypes.c_size_t * HALO_MAX_DIMS),
+        ("parities", ctypes.c_int),
+        ("offset", ctypes.c_size_t),
+        ("through_mpi", ctypes.c_int),
+        ("mpi_device", ctypes.c_int),
+    ]
+
+
 def _find():
     """$SHARDTAB_LIBRARY; else the copy beside this package (a wheel's); else the
     library of the prefix the package was installed into (cmake --install:
@@ -137,6 +152,26 @@ for name, result, args in [
     ("shardtab_halo_coord", _int, [_ptr, _int]),
     ("shardtab_halo_pushed", _int, [_ptr]),
     ("shardtab_halo_form", _int, [_ptr]),
+    # the direct faces (shardtab_faces.h): create (table, params, out), exchange (faces,
+    # parity, src[6], stream), destroy (&faces); (faces, axis, side[, parity]) each
+    (
+        "shardtab_faces_create",
+        c_status,
+        [_ptr, ctypes.POINTER(FacesParams), _ptr_out],
+    ),
+    (
+        "shardtab_faces_exchange",
+        c_status,
+        [_ptr, _int, ctypes.POINTER(ctypes.c_void_p), _ptr],
+    ),
+    ("shardtab_faces_destroy", c_status, [_ptr_out]),
+    ("shardtab_faces_offset", _size, [ctypes.POINTER(FacesParams), _int, _int, _int]),
+    ("shardtab_faces_bytes", _size, [ctypes.POINTER(FacesParams)]),
+    ("shardtab_faces_ghost", _ptr, [_ptr, _int, _int, _int]),
+    ("shardtab_faces_dest", _ptr, [_ptr, _int, _int, _int]),
+    ("shardtab_faces_neighbor", _int, [_ptr, _int, _int]),
+    ("shardtab_faces_node_peer", _int, [_ptr, _int, _int]),
+    ("shardtab_faces_route", _int, [_ptr, _int, _int]),
     ("shardtab_agree_f", c_status, [c_fint, c_status]),
     ("shardtab_table_agree", c_status, [_ptr, c_status]),
     ("shardtab_error_set_message", c_status, [c_status, _text]),
