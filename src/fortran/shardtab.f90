@@ -16,6 +16,11 @@
 ! [g, g, g], strides 0 (packed), offset the bytes from the shard's start to
 ! u(1-g, 1-g, 1-g). Ranks lie on the grid with axis 0 varying fastest (comm
 ! rank r at (mod(r, grid(1)), mod(r / grid(1), grid(2)), r / (grid(1) grid(2)))).
+!
+! The direct faces (shardtab_faces.h): type(shardtab_faces_params) is
+! shardtab_faces_params_t on the same grid; axis and side arguments are the
+! library's (0-based: axis 0 to 2, side 0 the low face, 1 the high one), and
+! the places are type(c_ptr) for a kernel to store into.
 ! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 module shardtab
   use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_double, c_ptr, c_char, &
@@ -81,6 +86,27 @@ module shardtab
     type(c_ptr) :: ptr = c_null_ptr
   end type
 
+  ! shardtab_faces_params_t (include/shardtab_faces.h); element a of each array
+  ! is the library's axis a - 1; axes past dims are ignored
+  type, bind(C), public :: shardtab_faces_params
+    integer(c_int) :: dims = 0                                  ! 1, 2 or 3
+    integer(c_int) :: grid(SHARDTAB_HALO_MAX_DIMS) = 0          ! ranks along each axis
+    integer(c_int) :: periodic(SHARDTAB_HALO_MAX_DIMS) = 0      ! nonzero: the axis wraps
+    integer(c_size_t) :: face_bytes(SHARDTAB_HALO_MAX_DIMS) = 0 ! bytes of one face; 0: none
+    integer(c_int) :: parities = 0                              ! buffers of every face: 1 or 2
+    integer(c_size_t) :: offset = 0                             ! bytes to the first face
+    integer(c_int) :: through_mpi = 0                           ! nonzero: every face by MPI
+    integer(c_int) :: mpi_device = 0                            ! nonzero: MPI on the shard itself
+  end type
+  ! how a face reaches its neighbour (shardtab_faces_route)
+  integer(c_int), parameter, public :: SHARDTAB_FACES_NONE = 0, SHARDTAB_FACES_TABLE = 1, &
+    SHARDTAB_FACES_MPI = 2
+
+  ! direct faces: opaque; c_null_ptr before create and after destroy
+  type, public :: shardtab_faces
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+
   public :: shardtab_init, shardtab_finalize, shardtab_device_info_get, shardtab_backend_name, &
             shardtab_mem_alloc, shardtab_mem_free, shardtab_memcpy_to_device, &
             shardtab_memcpy_to_host, shardtab_device_synchronize, shardtab_create, &
@@ -92,7 +118,10 @@ module shardtab
             shardtab_stream_synchronize, shardtab_all_reduce, shardtab_broadcast, &
             shardtab_all_gather, shardtab_halo_create, shardtab_halo_exchange, &
             shardtab_halo_destroy, shardtab_halo_neighbor, shardtab_halo_coord, &
-            shardtab_halo_pushed, shardtab_halo_form
+            shardtab_halo_pushed, shardtab_halo_form, shardtab_faces_create, &
+            shardtab_faces_exchange, shardtab_faces_destroy, shardtab_faces_offset, &
+            shardtab_faces_bytes, shardtab_faces_ghost, shardtab_faces_dest, &
+            shardtab_faces_neighbor, shardtab_faces_node_peer, shardtab_faces_route
 
   interface
     integer(c_int) function c_init(comm, allow_shared) bind(C, name="shardtab_init_f")
@@ -278,6 +307,63 @@ module shardtab
     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
       import :: c_size_t, c_ptr
       type(c_ptr), value :: s
+    end function
+    integer(c_int) function c_faces_create(table, params, faces) &
+        bind(C, name="shardtab_faces_create")
+      import :: c_int, c_ptr, shardtab_faces_params
+      type(c_ptr), value :: table
+      type(shardtab_faces_params), intent(in) :: params
+      type(c_ptr), intent(out) :: faces
+    end function
+    integer(c_int) function c_faces_exchange(faces, parity, src, stream) &
+        bind(C, name="shardtab_faces_exchange")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: faces, stream
+      integer(c_int), value :: parity
+      type(c_ptr), intent(in) :: src(*)
+    end function
+    integer(c_int) function c_faces_destroy(faces) bind(C, name="shardtab_faces_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: faces
+    end function
+    integer(c_size_t) function c_faces_offset(params, axis, side, parity) &
+        bind(C, name="shardtab_faces_offset")
+      import :: c_int, c_size_t, shardtab_faces_params
+      type(shardtab_faces_params), intent(in) :: params
+      integer(c_int), value :: axis, side, parity
+    end function
+    integer(c_size_t) function c_faces_bytes(params) bind(C, name="shardtab_faces_bytes")
+      import :: c_size_t, shardtab_faces_params
+      type(shardtab_faces_params), intent(in) :: params
+    end function
+    type(c_ptr) function c_faces_ghost(faces, axis, side, parity) &
+        bind(C, name="shardtab_faces_ghost")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: faces
+      integer(c_int), value :: axis, side, parity
+    end function
+    type(c_ptr) function c_faces_dest(faces, axis, side, parity) &
+        bind(C, name="shardtab_faces_dest")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: faces
+      integer(c_int), value :: axis, side, parity
+    end function
+    integer(c_int) function c_faces_neighbor(faces, axis, side) &
+        bind(C, name="shardtab_faces_neighbor")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: faces
+      integer(c_int), value :: axis, side
+    end function
+    integer(c_int) function c_faces_node_peer(faces, axis, side) &
+        bind(C, name="shardtab_faces_node_peer")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: faces
+      integer(c_int), value :: axis, side
+    end function
+    integer(c_int) function c_faces_route(faces, axis, side) bind(C, name="shardtab_faces_route")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: faces
+      integer(c_int), value :: axis, side
     end function
   end interface
 
@@ -562,6 +648,93 @@ contains
   integer(c_int) function shardtab_halo_form(halo)
     type(shardtab_halo), intent(in) :: halo
     shardtab_halo_form = c_halo_form(halo%ptr)
+  end function
+
+  ! ---- the direct faces ----
+
+  ! Collective over the table's communicator: the direct faces of params'
+  ! decomposition; a bad one is refused on every rank with one message
+  ! (SHARDTAB_ERR_INVALID_ARG), the table still usable.
+  integer(c_int) function shardtab_faces_create(table, params, faces) result(status)
+    type(shardtab_table), intent(in) :: table
+    type(shardtab_faces_params), intent(in) :: params
+    type(shardtab_faces), intent(out) :: faces
+    status = c_faces_create(table%ptr, params, faces%ptr)
+  end function
+
+  ! Between the neighbours, host-synchronous: the faces whose route is
+  ! SHARDTAB_FACES_MPI of `parity`, this rank's from src(2 a + s + 1) (device
+  ! memory; c_null_ptr for faces of other routes) into the neighbours' ghost
+  ! faces, and this rank's ghost faces from them.
+  integer(c_int) function shardtab_faces_exchange(faces, parity, src, stream) result(status)
+    type(shardtab_faces), intent(in) :: faces
+    integer, intent(in) :: parity
+    type(c_ptr), intent(in) :: src(:)
+    type(c_ptr), intent(in), optional :: stream
+    type(c_ptr) :: all(2 * SHARDTAB_HALO_MAX_DIMS)
+    all = c_null_ptr
+    all(1:min(size(src), size(all))) = src(1:min(size(src), size(all)))
+    status = c_faces_exchange(faces%ptr, int(parity, c_int), all, stream_or_default(stream))
+  end function
+
+  ! Local: frees the faces (their host buffers once the last exchange's copies are done).
+  integer(c_int) function shardtab_faces_destroy(faces) result(status)
+    type(shardtab_faces), intent(inout) :: faces
+    status = c_faces_destroy(faces%ptr)
+  end function
+
+  ! Byte offset in the shard of the ghost face (axis, side, parity) of params'
+  ! layout, without a table; -1 for an axis without faces or a bad argument.
+  integer(c_size_t) function shardtab_faces_offset(params, axis, side, parity)
+    type(shardtab_faces_params), intent(in) :: params
+    integer, intent(in) :: axis, side, parity
+    shardtab_faces_offset = c_faces_offset(params, int(axis, c_int), int(side, c_int), &
+                                           int(parity, c_int))
+  end function
+
+  ! Bytes the faces take from params%offset on.
+  integer(c_size_t) function shardtab_faces_bytes(params)
+    type(shardtab_faces_params), intent(in) :: params
+    shardtab_faces_bytes = c_faces_bytes(params)
+  end function
+
+  ! This rank's ghost face (axis, side, parity) in its shard; c_null_ptr for bad arguments.
+  type(c_ptr) function shardtab_faces_ghost(faces, axis, side, parity)
+    type(shardtab_faces), intent(in) :: faces
+    integer, intent(in) :: axis, side, parity
+    shardtab_faces_ghost = c_faces_ghost(faces%ptr, int(axis, c_int), int(side, c_int), &
+                                         int(parity, c_int))
+  end function
+
+  ! Where this rank's face toward (axis, side) goes: the neighbour's ghost face
+  ! (axis, 1 - side, parity) through the table; c_null_ptr where the route is
+  ! not SHARDTAB_FACES_TABLE.
+  type(c_ptr) function shardtab_faces_dest(faces, axis, side, parity)
+    type(shardtab_faces), intent(in) :: faces
+    integer, intent(in) :: axis, side, parity
+    shardtab_faces_dest = c_faces_dest(faces%ptr, int(axis, c_int), int(side, c_int), &
+                                       int(parity, c_int))
+  end function
+
+  ! The communicator rank (0-based) of the neighbour on (axis, side); -1 where none.
+  integer(c_int) function shardtab_faces_neighbor(faces, axis, side)
+    type(shardtab_faces), intent(in) :: faces
+    integer, intent(in) :: axis, side
+    shardtab_faces_neighbor = c_faces_neighbor(faces%ptr, int(axis, c_int), int(side, c_int))
+  end function
+
+  ! That neighbour's node rank, for the signals; -1 where the route is not the table's.
+  integer(c_int) function shardtab_faces_node_peer(faces, axis, side)
+    type(shardtab_faces), intent(in) :: faces
+    integer, intent(in) :: axis, side
+    shardtab_faces_node_peer = c_faces_node_peer(faces%ptr, int(axis, c_int), int(side, c_int))
+  end function
+
+  ! How the face toward (axis, side) moves: SHARDTAB_FACES_TABLE, _MPI or _NONE.
+  integer(c_int) function shardtab_faces_route(faces, axis, side)
+    type(shardtab_faces), intent(in) :: faces
+    integer, intent(in) :: axis, side
+    shardtab_faces_route = c_faces_route(faces%ptr, int(axis, c_int), int(side, c_int))
   end function
 
   type(c_ptr) function stream_or_default(stream)
