@@ -125,7 +125,9 @@ shardtab_status_t shardtab_faces_create(shardtab_t *table, const shardtab_faces_
 shardtab_status_t shardtab_faces_exchange(shardtab_faces_t *faces, int parity,
                                           const void *const *src, shardtab_stream_t stream);
 /** Frees the faces (their host buffers, once the last exchange's copies from
- * them are done; the ghost faces are the shard's). Local; after an exchange
+ * them are done; the ghost faces are the shard's). Destroy the faces before
+ * their table: after the table's destroy, the places they gave point at
+ * memory no longer mapped. Local; after an exchange
  * that gave up, its buffers are kept (a late message may still land). NULL
  * or *faces NULL: nothing to do. */
 shardtab_status_t shardtab_faces_destroy(shardtab_faces_t **faces);

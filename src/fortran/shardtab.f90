@@ -19,8 +19,9 @@
 !
 ! The direct faces (shardtab_faces.h): type(shardtab_faces_params) is
 ! shardtab_faces_params_t on the same grid; axis and side arguments are the
-! library's (0-based: axis 0 to 2, side 0 the low face, 1 the high one), and
-! the places are type(c_ptr) for a kernel to store into.
+! library's (0-based: axis 0 to 2, side 0 the low face, 1 the high one;
+! parity 0 or 1), and the places are type(c_ptr) for a kernel to store into.
+! Destroy the faces before their table.
 ! SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 module shardtab
   use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_double, c_ptr, c_char, &
@@ -672,8 +673,15 @@ contains
     type(c_ptr), intent(in) :: src(:)
     type(c_ptr), intent(in), optional :: stream
     type(c_ptr) :: all(2 * SHARDTAB_HALO_MAX_DIMS)
+    character(len=96) :: why
+    if (size(src) > size(all)) then
+      write (why, '(a, i0, a)') "shardtab_faces_exchange: src has ", size(src), &
+        " entries; at most 6 faces (3 axes)"
+      status = c_error_set(SHARDTAB_ERR_INVALID_ARG, trim(why) // c_null_char)
+      return
+    end if
     all = c_null_ptr
-    all(1:min(size(src), size(all))) = src(1:min(size(src), size(all)))
+    all(1:size(src)) = src
     status = c_faces_exchange(faces%ptr, int(parity, c_int), all, stream_or_default(stream))
   end function
 

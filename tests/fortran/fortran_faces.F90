@@ -85,8 +85,8 @@ contains
       before(i) = pattern(rank, i)
     end do
     s = shardtab_memcpy_to_device(shard, c_loc(before), bytes)
-    if (s == SHARDTAB_SUCCESS) s = shardtab_faces_create(table, fp, faces)
     s = shardtab_agree(comm, s)
+    if (s == SHARDTAB_SUCCESS) s = shardtab_faces_create(table, fp, faces)   ! agreed
     if (s /= SHARDTAB_SUCCESS) call fail(s)
     if (shardtab_faces_bytes(fp) /= 4 * nx * 8) call note("shardtab_faces_bytes")
     src = c_null_ptr
@@ -124,9 +124,8 @@ contains
     s = shardtab_memcpy_to_device(out, c_loc(faces_out), 2 * nx * 8_c_size_t)
     call MPI_Barrier(MPI_COMM_WORLD, ierr)   ! every store through the table done
     if (s == SHARDTAB_SUCCESS) s = shardtab_faces_exchange(faces, pass, src)
-    if (s /= SHARDTAB_SUCCESS) call fail(s)
-    call MPI_Barrier(MPI_COMM_WORLD, ierr)
-    s = shardtab_memcpy_to_host(c_loc(after), shard, bytes)
+    if (s == SHARDTAB_SUCCESS) s = shardtab_memcpy_to_host(c_loc(after), shard, bytes)
+    s = shardtab_agree(comm, s)   ! no rank leaves for release() while the others wait
     if (s /= SHARDTAB_SUCCESS) call fail(s)
     ! what each ghost face of this parity must hold: the neighbour's face toward this rank
     do side = 0, 1

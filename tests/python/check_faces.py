@@ -1,9 +1,10 @@
 """check_faces.py - the Python front's direct faces (shardtab.Faces) over a
-table's shard: every process grid of the ranks with 1 and 2 axes (each axis
-periodic or not), each face routed through the table and, with through_mpi,
-through MPI (staged, and straight from the shard's memory on the host
-backend); across simulated nodes (SHARDTAB_RANKS_PER_NODE) both routes side
-by side. Every byte of every rank's shard starts random (a seed per rank and
+table's shard: every process grid of the ranks with 1 and 2 axes (periodic
+along every axis, along none, and along the first alone), each face routed
+through the table and, with through_mpi, through MPI (staged, and on the
+host backend straight from device memory too), handed to the exchange as an
+address or, every other case, as an array; across simulated nodes
+(SHARDTAB_RANKS_PER_NODE) both routes side by side. Every byte of every rank's shard starts random (a seed per rank and
 case). Each rank stores its faces of one parity where Faces.dest says (its
 route "table") or hands them to Faces.exchange (route "mpi"); then every
 ghost face of that parity with a neighbour is compared bit for bit with the
@@ -13,13 +14,13 @@ must be unchanged. neighbor, route and node_peer are checked against the
 documented rank layout, offset and ghost against the layout formula. Then
 the refusals: a grid that does not match the communicator (the library's,
 agreed), one rank's face_bytes outside size_t (the front's, agreed), a src
-of the wrong length (local). Rank 0 prints "# faces python: OK" when every
+of the wrong length, a bool, an address past user space, a strided or short
+array (local); the table's destroy closes faces left open. Rank 0 prints "# faces python: OK" when every
 rank agrees.
 
 USAGE  mpiexec -n N python3 check_faces.py
 """
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
-import ctypes
 import os
 import sys
 
@@ -91,6 +92,9 @@ def lib_call(status):
         raise shardtab.Error(status, shardtab.lib.shardtab_last_error().decode())
 
 
+routes = {"table": 0, "mpi": 0, "none": 0}  # this rank's faces, by route
+
+
 def run_case(t, shard, case, grid, periodic, through_mpi, mpi_device):
     dims = len(grid)
     face_bytes = [
@@ -113,6 +117,8 @@ def run_case(t, shard, case, grid, periodic, through_mpi, mpi_device):
         node = [t.node_rank_of(r) for r in range(size)]
         out = shardtab.empty(2 * dims * 64, "uint8")  # the faces handed to the exchange
         src = [None] * (2 * dims)
+        if f.nbytes != 2 * 2 * sum(face_bytes) or f.offset(dims, 0, 0) is not None:
+            problems.append(f"case {case}: nbytes {f.nbytes}, offset past the axes")
         for axis in range(dims):
             for side in (0, 1):
                 i = 2 * axis + side
@@ -153,9 +159,12 @@ def run_case(t, shard, case, grid, periodic, through_mpi, mpi_device):
                     problems.append(
                         f"case {case}: dest({axis}, {side}) {dest} for route {route}"
                     )
-                if route == "mpi":
+                routes[route] += 1
+                if route == "mpi":  # an address, or every other case the array itself
+                    device_copy(shard_address(out) + 64 * i, face)
                     src[i] = shard_address(out) + 64 * i
-                    device_copy(src[i], face)
+                    if case % 2:
+                        src[i] = out[64 * i : 64 * i + face_bytes[axis]]
         comm.Barrier()  # every store through the table done
         f.exchange(parity, src)
         comm.Barrier()
@@ -207,7 +216,9 @@ def part_exchange(on_host):
                     cases += 1
     say(
         f"{cases} cases at {size} ranks{' over nodes of ' + nodes if nodes else ''}, "
-        f"{comm.allreduce(compared)} ghost bytes compared bit for bit"
+        f"{comm.allreduce(compared)} ghost bytes compared bit for bit, faces through "
+        f"the table {comm.allreduce(routes['table'])}, through MPI "
+        f"{comm.allreduce(routes['mpi'])}, with no neighbour {comm.allreduce(routes['none'])}"
     )
 
 
@@ -254,12 +265,30 @@ def part_errors():
                 if "src has 1 entries; 2 faces have 1 axes" not in str(error):
                     problems.append(f"a src of one entry: {error}")
         f.close()  # again: nothing
+        g = shardtab.Faces(t, grid=size, face_bytes=64, periodic=True, parities=1)
+        for what, entry, kind in (
+            ("a bool", True, TypeError),
+            ("an address past user space", 1 << 64, ValueError),
+            ("a strided array", numpy.zeros(128, numpy.uint8)[::2], ValueError),
+            ("an array too short", numpy.zeros(63, numpy.uint8), ValueError),
+        ):
+            try:
+                g.exchange(0, [entry, entry])
+                problems.append(f"src {what}: no error")
+            except kind:
+                pass
+            except Exception as error:  # noqa: BLE001 - reported, not raised
+                problems.append(f"src {what}: {type(error).__name__}: {error}")
         try:
             f.ghost(0, 0, 0)
             problems.append("ghost() of closed faces: no error")
         except shardtab.Error as error:
             if "the faces are closed" not in str(error):
                 problems.append(f"ghost() of closed faces: {error}")
+    # the table's destroy closed g, still open over it
+    if g._faces is not None:
+        problems.append("the table's destroy left its faces open")
+    g.close()
 
 
 shardtab.init(comm, allow_shared_device=True)  # a GPU machine: ranks may share one

@@ -5,11 +5,13 @@ faces that go through MPI, and close. Each rank's arguments are checked and
 agreed before the library's collective create, as the halo's are."""
 # SPDX-License-Identifier: BSD-3-Clause; Copyright (c) 2026, the shardtab developers
 import ctypes
+import math
+import numbers
 
-from ._collectives import _stream_handle
+from ._collectives import _USER_ADDRESSES, _stream_handle
 from ._errors import ERR_INVALID_ARG, Error, _agree_on, _check, _text
-from ._halo import _interface_of, _per_axis
-from ._lib import HALO_MAX_DIMS, FacesParams, c_arg, lib
+from ._lib import HALO_MAX_DIMS, FacesParams, _per_axis, c_arg, lib
+from ._shard import _contiguous, _dtype_of, _interface_of
 
 _ROUTES = {0: "none", 1: "table", 2: "mpi"}  # enum shardtab_faces_route
 
@@ -37,7 +39,9 @@ class Faces:
 
     An argument this rank cannot take raises Error on every rank (agreed);
     the library's refusals raise its Error, with its message, on every rank,
-    and the table stays usable. close() is local (no other rank takes part)."""
+    and the table stays usable. The other calls' bad arguments raise on
+    this rank alone (ValueError, TypeError). close() is local (no other rank
+    takes part); destroying the table closes the faces still open over it."""
 
     def __init__(
         self,
@@ -89,6 +93,7 @@ class Faces:
         )
         self._faces = faces
         self.dims = dims
+        table._faces.add(self)  # closed by the table's destroy, if still open
 
     def _live(self):
         if self._faces is None or self._faces.value is None:
@@ -158,12 +163,13 @@ class Faces:
         route is "mpi" from src into the neighbours' ghost faces of `parity`,
         and this rank's ghost faces from them (shardtab_faces_exchange).
         src: one entry a face, 2 dims of them in the order (axis 0, side 0),
-        (axis 0, side 1), ...: an address (int), an array of face_bytes (a
-        NumPy or CuPy array, a torch tensor: on GPUs in device memory), or
-        None where the route is not "mpi". stream: None, an int handle, or a
-        stream object. A neighbour that never calls makes this rank's wait
-        give up (Error, ERR_TIMEOUT) and the ranks are out of step: end the
-        job."""
+        (axis 0, side 1), ...: an address (an int), an array of one range of
+        at least face_bytes (a NumPy or CuPy array, a torch tensor: on GPUs in
+        device memory), or None where the route is not "mpi". stream: None,
+        an int handle, or a stream object. Bad arguments raise on this rank
+        alone (its neighbours' waits then give up). A neighbour that never
+        calls makes this rank's wait give up (Error, ERR_TIMEOUT) and the
+        ranks are out of step: end the job."""
         faces = self._live()
         entries = list(src)
         if len(entries) != 2 * self.dims:
@@ -173,13 +179,8 @@ class Faces:
             )
         addresses = (ctypes.c_void_p * (2 * HALO_MAX_DIMS))()
         for i, entry in enumerate(entries):
-            if entry is None:
-                continue
-            if isinstance(entry, int):
-                addresses[i] = entry
-            else:
-                interface = _interface_of(entry)
-                addresses[i] = interface["data"][0] if interface.get("data") else 0
+            if entry is not None:
+                addresses[i] = self._address(entry, i)
         handle = _stream_handle(stream)
         _check(
             lib.shardtab_faces_exchange(
@@ -187,10 +188,38 @@ class Faces:
             )
         )
 
+    def _address(self, entry, i):
+        """src[i] as an address: an int (a NumPy integer too), or an array of
+        one range of bytes holding face i's."""
+        need = self._params.face_bytes[i // 2]
+        if isinstance(entry, numbers.Integral) and not isinstance(entry, bool):
+            address = int(entry)
+            if not 0 <= address < _USER_ADDRESSES:
+                raise ValueError(
+                    f"src[{i}] is {address}, not an address (0 to "
+                    f"2**{_USER_ADDRESSES.bit_length() - 1})"
+                )
+            return address
+        if isinstance(entry, bool):
+            raise TypeError(f"src[{i}] is a bool; pass an address or an array")
+        interface = _interface_of(entry)
+        shape = tuple(int(n) for n in interface["shape"])
+        itemsize = _dtype_of(interface).itemsize
+        nbytes = itemsize * math.prod(shape)
+        if not _contiguous(shape, interface.get("strides"), itemsize):
+            raise ValueError(
+                f"src[{i}] is not one range of bytes (strides "
+                f"{interface.get('strides')}): a face is"
+            )
+        if nbytes < need:
+            raise ValueError(f"src[{i}] holds {nbytes} bytes; face {i} is {need}")
+        return interface["data"][0] if interface.get("data") else 0
+
     def close(self):
         """Frees the faces (local); again: nothing."""
         faces, self._faces = self._faces, None
         if faces is not None and faces.value is not None:
+            self._table._faces.discard(self)
             _check(lib.shardtab_faces_destroy(ctypes.byref(faces)))
 
     def __enter__(self):

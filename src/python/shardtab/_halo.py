@@ -7,47 +7,11 @@ agreed before the library's collective calls, as the collectives' are."""
 import ctypes
 import itertools
 
-import numpy
-
 from ._collectives import _stream_handle
 from ._errors import ERR_INVALID_ARG, Error, _agree_on, _check, _text
-from ._lib import HALO_MAX_DIMS, HaloParams, c_arg, lib
+from ._lib import HALO_MAX_DIMS, HaloParams, _per_axis, c_arg, lib
 from ._memory import _table_ranges
-from ._shard import _dtype_of
-
-
-def _per_axis(value, dims, what, ctype):
-    """value (one int for every axis, or a sequence of dims ints) as a list
-    of HALO_MAX_DIMS C values, each range-checked (axes past dims: 0)."""
-    if isinstance(value, (list, tuple)):
-        if len(value) != dims:
-            raise ValueError(
-                f"{what} has {len(value)} values for a grid of {dims} axes"
-            )
-        values = list(value)
-    else:
-        values = [value] * dims
-    if ctype is None:  # a flag: anything Python takes for true or false
-        values = [1 if bool(v) else 0 for v in values]
-        ctype = ctypes.c_int
-    checked = [c_arg(v, ctype, f"{what}[{a}]") for a, v in enumerate(values)]
-    return checked + [0] * (HALO_MAX_DIMS - dims)
-
-
-def _interface_of(array):
-    """array's array interface (CUDA's first), or, for an object that has
-    neither (a torch tensor in host memory), NumPy's view of it."""
-    for name in ("__cuda_array_interface__", "__array_interface__"):
-        interface = getattr(array, name, None)
-        if interface is not None:
-            return interface
-    if hasattr(array, "__array__"):
-        return numpy.asarray(array).__array_interface__
-    raise TypeError(
-        f"a {type(array).__name__} is not an array: pass one with "
-        "__cuda_array_interface__ or __array_interface__ (a NumPy or CuPy "
-        "array, a torch tensor, a view of shardtab.empty)"
-    )
+from ._shard import _dtype_of, _interface_of
 
 
 _made = itertools.count()  # halos made in this process, in order

@@ -207,3 +207,21 @@ def c_arg(value, ctype, what):
             f"{what} is {value}, outside the C {name} the library takes ({low} to {high})"
         )
     return value
+
+
+def _per_axis(value, dims, what, ctype):
+    """value (one int for every axis, or a sequence of dims ints) as a list
+    of HALO_MAX_DIMS C values, each range-checked (axes past dims: 0)."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != dims:
+            raise ValueError(
+                f"{what} has {len(value)} values for a grid of {dims} axes"
+            )
+        values = list(value)
+    else:
+        values = [value] * dims
+    if ctype is None:  # a flag: anything Python takes for true or false
+        values = [1 if bool(v) else 0 for v in values]
+        ctype = ctypes.c_int
+    checked = [c_arg(v, ctype, f"{what}[{a}]") for a, v in enumerate(values)]
+    return checked + [0] * (HALO_MAX_DIMS - dims)

@@ -180,3 +180,19 @@ def _compare_shards(comm, handle, dtype, nbytes):
         f"{my_rank}'s {key[1]} (ranks of the table's communicator); every shard of "
         "a table holds one dtype"
     ), sizes
+
+
+def _interface_of(array):
+    """array's array interface (CUDA's first), or, for an object that has
+    neither (a torch tensor in host memory), NumPy's view of it."""
+    for name in ("__cuda_array_interface__", "__array_interface__"):
+        interface = getattr(array, name, None)
+        if interface is not None:
+            return interface
+    if hasattr(array, "__array__"):
+        return numpy.asarray(array).__array_interface__
+    raise TypeError(
+        f"a {type(array).__name__} is not an array: pass one with "
+        "__cuda_array_interface__ or __array_interface__ (a NumPy or CuPy "
+        "array, a torch tensor, a view of shardtab.empty)"
+    )

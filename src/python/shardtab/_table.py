@@ -46,6 +46,7 @@ class Table(_Collectives):
         self._comm = _comm_handle(comm)
         self._table = None
         self._halos = weakref.WeakSet()  # the shardtab.Halo objects open over it
+        self._faces = weakref.WeakSet()  # the shardtab.Faces objects open over it
         self._label = None  # the label's bytes, alive while create reads them
         # A local problem must fail every rank, not leave the others in create:
         # whatever goes wrong here (an array interface that raises, a bad
@@ -177,6 +178,8 @@ class Table(_Collectives):
         # every rank closes them alike: in the order they were made
         for halo in sorted(self._halos, key=lambda halo: halo._order):
             halo.close()
+        for faces in list(self._faces):  # local: any order
+            faces.close()
         self._table = None
         key = table.value
         try:
