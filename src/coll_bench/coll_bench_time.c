@@ -187,13 +187,23 @@ shardtab_status_t cb_time_call(cb_ctx_t *c, cb_call_t call, int iters, int repea
 
 /* ---- one size, and the launch floor -------------------------------------------------- */
 
+/* A size's rows: the plain sum by each algorithm, then the exact sum by the
+ * automatic choice and, up to 64 KiB (where that choice is one block, or near
+ * its limit), by one-shot. algo NULL: the automatic choice, which the caller's
+ * SHARDTAB_ALL_REDUCE_ALGO steers. */
+static const struct cb_row {
+    const char *algo;
+    shardtab_op_t op;
+    int small_only; /* up to 64 KiB only */
+} cb_rows[] = {
+    {NULL, SHARDTAB_SUM, 0},       {"one-block", SHARDTAB_SUM, 1},
+    {"one-shot", SHARDTAB_SUM, 0}, {"two-shot", SHARDTAB_SUM, 0},
+    {NULL, SHARDTAB_SUM_EXACT, 0}, {"one-shot", SHARDTAB_SUM_EXACT, 1},
+};
+
 shardtab_status_t cb_stream_size(cb_ctx_t *c, const cb_options_t *o, size_t bytes, int rank,
                                  int size, int *code)
 {
-    /* the plain sum by each algorithm, then the exact sum by the automatic choice and,
-     * up to 64 KiB (where the choice is one block, or near its limit), by one-shot */
-    static const char *const algos[6] = {"auto",     "one-block", "one-shot",
-                                         "two-shot", "auto",      "one-shot"};
     const size_t count = bytes / sizeof(float);
     const int iters = bytes <= (1u << 20) ? 100 : bytes <= (64u << 20) ? 20 : 5;
     /* the caller's SHARDTAB_ALL_REDUCE_ALGO: what the rows by the automatic choice run */
@@ -211,14 +221,15 @@ shardtab_status_t cb_stream_size(cb_ctx_t *c, const cb_options_t *o, size_t byte
         status = cb_time_call(c, cb_call_mpi, iters, o->repeats, 1, &mpi);
     if (status == SHARDTAB_SUCCESS)
         status = cb_time_call(c, cb_call_copy, iters, o->repeats, 1, &copy);
-    for (int a = 0; a < 6 && status == SHARDTAB_SUCCESS; a++) {
+    for (size_t a = 0; a < sizeof cb_rows / sizeof *cb_rows && status == SHARDTAB_SUCCESS; a++) {
+        const struct cb_row *row = &cb_rows[a];
         double seconds = 0;
         long long bad = 0;
-        if ((a == 1 || a == 5) && bytes > ((size_t)64 << 10))
-            continue; /* one-block, and the exact sum's other choice: small messages only */
-        if (a != 0 && a != 4)
-            setenv("SHARDTAB_ALL_REDUCE_ALGO", algos[a], 1);
-        c->op = a >= 4 ? SHARDTAB_SUM_EXACT : SHARDTAB_SUM;
+        if (row->small_only && bytes > ((size_t)64 << 10))
+            continue;
+        if (row->algo != NULL)
+            setenv("SHARDTAB_ALL_REDUCE_ALGO", row->algo, 1);
+        c->op = row->op;
         status = cb_time_call(c, cb_call_all_reduce, iters, o->repeats, 1, &seconds);
         /* then one call on fresh inputs, every element checked */
         if (status == SHARDTAB_SUCCESS)
@@ -243,7 +254,8 @@ shardtab_status_t cb_stream_size(cb_ctx_t *c, const cb_options_t *o, size_t byte
         if (status == SHARDTAB_SUCCESS && rank == 0) {
             double algbw = (double)bytes / seconds / 1e9;
             printf("  %10zu %11zu %6s %5s %9s %10.2f %8.2f %8.2f %7lld %10.2f %9.1f\n", bytes,
-                   count, "float", a >= 4 ? "exact" : "sum", algos[a], seconds * 1e6, algbw,
+                   count, "float", row->op == SHARDTAB_SUM_EXACT ? "exact" : "sum",
+                   row->algo != NULL ? row->algo : "auto", seconds * 1e6, algbw,
                    algbw * 2.0 * (size - 1) / size, total, mpi * 1e6, (double)bytes / copy / 1e9);
             fflush(stdout);
         }
