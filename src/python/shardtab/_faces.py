@@ -10,7 +10,7 @@ import numbers
 
 from ._collectives import _USER_ADDRESSES, _stream_handle
 from ._errors import ERR_INVALID_ARG, Error, _agree_on, _check, _text
-from ._lib import HALO_MAX_DIMS, FacesParams, _per_axis, c_arg, lib
+from ._lib import HALO_MAX_DIMS, FacesParams, _grid_dims, _per_axis, c_arg, lib
 from ._shard import _contiguous, _dtype_of, _interface_of
 
 _ROUTES = {0: "none", 1: "table", 2: "mpi"}  # enum shardtab_faces_route
@@ -61,11 +61,7 @@ class Faces:
         live = table._live()
         why = None
         try:
-            if dims is None:
-                dims = len(grid) if isinstance(grid, (list, tuple)) else 1
-            dims = c_arg(dims, ctypes.c_int, "dims")
-            if not 1 <= dims <= HALO_MAX_DIMS:
-                raise ValueError(f"dims is {dims}; direct faces have 1 to 3 axes")
+            dims = _grid_dims(grid, dims, "direct faces have")
             self._params = FacesParams(
                 dims,
                 (ctypes.c_int * HALO_MAX_DIMS)(

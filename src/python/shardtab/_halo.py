@@ -9,7 +9,7 @@ import itertools
 
 from ._collectives import _stream_handle
 from ._errors import ERR_INVALID_ARG, Error, _agree_on, _check, _text
-from ._lib import HALO_MAX_DIMS, HaloParams, _per_axis, c_arg, lib
+from ._lib import HALO_MAX_DIMS, HaloParams, _grid_dims, _per_axis, c_arg, lib
 from ._memory import _table_ranges
 from ._shard import _dtype_of, _interface_of
 
@@ -64,11 +64,7 @@ class Halo:
         live = table._live()
         why = None
         try:
-            if dims is None:
-                dims = len(grid) if isinstance(grid, (list, tuple)) else 1
-            dims = c_arg(dims, ctypes.c_int, "dims")
-            if not 1 <= dims <= HALO_MAX_DIMS:
-                raise ValueError(f"dims is {dims}; a halo has 1 to 3 axes")
+            dims = _grid_dims(grid, dims, "a halo has")
             params = HaloParams(
                 dims,
                 (ctypes.c_int * HALO_MAX_DIMS)(

@@ -225,3 +225,14 @@ def _per_axis(value, dims, what, ctype):
         ctype = ctypes.c_int
     checked = [c_arg(v, ctype, f"{what}[{a}]") for a, v in enumerate(values)]
     return checked + [0] * (HALO_MAX_DIMS - dims)
+
+
+def _grid_dims(grid, dims, has):
+    """The axes of a process grid: dims as given, else grid's length (a
+    sequence) or 1; a ValueError unless 1 to 3 ("dims is 4; <has> 1 to 3 axes")."""
+    if dims is None:
+        dims = len(grid) if isinstance(grid, (list, tuple)) else 1
+    dims = c_arg(dims, ctypes.c_int, "dims")
+    if not 1 <= dims <= HALO_MAX_DIMS:
+        raise ValueError(f"dims is {dims}; {has} 1 to 3 axes")
+    return dims
