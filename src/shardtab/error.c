@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,13 +149,20 @@ static const char *program_name(void)
 #endif
 }
 
-/* Waits for request until the deadline (seconds; <= 0: none): testing
- * without a pause for its first millisecond (ranks that arrive together,
- * the common case, cost no nap), then napping between tests. Returns 0 when
- * it completed, -1 when the deadline passed. */
+void st_wait_pace(double waited)
+{
+    static const struct timespec nap = {0, 1000000}; /* 1 ms */
+
+    if (waited > ST_WAIT_YIELD_S)
+        nanosleep(&nap, NULL);
+    else if (waited > ST_WAIT_SPIN_S)
+        sched_yield();
+}
+
+/* Waits for request until the deadline (seconds; <= 0: none), paced by
+ * st_wait_pace. Returns 0 when it completed, -1 when the deadline passed. */
 static int wait_until(MPI_Request *request, double seconds)
 {
-    const struct timespec nap = {0, 1000000}; /* 1 ms */
     double start = MPI_Wtime(), waited = 0;
     int done = 0;
 
@@ -164,8 +172,7 @@ static int wait_until(MPI_Request *request, double seconds)
         waited = MPI_Wtime() - start;
         if (waited > seconds)
             return -1;
-        if (waited > 1e-3)
-            nanosleep(&nap, NULL);
+        st_wait_pace(waited);
     }
     return 0;
 }

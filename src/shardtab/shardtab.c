@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- the host side of a table -------------------------------------------- */
 
@@ -186,7 +185,6 @@ static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t 
      * the request is pending, since a late rank may still complete it */
     int *flags = calloc(2, sizeof *flags), done = 0;
     const double limit = st_patience_s(t), start = MPI_Wtime();
-    struct timespec nap = {0, 200000}; /* 0.2 ms */
     MPI_Request req;
 
     *pending = 0;
@@ -211,8 +209,8 @@ static shardtab_status_t agree_patiently(const shardtab_t *t, shardtab_status_t 
                            "elsewhere); end the job",
                            where, t->label, limit, t->size - 1);
         }
-        if (!done && MPI_Wtime() - start > 1e-3) /* the first millisecond spins */
-            nanosleep(&nap, NULL);
+        if (!done)
+            st_wait_pace(MPI_Wtime() - start);
     }
     free(flags);
     /* everybody is here: the usual agreement carries the first failure's message,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # run_slurm_case.sh - submits the job scripts of jobs/ to the real Slurm of tests/slurm/cluster.sh with sbatch --wait, and checks what they leave.
 #
-# Usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH [--cg PATH] --cluster DIR --work DIR
+# Usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH [--cg PATH] --cluster DIR --work DIR [--deadline S]
 # CASE, and what it pins:
 #   multi-scal-single-node  single-node.sbatch runs the peer check and the benchmark, both
 #                           verified; -o %x-%j.out; srun gets --ntasks-per-node and -c from
@@ -58,11 +58,11 @@ set -euo pipefail
 
 readonly skip_code=77
 case_name=${1:?usage: run_slurm_case.sh CASE --source DIR --multi-scal PATH --jacobi PATH [--cg PATH --stream-check PATH --comm-check PATH] --cluster DIR --work DIR}
-source_dir="" multi_scal="" jacobi="" cg="" stream_check="" comm_check="" cluster="" work=""
+source_dir="" multi_scal="" jacobi="" cg="" stream_check="" comm_check="" cluster="" work="" deadline=""
 shift
 # shellcheck source=../lib/job_case.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/job_case.sh"
-job_case_options run_slurm_case.sh source:source_dir multi-scal jacobi cg? stream-check? comm-check? cluster work -- "$@"
+job_case_options run_slurm_case.sh source:source_dir multi-scal jacobi cg? stream-check? comm-check? cluster work deadline? -- "$@"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 job_case_enter
 
@@ -77,6 +77,37 @@ fail() {
     tail -n 40 "$job_out" >&2
   fi
   exit 1
+}
+
+# A case still running at --deadline seconds (ctest's timeout less a margin) says what it
+# waits for: the queue, and the last lines of each job's output; then its jobs are cancelled,
+# so that it fails naming them rather than being killed by ctest without a word. The
+# watchdog ends with the case (its EXIT trap; a case that sets its own calls stop_watchdog).
+watchdog=""
+start_watchdog() {
+  (
+    sleeper=""
+    trap '[[ -z $sleeper ]] || kill "$sleeper" 2>/dev/null; exit 0' TERM
+    sleep "$1" &
+    sleeper=$!
+    wait "$sleeper"
+    {
+      echo "run_slurm_case.sh: FAIL ($case_name): still running after $1 s (--deadline); the queue:"
+      squeue -o '%.6i %.24j %.2t %.8M %.5D %R' 2>&1 || true
+      for out in "$work"/*.out; do
+        [[ -f $out ]] || continue
+        echo "--- $out (last 20 lines)"
+        tail -n 20 "$out"
+      done
+      echo "run_slurm_case.sh: cancelling the queue's jobs"
+    } >&2
+    squeue -h -o %i 2>/dev/null | xargs -r scancel 2>/dev/null || true
+  ) &
+  watchdog=$!
+}
+stop_watchdog() {
+  [[ -z $watchdog ]] || kill "$watchdog" 2>/dev/null || true
+  watchdog=""
 }
 
 # use_cluster DIR: point the Slurm commands at DIR's cluster, or skip when it was refused
@@ -188,6 +219,10 @@ export SHARDTAB_GPUS_PER_NODE=2 SHARDTAB_CPUS_PER_TASK=4 SBATCH_ACCOUNT=shardtab
 # gave up at a barrier). These cases test the jobs' plumbing, not the limit: 60 s.
 export SHARDTAB_WAIT_TIMEOUT=60
 [[ $case_name == refused-skips ]] || use_cluster "$cluster"
+if [[ -n $deadline && $case_name != refused-skips ]]; then
+  trap stop_watchdog EXIT
+  start_watchdog "$deadline"
+fi
 
 case $case_name in
   multi-scal-single-node)
@@ -572,7 +607,7 @@ PYTHON
     # /tmp path, not below the build tree (a fresh clone's path can be long).
     small=$cluster-one
     bash "$here/cluster.sh" up "$small" --nodes 1 --cpus 4 --gpus 2 || fail "cluster.sh up --nodes 1"
-    trap 'bash "$here/cluster.sh" down "$small" >/dev/null 2>&1 || true' EXIT
+    trap 'stop_watchdog; bash "$here/cluster.sh" down "$small" >/dev/null 2>&1 || true' EXIT
     use_cluster "$small"
     SHARDTAB_SHARD_ELEMS=4K SHARDTAB_ITERS=2 SHARDTAB_CPUS_PER_TASK=2 \
       expect_success "single-node.sbatch on a 1-node Slurm" "$frontier/single-node.sbatch"
@@ -594,7 +629,7 @@ PYTHON
     kill -STOP "$stepd"
     pids=$(cat "$small"/run/*.pid)
     bash "$here/cluster.sh" down "$small" || fail "cluster.sh down"
-    trap - EXIT
+    trap stop_watchdog EXIT
     for pid in $pids; do
       if running "$pid"; then fail "process $pid of the 1-node cluster is still running"; fi
     done
