@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -151,12 +150,10 @@ static const char *program_name(void)
 
 void st_wait_pace(double waited)
 {
-    static const struct timespec nap = {0, 1000000}; /* 1 ms */
+    static const struct timespec short_nap = {0, 50000}, nap = {0, 1000000}; /* 50 us, 1 ms */
 
-    if (waited > ST_WAIT_YIELD_S)
-        nanosleep(&nap, NULL);
-    else if (waited > ST_WAIT_SPIN_S)
-        sched_yield();
+    if (waited > ST_WAIT_SPIN_S)
+        nanosleep(waited > ST_WAIT_SHORT_S ? &nap : &short_nap, NULL);
 }
 
 /* Waits for request until the deadline (seconds; <= 0: none), paced by

@@ -48,12 +48,12 @@ shardtab_status_t st_agree_bounded(MPI_Comm comm, shardtab_status_t local, doubl
                                    int *gave_up);
 /* How a rank paces a wait on MPI that has gone on `waited` seconds, between
  * two tests: back to back for the first ST_WAIT_SPIN_S (ranks that arrive
- * together, the common case, cost no pause); then yielding its core up to
- * ST_WAIT_YIELD_S, so that a peer sharing the core runs and a collective of
- * many rounds advances at every test rather than once a nap; then napping
- * 1 ms a test, so that a rank late by seconds costs no core. */
+ * together, the common case, cost no pause); then napping 50 us a test up to
+ * ST_WAIT_SHORT_S, so that a collective of many rounds advances every few
+ * tens of microseconds while a peer sharing the core runs; then 1 ms a test,
+ * so that a rank late by seconds costs no core. */
 #define ST_WAIT_SPIN_S 1e-3
-#define ST_WAIT_YIELD_S 50e-3
+#define ST_WAIT_SHORT_S 50e-3
 void st_wait_pace(double waited);
 /* A started request (a non-blocking collective) waited for at most `seconds`:
  * 0 when it completed, -1 when it did not (left pending: its buffers stay). */
