@@ -41,42 +41,77 @@ static void describe_fields(const uint64_t *f, char *out, size_t bytes)
              (unsigned long long)f[6]);
 }
 
-static shardtab_status_t agree_call(st_steps_t *s, const st_call_t *c)
+/* The lowest rank whose call differs from rank 0's, and both calls, named on
+ * every rank alike: rank 0's call broadcast, each rank's verdict on its own
+ * reduced, that rank's call broadcast. Only once the first agreement found
+ * the calls differ. */
+static shardtab_status_t name_difference(st_steps_t *s, const st_call_t *c)
 {
     shardtab_t *t = s->t;
-    uint64_t mine[ST_CALL_FIELDS], *all = malloc((size_t)t->size * sizeof mine);
+    /* [0] rank 0's call, [1] the differing rank's, [2][0] this rank's key,
+     * [2][1] the least; on the heap, never freed while a step is pending */
+    uint64_t(*calls)[ST_CALL_FIELDS] = malloc(3 * sizeof *calls), mine[ST_CALL_FIELDS];
     shardtab_status_t status =
-        all ? SHARDTAB_SUCCESS
-            : st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d calls failed", c->name, t->size);
+        calls ? SHARDTAB_SUCCESS
+              : st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of 3 calls failed", c->name);
     char first[200], other[200];
     MPI_Request request;
 
     call_fields(c, mine);
-    status = st_steps_agree(s, status, "the agreement before the arguments' all-gather");
+    status = st_steps_agree(s, status, "the agreement before the calls' difference is named");
     if (status == SHARDTAB_SUCCESS) {
-        st_fault_stall(ST_FAULT_COLL_ARGS);
-        status = st_steps_wait(s,
-                               MPI_Iallgather(mine, (int)sizeof mine, MPI_BYTE, all,
-                                              (int)sizeof mine, MPI_BYTE, t->comm, &request),
-                               &request, "MPI_Iallgather of the collective's arguments",
-                               "the arguments' all-gather");
+        memcpy(calls[0], mine, sizeof mine);
+        status = st_steps_wait(
+            s, MPI_Ibcast(calls[0], ST_CALL_FIELDS, MPI_UINT64_T, 0, t->comm, &request), &request,
+            "MPI_Ibcast of rank 0's call", "the broadcast of rank 0's call");
     }
-    for (int r = 1; r < t->size && status == SHARDTAB_SUCCESS; r++)
-        if (memcmp(all + (size_t)r * ST_CALL_FIELDS, all, sizeof mine) != 0) {
-            describe_fields(all, first, sizeof first);
-            describe_fields(all + (size_t)r * ST_CALL_FIELDS, other, sizeof other);
-            status =
-                st_fail(SHARDTAB_ERR_INVALID_ARG,
-                        "%s: the ranks disagree on the call: rank 0 called %s, rank %d %s; "
-                        "every rank must make the same calls, in the same order, with the same "
-                        "arguments",
-                        c->name, first, r, other);
-            /* every rank found it in the same gather: agreed, one message everywhere */
-            status = st_steps_agree(s, status, "the agreement on the calls' difference");
-        }
+    if (status == SHARDTAB_SUCCESS) {
+        calls[2][0] = memcmp(calls[0], mine, sizeof mine) != 0 ? (uint64_t)t->rank : UINT64_MAX;
+        status = st_steps_wait(
+            s,
+            MPI_Iallreduce(&calls[2][0], &calls[2][1], 1, MPI_UINT64_T, MPI_MIN, t->comm, &request),
+            &request, "MPI_Iallreduce of the ranks whose call differs",
+            "the search for the rank whose call differs");
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        memcpy(calls[1], mine, sizeof mine);
+        status = st_steps_wait(
+            s,
+            MPI_Ibcast(calls[1], ST_CALL_FIELDS, MPI_UINT64_T, (int)calls[2][1], t->comm, &request),
+            &request, "MPI_Ibcast of the differing rank's call",
+            "the broadcast of the differing rank's call");
+    }
+    if (status == SHARDTAB_SUCCESS) {
+        describe_fields(calls[0], first, sizeof first);
+        describe_fields(calls[1], other, sizeof other);
+        status = st_fail(SHARDTAB_ERR_INVALID_ARG,
+                         "%s: the ranks disagree on the call: rank 0 called %s, rank %d %s; "
+                         "every rank must make the same calls, in the same order, with the same "
+                         "arguments",
+                         c->name, first, (int)calls[2][1], other);
+    }
     if (!s->gave_up) /* pending: a late rank may still write into it */
-        free(all);
+        free(calls);
     return status; /* every rank computed the same */
+}
+
+/* The call's first agreement, which compares the ranks' calls in the same
+ * reduction: the minimum of each field and of its complement (the maximum)
+ * over the ranks; a field whose two differ was called differently. */
+static shardtab_status_t first_agreement(st_steps_t *s, const st_call_t *c, shardtab_status_t local)
+{
+    uint64_t words[2 * ST_CALL_FIELDS];
+    shardtab_status_t status;
+
+    call_fields(c, words);
+    for (int i = 0; i < ST_CALL_FIELDS; i++)
+        words[ST_CALL_FIELDS + i] = ~words[i];
+    st_fault_stall(ST_FAULT_COLL_ARGS);
+    status = st_steps_agree_min(s, local, words, 2 * ST_CALL_FIELDS, "the call's first agreement");
+    for (int i = 0; i < ST_CALL_FIELDS && status == SHARDTAB_SUCCESS; i++)
+        if (words[i] != ~words[ST_CALL_FIELDS + i])
+            return name_difference(s, c);
+    return status;
 }
 
 /* The region of this rank's shard to or from the host, on stream, waited for. */
@@ -86,31 +121,68 @@ static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, s
     return st_steps_copy((char *)t->shard.local + offset, host, bytes, to_host, stream);
 }
 
+/* The call's staging through the host: the region this rank sends (where it
+ * sends before the others' data comes) and where every rank's values land
+ * (an exact sum's). */
+typedef struct {
+    char *host; /* the region's bytes */
+    char *all;  /* an exact sum's: every rank's values */
+} stage_t;
+
+/* What this rank does on its own before any data moves, so that its failure
+ * goes into the call's first agreement: the table not stopped (the ranks of
+ * other nodes may not know it stopped), the work enqueued before the call
+ * done, the host stage, and what this rank sends first copied there (a
+ * broadcast's root region, an all-gather's piece, an exact sum's values). */
+static shardtab_status_t prepare(shardtab_t *t, const st_call_t *c, stage_t *g,
+                                 shardtab_stream_t stream)
+{
+    const size_t piece = c->count * st_type_size(c->type);
+    shardtab_status_t status = st_table_stopped(t, c->name);
+
+    if (status == SHARDTAB_SUCCESS)
+        status = st_backend()->stream_synchronize(stream);
+    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+        g->host = malloc(c->bytes);
+        if (g->host == NULL)
+            return st_fail(SHARDTAB_ERR_NO_MEMORY,
+                           "%s: malloc of %zu bytes to stage through the host failed", c->name,
+                           c->bytes);
+    }
+    if (status != SHARDTAB_SUCCESS || c->bytes == 0)
+        return status;
+    if (c->kind == ST_STREAM_BROADCAST)
+        return t->rank == c->root ? region_copy(t, g->host, c->offset, c->bytes, 1, stream)
+                                  : SHARDTAB_SUCCESS;
+    if (c->kind == ST_STREAM_ALL_GATHER)
+        return region_copy(t, g->host + (size_t)t->rank * piece,
+                           c->offset + (size_t)t->rank * piece, piece, 1, stream);
+    if (c->op != SHARDTAB_SUM_EXACT)
+        return SHARDTAB_SUCCESS; /* an all-reduce's node phases come first */
+    g->all = malloc(c->bytes * (size_t)t->size);
+    if (g->all == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d ranks' %zu bytes failed", c->name,
+                       t->size, c->bytes);
+    return region_copy(t, g->host, c->offset, c->bytes, 1, stream);
+}
+
 /* SHARDTAB_SUM_EXACT across nodes: rounded node results cannot be combined
- * exactly, so every rank's own values go to every rank (one all-gather over
- * the table's ranks, no node phases) and each rank sums them exactly, element
- * by element, rounding once (shardtab/exact.h): the bits one node's table
- * gives. host holds the region's bytes. */
-static shardtab_status_t exact_across_nodes(st_steps_t *s, const st_call_t *c, char *host,
+ * exactly, so every rank's own values (staged by prepare) go to every rank
+ * (one all-gather over the table's ranks, no node phases) and each rank sums
+ * them exactly, element by element, rounding once (shardtab/exact.h): the
+ * bits one node's table gives. */
+static shardtab_status_t exact_across_nodes(st_steps_t *s, const st_call_t *c, stage_t *g,
                                             shardtab_stream_t stream)
 {
     shardtab_t *t = s->t;
-    char *all = NULL;
-    shardtab_status_t status = region_copy(t, host, c->offset, c->bytes, 1, stream);
+    shardtab_status_t status = SHARDTAB_SUCCESS;
     MPI_Request request;
 
-    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
-        all = malloc(c->bytes * (size_t)t->size);
-        if (all == NULL)
-            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d ranks' %zu bytes failed",
-                             c->name, t->size, c->bytes);
-    }
-    status = st_steps_agree(s, status, "the agreement before the values' all-gather");
-    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+    if (c->bytes > 0) {
         st_fault_stall(ST_FAULT_COLL_LEADERS);
         status =
             st_steps_wait(s,
-                          MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
+                          MPI_Iallgather(g->host, (int)c->bytes, MPI_BYTE, g->all, (int)c->bytes,
                                          MPI_BYTE, t->comm, &request),
                           &request, "MPI_Iallgather of every rank's values (SHARDTAB_SUM_EXACT)",
                           "the values' all-gather");
@@ -119,51 +191,30 @@ static shardtab_status_t exact_across_nodes(st_steps_t *s, const st_call_t *c, c
         shardtab_detail_exact_few_t sum;
         int64_t limbs[SHARDTAB_DETAIL_EXACT_LIMBS]; /* its spill */
         shardtab_detail_exact_few_start(&sum, limbs, c->type,
-                                        shardtab_detail_value_word(c->type, all, i));
+                                        shardtab_detail_value_word(c->type, g->all, i));
         for (int rank = 1; rank < t->size; rank++)
             shardtab_detail_exact_few_add_word(
                 &sum, c->type,
-                shardtab_detail_value_word(c->type, all + (size_t)rank * c->bytes, i));
-        shardtab_detail_value_store(c->type, host, i,
+                shardtab_detail_value_word(c->type, g->all + (size_t)rank * c->bytes, i));
+        shardtab_detail_value_store(c->type, g->host, i,
                                     shardtab_detail_exact_few_word(&sum, c->type));
     }
     if (status == SHARDTAB_SUCCESS)
-        status = region_copy(t, host, c->offset, c->bytes, 0, stream);
-    if (!s->gave_up) /* pending: a late rank may still write into it */
-        free(all);
+        status = region_copy(t, g->host, c->offset, c->bytes, 0, stream);
     return status;
 }
 
-static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, shardtab_stream_t stream)
+/* The data's steps, every rank's preparation agreed. */
+static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, stage_t *g,
+                                      shardtab_stream_t stream)
 {
     shardtab_t *t = s->t;
-    const size_t size = st_type_size(c->type);
-    char *host = NULL, *all = NULL;
+    char *host = g->host, *all = NULL;
     shardtab_status_t status = SHARDTAB_SUCCESS;
     MPI_Request request;
 
-    /* a stopped table refuses before anything moves, its refusal agreed (the
-     * ranks of other nodes may not know it stopped); the work enqueued before
-     * the call, on every rank */
-    status = st_table_stopped(t, c->name);
-    if (status == SHARDTAB_SUCCESS)
-        status = st_backend()->stream_synchronize(stream);
-    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
-        host = malloc(c->bytes);
-        if (host == NULL)
-            status = st_fail(SHARDTAB_ERR_NO_MEMORY,
-                             "%s: malloc of %zu bytes to stage through the "
-                             "host failed",
-                             c->name, c->bytes);
-    }
-    status = st_steps_agree(s, status, "the agreement before the data moves");
-    if (status != SHARDTAB_SUCCESS)
-        goto out;
     if (c->kind == ST_STREAM_BROADCAST) {
-        if (t->rank == c->root)
-            status = region_copy(t, host, c->offset, c->bytes, 1, stream);
-        status = st_steps_agree(s, status, "the agreement before the broadcast");
-        if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+        if (c->bytes > 0) {
             st_fault_stall(ST_FAULT_COLL_RESULT);
             status = st_steps_wait(
                 s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm, &request), &request,
@@ -174,11 +225,8 @@ static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, shardta
         goto agreed;
     }
     if (c->kind == ST_STREAM_ALL_GATHER) {
-        const size_t piece = c->count * size;
-        status = region_copy(t, host + (size_t)t->rank * piece, c->offset + (size_t)t->rank * piece,
-                             piece, 1, stream);
-        status = st_steps_agree(s, status, "the agreement before the all-gather");
-        if (status == SHARDTAB_SUCCESS && piece > 0) {
+        const size_t piece = c->count * st_type_size(c->type);
+        if (piece > 0) {
             st_fault_stall(ST_FAULT_COLL_RESULT);
             status = st_steps_wait(s,
                                    MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece,
@@ -191,7 +239,7 @@ static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, shardta
         goto agreed;
     }
     if (c->op == SHARDTAB_SUM_EXACT) {
-        status = exact_across_nodes(s, c, host, stream);
+        status = exact_across_nodes(s, c, g, stream);
         goto agreed;
     }
     /* all-reduce: inside the node first, through the table */
@@ -255,22 +303,30 @@ agreed:
     st_fault_stall(ST_FAULT_COLL_END);
     status = st_steps_agree(s, status, "the call's last agreement");
 out:
-    if (!s->gave_up) { /* pending: a late rank may still write into them */
-        free(host);
+    if (!s->gave_up) /* pending: a late rank may still write into it */
         free(all);
-    }
     return status;
 }
 
 /* The call across nodes, every step bounded (mpi_steps.h): a rank that never
- * comes (stopped, stuck, gone) must not hold the others here. */
+ * comes (stopped, stuck, gone) must not hold the others here. Each rank
+ * prepares on its own, then one agreement takes every rank's checks,
+ * preparation and call at once, then the data moves, then the last agreement. */
 shardtab_status_t st_coll_across_nodes(shardtab_t *t, const st_call_t *c, shardtab_status_t local,
                                        shardtab_stream_t stream)
 {
     st_steps_t steps = {t, c->name, 0, NULL};
-    shardtab_status_t status = st_steps_agree(&steps, local, "the call's first agreement");
+    stage_t stage = {NULL, NULL};
+    shardtab_status_t status;
 
+    if (local == SHARDTAB_SUCCESS)
+        local = prepare(t, c, &stage, stream);
+    status = first_agreement(&steps, c, local);
     if (status == SHARDTAB_SUCCESS)
-        status = agree_call(&steps, c);
-    return status == SHARDTAB_SUCCESS ? across_nodes(&steps, c, stream) : status;
+        status = across_nodes(&steps, c, &stage, stream);
+    if (!steps.gave_up) { /* pending: a late rank may still write into them */
+        free(stage.host);
+        free(stage.all);
+    }
+    return status;
 }

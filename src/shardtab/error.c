@@ -174,30 +174,60 @@ static int wait_until(MPI_Request *request, double seconds)
     return 0;
 }
 
-/* The lowest failing rank broadcasts its status and message; everyone returns
- * them. A rank that only stopped because another failed (ABORTED) ranks after
- * every rank with a failure of its own. Two collectives, entered by every rank
- * whatever happened locally; with a deadline, the first non-blocking, and a
- * rank still waiting for the others past it says so and ends the job, or,
- * given gave_up, sets it and returns SHARDTAB_ERR_TIMEOUT, the request left
- * pending (its buffers are never freed: a late rank may still complete it).
- * Once the first has completed every rank enters the second. */
-static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double seconds, int *gave_up)
+int st_agree_key(shardtab_status_t local, int rank, int size)
 {
-    int rank, size, first, failed_rank;
+    /* causes first (rank), consequences after them (size + rank) */
+    return local == SHARDTAB_SUCCESS                                ? INT_MAX
+           : local == SHARDTAB_ERR_ABORTED && rank < INT_MAX - size ? size + rank
+                                                                    : rank;
+}
+
+shardtab_status_t st_agree_verdict(MPI_Comm comm, shardtab_status_t local, int min_key)
+{
+    int rank, size, failed_rank = min_key;
     struct {
         int status;
         char message[ST_ERROR_BYTES];
     } verdict;
+
+    if (min_key == INT_MAX)
+        return SHARDTAB_SUCCESS;
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_rank/size failed on the communicator "
+                                         "passed to shardtab");
+    if (failed_rank >= size)
+        failed_rank -= size;
+    if (rank == failed_rank) {
+        verdict.status = (int)local;
+        memcpy(verdict.message, process_error[0] ? process_error : last_error,
+               sizeof verdict.message);
+    }
+    if (MPI_Bcast(&verdict, (int)sizeof verdict, MPI_BYTE, failed_rank, comm) != MPI_SUCCESS)
+        return st_fail(SHARDTAB_ERR_MPI, "MPI_Bcast of rank %d's error failed", failed_rank);
+    memcpy(last_error, verdict.message, sizeof last_error);
+    last_error[sizeof last_error - 1] = '\0';
+    last_prefix = 0; /* another rank's words: keep them whole */
+    publish();
+    return (shardtab_status_t)verdict.status;
+}
+
+/* The lowest failing rank broadcasts its status and message; everyone returns
+ * them. Two collectives, entered by every rank whatever happened locally: the
+ * minimum of the ranks' keys (st_agree_key), and the verdict's broadcast
+ * (st_agree_verdict). With a deadline the first is non-blocking, and a rank
+ * still waiting for the others past it says so and ends the job, or, given
+ * gave_up, sets it and returns SHARDTAB_ERR_TIMEOUT, the request left pending
+ * (its buffers are never freed: a late rank may still complete it). Once the
+ * first has completed every rank enters the second. */
+static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double seconds, int *gave_up)
+{
+    int rank, size, first, min_key;
     MPI_Request request;
 
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_rank/size failed on the communicator "
                                          "passed to shardtab");
-    /* key: causes first (rank), consequences after them (size + rank) */
-    first = local == SHARDTAB_SUCCESS                                ? INT_MAX
-            : local == SHARDTAB_ERR_ABORTED && rank < INT_MAX - size ? size + rank
-                                                                     : rank;
+    first = st_agree_key(local, rank, size);
     if (seconds > 0) {
         int *keys = malloc(2 * sizeof *keys); /* [0] this rank's, [1] the minimum */
         if (keys == NULL)
@@ -231,27 +261,12 @@ static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double se
             MPI_Abort(comm, 1);
             return SHARDTAB_ERR_TIMEOUT; /* not reached */
         }
-        failed_rank = keys[1];
+        min_key = keys[1];
         free(keys);
-    } else if (MPI_Allreduce(&first, &failed_rank, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
+    } else if (MPI_Allreduce(&first, &min_key, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Allreduce of the error status failed");
     }
-    if (failed_rank == INT_MAX)
-        return SHARDTAB_SUCCESS;
-    if (failed_rank >= size)
-        failed_rank -= size;
-    if (rank == failed_rank) {
-        verdict.status = (int)local;
-        memcpy(verdict.message, process_error[0] ? process_error : last_error,
-               sizeof verdict.message);
-    }
-    if (MPI_Bcast(&verdict, (int)sizeof verdict, MPI_BYTE, failed_rank, comm) != MPI_SUCCESS)
-        return st_fail(SHARDTAB_ERR_MPI, "MPI_Bcast of rank %d's error failed", failed_rank);
-    memcpy(last_error, verdict.message, sizeof last_error);
-    last_error[sizeof last_error - 1] = '\0';
-    last_prefix = 0; /* another rank's words: keep them whole */
-    publish();
-    return (shardtab_status_t)verdict.status;
+    return st_agree_verdict(comm, local, min_key);
 }
 
 shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)

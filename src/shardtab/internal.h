@@ -46,6 +46,14 @@ const char *st_thread_last_error(void);
  * follow it); else *gave_up is 0 and it returns what shardtab_agree would. */
 shardtab_status_t st_agree_bounded(MPI_Comm comm, shardtab_status_t local, double seconds,
                                    int *gave_up);
+/* The two halves of shardtab_agree, for a step that agrees on more than the
+ * status in the same reduction (mpi_steps.c): the key a rank's status
+ * reduces to by MPI_MIN (INT_MAX: success; a cause before a consequence, a
+ * lower rank first), and, once every rank holds the minimum, the verdict:
+ * success, or the failing rank's status and message broadcast to every rank
+ * (a collective every rank enters). */
+int st_agree_key(shardtab_status_t local, int rank, int size);
+shardtab_status_t st_agree_verdict(MPI_Comm comm, shardtab_status_t local, int min_key);
 /* How a rank paces a wait on MPI that has gone on `waited` seconds, between
  * two tests: back to back for the first ST_WAIT_SPIN_S (ranks that arrive
  * together, the common case, cost no pause); then napping 50 us a test up to
@@ -87,7 +95,7 @@ typedef enum st_fault_step {
     ST_FAULT_FREE,
     ST_FAULT_COLL_ENTER,    /* entering a call (one node: before its first phase) */
     ST_FAULT_COLL_PHASE,    /* one node: between a call's phases */
-    ST_FAULT_COLL_ARGS,     /* across nodes: before the arguments' all-gather */
+    ST_FAULT_COLL_ARGS,     /* across nodes: before the first agreement, which compares the calls */
     ST_FAULT_COLL_NODE,     /* across nodes: after the node's phases */
     ST_FAULT_COLL_LEADERS,  /* across nodes, a node's leader: before the leaders' all-gather */
     ST_FAULT_COLL_RESULT,   /* across nodes: before the node's broadcast of the result */

@@ -14,6 +14,7 @@
 #define ST_MPI_STEPS_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "table.h"
 
@@ -26,6 +27,13 @@ typedef struct st_steps {
 
 /* shardtab_agree over the table's ranks, bounded */
 shardtab_status_t st_steps_agree(st_steps_t *s, shardtab_status_t local, const char *step);
+
+/* st_steps_agree carrying n words more in the same reduction (MPI_MIN):
+ * words[i] becomes the minimum of every rank's words[i], for a caller that
+ * compares the ranks by them (a word and its complement: the minimum and the
+ * maximum). One MPI step where an agreement and a gather were two. */
+shardtab_status_t st_steps_agree_min(st_steps_t *s, shardtab_status_t local, uint64_t *words, int n,
+                                     const char *step);
 
 /* A non-blocking MPI operation started (rc: its MPI_I... call's, `what` its
  * name), waited for, bounded. */
