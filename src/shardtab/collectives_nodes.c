@@ -121,71 +121,73 @@ static shardtab_status_t region_copy(shardtab_t *t, void *host, size_t offset, s
     return st_steps_copy((char *)t->shard.local + offset, host, bytes, to_host, stream);
 }
 
-/* The call's staging through the host: the region this rank sends (where it
- * sends before the others' data comes) and where every rank's values land
- * (an exact sum's). */
+/* The call's staging through the host. */
 typedef struct {
     char *host; /* the region's bytes */
-    char *all;  /* an exact sum's: every rank's values */
+    char *all;  /* every rank's values (an exact sum's), or every node's result (a leader's) */
 } stage_t;
 
-/* What this rank does on its own before any data moves, so that its failure
- * goes into the call's first agreement: the table not stopped (the ranks of
- * other nodes may not know it stopped), the work enqueued before the call
- * done, the host stage, and what this rank sends first copied there (a
- * broadcast's root region, an all-gather's piece, an exact sum's values). */
+/* What this rank does on its own before the call's first agreement, so that
+ * its failure goes into it: the table not stopped (the ranks of other nodes
+ * may not know it stopped), the work it enqueued before the call done, and
+ * the host stage allocated (zeroed: a rank whose copy fails later still sends
+ * it). Nothing of the table is read yet: another rank's writes into this
+ * shard are done only once every rank has passed the agreement. */
 static shardtab_status_t prepare(shardtab_t *t, const st_call_t *c, stage_t *g,
                                  shardtab_stream_t stream)
 {
-    const size_t piece = c->count * st_type_size(c->type);
+    const int ranks = c->op == SHARDTAB_SUM_EXACT              ? t->size
+                      : t->node_rank == 0 && t->node_count > 1 ? t->node_count
+                                                               : 0;
     shardtab_status_t status = st_table_stopped(t, c->name);
 
     if (status == SHARDTAB_SUCCESS)
         status = st_backend()->stream_synchronize(stream);
-    if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
-        g->host = malloc(c->bytes);
-        if (g->host == NULL)
-            return st_fail(SHARDTAB_ERR_NO_MEMORY,
-                           "%s: malloc of %zu bytes to stage through the host failed", c->name,
-                           c->bytes);
-    }
     if (status != SHARDTAB_SUCCESS || c->bytes == 0)
         return status;
-    if (c->kind == ST_STREAM_BROADCAST)
-        return t->rank == c->root ? region_copy(t, g->host, c->offset, c->bytes, 1, stream)
-                                  : SHARDTAB_SUCCESS;
-    if (c->kind == ST_STREAM_ALL_GATHER)
-        return region_copy(t, g->host + (size_t)t->rank * piece,
-                           c->offset + (size_t)t->rank * piece, piece, 1, stream);
-    if (c->op != SHARDTAB_SUM_EXACT)
-        return SHARDTAB_SUCCESS; /* an all-reduce's node phases come first */
-    g->all = malloc(c->bytes * (size_t)t->size);
+    g->host = calloc(1, c->bytes);
+    if (g->host == NULL)
+        return st_fail(SHARDTAB_ERR_NO_MEMORY,
+                       "%s: malloc of %zu bytes to stage through the host failed", c->name,
+                       c->bytes);
+    if (c->kind != ST_STREAM_ALL_REDUCE || ranks == 0)
+        return SHARDTAB_SUCCESS;
+    g->all = malloc(c->bytes * (size_t)ranks);
     if (g->all == NULL)
-        return st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d ranks' %zu bytes failed", c->name,
-                       t->size, c->bytes);
-    return region_copy(t, g->host, c->offset, c->bytes, 1, stream);
+        return st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d %s' %zu bytes failed", c->name,
+                       ranks, c->op == SHARDTAB_SUM_EXACT ? "ranks" : "nodes", c->bytes);
+    return SHARDTAB_SUCCESS;
+}
+
+/* A step that moves data, entered by every rank whatever its own copy before
+ * it gave (status): a failed copy is carried to the next agreement rather
+ * than skipping the step, so that the ranks stay in step. */
+static shardtab_status_t move(st_steps_t *s, shardtab_status_t status, int rc, MPI_Request *request,
+                              const char *what, const char *step)
+{
+    shardtab_status_t moved = st_steps_wait(s, rc, request, what, step);
+    return status != SHARDTAB_SUCCESS && !s->gave_up ? status : moved;
 }
 
 /* SHARDTAB_SUM_EXACT across nodes: rounded node results cannot be combined
- * exactly, so every rank's own values (staged by prepare) go to every rank
- * (one all-gather over the table's ranks, no node phases) and each rank sums
- * them exactly, element by element, rounding once (shardtab/exact.h): the
- * bits one node's table gives. */
+ * exactly, so every rank's own values go to every rank (one all-gather over
+ * the table's ranks, no node phases) and each rank sums them exactly, element
+ * by element, rounding once (shardtab/exact.h): the bits one node's table
+ * gives. */
 static shardtab_status_t exact_across_nodes(st_steps_t *s, const st_call_t *c, stage_t *g,
                                             shardtab_stream_t stream)
 {
     shardtab_t *t = s->t;
-    shardtab_status_t status = SHARDTAB_SUCCESS;
+    shardtab_status_t status = region_copy(t, g->host, c->offset, c->bytes, 1, stream);
     MPI_Request request;
 
     if (c->bytes > 0) {
         st_fault_stall(ST_FAULT_COLL_LEADERS);
-        status =
-            st_steps_wait(s,
-                          MPI_Iallgather(g->host, (int)c->bytes, MPI_BYTE, g->all, (int)c->bytes,
-                                         MPI_BYTE, t->comm, &request),
-                          &request, "MPI_Iallgather of every rank's values (SHARDTAB_SUM_EXACT)",
-                          "the values' all-gather");
+        status = move(s, status,
+                      MPI_Iallgather(g->host, (int)c->bytes, MPI_BYTE, g->all, (int)c->bytes,
+                                     MPI_BYTE, t->comm, &request),
+                      &request, "MPI_Iallgather of every rank's values (SHARDTAB_SUM_EXACT)",
+                      "the values' all-gather");
     }
     for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
         shardtab_detail_exact_few_t sum;
@@ -204,21 +206,23 @@ static shardtab_status_t exact_across_nodes(st_steps_t *s, const st_call_t *c, s
     return status;
 }
 
-/* The data's steps, every rank's preparation agreed. */
+/* The data's steps, once every rank's preparation and call are agreed. */
 static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, stage_t *g,
                                       shardtab_stream_t stream)
 {
     shardtab_t *t = s->t;
-    char *host = g->host, *all = NULL;
+    char *host = g->host, *all = g->all;
     shardtab_status_t status = SHARDTAB_SUCCESS;
     MPI_Request request;
 
     if (c->kind == ST_STREAM_BROADCAST) {
+        if (t->rank == c->root)
+            status = region_copy(t, host, c->offset, c->bytes, 1, stream);
         if (c->bytes > 0) {
             st_fault_stall(ST_FAULT_COLL_RESULT);
-            status = st_steps_wait(
-                s, MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm, &request), &request,
-                "MPI_Ibcast of a broadcast's region", "the broadcast");
+            status = move(s, status,
+                          MPI_Ibcast(host, (int)c->bytes, MPI_BYTE, c->root, t->comm, &request),
+                          &request, "MPI_Ibcast of a broadcast's region", "the broadcast");
         }
         if (status == SHARDTAB_SUCCESS && t->rank != c->root)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
@@ -226,13 +230,14 @@ static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, stage_t
     }
     if (c->kind == ST_STREAM_ALL_GATHER) {
         const size_t piece = c->count * st_type_size(c->type);
+        status = region_copy(t, host + (size_t)t->rank * piece, c->offset + (size_t)t->rank * piece,
+                             piece, 1, stream);
         if (piece > 0) {
             st_fault_stall(ST_FAULT_COLL_RESULT);
-            status = st_steps_wait(s,
-                                   MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece,
-                                                  MPI_BYTE, t->comm, &request),
-                                   &request, "MPI_Iallgather of an all-gather's pieces",
-                                   "the all-gather");
+            status = move(s, status,
+                          MPI_Iallgather(MPI_IN_PLACE, 0, MPI_BYTE, host, (int)piece, MPI_BYTE,
+                                         t->comm, &request),
+                          &request, "MPI_Iallgather of an all-gather's pieces", "the all-gather");
         }
         if (status == SHARDTAB_SUCCESS)
             status = region_copy(t, host, c->offset, c->bytes, 0, stream);
@@ -257,26 +262,19 @@ static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, stage_t
     st_fault_stall(ST_FAULT_COLL_NODE);
     status = st_steps_agree(s, status, "the agreement after the node's phases");
     if (status != SHARDTAB_SUCCESS)
-        goto out;
+        return status;
     if (t->node_rank == 0) {
         /* every node's result, reduced in node order: the same bits on every node */
-        all = c->bytes > 0 ? malloc(c->bytes * (size_t)t->node_count) : NULL;
-        if (c->bytes > 0 && all == NULL)
-            status = st_fail(SHARDTAB_ERR_NO_MEMORY, "%s: malloc of %d nodes' %zu bytes failed",
-                             c->name, t->node_count, c->bytes);
-        if (status == SHARDTAB_SUCCESS)
-            status = region_copy(t, host, c->offset, c->bytes, 1, stream);
-        if (status == SHARDTAB_SUCCESS && c->bytes > 0 && t->node_count == 1)
-            memcpy(all, host, c->bytes); /* one node, its ranks out of order: its result */
-        else if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
+        status = region_copy(t, host, c->offset, c->bytes, 1, stream);
+        if (c->bytes > 0 && t->node_count > 1) {
             st_fault_stall(ST_FAULT_COLL_LEADERS);
-            status = st_steps_wait(s,
-                                   MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes,
-                                                  MPI_BYTE, t->leaders, &request),
-                                   &request, "MPI_Iallgather of the nodes' results",
-                                   "the leaders' all-gather");
+            status =
+                move(s, status,
+                     MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes, MPI_BYTE,
+                                    t->leaders, &request),
+                     &request, "MPI_Iallgather of the nodes' results", "the leaders' all-gather");
         }
-        for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
+        for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS && t->node_count > 1; i++) {
             uint64_t acc = shardtab_detail_value_word(c->type, all, i);
             for (int node = 1; node < t->node_count; node++)
                 acc = shardtab_detail_value_combine(
@@ -286,7 +284,7 @@ static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, stage_t
         }
     }
     if (s->gave_up)
-        goto out;
+        return status;
     /* a leader's failure reaches its node before the node's broadcast */
     status = st_steps_agree(s, status, "the agreement after the leaders' all-gather");
     if (status == SHARDTAB_SUCCESS && c->bytes > 0) {
@@ -299,13 +297,9 @@ static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, stage_t
         status = region_copy(t, host, c->offset, c->bytes, 0, stream);
 agreed:
     if (s->gave_up)
-        goto out;
+        return status;
     st_fault_stall(ST_FAULT_COLL_END);
-    status = st_steps_agree(s, status, "the call's last agreement");
-out:
-    if (!s->gave_up) /* pending: a late rank may still write into it */
-        free(all);
-    return status;
+    return st_steps_agree(s, status, "the call's last agreement");
 }
 
 /* The call across nodes, every step bounded (mpi_steps.h): a rank that never

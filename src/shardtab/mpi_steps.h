@@ -31,7 +31,7 @@ shardtab_status_t st_steps_agree(st_steps_t *s, shardtab_status_t local, const c
 /* st_steps_agree carrying n words more in the same reduction (MPI_MIN):
  * words[i] becomes the minimum of every rank's words[i], for a caller that
  * compares the ranks by them (a word and its complement: the minimum and the
- * maximum). One MPI step where an agreement and a gather were two. */
+ * maximum): the agreement and the comparison in one MPI step. */
 shardtab_status_t st_steps_agree_min(st_steps_t *s, shardtab_status_t local, uint64_t *words, int n,
                                      const char *step);
 

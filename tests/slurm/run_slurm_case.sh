@@ -86,18 +86,21 @@ fail() {
 watchdog=""
 start_watchdog() {
   (
+    set +e
     sleeper=""
     trap '[[ -z $sleeper ]] || kill "$sleeper" 2>/dev/null; exit 0' TERM
-    sleep "$1" &
+    sleep "$1" </dev/null >/dev/null 2>&1 &
     sleeper=$!
     wait "$sleeper"
+    # shellcheck source=/dev/null
+    source "$(cat "$work/.cluster")/env.sh"   # the cluster the case uses now
     {
       echo "run_slurm_case.sh: FAIL ($case_name): still running after $1 s (--deadline); the queue:"
       squeue -o '%.6i %.24j %.2t %.8M %.5D %R' 2>&1 || true
       for out in "$work"/*.out; do
         [[ -f $out ]] || continue
         echo "--- $out (last 20 lines)"
-        tail -n 20 "$out"
+        tail -n 20 "$out" || true
       done
       echo "run_slurm_case.sh: cancelling the queue's jobs"
     } >&2
@@ -117,6 +120,7 @@ use_cluster() {
     exit "$skip_code"
   fi
   [[ -f $1/env.sh ]] || fail "no cluster in $1 (cluster.sh up $1 did not run, or failed)"
+  echo "$1" >"$work/.cluster"   # for the watchdog
   # shellcheck source=/dev/null
   source "$1/env.sh"
 }
