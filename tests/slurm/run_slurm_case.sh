@@ -89,7 +89,7 @@ start_watchdog() {
     set +e
     sleeper=""
     trap '[[ -z $sleeper ]] || kill "$sleeper" 2>/dev/null; exit 0' TERM
-    sleep "$1" </dev/null >/dev/null 2>&1 &
+    sleep "$1" >/dev/null 2>&1 &
     sleeper=$!
     wait "$sleeper"
     # shellcheck source=/dev/null
