@@ -266,21 +266,21 @@ static shardtab_status_t across_nodes(st_steps_t *s, const st_call_t *c, stage_t
     if (t->node_rank == 0) {
         /* every node's result, reduced in node order: the same bits on every node */
         status = region_copy(t, host, c->offset, c->bytes, 1, stream);
-        if (c->bytes > 0 && t->node_count > 1) {
+        if (c->bytes > 0 && t->node_count > 1) { /* one node (ranks out of order): host holds it */
             st_fault_stall(ST_FAULT_COLL_LEADERS);
             status =
                 move(s, status,
                      MPI_Iallgather(host, (int)c->bytes, MPI_BYTE, all, (int)c->bytes, MPI_BYTE,
                                     t->leaders, &request),
                      &request, "MPI_Iallgather of the nodes' results", "the leaders' all-gather");
-        }
-        for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS && t->node_count > 1; i++) {
-            uint64_t acc = shardtab_detail_value_word(c->type, all, i);
-            for (int node = 1; node < t->node_count; node++)
-                acc = shardtab_detail_value_combine(
-                    c->op, c->type, acc,
-                    shardtab_detail_value_word(c->type, all + (size_t)node * c->bytes, i));
-            shardtab_detail_value_store(c->type, host, i, acc);
+            for (size_t i = 0; i < c->count && status == SHARDTAB_SUCCESS; i++) {
+                uint64_t acc = shardtab_detail_value_word(c->type, all, i);
+                for (int node = 1; node < t->node_count; node++)
+                    acc = shardtab_detail_value_combine(
+                        c->op, c->type, acc,
+                        shardtab_detail_value_word(c->type, all + (size_t)node * c->bytes, i));
+                shardtab_detail_value_store(c->type, host, i, acc);
+            }
         }
     }
     if (s->gave_up)

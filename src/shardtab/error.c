@@ -182,9 +182,10 @@ int st_agree_key(shardtab_status_t local, int rank, int size)
                                                                     : rank;
 }
 
-shardtab_status_t st_agree_verdict(MPI_Comm comm, shardtab_status_t local, int min_key)
+shardtab_status_t st_agree_verdict(MPI_Comm comm, shardtab_status_t local, int min_key, int rank,
+                                   int size)
 {
-    int rank, size, failed_rank = min_key;
+    int failed_rank = min_key;
     struct {
         int status;
         char message[ST_ERROR_BYTES];
@@ -192,9 +193,6 @@ shardtab_status_t st_agree_verdict(MPI_Comm comm, shardtab_status_t local, int m
 
     if (min_key == INT_MAX)
         return SHARDTAB_SUCCESS;
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-        return st_fail(SHARDTAB_ERR_MPI, "MPI_Comm_rank/size failed on the communicator "
-                                         "passed to shardtab");
     if (failed_rank >= size)
         failed_rank -= size;
     if (rank == failed_rank) {
@@ -266,7 +264,7 @@ static shardtab_status_t agree(MPI_Comm comm, shardtab_status_t local, double se
     } else if (MPI_Allreduce(&first, &min_key, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
         return st_fail(SHARDTAB_ERR_MPI, "MPI_Allreduce of the error status failed");
     }
-    return st_agree_verdict(comm, local, min_key);
+    return st_agree_verdict(comm, local, min_key, rank, size);
 }
 
 shardtab_status_t shardtab_agree(MPI_Comm comm, shardtab_status_t local)

@@ -51,9 +51,10 @@ shardtab_status_t st_agree_bounded(MPI_Comm comm, shardtab_status_t local, doubl
  * reduces to by MPI_MIN (INT_MAX: success; a cause before a consequence, a
  * lower rank first), and, once every rank holds the minimum, the verdict:
  * success, or the failing rank's status and message broadcast to every rank
- * (a collective every rank enters). */
+ * (a collective every rank enters). rank and size: this rank's and comm's. */
 int st_agree_key(shardtab_status_t local, int rank, int size);
-shardtab_status_t st_agree_verdict(MPI_Comm comm, shardtab_status_t local, int min_key);
+shardtab_status_t st_agree_verdict(MPI_Comm comm, shardtab_status_t local, int min_key, int rank,
+                                   int size);
 /* How a rank paces a wait on MPI that has gone on `waited` seconds, between
  * two tests: back to back for the first ST_WAIT_SPIN_S (ranks that arrive
  * together, the common case, cost no pause); then napping 50 us a test up to

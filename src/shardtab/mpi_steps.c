@@ -55,7 +55,9 @@ shardtab_status_t st_steps_agree_min(st_steps_t *s, shardtab_status_t local, uin
     min_key = (int)both[n + 1];
     memcpy(words, both + n + 2, (size_t)n * sizeof *words);
     free(both);
-    return status == SHARDTAB_SUCCESS ? st_agree_verdict(s->t->comm, local, min_key) : status;
+    return status == SHARDTAB_SUCCESS
+               ? st_agree_verdict(s->t->comm, local, min_key, s->t->rank, s->t->size)
+               : status;
 }
 
 shardtab_status_t st_steps_wait(st_steps_t *s, int rc, MPI_Request *request, const char *what,
