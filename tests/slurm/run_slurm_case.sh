@@ -43,6 +43,9 @@
 #                           other node (pmix_fence.py), and 10 two-node MPI steps on ob1
 #                           (Open MPI's default here) start and verify
 #   refused-skips           a refused cluster.sh exits 77 and a case on it skips, naming the reason
+#   deadline                a case past its --deadline (stuck-job, under 4 s: a job that never
+#                           ends) fails with status 1, naming the queue with its job, and
+#                           cancels the job: the queue is empty after it
 # The cluster (cluster.sh up DIR --nodes 2 --cpus 8 --gpus 4) runs the host-backend
 # builds; the jobs get small sizes, and the layout variables that fit its nodes:
 # SHARDTAB_GPUS_PER_NODE=2 ranks of SHARDTAB_CPUS_PER_TASK=4 CPUs (8 per node, the
@@ -645,6 +648,26 @@ PYTHON
     echo "ok: the 1-node cluster is down, none of its $(wc -w <<<"$pids") daemons, its stopped job step's slurmstepd or its task runs"
     ;;
 
+  deadline)
+    status=0
+    bash "$here/run_slurm_case.sh" stuck-job --source "$source_dir" --multi-scal "$multi_scal" \
+      --jacobi "$jacobi" --cluster "$cluster" --work "$work/stuck" --deadline 4 >stuck.out 2>&1 || status=$?
+    cat stuck.out
+    ((status == 1)) || fail "stuck-job under --deadline 4 ended with status $status, expected 1"
+    grep -q '^run_slurm_case.sh: FAIL (stuck-job): still running after 4 s (--deadline); the queue:$' stuck.out ||
+      fail "stuck-job: no deadline message"
+    grep -Eq ' stuck-forever +R ' stuck.out || fail "stuck-job: the queue printed does not show its running job"
+    grep -q "^run_slurm_case.sh: cancelling the queue's jobs$" stuck.out || fail "stuck-job: no cancel"
+    for ((tries = 0; tries < 100; tries++)); do
+      [[ -z $(squeue -h -o %i) ]] && break
+      sleep 0.1
+    done
+    [[ -z $(squeue -h -o %i) ]] || fail "the stuck job is still queued: $(squeue)"
+    echo "ok: a case past its deadline names its queue and cancels its job"
+    ;;
+  stuck-job)   # only under the deadline case: a job that never ends
+    expect_success "a job that never ends" -J stuck-forever -o "%x-%j.out" --wrap "sleep 300"
+    ;;
   refused-skips)
     # where the daemons are refused, cluster.sh says why and every case skips with that reason
     status=0
